@@ -1,0 +1,42 @@
+# dpviz — two commands on a fresh machine:  make lab  |  make test
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+NOTEBOOKS := $(wildcard notebooks/*.ipynb)
+# headless machines (no DISPLAY) get no browser; root is allowed (classroom VMs, containers)
+LAB_FLAGS := --allow-root $(if $(DISPLAY),,--no-browser) --ServerApp.ip=127.0.0.1
+
+.PHONY: setup lab test unit notebooks lint strip bench clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "dpviz needs Python 3.11+, found " + sys.version.split()[0])'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	@touch $(STAMP)
+
+lab: $(STAMP)
+	@echo "Starting JupyterLab on notebooks/00_start_here.ipynb — open the http://127.0.0.1:... URL printed below."
+	$(BIN)/jupyter lab notebooks/00_start_here.ipynb $(LAB_FLAGS)
+
+test: lint unit notebooks
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest tests -q
+
+notebooks: $(STAMP)
+	$(BIN)/python -m pytest -q --nbval-lax --nbval-current-env \
+		--nbval-sanitize-with notebooks/nbval_sanitize.cfg -p no:cacheprovider $(NOTEBOOKS)
+
+strip: $(STAMP)
+	$(BIN)/nbstripout --keep-output --extra-keys "metadata.widgets cell.metadata.widgets" $(NOTEBOOKS)
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,476 @@
+"""The public schema of a data set: attribute value lists, numeric bounds and class labels.
+
+Differential privacy protects the *rows*; everything an algorithm may look at
+without paying budget — which values a categorical attribute can take, the
+range of a numeric attribute, the list of classes — must be public. dpviz
+writes these down from each data set's documentation (see
+:mod:`dpviz.datasets`) and never learns them from private rows, except through
+:meth:`Domain.from_data`, which warns with :class:`~dpviz.errors.PrivacyLeakWarning`.
+
+A :class:`Domain` encodes a DataFrame into a float array that the tree
+algorithms route with numpy: categorical attributes become integer codes
+``0 .. m-1`` in documented order, numeric attributes stay floats (clipped to
+their public bounds).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from dpviz.errors import (
+    ColumnMismatchError,
+    InvalidParameterError,
+    MissingValueError,
+    PrivacyLeakWarning,
+    UnknownCategoryError,
+    UnknownLabelError,
+)
+
+#: Code given to a categorical value outside the public domain when
+#: ``Domain.encode(..., unknown="mark")`` is used (prediction time only).
+UNKNOWN_CODE = -1
+
+
+@dataclass(frozen=True)
+class Categorical:
+    """A nominal attribute with its full, documented list of values.
+
+    Parameters
+    ----------
+    name : str
+        Column name.
+    values : sequence of hashable
+        Every value the attribute can take, in the order of the documentation.
+        The code of a value is its position in this list.
+
+    """
+
+    name: str
+    values: tuple[Hashable, ...]
+
+    def __post_init__(self) -> None:
+        values = tuple(self.values)
+        object.__setattr__(self, "values", values)
+        if len(values) == 0:
+            raise InvalidParameterError(
+                f"categorical attribute {self.name!r} needs at least one value"
+            )
+        if len(set(values)) != len(values):
+            raise InvalidParameterError(
+                f"categorical attribute {self.name!r} lists a value twice: {values}"
+            )
+
+    @property
+    def n_values(self) -> int:
+        """Number of values (the branching factor of a split on this attribute)."""
+        return len(self.values)
+
+    @property
+    def is_categorical(self) -> bool:
+        """Always true for :class:`Categorical`."""
+        return True
+
+
+@dataclass(frozen=True)
+class Numeric:
+    """A continuous attribute with public bounds ``[low, high]``.
+
+    Parameters
+    ----------
+    name : str
+        Column name.
+    low, high : float
+        Public bounds, taken from documentation (never from the rows). Values
+        outside are clipped on encoding (the standard practice for bounded
+        DP mechanisms) unless ``out_of_bounds="raise"`` is asked for.
+
+    """
+
+    name: str
+    low: float
+    high: float
+
+    def __post_init__(self) -> None:
+        low, high = float(self.low), float(self.high)
+        if not (math.isfinite(low) and math.isfinite(high) and low < high):
+            raise InvalidParameterError(
+                f"numeric attribute {self.name!r} needs finite bounds low < high, "
+                f"got [{self.low}, {self.high}]"
+            )
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+
+    @property
+    def is_categorical(self) -> bool:
+        """Always false for :class:`Numeric`."""
+        return False
+
+
+Attribute = Categorical | Numeric
+
+
+class Domain:
+    """Public schema: the attributes (categorical or numeric) and the class labels.
+
+    Parameters
+    ----------
+    attributes : sequence of Categorical or Numeric
+        The features, in column order.
+    classes : sequence of hashable
+        Every class label, in documented order; label ``classes[k]`` is encoded as ``k``.
+    target : str
+        Name of the label column, used for display.
+
+    Examples
+    --------
+    >>> d = Domain([Categorical("colour", ("red", "blue")), Numeric("age", 0, 100)], ["no", "yes"])
+    >>> d.encode(pd.DataFrame({"colour": ["blue"], "age": [130]}))
+    array([[  1., 100.]])
+
+    """
+
+    def __init__(
+        self,
+        attributes: Sequence[Attribute],
+        classes: Sequence[Hashable],
+        *,
+        target: str = "class",
+    ) -> None:
+        self.attributes: tuple[Attribute, ...] = tuple(attributes)
+        for a in self.attributes:
+            if not isinstance(a, Categorical | Numeric):
+                raise InvalidParameterError(f"attributes must be Categorical or Numeric, got {a!r}")
+        self.names: tuple[str, ...] = tuple(a.name for a in self.attributes)
+        if len(set(self.names)) != len(self.names):
+            raise InvalidParameterError(f"attribute names must be unique, got {self.names}")
+        self.classes: tuple[Hashable, ...] = tuple(classes)
+        if len(self.classes) < 1 or len(set(self.classes)) != len(self.classes):
+            raise InvalidParameterError(
+                f"classes must be a non-empty list of distinct labels, got {classes!r}"
+            )
+        self.target = target
+        self._index = {name: j for j, name in enumerate(self.names)}
+        self._class_index = {c: k for k, c in enumerate(self.classes)}
+
+    # ------------------------------------------------------------------ inspection
+    def __len__(self) -> int:
+        return len(self.attributes)
+
+    def __iter__(self) -> Iterator[Attribute]:
+        return iter(self.attributes)
+
+    def __getitem__(self, name: str) -> Attribute:
+        try:
+            return self.attributes[self._index[name]]
+        except KeyError:
+            raise KeyError(
+                f"no attribute named {name!r}; the domain has {list(self.names)}"
+            ) from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Domain):
+            return NotImplemented
+        return (self.attributes, self.classes, self.target) == (
+            other.attributes,
+            other.classes,
+            other.target,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.attributes, self.classes, self.target))
+
+    def __repr__(self) -> str:
+        n_cat = int(self.categorical_mask.sum())
+        return (
+            f"Domain({len(self)} attributes: {n_cat} categorical, {len(self) - n_cat} numeric; "
+            f"{self.n_classes} classes {list(self.classes)})"
+        )
+
+    def index(self, name: str) -> int:
+        """Column position of attribute ``name``."""
+        self[name]  # raises a readable KeyError
+        return self._index[name]
+
+    @property
+    def n_classes(self) -> int:
+        """Number of class labels."""
+        return len(self.classes)
+
+    @property
+    def categorical_mask(self) -> np.ndarray:
+        """Boolean array, true where the attribute is categorical."""
+        return np.array([a.is_categorical for a in self.attributes], dtype=bool)
+
+    @property
+    def n_values(self) -> np.ndarray:
+        """Number of values of each categorical attribute (0 for numeric ones)."""
+        return np.array(
+            [a.n_values if isinstance(a, Categorical) else 0 for a in self.attributes],
+            dtype=np.int64,
+        )
+
+    @property
+    def bounds(self) -> np.ndarray:
+        """Array of shape (k, 2): numeric bounds, or ``[0, m]`` for a categorical of m values."""
+        return np.array(
+            [
+                (a.low, a.high) if isinstance(a, Numeric) else (0.0, float(a.n_values))
+                for a in self.attributes
+            ]
+        )
+
+    def select(self, names: Sequence[str]) -> Domain:
+        """A new Domain with only the attributes ``names`` (in that order)."""
+        return Domain([self[n] for n in names], self.classes, target=self.target)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per attribute: its kind and its public values or bounds (for display)."""
+        rows = []
+        for a in self.attributes:
+            if isinstance(a, Categorical):
+                rows.append(
+                    {
+                        "attribute": a.name,
+                        "kind": "categorical",
+                        "size": a.n_values,
+                        "public domain": ", ".join(map(str, a.values)),
+                    }
+                )
+            else:
+                rows.append(
+                    {
+                        "attribute": a.name,
+                        "kind": "numeric",
+                        "size": np.nan,
+                        "public domain": f"[{a.low:g}, {a.high:g}]",
+                    }
+                )
+        rows.append(
+            {
+                "attribute": self.target,
+                "kind": "class",
+                "size": self.n_classes,
+                "public domain": ", ".join(map(str, self.classes)),
+            }
+        )
+        return pd.DataFrame(rows)
+
+    # ------------------------------------------------------------------ encoding
+    def encode(
+        self,
+        X: pd.DataFrame | np.ndarray,
+        *,
+        unknown: Literal["raise", "mark"] = "raise",
+        out_of_bounds: Literal["clip", "raise"] = "clip",
+    ) -> np.ndarray:
+        """Encode features into a float array of shape (n, k).
+
+        Parameters
+        ----------
+        X : DataFrame or array of shape (n, k)
+            A DataFrame must have exactly the domain's columns (any order); an
+            array is read positionally.
+        unknown : {"raise", "mark"}
+            What to do with a categorical value outside the public domain:
+            raise :class:`~dpviz.errors.UnknownCategoryError` naming the attribute
+            and the value (default), or give it the code :data:`UNKNOWN_CODE`
+            (``-1``) so that an estimator can apply its documented prediction-time
+            policy (e.g. route to a random child). Never use ``"mark"`` for
+            training data.
+        out_of_bounds : {"clip", "raise"}
+            Numeric values outside the public bounds are clipped (default) or refused.
+
+        Returns
+        -------
+        ndarray of float64, shape (n, k)
+            Categorical codes (as floats) and numeric values.
+
+        Raises
+        ------
+        ColumnMismatchError
+            Columns missing or extra (DataFrame), or wrong width (array).
+        MissingValueError
+            A NaN / None anywhere.
+        UnknownCategoryError
+            An unknown category with ``unknown="raise"``.
+
+        """
+        if unknown not in ("raise", "mark"):
+            raise InvalidParameterError(f"unknown must be 'raise' or 'mark', got {unknown!r}")
+        if out_of_bounds not in ("clip", "raise"):
+            raise InvalidParameterError(
+                f"out_of_bounds must be 'clip' or 'raise', got {out_of_bounds!r}"
+            )
+        columns = self._columns(X)
+        n = len(columns[0]) if columns else (len(X) if hasattr(X, "__len__") else 0)
+        out = np.empty((n, len(self)), dtype=np.float64)
+        for j, (a, col) in enumerate(zip(self.attributes, columns, strict=True)):
+            if pd.isna(col).any():
+                bad = int(np.flatnonzero(pd.isna(col))[0])
+                raise MissingValueError(
+                    f"attribute {a.name!r} has a missing value (row {bad}); the papers' rules for "
+                    "missing values are applied by dpviz.datasets.load, or impute them first"
+                )
+            if isinstance(a, Categorical):
+                out[:, j] = self._encode_categorical(a, col, unknown)
+            else:
+                out[:, j] = self._encode_numeric(a, col, out_of_bounds)
+        return out
+
+    @staticmethod
+    def _encode_categorical(a: Categorical, col: np.ndarray, unknown: str) -> np.ndarray:
+        codes = pd.Index(a.values, dtype=object).get_indexer(col).astype(np.int64)
+        miss = np.flatnonzero(codes < 0)
+        if miss.size:  # accept the string form of a documented value, e.g. 2 for "2"
+            by_str = {str(v): i for i, v in enumerate(a.values)}
+            codes[miss] = [by_str.get(str(v), UNKNOWN_CODE) for v in col[miss]]
+        bad = np.flatnonzero(codes == UNKNOWN_CODE)
+        if bad.size and unknown == "raise":
+            raise UnknownCategoryError(a.name, col[bad[0]], a.values)
+        return codes
+
+    @staticmethod
+    def _encode_numeric(a: Numeric, col: np.ndarray, out_of_bounds: str) -> np.ndarray:
+        try:
+            values = np.asarray(col, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InvalidParameterError(
+                f"numeric attribute {a.name!r} holds non-numeric values, e.g. {col[0]!r}"
+            ) from None
+        outside = (values < a.low) | (values > a.high)
+        if outside.any() and out_of_bounds == "raise":
+            v = values[np.flatnonzero(outside)[0]]
+            raise InvalidParameterError(
+                f"attribute {a.name!r} has value {v!r} outside its public bounds "
+                f"[{a.low:g}, {a.high:g}]"
+            )
+        return np.clip(values, a.low, a.high)
+
+    def _columns(self, X: pd.DataFrame | np.ndarray) -> list[np.ndarray]:
+        if isinstance(X, pd.DataFrame):
+            missing = [n for n in self.names if n not in X.columns]
+            extra = [c for c in X.columns if c not in self._index]
+            if missing or extra:
+                raise ColumnMismatchError(
+                    f"columns do not match the domain: missing {missing}, unexpected {extra}"
+                )
+            return [X[n].to_numpy(dtype=object) for n in self.names]
+        arr = np.asarray(X, dtype=object)
+        if arr.ndim != 2 or arr.shape[1] != len(self):
+            raise ColumnMismatchError(
+                f"expected a 2-D array with {len(self)} columns ({list(self.names)}), "
+                f"got shape {arr.shape}"
+            )
+        return [arr[:, j] for j in range(arr.shape[1])]
+
+    def encode_labels(self, y: pd.Series | np.ndarray | Sequence[Hashable]) -> np.ndarray:
+        """Encode class labels into int64 codes ``0 .. n_classes-1``.
+
+        Raises
+        ------
+        MissingValueError
+            A label is missing.
+        UnknownLabelError
+            A label is not one of ``classes``; the message names it.
+
+        """
+        values = np.asarray(y, dtype=object).ravel()
+        if pd.isna(values).any():
+            raise MissingValueError(f"the labels ({self.target!r}) contain a missing value")
+        idx = self._class_index
+        codes = np.fromiter(
+            (idx.get(v, idx.get(str(v), -1)) for v in values), dtype=np.int64, count=len(values)
+        )
+        bad = np.flatnonzero(codes < 0)
+        if bad.size:
+            raise UnknownLabelError(
+                f"label {values[bad[0]]!r} is not in the public classes {list(self.classes)}"
+            )
+        return codes
+
+    def decode_labels(self, codes: np.ndarray) -> np.ndarray:
+        """Turn int codes back into the class labels (object array)."""
+        classes = np.empty(self.n_classes, dtype=object)
+        classes[:] = self.classes
+        return classes[np.asarray(codes, dtype=np.int64)]
+
+    def decode(self, encoded: np.ndarray) -> pd.DataFrame:
+        """Turn an encoded array back into a DataFrame of documented values (for display).
+
+        Unknown codes (``-1``) decode to ``None``.
+        """
+        encoded = np.asarray(encoded, dtype=np.float64)
+        if encoded.ndim != 2 or encoded.shape[1] != len(self):
+            raise ColumnMismatchError(f"expected shape (n, {len(self)}), got {encoded.shape}")
+        data = {}
+        for j, a in enumerate(self.attributes):
+            if isinstance(a, Categorical):
+                values = np.empty(a.n_values + 1, dtype=object)
+                values[:-1] = a.values
+                values[-1] = None
+                data[a.name] = values[encoded[:, j].astype(np.int64)]  # -1 -> None
+            else:
+                data[a.name] = encoded[:, j]
+        return pd.DataFrame(data)
+
+    # ------------------------------------------------------------------ leaking constructor
+    @classmethod
+    def from_data(
+        cls,
+        X: pd.DataFrame | np.ndarray,
+        y: pd.Series | np.ndarray | Sequence[Hashable],
+        *,
+        target: str = "class",
+    ) -> Domain:
+        """Derive a domain from the data itself — NOT differentially private.
+
+        Categorical columns (object, string, category or bool dtype) get their
+        sorted observed values; numeric columns get their observed min and max;
+        classes are the sorted observed labels. The observed values and bounds
+        are functions of the private rows, so this emits
+        :class:`~dpviz.errors.PrivacyLeakWarning`. Provide a documented
+        :class:`Domain` instead whenever the data is private.
+        """
+        warnings.warn(
+            "the domain (categories, numeric bounds, classes) was derived from the data, which "
+            "leaks private information; pass a public Domain to keep the DP guarantee",
+            PrivacyLeakWarning,
+            stacklevel=2,
+        )
+        frame = (
+            X
+            if isinstance(X, pd.DataFrame)
+            else pd.DataFrame(
+                np.asarray(X), columns=[f"x{j}" for j in range(np.asarray(X).shape[1])]
+            )
+        )
+        attributes: list[Attribute] = []
+        for name in frame.columns:
+            col = frame[name]
+            if col.isna().any():
+                raise MissingValueError(f"attribute {name!r} has a missing value")
+            if pd.api.types.is_bool_dtype(col) or not pd.api.types.is_numeric_dtype(col):
+                attributes.append(Categorical(str(name), tuple(sorted(col.unique(), key=str))))
+            else:
+                low, high = float(col.min()), float(col.max())
+                if low == high:
+                    low, high = low - 0.5, high + 0.5
+                attributes.append(Numeric(str(name), low, high))
+        labels = pd.Series(np.asarray(y, dtype=object).ravel())
+        if labels.isna().any():
+            raise MissingValueError("the labels contain a missing value")
+        try:
+            classes = tuple(sorted(labels.unique()))
+        except TypeError:
+            classes = tuple(sorted(labels.unique(), key=str))
+        return cls(attributes, classes, target=target)

@@ -1,0 +1,74 @@
+"""Altair chart builders used by the notebooks.
+
+Each function returns an ``altair.Chart`` built from a tidy DataFrame, so a
+notebook only calls it and a test can inspect its data and encoding. Charts
+use Vega-Lite 5 (altair >= 5.5, < 6), which JupyterLab and Voilà render offline
+with ``alt.renderers.enable("mimetype")``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import altair as alt
+import pandas as pd
+
+from dpviz.errors import InvalidParameterError
+
+if TYPE_CHECKING:
+    from dpviz.privacy import Ledger
+
+__all__ = ["ledger_chart"]
+
+
+def ledger_chart(ledger: Ledger, *, by: str = "label", width: int = 420) -> alt.Chart:
+    """Where the privacy budget went: charged ε per group of queries, against the total.
+
+    Parameters
+    ----------
+    ledger : Ledger
+        The ledger of a :class:`~dpviz.privacy.PrivateTable`.
+    by : {"label", "mechanism", "depth", "path"}
+        How to group the queries on the vertical axis.
+    width : int
+        Chart width in pixels.
+
+    Returns
+    -------
+    altair.Chart
+        Horizontal bars of the ε each group *charged* to the total (queries inside
+        a partition are charged the maximum over the parts, so a group may
+        contain many queries that charged nothing), coloured by mechanism.
+
+    """
+    frame = ledger.to_frame()
+    if by not in ("label", "mechanism", "depth", "path"):
+        raise InvalidParameterError(
+            f"by must be 'label', 'mechanism', 'depth' or 'path', got {by!r}"
+        )
+    grouped = (
+        frame.groupby([by, "mechanism"], sort=False)
+        .agg(charged=("charged", "sum"), queries=("query", "size"), epsilon=("epsilon", "max"))
+        .reset_index()
+        if len(frame)
+        else pd.DataFrame({by: [], "mechanism": [], "charged": [], "queries": [], "epsilon": []})
+    )
+    total = ledger.total
+    title = f"Budget spent: {ledger.spent:.3g} of ε = {total:.3g} ({len(frame)} queries)"
+    bars = (
+        alt.Chart(grouped, title=title, width=width)
+        .mark_bar()
+        .encode(
+            x=alt.X("sum(charged):Q", title="ε charged to the total"),
+            y=alt.Y(f"{by}:N", sort=None, title=by),
+            color=alt.Color("mechanism:N", title="mechanism"),
+            tooltip=[
+                by,
+                "mechanism",
+                "queries",
+                alt.Tooltip("charged:Q", format=".4g"),
+                alt.Tooltip("epsilon:Q", title="largest query ε", format=".4g"),
+            ],
+        )
+    )
+    return bars

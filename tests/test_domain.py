@@ -1,0 +1,141 @@
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpviz.domain import UNKNOWN_CODE, Categorical, Domain, Numeric
+from dpviz.errors import (
+    ColumnMismatchError,
+    InvalidParameterError,
+    MissingValueError,
+    PrivacyLeakWarning,
+    UnknownCategoryError,
+    UnknownLabelError,
+)
+
+
+@pytest.fixture
+def domain():
+    return Domain(
+        [
+            Categorical("colour", ("red", "green", "blue")),
+            Numeric("age", 0, 100),
+            Categorical("children", ("1", "2", "3", "more")),
+        ],
+        ["no", "yes"],
+    )
+
+
+def frame(**cols):
+    return pd.DataFrame(cols)
+
+
+def test_encode_uses_documented_order_and_clips(domain):
+    X = frame(colour=["blue", "red", "green"], age=[130.0, -5.0, 42.5], children=["more", "1", "3"])
+    codes = domain.encode(X)
+    np.testing.assert_array_equal(codes, [[2, 100, 3], [0, 0, 0], [1, 42.5, 2]])
+
+
+def test_encode_accepts_any_column_order_and_string_form(domain):
+    X = frame(children=[2, "more"], age=[1, 2], colour=["red", "red"])
+    np.testing.assert_array_equal(domain.encode(X)[:, 2], [1, 3])
+
+
+def test_decode_round_trips(domain):
+    X = frame(colour=["blue", "red"], age=[10.0, 20.0], children=["2", "more"])
+    back = domain.decode(domain.encode(X))
+    pd.testing.assert_frame_equal(back, X, check_dtype=False)
+
+
+def test_unknown_category_names_attribute_and_value(domain):
+    X = frame(colour=["purple"], age=[1], children=["1"])
+    with pytest.raises(UnknownCategoryError, match=r"'colour'.*'purple'") as info:
+        domain.encode(X)
+    assert info.value.attribute == "colour" and info.value.value == "purple"
+
+
+def test_unknown_category_can_be_marked_at_prediction_time(domain):
+    X = frame(colour=["purple", "red"], age=[1, 1], children=["1", "1"])
+    assert list(domain.encode(X, unknown="mark")[:, 0]) == [UNKNOWN_CODE, 0]
+
+
+def test_missing_values_raise(domain):
+    X = frame(colour=["red", None], age=[1, 2], children=["1", "1"])
+    with pytest.raises(MissingValueError, match="colour"):
+        domain.encode(X)
+    X = frame(colour=["red", "red"], age=[1, np.nan], children=["1", "1"])
+    with pytest.raises(MissingValueError, match="age"):
+        domain.encode(X)
+
+
+def test_mismatched_columns_raise(domain):
+    with pytest.raises(ColumnMismatchError, match=r"missing \['children'\]"):
+        domain.encode(frame(colour=["red"], age=[1]))
+    with pytest.raises(ColumnMismatchError, match=r"unexpected.*'extra'"):
+        domain.encode(frame(colour=["red"], age=[1], children=["1"], extra=[0]))
+    with pytest.raises(ColumnMismatchError, match="3 columns"):
+        domain.encode(np.zeros((2, 4)))
+
+
+def test_out_of_bounds_can_be_refused(domain):
+    X = frame(colour=["red"], age=[101], children=["1"])
+    with pytest.raises(InvalidParameterError, match=r"'age'.*101"):
+        domain.encode(X, out_of_bounds="raise")
+
+
+def test_non_numeric_in_numeric_column(domain):
+    with pytest.raises(InvalidParameterError, match="'age'"):
+        domain.encode(frame(colour=["red"], age=["old"], children=["1"]))
+
+
+def test_labels(domain):
+    np.testing.assert_array_equal(domain.encode_labels(["yes", "no", "yes"]), [1, 0, 1])
+    assert list(domain.decode_labels([1, 0])) == ["yes", "no"]
+    with pytest.raises(UnknownLabelError, match="'maybe'"):
+        domain.encode_labels(["maybe"])
+    with pytest.raises(MissingValueError):
+        domain.encode_labels(["yes", None])
+
+
+def test_properties(domain):
+    assert domain.n_classes == 2
+    np.testing.assert_array_equal(domain.categorical_mask, [True, False, True])
+    np.testing.assert_array_equal(domain.n_values, [3, 0, 4])
+    np.testing.assert_array_equal(domain.bounds, [[0, 3], [0, 100], [0, 4]])
+    assert domain.index("age") == 1
+    assert domain.select(["age"]).names == ("age",)
+    assert len(domain.to_frame()) == 4
+    with pytest.raises(KeyError, match="no attribute named 'height'"):
+        domain["height"]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: Categorical("a", ()),
+        lambda: Categorical("a", ("x", "x")),
+        lambda: Numeric("a", 1, 1),
+        lambda: Numeric("a", 0, float("inf")),
+        lambda: Domain([Numeric("a", 0, 1), Numeric("a", 0, 2)], [0, 1]),
+        lambda: Domain([Numeric("a", 0, 1)], []),
+    ],
+)
+def test_invalid_domains(make):
+    with pytest.raises(InvalidParameterError):
+        make()
+
+
+def test_from_data_warns_and_learns_from_rows():
+    X = frame(colour=["b", "a", "b"], age=[3.0, 1.0, 2.0])
+    with pytest.warns(PrivacyLeakWarning):
+        d = Domain.from_data(X, [1, 0, 1])
+    assert d["colour"].values == ("a", "b")
+    assert (d["age"].low, d["age"].high) == (1.0, 3.0)
+    assert d.classes == (0, 1)
+
+
+def test_public_domain_does_not_warn(domain):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        domain.encode(frame(colour=["red"], age=[1], children=["1"]))

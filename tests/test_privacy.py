@@ -1,0 +1,230 @@
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from dpviz.domain import Categorical, Domain, Numeric
+from dpviz.errors import InvalidParameterError
+from dpviz.privacy import BudgetExceededError, PrivateTable
+
+
+@pytest.fixture
+def domain():
+    return Domain(
+        [Categorical("outlook", ("sunny", "rain")), Numeric("temp", 0, 40)], ["no", "yes"]
+    )
+
+
+@pytest.fixture
+def data():
+    X = pd.DataFrame(
+        {"outlook": ["sunny"] * 6 + ["rain"] * 4, "temp": [5, 10, 15, 20, 25, 30, 35, 30, 25, 20]}
+    )
+    y = ["no"] * 5 + ["yes"] * 5
+    return X, y
+
+
+def table(domain, data, epsilon=1.0, seed=0):
+    X, y = data
+    return PrivateTable(X, y, domain=domain, epsilon=epsilon, rng=seed)
+
+
+def test_sequential_composition_adds(domain, data):
+    t = table(domain, data, epsilon=1.0)
+    for _ in range(10):
+        t.noisy_count(epsilon=0.1)
+    assert t.ledger.spent == pytest.approx(1.0)
+    assert t.remaining == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(BudgetExceededError, match="no data was read"):
+        t.noisy_count(epsilon=0.01)
+    assert len(t.ledger.entries) == 10  # the refused query is not recorded
+
+
+def test_partition_charges_the_maximum(domain, data):
+    t = table(domain, data, epsilon=1.0)
+    sunny, rain = t.partition("outlook")
+    sunny.noisy_class_counts(epsilon=0.3)
+    rain.noisy_class_counts(epsilon=0.5)
+    assert t.ledger.spent == pytest.approx(0.5)
+    sunny.noisy_count(epsilon=0.1)  # sunny now 0.4 < 0.5: free
+    assert t.ledger.spent == pytest.approx(0.5)
+    sunny.noisy_count(epsilon=0.3)  # sunny now 0.7: charges 0.2 more
+    assert t.ledger.spent == pytest.approx(0.7)
+    charged = [e.charged for e in t.ledger.entries]
+    assert charged == pytest.approx([0.3, 0.2, 0.0, 0.2])
+    # rain may still spend up to 0.7 + 0.3 - 0.5 = 0.5
+    assert rain.remaining == pytest.approx(0.5)
+    rain.noisy_count(epsilon=0.5)
+    assert t.ledger.spent == pytest.approx(1.0)
+    with pytest.raises(BudgetExceededError):
+        sunny.noisy_count(epsilon=0.31)
+
+
+def test_nested_partitions_and_sequential_mix(domain, data):
+    t = table(domain, data, epsilon=2.0)
+    t.noisy_count(epsilon=0.5)
+    for part in t.partition("outlook"):
+        for sub in part.partition("temp", threshold=20):
+            sub.noisy_class_counts(epsilon=0.25)
+        part.noisy_count(epsilon=0.25)
+    # root: 0.5 + max over outlook parts (each 0.25 [max of temp parts] + 0.25) = 1.0
+    assert t.ledger.spent == pytest.approx(1.0)
+    frame = t.ledger.to_frame()
+    assert frame["charged"].sum() == pytest.approx(1.0)
+    assert set(frame["depth"]) == {0, 1, 2}
+    assert "outlook = sunny / temp <= 20" in set(frame["path"])
+
+
+def test_refusal_happens_before_any_data_access(domain, data, monkeypatch):
+    t = table(domain, data, epsilon=0.5)
+    state = t.rng.bit_generator.state
+
+    def touched(self):
+        raise AssertionError("a refused query read the private rows")
+
+    monkeypatch.setattr(PrivateTable, "_read", touched)
+    queries = [
+        lambda: t.noisy_count(epsilon=0.6),
+        lambda: t.noisy_class_counts(epsilon=1.0),
+        lambda: t.noisy_histogram("outlook", epsilon=0.7),
+        lambda: t.select(["a", "b"], lambda X, y: np.zeros(2), sensitivity=1, epsilon=0.51),
+    ]
+    for query in queries:
+        with pytest.raises(BudgetExceededError):
+            query()
+    assert t.ledger.entries == [] and t.ledger.spent == 0
+    assert t.rng.bit_generator.state == state  # no noise was drawn either
+
+
+def test_refusal_inside_a_partition(domain, data, monkeypatch):
+    t = table(domain, data, epsilon=0.5)
+    parts = t.partition("outlook")
+    monkeypatch.setattr(PrivateTable, "_read", lambda self: pytest.fail("read"))
+    with pytest.raises(BudgetExceededError):
+        parts[1].noisy_count(epsilon=0.75)
+    assert t.ledger.spent == 0
+
+
+def test_ledger_content(domain, data):
+    t = table(domain, data, epsilon=1.0)
+    t.noisy_count(epsilon=0.25, label="node size")
+    t.noisy_histogram("outlook", epsilon=0.25, mechanism="laplace", label="split counts")
+    t.select(
+        ["outlook", "temp"],
+        lambda X, y: np.array([1.0, 0.0]),
+        sensitivity=1,
+        epsilon=0.5,
+        label="choose split",
+    )
+    frame = t.ledger.to_frame()
+    assert list(frame["label"]) == ["node size", "split counts", "choose split"]
+    assert list(frame["mechanism"]) == ["discrete_laplace", "laplace", "exponential"]
+    assert list(frame["epsilon"]) == [0.25, 0.25, 0.5]
+    assert list(frame["path"]) == ["(root)"] * 3
+    summary = t.ledger.summary("mechanism")
+    assert summary["charged"].sum() == pytest.approx(1.0)
+    chart = t.ledger.chart()
+    spec = chart.to_dict()
+    assert spec["mark"]["type"] == "bar"
+    assert "1 of ε = 1" in spec["title"]
+    assert "<table" in t.ledger._repr_html_()
+
+
+def test_infinite_budget_gives_exact_answers(domain, data):
+    t = table(domain, data, epsilon=math.inf)
+    assert t.noisy_count(epsilon=math.inf) == 10
+    np.testing.assert_array_equal(t.noisy_class_counts(epsilon=math.inf), [5, 5])
+    np.testing.assert_array_equal(t.noisy_histogram("outlook", epsilon=math.inf), [[5, 1], [0, 4]])
+
+
+def test_finite_budget_refuses_infinite_query(domain, data):
+    with pytest.raises(BudgetExceededError):
+        table(domain, data).noisy_count(epsilon=math.inf)
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), "1", None, True])
+def test_invalid_epsilon_names_parameter_and_value(domain, data, bad):
+    t = table(domain, data)
+    with pytest.raises(InvalidParameterError, match="epsilon") as info:
+        t.noisy_count(epsilon=bad)
+    assert repr(bad) in str(info.value)
+    with pytest.raises(InvalidParameterError, match="epsilon"):
+        PrivateTable(data[0], data[1], domain=domain, epsilon=bad, rng=0)
+
+
+def test_histogram_with_cell_function(domain, data):
+    t = table(domain, data, epsilon=math.inf)
+    hist = t.noisy_histogram(
+        lambda codes: (codes[:, 1] > 25).astype(int), n_cells=2, epsilon=math.inf, classes=False
+    )
+    np.testing.assert_array_equal(hist, [7, 3])
+    with pytest.raises(InvalidParameterError, match="n_cells"):
+        t.noisy_histogram(lambda codes: codes[:, 0], epsilon=1.0)
+    with pytest.raises(InvalidParameterError, match="numeric"):
+        t.noisy_histogram("temp", epsilon=1.0)
+
+
+def test_partition_requires_threshold_for_numeric(domain, data):
+    t = table(domain, data)
+    with pytest.raises(InvalidParameterError, match="threshold"):
+        t.partition("temp")
+    with pytest.raises(InvalidParameterError, match="threshold"):
+        t.partition("outlook", threshold=3)
+
+
+def test_noisy_class_counts_follow_discrete_laplace(domain, data):
+    # 4000 independent releases of the class histogram [5, 5] at eps=0.5: the noise must be
+    # two-sided geometric with P(k) ∝ exp(-0.5|k|)  (chi-square over pooled bins).
+    t = table(domain, data, epsilon=math.inf, seed=7)
+    noise = np.array([t.noisy_class_counts(epsilon=0.5) for _ in range(4000)]) - 5
+    assert noise.dtype.kind == "i"
+    values = noise.ravel()
+    ks = np.arange(-8, 9)
+    dist = stats.dlaplace(0.5)
+    expected = np.array([dist.cdf(-9)] + [dist.pmf(k) for k in ks] + [dist.sf(8)]) * values.size
+    observed = np.array(
+        [(values <= -9).sum()] + [(values == k).sum() for k in ks] + [(values >= 9).sum()]
+    )
+    assert stats.chisquare(observed, expected).pvalue > 1e-3
+
+
+def test_select_prefers_high_quality(domain, data):
+    # Exponential mechanism at eps=2, Δ=1, scores (10, 0): P(second) = 1/(1+e^10) ≈ 4.5e-5.
+    t = table(domain, data, epsilon=math.inf, seed=3)
+    picks = [
+        t.select(["good", "bad"], lambda X, y: np.array([10.0, 0.0]), sensitivity=1, epsilon=2.0)
+        for _ in range(2000)
+    ]
+    # P(any "bad" in 2000 draws) ≈ 0.09; allow at most 3 (P(>3) < 1e-6)
+    assert picks.count("bad") <= 3
+
+
+def test_quality_is_evaluated_on_private_rows(domain, data):
+    t = table(domain, data, epsilon=math.inf)
+    seen = {}
+
+    def quality(X, y):
+        seen["n"] = len(X)
+        return np.bincount(y, minlength=2).astype(float)
+
+    t.select(["no", "yes"], quality, sensitivity=1, epsilon=math.inf)
+    assert seen["n"] == 10
+    with pytest.raises(InvalidParameterError, match="2 scores"):
+        t.select(["a", "b"], lambda X, y: np.zeros(3), sensitivity=1, epsilon=math.inf)
+
+
+def test_table_without_labels(domain, data):
+    t = PrivateTable(data[0], None, domain=domain, epsilon=1.0, rng=0)
+    with pytest.raises(InvalidParameterError, match="labels"):
+        t.noisy_class_counts(epsilon=0.5)
+    assert t.ledger.spent == 0
+
+
+def test_from_encoded(domain):
+    codes = np.array([[0, 10.0], [1, 20.0]])
+    t = PrivateTable.from_encoded(codes, np.array([0, 1]), domain=domain, epsilon=math.inf, rng=0)
+    assert t.noisy_count(epsilon=math.inf) == 2
+    with pytest.raises(InvalidParameterError, match="labels"):
+        PrivateTable.from_encoded(codes, np.array([0, 2]), domain=domain, epsilon=1.0, rng=0)
