@@ -36,7 +36,7 @@ notebooks: $(STAMP)
 		--nbval-sanitize-with notebooks/nbval_sanitize.cfg -p no:cacheprovider $(NOTEBOOKS)
 
 strip: $(STAMP)
-	$(BIN)/nbstripout --keep-output --extra-keys "metadata.widgets cell.metadata.widgets" $(NOTEBOOKS)
+	$(BIN)/nbstripout --keep-output --keep-count --extra-keys "metadata.widgets cell.metadata.widgets" $(NOTEBOOKS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -35,7 +35,7 @@ EXERCISES: dict[str, Exercise] = {
 }
 
 
-def check(exercise: str, answer: float | None) -> bool:
+def check(exercise: str, answer: float | None) -> None:
     """Check a student's answer to ``exercise``.
 
     Parameters
@@ -44,11 +44,6 @@ def check(exercise: str, answer: float | None) -> bool:
         The exercise id printed in the notebook, e.g. ``"00.1"``.
     answer : float or None
         The student's answer; ``None`` means "not answered yet".
-
-    Returns
-    -------
-    bool
-        True if the answer is right, False if it is missing.
 
     Raises
     ------
@@ -61,7 +56,7 @@ def check(exercise: str, answer: float | None) -> bool:
         raise InvalidParameterError(f"unknown exercise {exercise!r}; known: {sorted(EXERCISES)}")
     if answer is None:
         print(f"Exercise {exercise}: not answered yet — replace None with your answer.")
-        return False
+        return
     spec = EXERCISES[exercise]
     try:
         value = float(answer)
@@ -70,4 +65,3 @@ def check(exercise: str, answer: float | None) -> bool:
     if not math.isclose(value, spec.answer, rel_tol=0, abs_tol=spec.tolerance):
         raise AssertionError(f"Exercise {exercise}: {value!r} is not right. Hint: {spec.hint}.")
     print(f"Exercise {exercise}: correct!")
-    return True

@@ -1,0 +1,493 @@
+"""Tests of dpviz.datasets: the documented facts of the four UCI files, the cache and the download.
+
+The raw files are found through the loader's cache (``dpviz.datasets.data_dir()``),
+never through a hard-coded path: CI seeds the cache by copying the reference
+files into the project's ``data/`` folder before running the tests. The network
+is never used: an autouse fixture makes ``_fetch`` fail, and the download tests
+replace it with an in-memory zip archive.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import urllib.error
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dpviz import datasets
+from dpviz.domain import Categorical, Domain, Numeric
+from dpviz.errors import (
+    DataIntegrityError,
+    DataUnavailableError,
+    InvalidParameterError,
+    UnknownDatasetError,
+)
+
+FILES = (
+    "nursery.data",
+    "agaricus-lepiota.data",
+    "house-votes-84.data",
+    "adult.data",
+    "adult.test",
+)
+
+ALL_VARIANTS = [
+    ("nursery", {}),
+    ("mushroom", {}),
+    ("mushroom", {"missing": "drop_rows"}),
+    ("votes", {}),
+    ("adult", {}),
+    ("adult", {"split": "original"}),
+]
+
+
+# ---------------------------------------------------------------------- fixtures
+@pytest.fixture(scope="session")
+def cache() -> Path:
+    """The seeded cache folder; fail with instructions when a file is missing."""
+    folder = datasets.data_dir()
+    missing = [name for name in FILES if not (folder / name).is_file()]
+    if missing:
+        pytest.fail(
+            f"the data cache {folder} lacks {missing}. Seed it before running the tests, e.g. "
+            "`cp ../shared/data/uci/* data/` from the project root (the files are git-ignored), "
+            "or set DPVIZ_DATA to a folder holding the UCI files; see data/README.md.",
+            pytrace=False,
+        )
+    return folder
+
+
+@pytest.fixture(autouse=True)
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test may reach the network: downloads fail unless a test fakes them."""
+
+    def no_network(url: str) -> bytes:
+        raise urllib.error.URLError("the tests run offline")
+
+    monkeypatch.setattr(datasets, "_fetch", no_network)
+
+
+@pytest.fixture
+def empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty folder used as the cache through DPVIZ_DATA."""
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    monkeypatch.setenv(datasets.ENV_VAR, str(folder))
+    return folder
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def _fake_fetch(monkeypatch: pytest.MonkeyPatch, payload: bytes) -> list[str]:
+    calls: list[str] = []
+
+    def fetch(url: str) -> bytes:
+        calls.append(url)
+        return payload
+
+    monkeypatch.setattr(datasets, "_fetch", fetch)
+    return calls
+
+
+# ---------------------------------------------------------------------- names and folders
+def test_available_lists_the_four_data_sets() -> None:
+    assert datasets.available() == ["nursery", "mushroom", "votes", "adult"]
+
+
+def test_unknown_name_lists_the_known_names() -> None:
+    with pytest.raises(UnknownDatasetError) as info:
+        datasets.load("iris")
+    message = str(info.value)
+    assert "iris" in message
+    for name in datasets.available():
+        assert name in message
+    assert isinstance(info.value, KeyError)
+
+
+def test_default_data_dir_is_the_project_data_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(datasets.ENV_VAR, raising=False)
+    project = Path(datasets.__file__).resolve().parent.parent
+    assert datasets.data_dir() == project / "data"
+
+
+def test_dpviz_data_overrides_the_cache_folder(
+    cache: Path, empty_cache: Path
+) -> None:
+    assert datasets.data_dir() == empty_cache
+    with pytest.raises(DataUnavailableError):
+        datasets.load("votes", download=False)
+    (empty_cache / "house-votes-84.data").write_bytes((cache / "house-votes-84.data").read_bytes())
+    votes = datasets.load("votes", download=False)
+    assert votes.n_rows == 435
+
+
+def test_names_are_case_insensitive(cache: Path) -> None:
+    assert datasets.load(" Votes ").name == "votes"
+
+
+def test_options_are_checked(cache: Path) -> None:
+    with pytest.raises(InvalidParameterError, match="drop_rows"):
+        datasets.load("mushroom", missing="impute")
+    with pytest.raises(InvalidParameterError, match="split"):
+        datasets.load("adult", split="random")
+    with pytest.raises(InvalidParameterError, match="no options"):
+        datasets.load("nursery", missing="drop_rows")
+
+
+# ---------------------------------------------------------------------- documented facts
+def test_nursery_facts(cache: Path) -> None:
+    ds = datasets.load("nursery")
+    assert ds.X.shape == (12960, 8)
+    assert list(ds.X.columns) == [
+        "parents", "has_nurs", "form", "children", "housing", "finance", "social", "health",
+    ]
+    assert ds.class_counts.to_dict() == {
+        "not_recom": 4320, "recommend": 2, "very_recom": 328, "priority": 4266, "spec_prior": 4044,
+    }
+    assert ds.domain.n_classes == 5  # the file's 5 classes (papers say 3 or 4)
+    assert not ds.X.duplicated().any()  # a full factorial design: all rows distinct
+    product = 1
+    for attribute in ds.domain:
+        product *= attribute.n_values
+    assert product == 12960
+
+
+def test_mushroom_drop_attribute_is_the_default(cache: Path) -> None:
+    ds = datasets.load("mushroom")
+    assert ds.X.shape == (8124, 21)
+    assert "stalk-root" not in ds.X.columns and "stalk-root" not in ds.domain
+    assert ds.class_counts.to_dict() == {"e": 4208, "p": 3916}
+    assert not (ds.X == "?").any().any()
+    assert "JPW" in ds.description
+
+
+def test_mushroom_drop_rows(cache: Path) -> None:
+    ds = datasets.load("mushroom", missing="drop_rows")
+    assert ds.X.shape == (5644, 22)
+    assert 8124 - ds.n_rows == 2480
+    assert "?" not in set(ds.X["stalk-root"])
+    assert "?" not in ds.domain["stalk-root"].values
+    assert not (ds.X == "?").any().any()
+    assert ds.class_counts.sum() == 5644
+    assert "FI" in ds.description
+
+
+def test_mushroom_domain_comes_from_the_documentation_not_the_rows(cache: Path) -> None:
+    ds = datasets.load("mushroom")
+    # Every mushroom in the file has a partial veil, yet the documented domain keeps "universal".
+    assert set(ds.X["veil-type"]) == {"p"}
+    assert ds.domain["veil-type"].values == ("p", "u")
+    names = datasets.decode_mushroom(pd.concat([ds.X.head(3), ds.y.head(3)], axis=1))
+    assert set(names["veil-type"]) == {"partial"}
+    assert set(names["class"]) <= {"edible", "poisonous"}
+
+
+def test_votes_facts_and_majority_imputation(cache: Path) -> None:
+    ds = datasets.load("votes")
+    assert ds.X.shape == (435, 16)
+    assert ds.class_counts.to_dict() == {"democrat": 267, "republican": 168}
+    assert not (ds.X == "?").any().any()
+    with open(cache / "house-votes-84.data", newline="") as handle:
+        rows = [row for row in csv.reader(handle) if row]
+    assert len(rows) == 435
+    n_replaced = 0
+    for j, bill in enumerate(datasets.VOTES_BILLS, start=1):
+        votes = [row[j] for row in rows]
+        counts = Counter(v for v in votes if v != "?")
+        majority = "y" if counts["y"] >= counts["n"] else "n"
+        for i, vote in enumerate(votes):
+            expected = majority if vote == "?" else vote
+            assert ds.X[bill].iloc[i] == expected, (bill, i)
+            n_replaced += vote == "?"
+    assert n_replaced > 0
+    assert "majority" in ds.description and "privacy analysis" in ds.description
+    doc = " ".join((datasets.load.__doc__ or "").split())
+    assert "reads the data outside the privacy analysis" in doc
+
+
+def test_adult_merged(cache: Path) -> None:
+    ds = datasets.load("adult")
+    assert ds.X.shape == (45222, 14)
+    assert ds.test is None
+    assert ds.class_counts.to_dict() == dict(datasets.ADULT_CLEAN_CLASS_COUNTS)
+    assert set(ds.y) == {"<=50K", ">50K"}  # no trailing "." from adult.test
+    assert not (ds.X == "?").any().any()
+    # adult.names: 24.78% of ">50K" without unknowns.
+    assert round(100 * ds.class_counts[">50K"] / ds.n_rows, 2) == 24.78
+
+
+def test_adult_original_split(cache: Path) -> None:
+    ds = datasets.load("adult", split="original")
+    assert ds.n_rows == 30162
+    assert ds.test is not None and ds.test.n_rows == 15060
+    assert ds.test.domain == ds.domain
+    assert ds.n_rows + ds.test.n_rows == 45222
+    for part in (ds, ds.test):
+        assert set(part.y) == {"<=50K", ">50K"}
+        assert not (part.X == "?").any().any()
+    assert "15060" in ds.summary()
+
+
+def test_adult_raw_class_counts_match_adult_names() -> None:
+    raw = Counter(datasets.ADULT_DATA_CLASS_COUNTS) + Counter(datasets.ADULT_TEST_CLASS_COUNTS)
+    assert sum(raw.values()) == 48842 == datasets.ADULT_DATA_ROWS + datasets.ADULT_TEST_ROWS
+    assert round(100 * raw[">50K"] / 48842, 2) == 23.93  # adult.names, with unknowns
+
+
+def test_adult_numeric_columns_within_the_documented_bounds(cache: Path) -> None:
+    ds = datasets.load("adult", split="original")
+    assert ds.test is not None
+    for name, (low, high) in datasets.ADULT_NUMERIC_BOUNDS.items():
+        attribute = ds.domain[name]
+        assert isinstance(attribute, Numeric)
+        assert (attribute.low, attribute.high) == (low, high)
+        for part in (ds, ds.test):
+            assert pd.api.types.is_integer_dtype(part.X[name])
+            assert part.X[name].between(low, high).all(), name
+
+
+@pytest.mark.parametrize(("name", "options"), ALL_VARIANTS)
+def test_every_value_is_inside_the_documented_domain(
+    cache: Path, name: str, options: dict[str, str]
+) -> None:
+    ds = datasets.load(name, **options)
+    parts = [ds] if ds.test is None else [ds, ds.test]
+    for part in parts:
+        assert list(part.X.columns) == list(part.domain.names)
+        encoded = part.domain.encode(part.X, out_of_bounds="raise")  # raises on an unknown value
+        assert encoded.shape == part.X.shape
+        labels = part.domain.encode_labels(part.y)
+        assert labels.min() >= 0 and labels.max() < part.domain.n_classes
+        assert part.class_counts.index.tolist() == list(part.domain.classes)
+
+
+@pytest.mark.parametrize("name", ["nursery", "mushroom", "votes", "adult"])
+def test_metadata(cache: Path, name: str) -> None:
+    ds = datasets.load(name)
+    assert "UCI" in ds.citation and "CC BY 4.0" in ds.citation
+    assert ds.description
+    assert ds.url.startswith("https://archive.ics.uci.edu/dataset/")
+    assert name in repr(ds) and str(ds.n_rows) in repr(ds)
+    assert ds.citation in ds.summary()
+
+
+def test_domains_are_the_module_constants(cache: Path) -> None:
+    nursery = datasets.load("nursery").domain
+    assert [(a.name, a.values) for a in nursery] == list(datasets.NURSERY_ATTRIBUTES)
+    assert nursery.classes == datasets.NURSERY_CLASSES
+    votes = datasets.load("votes").domain
+    assert votes.names == datasets.VOTES_BILLS and votes.classes == ("democrat", "republican")
+    adult = datasets.load("adult").domain
+    for name, values in datasets.ADULT_CATEGORICAL.items():
+        assert adult[name].values == values
+    assert adult.classes == ("<=50K", ">50K")
+
+
+# ---------------------------------------------------------------------- copies and cache
+def test_returned_frames_are_copies(cache: Path) -> None:
+    first = datasets.load("votes")
+    original = first.X.iloc[0, 0]
+    first.X.iloc[0, 0] = "changed"
+    first.y.iloc[0] = "changed"
+    del first.X["crime"]
+    second = datasets.load("votes")
+    assert second.X.iloc[0, 0] == original
+    assert second.y.iloc[0] != "changed"
+    assert "crime" in second.X.columns
+    split = datasets.load("adult", split="original")
+    assert split.test is not None
+    split.test.X.iloc[0, 0] = -1
+    again = datasets.load("adult", split="original")
+    assert again.test is not None and again.test.X.iloc[0, 0] != -1
+
+
+def test_a_changed_file_is_read_again(cache: Path, empty_cache: Path) -> None:
+    target = empty_cache / "house-votes-84.data"
+    lines = (cache / "house-votes-84.data").read_bytes().splitlines(keepends=True)
+    target.write_bytes(b"".join(lines))
+    assert datasets.load("votes", download=False).n_rows == 435
+    target.write_bytes(b"".join(lines[:-3]))
+    with pytest.raises(DataIntegrityError, match="435"):
+        datasets.load("votes", download=False)
+
+
+def test_crlf_and_blank_lines_are_accepted(cache: Path, empty_cache: Path) -> None:
+    text = (cache / "house-votes-84.data").read_bytes()
+    (empty_cache / "house-votes-84.data").write_bytes(text.replace(b"\n", b"\r\n") + b"\r\n\r\n")
+    assert datasets.load("votes", download=False).n_rows == 435
+
+
+def test_a_value_outside_the_domain_is_refused(cache: Path, empty_cache: Path) -> None:
+    text = (cache / "house-votes-84.data").read_text()
+    first, rest = text.split("\n", 1)
+    fields = first.split(",")
+    fields[3] = "maybe"
+    (empty_cache / "house-votes-84.data").write_text(",".join(fields) + "\n" + rest)
+    with pytest.raises(DataIntegrityError, match="maybe"):
+        datasets.load("votes", download=False)
+    assert (empty_cache / "house-votes-84.data").exists()  # a user's file is never deleted
+
+
+# ---------------------------------------------------------------------- missing files and download
+def test_offline_and_missing_raises_data_unavailable(empty_cache: Path) -> None:
+    with pytest.raises(DataUnavailableError) as info:
+        datasets.load("votes")
+    message = str(info.value)
+    assert "house-votes-84.data" in message
+    assert str(empty_cache) in message
+    assert datasets.VOTES_ARCHIVE_URL in message
+    assert "DPVIZ_DATA" in message
+    assert isinstance(info.value, FileNotFoundError)
+    assert list(empty_cache.iterdir()) == []
+
+
+def test_download_false_never_fetches(empty_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _fake_fetch(monkeypatch, b"")
+    with pytest.raises(DataUnavailableError) as info:
+        datasets.load("mushroom", download=False)
+    assert "agaricus-lepiota.data" in str(info.value) and str(empty_cache) in str(info.value)
+    assert calls == []
+
+
+def test_download_extracts_the_member_from_a_sub_folder(
+    cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    original = (cache / "house-votes-84.data").read_bytes()
+    payload = _zip({
+        "congressional+voting+records/house-votes-84.names": b"documentation",
+        "congressional+voting+records/house-votes-84.data": original,
+        "Index": b"index",
+    })
+    calls = _fake_fetch(monkeypatch, payload)
+    folder = tmp_path / "new" / "cache"  # created on demand
+    ds = datasets.load("votes", data_dir=folder)
+    assert calls == [datasets.VOTES_ARCHIVE_URL]
+    assert (folder / "house-votes-84.data").read_bytes() == original
+    assert sorted(p.name for p in folder.iterdir()) == ["house-votes-84.data"]
+    assert ds.n_rows == 435
+    datasets.load("votes", data_dir=folder)
+    assert len(calls) == 1  # cached now
+
+
+def test_download_fetches_an_archive_once_for_several_files(
+    cache: Path, empty_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    payload = _zip({
+        name: (cache / name).read_bytes() for name in ("adult.data", "adult.test", "adult.names")
+    })
+    calls = _fake_fetch(monkeypatch, payload)
+    ds = datasets.load("adult")
+    assert calls == [datasets.ADULT_ARCHIVE_URL]
+    assert ds.n_rows == 45222
+    assert {p.name for p in empty_cache.iterdir()} == {"adult.data", "adult.test", "adult.names"}
+
+
+def test_corrupt_download_is_refused_and_removed(
+    cache: Path, empty_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = (cache / "house-votes-84.data").read_bytes().splitlines(keepends=True)
+    _fake_fetch(monkeypatch, _zip({"house-votes-84.data": b"".join(lines[:-5])}))
+    with pytest.raises(DataIntegrityError) as info:
+        datasets.load("votes")
+    message = str(info.value)
+    assert "house-votes-84.data" in message and "435" in message and "430" in message
+    assert list(empty_cache.iterdir()) == []
+
+
+def test_corrupt_adult_download_leaves_no_file(
+    cache: Path, empty_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    test_lines = (cache / "adult.test").read_bytes().splitlines(keepends=True)
+    payload = _zip({
+        "adult/adult.data": (cache / "adult.data").read_bytes(),
+        "adult/adult.test": b"".join(test_lines[:-3]),  # the last line is blank
+        "adult/adult.names": (cache / "adult.names").read_bytes(),
+    })
+    _fake_fetch(monkeypatch, payload)
+    with pytest.raises(DataIntegrityError, match=r"adult\.test"):
+        datasets.load("adult")
+    assert list(empty_cache.iterdir()) == []
+
+
+def test_download_with_wrong_class_counts_is_refused(
+    cache: Path, empty_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = (cache / "house-votes-84.data").read_text()
+    swapped = text.replace("democrat", "republican", 1)
+    _fake_fetch(monkeypatch, _zip({"house-votes-84.data": swapped.encode()}))
+    with pytest.raises(DataIntegrityError, match="class counts"):
+        datasets.load("votes")
+    assert list(empty_cache.iterdir()) == []
+
+
+def test_archive_without_the_member(empty_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_fetch(monkeypatch, _zip({"expanded.Z": b"\x1f\x9d", "README": b"x"}))
+    with pytest.raises(DataUnavailableError, match=r"agaricus-lepiota\.data"):
+        datasets.load("mushroom")
+    assert list(empty_cache.iterdir()) == []
+
+
+def test_download_that_is_not_a_zip(empty_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_fetch(monkeypatch, b"<html>maintenance</html>")
+    with pytest.raises(DataUnavailableError, match=r"nursery\.data"):
+        datasets.load("nursery")
+    assert list(empty_cache.iterdir()) == []
+
+
+def test_fetch_uses_urlopen_with_a_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.undo()  # the real _fetch, with urlopen replaced
+    seen: dict[str, object] = {}
+
+    class Response(io.BytesIO):
+        def __enter__(self) -> Response:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.close()
+
+    def urlopen(url: str, timeout: float) -> Response:
+        seen.update(url=url, timeout=timeout)
+        return Response(b"bytes")
+
+    monkeypatch.setattr(datasets.urllib.request, "urlopen", urlopen)
+    assert datasets._fetch("https://example.invalid/a.zip") == b"bytes"
+    assert seen == {"url": "https://example.invalid/a.zip", "timeout": datasets.DOWNLOAD_TIMEOUT}
+
+
+# ---------------------------------------------------------------------- Dataset
+def test_dataset_is_generic_and_validated() -> None:
+    domain = Domain([Categorical("colour", ("red", "blue")), Numeric("size", 0, 10)], ["no", "yes"])
+    features = pd.DataFrame({"colour": ["red", "blue", "red"], "size": [1.0, 2.0, 3.0]})
+    y = pd.Series(["yes", "yes", "yes"], name="class")
+    ds = datasets.Dataset("toy", features, y, domain, citation="", description="a toy", url="")
+    assert ds.n_rows == 3 and ds.test is None
+    assert ds.class_counts.to_dict() == {"no": 0, "yes": 3}
+    assert "toy" in repr(ds) and "a toy" in ds.summary()
+    encoded, labels = ds.encode()
+    assert encoded.shape == (3, 2) and labels.tolist() == [1, 1, 1]
+    with pytest.raises(InvalidParameterError, match="rows"):
+        datasets.Dataset("toy", features, y.iloc[:2], domain, "", "", "")
+    with pytest.raises(InvalidParameterError, match="columns"):
+        datasets.Dataset("toy", features[["size", "colour"]], y, domain, "", "", "")
+
+
+def test_cache_folder_is_not_created_when_nothing_is_downloaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "absent"
+    monkeypatch.setenv(datasets.ENV_VAR, os.fspath(folder))
+    with pytest.raises(DataUnavailableError):
+        datasets.load("votes", download=False)
+    assert not folder.exists()

@@ -1,0 +1,34 @@
+"""Checks every committed notebook keeps the workbook's conventions (the notebooks themselves run
+under nbval in `make notebooks`)."""
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+
+
+def test_there_is_a_start_notebook():
+    assert any(p.name == "00_start_here.ipynb" for p in NOTEBOOKS)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_conventions(path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    first = nb.cells[0]
+    assert first.cell_type == "markdown" and "learning goals" in first.source.lower()
+    assert "widgets" not in nb.metadata, "strip widget state (make strip)"
+    sources = [c.source for c in nb.cells if c.cell_type == "code"]
+    assert any("check(" in s for s in sources), "a notebook ends with checked exercises"
+    assert any("NBVAL_CHECK_OUTPUT" in s for s in sources), "key numbers are output-checked"
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if "NBVAL_CHECK_OUTPUT" in cell.source:
+            assert cell.outputs, f"checked cell without committed output: {cell.source[:60]!r}"
+        for out in cell.get("outputs", []):
+            assert "application/vnd.jupyter.widget-view+json" not in out.get("data", {}) or (
+                "NBVAL_IGNORE_OUTPUT" in cell.source
+            ), "cells that draw widgets must be marked NBVAL_IGNORE_OUTPUT"
