@@ -616,6 +616,45 @@ class PrivateTable:
             )
         return candidates[int(index)]
 
+    def apply(
+        self,
+        mechanism: Callable[[np.ndarray, np.ndarray | None, np.random.Generator], object],
+        *,
+        epsilon: float,
+        name: str,
+        label: str = "custom query",
+    ) -> object:
+        """Answer a query with a caller-supplied ε-DP mechanism (the extension point).
+
+        For mechanisms that the built-in queries do not cover, e.g. FS's
+        exponential mechanism over score-constant ranges of a numeric attribute.
+        The table charges ``epsilon`` first (refusing before any row is read),
+        then calls ``mechanism(codes, labels, rng)`` and returns its result.
+
+        Parameters
+        ----------
+        mechanism : callable
+            ``mechanism(codes, labels, rng)``; it must be ``epsilon``-DP for
+            add/remove-one-row neighbours. Its docstring must state the claim.
+        epsilon : float
+            The ε the mechanism spends.
+        name : str
+            The mechanism's name, recorded in the ledger.
+        label : str
+            Name of the query in the ledger.
+
+        Notes
+        -----
+        Privacy claim: exactly the claim of ``mechanism``; the table only
+        accounts for it (sequential and parallel composition as for any query).
+        """
+        epsilon = check_epsilon(epsilon, allow_inf=True)
+        if not callable(mechanism):
+            raise InvalidParameterError(f"mechanism must be callable, got {mechanism!r}")
+        self._charge(epsilon, label, name)
+        codes, labels = self._read()
+        return mechanism(codes, labels, self.rng)
+
     def __repr__(self) -> str:
         where = " / ".join(self.path) if self.path else "root"
         return f"PrivateTable({where}; {self.ledger!r})"

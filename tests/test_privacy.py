@@ -228,3 +228,20 @@ def test_from_encoded(domain):
     assert t.noisy_count(epsilon=math.inf) == 2
     with pytest.raises(InvalidParameterError, match="labels"):
         PrivateTable.from_encoded(codes, np.array([0, 2]), domain=domain, epsilon=1.0, rng=0)
+
+
+def test_apply_charges_then_runs_the_mechanism(domain, data, monkeypatch):
+    t = table(domain, data, epsilon=1.0)
+    seen = {}
+
+    def mech(codes, labels, rng):
+        seen["rows"] = codes.shape[0]
+        return int(labels.sum()) + int(rng.integers(0, 1))
+
+    assert t.apply(mech, epsilon=0.4, name="toy", label="sum of labels") == 5
+    assert seen["rows"] == 10
+    entry = t.ledger.entries[-1]
+    assert (entry.label, entry.mechanism, entry.charged) == ("sum of labels", "toy", 0.4)
+    monkeypatch.setattr(PrivateTable, "_read", lambda self: pytest.fail("read"))
+    with pytest.raises(BudgetExceededError):
+        t.apply(mech, epsilon=0.7, name="toy")

@@ -1,0 +1,1 @@
+"""The private (and reference non-private) tree classifiers of the four papers."""
