@@ -654,7 +654,7 @@ def report_noisy_max_probabilities(
 # Fletcher & Islam (2017) smooth-sensitivity exponential mechanism — WITHDRAWN
 # ----------------------------------------------------------------------------------------------
 
-_WITHDRAWN_MESSAGE = (
+NOT_PROVEN_MESSAGE = (
     "smooth_sensitivity_label is the Fletcher & Islam (2017) smooth-sensitivity exponential "
     "mechanism, withdrawn by the author's 2021 addendum as not proven private: its real "
     "privacy cost may be about twice epsilon (or more). It is kept for teaching and auditing "
@@ -792,17 +792,14 @@ def smooth_sensitivity_label(
     Fletcher (2021), addendum §1.
 
     """
-    warnings.warn(_WITHDRAWN_MESSAGE, NotProvenPrivateWarning, stacklevel=2)
+    warnings.warn(NOT_PROVEN_MESSAGE, NotProvenPrivateWarning, stacklevel=2)
     eps = check_epsilon(epsilon, "epsilon")
     gen = check_rng(rng)
     shape = _shape_of_size(size)
     c = _as_int_array(counts, "counts", nonnegative=True)
     if c.ndim == 0 or c.shape[-1] == 0:
         raise InvalidParameterError(f"counts must have at least one class, got {counts!r}")
-    u, log_rate = _majority_label_log_rate(c, eps)
-    with np.errstate(under="ignore"):
-        r = np.exp(np.minimum(log_rate, _LOG_FLOAT_MAX))[..., None]
-    logits = np.where(u == 1.0, 0.0, -r)
+    logits = smooth_sensitivity_logits(c, epsilon=eps)
     return _index_result(_gumbel_argmax(logits, shape, gen))
 
 
@@ -831,8 +828,21 @@ def smooth_sensitivity_label_probabilities(counts: np.ndarray, *, epsilon: float
     c = _as_int_array(counts, "counts", nonnegative=True)
     if c.ndim == 0 or c.shape[-1] == 0:
         raise InvalidParameterError(f"counts must have at least one class, got {counts!r}")
+    with np.errstate(under="ignore"):
+        q = np.exp(smooth_sensitivity_logits(c, epsilon=eps))
+    return q / q.sum(axis=-1, keepdims=True)
+
+
+def smooth_sensitivity_logits(counts: np.ndarray, *, epsilon: float) -> np.ndarray:
+    """Return the log-weights of the FI (2017) mechanism: 0 for top labels, ``-r`` for others.
+
+    ``r = (ε/2)·e^{jε}`` as in :func:`smooth_sensitivity_label` (``log r`` clipped at 709 so
+    that huge ``j·ε`` cannot overflow). Shape ``(..., m)``, like ``counts``. Computing the
+    weights releases nothing, so this does not warn; sampling from them does.
+    """
+    eps = check_epsilon(epsilon, "epsilon")
+    c = _as_int_array(counts, "counts", nonnegative=True)
     u, log_rate = _majority_label_log_rate(c, eps)
     with np.errstate(under="ignore"):
         r = np.exp(np.minimum(log_rate, _LOG_FLOAT_MAX))[..., None]
-        q = np.where(u == 1.0, 1.0, np.exp(-r))
-    return q / q.sum(axis=-1, keepdims=True)
+    return np.where(u == 1.0, 0.0, -r)

@@ -39,6 +39,7 @@ from dpviz.errors import (
     EmptyDataError,
     InvalidParameterError,
 )
+from dpviz.leaf_release import NoisyLeafCounts, NoisyLeafLabels
 from dpviz.validation import check_epsilon, check_int, check_positive, check_rng
 
 if TYPE_CHECKING:
@@ -305,6 +306,8 @@ class PrivateTable:
 
     def _charge(self, epsilon: float, label: str, mechanism: str) -> None:
         """Record a query, or raise BudgetExceededError (nothing recorded, no row read)."""
+        if getattr(self, "_closed", False):
+            raise InvalidParameterError("this PrivateTable was closed: its rows were dropped")
         updates, increase = self._plan(epsilon)
         ledger = self.ledger
         limit = ledger.total * (1 + BUDGET_RTOL)
@@ -320,6 +323,8 @@ class PrivateTable:
 
     def _read(self) -> tuple[np.ndarray, np.ndarray | None]:
         """The private rows. Called only after a query has been charged."""
+        if getattr(self, "_closed", False):
+            raise InvalidParameterError("this PrivateTable was closed: its rows were dropped")
         return self._codes, self._labels
 
     def _labels_or_raise(self, labels: np.ndarray | None) -> np.ndarray:
@@ -615,6 +620,179 @@ class PrivateTable:
                 scores, epsilon=epsilon, sensitivity=sensitivity, rng=self.rng, monotone=monotone
             )
         return candidates[int(index)]
+
+    def noisy_leaf_counts(
+        self,
+        route: Callable[[np.ndarray], np.ndarray],
+        *,
+        epsilon: float,
+        mechanism: CountMechanism = "discrete_laplace",
+        label: str = "leaf vector",
+    ) -> NoisyLeafCounts:
+        """Noisy class counts of every leaf of a random tree, released lazily (JPW Fig. 5).
+
+        Parameters
+        ----------
+        route : callable
+            A public function mapping the encoded rows to the uint64 key of the
+            leaf each reaches (e.g. :meth:`dpviz.trees.random_tree.RandomTree.leaf_keys`);
+            the tree's set of leaves must be fixed without looking at the rows.
+        epsilon : float
+            ε of the whole leaf vector.
+        mechanism : {"discrete_laplace", "laplace"}
+            Noise on each component.
+        label : str
+            Name of the query in the ledger.
+
+        Returns
+        -------
+        NoisyLeafCounts
+            A callable ``leaf keys -> noisy counts (m, n_classes)``.
+
+        Notes
+        -----
+        Privacy claim: ε-DP. The leaf vector has L1 sensitivity 1 under
+        add/remove one row (JPW Theorem 3) and every leaf — visited or not —
+        gets independent noise of scale 1/ε (see :mod:`dpviz.leaf_release`).
+        """
+        epsilon = check_epsilon(epsilon, allow_inf=True)
+        self._check_count_mechanism(mechanism)
+        if self._labels is None:
+            self._labels_or_raise(None)
+        self._charge(epsilon, label, mechanism)
+        codes, labels = self._read()
+        noise_key = int(self.rng.integers(0, 2**63))
+        return NoisyLeafCounts(
+            route(codes),
+            self._labels_or_raise(labels),
+            self.domain.n_classes,
+            epsilon=epsilon,
+            mechanism=mechanism,
+            noise_key=noise_key,
+        )
+
+    def noisy_leaf_labels(
+        self,
+        route: Callable[[np.ndarray], np.ndarray],
+        *,
+        epsilon: float,
+        mechanism: str = "rosnam",
+        label: str = "leaf labels",
+    ) -> NoisyLeafLabels:
+        """A private majority label for every leaf of a random tree (FI Alg. 2 line 25), lazily.
+
+        Parameters
+        ----------
+        route : callable
+            Public function: encoded rows -> uint64 leaf keys (see :meth:`noisy_leaf_counts`).
+        epsilon : float
+            ε of each leaf's label; the leaves are disjoint, so all of them together cost ε.
+        mechanism : {"rosnam", "exponential", "smooth_sensitivity"}
+            See :class:`dpviz.leaf_release.NoisyLeafLabels`. ``"smooth_sensitivity"``
+            is not proven private and warns.
+        label : str
+            Name of the query in the ledger.
+
+        Returns
+        -------
+        NoisyLeafLabels
+            A callable ``leaf keys -> label codes``.
+
+        Notes
+        -----
+        Privacy claim: ε-DP for ``"rosnam"`` and ``"exponential"`` (each leaf's
+        label is an ε-DP selection from its own class counts, and one row is in
+        one leaf: parallel composition, FI Definition 3). No claim for
+        ``"smooth_sensitivity"`` (FI 2021 addendum).
+        """
+        epsilon = check_epsilon(epsilon, allow_inf=True)
+        if mechanism not in NoisyLeafLabels.MECHANISMS:
+            raise InvalidParameterError(
+                f"leaf mechanism must be one of {NoisyLeafLabels.MECHANISMS}, got {mechanism!r}"
+            )
+        if self._labels is None:
+            self._labels_or_raise(None)
+        self._charge(epsilon, label, mechanism)
+        codes, labels = self._read()
+        noise_key = int(self.rng.integers(0, 2**63))
+        return NoisyLeafLabels(
+            route(codes),
+            self._labels_or_raise(labels),
+            self.domain.n_classes,
+            epsilon=epsilon,
+            mechanism=mechanism,
+            noise_key=noise_key,
+        )
+
+    def append(self, codes: np.ndarray, labels: np.ndarray | None) -> PrivateTable:
+        """A table of new rows, disjoint from this one, that composes with it in parallel.
+
+        JPW §V-B: when a batch D2 of new rows is appended to D1, queries that
+        read only D2 and queries that read only D1 touch disjoint rows, so they
+        compose in parallel — the total stays the maximum of the batches' spends.
+        The first call turns this root table into the first batch; each call
+        adds one batch (path ``"batch k"``) sharing the ledger.
+
+        Parameters
+        ----------
+        codes : ndarray (n, k)
+            The new rows, encoded with this table's domain.
+        labels : ndarray (n,) or None
+            Their class codes.
+
+        Returns
+        -------
+        PrivateTable
+            The new batch.
+        """
+        if self.path and not self.path[0].startswith("batch"):
+            raise InvalidParameterError("append is only defined on the root table (or a batch)")
+        root_account = self._account
+        if root_account.group is None:  # first append: the root becomes batch 1
+            database = _Account(None)
+            database.spent = root_account.spent
+            group = _Group(database)
+            root_account.group = group
+            group.members.append(root_account)
+            self.path = ("batch 1",)
+        else:
+            group = root_account.group
+        new = PrivateTable.from_encoded(
+            codes, labels, domain=self.domain, epsilon=self.ledger.total, rng=self.rng
+        )
+        account = _Account(group)
+        group.members.append(account)
+        new._init(
+            new._codes,
+            new._labels,
+            self.domain,
+            self.ledger,
+            self.rng,
+            account,
+            (f"batch {len(group.members)}",),
+        )
+        return new
+
+    def charge_prior(self, epsilon: float, *, label: str = "earlier release") -> None:
+        """Record ε already spent on these rows by an earlier release; reads nothing.
+
+        Used when a new release reads rows that an earlier, separately accounted
+        release also read (e.g. JPW §V-B's rejected options: rebuilding on
+        D1 ∪ D2 after releasing a model of D1): by sequential composition the
+        earlier ε counts against this table's budget too.
+        """
+        epsilon = check_epsilon(epsilon)
+        self._charge(epsilon, label, "(earlier release)")
+
+    def close(self) -> None:
+        """Drop the private rows; the ledger and accounting stay, further queries raise.
+
+        A fitted model keeps its table (to append batches, JPW §V-B) but must not
+        carry the training rows around.
+        """
+        self._codes = None
+        self._labels = None
+        self._closed = True
 
     def apply(
         self,

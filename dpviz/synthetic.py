@@ -798,7 +798,15 @@ class _FISetting:
 
     @property
     def bound(self) -> float:
-        """Public clipping bound B of every feature (see :func:`fi_synth`)."""
+        """Default public clipping bound B of every feature: two typical standard deviations.
+
+        See :func:`fi_synth`: ``ceil(2 * sqrt(n_informative / 3 + class_sep**2))``.
+        """
+        return float(math.ceil(2.0 * math.sqrt(self.n_informative / 3.0 + _FI_CLASS_SEP**2)))
+
+    @property
+    def wide_bound(self) -> float:
+        """Clipping bound that almost never clips: ``ceil(class_sep + 4 sqrt(n_informative))``."""
         return float(math.ceil(_FI_CLASS_SEP + 4.0 * math.sqrt(self.n_informative)))
 
 
@@ -853,7 +861,11 @@ FI_SYNTH_SETTINGS: pd.DataFrame = pd.DataFrame(
 
 
 def fi_synth(
-    name: str, *, n_rows: int = 30_000, random_state: RandomState = None
+    name: str,
+    *,
+    n_rows: int = 30_000,
+    bound: float | str = "typical",
+    random_state: RandomState = None,
 ) -> Dataset:
     """FI's synthetic data set Synth``name`` (Table 1) from ``make_classification``.
 
@@ -886,13 +898,19 @@ def fi_synth(
 
     Public bounds: an informative feature of ``make_classification`` is
     ``c + Σ_j z_j A_jk`` with ``c = ±class_sep``, ``z ~ N(0, I)`` and
-    ``A_jk ~ U[-1, 1]``, so given the cluster it is normal with standard
-    deviation at most ``sqrt(n_informative)``; a useless feature is N(0, 1).
-    Every feature is therefore clipped to ``[-B, B]`` with
+    ``A_jk ~ U[-1, 1]``: given the cluster it is normal with variance
+    ``Σ_j A_jk²`` (``n_informative / 3`` on average, at most ``n_informative``),
+    and the cluster centres add ``class_sep²``; a useless feature is N(0, 1).
+    The bounds trade clipping against wasted random splits (a random tree
+    splits uniformly in ``[-B, B]``, so a wide range puts most splits in the
+    empty tails). By default (``bound="typical"``) every feature is clipped to
+    ``[-B, B]`` with ``B = ceil(2 * sqrt(n_informative / 3 + class_sep²))``,
+    two typical standard deviations (4 for A, E, F; 5 for B, C, D, G), which
+    clips a few per cent of the values. ``bound="wide"`` uses
     ``B = ceil(class_sep + 4 * sqrt(n_informative))`` (10 for A, E, F; 14 for
-    B, D, G; 17 for C), which moves a value with probability below 6.4e-5 in
-    the worst case (about 1e-11 for typical ``A``). The bounds depend only on
-    the public setting, never on the rows.
+    B, D, G; 17 for C), which almost never clips (below 6.4e-5 in the worst
+    case). A number sets B directly. Either way the bounds depend only on the
+    public setting, never on the rows.
 
     Parameters
     ----------
@@ -900,6 +918,8 @@ def fi_synth(
         ``"A"`` to ``"G"`` (case-insensitive; ``"SynthA"`` is accepted too).
     n_rows : int, default 30000
         Number of rows (FI: 30,000).
+    bound : {"typical", "wide"} or float, default "typical"
+        The public clipping range ``[-B, B]`` (see above).
     random_state : int, numpy.random.Generator or None
         An int is passed to ``make_classification`` unchanged (when below 2**32), so
         the rows equal scikit-learn's for that seed up to clipping; a Generator
@@ -941,7 +961,12 @@ def fi_synth(
     setting = _FI_TABLE[key]
     kwargs = _fi_kwargs(setting)
     x, y = make_classification(n_samples=n_rows, random_state=seed, **kwargs)
-    bound = setting.bound
+    if bound == "typical":
+        bound = setting.bound
+    elif bound == "wide":
+        bound = setting.wide_bound
+    else:
+        bound = check_positive(bound, "bound")
     x = np.clip(x, -bound, bound)
     attributes = [Numeric(f"x{j}", -bound, bound) for j in range(setting.n_features)]
     domain = Domain(attributes, (0, 1), target="class")

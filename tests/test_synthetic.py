@@ -519,7 +519,7 @@ def test_fi_settings_table_matches_the_paper():
         assert row["n_features"] == informative + useless
         assert row["discrete_features"] == 0 and row["n_classes"] == 2
         assert row["n_rows"] == 30_000
-        assert row["bound"] == math.ceil(1 + 4 * math.sqrt(informative))
+        assert row["bound"] == math.ceil(2 * math.sqrt(informative / 3 + 1))
 
 
 @pytest.mark.parametrize("letter", list(FI_TABLE_1))
@@ -563,8 +563,13 @@ def test_fi_synth_default_size_and_sklearn_call():
         n_samples=30_000, n_features=5, n_informative=5, n_redundant=0, n_repeated=0,
         n_classes=2, random_state=3,
     )
-    np.testing.assert_array_equal(data.X.to_numpy(), np.clip(x, -10, 10))
+    np.testing.assert_array_equal(data.X.to_numpy(), np.clip(x, -4, 4))
     np.testing.assert_array_equal(data.y.to_numpy(), y)
+    wide = fi_synth("a", random_state=3, bound="wide")
+    np.testing.assert_array_equal(wide.X.to_numpy(), np.clip(x, -10, 10))
+    assert fi_synth("a", random_state=3, n_rows=10, bound=2.5).domain["x0"].high == 2.5
+    # the typical bound clips a few per cent of the values, not more
+    assert 0.005 < (np.abs(x) > 4).mean() < 0.06
 
 
 def test_fi_synth_name_is_case_insensitive():

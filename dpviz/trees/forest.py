@@ -1,0 +1,207 @@
+"""Fletcher & Islam's differentially private random decision forest (FI 2017 + 2021 addendum).
+
+FI Alg. 1–2: τ random trees whose depth comes from :func:`fletcher_islam_depth`
+(Theorem 2 + ⌊r/2⌋), each filled with a *disjoint* subset of the rows and the
+full ε (parallel composition, FI §4.2), each leaf releasing only its majority
+label through an ε-DP selection (FI §4.1; by default the addendum's Report
+One-Sided Noisy Arg-Max), prediction by majority vote over the trees.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from dpviz.errors import InvalidParameterError
+from dpviz.leaf_release import NoisyLeafLabels
+from dpviz.privacy import PrivateTable
+from dpviz.trees._base import DPEstimatorMixin
+from dpviz.trees.depth import fletcher_islam_depth
+from dpviz.trees.random_tree import RandomTree
+from dpviz.validation import check_int
+
+__all__ = ["DPRandomForestClassifier", "get_majority_labels"]
+
+
+def get_majority_labels(
+    table: PrivateTable,
+    trees: list[RandomTree],
+    *,
+    epsilon: float,
+    mechanism: str,
+    disjoint: bool,
+    rng: np.random.Generator,
+) -> list[NoisyLeafLabels]:
+    """FI Alg. 2, ``GetMajorityLabels``: a private majority label for every leaf of every tree.
+
+    Parameters
+    ----------
+    table : PrivateTable
+        The private rows (budget ε).
+    trees : list of RandomTree
+        The forest's structures (FI Alg. 2 ``BuildTree``, drawn from the Domain).
+    epsilon : float
+        The forest's ε.
+    mechanism : {"rosnam", "exponential", "smooth_sensitivity"}
+        The leaf-label selection (see :class:`dpviz.leaf_release.NoisyLeafLabels`).
+    disjoint : bool
+        ``True`` (FI §4.2, line 22): each row is sent to one tree chosen
+        uniformly at random, independently of the other rows, and each tree
+        spends the full ε on its part — parallel composition. ``False`` (FI
+        Fig. 5's comparison): every tree reads every row with ε/τ — sequential.
+    rng : numpy.random.Generator
+        Source of the row-to-tree assignment.
+
+    Returns
+    -------
+    list of NoisyLeafLabels
+
+    Notes
+    -----
+    Privacy claim (``rosnam``, ``exponential``): ε-DP for add/remove one row.
+    Why the assignment is i.i.d. per row rather than a shuffled equal split
+    (FI's "sampled without replacement"): with an equal split, adding one row
+    shifts which part many other rows land in, so neighbouring data sets differ
+    in more than one part and parallel composition no longer applies. With an
+    independent assignment per row, a neighbour changes exactly one part.
+    """
+    tau = len(trees)
+    if disjoint:
+        parts = table.partition(
+            lambda codes: rng.integers(0, tau, size=codes.shape[0]), n_parts=tau
+        )
+        return [
+            part.noisy_leaf_labels(
+                tree.leaf_keys,
+                epsilon=epsilon,
+                mechanism=mechanism,
+                label=f"tree {i + 1} leaf labels",
+            )
+            for i, (tree, part) in enumerate(zip(trees, parts, strict=True))
+        ]
+    return [
+        table.noisy_leaf_labels(
+            tree.leaf_keys,
+            epsilon=epsilon / tau,
+            mechanism=mechanism,
+            label=f"tree {i + 1} leaf labels",
+        )
+        for i, tree in enumerate(trees)
+    ]
+
+
+class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """The FI differentially private random decision forest (FI 2017 Alg. 1–2, 2021 addendum).
+
+    Parameters
+    ----------
+    epsilon : float
+        Total ε. ``math.inf``: exact majority labels (the non-private variant;
+        FI's also reads all rows in every tree: use ``disjoint=False``).
+    n_trees : int
+        τ, the number of trees (FI default 100).
+    max_depth : int, optional
+        Tree depth; default :func:`fletcher_islam_depth` of the domain's
+        numeric (continuous) and categorical (discrete) attribute counts.
+    leaf_mechanism : {"rosnam", "exponential", "smooth_sensitivity"}
+        How a leaf's majority label is released: ``"rosnam"`` (default, Report
+        One-Sided Noisy Arg-Max, the addendum), ``"exponential"`` (FI's 0/1
+        utility with global sensitivity 1) or ``"smooth_sensitivity"`` (FI 2017;
+        NOT PROVEN PRIVATE, warns). Empty leaves get a uniformly random label.
+    disjoint : bool
+        Disjoint rows per tree with the full ε each (default, FI §4.2), or all
+        rows in every tree with ε/τ each (FI Fig. 5's comparison).
+    domain : Domain, optional
+        Public schema; derived from the data (with a PrivacyLeakWarning) if omitted.
+    unknown : {"raise", "random"}
+        Prediction-time policy for categories outside the domain.
+    random_state : int, Generator or None
+        Seed of the structures, the row assignment and the noise.
+
+    Attributes
+    ----------
+    depth_ : int
+    trees_ : list of RandomTree
+    leaf_labels_ : list of NoisyLeafLabels
+    ledger_ : Ledger
+
+    Notes
+    -----
+    Privacy claim: ε-DP for add/remove one row with ``"rosnam"`` or
+    ``"exponential"`` (see :func:`get_majority_labels`); no claim with
+    ``"smooth_sensitivity"``. Prediction (majority vote) is post-processing.
+    """
+
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        n_trees: int = 100,
+        max_depth: int | None = None,
+        leaf_mechanism: Literal["rosnam", "exponential", "smooth_sensitivity"] = "rosnam",
+        disjoint: bool = True,
+        domain: Any = None,
+        unknown: str = "raise",
+        random_state: Any = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.n_trees = n_trees
+        self.max_depth = max_depth
+        self.leaf_mechanism = leaf_mechanism
+        self.disjoint = disjoint
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any) -> DPRandomForestClassifier:
+        """FI Alg. 1 ``BuildForest``: depth, τ random trees, then ``GetMajorityLabels``."""
+        epsilon = self._epsilon(self.epsilon)
+        n_trees = check_int(self.n_trees, "n_trees", minimum=1)
+        if self.leaf_mechanism not in NoisyLeafLabels.MECHANISMS:
+            raise InvalidParameterError(
+                f"leaf_mechanism must be one of {NoisyLeafLabels.MECHANISMS}, "
+                f"got {self.leaf_mechanism!r}"
+            )
+        codes, labels, domain = self._fit_inputs(X, y)
+        rng = self._rng()
+        if self.max_depth is None:
+            n_discrete = int(domain.categorical_mask.sum())
+            self.depth_ = fletcher_islam_depth(len(domain) - n_discrete, n_discrete)
+        else:
+            self.depth_ = check_int(self.max_depth, "max_depth", minimum=1)
+        keys = rng.integers(0, 2**63, size=n_trees)
+        self.trees_ = [RandomTree(domain, self.depth_, int(k)) for k in keys]
+        table = PrivateTable.from_encoded(codes, labels, domain=domain, epsilon=epsilon, rng=rng)
+        self.leaf_labels_ = get_majority_labels(
+            table,
+            self.trees_,
+            epsilon=epsilon,
+            mechanism=self.leaf_mechanism,
+            disjoint=bool(self.disjoint),
+            rng=rng,
+        )
+        table.close()
+        self.ledger_ = table.ledger
+        return self
+
+    def votes(self, X: Any) -> np.ndarray:
+        """Number of trees voting for each class, shape (n, n_classes)."""
+        check_is_fitted(self, "trees_")
+        codes = self._predict_codes(X)
+        n_classes = self.domain_.n_classes
+        votes = np.zeros((codes.shape[0], n_classes), dtype=np.int64)
+        rows = np.arange(codes.shape[0])
+        for tree, labels in zip(self.trees_, self.leaf_labels_, strict=True):
+            np.add.at(votes, (rows, labels(tree.leaf_keys(codes))), 1)
+        return votes
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Vote shares of the classes."""
+        votes = self.votes(X)
+        return votes / votes.sum(axis=1, keepdims=True)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Majority vote over the trees (ties: the first class in domain order)."""
+        return self._decode(np.argmax(self.votes(X), axis=1))

@@ -1,0 +1,342 @@
+"""Random decision tree ensembles: Fan et al.'s non-private RDT and JPW's Private-RDT.
+
+* :class:`RandomDecisionTreeClassifier` — the non-private reference (Fan et al.
+  2003, as JPW Fig. 1–2 present it), with the pruning of empty subtrees that
+  JPW Fig. 3–4 show is *not* differentially private.
+* :class:`PrivateRDTClassifier` — JPW Fig. 5: no pruning, noise on every
+  component of every leaf vector, the ensemble budget split across the trees,
+  and the update procedure of JPW §V-B.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from dpviz.errors import InvalidParameterError
+from dpviz.leaf_release import NoisyLeafCounts
+from dpviz.privacy import PrivateTable
+from dpviz.trees._base import DPEstimatorMixin
+from dpviz.trees.depth import fan_depth
+from dpviz.trees.random_tree import RandomTree, Routing
+from dpviz.validation import check_int
+
+__all__ = ["PrivateRDTClassifier", "RandomDecisionTreeClassifier", "classify"]
+
+
+def classify(tree_counts: list[np.ndarray], *, clip_negative: bool = False) -> np.ndarray:
+    """JPW Fig. 2 (Classify): P(t|x) = Σ_i α_i[t] / Σ_τ Σ_i α_i[τ] over the trees.
+
+    Parameters
+    ----------
+    tree_counts : list of ndarray (m, T)
+        Each tree's (noisy) class counts at the leaf each row reaches.
+    clip_negative : bool
+        Clip each tree's counts at 0 before summing (post-processing of noisy counts).
+
+    Returns
+    -------
+    ndarray (m, T)
+        Probabilities. Noisy sums can be negative; they are clipped at 0 before
+        normalizing (Fig. 2 assumes counts), and a row whose sums are all ≤ 0 puts
+        its mass on the classes with the largest sum — so the most probable
+        class is always the one with the largest summed count.
+    """
+    counts = [np.maximum(c, 0) if clip_negative else c for c in tree_counts]
+    total = np.sum(counts, axis=0).astype(np.float64)
+    positive = np.maximum(total, 0.0)
+    mass = positive.sum(axis=1, keepdims=True)
+    top = (total == total.max(axis=1, keepdims=True)).astype(np.float64)
+    proba = np.where(
+        mass > 0, positive / np.where(mass > 0, mass, 1.0), top / top.sum(axis=1, keepdims=True)
+    )
+    return proba
+
+
+class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Shared parts: the depth rule, the trees and prediction by Classify."""
+
+    def _depth(self, n_attributes: int) -> int:
+        if self.max_depth is None:
+            return fan_depth(n_attributes)
+        return check_int(self.max_depth, "max_depth", minimum=1)
+
+    def _make_trees(self, rng: np.random.Generator, depth: int) -> list[RandomTree]:
+        n_trees = check_int(self.n_trees, "n_trees", minimum=1)
+        keys = rng.integers(0, 2**63, size=n_trees)
+        return [RandomTree(self.domain_, depth, int(k)) for k in keys]
+
+    def _tree_counts(self, codes: np.ndarray) -> list[np.ndarray]:  # pragma: no cover
+        raise NotImplementedError
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities by JPW Fig. 2 (summed counts over the trees, normalized)."""
+        check_is_fitted(self, "trees_")
+        codes = self._predict_codes(X)
+        return classify(
+            self._tree_counts(codes), clip_negative=getattr(self, "clip_negative", False)
+        )
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class with the largest summed count."""
+        return self._decode(np.argmax(self.predict_proba(X), axis=1))
+
+
+class RandomDecisionTreeClassifier(_RDTBase):
+    """Fan et al.'s random decision tree ensemble (JPW Fig. 1–2) — NOT private.
+
+    The non-private reference: exact leaf counts, and (``prune=True``, as in JPW
+    Fig. 1) empty subtrees pruned, so a test row that falls into a pruned part is
+    classified by the counts of the deepest node on its path that training rows
+    reached. Pruning makes the released structure depend on which leaves are
+    empty, which JPW Fig. 3–4 show breaks differential privacy (an audit finds
+    outputs impossible under a neighbour: ε = ∞).
+
+    Parameters
+    ----------
+    n_trees : int
+        Number of trees N (Fan et al.: 10 is often enough).
+    max_depth : int, optional
+        Height h; default ``fan_depth(k)`` = k/2.
+    prune : bool
+        Prune empty subtrees (JPW Fig. 1). ``False`` gives the un-pruned tree of
+        Private-RDT at ε = ∞.
+    domain : Domain, optional
+        Public schema; derived from the data (with a PrivacyLeakWarning) if omitted.
+    unknown : {"raise", "random"}
+        Prediction-time policy for categories outside the domain.
+    random_state : int, Generator or None
+        Seed of the tree structures.
+    """
+
+    def __init__(
+        self,
+        n_trees: int = 10,
+        max_depth: int | None = None,
+        prune: bool = True,
+        domain: Any = None,
+        unknown: str = "raise",
+        random_state: Any = None,
+    ) -> None:
+        self.n_trees = n_trees
+        self.max_depth = max_depth
+        self.prune = prune
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any) -> RandomDecisionTreeClassifier:
+        """Build the random structures and count the rows at every node (UpdateStatistics)."""
+        codes, labels, domain = self._fit_inputs(X, y)
+        rng = self._rng()
+        self.depth_ = self._depth(len(domain))
+        self.trees_ = self._make_trees(rng, self.depth_)
+        self.node_counts_ = [self._count_levels(t.route(codes), labels) for t in self.trees_]
+        return self
+
+    def _count_levels(
+        self, routing: Routing, labels: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per level: the visited node keys (sorted) and their exact class counts."""
+        t = self.domain_.n_classes
+        levels = []
+        for keys, index in zip(routing.level_keys, routing.level_index, strict=True):
+            order = np.argsort(keys)
+            rank = np.empty_like(order)
+            rank[order] = np.arange(len(order))
+            counts = np.bincount(rank[index] * t + labels, minlength=len(keys) * t)
+            levels.append((keys[order], counts.reshape(len(keys), t)))
+        return levels
+
+    def _tree_counts(self, codes: np.ndarray) -> list[np.ndarray]:
+        out = []
+        for tree, levels in zip(self.trees_, self.node_counts_, strict=True):
+            routing = tree.route(codes)
+            t = self.domain_.n_classes
+            counts = np.zeros((codes.shape[0], t), dtype=np.int64)
+            found = np.zeros(codes.shape[0], dtype=bool)
+            depths = range(self.depth_, -1, -1) if self.prune else [self.depth_]
+            for level in depths:  # deepest visited node first (pruned tree)
+                keys, level_counts = levels[level]
+                row_keys = routing.level_keys[level][routing.level_index[level]]
+                pos = np.minimum(np.searchsorted(keys, row_keys), len(keys) - 1)
+                hit = (keys[pos] == row_keys) & ~found
+                counts[hit] = level_counts[pos[hit]]
+                found |= hit
+            out.append(counts)
+        return out
+
+    def visited_leaves(self) -> list[int]:
+        """Number of non-empty leaves per tree — what pruning reveals about the data."""
+        check_is_fitted(self, "trees_")
+        return [len(levels[-1][0]) for levels in self.node_counts_]
+
+
+class PrivateRDTClassifier(_RDTBase):
+    """JPW's Private-RDT ensemble (Fig. 5), with the update procedure of §V-B.
+
+    Every tree's structure is drawn from the public Domain; every tree reads all
+    rows, so the ensemble's ε is split across the trees (ε/N per tree, JPW §VI;
+    see the papers README on Fig. 5's per-tree wording). Each tree releases its
+    whole leaf vector with noise on every component (no pruning), lazily: see
+    :mod:`dpviz.leaf_release`.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total ε of the ensemble. ``math.inf`` gives exact, un-pruned counts (the
+        paper's ε = ∞ column).
+    n_trees : int
+        Number of trees N (JPW: 10; 5 for Votes).
+    max_depth : int, optional
+        Height h; default ``fan_depth(k)`` = k/2.
+    noise : {"discrete_laplace", "laplace"}
+        Noise on each count: discrete Laplace (exact on integers, default) or
+        the paper's Laplace.
+    clip_negative : bool
+        Clip noisy counts at 0 before Classify (post-processing; free).
+    domain : Domain, optional
+        Public schema; derived from the data (with a PrivacyLeakWarning) if omitted.
+    unknown : {"raise", "random"}
+        Prediction-time policy for categories outside the domain.
+    random_state : int, Generator or None
+        Seed of the structures and of the noise.
+
+    Attributes
+    ----------
+    ledger_ : Ledger
+        Every query of the fit (and of later updates): N leaf-vector releases of ε/N.
+
+    Notes
+    -----
+    Privacy claim: ε-DP for add/remove one row (JPW Theorem 3 per tree,
+    sequential composition over the N trees, Theorem 2). After ``update`` with
+    the JPW procedure the model is still ε-DP: each batch's rows are read only by
+    that batch's releases (parallel composition over disjoint batches).
+    """
+
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        n_trees: int = 10,
+        max_depth: int | None = None,
+        noise: Literal["discrete_laplace", "laplace"] = "discrete_laplace",
+        clip_negative: bool = False,
+        domain: Any = None,
+        unknown: str = "raise",
+        random_state: Any = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.n_trees = n_trees
+        self.max_depth = max_depth
+        self.noise = noise
+        self.clip_negative = clip_negative
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any) -> PrivateRDTClassifier:
+        """Private-RDT (JPW Fig. 5) for each of the N trees, at ε/N each."""
+        epsilon = self._epsilon(self.epsilon)
+        if self.noise not in ("discrete_laplace", "laplace"):
+            raise InvalidParameterError(
+                f"noise must be 'discrete_laplace' or 'laplace', got {self.noise!r}"
+            )
+        codes, labels, domain = self._fit_inputs(X, y)
+        rng = self._rng()
+        self.depth_ = self._depth(len(domain))
+        self.trees_ = self._make_trees(rng, self.depth_)
+        table = PrivateTable.from_encoded(codes, labels, domain=domain, epsilon=epsilon, rng=rng)
+        self.leaf_counts_ = self._release(table, self.trees_, epsilon)
+        table.close()
+        self._table = table
+        self.ledger_ = table.ledger
+        return self
+
+    def _release(
+        self, table: PrivateTable, trees: list[RandomTree], epsilon: float, tag: str = ""
+    ) -> list[NoisyLeafCounts]:
+        """BuildTreeStructure is done; UpdateStatistics + noise per tree (JPW Fig. 5)."""
+        per_tree = epsilon / len(trees)
+        return [
+            table.noisy_leaf_counts(
+                tree.leaf_keys,
+                epsilon=per_tree,
+                mechanism=self.noise,
+                label=f"tree {i + 1} leaf vector{tag}",
+            )
+            for i, tree in enumerate(trees)
+        ]
+
+    def _tree_counts(self, codes: np.ndarray) -> list[np.ndarray]:
+        return [
+            counts(tree.leaf_keys(codes))
+            for tree, counts in zip(self.trees_, self.leaf_counts_, strict=True)
+        ]
+
+    def update(
+        self,
+        X_new: Any,
+        y_new: Any,
+        *,
+        method: Literal["jpw", "recount", "rebuild"] = "jpw",
+        X_previous: Any = None,
+        y_previous: Any = None,
+    ) -> PrivateRDTClassifier:
+        """Add a batch of new rows D2 to a model of D1 (JPW §V-B).
+
+        Parameters
+        ----------
+        X_new, y_new
+            The new batch D2 (disjoint from the rows already used).
+        method : {"jpw", "recount", "rebuild"}
+            ``"jpw"`` (default, the paper's procedure): clone each tree, clear
+            its leaf vector, insert only D2, add noise at ε/N, add the vector to
+            the tree's — the total stays ε (parallel composition over D1, D2).
+            ``"recount"`` (rejected option 2): clear the leaf vectors and count
+            D1 ∪ D2 again at ε/N per tree — total 2ε. ``"rebuild"`` (rejected
+            option 3): new random trees on D1 ∪ D2 at ε — total 2ε. Both need
+            the earlier rows in ``X_previous, y_previous``.
+
+        Returns
+        -------
+        PrivateRDTClassifier
+            ``self``, updated; ``ledger_`` shows the cost.
+        """
+        check_is_fitted(self, "trees_")
+        epsilon = self._epsilon(self.epsilon)
+        codes = self.domain_.encode(X_new)
+        labels = self.domain_.encode_labels(y_new)
+        if method == "jpw":
+            batch = self._table.append(codes, labels)
+            new = self._release(batch, self.trees_, epsilon, tag=f" ({batch.path[0]})")
+            batch.close()
+            self.leaf_counts_ = [old.add(n) for old, n in zip(self.leaf_counts_, new, strict=True)]
+            return self
+        if method not in ("recount", "rebuild"):
+            raise InvalidParameterError(
+                f"method must be 'jpw', 'recount' or 'rebuild', got {method!r}"
+            )
+        if X_previous is None or y_previous is None:
+            raise InvalidParameterError(
+                f"method={method!r} reads D1 again: pass X_previous and y_previous"
+            )
+        union = np.vstack([self.domain_.encode(X_previous), codes])
+        union_labels = np.concatenate([self.domain_.encode_labels(y_previous), labels])
+        previous = self.ledger_.spent
+        table = PrivateTable.from_encoded(
+            union, union_labels, domain=self.domain_, epsilon=previous + epsilon, rng=self._rng()
+        )
+        table.charge_prior(previous, label="earlier release on D1 (sequential)")
+        if method == "rebuild":
+            self.trees_ = self._make_trees(table.rng, self.depth_)
+        self.leaf_counts_ = self._release(
+            table, self.trees_, epsilon, tag=f" ({method} on D1 ∪ D2)"
+        )
+        table.close()
+        self._table = table
+        self.ledger_ = table.ledger
+        return self
