@@ -1,0 +1,93 @@
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
+from dpviz.synthetic import fi_synth
+from dpviz.trees.forest import DPRandomForestClassifier
+
+
+@pytest.fixture(scope="module")
+def synth():
+    return fi_synth("A", n_rows=3000, random_state=0)
+
+
+def test_disjoint_forest_spends_epsilon_once(synth):
+    clf = DPRandomForestClassifier(epsilon=1.0, n_trees=20, domain=synth.domain, random_state=0)
+    clf.fit(synth.X, synth.y)
+    frame = clf.ledger_.to_frame()
+    assert len(frame) == 20 and np.allclose(frame["epsilon"], 1.0)
+    assert clf.ledger_.spent == pytest.approx(1.0)  # parallel composition over the trees
+    assert frame["charged"].sum() == pytest.approx(1.0)
+    assert clf.depth_ == 5  # FI Table 4, SynthA
+
+
+def test_shared_rows_forest_splits_epsilon(synth):
+    clf = DPRandomForestClassifier(
+        epsilon=1.0, n_trees=20, disjoint=False, domain=synth.domain, random_state=0
+    ).fit(synth.X, synth.y)
+    frame = clf.ledger_.to_frame()
+    assert np.allclose(frame["epsilon"], 0.05) and clf.ledger_.spent == pytest.approx(1.0)
+
+
+def test_predict_is_majority_vote_and_proba_vote_shares(synth):
+    clf = DPRandomForestClassifier(epsilon=1.0, n_trees=15, domain=synth.domain, random_state=0)
+    clf.fit(synth.X, synth.y)
+    votes = clf.votes(synth.X[:100])
+    assert (votes.sum(axis=1) == 15).all()
+    np.testing.assert_allclose(clf.predict_proba(synth.X[:100]), votes / 15)
+    np.testing.assert_array_equal(clf.predict(synth.X[:100]), np.argmax(votes, axis=1))
+
+
+def test_smooth_sensitivity_warns_and_default_does_not(synth):
+    with pytest.warns(NotProvenPrivateWarning):
+        DPRandomForestClassifier(
+            n_trees=3, leaf_mechanism="smooth_sensitivity", domain=synth.domain, random_state=0
+        ).fit(synth.X, synth.y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NotProvenPrivateWarning)
+        DPRandomForestClassifier(n_trees=3, domain=synth.domain, random_state=0).fit(
+            synth.X, synth.y
+        )
+
+
+def test_infinite_epsilon_labels_are_exact_majorities(synth):
+    clf = DPRandomForestClassifier(
+        epsilon=math.inf, n_trees=1, max_depth=1, domain=synth.domain, random_state=0
+    ).fit(synth.X, synth.y)
+    tree, labels = clf.trees_[0], clf.leaf_labels_[0]
+    codes = synth.domain.encode(synth.X)
+    leaves = tree.leaf_keys(codes)
+    # only the rows assigned to the (single) tree are counted: with one tree, all of them
+    for leaf in np.unique(leaves):
+        y = synth.y.to_numpy()[leaves == leaf]
+        assert labels(np.array([leaf]))[0] == np.bincount(y, minlength=2).argmax()
+
+
+def test_more_budget_more_accuracy(synth):
+    """A monotone trend averaged over seeds (a sanity check of the wiring, not a benchmark)."""
+
+    def mean_acc(eps):
+        return np.mean(
+            [
+                DPRandomForestClassifier(
+                    epsilon=eps, n_trees=30, domain=synth.domain, random_state=s
+                )
+                .fit(synth.X[:2000], synth.y[:2000])
+                .score(synth.X[2000:], synth.y[2000:])
+                for s in range(4)
+            ]
+        )
+
+    low, high = mean_acc(0.01), mean_acc(5.0)
+    # ε = 0.01 over ~66 rows per tree is essentially random labels (≈ 0.5 ± 0.03)
+    assert low < 0.6 < high
+
+
+def test_invalid_parameters(synth):
+    with pytest.raises(InvalidParameterError, match="leaf_mechanism"):
+        DPRandomForestClassifier(leaf_mechanism="vote", domain=synth.domain).fit(synth.X, synth.y)
+    with pytest.raises(InvalidParameterError, match="epsilon"):
+        DPRandomForestClassifier(epsilon=-1, domain=synth.domain).fit(synth.X, synth.y)

@@ -1,0 +1,134 @@
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from dpviz import keyed
+from dpviz.datasets import load
+from dpviz.domain import Categorical, Domain, Numeric
+from dpviz.trees.random_tree import RandomTree
+
+
+def reference_path(tree: RandomTree, row: np.ndarray):
+    """Walk one row down the tree node by node (JPW Fig. 1 / FI Alg. 2, written plainly)."""
+    domain = tree.domain
+    key = keyed.splitmix64(np.array([tree.key]))[0]
+    used: set[int] = set()
+    low = [a.low if isinstance(a, Numeric) else 0.0 for a in domain]
+    high = [a.high if isinstance(a, Numeric) else 0.0 for a in domain]
+    path = []
+    for _ in range(tree.depth):
+        available = [j for j, a in enumerate(domain) if isinstance(a, Numeric) or j not in used]
+        if not available:
+            path.append(None)
+            continue
+        u = keyed.uniforms(np.array([key]), 1)[0]
+        a = available[int(np.floor(u * len(available)))]
+        if isinstance(domain.attributes[a], Categorical):
+            child = int(row[a])
+            used.add(a)
+            path.append((a, None))
+        else:
+            t = low[a] + keyed.uniforms(np.array([key]), 2)[0] * (high[a] - low[a])
+            child = int(row[a] > t)
+            if child:
+                low[a] = t
+            else:
+                high[a] = t
+            path.append((a, t))
+        key = keyed.child_keys(np.array([key]), np.array([child]))[0]
+    return key, path
+
+
+@pytest.fixture(scope="module")
+def mixed_domain():
+    return Domain(
+        [
+            Categorical("c3", ("a", "b", "c")),
+            Numeric("x", 0, 10),
+            Categorical("c2", ("u", "v")),
+            Numeric("z", -1, 1),
+        ],
+        ["n", "y"],
+    )
+
+
+def test_vectorized_routing_equals_the_plain_walk(mixed_domain):
+    rng = np.random.default_rng(0)
+    n = 400
+    X = pd.DataFrame(
+        {
+            "c3": rng.choice(list("abc"), n),
+            "x": rng.uniform(0, 10, n),
+            "c2": rng.choice(list("uv"), n),
+            "z": rng.uniform(-1, 1, n),
+        }
+    )
+    codes = mixed_domain.encode(X)
+    for key in range(5):
+        tree = RandomTree(mixed_domain, 6, key)
+        leaves = tree.leaf_keys(codes)
+        for i in range(0, n, 7):
+            ref_key, path = reference_path(tree, codes[i])
+            assert leaves[i] == ref_key
+            cats = [a for a, t in (p for p in path if p) if t is None]
+            assert len(cats) == len(set(cats))  # a categorical attribute at most once per path
+
+
+def test_categorical_only_tree_uses_each_attribute_once_and_passes_through():
+    domain = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(3)], [0, 1])
+    codes = domain.encode(pd.DataFrame({f"a{j}": ["0", "1"] * 4 for j in range(3)}))
+    tree = RandomTree(domain, 5, 1)  # deeper than the attributes: the last levels pass through
+    routing = tree.route(codes)
+    assert [len(k) for k in routing.level_keys][3:] == [2, 2, 2]
+    _, path = reference_path(tree, codes[0])
+    assert sorted(a for a, _ in path[:3]) == [0, 1, 2] and path[3:] == [None, None]
+
+
+def test_structure_is_drawn_from_the_domain_not_the_rows(mixed_domain):
+    tree = RandomTree(mixed_domain, 4, 99)
+    X1 = pd.DataFrame({"c3": ["a"], "x": [1.0], "c2": ["u"], "z": [0.5]})
+    X2 = pd.DataFrame(
+        {
+            "c3": ["a", "c", "b"] * 50,
+            "x": np.linspace(0, 10, 150),
+            "c2": ["v", "u", "u"] * 50,
+            "z": np.linspace(-1, 1, 150),
+        }
+    )
+    both = pd.concat([X1, X2], ignore_index=True)
+    # the leaf of a row does not depend on which other rows are routed with it
+    assert (
+        tree.leaf_keys(mixed_domain.encode(X1))[0] == tree.leaf_keys(mixed_domain.encode(both))[0]
+    )
+
+
+def test_root_attribute_is_uniform_and_numeric_split_uniform_on_the_range(mixed_domain):
+    keys = np.arange(20_000, dtype=np.uint64)
+    tree = RandomTree(mixed_domain, 1, 0)
+    used = np.zeros((len(keys), 4), dtype=bool)
+    low = np.tile([0, 0, 0, -1.0], (len(keys), 1))
+    high = np.tile([3, 10, 2, 1.0], (len(keys), 1))
+    attribute, threshold = tree._splits(keys, used, low, high)
+    assert stats.chisquare(np.bincount(attribute, minlength=4)).pvalue > 1e-3
+    x_splits = threshold[attribute == 1]
+    assert stats.kstest(x_splits, stats.uniform(0, 10).cdf).pvalue > 1e-3
+
+
+def test_unknown_category_goes_to_one_random_child_per_node():
+    domain = Domain([Categorical("c", ("a", "b", "c"))], [0, 1])
+    tree = RandomTree(domain, 1, 5)
+    codes = np.array([[-1.0], [-1.0], [0.0], [1.0], [2.0]])
+    leaves = tree.leaf_keys(codes)
+    assert leaves[0] == leaves[1] and leaves[0] in set(leaves[2:])
+
+
+def test_same_key_same_tree_and_mushroom_height_11_is_lazy():
+    ds = load("mushroom")
+    codes = ds.domain.encode(ds.X)
+    a, b = RandomTree(ds.domain, 11, 7), RandomTree(ds.domain, 11, 7)
+    np.testing.assert_array_equal(a.leaf_keys(codes), b.leaf_keys(codes))
+    assert not np.array_equal(a.leaf_keys(codes), RandomTree(ds.domain, 11, 8).leaf_keys(codes))
+    routing = a.route(codes)
+    assert a.max_leaves() > 1e8  # the full tree would be huge...
+    assert len(routing.level_keys[-1]) <= len(codes)  # ...only visited leaves exist
