@@ -119,11 +119,8 @@ class RandomTree:
         Routing
         """
         codes = np.asarray(codes, dtype=np.float64)
-        n, k = codes.shape
-        keys = np.array([keyed.splitmix64(np.array([self.key]))[0]], dtype=np.uint64)
-        used = np.zeros((1, k), dtype=bool)
-        used[:, ~self._categorical] = False
-        low, high = self._low[None, :].copy(), self._high[None, :].copy()
+        n = codes.shape[0]
+        keys, used, low, high = self._initial_state(1)
         node = np.zeros(n, dtype=np.int64)
         level_keys, level_index = [keys], [node]
         rows = np.arange(n)
@@ -171,6 +168,54 @@ class RandomTree:
     def leaf_keys(self, codes: np.ndarray) -> np.ndarray:
         """The key of the leaf each row reaches (uint64)."""
         return self.route(codes).leaf_keys
+
+    def _initial_state(self, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        keys = np.repeat(keyed.splitmix64(np.array([self.key])), m)
+        k = len(self.domain)
+        return (
+            keys,
+            np.zeros((m, k), dtype=bool),
+            np.tile(self._low, (m, 1)),
+            np.tile(self._high, (m, 1)),
+        )
+
+    def count_leaves(self, limit: int = 2_000_000) -> int | None:
+        """Exact number of leaves of the fully materialized tree, or ``None`` above ``limit``.
+
+        Expands every node level by level (nodes with no attribute left have one child).
+        """
+        keys, used, low, high = self._initial_state(1)
+        for _ in range(self.depth):
+            attribute, threshold = self._splits(keys, used, low, high)
+            arity = np.where(attribute < 0, 1, self._arity[np.maximum(attribute, 0)])
+            if arity.sum() > limit:
+                return None
+            parent = np.repeat(np.arange(len(keys)), arity)
+            index = np.arange(len(parent)) - np.repeat(np.cumsum(arity) - arity, arity)
+            keys, used, low, high = self._children(
+                keys, used, low, high, attribute, threshold, parent, index
+            )
+        return len(keys)
+
+    def estimate_leaves(self, n_walks: int, rng: np.random.Generator) -> float:
+        """Knuth's (1975) unbiased estimate of the number of leaves, from random walks.
+
+        Each walk goes from the root to a leaf choosing a child uniformly at random;
+        the product of the branching factors along it has expectation equal to the
+        number of leaves. Used when the tree is too large to count (Mushroom, Adult).
+        """
+        n_walks = check_int(n_walks, "n_walks", minimum=1)
+        keys, used, low, high = self._initial_state(n_walks)
+        product = np.ones(n_walks)
+        for _ in range(self.depth):
+            attribute, threshold = self._splits(keys, used, low, high)
+            arity = np.where(attribute < 0, 1, self._arity[np.maximum(attribute, 0)])
+            product *= arity
+            index = np.floor(rng.random(n_walks) * arity).astype(np.int64)
+            keys, used, low, high = self._children(
+                keys, used, low, high, attribute, threshold, np.arange(n_walks), index
+            )
+        return float(product.mean())
 
     def max_leaves(self) -> float:
         """Largest possible number of leaves of the fully materialized tree (a float).

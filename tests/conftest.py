@@ -1,0 +1,4 @@
+import os
+
+# Unit tests never read or write the on-disk result cache of dpviz.experiments.
+os.environ["DPVIZ_CACHE"] = "off"
