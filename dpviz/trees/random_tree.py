@@ -57,6 +57,15 @@ class Routing:
         return self.level_keys[-1][self.level_index[-1]]
 
 
+def _dense_unique(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` for ints in ``[0, size)``, in O(n + size)."""
+    present = np.zeros(size, dtype=bool)
+    present[values] = True
+    unique = np.flatnonzero(present)
+    rank = np.cumsum(present) - 1
+    return unique, rank[values]
+
+
 class RandomTree:
     """One random decision tree over a public :class:`~dpviz.domain.Domain`.
 
@@ -137,7 +146,7 @@ class RandomTree:
                 u = keyed.uniforms(keys[node[unknown]], _UNKNOWN_STREAM)
                 child[unknown] = np.floor(u * arity).astype(np.int64)
             slot = node * self._max_arity + child
-            unique_slots, node = np.unique(slot, return_inverse=True)
+            unique_slots, node = _dense_unique(slot, len(keys) * self._max_arity)
             parent = unique_slots // self._max_arity
             index = unique_slots % self._max_arity
             keys, used, low, high = self._children(

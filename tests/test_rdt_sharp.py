@@ -1,0 +1,138 @@
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpviz.datasets import load
+from dpviz.domain import Categorical, Domain, Numeric
+from dpviz.errors import PrivacyLeakWarning
+from dpviz.trees.rdt import PrivateRDTClassifier
+from dpviz.trees.rdt_sharp import RDTSharpClassifier, build_secondary, create_tree, region_distance
+
+
+@pytest.fixture(scope="module")
+def split():
+    ds = load("nursery")
+    rng = np.random.default_rng(0)
+    order = rng.permutation(len(ds.X))
+    lab, pub, test = order[:1500], order[1500:9000], order[9000:]
+    return ds, ds.X.iloc[lab], ds.y.iloc[lab], ds.X.iloc[pub], ds.X.iloc[test], ds.y.iloc[test]
+
+
+def fit(split, **kw):
+    ds, Xl, yl, Xu, _, _ = split
+    params = dict(epsilon=0.5, n_secondary=20, domain=ds.domain, n_labeled=1500, random_state=0)
+    params.update(kw)
+    return RDTSharpClassifier(**params).fit(Xl, yl, Xu)
+
+
+@pytest.mark.parametrize("n_secondary", [0, 5, 40])
+def test_ledger_is_exactly_epsilon_whatever_the_secondary_size(split, n_secondary):
+    model = fit(split, n_secondary=n_secondary)
+    frame = model.ledger_.to_frame()
+    assert len(frame) == 5 and np.allclose(frame["epsilon"], 0.1)
+    assert model.ledger_.spent == pytest.approx(0.5)
+    assert len(model.secondary_) == n_secondary
+
+
+def test_same_seed_same_model(split):
+    _, _, _, _, X_test, _ = split
+    a, b = fit(split), fit(split)
+    np.testing.assert_array_equal(a.predict_proba(X_test), b.predict_proba(X_test))
+    np.testing.assert_array_equal(a.pseudo_labels_, b.pseudo_labels_)
+
+
+def test_secondary_depends_only_on_public_rows_and_pseudo_labels(split):
+    ds, _, _, Xu, X_test, _ = split
+    model = fit(split)
+    # Rebuild the secondary ensemble from public information only — the public rows and the
+    # primary ensemble's labels for them — with the model's secondary random stream.
+    public = ds.domain.encode(Xu)
+    seeds = np.random.default_rng(0).integers(0, 2**63, 2)
+    trees, counts = build_secondary(
+        ds.domain,
+        model.depth_,
+        public,
+        model.pseudo_labels_,
+        n_trees=20,
+        n_cells=10,
+        rng=np.random.default_rng(seeds[1]),
+    )
+    codes = ds.domain.encode(X_test)
+    for mine, theirs, c1, c2 in zip(
+        model.secondary_, trees, model.secondary_counts_, counts, strict=True
+    ):
+        np.testing.assert_array_equal(c1(mine.cell_keys(codes)), c2(theirs.cell_keys(codes)))
+    # The reconstruction used no private row or label: the secondary ensemble is a function
+    # of the public rows and the primary ensemble's output alone, so changing a private label
+    # after the primary ensemble is built cannot change it.
+
+
+def test_every_leaf_has_a_centre_and_centres_are_public_rows(split):
+    ds, _, _, Xu, X_test, _ = split
+    public = ds.domain.encode(Xu)
+    tree = create_tree(ds.domain, 4, public, n_cells=10, rng=np.random.default_rng(1))
+    assert (tree.slots[:, 0] >= 0).all()  # every leaf holding public rows has a centre
+    rows = {tuple(r) for r in public}
+    assert all(tuple(c) in rows for c in tree.centres)
+    # centre numbers follow ceil(N_CELLS * |D_leaf| / N)
+    n_per_leaf = (tree.slots >= 0).sum(axis=1)
+    _, sizes = np.unique(tree.public_leaves, return_counts=True)
+    np.testing.assert_array_equal(n_per_leaf, np.ceil(10 * sizes / len(public)))
+    # a leaf without public rows still has its implicit centre: cell keys exist for any row
+    assert len(tree.cell_keys(ds.domain.encode(X_test))) == len(X_test)
+
+
+def test_nearest_centre_distance():
+    domain = Domain([Categorical("c", ("a", "b")), Numeric("x", 0, 10)], [0, 1])
+    rows = np.array([[0, 1.0]])
+    centres = np.array([[[0, 6.0], [1, 1.0], [0, 2.0]]])
+    np.testing.assert_allclose(
+        region_distance(rows[:, None, :], centres, domain), [[0.5, 1.0, 0.1]]
+    )
+
+
+def test_without_public_rows_it_is_private_rdt(split):
+    ds, Xl, yl, _, X_test, _ = split
+    sharp = RDTSharpClassifier(epsilon=np.inf, max_depth=3, domain=ds.domain, random_state=0)
+    sharp.fit(Xl, yl)
+    assert sharp.secondary_ == []
+    # at ε = inf each tree's single-centre leaves hold the exact leaf counts of Private-RDT
+    codes = ds.domain.encode(Xl)
+    for tree, counts in zip(sharp.primary_, sharp.primary_counts_, strict=True):
+        assert counts(np.unique(tree.cell_keys(codes))).sum() == len(Xl)
+    assert sharp.score(X_test, split[5]) > 0.5
+
+
+def test_height_uses_public_size_or_warns(split):
+    ds, Xl, yl, Xu, _, _ = split
+    with pytest.warns(PrivacyLeakWarning, match="n_labeled"):
+        RDTSharpClassifier(n_secondary=1, domain=ds.domain, random_state=0).fit(Xl, yl, Xu)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        model = fit(split)
+    # Nursery: k = 8, b = 27/8, n = 1500 -> min(4, floor(log_3.375 1500) + 1 = 7) = 4
+    assert model.depth_ == 4
+
+
+def test_public_rows_help_at_small_labeled_size(split):
+    ds, Xl, yl, _, X_test, y_test = split
+    sharp = np.mean([fit(split, random_state=s).score(X_test, y_test) for s in range(3)])
+    alone = np.mean(
+        [
+            PrivateRDTClassifier(
+                epsilon=0.5, n_trees=5, max_depth=4, domain=ds.domain, random_state=s
+            )
+            .fit(Xl, yl)
+            .score(X_test, y_test)
+            for s in range(3)
+        ]
+    )
+    assert sharp > alone  # measured: ~0.80 vs ~0.64 (the reproduction runs 10+ repeats)
+
+
+def test_public_frame_must_match_domain(split):
+    ds, Xl, yl, _, _, _ = split
+    with pytest.raises(Exception, match="columns"):
+        RDTSharpClassifier(domain=ds.domain, n_labeled=10).fit(Xl, yl, pd.DataFrame({"a": [1]}))
