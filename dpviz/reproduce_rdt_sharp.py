@@ -29,6 +29,8 @@ from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
 __all__ = [
+    "error_vs_labeled",
+    "error_vs_unlabeled",
     "labeled_fraction",
     "rdt_sharp_dataset",
     "rdt_sharp_runs",
@@ -179,3 +181,62 @@ def rdt_sharp_vs_epsilon(
     paper = RDT_SHARP_TABLE2[RDT_SHARP_TABLE2["dataset"] == dataset][["epsilon", "paper_std"]]
     summary = summary.merge(paper.assign(method="rdt_sharp"), on=["epsilon", "method"], how="left")
     return summary.assign(dataset=dataset, fraction=fraction)
+
+
+def error_vs_labeled(
+    dataset: str = "mushroom",
+    fractions: Sequence[float] = (0.01, 0.02, 0.03, 0.05, 0.1),
+    *,
+    epsilon: float = 0.5,
+    n_runs: int = 10,
+    n_secondary: int = 200,
+    seed: int = 0,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """RDT# Fig. 10: error against the labeled size (Mushroom), both methods."""
+    frame = rdt_sharp_runs(
+        dataset,
+        fractions=tuple(fractions),
+        epsilons=(epsilon,),
+        n_runs=n_runs,
+        n_secondary=n_secondary,
+        seed=seed,
+        progress=progress,
+    )
+    return (
+        frame.groupby(["n_labeled", "method"])["error"]
+        .agg(error="mean", std="std")
+        .reset_index()
+        .assign(dataset=dataset)
+    )
+
+
+def error_vs_unlabeled(
+    dataset: str = "nursery",
+    fraction: float = 0.25,
+    sizes: Sequence[int] = (250, 1000, 3000, 6000),
+    *,
+    epsilon: float = 0.5,
+    n_runs: int = 10,
+    n_secondary: int = 200,
+    seed: int = 0,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """RDT# Fig. 11: RDT#'s error against the number of public unlabeled rows (Nursery)."""
+    frame = rdt_sharp_runs(
+        dataset,
+        fractions=(fraction,),
+        epsilons=(epsilon,),
+        methods=("rdt_sharp",),
+        unlabeled=tuple(sizes),
+        n_runs=n_runs,
+        n_secondary=n_secondary,
+        seed=seed,
+        progress=progress,
+    )
+    return (
+        frame.groupby("n_unlabeled")["error"]
+        .agg(error="mean", std="std")
+        .reset_index()
+        .assign(dataset=dataset)
+    )
