@@ -15,6 +15,7 @@ their public bounds).
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Hashable, Iterator, Sequence
@@ -72,6 +73,11 @@ class Categorical:
         """Number of values (the branching factor of a split on this attribute)."""
         return len(self.values)
 
+    @functools.cached_property
+    def index(self) -> pd.Index:
+        """The values as a pandas Index, for fast lookup of codes (built once)."""
+        return pd.Index(self.values, dtype=object)
+
     @property
     def is_categorical(self) -> bool:
         """Always true for :class:`Categorical`."""
@@ -116,6 +122,33 @@ class Numeric:
 Attribute = Categorical | Numeric
 
 
+def _column_array(column: object) -> np.ndarray:
+    """A column as a numpy array: numeric stays numeric, anything else becomes object."""
+    arr = column.to_numpy() if isinstance(column, pd.Series | pd.Index) else np.asarray(column)
+    return arr if arr.dtype.kind in "biuf" else arr.astype(object)
+
+
+def _is_number(value: object) -> bool:
+    try:
+        float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _lookup(index: pd.Index, values: np.ndarray) -> np.ndarray:
+    """Codes of ``values`` in ``index`` (−1 when absent), accepting the string form of a value.
+
+    E.g. the value 2 matches a documented "2". Integral floats match integers (2.0 → 2).
+    """
+    codes = index.get_indexer(values).astype(np.int64)
+    miss = np.flatnonzero(codes < 0)
+    if miss.size:
+        by_str = {str(v): i for i, v in enumerate(index)}
+        codes[miss] = [by_str.get(str(v), UNKNOWN_CODE) for v in values[miss]]
+    return codes
+
+
 class Domain:
     """Public schema: the attributes (categorical or numeric) and the class labels.
 
@@ -158,6 +191,7 @@ class Domain:
         self.target = target
         self._index = {name: j for j, name in enumerate(self.names)}
         self._class_index = {c: k for k, c in enumerate(self.classes)}
+        self._class_lookup = pd.Index(self.classes, dtype=object)
 
     # ------------------------------------------------------------------ inspection
     def __len__(self) -> int:
@@ -311,52 +345,91 @@ class Domain:
             raise InvalidParameterError(
                 f"out_of_bounds must be 'clip' or 'raise', got {out_of_bounds!r}"
             )
-        columns = self._columns(X)
-        n = len(columns[0]) if columns else (len(X) if hasattr(X, "__len__") else 0)
+        numeric = np.flatnonzero(~self.categorical_mask)
+        block = self._numeric_block(X, numeric)
+        n = block.shape[0] if block is not None else len(X)
         out = np.empty((n, len(self)), dtype=np.float64)
-        for j, (a, col) in enumerate(zip(self.attributes, columns, strict=True)):
-            if pd.isna(col).any():
-                bad = int(np.flatnonzero(pd.isna(col))[0])
+        if block is not None and len(numeric):
+            if np.isnan(block).any():  # contiguous pass; locate the column only on failure
+                nan = np.isnan(block).any(axis=0)
+                a = self.attributes[numeric[np.argmax(nan)]]
+                bad = int(np.flatnonzero(np.isnan(block[:, np.argmax(nan)]))[0])
                 raise MissingValueError(
                     f"attribute {a.name!r} has a missing value (row {bad}); the papers' rules for "
                     "missing values are applied by dpviz.datasets.load, or impute them first"
                 )
-            if isinstance(a, Categorical):
-                out[:, j] = self._encode_categorical(a, col, unknown)
+            low, high = self.bounds[numeric, 0], self.bounds[numeric, 1]
+            if out_of_bounds == "raise":
+                outside = (block < low) | (block > high)
+                if outside.any():
+                    row, col = np.argwhere(outside)[0]
+                    a = self.attributes[numeric[col]]
+                    raise InvalidParameterError(
+                        f"attribute {a.name!r} has value {block[row, col]!r} outside its public "
+                        f"bounds [{a.low:g}, {a.high:g}]"
+                    )
+            if len(numeric) == len(self):
+                np.clip(block, low, high, out=out)
             else:
-                out[:, j] = self._encode_numeric(a, col, out_of_bounds)
+                out[:, numeric] = np.clip(block, low, high)
+        for j in np.flatnonzero(self.categorical_mask):
+            a = self.attributes[j]
+            col = self._column(X, j)
+            missing = np.isnan(col) if col.dtype.kind == "f" else pd.isna(col)
+            if missing.any():
+                bad = int(np.flatnonzero(missing)[0])
+                raise MissingValueError(
+                    f"attribute {a.name!r} has a missing value (row {bad}); the papers' rules for "
+                    "missing values are applied by dpviz.datasets.load, or impute them first"
+                )
+            out[:, j] = self._encode_categorical(a, col, unknown)
         return out
+
+    def _numeric_block(self, X: pd.DataFrame | np.ndarray, numeric: np.ndarray) -> np.ndarray:
+        """The numeric attributes' columns as one float array (validates the columns first)."""
+        self._check_columns(X)
+        if isinstance(X, pd.DataFrame):
+            frame = X[[self.names[j] for j in numeric]]
+            try:
+                return frame.to_numpy(dtype=np.float64)
+            except (TypeError, ValueError):
+                for j in numeric:  # find the offending attribute for the message
+                    self._as_float(self.attributes[j], X[self.names[j]].to_numpy())
+                raise
+        arr = np.asarray(X)
+        try:
+            if len(numeric) == arr.shape[1]:  # all numeric: no (slow) fancy column indexing
+                return arr.astype(np.float64, copy=False)
+            return arr[:, numeric].astype(np.float64)
+        except (TypeError, ValueError):
+            for j in numeric:
+                self._as_float(self.attributes[j], arr[:, j])
+            raise
+
+    def _column(self, X: pd.DataFrame | np.ndarray, j: int) -> np.ndarray:
+        if isinstance(X, pd.DataFrame):
+            return _column_array(X[self.names[j]])
+        return _column_array(np.asarray(X)[:, j])
+
+    @staticmethod
+    def _as_float(a: Attribute, col: np.ndarray) -> np.ndarray:
+        try:
+            return np.asarray(col, dtype=np.float64)
+        except (TypeError, ValueError):
+            bad = next(v for v in col if not _is_number(v))
+            raise InvalidParameterError(
+                f"numeric attribute {a.name!r} holds non-numeric values, e.g. {bad!r}"
+            ) from None
 
     @staticmethod
     def _encode_categorical(a: Categorical, col: np.ndarray, unknown: str) -> np.ndarray:
-        codes = pd.Index(a.values, dtype=object).get_indexer(col).astype(np.int64)
-        miss = np.flatnonzero(codes < 0)
-        if miss.size:  # accept the string form of a documented value, e.g. 2 for "2"
-            by_str = {str(v): i for i, v in enumerate(a.values)}
-            codes[miss] = [by_str.get(str(v), UNKNOWN_CODE) for v in col[miss]]
+        codes = _lookup(a.index, col)
         bad = np.flatnonzero(codes == UNKNOWN_CODE)
         if bad.size and unknown == "raise":
             raise UnknownCategoryError(a.name, col[bad[0]], a.values)
         return codes
 
-    @staticmethod
-    def _encode_numeric(a: Numeric, col: np.ndarray, out_of_bounds: str) -> np.ndarray:
-        try:
-            values = np.asarray(col, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise InvalidParameterError(
-                f"numeric attribute {a.name!r} holds non-numeric values, e.g. {col[0]!r}"
-            ) from None
-        outside = (values < a.low) | (values > a.high)
-        if outside.any() and out_of_bounds == "raise":
-            v = values[np.flatnonzero(outside)[0]]
-            raise InvalidParameterError(
-                f"attribute {a.name!r} has value {v!r} outside its public bounds "
-                f"[{a.low:g}, {a.high:g}]"
-            )
-        return np.clip(values, a.low, a.high)
-
-    def _columns(self, X: pd.DataFrame | np.ndarray) -> list[np.ndarray]:
+    def _check_columns(self, X: pd.DataFrame | np.ndarray) -> None:
         if isinstance(X, pd.DataFrame):
             missing = [n for n in self.names if n not in X.columns]
             extra = [c for c in X.columns if c not in self._index]
@@ -364,14 +437,13 @@ class Domain:
                 raise ColumnMismatchError(
                     f"columns do not match the domain: missing {missing}, unexpected {extra}"
                 )
-            return [X[n].to_numpy(dtype=object) for n in self.names]
-        arr = np.asarray(X, dtype=object)
-        if arr.ndim != 2 or arr.shape[1] != len(self):
+            return
+        shape = np.shape(X)
+        if len(shape) != 2 or shape[1] != len(self):
             raise ColumnMismatchError(
                 f"expected a 2-D array with {len(self)} columns ({list(self.names)}), "
-                f"got shape {arr.shape}"
+                f"got shape {shape}"
             )
-        return [arr[:, j] for j in range(arr.shape[1])]
 
     def encode_labels(self, y: pd.Series | np.ndarray | Sequence[Hashable]) -> np.ndarray:
         """Encode class labels into int64 codes ``0 .. n_classes-1``.
@@ -384,13 +456,10 @@ class Domain:
             A label is not one of ``classes``; the message names it.
 
         """
-        values = np.asarray(y, dtype=object).ravel()
-        if pd.isna(values).any():
+        values = _column_array(y).ravel()
+        if (np.isnan(values) if values.dtype.kind == "f" else pd.isna(values)).any():
             raise MissingValueError(f"the labels ({self.target!r}) contain a missing value")
-        idx = self._class_index
-        codes = np.fromiter(
-            (idx.get(v, idx.get(str(v), -1)) for v in values), dtype=np.int64, count=len(values)
-        )
+        codes = _lookup(self._class_lookup, values)
         bad = np.flatnonzero(codes < 0)
         if bad.size:
             raise UnknownLabelError(
