@@ -38,5 +38,10 @@ notebooks: $(STAMP)
 strip: $(STAMP)
 	$(BIN)/nbstripout --keep-output --keep-count --extra-keys "metadata.widgets cell.metadata.widgets" $(NOTEBOOKS)
 
+# Benchmarks (not tests): times dpviz against diffprivlib (in its own venv, bench/.venv-diffprivlib,
+# created on first use) and rewrites its section of docs/benchmarks.md. A few minutes.
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
