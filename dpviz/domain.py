@@ -128,6 +128,16 @@ def _column_array(column: object) -> np.ndarray:
     return arr if arr.dtype.kind in "biuf" else arr.astype(object)
 
 
+@functools.lru_cache(maxsize=1024)
+def _mapping_cached(values: tuple) -> dict:
+    return {v: i for i, v in enumerate(values)}
+
+
+def _mapping(index: pd.Index) -> dict:
+    """``value -> position`` for a (small, public) index of values, cached."""
+    return _mapping_cached(tuple(index))
+
+
 def _is_number(value: object) -> bool:
     try:
         float(value)  # type: ignore[arg-type]
@@ -140,8 +150,14 @@ def _lookup(index: pd.Index, values: np.ndarray) -> np.ndarray:
     """Codes of ``values`` in ``index`` (−1 when absent), accepting the string form of a value.
 
     E.g. the value 2 matches a documented "2". Integral floats match integers (2.0 → 2).
+    Small inputs use a dict (pandas' per-call overhead dominates below a few hundred rows).
     """
-    codes = index.get_indexer(values).astype(np.int64)
+    if len(values) <= 256:
+        mapping = _mapping(index)
+        codes = np.fromiter((mapping.get(v, UNKNOWN_CODE) for v in values.tolist()),
+                            dtype=np.int64, count=len(values))
+    else:
+        codes = index.get_indexer(values).astype(np.int64)
     miss = np.flatnonzero(codes < 0)
     if miss.size:
         by_str = {str(v): i for i, v in enumerate(index)}

@@ -27,9 +27,60 @@ from dpviz import keyed
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.mechanisms import NOT_PROVEN_MESSAGE, smooth_sensitivity_logits
 
-__all__ = ["NoisyLeafCounts", "NoisyLeafLabels"]
+__all__ = [
+    "NoisyLeafCounts",
+    "NoisyLeafLabels",
+    "SummedLeafCounts",
+    "leaf_count_noise",
+    "leaf_labels",
+]
 
 _NOISE_STREAM = 101
+
+
+def leaf_count_noise(
+    keys: np.ndarray, n_classes: int, *, epsilon: float, mechanism: str
+) -> np.ndarray:
+    """Keyed noise for the class counts of leaves with noise keys ``keys``: shape (m, T).
+
+    ``"discrete_laplace"``: two-sided geometric, P(k) ∝ e^{−ε|k|}, as the difference
+    of two Geometric(1 − e^{−ε}) variables drawn by inversion,
+    ⌊log U / log e^{−ε}⌋. ``"laplace"``: Laplace(1/ε) by inversion. ε = inf: zeros.
+    """
+    keys = np.asarray(keys, dtype=np.uint64)
+    m, t = len(keys), n_classes
+    if math.isinf(epsilon):
+        return np.zeros((m, t), dtype=np.int64 if mechanism == "discrete_laplace" else float)
+    if mechanism == "discrete_laplace":
+        u = keyed.uniforms(keys, _NOISE_STREAM, 2 * t)
+        g = np.floor(np.log(u) / -epsilon).astype(np.int64)
+        return g[:, :t] - g[:, t:]
+    u = keyed.uniforms(keys, _NOISE_STREAM, t)
+    return -np.sign(u - 0.5) * np.log1p(-2.0 * np.abs(u - 0.5)) / epsilon
+
+
+def leaf_labels(
+    counts: np.ndarray, keys: np.ndarray, *, epsilon: float, mechanism: str
+) -> np.ndarray:
+    """Keyed private label of leaves with exact class counts ``counts`` (m, T) and noise keys.
+
+    See :class:`NoisyLeafLabels` for the mechanisms and their privacy claims.
+    """
+    counts = np.asarray(counts)
+    u = keyed.uniforms(np.asarray(keys, dtype=np.uint64), _NOISE_STREAM, counts.shape[1])
+    if mechanism == "rosnam":
+        if math.isinf(epsilon):
+            return np.argmax(counts - u * 1e-3, axis=1)  # ties broken at random
+        return np.argmax(counts - np.log(u) / epsilon, axis=1)
+    gumbel = -np.log(-np.log(u))
+    if mechanism == "exponential":
+        top = counts == counts.max(axis=1, keepdims=True)
+        if math.isinf(epsilon):
+            return np.argmax(np.where(top, gumbel, -np.inf), axis=1)
+        return np.argmax(epsilon * top / 2.0 + gumbel, axis=1)
+    if mechanism == "smooth_sensitivity":
+        return np.argmax(smooth_sensitivity_logits(counts, epsilon=epsilon) + gumbel, axis=1)
+    raise InvalidParameterError(f"unknown leaf mechanism {mechanism!r}")
 
 
 class _LeafTable:
@@ -106,20 +157,10 @@ class NoisyLeafCounts:
     def noise(self, leaf_keys: np.ndarray) -> np.ndarray:
         """The noise added to each leaf's counts, shape (m, T) (0 when ε = inf)."""
         leaf_keys = np.asarray(leaf_keys, dtype=np.uint64)
-        m, t = len(leaf_keys), self.n_classes
-        if math.isinf(self.epsilon):
-            return np.zeros(
-                (m, t), dtype=np.int64 if self.mechanism == "discrete_laplace" else float
-            )
         keys = keyed.splitmix64(leaf_keys ^ self.noise_key)
-        if self.mechanism == "discrete_laplace":
-            u = keyed.uniforms(keys, _NOISE_STREAM, 2 * t)
-            # Geometric(1 - a) on {0, 1, ...} by inversion: floor(log U / log a), a = e^{-ε}.
-            # The difference of two is two-sided geometric: P(k) ∝ a^|k| (discrete Laplace).
-            g = np.floor(np.log(u) / -self.epsilon).astype(np.int64)
-            return g[:, :t] - g[:, t:]
-        u = keyed.uniforms(keys, _NOISE_STREAM, t)
-        return -np.sign(u - 0.5) * np.log1p(-2.0 * np.abs(u - 0.5)) / self.epsilon
+        return leaf_count_noise(
+            keys, self.n_classes, epsilon=self.epsilon, mechanism=self.mechanism
+        )
 
     def __call__(self, leaf_keys: np.ndarray) -> np.ndarray:
         """Noisy class counts (m, T) of the given leaves (any leaves, visited or not)."""
@@ -198,22 +239,10 @@ class NoisyLeafLabels:
     def __call__(self, leaf_keys: np.ndarray) -> np.ndarray:
         """The private label code of each given leaf (any leaves, visited or not)."""
         leaf_keys = np.asarray(leaf_keys, dtype=np.uint64)
-        counts = self._table.exact(leaf_keys)
-        u = keyed.uniforms(
-            keyed.splitmix64(leaf_keys ^ self.noise_key), _NOISE_STREAM, self.n_classes
+        keys = keyed.splitmix64(leaf_keys ^ self.noise_key)
+        return leaf_labels(
+            self._table.exact(leaf_keys), keys, epsilon=self.epsilon, mechanism=self.mechanism
         )
-        eps = self.epsilon
-        if self.mechanism == "rosnam":
-            if math.isinf(eps):
-                return np.argmax(counts - u * 1e-3, axis=1)  # ties broken at random
-            return np.argmax(counts - np.log(u) / eps, axis=1)
-        gumbel = -np.log(-np.log(u))
-        if self.mechanism == "exponential":
-            top = counts == counts.max(axis=1, keepdims=True)
-            if math.isinf(eps):
-                return np.argmax(np.where(top, gumbel, -np.inf), axis=1)
-            return np.argmax(eps * top / 2.0 + gumbel, axis=1)
-        return np.argmax(smooth_sensitivity_logits(counts, epsilon=eps) + gumbel, axis=1)
 
     @property
     def n_visited(self) -> int:
