@@ -9,22 +9,46 @@ The estimators follow scikit-learn's conventions (``BaseEstimator`` +
   from the data with a :class:`~dpviz.errors.PrivacyLeakWarning`;
 * checking ε and the random state;
 * encoding prediction inputs with the chosen policy for unseen categories.
+
+Input conventions (those of scikit-learn, so that its estimator checks pass):
+
+* ``X`` is a DataFrame (columns matched to the domain by name, in any order)
+  or anything :func:`numpy.asarray` turns into a 2-D array (read by position:
+  in the domain's order, or — after a fit on a DataFrame, with a warning — in
+  the order of ``feature_names_in_``, as scikit-learn does). Only string
+  column names are feature names: a DataFrame with other column names (e.g.
+  ``pd.DataFrame(array)``) is read by position like an array, and
+  ``feature_names_in_`` is set only when every column name is a string.
+* Without a domain, an array column is numeric when every value is a number
+  (so an ``object`` array of floats is numeric), categorical otherwise; a
+  DataFrame column is categorical when its dtype is not numeric (or is bool).
+* ``y`` holds discrete labels of any hashable type. A column vector is
+  flattened with a ``DataConversionWarning``; non-integer floats are refused
+  ("Unknown label type: continuous").
+* Without a domain the classes are the sorted observed labels, so ``y`` must
+  hold at least two classes: a one-class model is refused (a public Domain that
+  lists every class makes a one-class sample fine).
 """
 
 from __future__ import annotations
 
 import numbers
+import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils import check_random_state
 
 from dpviz.domain import Domain
-from dpviz.errors import EmptyDataError, InvalidParameterError
+from dpviz.errors import EmptyDataError, InvalidParameterError, MissingValueError
 from dpviz.validation import check_epsilon
 
 __all__ = ["DPEstimatorMixin"]
+
+_NUMERIC_KINDS = ("integer", "floating", "mixed-integer-float", "decimal")
 
 
 class DPEstimatorMixin:
@@ -41,44 +65,54 @@ class DPEstimatorMixin:
     def _fit_inputs(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, Domain]:
         """Validate and encode training data; set ``domain_``, ``classes_``, ``n_features_in_``.
 
+        Also sets ``feature_names_in_`` when ``X`` is a DataFrame whose column
+        names are all strings (and removes it otherwise).
+
         Returns
         -------
         codes : ndarray (n, k) float64
         labels : ndarray (n,) int64, codes into ``classes_``
         domain : Domain
         """
+        name = type(self).__name__
         if y is None:
+            raise InvalidParameterError(f"{name} requires y to be passed, but the target y is None")
+        self._check_unknown()
+        if self.domain is not None and not isinstance(self.domain, Domain):
             raise InvalidParameterError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None"
+                f"domain must be a dpviz Domain or None, got {self.domain!r}"
             )
+        feature_names = _string_column_names(X)
         X = self._as_frame_or_array(X)
-        y_arr = np.asarray(y, dtype=object)
-        if y_arr.ndim == 2 and y_arr.shape[1] == 1:
-            y_arr = y_arr.ravel()
-        if y_arr.ndim != 1:
-            raise InvalidParameterError(f"y must be one-dimensional, got shape {y_arr.shape}")
+        names = self.domain.names if self.domain is not None else _array_names(X.shape[1])
+        X = _positional_names(X, names)
+        y_arr = _check_labels(y)
         n = X.shape[0]
         if n == 0:
-            raise EmptyDataError("Found array with 0 sample(s) (shape (0, ...)); fit needs rows")
+            raise EmptyDataError(
+                f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is "
+                f"required by {name}: fit needs rows"
+            )
+        if X.shape[1] == 0:
+            raise EmptyDataError(
+                f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
+                f"required by {name}."
+            )
         if len(y_arr) != n:
             raise InvalidParameterError(
                 f"X and y have inconsistent numbers of samples: {n} and {len(y_arr)}"
             )
-        if X.ndim != 2 or X.shape[1] == 0:
-            raise InvalidParameterError(
-                f"X must be 2-D with at least one feature, got shape {X.shape}"
-            )
+        _check_finite(X)
         if self.domain is None:
-            _check_no_nan(X)
-            domain = Domain.from_data(X, y_arr)  # warns PrivacyLeakWarning
-        elif isinstance(self.domain, Domain):
-            domain = self.domain
+            domain = Domain.from_data(_infer_kinds(X), y_arr)  # warns PrivacyLeakWarning
+            if domain.n_classes < 2:
+                raise EmptyDataError(
+                    f"y holds only one class ({domain.classes[0]!r}) and no public Domain "
+                    "lists the others, so the model could never predict another class; "
+                    "pass domain=Domain(..., classes=[...]) naming every class"
+                )
         else:
-            raise InvalidParameterError(
-                f"domain must be a dpviz Domain or None, got {self.domain!r}"
-            )
-        if isinstance(X, np.ndarray) and X.dtype.kind in "fc" and not np.isfinite(X).all():
-            raise InvalidParameterError("Input X contains NaN or infinity")
+            domain = self.domain
         codes = domain.encode(X)
         labels = domain.encode_labels(y_arr)
         self.domain_ = domain
@@ -86,45 +120,86 @@ class DPEstimatorMixin:
         classes[:] = domain.classes
         self.classes_ = _tidy_classes(classes)
         self.n_features_in_ = len(domain)
-        if isinstance(X, pd.DataFrame):
-            self.feature_names_in_ = np.asarray(domain.names, dtype=object)
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
         return codes, labels, domain
 
     # -------------------------------------------------------------- predict inputs
     def _predict_codes(self, X: Any) -> np.ndarray:
         """Encode prediction inputs with the fitted domain and the ``unknown`` policy."""
+        self._check_unknown()
+        return self._encode_fitted(X, unknown="mark" if self.unknown == "random" else "raise")
+
+    def _more_rows(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Encode further training rows of a fitted model (e.g. JPW's update batches).
+
+        Columns are read as at prediction time (by name, or by position in the
+        fit-time order); unknown categories and labels are refused.
+        """
+        codes = self._encode_fitted(X, unknown="raise")
+        labels = self.domain_.encode_labels(_check_labels(y))
+        if len(labels) != len(codes):
+            raise InvalidParameterError(
+                f"X and y have inconsistent numbers of samples: {len(codes)} and {len(labels)}"
+            )
+        return codes, labels
+
+    def _encode_fitted(self, X: Any, *, unknown: str) -> np.ndarray:
         from sklearn.utils.validation import check_is_fitted
 
         check_is_fitted(self, "domain_")
+        fitted_names = getattr(self, "feature_names_in_", None)
         X = self._as_frame_or_array(X)
-        if X.ndim != 2:
-            raise InvalidParameterError(f"X must be 2-D, got shape {X.shape}")
-        if X.shape[1] != self.n_features_in_:
-            raise InvalidParameterError(
-                f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                f"{self.n_features_in_} features as input"
-            )
-        if isinstance(X, np.ndarray) and X.dtype.kind in "fc" and not np.isfinite(X).all():
-            raise InvalidParameterError("Input X contains NaN or infinity")
+        if _string_column_names(X) is None:  # an array, or a frame without feature names
+            if fitted_names is not None:
+                warnings.warn(
+                    f"X does not have valid feature names, but {type(self).__name__} was "
+                    "fitted with feature names; its columns are read in the order of "
+                    "feature_names_in_",
+                    UserWarning,
+                    stacklevel=3,
+                )
+            if X.shape[1] != self.n_features_in_:
+                raise InvalidParameterError(
+                    f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                    f"{self.n_features_in_} features as input"
+                )
+            order = list(self.domain_.names if fitted_names is None else fitted_names)
+            if isinstance(X, pd.DataFrame):  # by position, keeping the column dtypes
+                X = X.set_axis(order, axis=1)
+            elif fitted_names is not None:  # positions are those of the fit-time columns
+                X = pd.DataFrame(X, columns=order)
+        _check_finite(X)
+        return self.domain_.encode(X, unknown=unknown)
+
+    def _check_unknown(self) -> None:
         if self.unknown not in ("raise", "random"):
             raise InvalidParameterError(
                 f"unknown must be 'raise' or 'random', got {self.unknown!r}"
             )
-        return self.domain_.encode(X, unknown="mark" if self.unknown == "random" else "raise")
 
     @staticmethod
     def _as_frame_or_array(X: Any) -> pd.DataFrame | np.ndarray:
+        """A DataFrame or a 2-D numpy array."""
         if isinstance(X, pd.DataFrame):
             return X
         if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
-            raise TypeError("dpviz estimators do not accept sparse input; pass a dense array")
+            raise TypeError(
+                "Sparse data was passed, but dpviz estimators need dense data; "
+                "use X.toarray() to convert to a dense numpy array"
+            )
         arr = np.asarray(X)
+        if arr.dtype.kind in "US" and not isinstance(X, np.ndarray):
+            arr = np.asarray(X, dtype=object)  # keep the numbers of a mixed list as numbers
         if arr.dtype.kind == "c":
             raise InvalidParameterError("Complex data not supported")
-        if arr.ndim == 1:
+        if arr.ndim != 2:
             raise InvalidParameterError(
-                "Expected 2D array, got 1D array instead; reshape your data with "
-                "array.reshape(-1, 1) for a single feature or array.reshape(1, -1) for one sample"
+                f"Expected 2D array, got {arr.ndim}D array instead: Reshape your data either "
+                "using array.reshape(-1, 1) if your data has a single feature or "
+                "array.reshape(1, -1) if it contains a single sample"
             )
         return arr
 
@@ -147,9 +222,119 @@ class DPEstimatorMixin:
         return self.classes_[np.asarray(codes, dtype=np.int64)]
 
 
-def _check_no_nan(X: pd.DataFrame | np.ndarray) -> None:
-    if isinstance(X, np.ndarray) and X.dtype.kind in "fc" and not np.isfinite(X).all():
-        raise InvalidParameterError("Input X contains NaN or infinity")
+def _string_column_names(X: Any) -> np.ndarray | None:
+    """``feature_names_in_`` for ``X``: its column names if all are strings, else None."""
+    if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
+        return np.asarray(list(X.columns), dtype=object)
+    return None
+
+
+def _array_names(k: int) -> list[str]:
+    """The attribute names ``Domain.from_data`` gives the columns of an array."""
+    return [f"x{j}" for j in range(k)]
+
+
+def _positional_names(X: pd.DataFrame | np.ndarray, names: Sequence[str]) -> Any:
+    """A DataFrame without string column names is read by position, like an array.
+
+    scikit-learn's rule: only string column names are feature names (e.g.
+    ``pd.DataFrame(array)`` has none). Such a frame gets the domain's names
+    (kept as a DataFrame so that its column dtypes survive) when the widths agree.
+    """
+    if isinstance(X, pd.DataFrame) and _string_column_names(X) is None and X.shape[1] == len(names):
+        return X.set_axis(list(names), axis=1)
+    return X
+
+
+def _check_finite(X: pd.DataFrame | np.ndarray) -> None:
+    """Refuse NaN (MissingValueError) and infinity in float arrays and float columns.
+
+    A DataFrame's NaN are left to ``Domain.encode``, which names the attribute.
+    """
+    if isinstance(X, pd.DataFrame):
+        for name in X.columns:
+            if pd.api.types.is_float_dtype(X[name]) and np.isinf(X[name].to_numpy()).any():
+                raise InvalidParameterError(
+                    f"attribute {name!r} contains infinity; a numeric attribute needs finite values"
+                )
+        return
+    if X.dtype.kind == "f" and not np.isfinite(X).all():
+        if np.isnan(X).any():
+            raise MissingValueError(
+                "Input X contains NaN; impute missing values first (a Domain has no place for them)"
+            )
+        raise InvalidParameterError(
+            "Input X contains infinity; a numeric attribute needs finite values"
+        )
+
+
+def _check_labels(y: Any) -> np.ndarray:
+    """The labels as a 1-D object array; refuses missing, infinite and continuous labels."""
+    values = y.to_numpy() if isinstance(y, pd.Series | pd.DataFrame) else np.asarray(y)
+    if values.ndim == 2 and values.shape[1] == 1:
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected. Please change the "
+            "shape of y to (n_samples,), for example using ravel().",
+            DataConversionWarning,
+            stacklevel=3,
+        )
+        values = values.ravel()
+    if values.ndim != 1:
+        raise InvalidParameterError(f"y must be one-dimensional, got shape {values.shape}")
+    if pd.isna(values).any():
+        raise MissingValueError("Input y contains NaN (a missing label)")
+    kind = values.dtype.kind
+    if kind in "fc" or (kind == "O" and pd.api.types.infer_dtype(values) in _NUMERIC_KINDS):
+        try:
+            numbers_ = values.astype(np.float64)
+        except (TypeError, ValueError):  # e.g. Decimal or complex: leave them to the Domain
+            numbers_ = None
+        if numbers_ is not None:
+            if not np.isfinite(numbers_).all():
+                raise InvalidParameterError(
+                    "Input y contains infinity or a value too large for dtype('float64')."
+                )
+            if (numbers_ != np.round(numbers_)).any():
+                example = values[np.flatnonzero(numbers_ != np.round(numbers_))[0]]
+                raise InvalidParameterError(
+                    f"Unknown label type: continuous (y holds non-integer numbers such as "
+                    f"{example!r}); a classifier needs discrete class labels"
+                )
+    return values.astype(object)
+
+
+def _infer_kinds(X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
+    """For ``Domain.from_data``: an object array's all-number columns as floats.
+
+    A column of an object array is numeric when every value is a number
+    (scikit-learn's convention: "treat dtype object as numeric if possible"),
+    categorical when its values are strings (or other labels). A value that is
+    neither a string nor a number (e.g. a dict) is refused with a TypeError.
+    DataFrames and non-object arrays are returned unchanged.
+    """
+    if isinstance(X, pd.DataFrame) or X.dtype != object:
+        return X
+    columns = {}
+    for j in range(X.shape[1]):
+        col = X[:, j]
+        if pd.isna(col).any():
+            raise MissingValueError(
+                f"column {j} of X has a missing value (row {int(np.flatnonzero(pd.isna(col))[0])})"
+                "; impute missing values first (a Domain has no place for them)"
+            )
+        kind = pd.api.types.infer_dtype(col, skipna=False)
+        if kind in _NUMERIC_KINDS:
+            columns[f"x{j}"] = col.astype(np.float64)
+            continue
+        bad = [v for v in col if not isinstance(v, str | bytes | numbers.Number)]
+        if bad:
+            raise TypeError(
+                f"every value of X must be a string or a number (a float() argument must be "
+                f"a string or a number), but column {j} holds {bad[0]!r} "
+                f"({type(bad[0]).__name__})"
+            )
+        columns[f"x{j}"] = col
+    return pd.DataFrame(columns)
 
 
 def _tidy_classes(classes: np.ndarray) -> np.ndarray:

@@ -308,8 +308,7 @@ class PrivateRDTClassifier(_RDTBase):
         """
         check_is_fitted(self, "trees_")
         epsilon = self._epsilon(self.epsilon)
-        codes = self.domain_.encode(X_new)
-        labels = self.domain_.encode_labels(y_new)
+        codes, labels = self._more_rows(X_new, y_new)
         if method == "jpw":
             batch = self._table.append(codes, labels)
             new = self._release(batch, self.trees_, epsilon, tag=f" ({batch.path[0]})")
@@ -324,8 +323,9 @@ class PrivateRDTClassifier(_RDTBase):
             raise InvalidParameterError(
                 f"method={method!r} reads D1 again: pass X_previous and y_previous"
             )
-        union = np.vstack([self.domain_.encode(X_previous), codes])
-        union_labels = np.concatenate([self.domain_.encode_labels(y_previous), labels])
+        previous_codes, previous_labels = self._more_rows(X_previous, y_previous)
+        union = np.vstack([previous_codes, codes])
+        union_labels = np.concatenate([previous_labels, labels])
         previous = self.ledger_.spent
         table = PrivateTable.from_encoded(
             union, union_labels, domain=self.domain_, epsilon=previous + epsilon, rng=self._rng()
