@@ -18,8 +18,10 @@ def test_disjoint_forest_spends_epsilon_once(synth):
     clf = DPRandomForestClassifier(epsilon=1.0, n_trees=20, domain=synth.domain, random_state=0)
     clf.fit(synth.X, synth.y)
     frame = clf.ledger_.to_frame()
-    assert len(frame) == 20 and np.allclose(frame["epsilon"], 1.0)
-    assert clf.ledger_.spent == pytest.approx(1.0)  # parallel composition over the trees
+    # one release for the leaves of all 20 trees: every row reaches one leaf of one tree
+    assert len(frame) == 1 and frame["epsilon"].iloc[0] == 1.0
+    assert "parallel composition" in frame["label"].iloc[0]
+    assert clf.ledger_.spent == pytest.approx(1.0)
     assert frame["charged"].sum() == pytest.approx(1.0)
     assert clf.depth_ == 5  # FI Table 4, SynthA
 
@@ -30,6 +32,17 @@ def test_shared_rows_forest_splits_epsilon(synth):
     ).fit(synth.X, synth.y)
     frame = clf.ledger_.to_frame()
     assert np.allclose(frame["epsilon"], 0.05) and clf.ledger_.spent == pytest.approx(1.0)
+
+
+def test_batched_prediction_equals_tree_by_tree_votes(synth):
+    clf = DPRandomForestClassifier(epsilon=1.0, n_trees=12, domain=synth.domain, random_state=4)
+    clf.fit(synth.X, synth.y)
+    codes = synth.domain.encode(synth.X[:300])
+    (release,) = clf.leaf_labels_
+    expected = np.zeros((300, 2), dtype=int)
+    for tree in clf.trees_:
+        np.add.at(expected, (np.arange(300), release(tree.leaf_keys(codes))), 1)
+    np.testing.assert_array_equal(clf.votes(synth.X[:300]), expected)
 
 
 def test_predict_is_majority_vote_and_proba_vote_shares(synth):

@@ -20,7 +20,7 @@ from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
 from dpviz.trees._base import DPEstimatorMixin
 from dpviz.trees.depth import fletcher_islam_depth
-from dpviz.trees.random_tree import RandomTree
+from dpviz.trees.random_tree import RandomTree, forest_leaf_keys
 from dpviz.validation import check_int
 
 __all__ = ["DPRandomForestClassifier", "get_majority_labels"]
@@ -49,15 +49,18 @@ def get_majority_labels(
         The leaf-label selection (see :class:`dpviz.leaf_release.NoisyLeafLabels`).
     disjoint : bool
         ``True`` (FI §4.2, line 22): each row is sent to one tree chosen
-        uniformly at random, independently of the other rows, and each tree
-        spends the full ε on its part — parallel composition. ``False`` (FI
-        Fig. 5's comparison): every tree reads every row with ε/τ — sequential.
+        uniformly at random, independently of the other rows, and every leaf of
+        every tree releases its label at the full ε — one query, since the
+        leaves of all trees hold disjoint rows (parallel composition).
+        ``False`` (FI Fig. 5's comparison): every tree reads every row, one
+        query of ε/τ per tree (sequential composition).
     rng : numpy.random.Generator
         Source of the row-to-tree assignment.
 
     Returns
     -------
     list of NoisyLeafLabels
+        One release covering all trees (disjoint) or one per tree (shared).
 
     Notes
     -----
@@ -66,21 +69,21 @@ def get_majority_labels(
     (FI's "sampled without replacement"): with an equal split, adding one row
     shifts which part many other rows land in, so neighbouring data sets differ
     in more than one part and parallel composition no longer applies. With an
-    independent assignment per row, a neighbour changes exactly one part.
+    independent assignment per row, a neighbour changes exactly one leaf.
     """
     tau = len(trees)
     if disjoint:
-        parts = table.partition(
-            lambda codes: rng.integers(0, tau, size=codes.shape[0]), n_parts=tau
-        )
+
+        def route(codes: np.ndarray) -> np.ndarray:
+            return forest_leaf_keys(trees, codes, rng.integers(0, tau, size=codes.shape[0]))
+
         return [
-            part.noisy_leaf_labels(
-                tree.leaf_keys,
+            table.noisy_leaf_labels(
+                route,
                 epsilon=epsilon,
                 mechanism=mechanism,
-                label=f"tree {i + 1} leaf labels",
+                label=f"leaf labels of {tau} trees (disjoint rows: parallel composition)",
             )
-            for i, (tree, part) in enumerate(zip(trees, parts, strict=True))
         ]
     return [
         table.noisy_leaf_labels(
@@ -126,6 +129,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     depth_ : int
     trees_ : list of RandomTree
     leaf_labels_ : list of NoisyLeafLabels
+        One release for all trees (disjoint) or one per tree (shared rows).
     ledger_ : Ledger
 
     Notes
@@ -190,11 +194,23 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         """Number of trees voting for each class, shape (n, n_classes)."""
         check_is_fitted(self, "trees_")
         codes = self._predict_codes(X)
-        n_classes = self.domain_.n_classes
-        votes = np.zeros((codes.shape[0], n_classes), dtype=np.int64)
-        rows = np.arange(codes.shape[0])
-        for tree, labels in zip(self.trees_, self.leaf_labels_, strict=True):
-            np.add.at(votes, (rows, labels(tree.leaf_keys(codes))), 1)
+        n, tau = codes.shape[0], len(self.trees_)
+        votes = np.zeros((n, self.domain_.n_classes), dtype=np.int64)
+        rows = np.arange(n)
+        per_release = tau // len(self.leaf_labels_)
+        chunk = max(1, min(per_release, 2_000_000 // max(n, 1)))  # bound memory: rows × trees
+        for r, release in enumerate(self.leaf_labels_):
+            for start in range(0, per_release, chunk):
+                ids = np.arange(
+                    r * per_release + start, r * per_release + min(start + chunk, per_release)
+                )
+                trees = [self.trees_[i] for i in ids]
+                keys = forest_leaf_keys(
+                    trees, np.tile(codes, (len(ids), 1)), np.repeat(np.arange(len(ids)), n)
+                )
+                labels = release(keys).reshape(len(ids), n)
+                for row_labels in labels:
+                    votes[rows, row_labels] += 1
         return votes
 
     def predict_proba(self, X: Any) -> np.ndarray:
