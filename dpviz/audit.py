@@ -1,0 +1,521 @@
+"""Empirical privacy audits: sample a mechanism on neighbouring inputs and bound the ratio.
+
+ε-differential privacy promises ``P[M(D) ∈ E] ≤ e^ε · P[M(D') ∈ E]`` for every
+event E and neighbours D, D′. An audit (in the style of StatDP, DP-Sniper,
+Delta-Siege and DP-Auditorium) estimates both probabilities for a well-chosen
+event and turns them into a *lower bound* on the ε the mechanism really has:
+
+1. **Sample** the mechanism many times on D and on D′ (vectorized: the
+   mechanism returns ``n`` outputs per call).
+2. **Choose** the event and direction on a first part of the samples (the
+   selection stage): among candidate events, the one whose estimated ratio has
+   the largest lower bound.
+3. **Estimate** on fresh samples: one-sided Clopper–Pearson bounds at α/2 each,
+   p_low ≤ P[M(D) ∈ E] and q_high ≥ P[M(D′) ∈ E], give with confidence 1 − α
+   ``ε ≥ log(p_low / q_high)``. Choosing and estimating on the same samples
+   would report false violations (the maximum of many noisy ratios is biased up).
+
+A result says "no violation found at N samples" when the bound stays below the
+claimed ε — never "private": an audit can refute a claim, not prove one.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from dpviz.errors import InvalidParameterError
+from dpviz.validation import check_epsilon, check_int, check_probability
+
+__all__ = [
+    "AuditResult",
+    "Event",
+    "Interval",
+    "audit",
+    "auto_events",
+    "clopper_pearson",
+    "estimator_mechanism",
+    "laplace_lattice_events",
+    "leaf_count_neighbours",
+    "search_neighbours",
+]
+
+Mechanism = Callable[[Any, int, np.random.Generator], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Event:
+    """An output event: a name and a vectorized membership test ``outputs -> bool array``."""
+
+    name: str
+    test: Callable[[np.ndarray], np.ndarray]
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        """Boolean membership of each output."""
+        return np.asarray(self.test(outputs), dtype=bool)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A probability estimate with its one-sided Clopper–Pearson bounds (α/2 each side)."""
+
+    estimate: float
+    low: float
+    high: float
+    count: int
+    n: int
+
+
+def clopper_pearson(count: int | np.ndarray, n: int, alpha: float) -> tuple[Any, Any]:
+    """One-sided Clopper–Pearson bounds at level ``alpha`` each: (lower, upper).
+
+    ``lower`` is the α-quantile of Beta(k, n − k + 1) (0 when k = 0) and ``upper``
+    the (1 − α)-quantile of Beta(k + 1, n − k) (1 when k = n): exact binomial bounds.
+    """
+    k = np.asarray(count, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        lower = np.where(k > 0, stats.beta.ppf(alpha, k, n - k + 1), 0.0)
+        upper = np.where(k < n, stats.beta.ppf(1 - alpha, k + 1, n - k), 1.0)
+    return lower, upper
+
+
+def _log_ratio_bound(p_low: Any, q_high: Any) -> Any:
+    """log(p_low / q_high), clipped at 0 (a negative bound says nothing)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.log(np.asarray(p_low, float)) - np.log(np.asarray(q_high, float))
+    return np.maximum(np.nan_to_num(value, nan=0.0, neginf=0.0), 0.0)
+
+
+@dataclass
+class AuditResult:
+    """The outcome of an audit.
+
+    Attributes
+    ----------
+    epsilon : float
+        The claimed ε.
+    epsilon_lower : float
+        Lower bound on the true ε, with confidence ``1 − alpha``.
+    reject : bool
+        ``epsilon_lower > epsilon``: the claim is refuted.
+    event : str
+        The event chosen in the selection stage.
+    direction : str
+        ``"D/D'"`` (P[M(D) ∈ E] over P[M(D′) ∈ E]) or ``"D'/D"``.
+    p, p_prime : Interval
+        The estimates for D and D′ on the fresh samples.
+    neighbours : str
+        Description of D and D′.
+    n_samples : int
+        Samples per neighbour (selection + estimation).
+    alpha : float
+    exact_epsilon : float or None
+        The exact privacy loss of the event, when the caller knows it.
+    selection : DataFrame
+        Every candidate event with its selection-stage counts and bound.
+    seconds : float
+        Wall time of the audit.
+    """
+
+    epsilon: float
+    epsilon_lower: float
+    reject: bool
+    event: str
+    direction: str
+    p: Interval
+    p_prime: Interval
+    neighbours: str
+    n_samples: int
+    alpha: float
+    exact_epsilon: float | None = None
+    selection: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    seconds: float = 0.0
+
+    @property
+    def ratio(self) -> float:
+        """Point estimate of the probability ratio on the estimation samples."""
+        num, den = (self.p, self.p_prime) if self.direction == "D/D'" else (self.p_prime, self.p)
+        return math.inf if den.estimate == 0 else num.estimate / den.estimate
+
+    def summary(self) -> str:
+        """A plain-language verdict."""
+        conf = f"{100 * (1 - self.alpha):.0f}%"
+        bound = f"ε ≥ {self.epsilon_lower:.3g} with {conf} confidence"
+        if self.reject:
+            text = (
+                f"VIOLATION: {bound}, above the claimed ε = {self.epsilon:g} "
+                f"(event {self.event}, {self.direction}, {self.n_samples} samples per neighbour)"
+            )
+        else:
+            text = (
+                f"no violation found at {self.n_samples} samples per neighbour: {bound} "
+                f"does not exceed the claimed ε = {self.epsilon:g} (event {self.event})"
+            )
+        if self.exact_epsilon is not None:
+            text += f"; the exact privacy loss of this event is {self.exact_epsilon:.3g}"
+        return text
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def to_frame(self) -> pd.DataFrame:
+        """The two probability estimates and their intervals, one row per neighbour."""
+        return pd.DataFrame(
+            [
+                {
+                    "neighbour": name,
+                    "estimate": i.estimate,
+                    "low": i.low,
+                    "high": i.high,
+                    "count": i.count,
+                    "n": i.n,
+                }
+                for name, i in (("D", self.p), ("D'", self.p_prime))
+            ]
+        )
+
+
+# ---------------------------------------------------------------------------------- events
+def auto_events(
+    a: np.ndarray, b: np.ndarray, *, max_values: int = 60, n_quantiles: int = 39
+) -> list[Event]:
+    """Candidate events from pooled selection samples of both neighbours.
+
+    * discrete outputs (integers, or few distinct values): one event per value,
+      plus one-sided thresholds ``x ≤ v`` / ``x ≥ v`` for ordered (integer) outputs;
+    * numeric outputs: one-sided thresholds at pooled quantiles;
+    * vectors (shape (n, d)): the above for each coordinate.
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim == 2:
+        events = []
+        for j in range(a.shape[1]):
+            for e in auto_events(a[:, j], b[:, j], max_values=max_values, n_quantiles=n_quantiles):
+                events.append(Event(f"[{j}] {e.name}", lambda x, e=e, j=j: e(np.asarray(x)[:, j])))
+        return events
+    pooled = np.concatenate([a, b])
+    values = np.unique(pooled)
+    discrete = pooled.dtype.kind in "biu" or pooled.dtype.kind in "OUS" or len(values) <= max_values
+    events: list[Event] = []
+    if discrete:
+        if len(values) > max_values:  # many integer values: keep the most frequent and thresholds
+            counts = np.unique(pooled, return_counts=True)[1]
+            values = values[np.argsort(counts)[::-1][:max_values]]
+        for v in values:
+            shown = v.item() if isinstance(v, np.generic) else v
+            events.append(Event(f"x = {shown!r}", lambda x, v=v: np.asarray(x) == v))
+    if pooled.dtype.kind in "biuf":
+        cuts = (
+            np.unique(np.quantile(pooled, np.linspace(0.01, 0.99, n_quantiles)))
+            if not discrete or len(values) > 2
+            else np.array([])
+        )
+        for t in cuts:
+            events.append(Event(f"x ≤ {t:.6g}", lambda x, t=t: np.asarray(x) <= t))
+            events.append(Event(f"x > {t:.6g}", lambda x, t=t: np.asarray(x) > t))
+    return events
+
+
+def laplace_lattice_events(scale: float) -> list[Event]:
+    """Events that encode numpy's Laplace sampler (Mironov 2012's floating-point attack).
+
+    ``numpy.random.Generator.laplace(0, b)`` returns ``-(b·log(2 − 2U))`` or
+    ``b·log(2U)`` for U = k / 2^53 — a sparse lattice of doubles. With the true
+    value 0 every output lies on it; with the true value 1 the output
+    ``fl(1 + noise)`` usually does not. The event "output off the lattice" is
+    therefore *impossible* under the value 0 and common under 1: an unbounded
+    privacy loss, whatever ε the noise scale was meant to give. (Membership is
+    checked with the C library's ``log``, as numpy's sampler uses it.)
+
+    Parameters
+    ----------
+    scale : float
+        The sampler's scale b = Δ/ε.
+    """
+    two53 = 9007199254740992.0
+
+    def on_lattice(values: np.ndarray) -> np.ndarray:
+        out = np.empty(len(values), dtype=bool)
+        for i, y in enumerate(np.asarray(values, dtype=float).tolist()):
+            positive = y > 0
+            u = 1 - math.exp(-y / scale) / 2 if positive else math.exp(y / scale) / 2
+            k0 = math.floor(u * two53)
+            found = False
+            for d in (0, -1, 1, -2, 2, -3, 3):
+                uk = (k0 + d) / two53
+                if positive and 0.5 <= uk < 1:
+                    found = -(scale * math.log(2.0 - uk - uk)) == y
+                elif not positive and 0 < uk < 0.5:
+                    found = scale * math.log(uk + uk) == y
+                if found:
+                    break
+            out[i] = found
+        return out
+
+    return [
+        Event("on the sampler's lattice around 0", on_lattice),
+        Event("off the sampler's lattice around 0", lambda y: ~on_lattice(y)),
+    ]
+
+
+# ---------------------------------------------------------------------------------- audit
+def _counts(events: Sequence[Event], outputs: np.ndarray) -> np.ndarray:
+    return np.array([int(e(outputs).sum()) for e in events])
+
+
+def _select(
+    events: Sequence[Event], sel_a: np.ndarray, sel_b: np.ndarray, alpha: float
+) -> tuple[int, str, pd.DataFrame]:
+    """The event and direction with the largest lower bound on the selection samples."""
+    n_a, n_b = len(sel_a), len(sel_b)
+    ka, kb = _counts(events, sel_a), _counts(events, sel_b)
+    a_low, a_high = clopper_pearson(ka, n_a, alpha / 2)
+    b_low, b_high = clopper_pearson(kb, n_b, alpha / 2)
+    forward = _log_ratio_bound(a_low, b_high)
+    backward = _log_ratio_bound(b_low, a_high)
+    table = pd.DataFrame(
+        {
+            "event": [e.name for e in events],
+            "count_D": ka,
+            "count_D'": kb,
+            "bound_D/D'": forward,
+            "bound_D'/D": backward,
+        }
+    )
+    best = np.maximum(forward, backward)
+    # ties (e.g. all zero): prefer the event with the largest point-estimate log-ratio
+    with np.errstate(divide="ignore", invalid="ignore"):
+        point = np.abs(np.log((ka + 0.5) / n_a) - np.log((kb + 0.5) / n_b))
+    i = int(np.lexsort((point, best))[-1])
+    direction = (
+        "D/D'"
+        if forward[i] > backward[i] or (forward[i] == backward[i] and ka[i] >= kb[i])
+        else "D'/D"
+    )
+    return i, direction, table
+
+
+def audit(
+    mechanism: Mechanism,
+    D: Any,
+    D_prime: Any = None,
+    *,
+    epsilon: float,
+    events: str | Sequence[Event] = "auto",
+    n_samples: int = 100_000,
+    alpha: float = 0.05,
+    seed: int = 0,
+    selection_fraction: float = 0.2,
+    exact_epsilon: float | None = None,
+    neighbours: str | None = None,
+) -> AuditResult:
+    """Audit ``mechanism`` on neighbours ``D``, ``D_prime`` against the claimed ``epsilon``.
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(data, n, rng)`` returns ``n`` independent outputs (an array
+        of length n, or shape (n, d) for vectors).
+    D, D_prime
+        Neighbouring inputs. If ``D_prime`` is None, ``D`` must be a pair (D, D′).
+    epsilon : float
+        The claimed ε (may be ``inf`` to simply measure).
+    events : "auto" or sequence of Event
+        Candidate events (see :func:`auto_events`), or the caller's own, e.g. an
+        event that encodes a sampler's floating-point lattice.
+    n_samples : int
+        Samples per neighbour, split into selection and estimation parts.
+    alpha : float
+        1 − confidence; each side's Clopper–Pearson bound uses α/2.
+    seed : int
+        Seed of the samples.
+    selection_fraction : float
+        Share of the samples used to choose the event.
+    exact_epsilon : float, optional
+        The true privacy loss, when known, reported next to the measurement.
+    neighbours : str, optional
+        Description of the neighbours for the report.
+
+    Returns
+    -------
+    AuditResult
+    """
+    start = time.perf_counter()
+    if D_prime is None:
+        D, D_prime = D
+    epsilon = check_epsilon(epsilon, allow_inf=True)
+    n_samples = check_int(n_samples, "n_samples", minimum=20)
+    alpha = check_probability(alpha, "alpha")
+    fraction = check_probability(selection_fraction, "selection_fraction")
+    if not 0 < fraction < 1:
+        raise InvalidParameterError(f"selection_fraction must be in (0, 1), got {fraction!r}")
+    rng = np.random.default_rng(seed)
+    n_sel = max(int(n_samples * fraction), 10)
+    n_est = n_samples - n_sel
+    out_a = np.asarray(mechanism(D, n_samples, rng))
+    out_b = np.asarray(mechanism(D_prime, n_samples, rng))
+    sel_a, est_a = out_a[:n_sel], out_a[n_sel:]
+    sel_b, est_b = out_b[:n_sel], out_b[n_sel:]
+    candidates = auto_events(sel_a, sel_b) if isinstance(events, str) else list(events)
+    if isinstance(events, str) and events != "auto":
+        raise InvalidParameterError(f"events must be 'auto' or a list of Event, got {events!r}")
+    if not candidates:
+        raise InvalidParameterError("no candidate events")
+    i, direction, table = _select(candidates, sel_a, sel_b, alpha)
+    event = candidates[i]
+    ka, kb = int(event(est_a).sum()), int(event(est_b).sum())
+    a_low, a_high = clopper_pearson(ka, n_est, alpha / 2)
+    b_low, b_high = clopper_pearson(kb, n_est, alpha / 2)
+    p = Interval(ka / n_est, float(a_low), float(a_high), ka, n_est)
+    q = Interval(kb / n_est, float(b_low), float(b_high), kb, n_est)
+    bound = float(
+        _log_ratio_bound(a_low, b_high) if direction == "D/D'" else _log_ratio_bound(b_low, a_high)
+    )
+    return AuditResult(
+        epsilon=epsilon,
+        epsilon_lower=bound,
+        reject=bound > epsilon,
+        event=event.name,
+        direction=direction,
+        p=p,
+        p_prime=q,
+        neighbours=neighbours or "D, D'",
+        n_samples=n_samples,
+        alpha=alpha,
+        exact_epsilon=exact_epsilon,
+        selection=table,
+        seconds=time.perf_counter() - start,
+    )
+
+
+# ---------------------------------------------------------------------------------- neighbours
+def leaf_count_neighbours(
+    m_values: Sequence[int] = (1, 2, 3, 5, 10, 20, 50), n_classes: int = 2
+) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """Worst-case neighbouring class-count vectors of one leaf, over a grid of m.
+
+    Adding one row changes one class count by one. Patterns: pure ``(m, 0, …)``
+    against ``(m+1, 0, …)`` (majority grows) and ``(m, 1, …)`` (a minority row
+    appears); near-tie ``(m, m−1)`` against ``(m, m)``; tie ``(m, m)`` against
+    ``(m+1, m)``; and the empty leaf against one row.
+
+    Returns
+    -------
+    list of (name, counts, counts')
+    """
+    n_classes = check_int(n_classes, "n_classes", minimum=2)
+
+    def vec(*head: int) -> np.ndarray:
+        v = np.zeros(n_classes, dtype=np.int64)
+        v[: len(head)] = head
+        return v
+
+    pairs = [("empty vs one row", vec(0), vec(1))]
+    for m in m_values:
+        pairs += [
+            (f"pure ({m}, 0) vs ({m + 1}, 0)", vec(m), vec(m + 1)),
+            (f"pure ({m}, 0) vs ({m}, 1)", vec(m), vec(m, 1)),
+            (f"near-tie ({m}, {m - 1}) vs ({m}, {m})", vec(m, m - 1), vec(m, m)),
+            (f"tie ({m}, {m}) vs ({m + 1}, {m})", vec(m, m), vec(m + 1, m)),
+        ]
+    return pairs
+
+
+def search_neighbours(
+    mechanism: Mechanism,
+    pairs: Sequence[tuple[str, Any, Any]],
+    *,
+    epsilon: float,
+    n_search: int = 20_000,
+    n_samples: int = 100_000,
+    alpha: float = 0.05,
+    seed: int = 0,
+    exact: Callable[[Any, Any], float] | None = None,
+) -> AuditResult:
+    """Find the most revealing neighbours, then audit them on fresh samples.
+
+    Each candidate pair gets a small audit (``n_search`` samples, a different
+    seed); the pair with the largest lower bound is audited again with
+    ``n_samples`` fresh samples — so the search cannot bias the final bound.
+
+    Parameters
+    ----------
+    mechanism : callable
+        ``mechanism(data, n, rng)``.
+    pairs : sequence of (name, D, D′)
+        Candidates, e.g. from :func:`leaf_count_neighbours`.
+    epsilon : float
+        The claimed ε.
+    n_search, n_samples : int
+        Samples per neighbour in the search and in the final audit.
+    alpha : float
+    seed : int
+    exact : callable, optional
+        ``exact(D, D′)`` → the exact privacy loss, reported with the result.
+    """
+    best, best_bound = None, -1.0
+    for k, (name, d, d_prime) in enumerate(pairs):
+        result = audit(
+            mechanism,
+            d,
+            d_prime,
+            epsilon=epsilon,
+            n_samples=n_search,
+            alpha=alpha,
+            seed=seed + 1 + k,
+        )
+        if result.epsilon_lower > best_bound:
+            best, best_bound = (name, d, d_prime), result.epsilon_lower
+    assert best is not None
+    name, d, d_prime = best
+    return audit(
+        mechanism,
+        d,
+        d_prime,
+        epsilon=epsilon,
+        n_samples=n_samples,
+        alpha=alpha,
+        seed=seed,
+        neighbours=name,
+        exact_epsilon=None if exact is None else exact(d, d_prime),
+    )
+
+
+# ---------------------------------------------------------------------------------- estimators
+def estimator_mechanism(
+    make_estimator: Callable[[int], Any],
+    canary: Any,
+    *,
+    output: str = "predict",
+) -> Mechanism:
+    """Turn "train an estimator, predict the canary" into a mechanism for :func:`audit`.
+
+    The whole-estimator audit: ``data`` is ``(X, y)``; each of the ``n`` samples
+    trains ``make_estimator(seed)`` on it and records its prediction for the
+    canary row (``output="predict"``: the label; ``"proba"``: the class
+    probabilities, rounded to 6 decimals). Audit it on D and on D′ = D plus the
+    canary record — the end-to-end check no mechanism-level test can give.
+    """
+    if output not in ("predict", "proba"):
+        raise InvalidParameterError(f"output must be 'predict' or 'proba', got {output!r}")
+
+    def mechanism(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        X, y = data
+        seeds = rng.integers(0, 2**31 - 1, size=n)
+        results = []
+        for s in seeds:
+            model = make_estimator(int(s)).fit(X, y)
+            if output == "predict":
+                results.append(model.predict(canary)[0])
+            else:
+                results.append(np.round(model.predict_proba(canary)[0], 6))
+        return np.asarray(results)
+
+    return mechanism

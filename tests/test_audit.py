@@ -1,0 +1,232 @@
+"""Audits of everything private in dpviz (no violation at ≥ 10^5 samples per neighbour; whole
+estimators ≥ 10^4 trainings), and of the three known failures, each rejected. Fixed seeds."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from dpviz import audit_targets as targets
+from dpviz import mechanisms
+from dpviz.audit import (
+    Event,
+    audit,
+    clopper_pearson,
+    estimator_mechanism,
+    laplace_lattice_events,
+    leaf_count_neighbours,
+    search_neighbours,
+)
+from dpviz.domain import Categorical, Domain
+from dpviz.trees.forest import DPRandomForestClassifier
+from dpviz.trees.rdt import PrivateRDTClassifier
+
+N = 100_000
+
+
+def test_clopper_pearson_matches_scipy_exact_interval():
+    low, high = clopper_pearson(37, 200, 0.025)
+    ci = stats.binomtest(37, 200).proportion_ci(confidence_level=0.95, method="exact")
+    assert low == pytest.approx(ci.low) and high == pytest.approx(ci.high)
+    assert clopper_pearson(0, 50, 0.025)[0] == 0 and clopper_pearson(50, 50, 0.025)[1] == 1
+
+
+def test_selection_and_estimation_use_different_samples():
+    # a private mechanism audited with many candidate events must not report a violation
+    # (choosing on the same samples would): a fair coin on both neighbours.
+    coin = lambda data, n, rng: rng.integers(0, 40, size=n)  # noqa: E731
+    result = audit(coin, 0, 1, epsilon=0.01, n_samples=20_000)
+    assert not result.reject and "no violation found" in str(result)
+
+
+# ---------------------------------------------------------------- correct mechanisms
+@pytest.mark.parametrize(
+    ("name", "mechanism", "D", "D_prime"),
+    [
+        ("Laplace count", targets.laplace_count(1.0), 10, 11),
+        ("discrete Laplace count", targets.discrete_laplace_count(1.0), 10, 11),
+        # every utility may move by Δ = 1; one rising while 20 others fall is the worst
+        # case: the loss of "choose option 0" is log(e^.5 (1 + 20 e^.5) / (e^.5 + 20)) = 0.95ε
+        (
+            "exponential mechanism",
+            targets.exponential_choice(1.0),
+            [0.0] + [1.0] * 20,
+            [1.0] + [0.0] * 20,
+        ),
+        ("Private-RDT leaf vector", targets.leaf_vector(0.5), [7, 0], [8, 0]),
+        ("Private-RDT leaf vector (Laplace)", targets.leaf_vector(0.5, "laplace"), [0, 3], [0, 4]),
+    ],
+)
+def test_no_violation_found(name, mechanism, D, D_prime):
+    epsilon = 0.5 if "leaf vector" in name else 1.0
+    result = audit(mechanism, np.asarray(D), np.asarray(D_prime), epsilon=epsilon, n_samples=N)
+    assert not result.reject, result.summary()
+    # and the audit has power: the bound comes close to the true ε on these tight neighbours
+    assert result.epsilon_lower > 0.7 * epsilon, result.summary()
+
+
+@pytest.mark.parametrize(
+    "mechanism",
+    [
+        targets.report_noisy_max_choice(1.0),
+        targets.leaf_label(1.0, "rosnam"),
+        targets.leaf_label(1.0, "exponential"),
+    ],
+    ids=["ROSNAM", "FI forest leaf label (ROSNAM)", "FI leaf label (global sensitivity)"],
+)
+def test_leaf_label_mechanisms_survive_a_neighbour_search(mechanism):
+    result = search_neighbours(
+        mechanism, leaf_count_neighbours((1, 2, 5, 20)), epsilon=1.0, n_search=20_000, n_samples=N
+    )
+    assert not result.reject, result.summary()
+
+
+def test_rdt_sharp_primary_counts(monkeypatch):
+    """A primary tree's centre counts: route D and D' (plus a canary) through a real RDT# tree."""
+    from dpviz.datasets import load
+    from dpviz.trees.rdt_sharp import create_tree
+
+    ds = load("votes")
+    codes = ds.domain.encode(ds.X)
+    labels = ds.domain.encode_labels(ds.y)
+    tree = create_tree(ds.domain, 3, codes[200:], n_cells=10, rng=np.random.default_rng(0))
+    private, canary = codes[:100], codes[100:101]
+    cells = tree.cell_keys(private)
+    cell = tree.cell_keys(canary)[0]
+    D = np.bincount(labels[:100][cells == cell], minlength=2)
+    D_prime = D + np.bincount(labels[100:101], minlength=2)
+    result = audit(
+        targets.leaf_vector(0.2),
+        D,
+        D_prime,
+        epsilon=0.2,
+        n_samples=N,
+        neighbours="centre counts without / with the canary",
+    )
+    assert not result.reject, result.summary()
+
+
+# ---------------------------------------------------------------- whole estimators
+@pytest.fixture(scope="module")
+def tiny():
+    domain = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(3)], ["n", "y"])
+    rng = np.random.default_rng(0)
+    X = rng.choice(["0", "1"], (20, 3)).astype(object)
+    y = rng.choice(["n", "y"], 20).astype(object)
+    canary = np.array([["1", "1", "1"]], dtype=object)
+    return domain, X, y, canary
+
+
+@pytest.mark.parametrize("kind", ["Private-RDT", "FI forest"])
+def test_whole_estimator_audit(tiny, kind):
+    domain, X, y, canary = tiny
+
+    def make(seed):
+        if kind == "Private-RDT":
+            return PrivateRDTClassifier(epsilon=1.0, n_trees=3, domain=domain, random_state=seed)
+        return DPRandomForestClassifier(
+            epsilon=1.0, n_trees=5, max_depth=3, domain=domain, random_state=seed
+        )
+
+    D = (X, y)
+    D_prime = (np.vstack([X, canary]), np.append(y, "y"))
+    result = audit(
+        estimator_mechanism(make, canary),
+        D,
+        D_prime,
+        epsilon=1.0,
+        n_samples=10_000,
+        neighbours="D vs D + canary",
+    )
+    assert not result.reject, result.summary()
+
+
+# ---------------------------------------------------------------- the three failures
+@pytest.mark.parametrize("epsilon", [1.0, 0.5])
+def test_smooth_sensitivity_label_is_rejected(epsilon):
+    def exact(a, b):
+        p = mechanisms.smooth_sensitivity_label_probabilities(a, epsilon=epsilon)
+        q = mechanisms.smooth_sensitivity_label_probabilities(b, epsilon=epsilon)
+        return float(np.max(np.abs(np.log(p / q))))
+
+    result = search_neighbours(
+        targets.smooth_sensitivity_leaf_label(epsilon),
+        leaf_count_neighbours((1, 2, 3, 4, 5, 8)),
+        epsilon=epsilon,
+        n_search=20_000,
+        n_samples=N,
+        exact=exact,
+    )
+    assert result.reject, result.summary()
+    # the measured bound never exceeds the exact loss of the chosen neighbours
+    assert result.epsilon_lower <= result.exact_epsilon
+    assert result.exact_epsilon > 2 * epsilon
+
+
+def test_pruned_random_tree_is_rejected_with_an_impossible_output():
+    domain = Domain([Categorical("a", ("0", "1")), Categorical("b", ("0", "1"))], ["-", "+"])
+    X = pd.DataFrame({"a": ["0"] * 6, "b": ["0", "1"] * 3})
+    y = ["-", "+"] * 3
+    X_prime = pd.concat([X, pd.DataFrame({"a": ["1"], "b": ["1"]})], ignore_index=True)
+    result = audit(
+        targets.pruned_tree_leaves(domain),
+        (X, y),
+        (X_prime, [*y, "+"]),
+        epsilon=1.0,
+        n_samples=4_000,
+    )
+    assert result.reject
+    impossible = result.p if result.direction == "D'/D" else result.p_prime
+    assert impossible.count == 0  # the output never happens under one neighbour: ε = ∞
+
+
+def test_forest_with_wrong_budget_split_is_rejected(tiny):
+    domain, X, y, canary = tiny
+    codes, labels = domain.encode(X), domain.encode_labels(y)
+    D = (codes, labels)
+    D_prime = (np.vstack([codes, domain.encode(canary)]), np.append(labels, 1))
+    wrong = targets.forest_reading_all_rows_with_full_epsilon(domain, canary, epsilon=1.0)
+    # every tree reads the canary: 10 trees vote for it with P ≈ 0.8 each instead of 0.5,
+    # a ratio of ~100 on "all 10 votes"; 1500 trainings per neighbour suffice
+    result = audit(wrong, D, D_prime, epsilon=1.0, n_samples=1_500)
+    assert result.reject, result.summary()
+
+
+# ---------------------------------------------------------------- floating point
+def test_floating_point_laplace_leaks_and_discrete_laplace_does_not():
+    laplace = audit(
+        targets.laplace_count(1.0),
+        0,
+        1,
+        epsilon=1.0,
+        events=laplace_lattice_events(1.0),
+        n_samples=N,
+    )
+    assert laplace.reject and laplace.epsilon_lower > 5, laplace.summary()
+    discrete = audit(
+        lambda x, n, rng: targets.discrete_laplace_count(1.0)(x, n, rng).astype(float),
+        0,
+        1,
+        epsilon=1.0,
+        events=laplace_lattice_events(1.0),
+        n_samples=N,
+    )
+    assert not discrete.reject, discrete.summary()
+
+
+def test_result_reports_plainly():
+    result = audit(targets.discrete_laplace_count(1.0), 0, 1, epsilon=1.0, n_samples=2_000)
+    text = result.summary()
+    assert "private" not in text.replace("privacy", "")
+    assert len(result.to_frame()) == 2 and not result.selection.empty
+    custom = audit(
+        targets.discrete_laplace_count(1.0),
+        0,
+        1,
+        epsilon=math.inf,
+        n_samples=2_000,
+        events=[Event("x >= 1", lambda x: x >= 1)],
+    )
+    assert custom.event == "x >= 1"
