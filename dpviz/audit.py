@@ -40,6 +40,7 @@ __all__ = [
     "Interval",
     "audit",
     "auto_events",
+    "bound_vs_samples",
     "clopper_pearson",
     "estimator_mechanism",
     "laplace_lattice_events",
@@ -519,3 +520,45 @@ def estimator_mechanism(
         return np.asarray(results)
 
     return mechanism
+
+
+def bound_vs_samples(
+    mechanisms: dict[str, tuple[Mechanism, Any, Any]],
+    *,
+    epsilon: float,
+    sizes: Sequence[int] = (1_000, 3_000, 10_000, 30_000, 100_000),
+    events: str | Sequence[Event] | dict[str, Sequence[Event]] = "auto",
+    seed: int = 0,
+) -> pd.DataFrame:
+    """The ε lower bound of each mechanism's audit as the number of samples grows.
+
+    Parameters
+    ----------
+    mechanisms : dict name -> (mechanism, D, D′)
+    epsilon : float
+        The claimed ε.
+    sizes : sequence of int
+        Samples per neighbour.
+    events : "auto", a list of Event, or a dict name -> list of Event
+    seed : int
+
+    Returns
+    -------
+    DataFrame
+        Columns ``mechanism``, ``n_samples``, ``epsilon_lower``, ``epsilon``, ``reject``.
+    """
+    rows = []
+    for name, (mechanism, d, d_prime) in mechanisms.items():
+        ev = events[name] if isinstance(events, dict) else events
+        for n in sizes:
+            r = audit(mechanism, d, d_prime, epsilon=epsilon, n_samples=n, seed=seed, events=ev)
+            rows.append(
+                {
+                    "mechanism": name,
+                    "n_samples": n,
+                    "epsilon_lower": r.epsilon_lower,
+                    "epsilon": epsilon,
+                    "reject": r.reject,
+                }
+            )
+    return pd.DataFrame(rows)

@@ -18,9 +18,16 @@ import pandas as pd
 from dpviz.errors import InvalidParameterError
 
 if TYPE_CHECKING:
+    from dpviz.audit import AuditResult
     from dpviz.privacy import Ledger
 
-__all__ = ["ledger_chart", "noisy_counts_chart"]
+__all__ = [
+    "audit_histogram_chart",
+    "epsilon_bound_chart",
+    "ledger_chart",
+    "noisy_counts_chart",
+    "privacy_loss_chart",
+]
 
 
 def ledger_chart(ledger: Ledger, *, by: str = "label", width: int = 420) -> alt.Chart:
@@ -129,3 +136,130 @@ def noisy_counts_chart(
             tooltip=["label", "release", alt.Tooltip("count:Q", format=".0f")],
         )
     )
+
+
+# ---------------------------------------------------------------------------------- audits
+def audit_histogram_chart(result: AuditResult, *, width: int = 380) -> alt.Chart:
+    """The chosen event's probability under D and D′ with their Clopper–Pearson intervals.
+
+    Parameters
+    ----------
+    result : AuditResult
+        An audit from :func:`dpviz.audit.audit`.
+    width : int
+        Chart width in pixels.
+
+    Returns
+    -------
+    altair.Chart
+        Two bars (P[M(D) ∈ E], P[M(D′) ∈ E]) with error bars.
+    """
+    frame = result.to_frame()
+    base = alt.Chart(frame, title=f"P[output ∈ {result.event}]", width=width)
+    bars = base.mark_bar().encode(
+        x=alt.X("neighbour:N", title=None),
+        y=alt.Y("estimate:Q", title="probability"),
+        color=alt.Color("neighbour:N", legend=None),
+        tooltip=["neighbour", alt.Tooltip("estimate:Q", format=".4g"), "count", "n"],
+    )
+    errors = base.mark_errorbar(ticks=True).encode(
+        x="neighbour:N", y=alt.Y("low:Q", title="probability"), y2="high:Q"
+    )
+    return bars + errors
+
+
+def privacy_loss_chart(
+    result: AuditResult,
+    *,
+    exact: pd.DataFrame | None = None,
+    width: int = 460,
+) -> alt.Chart:
+    """The privacy-loss profile: log P[M(D) ∈ E] / P[M(D′) ∈ E] for every candidate event.
+
+    Parameters
+    ----------
+    result : AuditResult
+        Its selection stage holds every candidate event's counts.
+    exact : DataFrame, optional
+        Columns ``event`` and ``loss``: the exact log-ratio where it is known.
+    width : int
+        Chart width in pixels.
+
+    Returns
+    -------
+    altair.Chart
+        Points with a 95% band per event (from the selection samples), the lines
+        ±ε of the claim, and the exact curve when given.
+    """
+    from dpviz.audit import clopper_pearson
+
+    table = result.selection
+    n = max(int(result.n_samples - result.p.n), 1)  # selection samples per neighbour
+    a_low, a_high = clopper_pearson(table["count_D"].to_numpy(), n, result.alpha / 2)
+    b_low, b_high = clopper_pearson(table["count_D'"].to_numpy(), n, result.alpha / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        point = np.log((table["count_D"] + 0.5) / (n + 1)) - np.log(
+            (table["count_D'"] + 0.5) / (n + 1)
+        )
+        low = np.log(a_low) - np.log(b_high)
+        high = np.log(a_high) - np.log(b_low)
+    cap = 3 * max(result.epsilon if np.isfinite(result.epsilon) else 1.0, abs(point).max())
+    frame = pd.DataFrame(
+        {
+            "event": table["event"],
+            "order": np.arange(len(table)),
+            "log_ratio": point,
+            "low": np.clip(low, -cap, cap),
+            "high": np.clip(high, -cap, cap),
+        }
+    )
+    base = alt.Chart(frame, width=width, title="Privacy loss per event: log P[D] / P[D′]")
+    x = alt.X("order:O", title="event", axis=alt.Axis(labels=False, ticks=False))
+    band = base.mark_rule(opacity=0.4).encode(x=x, y=alt.Y("low:Q", title="log-ratio"), y2="high:Q")
+    points = base.mark_point(filled=True).encode(
+        x=x, y="log_ratio:Q", tooltip=["event", alt.Tooltip("log_ratio:Q", format=".3f")]
+    )
+    layers = [band, points]
+    if np.isfinite(result.epsilon):
+        lines = pd.DataFrame({"y": [result.epsilon, -result.epsilon], "label": ["+ε", "−ε"]})
+        layers.append(
+            alt.Chart(lines)
+            .mark_rule(strokeDash=[6, 4], color="firebrick")
+            .encode(y="y:Q", tooltip=["label"])
+        )
+    if exact is not None:
+        merged = frame.merge(exact, on="event", how="inner")
+        layers.append(alt.Chart(merged).mark_line(color="black").encode(x=x, y="loss:Q"))
+    return alt.layer(*layers)
+
+
+def epsilon_bound_chart(frame: pd.DataFrame, *, width: int = 420) -> alt.Chart:
+    """The audit's ε lower bound against the number of samples, per mechanism.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Columns ``mechanism``, ``n_samples``, ``epsilon_lower`` and ``epsilon``
+        (the claim), e.g. from :func:`dpviz.audit.bound_vs_samples`.
+    width : int
+        Chart width in pixels.
+
+    Returns
+    -------
+    altair.Chart
+        Lines of the bound (log-scaled samples) with the claimed ε as a dashed rule.
+    """
+    lines = (
+        alt.Chart(frame, width=width, title="Lower bound on ε as the audit grows")
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("n_samples:Q", scale=alt.Scale(type="log"), title="samples per neighbour"),
+            y=alt.Y("epsilon_lower:Q", title="ε lower bound (95%)"),
+            color=alt.Color("mechanism:N"),
+            tooltip=["mechanism", "n_samples", alt.Tooltip("epsilon_lower:Q", format=".3f")],
+        )
+    )
+    claim = (
+        alt.Chart(frame).mark_rule(strokeDash=[6, 4], color="firebrick").encode(y="mean(epsilon):Q")
+    )
+    return lines + claim

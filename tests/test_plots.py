@@ -41,3 +41,31 @@ def test_noisy_counts_chart_data():
     assert list(data["count"]) == [3, 4, 2, 6]
     with pytest.raises(InvalidParameterError, match="same length"):
         noisy_counts_chart(["a"], [1, 2], [1, 2])
+
+
+def _layer_data(chart, i):
+    import altair as alt
+
+    data = chart.layer[i].data
+    return chart.data if data is alt.Undefined else data
+
+
+def test_audit_charts():
+    from dpviz import audit_targets as targets
+    from dpviz.audit import audit, bound_vs_samples
+    from dpviz.plots import audit_histogram_chart, epsilon_bound_chart, privacy_loss_chart
+
+    result = audit(targets.discrete_laplace_count(1.0), 0, 1, epsilon=1.0, n_samples=5_000)
+    hist = audit_histogram_chart(result)
+    assert list(_layer_data(hist, 0)["neighbour"]) == ["D", "D'"]
+    profile = privacy_loss_chart(result)
+    data = _layer_data(profile, 1)
+    assert len(data) == len(result.selection)
+    # a correct mechanism's point log-ratios stay near [-ε, ε] on well-populated events
+    populated = (result.selection["count_D"] > 200) & (result.selection["count_D'"] > 200)
+    assert (data["log_ratio"][populated].abs() < 1.3).all()
+    frame = bound_vs_samples({"discrete Laplace": (targets.discrete_laplace_count(1.0), 0, 1)},
+                             epsilon=1.0, sizes=(1_000, 10_000))
+    assert list(frame["n_samples"]) == [1_000, 10_000]
+    assert frame["epsilon_lower"].iloc[1] > frame["epsilon_lower"].iloc[0]
+    epsilon_bound_chart(frame).to_dict()
