@@ -42,6 +42,7 @@ strip: $(STAMP)
 # created on first use) and rewrites its section of docs/benchmarks.md. A few minutes.
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/bench_audit.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
