@@ -18,6 +18,7 @@ import functools
 import itertools
 import os
 import warnings
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from tqdm.auto import tqdm
 from dpviz.datasets import Dataset
 from dpviz.validation import check_int
 
-__all__ = ["cache", "summarize", "sweep"]
+__all__ = ["cache", "holdout_accuracy", "summarize", "sweep"]
 
 EstimatorFactory = Callable[..., Any]
 
@@ -148,3 +149,56 @@ def summarize(frame: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
         .agg(mean="mean", std="std", max="max", runs="size")
         .reset_index()
     )
+
+
+def holdout_accuracy(
+    make_estimator: EstimatorFactory,
+    dataset: Dataset,
+    *,
+    repeats: int = 3,
+    test_size: float = 0.25,
+    seed: int = 0,
+    **params: Any,
+) -> pd.DataFrame:
+    """Accuracy of ``repeats`` fits on one stratified train/test split (fast, for explorers).
+
+    The split is fixed by ``seed`` and cached per data set (so moving a slider
+    changes only the model); repeat ``r`` uses estimator seed ``seed + r``.
+
+    Returns
+    -------
+    DataFrame
+        One row per repeat: the ``params``, ``repeat`` and ``accuracy``.
+    """
+    X_train, X_test, y_train, y_test = _split(dataset, test_size, seed)
+    truth = y_test.to_numpy()
+    rows = []
+    for r in range(check_int(repeats, "repeats", minimum=1)):
+        model = make_estimator(random_state=seed + r, **params).fit(X_train, y_train)
+        rows.append(
+            {**params, "repeat": r, "accuracy": float(np.mean(model.predict(X_test) == truth))}
+        )
+    return pd.DataFrame(rows)
+
+
+_SPLITS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _split(dataset: Dataset, test_size: float, seed: int) -> tuple:
+    """A stratified train/test split, cached on the data set object."""
+    from sklearn.model_selection import train_test_split
+
+    cache_for = _SPLITS.setdefault(dataset, {})
+    if (test_size, seed) not in cache_for:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "The least populated class", UserWarning)
+            try:
+                parts = train_test_split(
+                    dataset.X, dataset.y, test_size=test_size, random_state=seed, stratify=dataset.y
+                )
+            except ValueError:  # a class too small to stratify (Nursery's "recommend")
+                parts = train_test_split(
+                    dataset.X, dataset.y, test_size=test_size, random_state=seed
+                )
+        cache_for[(test_size, seed)] = tuple(parts)
+    return cache_for[(test_size, seed)]

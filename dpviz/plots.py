@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from dpviz.privacy import Ledger
 
 __all__ = [
+    "accuracy_chart",
     "audit_histogram_chart",
     "epsilon_bound_chart",
     "ledger_chart",
@@ -263,3 +264,87 @@ def epsilon_bound_chart(frame: pd.DataFrame, *, width: int = 420) -> alt.Chart:
         alt.Chart(frame).mark_rule(strokeDash=[6, 4], color="firebrick").encode(y="mean(epsilon):Q")
     )
     return lines + claim
+
+
+# ---------------------------------------------------------------------------------- accuracy
+def accuracy_chart(
+    frame: pd.DataFrame,
+    *,
+    x: str = "epsilon",
+    color: str | None = None,
+    reference: float | pd.DataFrame | None = None,
+    highlight: float | None = None,
+    log_x: bool = True,
+    title: str = "Accuracy",
+    width: int = 420,
+) -> alt.Chart:
+    """Mean accuracy against ``x`` with a band over repeats and a non-private reference line.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        One row per run: ``x``, ``accuracy`` (and ``color`` if given).
+    x : str
+        The swept parameter (ε, depth, trees, ...).
+    color : str, optional
+        Column distinguishing lines (e.g. the algorithm).
+    reference : float or DataFrame, optional
+        Non-private accuracy: a number (one dashed rule) or a frame with
+        ``accuracy`` (and ``color``) columns.
+    highlight : float, optional
+        Mark this ``x`` (the slider's current value) with a vertical rule.
+    log_x : bool
+        Log-scale x axis (for ε).
+    title : str
+        Chart title.
+    width : int
+        Chart width in pixels.
+
+    Returns
+    -------
+    altair.Chart
+        Line of the mean, band from the 10th to 90th percentile (min–max with few
+        repeats), dashed reference, optional highlight.
+    """
+    keys = [x] + ([color] if color else [])
+    summary = (
+        frame.groupby(keys)["accuracy"]
+        .agg(
+            mean="mean", low=lambda s: s.quantile(0.1), high=lambda s: s.quantile(0.9), runs="size"
+        )
+        .reset_index()
+    )
+    scale = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
+    enc_color = alt.Color(f"{color}:N") if color else alt.value("steelblue")
+    base = alt.Chart(summary, title=title, width=width)
+    band = base.mark_area(opacity=0.25).encode(
+        x=alt.X(f"{x}:Q", scale=scale, title=x),
+        y=alt.Y("low:Q", title="accuracy", scale=alt.Scale(zero=False)),
+        y2="high:Q",
+        color=enc_color,
+    )
+    line = base.mark_line(point=True).encode(
+        x=f"{x}:Q",
+        y="mean:Q",
+        color=enc_color,
+        tooltip=[*keys, alt.Tooltip("mean:Q", format=".3f"), "runs"],
+    )
+    layers: list[alt.Chart] = [band, line]
+    if reference is not None:
+        ref = (
+            pd.DataFrame({"accuracy": [float(reference)], "label": ["non-private"]})
+            if not isinstance(reference, pd.DataFrame)
+            else reference.assign(label="non-private")
+        )
+        layers.append(
+            alt.Chart(ref)
+            .mark_rule(strokeDash=[6, 4], color="gray")
+            .encode(y="accuracy:Q", tooltip=["label", alt.Tooltip("accuracy:Q", format=".3f")])
+        )
+    if highlight is not None:
+        layers.append(
+            alt.Chart(pd.DataFrame({x: [highlight]}))
+            .mark_rule(color="firebrick")
+            .encode(x=f"{x}:Q")
+        )
+    return alt.layer(*layers)

@@ -1,0 +1,64 @@
+from functools import partial
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpviz.datasets import load
+from dpviz.experiments import holdout_accuracy
+from dpviz.plots import accuracy_chart
+from dpviz.trees.rdt import PrivateRDTClassifier
+from dpviz.widgets import choice_dropdown, depth_slider, epsilon_slider, explorer, trees_slider
+
+
+def test_explorer_calls_back_on_every_change():
+    calls = []
+
+    def callback(epsilon, depth):
+        calls.append((epsilon, depth))
+        return alt.Chart(pd.DataFrame({"x": [epsilon]})).mark_point().encode(x="x:Q")
+
+    eps, depth = epsilon_slider(1.0), depth_slider(3)
+    panel = explorer(callback, {"epsilon": eps, "depth": depth})
+    assert calls == [(1.0, 3)]
+    depth.value = 5
+    eps.value = 0.1
+    assert calls[-2:] == [(1.0, 5), (pytest.approx(0.1), 5)]
+    assert "updated in" in panel.children[1].value
+
+
+def test_sliders_ranges():
+    eps = epsilon_slider(0.5, low=0.01, high=10)
+    assert eps.min == pytest.approx(-2) and eps.max == pytest.approx(1) and eps.value == 0.5
+    assert trees_slider(10, 300).max == 300
+    assert choice_dropdown(["a", "b"]).value == "a"
+
+
+@pytest.fixture(scope="module")
+def votes():
+    return load("votes")
+
+
+def test_holdout_accuracy_is_paired_and_reproducible(votes):
+    make = partial(PrivateRDTClassifier, domain=votes.domain, n_trees=5)
+    a = holdout_accuracy(make, votes, epsilon=1.0, repeats=3)
+    b = holdout_accuracy(make, votes, epsilon=1.0, repeats=3)
+    pd.testing.assert_frame_equal(a, b)
+    assert list(a.columns) == ["epsilon", "repeat", "accuracy"] and len(a) == 3
+    exact = holdout_accuracy(make, votes, epsilon=np.inf, repeats=3)
+    assert exact["accuracy"].mean() > 0.85  # Votes without noise (JPW: about 0.9)
+
+
+def test_accuracy_chart_summarizes_repeats(votes):
+    frame = pd.DataFrame({"epsilon": [0.1, 0.1, 1.0, 1.0], "accuracy": [0.5, 0.7, 0.8, 0.9]})
+    chart = accuracy_chart(frame, reference=0.95, highlight=1.0)
+    data = chart.layer[0].data
+    data = chart.data if data is alt.Undefined else data
+    assert list(data["mean"]) == pytest.approx([0.6, 0.85])
+    assert (data["low"] <= data["mean"]).all() and (data["high"] >= data["mean"]).all()
+    assert len(chart.layer) == 4
+    colored = accuracy_chart(frame.assign(algorithm=["a", "b", "a", "b"]), color="algorithm")
+    colored_data = colored.layer[0].data
+    colored_data = colored.data if colored_data is alt.Undefined else colored_data
+    assert set(colored_data["algorithm"]) == {"a", "b"}
