@@ -35,6 +35,14 @@ EXERCISES: dict[str, Exercise] = {
 }
 
 
+def register(exercises: dict[str, Exercise]) -> None:
+    """Add a notebook's exercises (called by its module in :mod:`dpviz.explore`)."""
+    for key, spec in exercises.items():
+        if key in EXERCISES and EXERCISES[key] != spec:
+            raise InvalidParameterError(f"exercise {key!r} is registered twice")
+        EXERCISES[key] = spec
+
+
 def check(exercise: str, answer: float | None) -> None:
     """Check a student's answer to ``exercise``.
 
@@ -52,6 +60,10 @@ def check(exercise: str, answer: float | None) -> None:
     InvalidParameterError
         If the exercise id is unknown.
     """
+    if exercise not in EXERCISES:
+        from dpviz.explore import load_all
+
+        load_all()
     if exercise not in EXERCISES:
         raise InvalidParameterError(f"unknown exercise {exercise!r}; known: {sorted(EXERCISES)}")
     if answer is None:
