@@ -1,8 +1,8 @@
 """dpviz: an interactive workbook for differentially private decision trees.
 
 The library behind the notebooks: public domains and data sets, the noise
-mechanisms, the PINQ-style privacy layer, and (as they land) the private tree
-algorithms of the four papers, the privacy audit and the chart builders.
+mechanisms, the PINQ-style privacy layer, the private tree algorithms of the
+four papers, the empirical privacy audit, and the chart builders.
 """
 
 from dpviz.datasets import Dataset, load
@@ -13,17 +13,24 @@ from dpviz.errors import (
     PrivacyLeakWarning,
 )
 from dpviz.privacy import Ledger, PrivateTable
+from dpviz.trees.forest import DPRandomForestClassifier
+from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
+from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
 __all__ = [
     "BudgetExceededError",
     "Categorical",
+    "DPRandomForestClassifier",
     "Dataset",
     "Domain",
     "Ledger",
     "NotProvenPrivateWarning",
     "Numeric",
     "PrivacyLeakWarning",
+    "PrivateRDTClassifier",
     "PrivateTable",
+    "RDTSharpClassifier",
+    "RandomDecisionTreeClassifier",
     "load",
 ]
 __version__ = "0.1.0"
