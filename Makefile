@@ -40,10 +40,12 @@ strip: $(STAMP)
 	$(BIN)/nbstripout --keep-output --keep-count --extra-keys "metadata.widgets cell.metadata.widgets" $(NOTEBOOKS)
 
 # Benchmarks (not tests): times dpviz against diffprivlib (in its own venv, bench/.venv-diffprivlib,
-# created on first use) and rewrites its section of docs/benchmarks.md. A few minutes.
+# created on first use) and rewrites its sections of docs/benchmarks.md; then the full 200-run
+# FS Table 1 (docs/fs_table1.md). About ten minutes.
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/bench_audit.py
+	$(BIN)/python bench/fs_table1.py --out docs/fs_table1.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

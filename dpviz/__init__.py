@@ -14,6 +14,7 @@ from dpviz.errors import (
 )
 from dpviz.privacy import Ledger, PrivateTable
 from dpviz.trees.forest import DPRandomForestClassifier
+from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
@@ -22,6 +23,8 @@ __all__ = [
     "Categorical",
     "DPRandomForestClassifier",
     "Dataset",
+    "DiffPC45Classifier",
+    "DiffPID3Classifier",
     "Domain",
     "Ledger",
     "NotProvenPrivateWarning",
@@ -31,6 +34,7 @@ __all__ = [
     "PrivateTable",
     "RDTSharpClassifier",
     "RandomDecisionTreeClassifier",
+    "SuLQID3Classifier",
     "load",
 ]
 __version__ = "0.1.0"

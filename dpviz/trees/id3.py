@@ -1,0 +1,1447 @@
+"""Friedman & Schuster (KDD 2010): private ID3 and C4.5 built on the PINQ-style privacy layer.
+
+The paper's pseudocode procedures are plain functions, named after it, that read the
+private rows *only* through :class:`~dpviz.privacy.PrivateTable` queries:
+
+* :func:`sulq_id3` and :func:`build_sulq_id3` — FS Algorithm 1, SuLQ-based ID3 (noisy
+  counts for the information gain of every attribute, FS eq. (2));
+* :func:`diffp_id3` and :func:`build_diffp_id3` — FS Algorithm 2, DiffPID3 (one
+  exponential-mechanism query per node), with the continuous attributes of FS §4.3
+  (DiffPC4.5): :func:`choose_split_point`, the exponential mechanism over score-constant
+  ranges;
+* :func:`prune_noisy_counts` — FS Algorithm 3, PRUNE, calling :func:`top_down_correct`,
+  :func:`bottom_up_aggregate` and :func:`prune_c45`.
+
+Three scikit-learn estimators call them: :class:`SuLQID3Classifier`,
+:class:`DiffPID3Classifier` and :class:`DiffPC45Classifier` (DiffPID3 with pruning on).
+The quality functions and their sensitivities are in :mod:`dpviz.trees.id3_quality`, the
+views of a tree and of its ledger in :mod:`dpviz.trees.id3_view`.
+
+Privacy (FS §3, §4): the total budget B is split equally over the d + 1 levels of the tree
+(the leaves included) — *sequential composition* across levels — while the nodes of one
+level query disjoint parts made by :meth:`PrivateTable.partition`, so they share the level's
+budget — *parallel composition*. Within a node half of the level's share pays for the noisy
+row count, the other half for the split (or the leaf's class counts). The ledger of every
+build therefore spends at most B, and exactly B when some path reaches depth d.
+
+Depth d, budget B, the size bound N and the :class:`~dpviz.domain.Domain` (categorical
+values, numeric bounds, classes) are public parameters; nothing about them is learnt from
+the rows.
+
+Unclassified rows. ID3 grows a branch for each value of the split attribute; a branch that
+no training row reaches has no class (Quinlan 1986; Weka's Id3 leaves it unlabelled, and
+JPW Table I counts test rows that end there as wrong). With noise the tree's only evidence
+of the rows that reached a node is its noisy count N_T, so a leaf with ``N_T <= 0`` is
+*empty* and a row that ends in it is *unclassified*. ``predict`` still returns a label for
+it — the noisy majority of its nearest ancestor with ``N_T > 0`` (class counts of that
+ancestor's leaves summed, which is post-processing) — and
+:meth:`DiffPID3Classifier.unclassified_mask` flags those rows.
+
+Non-private reference: ``epsilon=math.inf`` answers every query exactly, and the build
+then applies ID3's own stopping rules (a pure or empty node, or no split improving the
+criterion — FS §3) instead of the noisy rule of line 9; with ``max_depth=None`` and
+``criterion="infogain"`` it is the unlimited-depth ID3 of FS Table 1.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from dpviz import mechanisms
+from dpviz.domain import Categorical, Domain, Numeric
+from dpviz.errors import InvalidParameterError
+from dpviz.privacy import Ledger, PrivateTable
+from dpviz.trees._base import DPEstimatorMixin, _tidy_classes
+from dpviz.trees.id3_quality import (
+    Criterion,
+    get_criterion,
+    sulq_information_gain,
+)
+from dpviz.validation import check_epsilon, check_int, check_probability
+
+__all__ = [
+    "DiffPC45Classifier",
+    "DiffPID3Classifier",
+    "ID3Node",
+    "ID3Tree",
+    "SuLQID3Classifier",
+    "bottom_up_aggregate",
+    "build_diffp_id3",
+    "build_sulq_id3",
+    "choose_split_point",
+    "diffp_id3",
+    "pessimistic_errors",
+    "prune_c45",
+    "prune_noisy_counts",
+    "split_point_probabilities",
+    "split_point_ranges",
+    "sulq_id3",
+    "top_down_correct",
+]
+
+#: FS Alg. 1/2 line 9: split only if N_T / (t |C|) >= sqrt(2) / ε.
+SQRT2 = math.sqrt(2.0)
+
+#: Ledger labels of the query kinds (the ledger can be summarised by label).
+LABEL_COUNT = "node count"
+LABEL_LEAF = "leaf class counts"
+LABEL_SELECT = "split attribute"
+LABEL_POINT = "split point"
+LABEL_VALUE_COUNTS = "attribute value counts"
+LABEL_CELL_COUNTS = "attribute class counts"
+
+#: Name of the range-based exponential mechanism in the ledger.
+RANGE_MECHANISM = "exponential (ranges)"
+
+#: C4.5's tolerance when comparing a leaf's estimated errors with its subtree's (Quinlan's
+#: C4.5 code and Weka's J48 prune when ``leaf <= subtree + 0.1``).
+C45_TOLERANCE = 0.1
+
+
+# =============================================================================== the tree
+@dataclass(eq=False)
+class ID3Node:
+    """One node of an induced tree, holding only released (noisy) values.
+
+    Attributes
+    ----------
+    depth : int
+        Number of tests above the node (the root has depth 0): its level in the ledger.
+    condition : str
+        The test on the edge from the parent, e.g. ``"a3 = 1"`` or ``"age <= 37.2"``
+        (``"(root)"`` for the root).
+    epsilon : float
+        The ε of this level's queries (FS Alg. 1/2 line 3).
+    noisy_count : float
+        N_T, the node's noisy row count (FS line 8).
+    attribute : str or None
+        The split attribute; None for a leaf.
+    threshold : float or None
+        Split point of a numeric attribute (rows with ``x <= threshold`` go to child 0).
+    children : list of ID3Node
+        One per public value of a categorical split (domain order), two for a numeric one.
+    class_counts : ndarray or None
+        A leaf's noisy class counts N_c (FS line 11), in ``domain.classes`` order.
+    label : int or None
+        Class code predicted at a leaf: ``argmax_c N_c`` (FS line 12), or after pruning the
+        arg-max of the corrected counts.
+    stop : str
+        Why the node is a leaf.
+    split_points : dict
+        Split points chosen at this node for every numeric candidate (FS §4.3); released.
+    pruned : bool
+        The subtree was replaced by a leaf by C4.5 pruning (FS Alg. 3); the children are
+        kept for display but no longer used by ``predict``.
+    corrected_count : float or None
+        N_T after TopDownCorrect (FS Alg. 3 lines 7-16).
+    corrected_class_counts : ndarray or None
+        N_c after BottomUpAggregate (FS Alg. 3 lines 17-29).
+
+    """
+
+    depth: int
+    condition: str
+    epsilon: float
+    noisy_count: float
+    attribute: str | None = None
+    threshold: float | None = None
+    children: list[ID3Node] = field(default_factory=list)
+    class_counts: np.ndarray | None = None
+    label: int | None = None
+    stop: str = ""
+    split_points: dict[str, float] = field(default_factory=dict)
+    pruned: bool = False
+    corrected_count: float | None = None
+    corrected_class_counts: np.ndarray | None = None
+
+    @property
+    def is_split(self) -> bool:
+        """True for a node that tests an attribute (whether or not it was pruned)."""
+        return self.attribute is not None
+
+    @property
+    def acts_as_leaf(self) -> bool:
+        """True if ``predict`` stops here: a leaf, or a split collapsed by pruning."""
+        return self.attribute is None or self.pruned
+
+    @property
+    def is_empty(self) -> bool:
+        """A leaf whose noisy count N_T <= 0: rows that reach it are unclassified."""
+        return self.attribute is None and self.noisy_count <= 0
+
+    def walk(self) -> Iterator[ID3Node]:
+        """Pre-order iterator over the node and all its descendants (pruned ones included)."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+class ID3Tree:
+    """An induced tree with its public context: the domain, the algorithm and its budget.
+
+    Displayed as text (``str``), HTML in a notebook, or an altair chart (:meth:`chart`);
+    :meth:`to_frame` lists its nodes. Everything it shows was released by ε-DP queries.
+
+    Parameters
+    ----------
+    root : ID3Node
+        The root node.
+    domain : Domain
+        The public schema the tree was built with.
+    algorithm : str
+        E.g. ``"DiffPID3 (max)"``.
+    budget : float
+        The total ε, B.
+    epsilon : float
+        The ε of each level's queries.
+
+    """
+
+    def __init__(
+        self, root: ID3Node, domain: Domain, *, algorithm: str, budget: float, epsilon: float
+    ) -> None:
+        self.root = root
+        self.domain = domain
+        self.algorithm = algorithm
+        self.budget = budget
+        self.epsilon = epsilon
+
+    def nodes(self) -> Iterator[ID3Node]:
+        """Pre-order iterator over every node (pruned branches included)."""
+        return self.root.walk()
+
+    @property
+    def n_leaves(self) -> int:
+        """Number of leaves used by ``predict`` (pruned branches excluded)."""
+
+        def count(node: ID3Node) -> int:
+            return 1 if node.acts_as_leaf else sum(count(c) for c in node.children)
+
+        return count(self.root)
+
+    @property
+    def depth(self) -> int:
+        """Depth of the tree used by ``predict`` (0 for a single leaf)."""
+
+        def deep(node: ID3Node) -> int:
+            return 0 if node.acts_as_leaf else 1 + max(deep(c) for c in node.children)
+
+        return deep(self.root)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per node (see :func:`dpviz.trees.id3_view.tree_frame`)."""
+        from dpviz.trees.id3_view import tree_frame
+
+        return tree_frame(self)
+
+    def to_text(self, **kwargs: Any) -> str:
+        """Indented text view (see :func:`dpviz.trees.id3_view.export_text`)."""
+        from dpviz.trees.id3_view import export_text
+
+        return export_text(self, **kwargs)
+
+    def to_html(self, **kwargs: Any) -> str:
+        """Nested HTML view (see :func:`dpviz.trees.id3_view.export_html`)."""
+        from dpviz.trees.id3_view import export_html
+
+        return export_html(self, **kwargs)
+
+    def chart(self, **kwargs: Any) -> Any:
+        """Altair chart of the tree (see :func:`dpviz.trees.id3_view.tree_chart`)."""
+        from dpviz.trees.id3_view import tree_chart
+
+        return tree_chart(self, **kwargs)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def __repr__(self) -> str:
+        return (
+            f"ID3Tree({self.algorithm}, B = {self.budget:g}, ε per query = {self.epsilon:.4g}, "
+            f"depth {self.depth}, {self.n_leaves} leaves)"
+        )
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+
+# =============================================================================== helpers
+@dataclass(frozen=True)
+class _Split:
+    """A public candidate split: attribute ``name`` (column ``index``) into ``n_values`` parts."""
+
+    name: str
+    index: int
+    n_values: int
+    threshold: float | None = None
+
+
+def _split_counts(
+    codes: np.ndarray, labels: np.ndarray, split: _Split, n_classes: int
+) -> np.ndarray:
+    """Exact counts τ_jc of the rows by (part j of ``split``, class c); shape (n_values, C)."""
+    column = codes[:, split.index]
+    if split.threshold is None:
+        cells = column.astype(np.int64)
+    else:
+        cells = (column > split.threshold).astype(np.int64)
+    flat = np.bincount(cells * n_classes + labels, minlength=split.n_values * n_classes)
+    return flat.reshape(split.n_values, n_classes).astype(np.float64)
+
+
+def _argmax_random(values: np.ndarray, rng: np.random.Generator) -> int:
+    """Index of the largest value, ties broken uniformly at random (post-processing)."""
+    values = np.asarray(values, dtype=np.float64)
+    best = np.flatnonzero(values == values.max())
+    return int(best[0] if best.size == 1 else rng.choice(best))
+
+
+def _branching(domain: Domain, name: str) -> int:
+    """|A|: the number of parts a split on ``name`` makes (2 for a numeric threshold)."""
+    attribute = domain[name]
+    return attribute.n_values if isinstance(attribute, Categorical) else 2
+
+
+def _check_depth(depth: int | None, epsilon: float) -> int | None:
+    if depth is None:
+        if math.isfinite(epsilon):
+            raise InvalidParameterError(
+                "max_depth=None (unlimited) is only allowed with epsilon=math.inf (the "
+                "non-private reference): the budget is split over the d + 1 levels (FS Alg. 2 "
+                "line 3), so d must be a public number"
+            )
+        return None
+    return check_int(depth, "max_depth", minimum=0)
+
+
+def _stop_rule(n_t: float, t: int, n_classes: int, epsilon: float) -> bool:
+    """FS Alg. 1/2 line 9 (count part): N_T / (t |C|) < sqrt(2) / ε."""
+    return n_t / (t * n_classes) < SQRT2 / epsilon
+
+
+def _make_leaf(
+    table: PrivateTable, node: ID3Node, reason: str, counts: np.ndarray | None = None
+) -> ID3Node:
+    """FS Alg. 1/2 lines 10-12: noisy class counts at ε (parallel over the classes), argmax.
+
+    ``counts`` may be passed when they were already released at this node (the exact
+    counts of the non-private reference).
+    """
+    if counts is None:
+        counts = table.noisy_class_counts(epsilon=node.epsilon, label=LABEL_LEAF)
+    node.class_counts = np.asarray(counts, dtype=np.float64)
+    node.label = _argmax_random(node.class_counts, table.rng)
+    node.stop = reason
+    return node
+
+
+def _exact_stop(
+    table: PrivateTable, node: ID3Node
+) -> tuple[np.ndarray, str | None]:
+    """Non-private reference only (ε = inf): ID3's own rules, a pure or empty node (FS §3)."""
+    counts = table.noisy_class_counts(epsilon=math.inf, label=LABEL_LEAF)
+    if counts.sum() == 0:
+        return counts, "empty node (ID3)"
+    if (counts > 0).sum() == 1:
+        return counts, "pure node (ID3)"
+    return counts, None
+
+
+def _level_condition(part: PrivateTable) -> str:
+    return part.path[-1] if part.path else "(root)"
+
+
+# =============================================================================== FS Alg. 1
+def sulq_id3(
+    table: PrivateTable,
+    attributes: Sequence[str],
+    depth: int | None,
+    budget: float,
+    *,
+    stopping: str = "fs",
+) -> ID3Node:
+    """FS Algorithm 1, procedure SuLQ_ID3 (lines 1-5): ε = B / (2(d+1)), then build.
+
+    Parameters
+    ----------
+    table : PrivateTable
+        The private rows T (with labels), the only door to them.
+    attributes : sequence of str
+        The candidate attributes 𝒜 (categorical names of ``table.domain``).
+    depth : int or None
+        Maximal depth d (public). None (unlimited) only with ``budget = inf``.
+    budget : float
+        The differential-privacy budget B (``math.inf``: non-private reference).
+    stopping : {"fs", "id3"}, default "fs"
+        ``"fs"``: FS's rule of line 9, a leaf when N_T / (t|C|) < √2/ε. ``"id3"``: ID3's own
+        rule read from the noisy count instead, a leaf only when N_T <= 0 ("no rows reached
+        the node"), as a private ID3 without FS's heuristic behaves (JPW §III, Table I):
+        the tree grows into branches that hold almost no rows.
+
+    Returns
+    -------
+    ID3Node
+        The root of the induced tree.
+
+    Notes
+    -----
+    Privacy claim: B-DP, with either stopping rule. Line 3 gives each of the d + 1 levels
+    ε = B / (2(d+1)) and every node spends 2ε (:func:`build_sulq_id3`); nodes of one
+    level are disjoint parts of a partition (parallel composition), levels compose
+    sequentially: at most (d+1)·2ε = B.
+    """
+    budget = check_epsilon(budget, "epsilon", allow_inf=True)
+    d = _check_depth(depth, budget)
+    for name in attributes:
+        if not isinstance(table.domain[name], Categorical):
+            raise InvalidParameterError(
+                f"SuLQ-based ID3 (FS Alg. 1) handles nominal attributes only; {name!r} is "
+                "numeric: discretise it or use DiffPID3Classifier (FS §4.3)"
+            )
+    if stopping not in ("fs", "id3"):
+        raise InvalidParameterError(f"stopping must be 'fs' or 'id3', got {stopping!r}")
+    epsilon = budget / (2 * (d + 1)) if d is not None else math.inf
+    root = ID3Node(depth=0, condition="(root)", epsilon=epsilon, noisy_count=math.nan)
+    return build_sulq_id3(table, list(attributes), d, epsilon, root, stopping=stopping)
+
+
+def build_sulq_id3(
+    table: PrivateTable,
+    attributes: list[str],
+    depth: int | None,
+    epsilon: float,
+    node: ID3Node,
+    *,
+    stopping: str = "fs",
+) -> ID3Node:
+    """FS Algorithm 1, procedure Build_SuLQ_ID3 (lines 6-25), filling ``node``.
+
+    Line 7: t = max |A|. Line 8: N_T = NoisyCount_ε(T). Line 9: a leaf if 𝒜 = ∅, d = 0 or
+    N_T / (t|C|) < √2/ε (with ``stopping="id3"``: N_T <= 0, see :func:`sulq_id3`); lines
+    10-12: its noisy class counts at ε and the arg-max label. Lines 14-20: for every
+    attribute A, the noisy counts N_j^A and N_jc^A, each at ε / (2|𝒜|), and the
+    approximate information gain V̄_A of FS eq. (2)
+    (:func:`~dpviz.trees.id3_quality.sulq_information_gain`, negative counts skipped).
+    Line 21: Ā = argmax V̄_A. Lines 22-24: partition by Ā and recurse on each part with
+    𝒜 minus Ā, d - 1 (the printed "𝒜 minus i" of line 23 means removing the chosen attribute,
+    see the papers' README errata).
+
+    Notes
+    -----
+    Privacy claim: the node spends 2ε. N_T is ε-DP (a count has sensitivity 1). A leaf's
+    class counts are ε-DP together (the classes are disjoint: parallel composition). Each
+    of the 2|𝒜| attribute histograms is ε/(2|𝒜|)-DP (its cells are disjoint), and they all
+    read the same rows, so they compose sequentially to ε. The children query disjoint
+    parts (parallel composition). V̄_A and the arg-max are post-processing.
+    With ``epsilon = inf`` (non-private reference) ID3's pure/empty/no-gain rules apply.
+    """
+    domain = table.domain
+    n_classes = domain.n_classes
+    t = max((_branching(domain, a) for a in attributes), default=1)
+    node.noisy_count = float(table.noisy_count(epsilon=epsilon, label=LABEL_COUNT))  # line 8
+    # line 9
+    if not attributes:
+        return _make_leaf(table, node, "no attribute left")
+    if depth == 0:
+        return _make_leaf(table, node, "maximal depth")
+    exact = math.isinf(epsilon)
+    if exact:
+        counts, reason = _exact_stop(table, node)
+        if reason is not None:
+            return _make_leaf(table, node, reason, counts)
+    elif stopping == "id3":
+        if node.noisy_count <= 0:
+            return _make_leaf(table, node, "no rows: N_T <= 0 (ID3 rule)")
+    elif _stop_rule(node.noisy_count, t, n_classes, epsilon):
+        return _make_leaf(table, node, "too few rows: N_T/(t|C|) < √2/ε")
+    # lines 14-20
+    share = epsilon / (2 * len(attributes))
+    scores = np.empty(len(attributes))
+    for k, name in enumerate(attributes):
+        n_j = table.noisy_histogram(
+            name, epsilon=share, classes=False, label=LABEL_VALUE_COUNTS
+        )  # line 17
+        n_jc = table.noisy_histogram(
+            name, epsilon=share, classes=True, label=LABEL_CELL_COUNTS
+        )  # line 18
+        scores[k] = sulq_information_gain(n_j, n_jc)  # line 19, FS eq. (2)
+    if exact:
+        root_quality = sulq_information_gain(counts.sum(keepdims=True), counts[None, :])
+        if scores.max() <= root_quality + 1e-9:
+            return _make_leaf(table, node, "no split improves the gain (ID3)", counts)
+    chosen = attributes[_argmax_random(scores, table.rng)]  # line 21
+    node.attribute = chosen
+    parts = table.partition(chosen)  # line 22
+    rest = [a for a in attributes if a != chosen]
+    next_depth = None if depth is None else depth - 1
+    for part in parts:  # line 23
+        child = ID3Node(
+            depth=node.depth + 1,
+            condition=_level_condition(part),
+            epsilon=epsilon,
+            noisy_count=math.nan,
+        )
+        node.children.append(
+            build_sulq_id3(part, rest, next_depth, epsilon, child, stopping=stopping)
+        )
+    return node  # line 24
+
+
+# =============================================================================== FS §4.3
+def split_point_ranges(
+    values: np.ndarray,
+    labels: np.ndarray,
+    n_classes: int,
+    low: float,
+    high: float,
+    criterion: Criterion | str,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The score-constant ranges of a numeric split point on ``[low, high]`` (FS §4.3).
+
+    A split point r sends the rows with ``x <= r`` to the left part. With the distinct
+    values u_1 < ... < u_m of the rows, every r in ``[u_i, u_{i+1})`` makes the same parts,
+    so the domain splits into the ranges ``[low, u_1), [u_1, u_2), ..., [u_m, high]``, each
+    with one score.
+
+    Parameters
+    ----------
+    values : ndarray
+        The attribute's values of the rows (private; inside ``[low, high]``).
+    labels : ndarray of int
+        Their class codes.
+    n_classes : int
+        |C|.
+    low, high : float
+        The public interval of the node (the domain's bounds narrowed by the released split
+        points above it).
+    criterion : Criterion or str
+        Quality function of the parts (FS §4.1).
+
+    Returns
+    -------
+    starts, ends, scores : ndarray
+        Range i is ``[starts[i], ends[i])`` with quality ``scores[i]``; zero-length ranges
+        (a value equal to ``low``) are kept, with length 0.
+    """
+    crit = get_criterion(criterion) if isinstance(criterion, str) else criterion
+    values = np.asarray(values, dtype=np.float64)
+    labels = np.asarray(labels, dtype=np.int64)
+    distinct, inverse = np.unique(values, return_inverse=True)
+    m = distinct.size
+    per_value = np.bincount(
+        inverse * n_classes + labels, minlength=m * n_classes
+    ).reshape(m, n_classes)
+    left = np.zeros((m + 1, n_classes))
+    left[1:] = np.cumsum(per_value, axis=0)
+    total = left[-1]
+    tables = np.stack([left, total[None, :] - left], axis=1)  # (m+1, 2, C)
+    scores = np.asarray(crit.quality(tables), dtype=np.float64).reshape(m + 1)
+    edges = np.concatenate([[low], np.clip(distinct, low, high), [high]])
+    return edges[:-1], edges[1:], scores
+
+
+def split_point_probabilities(
+    starts: np.ndarray,
+    ends: np.ndarray,
+    scores: np.ndarray,
+    *,
+    epsilon: float,
+    sensitivity: float,
+) -> np.ndarray:
+    """Closed form of FS §4.3: P(range i) = exp(ε q_i / 2S) |R_i| / Σ_k exp(ε q_k / 2S) |R_k|.
+
+    The integral of the exponential mechanism's density ``exp(ε q(r) / 2S)`` over each
+    score-constant range, normalised (the paper's formula writes the exponent without the
+    factor 1/2S, which its Definition 3 includes).
+    """
+    lengths = np.asarray(ends, dtype=np.float64) - np.asarray(starts, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        log_w = epsilon * np.asarray(scores, dtype=np.float64) / (2 * sensitivity) + np.log(
+            lengths
+        )
+    log_w = log_w - log_w.max()
+    w = np.exp(log_w)
+    return w / w.sum()
+
+
+def choose_split_point(
+    values: np.ndarray,
+    labels: np.ndarray,
+    n_classes: int,
+    low: float,
+    high: float,
+    *,
+    criterion: Criterion | str,
+    sensitivity: float,
+    epsilon: float,
+    rng: np.random.Generator,
+) -> float:
+    """Sample a numeric split point by the exponential mechanism over ranges (FS §4.3).
+
+    First a score-constant range (:func:`split_point_ranges`) is chosen with probability
+    proportional to ``exp(ε q_i / 2S) · |R_i|`` (:func:`split_point_probabilities`), then
+    a point uniformly inside it. With ``epsilon = inf`` (non-private reference) the midpoint
+    of the best range of positive length is returned (C4.5-like).
+
+    Returns
+    -------
+    float
+        The split point r in ``[low, high]``; rows with ``x <= r`` go left.
+
+    Notes
+    -----
+    Privacy claim: ε-DP. The two stages sample exactly the exponential mechanism
+    (McSherry & Talwar 2007; FS Definition 3) on the continuous output space
+    ``[low, high]`` with the uniform base measure and score q(r), the quality of the split
+    at r. For every fixed r, q(r) is a split quality of sensitivity S (FS App. A), so the
+    density ratio between neighbours is at most e^ε. The interval is public (the domain's
+    bounds narrowed by released split points); the ranges depend on the rows but only
+    organise the computation of the same distribution.
+    """
+    starts, ends, scores = split_point_ranges(values, labels, n_classes, low, high, criterion)
+    lengths = ends - starts
+    if math.isinf(epsilon):
+        usable = np.flatnonzero(lengths > 0)
+        best = usable[np.argmax(scores[usable])]
+        return float((starts[best] + ends[best]) / 2)
+    with np.errstate(divide="ignore"):
+        utilities = scores + (2 * sensitivity / epsilon) * np.log(lengths)
+    i = mechanisms.exponential_mechanism(
+        utilities, epsilon=epsilon, sensitivity=sensitivity, rng=rng
+    )
+    return float(rng.uniform(starts[i], ends[i]))
+
+
+# =============================================================================== FS Alg. 2
+def diffp_id3(
+    table: PrivateTable,
+    attributes: Sequence[str],
+    depth: int | None,
+    budget: float,
+    *,
+    criterion: str = "max",
+    size_bound: int | None = None,
+) -> ID3Node:
+    """FS Algorithm 2, procedure DiffPID3 (lines 1-5), with FS §4.3's numeric attributes.
+
+    Line 3: ε = B / (2(d+1)); with n numeric attributes among ``attributes`` the budget of
+    §4.3, ε = B / ((2+n)d + 2) (the same when n = 0). Then :func:`build_diffp_id3`.
+
+    Parameters
+    ----------
+    table : PrivateTable
+        The private rows T with labels.
+    attributes : sequence of str
+        Candidate attributes 𝒜 (categorical or numeric names of ``table.domain``).
+    depth : int or None
+        Maximal depth d (public). None (unlimited) only with ``budget = inf``.
+    budget : float
+        B (``math.inf``: the non-private reference).
+    criterion : {"max", "gini", "infogain"}
+        The quality function of the exponential mechanism (FS §4.1).
+    size_bound : int, optional
+        Public bound N on the number of rows; required for ``"infogain"`` (its sensitivity
+        is log2(N+1) + 1/ln 2), unless ``budget = inf``.
+
+    Returns
+    -------
+    ID3Node
+        The root of the induced tree.
+
+    Notes
+    -----
+    Privacy claim: B-DP. Each level gets ε; an inner node spends ε (count) + n·ε (split
+    points) + ε (attribute), a leaf 2ε; the nodes of one level are disjoint (parallel
+    composition) and the d inner levels plus the leaf level compose sequentially:
+    (2+n)·d·ε + 2ε = B.
+    """
+    budget = check_epsilon(budget, "epsilon", allow_inf=True)
+    d = _check_depth(depth, budget)
+    crit = get_criterion(criterion)
+    if crit.needs_size_bound and size_bound is None and math.isfinite(budget):
+        crit.sensitivity(None)  # raises, explaining that N must be public
+    if crit.needs_size_bound and size_bound is None:
+        sensitivity = 1.0  # the non-private reference: no noise, S is not used
+    else:
+        sensitivity = crit.sensitivity(size_bound)
+    domain = table.domain
+    n_numeric = sum(isinstance(domain[a], Numeric) for a in attributes)
+    epsilon = budget / ((2 + n_numeric) * d + 2) if d is not None else math.inf
+    intervals = {
+        a: (domain[a].low, domain[a].high)  # type: ignore[union-attr]
+        for a in attributes
+        if isinstance(domain[a], Numeric)
+    }
+    root = ID3Node(depth=0, condition="(root)", epsilon=epsilon, noisy_count=math.nan)
+    return build_diffp_id3(
+        table, list(attributes), d, epsilon, root, crit, sensitivity, intervals
+    )
+
+
+def build_diffp_id3(
+    table: PrivateTable,
+    attributes: list[str],
+    depth: int | None,
+    epsilon: float,
+    node: ID3Node,
+    criterion: Criterion,
+    sensitivity: float,
+    intervals: dict[str, tuple[float, float]],
+) -> ID3Node:
+    """FS Algorithm 2, procedure Build_DiffPID3 (lines 6-18), filling ``node``.
+
+    Line 7: t = max |A| (2 for a numeric attribute). Line 8: N_T = NoisyCount_ε(T).
+    Line 9: a leaf if 𝒜 = ∅, d = 0 or N_T / (t|C|) < √2/ε; lines 10-12: noisy class
+    counts at ε and the arg-max label. FS §4.3, "before line 14": one split point per
+    numeric attribute by the exponential mechanism over ranges at ε
+    (:func:`choose_split_point`, through :meth:`PrivateTable.apply`). Line 14:
+    Ā = ExpMech_ε(𝒜, q), one query with the criterion's quality and sensitivity.
+    Lines 15-17: partition by Ā and recurse with 𝒜 minus Ā (nominal attributes are used once
+    on a path; numeric ones stay candidates, on the narrowed interval), d - 1.
+
+    Notes
+    -----
+    Privacy claim: an inner node spends (2 + n)ε, a leaf 2ε. N_T: ε-DP (sensitivity 1).
+    Leaf class counts: ε-DP (disjoint classes). Each split point: ε-DP
+    (:func:`choose_split_point`). The attribute choice: ε-DP by the exponential mechanism
+    with the quality's sensitivity S (FS §4.1, App. A; S = log2(N+1) + 1/ln 2, 2 or 1).
+    These read the same rows and compose sequentially; the children read disjoint parts
+    (parallel composition). With ``epsilon = inf`` the choice is the exact arg-max and
+    ID3's pure/empty/no-gain rules apply (non-private reference).
+    """
+    domain = table.domain
+    n_classes = domain.n_classes
+    t = max((_branching(domain, a) for a in attributes), default=1)
+    node.noisy_count = float(table.noisy_count(epsilon=epsilon, label=LABEL_COUNT))  # line 8
+    if not attributes:  # line 9
+        return _make_leaf(table, node, "no attribute left")
+    if depth == 0:
+        return _make_leaf(table, node, "maximal depth")
+    exact = math.isinf(epsilon)
+    if exact:
+        counts, reason = _exact_stop(table, node)
+        if reason is not None:
+            return _make_leaf(table, node, reason, counts)
+    elif _stop_rule(node.noisy_count, t, n_classes, epsilon):
+        return _make_leaf(table, node, "too few rows: N_T/(t|C|) < √2/ε")
+
+    candidates: list[_Split] = []
+    for name in attributes:
+        attribute = domain[name]
+        j = domain.index(name)
+        if isinstance(attribute, Categorical):
+            candidates.append(_Split(name, j, attribute.n_values))
+            continue
+        low, high = intervals[name]
+        if not high > low:  # a degenerate public interval: no split point to choose
+            continue
+
+        def mechanism(
+            codes: np.ndarray,
+            labels: np.ndarray | None,
+            rng: np.random.Generator,
+            j: int = j,
+            low: float = low,
+            high: float = high,
+        ) -> float:
+            """ε-DP split point, FS §4.3 (see :func:`choose_split_point`)."""
+            assert labels is not None
+            return choose_split_point(
+                codes[:, j],
+                labels,
+                n_classes,
+                low,
+                high,
+                criterion=criterion,
+                sensitivity=sensitivity,
+                epsilon=epsilon,
+                rng=rng,
+            )
+
+        point = float(
+            table.apply(mechanism, epsilon=epsilon, name=RANGE_MECHANISM, label=LABEL_POINT)
+        )
+        node.split_points[name] = point
+        candidates.append(_Split(name, j, 2, point))
+    if not candidates:
+        return _make_leaf(table, node, "no attribute left")
+
+    def quality(codes: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
+        assert labels is not None
+        tables = [_split_counts(codes, labels, s, n_classes) for s in candidates]
+        return np.array([criterion.quality(c) for c in tables], dtype=np.float64)
+
+    if exact:
+        scores = np.array(
+            [
+                criterion.quality(
+                    table.noisy_histogram(
+                        _cell_function(s), epsilon=math.inf, n_cells=s.n_values,
+                        label=LABEL_SELECT,
+                    )
+                )
+                for s in candidates
+            ]
+        )
+        if scores.max() <= criterion.quality(counts[None, :]) + 1e-9:
+            return _make_leaf(table, node, "no split improves the criterion (ID3)", counts)
+        chosen = candidates[int(np.argmax(scores))]
+    else:
+        chosen = table.select(  # line 14
+            candidates,
+            quality,
+            sensitivity=sensitivity,
+            epsilon=epsilon,
+            label=LABEL_SELECT,
+        )
+    assert isinstance(chosen, _Split)
+    node.attribute = chosen.name
+    next_depth = None if depth is None else depth - 1
+    if chosen.threshold is None:
+        parts = table.partition(chosen.name)  # line 15
+        rest = [a for a in attributes if a != chosen.name]
+        child_intervals = [intervals] * len(parts)
+    else:
+        node.threshold = chosen.threshold
+        parts = table.partition(chosen.name, threshold=chosen.threshold)
+        rest = list(attributes)
+        low, high = intervals[chosen.name]
+        child_intervals = [
+            {**intervals, chosen.name: (low, chosen.threshold)},
+            {**intervals, chosen.name: (chosen.threshold, high)},
+        ]
+    for part, child_interval in zip(parts, child_intervals, strict=True):  # line 16
+        child = ID3Node(
+            depth=node.depth + 1,
+            condition=_level_condition(part),
+            epsilon=epsilon,
+            noisy_count=math.nan,
+        )
+        node.children.append(
+            build_diffp_id3(
+                part, rest, next_depth, epsilon, child, criterion, sensitivity, child_interval
+            )
+        )
+    return node  # line 17
+
+
+def _cell_function(split: _Split) -> Any:
+    def cells(codes: np.ndarray) -> np.ndarray:
+        column = codes[:, split.index]
+        if split.threshold is None:
+            return column.astype(np.int64)
+        return (column > split.threshold).astype(np.int64)
+
+    return cells
+
+
+# =============================================================================== FS Alg. 3
+def prune_noisy_counts(root: ID3Node, confidence: float = 0.25) -> ID3Node:
+    """FS Algorithm 3, procedure PRUNE (lines 2-6): correct, aggregate, then C4.5-prune.
+
+    Parameters
+    ----------
+    root : ID3Node
+        An unpruned tree UT built by :func:`diffp_id3` (modified in place).
+    confidence : float, default 0.25
+        C4.5's certainty factor CF.
+
+    Returns
+    -------
+    ID3Node
+        The same root, with ``pruned`` set on the collapsed subtrees.
+
+    Notes
+    -----
+    Privacy claim: no query is made; only the noisy counts released while building the
+    tree are used, so pruning is post-processing and costs no budget (FS §4.2).
+    """
+    cf = check_probability(confidence, "confidence")
+    if not 0 < cf < 1:
+        raise InvalidParameterError(f"confidence must lie in (0, 1), got {confidence!r}")
+    top_down_correct(root, max(root.noisy_count, 0.0))  # line 3
+    bottom_up_aggregate(root)  # line 4
+    prune_c45(root, cf)  # line 5
+    return root
+
+
+def top_down_correct(node: ID3Node, fixed_count: float) -> None:
+    """FS Algorithm 3, TopDownCorrect (lines 7-16): calibrate each level's counts to the parent.
+
+    ``T.N_T <- fixedN_T``; each child i gets ``T.N_T · T_i.N_T / Σ_i T_i.N_T``.
+    Interpretation (the paper does not say): negative noisy child counts are taken as 0 in
+    the shares, and if no child count is positive the parent's count is shared equally.
+    """
+    node.corrected_count = float(fixed_count)  # line 8
+    if not node.is_split:
+        return
+    shares = np.array([max(c.noisy_count, 0.0) for c in node.children])  # lines 10-12
+    total = shares.sum()
+    if total <= 0:
+        shares = np.ones(len(node.children))
+        total = float(len(node.children))
+    for child, share in zip(node.children, shares, strict=True):
+        top_down_correct(child, node.corrected_count * share / total)  # line 13
+
+
+def bottom_up_aggregate(node: ID3Node) -> np.ndarray:
+    """FS Algorithm 3, BottomUpAggregate (lines 17-29): leaf class counts scaled, then summed.
+
+    A leaf's class counts become ``T.N_T · N_c / Σ_x N_x`` (line 20, with the corrected
+    N_T); an inner node's are the sums of its children's (line 26). Interpretation: negative
+    noisy class counts are taken as 0 in the proportions, and a leaf with no positive class
+    count shares N_T equally among the classes.
+
+    Returns
+    -------
+    ndarray
+        The node's corrected class counts.
+    """
+    if not node.is_split:
+        assert node.class_counts is not None and node.corrected_count is not None
+        p = np.clip(node.class_counts, 0.0, None)
+        if p.sum() <= 0:
+            p = np.ones_like(p)
+        node.corrected_class_counts = node.corrected_count * p / p.sum()
+    else:
+        node.corrected_class_counts = np.sum(
+            [bottom_up_aggregate(child) for child in node.children], axis=0
+        )
+    return node.corrected_class_counts
+
+
+def pessimistic_errors(n: float, errors: float, confidence: float = 0.25) -> float:
+    """C4.5's pessimistic error estimate: ``n · U_CF(errors, n)`` (Quinlan 1993, §4.2).
+
+    ``U_CF(E, N)`` is the upper limit of the binomial confidence interval for the error
+    rate: the p with ``P(Binomial(N, p) <= E) = CF``, i.e. the Beta(E+1, N-E) quantile at
+    1 - CF (its continuous extension for the real-valued noisy counts). For E = 0 it is
+    ``1 - CF^(1/N)``, C4.5's base case. Returns 0 for N <= 0 and N when E >= N.
+    """
+    from scipy.special import betaincinv
+
+    if n <= 0:
+        return 0.0
+    errors = min(max(errors, 0.0), n)
+    if n - errors <= 1e-12:
+        return float(n)
+    return float(n * betaincinv(errors + 1.0, n - errors, 1.0 - confidence))
+
+
+def prune_c45(node: ID3Node, confidence: float = 0.25) -> float:
+    """FS Algorithm 3 line 5, C4.5Prune: error-based pruning on the corrected noisy counts.
+
+    Bottom-up, a subtree is replaced by a leaf when the leaf's pessimistic error estimate
+    (:func:`pessimistic_errors` with CF = ``confidence``) is at most the sum of its leaves'
+    estimates plus 0.1 (C4.5's and J48's tolerance). Subtree raising is not done: it would
+    need new queries (FS §4.2). Must follow :func:`top_down_correct` and
+    :func:`bottom_up_aggregate`.
+
+    Returns
+    -------
+    float
+        The estimated errors of the (pruned) subtree.
+    """
+    counts = node.corrected_class_counts
+    if counts is None or node.corrected_count is None:
+        raise InvalidParameterError(
+            "prune_c45 needs corrected counts: run top_down_correct and bottom_up_aggregate "
+            "first (FS Alg. 3 lines 3-4)"
+        )
+    n = float(node.corrected_count)
+    leaf_errors = pessimistic_errors(n, n - float(counts.max()), confidence)
+    if not node.is_split:
+        return leaf_errors
+    subtree = sum(prune_c45(child, confidence) for child in node.children)
+    if leaf_errors <= subtree + C45_TOLERANCE:
+        node.pruned = True
+        node.label = int(np.argmax(counts))
+        return leaf_errors
+    node.pruned = False
+    return subtree
+
+
+# =============================================================================== predict
+@dataclass
+class _FlatTree:
+    """The effective tree (pruned branches cut) as arrays, for vectorized routing."""
+
+    feature: np.ndarray  # int, -1 at a leaf
+    threshold: np.ndarray  # float, NaN for a categorical split
+    first_child: np.ndarray
+    n_children: np.ndarray
+    label: np.ndarray
+    proba: np.ndarray
+    unclassified: np.ndarray
+    depth: int
+    nodes: list[ID3Node]
+
+
+def _leaf_distributions(root: ID3Node) -> dict[int, np.ndarray]:
+    """Class counts behind each node's prediction (non-negative), keyed by ``id(node)``.
+
+    A leaf: its noisy class counts with negatives set to 0; a node collapsed by pruning: its
+    corrected counts; any other split: the sum over its children (post-processing).
+    """
+    out: dict[int, np.ndarray] = {}
+
+    def visit(node: ID3Node) -> np.ndarray:
+        for child in node.children:
+            visit(child)
+        if node.pruned and node.corrected_class_counts is not None:
+            dist = np.asarray(node.corrected_class_counts, dtype=np.float64)
+        elif not node.is_split:
+            assert node.class_counts is not None
+            dist = np.clip(node.class_counts, 0.0, None)
+        else:
+            dist = np.sum([out[id(c)] for c in node.children], axis=0)
+        out[id(node)] = dist
+        return dist
+
+    visit(root)
+    return out
+
+
+def _normalise(counts: np.ndarray, label: int) -> np.ndarray:
+    total = counts.sum()
+    if total > 0:
+        return counts / total
+    out = np.zeros_like(counts)
+    out[label] = 1.0
+    return out
+
+
+def _flatten(root: ID3Node, domain: Domain) -> _FlatTree:
+    n_classes = domain.n_classes
+    order: list[tuple[ID3Node, ID3Node | None]] = []  # (node, fallback ancestor)
+    first_child: list[int] = []
+    queue: list[tuple[ID3Node, ID3Node | None]] = [(root, None)]
+    head = 0
+    while head < len(queue):
+        node, ancestor = queue[head]
+        head += 1
+        order.append((node, ancestor))
+        if node.acts_as_leaf:
+            first_child.append(-1)
+            continue
+        first_child.append(len(queue))
+        keeper = node if node.noisy_count > 0 else ancestor
+        queue.extend((child, keeper) for child in node.children)
+    n = len(order)
+    feature = np.full(n, -1, dtype=np.int64)
+    threshold = np.full(n, np.nan)
+    n_children = np.zeros(n, dtype=np.int64)
+    label = np.zeros(n, dtype=np.int64)
+    proba = np.zeros((n, n_classes))
+    unclassified = np.zeros(n, dtype=bool)
+    dists = _leaf_distributions(root)
+    depth = 0
+    for k, (node, ancestor) in enumerate(order):
+        depth = max(depth, node.depth)
+        if not node.acts_as_leaf:
+            assert node.attribute is not None
+            feature[k] = domain.index(node.attribute)
+            threshold[k] = np.nan if node.threshold is None else node.threshold
+            n_children[k] = len(node.children)
+            continue
+        source = node
+        if node.is_empty:
+            unclassified[k] = True
+            source = ancestor if ancestor is not None else node
+        if source is node:
+            assert node.label is not None
+            label[k] = node.label
+            proba[k] = _normalise(dists[id(node)], node.label)
+        else:
+            dist = dists[id(source)]
+            label[k] = int(np.argmax(dist))
+            proba[k] = _normalise(dist, label[k])
+    return _FlatTree(
+        feature,
+        threshold,
+        np.asarray(first_child, dtype=np.int64),
+        n_children,
+        label,
+        proba,
+        unclassified,
+        depth,
+        [node for node, _ in order],
+    )
+
+
+def _route(flat: _FlatTree, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Leaf index (into ``flat``) of every row, level by level with numpy."""
+    node = np.zeros(codes.shape[0], dtype=np.int64)
+    for _ in range(flat.depth + 1):
+        f = flat.feature[node]
+        idx = np.flatnonzero(f >= 0)
+        if idx.size == 0:
+            break
+        here = node[idx]
+        values = codes[idx, f[idx]]
+        thr = flat.threshold[here]
+        numeric = ~np.isnan(thr)
+        branch = np.where(numeric, values > np.where(numeric, thr, 0.0), values)
+        branch = branch.astype(np.int64)
+        unknown = ~numeric & (values < 0)  # unknown="random": a uniformly random child
+        if unknown.any():
+            branch[unknown] = rng.integers(0, flat.n_children[here[unknown]])
+        node[idx] = flat.first_child[here] + branch
+    return node
+
+
+# =============================================================================== estimators
+class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Shared fit/predict of the FS estimators (subclasses define ``_build``)."""
+
+    _algorithm = "FS tree"
+
+    def fit(self, X: Any, y: Any) -> _FSTreeClassifier:
+        """Build the tree from ``X``, ``y`` through a :class:`PrivateTable` of budget ``epsilon``.
+
+        Parameters
+        ----------
+        X : DataFrame or array of shape (n, k)
+            Features with the domain's columns.
+        y : array-like of shape (n,)
+            Class labels (any hashable values of the domain's classes).
+
+        Returns
+        -------
+        self
+            Fitted: ``tree_`` (an :class:`ID3Tree`), ``ledger_`` (every query and its ε),
+            ``epsilon_`` (ε per query of a level), ``classes_``, ``domain_``.
+        """
+        budget = check_epsilon(self.epsilon, "epsilon", allow_inf=True)
+        _check_depth(self.max_depth, budget)
+        self._check_params(budget)
+        codes, labels, domain = self._fit_inputs(X, y)
+        return self._fit_encoded(codes, labels, domain)
+
+    def _fit_encoded(
+        self, codes: np.ndarray, labels: np.ndarray, domain: Domain
+    ) -> _FSTreeClassifier:
+        """Fit on rows already encoded with the public ``domain`` (used by the reproductions).
+
+        ``fit`` is this after validating and encoding ``X`` and ``y``; called directly it
+        sets ``domain_``, ``classes_`` and ``n_features_in_`` from ``domain`` itself.
+        """
+        budget = check_epsilon(self.epsilon, "epsilon", allow_inf=True)
+        depth = _check_depth(self.max_depth, budget)
+        self._check_params(budget)
+        if getattr(self, "domain_", None) is not domain:
+            self.domain_ = domain
+            classes = np.empty(domain.n_classes, dtype=object)
+            classes[:] = domain.classes
+            self.classes_ = _tidy_classes(classes)
+            self.n_features_in_ = len(domain)
+        rng = self._rng()
+        self._predict_seed_ = int(rng.integers(0, 2**63 - 1))
+        table = PrivateTable.from_encoded(codes, labels, domain=domain, epsilon=budget, rng=rng)
+        root = self._build(table, list(domain.names), depth, budget)
+        self.ledger_: Ledger = table.ledger
+        self.epsilon_ = root.epsilon
+        self.tree_ = ID3Tree(
+            root, domain, algorithm=self._algorithm_name(), budget=budget, epsilon=root.epsilon
+        )
+        self._flat_ = _flatten(root, domain)
+        return self
+
+    # ------------------------------------------------------------------ hooks
+    def _check_params(self, budget: float) -> None:  # pragma: no cover - overridden
+        pass
+
+    def _build(
+        self, table: PrivateTable, attributes: list[str], depth: int | None, budget: float
+    ) -> ID3Node:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _algorithm_name(self) -> str:
+        return self._algorithm
+
+    # ------------------------------------------------------------------ predict
+    def _leaves(self, X: Any) -> np.ndarray:
+        check_is_fitted(self, "tree_")
+        codes = self._predict_codes(X)
+        return self._leaves_encoded(codes)
+
+    def _leaves_encoded(self, codes: np.ndarray) -> np.ndarray:
+        rng = np.random.default_rng(self._predict_seed_)
+        return _route(self._flat_, codes, rng)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted class of each row: the noisy arg-max of the leaf it reaches.
+
+        A row that ends in an empty leaf (noisy count ``N_T <= 0``: *unclassified*, see
+        :meth:`unclassified_mask`) gets the noisy majority of its nearest ancestor with a
+        positive noisy count. With ``unknown="random"`` a category outside the public domain
+        goes to a uniformly random child (seeded: the same ``random_state`` gives the same
+        predictions).
+        """
+        leaves = self._leaves(X)
+        return self._decode(self._flat_.label[leaves])
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities: the leaf's noisy class counts, negatives set to 0, normalised.
+
+        A leaf whose counts are all <= 0 puts probability 1 on its label; an unclassified
+        row gets its fallback ancestor's distribution (see :meth:`predict`). Rows sum to 1.
+        """
+        leaves = self._leaves(X)
+        return self._flat_.proba[leaves].copy()
+
+    def unclassified_mask(self, X: Any) -> np.ndarray:
+        """True for rows that end in an empty leaf (noisy count ``N_T <= 0``).
+
+        ID3 has no class for a branch that no training row reached; JPW Table I counts such
+        test rows as wrong. ``predict`` still labels them (see there).
+        """
+        leaves = self._leaves(X)
+        return self._flat_.unclassified[leaves].copy()
+
+    def apply(self, X: Any) -> np.ndarray:
+        """Index of the leaf each row reaches (in the order of :meth:`ID3Tree.to_frame`)."""
+        leaves = self._leaves(X)
+        flat = self._flat_
+        position = {id(node): k for k, node in enumerate(self.tree_.nodes())}
+        mapping = np.array([position[id(node)] for node in flat.nodes], dtype=np.int64)
+        return mapping[leaves]
+
+    # ------------------------------------------------------------------ sklearn
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self.random_state is None
+        tags.input_tags.allow_nan = False
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        return tags
+
+
+class SuLQID3Classifier(_FSTreeClassifier):
+    """SuLQ-based ID3 of Friedman & Schuster (KDD 2010, Algorithm 1): ID3 from noisy counts.
+
+    Every attribute's information gain is estimated from noisy counts (FS eq. (2)), so the
+    level's budget is split over 2|𝒜| count queries: the wasteful baseline of FS Table 1.
+
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        The total privacy budget B (> 0). ``math.inf`` builds the non-private ID3.
+    max_depth : int or None, default 5
+        Maximal depth d (public); each of the d + 1 levels gets ε = B / (2(d+1)). None
+        (unlimited) only with ``epsilon=math.inf``.
+    stopping : {"fs", "id3"}, default "fs"
+        FS's stopping rule (Alg. 1 line 9) or ID3's "no rows" rule read from the noisy
+        count (N_T <= 0), the private ID3 of JPW §III (see :func:`sulq_id3`).
+    domain : Domain, optional
+        The public schema (nominal attributes only). Without one it is derived from the
+        rows with a :class:`~dpviz.errors.PrivacyLeakWarning`.
+    unknown : {"raise", "random"}, default "raise"
+        Prediction-time policy for categories outside the domain.
+    random_state : int, Generator or None
+        Source of the noise; the same int gives the same tree and predictions.
+
+    Attributes
+    ----------
+    tree_ : ID3Tree
+        The induced tree (text, HTML and chart views).
+    ledger_ : Ledger
+        Every query with its ε and level (``ledger_.summary("depth")``).
+    epsilon_ : float
+        ε of a level (FS Alg. 1 line 3); the attribute counts use ε / (2|𝒜|).
+    classes_, domain_, n_features_in_
+        As in scikit-learn.
+
+    Notes
+    -----
+    Privacy claim: the fitted model (and everything in ``tree_``) is ``epsilon``-DP with
+    respect to the training rows: see :func:`sulq_id3`.
+    """
+
+    _algorithm = "SuLQ-based ID3"
+
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        max_depth: int | None = 5,
+        *,
+        stopping: str = "fs",
+        domain: Domain | None = None,
+        unknown: str = "raise",
+        random_state: int | np.random.Generator | None = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.max_depth = max_depth
+        self.stopping = stopping
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
+
+    def _build(
+        self, table: PrivateTable, attributes: list[str], depth: int | None, budget: float
+    ) -> ID3Node:
+        return sulq_id3(table, attributes, depth, budget, stopping=self.stopping)
+
+    def _check_params(self, budget: float) -> None:
+        if self.stopping not in ("fs", "id3"):
+            raise InvalidParameterError(f"stopping must be 'fs' or 'id3', got {self.stopping!r}")
+
+    def _algorithm_name(self) -> str:
+        rule = "" if self.stopping == "fs" else ", ID3 stopping rule"
+        return f"SuLQ-based ID3{rule}"
+
+
+class DiffPID3Classifier(_FSTreeClassifier):
+    """DiffPID3 of Friedman & Schuster (KDD 2010, Algorithm 2), with DiffPC4.5's options.
+
+    One exponential-mechanism query per node chooses the split attribute with the quality
+    function ``criterion`` (FS §4.1). Numeric attributes get a split point per node by the
+    exponential mechanism over score-constant ranges of their public interval (FS §4.3),
+    and the budget becomes ε = B / ((2+n)d + 2) with n numeric attributes. ``prune=True``
+    adds FS Algorithm 3 (C4.5 error-based pruning on corrected noisy counts, free).
+
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        The total privacy budget B (> 0). ``math.inf`` builds the non-private reference.
+    max_depth : int or None, default 5
+        Maximal depth d (public). None (unlimited) only with ``epsilon=math.inf``.
+    criterion : {"max", "gini", "infogain"}, default "max"
+        Quality function: Max (sensitivity 1), Gini (2) or information gain
+        (log2(N+1) + 1/ln 2).
+    size_bound : int, optional
+        Public bound N on the number of training rows, given by the data provider (never
+        computed from the rows). Required by ``criterion="infogain"``. It must really bound
+        the data: with more than N rows the InfoGain sensitivity is understated and the
+        ε-DP claim fails (which dpviz cannot check without reading the rows).
+    prune : bool, default False
+        Prune with noisy counts (FS Alg. 3). :class:`DiffPC45Classifier` defaults to True.
+    confidence : float, default 0.25
+        C4.5's certainty factor CF for pruning.
+    domain : Domain, optional
+        The public schema (categorical values, numeric bounds, classes). Without one it is
+        derived from the rows with a :class:`~dpviz.errors.PrivacyLeakWarning`.
+    unknown : {"raise", "random"}, default "raise"
+        Prediction-time policy for categories outside the domain.
+    random_state : int, Generator or None
+        Source of the noise; the same int gives the same tree and predictions.
+
+    Attributes
+    ----------
+    tree_ : ID3Tree
+        The induced tree (text, HTML and chart views).
+    ledger_ : Ledger
+        Every query with its ε and level (``ledger_.summary("depth")``).
+    epsilon_ : float
+        ε of each query (FS Alg. 2 line 3, or §4.3 with numeric attributes).
+    classes_, domain_, n_features_in_
+        As in scikit-learn.
+
+    Notes
+    -----
+    Privacy claim: the fitted model is ``epsilon``-DP with respect to the training rows
+    (:func:`diffp_id3`); pruning and prediction are post-processing.
+
+    Examples
+    --------
+    >>> from dpviz.synthetic import fs_single_split_data
+    >>> data = fs_single_split_data(3000, random_state=0)
+    >>> model = DiffPID3Classifier(0.1, max_depth=1, domain=data.domain, random_state=0)
+    >>> model.fit(data.X, data.y).score(data.test.X, data.test.y) > 0.9
+    True
+    """
+
+    _algorithm = "DiffPID3"
+
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        max_depth: int | None = 5,
+        *,
+        criterion: str = "max",
+        size_bound: int | None = None,
+        prune: bool = False,
+        confidence: float = 0.25,
+        domain: Domain | None = None,
+        unknown: str = "raise",
+        random_state: int | np.random.Generator | None = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.max_depth = max_depth
+        self.criterion = criterion
+        self.size_bound = size_bound
+        self.prune = prune
+        self.confidence = confidence
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
+
+    def _check_params(self, budget: float) -> None:
+        crit = get_criterion(self.criterion)
+        if crit.needs_size_bound and (self.size_bound is not None or math.isfinite(budget)):
+            crit.sensitivity(self.size_bound)  # raises if missing or invalid
+        conf = check_probability(self.confidence, "confidence")
+        if not 0 < conf < 1:
+            raise InvalidParameterError(f"confidence must lie in (0, 1), got {self.confidence!r}")
+
+    def _algorithm_name(self) -> str:
+        numeric = self.domain_ is not None and not self.domain_.categorical_mask.all()
+        name = "DiffPC4.5" if numeric or self.prune else "DiffPID3"
+        return f"{name} ({str(self.criterion).lower()}{', pruned' if self.prune else ''})"
+
+    def _build(
+        self, table: PrivateTable, attributes: list[str], depth: int | None, budget: float
+    ) -> ID3Node:
+        root = diffp_id3(
+            table,
+            attributes,
+            depth,
+            budget,
+            criterion=self.criterion,
+            size_bound=self.size_bound,
+        )
+        if self.prune:
+            prune_noisy_counts(root, self.confidence)
+        return root
+
+
+class DiffPC45Classifier(DiffPID3Classifier):
+    """DiffPC4.5 of Friedman & Schuster (KDD 2010, §4.2-4.3): DiffPID3 with pruning on.
+
+    Numeric attributes are split by the exponential mechanism over score-constant ranges
+    (ε = B / ((2+n)d + 2)); the tree is pruned with noisy counts (FS Alg. 3, CF = 0.25).
+    Parameters as :class:`DiffPID3Classifier` (``prune`` defaults to True).
+    """
+
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        max_depth: int | None = 5,
+        *,
+        criterion: str = "max",
+        size_bound: int | None = None,
+        prune: bool = True,
+        confidence: float = 0.25,
+        domain: Domain | None = None,
+        unknown: str = "raise",
+        random_state: int | np.random.Generator | None = None,
+    ) -> None:
+        super().__init__(
+            epsilon,
+            max_depth,
+            criterion=criterion,
+            size_bound=size_bound,
+            prune=prune,
+            confidence=confidence,
+            domain=domain,
+            unknown=unknown,
+            random_state=random_state,
+        )
