@@ -26,6 +26,7 @@ from dpviz.trees.random_tree import RandomTree
 from dpviz.trees.rdt import RandomDecisionTreeClassifier
 
 __all__ = [
+    "diffpid3_split_choice",
     "discrete_laplace_count",
     "exponential_choice",
     "forest_reading_all_rows_with_full_epsilon",
@@ -169,5 +170,35 @@ def forest_votes(domain: Domain, canary: pd.DataFrame | np.ndarray, *, epsilon: 
                                              domain=domain, random_state=int(s)).fit(X, y)
             out[i] = model.votes(domain.decode(canary_codes))[0, 1]
         return out
+
+    return release
+
+
+def diffpid3_split_choice(domain: Domain, *, criterion: str = "gini", epsilon: float = 1.0,
+                          size_bound: int | None = None) -> Mechanism:
+    """DiffPID3's choice of split attribute (FS Alg. 2 line 14) at one node.
+
+    Data: ``(codes, labels)``, the node's rows encoded with an all-categorical
+    ``domain``. The quality of each attribute is the FS criterion
+    (:mod:`dpviz.trees.id3_quality`) on its value × class counts; the choice is
+    the exponential mechanism with the criterion's sensitivity, as
+    :meth:`PrivateTable.select` makes it. Output: the chosen attribute's index.
+    """
+    from dpviz.trees.id3_quality import get_criterion
+
+    crit = get_criterion(criterion)
+    sensitivity = crit.sensitivity(size_bound) if crit.needs_size_bound else crit.sensitivity()
+    n_classes = domain.n_classes
+    arities = domain.n_values
+
+    def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        codes, labels = data
+        scores = []
+        for j, m in enumerate(arities):
+            cells = codes[:, j].astype(np.int64) * n_classes + np.asarray(labels)
+            table = np.bincount(cells, minlength=m * n_classes).reshape(m, n_classes)
+            scores.append(float(crit.quality(table)))
+        return mechanisms.exponential_mechanism(np.array(scores), epsilon=epsilon,
+                                                sensitivity=sensitivity, rng=rng, size=n)
 
     return release

@@ -230,3 +230,17 @@ def test_result_reports_plainly():
         events=[Event("x >= 1", lambda x: x >= 1)],
     )
     assert custom.event == "x >= 1"
+
+
+@pytest.mark.parametrize(("criterion", "epsilon"), [("max", 1.0), ("gini", 1.0), ("infogain", 2.0)])
+def test_diffpid3_split_choice(criterion, epsilon):
+    domain = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(3)], ["-", "+"])
+    codes = np.array([[0, 0, 1], [0, 1, 1], [1, 0, 0], [1, 1, 0], [0, 0, 0], [1, 1, 1]], float)
+    labels = np.array([0, 0, 1, 1, 0, 1])
+    canary = np.array([[1.0, 0.0, 1.0]])
+    D = (codes, labels)
+    D_prime = (np.vstack([codes, canary]), np.append(labels, 0))
+    mechanism = targets.diffpid3_split_choice(domain, criterion=criterion, epsilon=epsilon,
+                                              size_bound=50)
+    result = audit(mechanism, D, D_prime, epsilon=epsilon, n_samples=N)
+    assert not result.reject, result.summary()
