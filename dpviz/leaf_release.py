@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -110,7 +111,38 @@ class _LeafTable:
         return len(self._keys)
 
 
-class NoisyLeafCounts:
+class _LeafRelease:
+    """Shared state of a lazy per-leaf release: the visited leaves' counts and the noise key."""
+
+    MECHANISMS: tuple[str, ...] = ()
+
+    def __init__(
+        self,
+        leaf_keys: np.ndarray,
+        labels: np.ndarray,
+        n_classes: int,
+        *,
+        epsilon: float,
+        mechanism: str,
+        noise_key: int,
+    ) -> None:
+        if mechanism not in self.MECHANISMS:
+            raise InvalidParameterError(
+                f"mechanism must be one of {self.MECHANISMS}, got {mechanism!r}"
+            )
+        self._table = _LeafTable(leaf_keys, labels, n_classes)
+        self.epsilon = epsilon
+        self.mechanism = mechanism
+        self.noise_key = np.uint64(noise_key)
+        self.n_classes = n_classes
+
+    @property
+    def n_visited(self) -> int:
+        """Number of leaves holding at least one training row (internal; do not publish)."""
+        return self._table.n_visited
+
+
+class NoisyLeafCounts(_LeafRelease):
     """Noisy class-count vectors of every leaf of a random tree (JPW Fig. 5), computed lazily.
 
     Privacy claim: the vector of all leaves' class counts has L1 sensitivity 1
@@ -134,25 +166,7 @@ class NoisyLeafCounts:
         Key of the noise (drawn by the PrivateTable from its generator).
     """
 
-    def __init__(
-        self,
-        leaf_keys: np.ndarray,
-        labels: np.ndarray,
-        n_classes: int,
-        *,
-        epsilon: float,
-        mechanism: str,
-        noise_key: int,
-    ) -> None:
-        if mechanism not in ("discrete_laplace", "laplace"):
-            raise InvalidParameterError(
-                f"mechanism must be 'discrete_laplace' or 'laplace', got {mechanism!r}"
-            )
-        self._table = _LeafTable(leaf_keys, labels, n_classes)
-        self.epsilon = epsilon
-        self.mechanism = mechanism
-        self.noise_key = np.uint64(noise_key)
-        self.n_classes = n_classes
+    MECHANISMS = ("discrete_laplace", "laplace")
 
     def noise(self, leaf_keys: np.ndarray) -> np.ndarray:
         """The noise added to each leaf's counts, shape (m, T) (0 when ε = inf)."""
@@ -188,7 +202,7 @@ class SummedLeafCounts:
         return SummedLeafCounts((*self.parts, other))
 
 
-class NoisyLeafLabels:
+class NoisyLeafLabels(_LeafRelease):
     """A private label for every leaf of a random tree (FI Alg. 2 line 25), computed lazily.
 
     Mechanisms (``mechanism``):
@@ -214,27 +228,10 @@ class NoisyLeafLabels:
 
     MECHANISMS = ("rosnam", "exponential", "smooth_sensitivity")
 
-    def __init__(
-        self,
-        leaf_keys: np.ndarray,
-        labels: np.ndarray,
-        n_classes: int,
-        *,
-        epsilon: float,
-        mechanism: str,
-        noise_key: int,
-    ) -> None:
-        if mechanism not in self.MECHANISMS:
-            raise InvalidParameterError(
-                f"leaf mechanism must be one of {self.MECHANISMS}, got {mechanism!r}"
-            )
-        if mechanism == "smooth_sensitivity":
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs.get("mechanism") == "smooth_sensitivity":
             warnings.warn(NOT_PROVEN_MESSAGE, NotProvenPrivateWarning, stacklevel=3)
-        self._table = _LeafTable(leaf_keys, labels, n_classes)
-        self.epsilon = epsilon
-        self.mechanism = mechanism
-        self.noise_key = np.uint64(noise_key)
-        self.n_classes = n_classes
+        super().__init__(*args, **kwargs)
 
     def __call__(self, leaf_keys: np.ndarray) -> np.ndarray:
         """The private label code of each given leaf (any leaves, visited or not)."""
@@ -243,8 +240,3 @@ class NoisyLeafLabels:
         return leaf_labels(
             self._table.exact(leaf_keys), keys, epsilon=self.epsilon, mechanism=self.mechanism
         )
-
-    @property
-    def n_visited(self) -> int:
-        """Number of leaves holding at least one training row (internal; do not publish)."""
-        return self._table.n_visited

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -655,14 +655,25 @@ class PrivateTable:
         add/remove one row (JPW Theorem 3) and every leaf — visited or not —
         gets independent noise of scale 1/ε (see :mod:`dpviz.leaf_release`).
         """
-        epsilon = check_epsilon(epsilon, allow_inf=True)
         self._check_count_mechanism(mechanism)
+        return self._leaf_release(NoisyLeafCounts, route, epsilon, mechanism, label)
+
+    def _leaf_release(
+        self,
+        release: type,
+        route: Callable[[np.ndarray], np.ndarray],
+        epsilon: float,
+        mechanism: str,
+        label: str,
+    ) -> Any:
+        """Charge, read, route the rows to leaves, and build the lazy ``release``."""
+        epsilon = check_epsilon(epsilon, allow_inf=True)
         if self._labels is None:
             self._labels_or_raise(None)
         self._charge(epsilon, label, mechanism)
         codes, labels = self._read()
         noise_key = int(self.rng.integers(0, 2**63))
-        return NoisyLeafCounts(
+        return release(
             route(codes),
             self._labels_or_raise(labels),
             self.domain.n_classes,
@@ -705,24 +716,11 @@ class PrivateTable:
         one leaf: parallel composition, FI Definition 3). No claim for
         ``"smooth_sensitivity"`` (FI 2021 addendum).
         """
-        epsilon = check_epsilon(epsilon, allow_inf=True)
         if mechanism not in NoisyLeafLabels.MECHANISMS:
             raise InvalidParameterError(
                 f"leaf mechanism must be one of {NoisyLeafLabels.MECHANISMS}, got {mechanism!r}"
             )
-        if self._labels is None:
-            self._labels_or_raise(None)
-        self._charge(epsilon, label, mechanism)
-        codes, labels = self._read()
-        noise_key = int(self.rng.integers(0, 2**63))
-        return NoisyLeafLabels(
-            route(codes),
-            self._labels_or_raise(labels),
-            self.domain.n_classes,
-            epsilon=epsilon,
-            mechanism=mechanism,
-            noise_key=noise_key,
-        )
+        return self._leaf_release(NoisyLeafLabels, route, epsilon, mechanism, label)
 
     def append(self, codes: np.ndarray, labels: np.ndarray | None) -> PrivateTable:
         """A table of new rows, disjoint from this one, that composes with it in parallel.
