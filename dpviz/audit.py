@@ -118,7 +118,9 @@ class AuditResult:
         Samples per neighbour (selection + estimation).
     alpha : float
     exact_epsilon : float or None
-        The exact privacy loss of the event, when the caller knows it.
+        The exact privacy loss, when the caller knows it: of the chosen event
+        (:func:`audit`'s ``exact_epsilon``) or of the neighbours over all events
+        (:func:`search_neighbours`' ``exact``), as the caller computed it.
     selection : DataFrame
         Every candidate event with its selection-stage counts and bound.
     seconds : float
@@ -160,7 +162,7 @@ class AuditResult:
                 f"does not exceed the claimed ε = {self.epsilon:g} (event {self.event})"
             )
         if self.exact_epsilon is not None:
-            text += f"; the exact privacy loss of this event is {self.exact_epsilon:.3g}"
+            text += f"; the exact privacy loss is {self.exact_epsilon:.3g}"
         return text
 
     def __str__(self) -> str:

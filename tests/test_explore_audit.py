@@ -1,0 +1,217 @@
+"""dpviz.explore.audit: the audit explorer over a grid of its controls, the stories of notebook 06
+and its exercises. Fixed seeds throughout."""
+
+import math
+import time
+
+import numpy as np
+import pytest
+
+from dpviz import mechanisms
+from dpviz.audit import audit
+from dpviz.errors import InvalidParameterError
+from dpviz.exercises import EXERCISES, check
+from dpviz.explore import audit as au
+
+GRID_EPS = (0.2, 1.0, 3.0)
+GRID_N = (2_000, 20_000)
+
+
+def _layers(spec):
+    """All (data, mark) of a chart spec, through concat and layer."""
+    out = []
+    for key in ("hconcat", "vconcat", "layer"):
+        for sub in spec.get(key, []):
+            out += _layers(sub)
+    if "mark" in spec:
+        out.append(spec)
+    return out
+
+
+@pytest.mark.parametrize("name", au.SETUPS)
+def test_explorer_grid(name):
+    for eps in GRID_EPS:
+        for n in GRID_N:
+            chart = au.audit_explorer_chart(name, eps, float(n))
+            spec = chart.to_dict()
+            result = au.run_audit(name, eps, n)
+            # the verdict is the title, red for a violation
+            assert spec["title"]["text"].startswith("VIOLATION") == result.reject
+            assert spec["title"]["color"] == ("firebrick" if result.reject else "darkgreen")
+            frame = result.to_frame()
+            assert frame["estimate"].between(0, 1).all()
+            assert (frame["low"] <= frame["estimate"]).all()
+            assert (frame["estimate"] <= frame["high"]).all()
+            assert result.n_samples == n and result.epsilon == eps
+            assert len(spec["hconcat"]) == 2
+            if name in au.CORRECT:
+                # fixed seeds; each audit has a ≤ 5% chance of a false alarm, and none occurs
+                assert not result.reject, result.summary()
+            setup = au.make_setup(name, eps, n)
+            assert setup.exact_epsilon is not None
+            if setup.broken:
+                assert setup.exact_epsilon > eps
+            else:
+                assert setup.exact_epsilon <= eps + 1e-9
+            # the exact loss of the chosen event never exceeds the neighbours' exact ε
+            if result.exact_epsilon is not None:
+                assert result.exact_epsilon <= setup.exact_epsilon + 1e-9
+
+
+@pytest.mark.parametrize("name", au.BROKEN)
+def test_broken_setups_are_caught_with_enough_samples(name):
+    for eps in (1.0, 3.0):
+        result = au.run_audit(name, eps, 20_000)
+        assert result.reject, result.summary()
+
+
+@pytest.mark.parametrize("name", [s for s in au.SETUPS if au.make_setup(s, 1.0).law is not None])
+def test_exact_laws_agree_with_the_samples(name):
+    for eps in (0.2, 1.0):
+        setup = au.make_setup(name, eps, 20_000)
+        result = au.run_audit(name, eps, 20_000)
+        for law, interval in ((setup.law, result.p), (setup.law_prime, result.p_prime)):
+            p = au._event_probability(law, result.event)
+            assert p is not None
+            sd = math.sqrt(max(p * (1 - p), 1e-12) / interval.n)
+            assert abs(interval.estimate - p) <= 5 * sd + 1e-9, (name, eps, result.event)
+
+
+def test_exact_event_losses_of_a_private_and_a_broken_mechanism():
+    dl = au.make_setup("discrete Laplace count", 1.0)
+    names = ["x = 9", "x = 12", "x ≤ 10", "x > 10.5", "x ≤ 7"]
+    losses = au.exact_event_losses(names, dl.law, dl.law_prime)
+    assert np.allclose(losses["loss"].abs(), 1.0)
+    ss = au.make_setup("FI 2017 smooth-sensitivity label (withdrawn)", 1.0)
+    losses = au.exact_event_losses(["x = 0", "x = 1"], ss.law, ss.law_prime)
+    assert losses["loss"].abs().max() == pytest.approx(ss.exact_epsilon)
+    assert ss.exact_epsilon > 1.0
+    # unparsed names are left out
+    assert au.exact_event_losses(["on the lattice"], dl.law, dl.law_prime).empty
+
+
+def test_averaged_law_is_the_mean_of_five_answers():
+    law = au._averaged_law(10, 0.5, 5)
+    assert law.pmf.sum() == pytest.approx(1.0)
+    assert float(np.sum(law.support * law.pmf)) == pytest.approx(10.0)
+    x = au.averaged_count(0.5, 5)(10, 200_000, np.random.default_rng(3))
+    for t in (9.0, 10.0, 11.4):
+        p = law.prob("≤", t)
+        assert abs(np.mean(x <= t) - p) < 5 * math.sqrt(p * (1 - p) / len(x))
+
+
+def test_explorer_update_is_quick_at_the_defaults():
+    au.audit_explorer_chart("discrete Laplace count", 1.0, 20_000)  # warm-up (imports)
+    times = []
+    for _ in range(3):
+        au.run_audit.cache_clear()
+        start = time.perf_counter()
+        au.audit_explorer_chart("discrete Laplace count", 1.0, 20_000).to_dict()
+        times.append(time.perf_counter() - start)
+    assert np.median(times) < 1.0  # ~0.1 s on an idle machine; generous for loaded CI
+
+
+def test_samples_slider_and_ratio_chart():
+    slider = au.samples_slider(20_000)
+    assert slider.value == pytest.approx(20_000)
+    assert 10**slider.min == pytest.approx(1_000) and 10**slider.max == pytest.approx(1e6)
+    for name in ("discrete Laplace count", "FI 2017 smooth-sensitivity label (withdrawn)"):
+        for eps in (0.3, 1.0):
+            spec = au.exact_ratio_chart(name, eps).to_dict()
+            assert len(spec["vconcat"]) == 2
+    with pytest.raises(InvalidParameterError):
+        au.exact_ratio_chart("Laplace count (numpy doubles)", 1.0)
+    with pytest.raises(InvalidParameterError, match="unknown setup"):
+        au.make_setup("no such mechanism", 1.0)
+
+
+def test_bound_growth_separates_broken_from_correct():
+    frame = au.bound_growth(epsilon=0.5, sizes=(3_000, 30_000))
+    last = frame[frame["n_samples"] == 30_000].set_index("mechanism")["reject"]
+    assert last.filter(like="withdrawn").all() and last.filter(like="half the noise").all()
+    assert not last.filter(like="corrected").any() and not last.filter(like="discrete").any()
+
+
+def test_addendum_table6_matches_the_paper():
+    table = au.addendum_table6(n_samples=20_000)
+    # the paper prints one decimal (truncating 93.88 to 93.8)
+    assert (table["ours exact %"] - table["paper original Pr(B) %"]).abs().max() <= 0.1
+    assert (table["ours softmax exp(ε·f) %"] - table["paper new Pr(B) %"]).abs().max() <= 0.05
+    sampled = table.filter(like="sampled").iloc[:, 0]
+    assert (sampled - table["ours exact %"]).abs().max() < 5 * 100 * math.sqrt(0.25 / 20_000)
+    assert table["exact loss, f_B + 1"].iloc[-1] > 0.1 * 7  # (10, 60): 7.8ε at ε = 0.1
+
+
+def test_smooth_sensitivity_story():
+    story = au.smooth_sensitivity_story((1.0, 0.5), n_search=5_000, n_samples=20_000)
+    assert (story["verdict"] == "VIOLATION").all()
+    assert (story["measured ε lower bound"] <= story["exact loss"]).all()
+    assert (story["exact loss"] > 2 * story["claimed ε"]).all()
+
+
+def test_pruned_tree_and_the_impossible_output_bound():
+    result = au.pruned_tree_audit(n_samples=200)
+    impossible = result.p if result.direction == "D'/D" else result.p_prime
+    assert result.reject and impossible.count == 0
+    assert result.exact_epsilon == math.inf
+    assert result.epsilon_lower == pytest.approx(au.impossible_output_bound(result.p.n))
+
+
+def test_budget_split_stories():
+    wrong, right = au.budget_split_audits().values()
+    assert wrong.reject, wrong.summary()
+    assert not right.reject, right.summary()
+
+
+def test_estimator_audits_run_and_pass():
+    results = au.estimator_audits(n_samples=100)
+    assert len(results) == 2
+    assert not any(r.reject for r in results.values())
+    frame = au.results_frame(results)
+    assert list(frame["N"]) == [100, 100]
+
+
+def test_floating_point_audits():
+    numpy_laplace, discrete = au.floating_point_audits(n_samples=20_000).values()
+    assert numpy_laplace.reject and numpy_laplace.exact_epsilon == math.inf
+    assert not discrete.reject
+
+
+# ---------------------------------------------------------------- exercises
+def test_exercise_06_1_is_the_exact_loss(capsys):
+    p = mechanisms.smooth_sensitivity_label_probabilities(np.array([5, 0]), epsilon=0.5)
+    q = mechanisms.smooth_sensitivity_label_probabilities(np.array([6, 0]), epsilon=0.5)
+    expected = max(abs(math.log(p[0] / q[0])), abs(math.log(p[1] / q[1])))
+    assert EXERCISES["06.1"].answer == pytest.approx(expected)
+    assert 3 * 0.5 < expected < 4 * 0.5  # "how many times ε": about 3.9
+    check("06.1", round(expected, 3))
+    assert "correct" in capsys.readouterr().out
+    with pytest.raises(AssertionError, match="Hint"):
+        check("06.1", 2 * 0.5)  # the addendum's "twice ε" is not the answer
+
+
+def test_exercise_06_2_is_the_bound_of_an_impossible_output(capsys):
+    u = 0.025 ** (1 / 400)
+    assert EXERCISES["06.2"].answer == pytest.approx(math.log(u / (1 - u)))
+    # the audit of a deterministic mechanism (500 samples: 400 estimate) gives exactly this
+    deterministic = audit(lambda d, n, rng: np.full(n, d), 2, 3, epsilon=1.0, n_samples=500)
+    assert deterministic.epsilon_lower == pytest.approx(EXERCISES["06.2"].answer)
+    check("06.2", deterministic.epsilon_lower)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_check_broken(capsys):
+    au.check_broken("06.3", None)
+    assert "not answered" in capsys.readouterr().out
+    assert au.check_broken("06.3", au.laplace_count_with_scale(0.5)).reject
+    assert au.check_broken("06.3", lambda c, n, rng: c + rng.laplace(0, 0.3, size=n)).reject
+    assert au.check_broken("06.4", au.averaged_count(1.0, 5)).reject
+    assert "caught" in capsys.readouterr().out
+    with pytest.raises(AssertionError, match="did not catch"):
+        au.check_broken("06.3", au.laplace_count_with_scale(1.0))
+    with pytest.raises(AssertionError, match="did not catch"):
+        au.check_broken("06.4", au.averaged_count(0.2, 5))
+    with pytest.raises(InvalidParameterError):
+        au.check_broken("06.9", None)
+    with pytest.raises(InvalidParameterError):
+        au.laplace_count_with_scale(0.0)
