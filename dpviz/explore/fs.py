@@ -1,0 +1,1148 @@
+"""Notebook 03 (FS, private ID3): the explorers, the tables around the reproductions, the demos.
+
+Friedman & Schuster (KDD 2010) build the same ID3 twice under a fixed budget B: from
+noisy counts (SuLQ-based ID3, Alg. 1: 2|A| count queries per node, each at ε/(2|A|)) and
+with one exponential-mechanism query per node (DiffPID3, Alg. 2), scored by InfoGain
+(sensitivity log2(N+1) + 1/ln 2), Gini (2) or Max (1); DiffPC4.5 adds numeric split
+points by the exponential mechanism over score-constant ranges (§4.3) and pruning with
+noisy counts (Alg. 3). The algorithms live in :mod:`dpviz.trees.id3`; this module holds
+what notebook 03 shows around them.
+
+* :func:`fs_explorer_chart` — the explorer callback: hold-out accuracy against B for one
+  data set, depth and criterion (a cached curve over :data:`EXPLORER_EPSILONS` plus a
+  fresh evaluation at the slider's B), with the same algorithm at ε = ∞ as reference;
+  :func:`fs_controls` builds its widgets. :func:`fs_tree_chart` (widgets:
+  :func:`fs_tree_controls`) draws one induced tree with its ledger by level.
+  :func:`explorer_update_ms` times both.
+* :func:`budget_split`, :func:`query_epsilons` — where the ε of a node goes, per query.
+* :func:`split_choice_table` — the exact probability that the exponential mechanism picks
+  the generating attribute of FS Table 1's data, per criterion: Table 1 on the back of
+  an envelope. :func:`split_point_frame` and :func:`split_point_chart` — the range-based
+  exponential mechanism of §4.3 as a density over [0, 100].
+* :func:`table1_runs`, :func:`table1_table`, :func:`table1_chart`, :func:`fig4_runs`,
+  :func:`fig5_runs`, :func:`jpw_runs` — cached, reduced runs of the reproductions in
+  :mod:`dpviz.reproduce_fs`, with tables and charts next to the published numbers;
+  :func:`published_table1` reads the full 200-run Table 1 (``docs/fs_table1.md``).
+* :func:`stopping_table`, :func:`pruning_table` — the "what goes wrong" demonstrations.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import time
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+from dpviz import mechanisms
+from dpviz.datasets import load
+from dpviz.domain import Attribute, Categorical, Domain, Numeric
+from dpviz.errors import InvalidParameterError
+from dpviz.exercises import Exercise, register
+from dpviz.experiments import cache
+from dpviz.plots import accuracy_chart
+from dpviz.reproduce_fs import (
+    FS_TABLE1_ALGORITHMS,
+    FS_TABLE1_PUBLISHED,
+    fs_fig4,
+    fs_fig5,
+    fs_table1,
+    jpw_table1,
+    jpw_table1_comparison,
+    summarize,
+)
+from dpviz.synthetic import fs_numeric_split_data, fs_single_split_data
+from dpviz.trees.id3 import (
+    SQRT2,
+    DiffPID3Classifier,
+    SuLQID3Classifier,
+    split_point_probabilities,
+    split_point_ranges,
+)
+from dpviz.trees.id3_quality import get_criterion
+from dpviz.trees.id3_view import ledger_level_chart, tree_chart, tree_frame
+from dpviz.validation import check_epsilon, check_int
+
+__all__ = [
+    "ADULT_BINS",
+    "ADULT_SAMPLE",
+    "ALGORITHM_NAMES",
+    "CRITERIA",
+    "EXPLORER_DATASETS",
+    "EXPLORER_EPSILONS",
+    "FS_ROWS",
+    "REPEATS",
+    "SIZE_BOUND",
+    "Prepared",
+    "budget_split",
+    "explorer_curve",
+    "explorer_defaults",
+    "explorer_update_ms",
+    "fig4_runs",
+    "fig5_runs",
+    "fit_one",
+    "fs_controls",
+    "fs_explorer_chart",
+    "fs_tree_chart",
+    "fs_tree_controls",
+    "jpw_runs",
+    "jpw_table",
+    "make_estimator",
+    "prepared",
+    "pruning_table",
+    "published_table1",
+    "query_epsilons",
+    "runs_chart",
+    "split_choice_table",
+    "split_point_chart",
+    "split_point_frame",
+    "split_point_mass",
+    "stop_reasons",
+    "stopping_table",
+    "table1_chart",
+    "table1_runs",
+    "table1_table",
+]
+
+#: Data sets of the explorers.
+EXPLORER_DATASETS = ("fs-single-split", "nursery", "adult")
+
+#: Criteria of the explorers: the three quality functions of DiffPID3 and the SuLQ-based ID3.
+CRITERIA = ("infogain", "gini", "max", "sulq")
+
+#: Names of the algorithms, as FS Table 1 writes them (DiffPC4.5 when numeric attributes).
+ALGORITHM_NAMES = {
+    "infogain": "DiffPID3-InfoGain",
+    "gini": "DiffPID3-Gini",
+    "max": "DiffPID3-Max",
+    "sulq": "SuLQ-based ID3",
+}
+
+#: Budgets B of the explorer's cached accuracy curve (ε = ∞ is the reference line).
+EXPLORER_EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+
+#: Fits per point of the explorer (the band is their spread); cheap data gets more.
+REPEATS = {"fs-single-split": 10, "nursery": 4, "adult": 4}
+
+#: Public bound N on the number of rows, for the InfoGain sensitivity (FS: 5,000 for the
+#: single split of Table 1, 50,000 for Adult; Nursery's 12,960 rows are under 50,000 too).
+SIZE_BOUND = {"fs-single-split": 5_000, "nursery": 50_000, "adult": 50_000}
+
+#: Training rows of the explorer's FS single-split data (FS Table 1: 1,000 to 5,000).
+FS_ROWS = 2_000
+
+#: Rows of the explorer's Adult sample (stratified, before the 75/25 split).
+ADULT_SAMPLE = 5_000
+
+#: Equal-width bins of each numeric Adult attribute for the SuLQ-based ID3 (nominal only).
+ADULT_BINS = 4
+
+_DEPTHS = {"fs-single-split": 1, "nursery": 3, "adult": 3}
+
+
+# ---------------------------------------------------------------------------------- data
+@dataclass(frozen=True, eq=False)
+class Prepared:
+    """A data set of the explorers, encoded once with its public domain.
+
+    Attributes
+    ----------
+    name : str
+        One of :data:`EXPLORER_DATASETS`.
+    domain : Domain
+        The public schema the trees are built with.
+    X_train, y_train, X_test, y_test : ndarray
+        Encoded rows and class codes of the training and test parts.
+    size_bound : int
+        The public bound N (:data:`SIZE_BOUND`).
+    note : str
+        One line on what the rows are (shown in the charts).
+    """
+
+    name: str
+    domain: Domain
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    size_bound: int
+    note: str
+
+
+def _check_dataset(dataset: str) -> str:
+    if dataset not in EXPLORER_DATASETS:
+        raise InvalidParameterError(
+            f"dataset must be one of {list(EXPLORER_DATASETS)}, got {dataset!r}"
+        )
+    return dataset
+
+
+def _check_criterion(criterion: str) -> str:
+    if criterion not in CRITERIA:
+        raise InvalidParameterError(f"criterion must be one of {list(CRITERIA)}, got {criterion!r}")
+    return criterion
+
+
+def _stratified(X: pd.DataFrame, y: pd.Series, **kwargs: Any) -> list[Any]:
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "The least populated class", UserWarning)
+        try:
+            return train_test_split(X, y, stratify=y, random_state=0, **kwargs)
+        except ValueError:  # a class too small to stratify
+            return train_test_split(X, y, random_state=0, **kwargs)
+
+
+def _binned(domain: Domain, codes: np.ndarray, n_bins: int) -> tuple[Domain, np.ndarray]:
+    """Numeric attributes cut into ``n_bins`` equal-width bins of their *public* bounds."""
+    codes = codes.copy()
+    attributes: list[Attribute] = []
+    for j, a in enumerate(domain.attributes):
+        if isinstance(a, Numeric):
+            width = (a.high - a.low) / n_bins
+            codes[:, j] = np.clip(np.floor((codes[:, j] - a.low) / width), 0, n_bins - 1)
+            edges = [a.low + k * width for k in range(n_bins + 1)]
+            labels = tuple(f"[{edges[k]:.4g}, {edges[k + 1]:.4g})" for k in range(n_bins))
+            attributes.append(Categorical(a.name, labels))
+        else:
+            attributes.append(a)
+    return Domain(attributes, domain.classes, target=domain.target), codes
+
+
+@functools.cache
+def prepared(dataset: str, binned: bool = False) -> Prepared:
+    """The explorer's rows of ``dataset``, split and encoded once (cached in-process).
+
+    * ``"fs-single-split"``: :func:`~dpviz.synthetic.fs_single_split_data` with
+      :data:`FS_ROWS` noisy training rows (p_noise = 0.1, seed 0) and its 10,000 noiseless
+      test rows, as FS Table 1;
+    * ``"nursery"``: all 12,960 rows, a stratified 75/25 split (seed 0);
+    * ``"adult"``: a stratified sample of :data:`ADULT_SAMPLE` of the 45,222 rows, then a
+      stratified 75/25 split (seed 0).
+
+    Parameters
+    ----------
+    dataset : str
+        One of :data:`EXPLORER_DATASETS`.
+    binned : bool, default False
+        Replace every numeric attribute by :data:`ADULT_BINS` equal-width bins of its public
+        bounds (for the SuLQ-based ID3, which handles nominal attributes only).
+
+    Returns
+    -------
+    Prepared
+    """
+    _check_dataset(dataset)
+    if dataset == "fs-single-split":
+        data = fs_single_split_data(FS_ROWS, random_state=0)
+        assert data.test is not None
+        X_train, y_train, X_test, y_test = data.X, data.y, data.test.X, data.test.y
+        note = f"{FS_ROWS:,} noisy training rows (p_noise = 0.1), 10,000 noiseless test rows"
+    else:
+        data = load(dataset)
+        X, y = data.X, data.y
+        if dataset == "adult":
+            X, _, y, _ = _stratified(X, y, train_size=ADULT_SAMPLE)
+        X_train, X_test, y_train, y_test = _stratified(X, y, test_size=0.25)
+        note = f"{len(y_train):,} training and {len(y_test):,} test rows (stratified split)"
+    domain = data.domain
+    train = domain.encode(X_train)
+    test = domain.encode(X_test)
+    if binned and not domain.categorical_mask.all():
+        domain, train = _binned(data.domain, train, ADULT_BINS)
+        _, test = _binned(data.domain, test, ADULT_BINS)
+        note += f"; numeric attributes in {ADULT_BINS} equal-width bins"
+    return Prepared(
+        name=dataset,
+        domain=domain,
+        X_train=train,
+        y_train=data.domain.encode_labels(y_train),
+        X_test=test,
+        y_test=data.domain.encode_labels(y_test),
+        size_bound=SIZE_BOUND[dataset],
+        note=note,
+    )
+
+
+def _data_for(dataset: str, criterion: str) -> Prepared:
+    return prepared(dataset, binned=criterion == "sulq")
+
+
+def make_estimator(
+    criterion: str,
+    epsilon: float,
+    depth: int | None,
+    *,
+    domain: Domain,
+    size_bound: int,
+    random_state: int,
+    prune: bool = False,
+) -> DiffPID3Classifier | SuLQID3Classifier:
+    """The FS estimator of ``criterion``: DiffPID3 (C4.5 with numeric attributes) or SuLQ-ID3.
+
+    Parameters
+    ----------
+    criterion : {"infogain", "gini", "max", "sulq"}
+        A quality function of DiffPID3, or ``"sulq"`` for the SuLQ-based ID3 (FS Alg. 1).
+    epsilon : float
+        The total budget B (``math.inf``: the non-private reference).
+    depth : int or None
+        Maximal depth d.
+    domain : Domain
+        The public schema.
+    size_bound : int
+        Public bound N (used by InfoGain).
+    random_state : int
+        Seed of the noise.
+    prune : bool, default False
+        Prune with noisy counts (FS Alg. 3; DiffPID3 only).
+    """
+    _check_criterion(criterion)
+    if criterion == "sulq":
+        return SuLQID3Classifier(epsilon, depth, domain=domain, random_state=random_state)
+    return DiffPID3Classifier(
+        epsilon,
+        depth,
+        criterion=criterion,
+        size_bound=size_bound,
+        prune=prune,
+        domain=domain,
+        random_state=random_state,
+    )
+
+
+def _score(model: Any, codes: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
+    """(accuracy, share of unclassified rows) of a fitted FS estimator on encoded rows."""
+    leaves = model._leaves_encoded(codes)
+    flat = model._flat_
+    return float(np.mean(flat.label[leaves] == labels)), float(flat.unclassified[leaves].mean())
+
+
+def fit_one(
+    dataset: str, criterion: str, epsilon: float, depth: int, run: int = 0
+) -> tuple[Any, float, float]:
+    """Fit one estimator on the explorer's training rows and score it on the test rows.
+
+    Returns
+    -------
+    model, accuracy, unclassified
+        The fitted estimator (with ``tree_`` and ``ledger_``), its test accuracy and the
+        share of test rows that end in an empty leaf (counted in the accuracy with the
+        label of the nearest non-empty ancestor, see
+        :meth:`~dpviz.trees.id3.DiffPID3Classifier.unclassified_mask`).
+    """
+    data = _data_for(_check_dataset(dataset), _check_criterion(criterion))
+    model = make_estimator(
+        criterion,
+        epsilon,
+        depth,
+        domain=data.domain,
+        size_bound=data.size_bound,
+        random_state=int(run),
+    )
+    model._fit_encoded(data.X_train, data.y_train, data.domain)
+    accuracy, unclassified = _score(model, data.X_test, data.y_test)
+    return model, accuracy, unclassified
+
+
+# ---------------------------------------------------------------------------------- budget
+def budget_split(dataset: str, criterion: str, epsilon: float, depth: int) -> dict[str, Any]:
+    """Where the budget of one node goes (FS Alg. 1/2 line 3, §4.3).
+
+    Returns
+    -------
+    dict
+        ``level`` (ε of every query of a level: B/(2(d+1)), or B/((2+n)d+2) with n numeric
+        attributes), ``split_queries`` (queries that choose the split at the root: 2|A|
+        noisy histograms for SuLQ, 1 exponential mechanism otherwise, plus n split
+        points), ``split_epsilon`` (ε of each of them), ``sensitivity`` (of the split
+        query's score; 1 for a count), ``numeric`` (n) and ``attributes`` (|A|).
+    """
+    data = _data_for(_check_dataset(dataset), _check_criterion(criterion))
+    eps = check_epsilon(epsilon, "epsilon", allow_inf=True)
+    d = check_int(depth, "depth", minimum=0)
+    k = len(data.domain)
+    n_numeric = int((~data.domain.categorical_mask).sum())
+    if criterion == "sulq":
+        level = eps / (2 * (d + 1))
+        return {
+            "level": level,
+            "split_queries": 2 * k,
+            "split_epsilon": level / (2 * k),
+            "sensitivity": 1.0,
+            "numeric": 0,
+            "attributes": k,
+        }
+    crit = get_criterion(criterion)
+    level = eps / ((2 + n_numeric) * d + 2)
+    return {
+        "level": level,
+        "split_queries": 1 + n_numeric,
+        "split_epsilon": level,
+        "sensitivity": crit.sensitivity(data.size_bound),
+        "numeric": n_numeric,
+        "attributes": k,
+    }
+
+
+def _discrete_laplace_std(epsilon: float) -> float:
+    q = math.exp(-epsilon)
+    return math.sqrt(2 * q) / (1 - q)
+
+
+def query_epsilons(
+    dataset: str = "fs-single-split", epsilon: float = 0.1, depth: int = 1, run: int = 0
+) -> pd.DataFrame:
+    """The root's queries of each algorithm, read from the ledger of a real fit.
+
+    Returns
+    -------
+    DataFrame
+        One row per (algorithm, kind of query) at depth 0: ``algorithm``, ``query`` (the
+        ledger label), ``mechanism``, ``queries``, ``epsilon`` (of each), ``charged`` (their
+        total) and ``count_noise_std`` (the standard deviation of the discrete Laplace
+        noise on a count at that ε; empty for the exponential mechanism).
+    """
+    rows = []
+    for criterion in CRITERIA:
+        model, _, _ = fit_one(dataset, criterion, epsilon, depth, run)
+        frame = model.ledger_.to_frame()
+        root = frame[frame["depth"] == 0]
+        for (label, mechanism), group in root.groupby(["label", "mechanism"], sort=False):
+            eps = float(group["epsilon"].max())
+            rows.append(
+                {
+                    "algorithm": ALGORITHM_NAMES[criterion],
+                    "query": label,
+                    "mechanism": mechanism,
+                    "queries": len(group),
+                    "epsilon": eps,
+                    "charged": float(group["charged"].sum()),
+                    "count_noise_std": (
+                        _discrete_laplace_std(eps) if "laplace" in mechanism else math.nan
+                    ),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------- explorer
+def explorer_defaults(dataset: str) -> dict[str, int]:
+    """The explorer's depth for ``dataset``: 1 for FS's single split, 3 otherwise."""
+    return {"depth": _DEPTHS[_check_dataset(dataset)]}
+
+
+_POINTS: dict[tuple[str, str, float, int], pd.DataFrame] = {}
+
+
+def _point(dataset: str, criterion: str, epsilon: float, depth: int) -> pd.DataFrame:
+    """Test accuracy of the fits at one setting (cached in-process; do not mutate).
+
+    :data:`REPEATS` fits with seeds 0, 1, ... (one fit at ε = ∞, the reference).
+    """
+    key = (dataset, criterion, float(epsilon), int(depth))
+    if key not in _POINTS:
+        repeats = 1 if math.isinf(epsilon) else REPEATS[dataset]
+        rows = []
+        for run in range(repeats):
+            model, accuracy, unclassified = fit_one(dataset, criterion, epsilon, depth, run)
+            rows.append(
+                {
+                    "epsilon": float(epsilon),
+                    "repeat": run,
+                    "accuracy": accuracy,
+                    "unclassified": unclassified,
+                    "leaves": model.tree_.n_leaves,
+                }
+            )
+        _POINTS[key] = pd.DataFrame(rows)
+    return _POINTS[key]
+
+
+def _settings(dataset: str, criterion: str, depth: int | None) -> int:
+    _check_dataset(dataset)
+    _check_criterion(criterion)
+    if depth is None:
+        return explorer_defaults(dataset)["depth"]
+    return check_int(depth, "depth", minimum=1)
+
+
+def explorer_curve(dataset: str, criterion: str, depth: int | None = None) -> pd.DataFrame:
+    """Test accuracy at every B of :data:`EXPLORER_EPSILONS` and at ε = ∞.
+
+    Returns
+    -------
+    DataFrame
+        One row per (B, fit): ``epsilon``, ``repeat``, ``accuracy``, ``unclassified``,
+        ``leaves``. Each point is cached in-process, so the curve is computed once per
+        (data set, criterion, depth).
+    """
+    d = _settings(dataset, criterion, depth)
+    eps = (*EXPLORER_EPSILONS, math.inf)
+    return pd.concat([_point(dataset, criterion, e, d) for e in eps], ignore_index=True)
+
+
+def _budget_line(dataset: str, criterion: str, epsilon: float, depth: int) -> str:
+    split = budget_split(dataset, criterion, epsilon, depth)
+    if criterion == "sulq":
+        return (
+            f"depth {depth}: a node spends 2ε, ε = B/(2(d+1)) = {split['level']:.3g}; each of "
+            f"the root's {split['split_queries']} count queries gets ε/(2|A|) = "
+            f"{split['split_epsilon']:.2g}"
+        )
+    numeric = (
+        f", plus {split['numeric']} split points" if split["numeric"] else ""
+    )
+    formula = "B/((2+n)d+2)" if split["numeric"] else "B/(2(d+1))"
+    return (
+        f"depth {depth}: one exponential-mechanism query per node at ε = {formula} = "
+        f"{split['level']:.3g}{numeric}; sensitivity S = {split['sensitivity']:.3g}"
+    )
+
+
+def fs_explorer_chart(
+    dataset: str = "fs-single-split",
+    epsilon: float = 0.1,
+    depth: int | None = None,
+    criterion: str = "max",
+) -> alt.LayerChart:
+    """Explorer callback: test accuracy of an FS algorithm against B, with the ε = ∞ reference.
+
+    Parameters
+    ----------
+    dataset : {"fs-single-split", "nursery", "adult"}
+        See :func:`prepared`.
+    epsilon : float
+        The slider's budget B: a fresh evaluation there (cached once computed) joins the
+        cached curve and is marked by a red rule.
+    depth : int, optional
+        Maximal depth d; default :func:`explorer_defaults`.
+    criterion : {"infogain", "gini", "max", "sulq"}
+        DiffPID3's quality function (DiffPC4.5 on Adult), or the SuLQ-based ID3.
+
+    Returns
+    -------
+    altair.LayerChart
+        Mean accuracy with a band over :data:`REPEATS` fits (10th–90th percentile) on one
+        fixed data split, the same algorithm at ε = ∞ (same depth) as a dashed line.
+    """
+    eps = check_epsilon(epsilon)
+    d = _settings(dataset, criterion, depth)
+    curve = explorer_curve(dataset, criterion, d)
+    finite = curve[np.isfinite(curve["epsilon"])]
+    reference = float(curve.loc[~np.isfinite(curve["epsilon"]), "accuracy"].mean())
+    point = _point(dataset, criterion, eps, d)
+    if not np.isclose(finite["epsilon"], eps, rtol=1e-9).any():
+        finite = pd.concat([finite, point], ignore_index=True)
+    accuracy = float(point["accuracy"].mean())
+    name = ALGORITHM_NAMES[criterion]
+    if criterion != "sulq" and dataset == "adult":
+        name = name.replace("DiffPID3", "DiffPC4.5")
+    title = alt.Title(
+        f"{name} on {dataset}: {accuracy:.1%} at B = {eps:.3g}",
+        subtitle=[
+            _budget_line(dataset, criterion, eps, d),
+            f"dashed: ε = ∞, {reference:.1%}; band: spread of {REPEATS[dataset]} fits; "
+            + _data_for(dataset, criterion).note,
+        ],
+    )
+    chart = accuracy_chart(finite, reference=reference, highlight=eps, title=title, width=460)
+    return chart.properties(title=title)  # on the layer, where Vega-Lite shows it
+
+
+def fs_controls(
+    dataset: str = "fs-single-split", epsilon: float = 0.1, criterion: str = "max"
+) -> dict[str, Any]:
+    """The accuracy explorer's widgets; choosing a data set resets the depth to its default.
+
+    Returns
+    -------
+    dict
+        ``dataset``, ``epsilon`` (B, log scale 0.05–10), ``depth`` (1–6) and ``criterion``
+        widgets for :func:`dpviz.widgets.explorer` (create them before the explorer so that
+        the reset happens before the chart is redrawn).
+    """
+    from dpviz.widgets import choice_dropdown, depth_slider, epsilon_slider
+
+    picker = choice_dropdown(list(EXPLORER_DATASETS), _check_dataset(dataset))
+    depth = depth_slider(explorer_defaults(dataset)["depth"], high=6)
+
+    def reset(change: dict[str, Any]) -> None:
+        depth.value = explorer_defaults(change["new"])["depth"]
+
+    picker.observe(reset, names="value")
+    return {
+        "dataset": picker,
+        "epsilon": epsilon_slider(epsilon, low=0.05, high=10.0, description="B"),
+        "depth": depth,
+        "criterion": choice_dropdown(
+            list(CRITERIA), _check_criterion(criterion), description="criterion"
+        ),
+    }
+
+
+def fs_tree_chart(
+    dataset: str = "fs-single-split",
+    epsilon: float = 0.1,
+    depth: int | None = None,
+    criterion: str = "max",
+    run: int = 0,
+) -> alt.VConcatChart:
+    """Explorer callback: one induced tree and its ledger by level.
+
+    Fit ``run`` of the accuracy explorer's point (same seed): the tree as a chart (nodes by
+    depth, colour = kind, tooltips with the noisy counts N_T and N_c) above the ε charged
+    at each level per kind of query (:func:`~dpviz.trees.id3_view.ledger_level_chart`).
+
+    Returns
+    -------
+    altair.VConcatChart
+        Titled with the fit's test accuracy and its share of unclassified test rows.
+    """
+    eps = check_epsilon(epsilon)
+    d = _settings(dataset, criterion, depth)
+    run = check_int(run, "run", minimum=0)
+    model, accuracy, unclassified = fit_one(dataset, criterion, eps, d, run)
+    title = alt.Title(
+        f"fit {run} on {dataset}: test accuracy {accuracy:.1%}, "
+        f"{unclassified:.1%} of the test rows unclassified",
+        subtitle="hover over a node for its noisy counts; orange: an empty leaf (N_T ≤ 0)",
+    )
+    return alt.vconcat(
+        tree_chart(model, width=560), ledger_level_chart(model, width=400)
+    ).properties(title=title)
+
+
+def fs_tree_controls(
+    dataset: str = "fs-single-split", epsilon: float = 0.1, criterion: str = "max"
+) -> dict[str, Any]:
+    """The tree view's widgets: those of :func:`fs_controls` plus the fit number ``run``."""
+    from dpviz.widgets import int_slider
+
+    controls = fs_controls(dataset, epsilon, criterion)
+    controls["run"] = int_slider(0, 0, 9, "run")
+    return controls
+
+
+def explorer_update_ms(
+    dataset: str = "fs-single-split", *, view: str = "accuracy", moves: int = 5
+) -> pd.DataFrame:
+    """Time an explorer's update at the defaults when the B slider moves.
+
+    Computes the cached curve first (as the notebook's first display does), then calls
+    the callback at ``moves`` slider positions below the default B = 0.1
+    (B = 0.1 · 10^(−0.05·k), the slider's steps), each evaluated afresh: the refits,
+    their evaluation and the new chart's data (``to_dict``, with validation, as the
+    notebook's display does).
+
+    Parameters
+    ----------
+    dataset : str
+        One of :data:`EXPLORER_DATASETS` (at its default depth, criterion ``"max"``).
+    view : {"accuracy", "tree"}
+        :func:`fs_explorer_chart` or :func:`fs_tree_chart`.
+    moves : int
+        Number of slider positions timed.
+
+    Returns
+    -------
+    DataFrame
+        ``epsilon`` and ``ms`` per move.
+    """
+    if view not in ("accuracy", "tree"):
+        raise InvalidParameterError(f"view must be 'accuracy' or 'tree', got {view!r}")
+    callback = fs_explorer_chart if view == "accuracy" else fs_tree_chart
+    depth = explorer_defaults(dataset)["depth"]
+    callback(dataset, 0.1, depth, "max").to_dict()
+    rows = []
+    for k in range(1, check_int(moves, "moves", minimum=1) + 1):
+        eps = 0.1 * 10 ** (-0.05 * k)
+        _POINTS.pop((dataset, "max", float(eps), depth), None)
+        start = time.perf_counter()
+        callback(dataset, eps, depth, "max").to_dict()
+        rows.append({"epsilon": eps, "ms": 1000 * (time.perf_counter() - start)})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------- §4.1
+def _exact_counts(codes: np.ndarray, labels: np.ndarray, n_values: int, n_classes: int) -> Any:
+    """τ_jc of every attribute: shape (attributes, n_values, n_classes). Teaching only."""
+    out = np.zeros((codes.shape[1], n_values, n_classes))
+    for j in range(codes.shape[1]):
+        np.add.at(out[j], (codes[:, j].astype(np.int64), labels), 1.0)
+    return out
+
+
+def split_choice_table(
+    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
+    *,
+    budget: float = 0.1,
+    size_bound: int = 5000,
+    p_noise: float = 0.1,
+    random_state: int = 0,
+) -> pd.DataFrame:
+    """FS Table 1 on the back of an envelope: the chance of the right split, per criterion.
+
+    For each size, one training set of FS Table 1 (:func:`~dpviz.synthetic.fs_single_split_data`,
+    seed ``random_state``) and its *exact* counts τ_jc per attribute (teaching only: a
+    private algorithm never sees them). DiffPID3 at depth 1 chooses the root's attribute by
+    the exponential mechanism at ε = B/4 with P(A) ∝ exp(ε q(A) / 2S); this table gives
+    that probability for the generating attribute, exactly
+    (:func:`dpviz.mechanisms.exponential_probabilities`). A tree with the right split
+    classifies the noiseless test rows perfectly (its two leaves hold hundreds of rows,
+    so their noisy labels are right); a wrong split is a coin flip. Hence the expected
+    accuracy is about 1/2 + P/2.
+
+    Returns
+    -------
+    DataFrame
+        One row per (n, criterion): ``n``, ``criterion``, ``sensitivity`` S, ``q_true``
+        (quality of the generating attribute), ``q_other`` (best other attribute),
+        ``gap_in_noise_units`` = ε (q_true − q_other) / 2S, ``p_true``,
+        ``expected_accuracy`` (%) and ``paper`` (FS Table 1, %).
+    """
+    eps = check_epsilon(budget, "budget") / 4  # B / (2(d+1)) with d = 1
+    rows = []
+    for n in sizes:
+        data = fs_single_split_data(
+            check_int(n, "sizes", minimum=1), p_noise=p_noise, n_test=0,
+            random_state=random_state,
+        )
+        match = re.search(r"decided by (\w+)", data.description)
+        assert match is not None
+        truth = data.domain.index(match.group(1))
+        codes = data.domain.encode(data.X)
+        labels = data.domain.encode_labels(data.y)
+        counts = _exact_counts(codes, labels, 2, 2)
+        for name in ("infogain", "gini", "max"):
+            crit = get_criterion(name)
+            q = np.asarray(crit.quality(counts), dtype=np.float64)
+            s = crit.sensitivity(size_bound)
+            p = mechanisms.exponential_probabilities(q, epsilon=eps, sensitivity=s)
+            others = np.delete(q, truth)
+            algorithm = ALGORITHM_NAMES[name]
+            paper = FS_TABLE1_PUBLISHED[
+                (FS_TABLE1_PUBLISHED["n"] == n) & (FS_TABLE1_PUBLISHED["algorithm"] == algorithm)
+            ]["mean"]
+            rows.append(
+                {
+                    "n": int(n),
+                    "criterion": name,
+                    "sensitivity": s,
+                    "q_true": float(q[truth]),
+                    "q_other": float(others.max()),
+                    "gap_in_noise_units": eps * float(q[truth] - others.max()) / (2 * s),
+                    "p_true": float(p[truth]),
+                    "expected_accuracy": 100 * (0.5 + 0.5 * float(p[truth])),
+                    "paper": float(paper.iloc[0]) if len(paper) else math.nan,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------- §4.3
+def split_point_frame(
+    n: int = 2000,
+    *,
+    budget: float = 0.1,
+    size_bound: int = 5000,
+    p_noise: float = 0.1,
+    random_state: int = 0,
+) -> pd.DataFrame:
+    """The range-based exponential mechanism of FS §4.3 at the root of FS Fig. 4's data.
+
+    One training set of :func:`~dpviz.synthetic.fs_numeric_split_data` (split at 35 on a
+    numeric attribute over [0, 100]); at the root, the split point of that attribute is
+    drawn at ε = B/((2+3)·1+2) (depth 1, three numeric attributes) with density
+    ∝ exp(ε q(r) / 2S) over [0, 100]: a score-constant range is chosen with probability
+    ∝ exp(ε q_i / 2S)·|R_i| (:func:`~dpviz.trees.id3.split_point_probabilities`), then a
+    point uniformly inside it.
+
+    Returns
+    -------
+    DataFrame
+        One row per (criterion, range): ``criterion``, ``start``, ``end``, ``score``,
+        ``probability`` (of the range) and ``density`` (probability / length; 0 for an
+        empty range).
+    """
+    data = fs_numeric_split_data(
+        check_int(n, "n", minimum=1), p_noise=p_noise, n_test=0, random_state=random_state
+    )
+    match = re.search(r"decided by (\w+)", data.description)
+    assert match is not None
+    name = match.group(1)
+    attribute = data.domain[name]
+    assert isinstance(attribute, Numeric)
+    values = data.domain.encode(data.X)[:, data.domain.index(name)]
+    labels = data.domain.encode_labels(data.y)
+    eps = check_epsilon(budget, "budget") / ((2 + 3) * 1 + 2)
+    frames = []
+    for criterion in ("infogain", "gini", "max"):
+        crit = get_criterion(criterion)
+        starts, ends, scores = split_point_ranges(
+            values, labels, 2, attribute.low, attribute.high, crit
+        )
+        p = split_point_probabilities(
+            starts, ends, scores, epsilon=eps, sensitivity=crit.sensitivity(size_bound)
+        )
+        length = ends - starts
+        frames.append(
+            pd.DataFrame(
+                {
+                    "criterion": criterion,
+                    "start": starts,
+                    "end": ends,
+                    "score": scores,
+                    "probability": p,
+                    "density": np.divide(p, length, out=np.zeros_like(p), where=length > 0),
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def _binned_mass(frame: pd.DataFrame, bins: int) -> pd.DataFrame:
+    """Probability of each of ``bins`` equal-width bins of the range, per criterion."""
+    out = []
+    for criterion, group in frame.groupby("criterion", sort=False):
+        low, high = float(group["start"].min()), float(group["end"].max())
+        edges = np.linspace(low, high, bins + 1)
+        starts = group["start"].to_numpy()[:, None]
+        length = (group["end"].to_numpy() - group["start"].to_numpy())[:, None]
+        share = np.clip(
+            np.divide(edges[None, :] - starts, length, out=np.ones((len(group), bins + 1)),
+                      where=length > 0),
+            0.0,
+            1.0,
+        )
+        cdf = group["probability"].to_numpy() @ share
+        out.append(
+            pd.DataFrame(
+                {"criterion": criterion, "start": edges[:-1], "end": edges[1:],
+                 "probability": np.diff(cdf)}
+            )
+        )
+    return pd.concat(out, ignore_index=True)
+
+
+def split_point_mass(frame: pd.DataFrame, low: float = 30.0, high: float = 40.0) -> pd.Series:
+    """P(low <= drawn split point <= high) per criterion (exact: uniform inside each range).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        From :func:`split_point_frame`.
+    """
+    mass = {}
+    for criterion, group in frame.groupby("criterion", sort=False):
+        start, end = group["start"].to_numpy(), group["end"].to_numpy()
+        overlap = np.clip(np.minimum(end, high) - np.maximum(start, low), 0.0, None)
+        length = end - start
+        share = np.divide(overlap, length, out=np.zeros_like(length), where=length > 0)
+        mass[criterion] = float(group["probability"].to_numpy() @ share)
+    return pd.Series(mass, name=f"P({low:g} <= split point <= {high:g})")
+
+
+def split_point_chart(frame: pd.DataFrame, *, bins: int = 100, width: int = 460) -> alt.Chart:
+    """Probability of the drawn split point per unit of the range, per criterion (log scale).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        From :func:`split_point_frame`.
+    bins : int, default 100
+        The range is shown in this many equal-width bins (the mass of each).
+    """
+    mass = _binned_mass(frame, check_int(bins, "bins", minimum=1))
+    mass["probability"] = mass["probability"].clip(lower=1e-12)
+    return (
+        alt.Chart(mass, width=width, height=80)
+        .mark_rect(opacity=0.85)
+        .encode(
+            x=alt.X("start:Q", title="split point r"),
+            x2="end:Q",
+            y=alt.Y(
+                "probability:Q",
+                scale=alt.Scale(type="log", domain=[1e-12, 1]),
+                title="P(bin)",
+            ),
+            y2=alt.datum(1e-12),
+            color=alt.Color("criterion:N", legend=None),
+            tooltip=["criterion", "start", "end", alt.Tooltip("probability:Q", format=".3g")],
+        )
+        .facet(row=alt.Row("criterion:N", title=None))
+        .properties(title="Where DiffPC4.5 draws the split point (true split at 35)")
+    )
+
+
+# ---------------------------------------------------------------------------------- reproductions
+_fs_table1 = cache(fs_table1)
+_fs_fig4 = cache(fs_fig4)
+_fs_fig5 = cache(fs_fig5)
+_jpw_table1 = cache(jpw_table1)
+
+_PRIVATE = tuple(a for a in FS_TABLE1_ALGORITHMS if a != "ID3")
+
+
+def table1_runs(
+    runs: int,
+    id3_runs: int,
+    *,
+    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
+    progress: bool = False,
+) -> pd.DataFrame:
+    """FS Table 1 with ``runs`` runs per size for the private algorithms, ``id3_runs`` for ID3.
+
+    The unlimited-depth ID3 column is by far the slowest (trees grown on noisy rows) and
+    varies least (FS: ± 0.5 to 1.5), so it gets fewer runs; run r of every algorithm uses
+    the same training set. Cached on disk (:func:`dpviz.experiments.cache`).
+
+    Returns
+    -------
+    DataFrame
+        As :func:`dpviz.reproduce_fs.fs_table1`.
+    """
+    sizes = tuple(sizes)
+    private = _fs_table1(
+        sizes, runs=check_int(runs, "runs", minimum=1), algorithms=_PRIVATE, progress=progress
+    )
+    id3 = _fs_table1(
+        sizes, runs=check_int(id3_runs, "id3_runs", minimum=1), algorithms=("ID3",),
+        progress=progress,
+    )
+    return pd.concat([id3, private], ignore_index=True)
+
+
+def table1_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Our FS Table 1 next to the paper's: index n, columns (algorithm, ours / paper), %.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        From :func:`table1_runs` (or :func:`dpviz.reproduce_fs.fs_table1`).
+    """
+    ours = summarize(runs)
+    merged = ours.merge(FS_TABLE1_PUBLISHED, on=["n", "algorithm"], suffixes=("", "_paper"))
+    merged = merged.rename(columns={"mean": "ours", "mean_paper": "paper"})
+    wide = merged.pivot_table(index="n", columns="algorithm", values=["ours", "paper"])
+    algorithms = [a for a in FS_TABLE1_ALGORITHMS if a in set(merged["algorithm"])]
+    wide = wide.swaplevel(axis=1).reindex(
+        columns=pd.MultiIndex.from_product([algorithms, ["ours", "paper"]])
+    )
+    wide.columns.names = ["", ""]
+    return wide.round(1)
+
+
+def table1_chart(runs: pd.DataFrame, *, width: int = 170) -> alt.FacetChart:
+    """Ours (mean with a ±1 standard-error bar) and the paper's mean, per algorithm and n."""
+    ours = summarize(runs)
+    ours["low"] = ours["mean"] - ours["sem"]
+    ours["high"] = ours["mean"] + ours["sem"]
+    ours["source"] = "ours"
+    paper = FS_TABLE1_PUBLISHED.assign(source="FS 2010", low=np.nan, high=np.nan)
+    frame = pd.concat(
+        [ours[["n", "algorithm", "mean", "low", "high", "source"]],
+         paper[["n", "algorithm", "mean", "low", "high", "source"]]],
+        ignore_index=True,
+    )
+    base = alt.Chart(frame).encode(
+        x=alt.X("n:Q", title="training rows"),
+        color=alt.Color("source:N", title=None),
+    )
+    lines = base.mark_line(point=True).encode(
+        y=alt.Y("mean:Q", title="accuracy (%)", scale=alt.Scale(domain=[40, 100])),
+        tooltip=["algorithm", "source", "n", alt.Tooltip("mean:Q", format=".1f")],
+    )
+    bars = base.mark_errorbar().encode(y="low:Q", y2="high:Q")
+    return (
+        alt.layer(lines, bars, data=frame)
+        .properties(width=width, height=150)
+        .facet(
+            facet=alt.Facet("algorithm:N", sort=list(FS_TABLE1_ALGORITHMS), title=None),
+            columns=5,
+        )
+    )
+
+
+def fig4_runs(
+    sizes: Sequence[int], runs: int, *, progress: bool = False
+) -> pd.DataFrame:
+    """FS Fig. 4 (numeric split at 35, B = 0.1) at ``sizes`` with ``runs`` runs (cached)."""
+    return _fs_fig4(sizes=tuple(sizes), runs=runs, progress=progress)
+
+
+def fig5_runs(
+    sizes: Sequence[int], runs: int, *, progress: bool = False
+) -> pd.DataFrame:
+    """FS Fig. 5 (numeric vs ten bins, B = 0.2, no noise) at ``sizes`` (cached)."""
+    return _fs_fig5(sizes=tuple(sizes), runs=runs, progress=progress)
+
+
+def jpw_runs(
+    runs: int,
+    *,
+    datasets: Sequence[str] = ("nursery", "votes", "mushroom"),
+    progress: bool = False,
+) -> pd.DataFrame:
+    """JPW Table I (private ID3 at ε' = 1 on Nursery, Votes, Mushroom), ``runs`` splits, cached.
+
+    Returns
+    -------
+    DataFrame
+        As :func:`dpviz.reproduce_fs.jpw_table1`.
+    """
+    return _jpw_table1(tuple(datasets), runs=runs, progress=progress)
+
+
+def jpw_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Our JPW Table I next to theirs (see :func:`dpviz.reproduce_fs.jpw_table1_comparison`)."""
+    table = jpw_table1_comparison(runs)
+    return table.round(1)
+
+
+def runs_chart(
+    runs: pd.DataFrame, *, title: str, algorithms: Sequence[str] | None = None
+) -> alt.LayerChart:
+    """Accuracy (%) against the number of training rows, one line per algorithm, band over runs."""
+    frame = runs if algorithms is None else runs[runs["algorithm"].isin(algorithms)]
+    frame = frame.assign(accuracy=100 * frame["accuracy"])
+    return accuracy_chart(frame, x="n", color="algorithm", log_x=False, title=title, width=420)
+
+
+def published_table1() -> str | None:
+    """The full 200-run FS Table 1 (``docs/fs_table1.md``, written by ``make bench``), if any."""
+    path = Path(__file__).resolve().parents[2] / "docs" / "fs_table1.md"
+    return path.read_text(encoding="utf-8") if path.exists() else None
+
+
+# ---------------------------------------------------------------------------------- what goes wrong
+def stopping_table(
+    dataset: str = "adult",
+    budgets: Sequence[float] = (0.5, 1.0, 2.0, 5.0, 10.0),
+    *,
+    depth: int = 3,
+    criterion: str = "max",
+    run: int = 0,
+) -> pd.DataFrame:
+    """FS's stopping rule at work: how many rows a node needs before it may split.
+
+    Line 9 of FS Alg. 1/2 makes a node a leaf when N_T / (t|C|) < √2/ε, with t the largest
+    number of values of a remaining attribute: the node needs N_T ≥ t|C|√2/ε rows. On
+    Adult, ``native-country`` (41 values) sets t for every node that may still use it.
+
+    Returns
+    -------
+    DataFrame
+        One row per B: ``budget``, ``epsilon`` (per query), ``t``, ``rows_needed`` at the
+        root, ``training_rows``, ``depth`` and ``leaves`` of the fitted tree,
+        ``accuracy`` (%) and ``majority`` (% of the largest class in the test rows).
+    """
+    data = _data_for(_check_dataset(dataset), _check_criterion(criterion))
+    t = int(max(a.n_values if isinstance(a, Categorical) else 2 for a in data.domain))
+    n_classes = data.domain.n_classes
+    majority = 100 * np.bincount(data.y_test).max() / len(data.y_test)
+    rows = []
+    for budget in budgets:
+        model, accuracy, _ = fit_one(dataset, criterion, budget, depth, run)
+        eps = model.epsilon_
+        rows.append(
+            {
+                "budget": float(budget),
+                "epsilon": eps,
+                "t": t,
+                "rows_needed": t * n_classes * SQRT2 / eps,
+                "training_rows": len(data.y_train),
+                "depth": model.tree_.depth,
+                "leaves": model.tree_.n_leaves,
+                "accuracy": 100 * accuracy,
+                "majority": majority,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def pruning_table(
+    dataset: str = "nursery",
+    budget: float = 1.0,
+    *,
+    depth: int = 5,
+    criterion: str = "max",
+    runs: int = 5,
+) -> pd.DataFrame:
+    """FS Alg. 3 at work: the same trees unpruned and pruned with their own noisy counts.
+
+    For each run the tree is built once (same seed) and scored before and after pruning;
+    pruning reads no row, so both ledgers are identical.
+
+    Returns
+    -------
+    DataFrame
+        One row per (run, pruned): ``run``, ``pruned``, ``leaves``, ``accuracy`` (%),
+        ``spent`` (ε in the ledger).
+    """
+    data = _data_for(_check_dataset(dataset), _check_criterion(criterion))
+    if criterion == "sulq":
+        raise InvalidParameterError("pruning with noisy counts (FS Alg. 3) is for DiffPID3")
+    rows = []
+    for run in range(check_int(runs, "runs", minimum=1)):
+        for prune in (False, True):
+            model = make_estimator(
+                criterion,
+                budget,
+                depth,
+                domain=data.domain,
+                size_bound=data.size_bound,
+                random_state=run,
+                prune=prune,
+            )
+            model._fit_encoded(data.X_train, data.y_train, data.domain)
+            accuracy, _ = _score(model, data.X_test, data.y_test)
+            rows.append(
+                {
+                    "run": run,
+                    "pruned": prune,
+                    "leaves": model.tree_.n_leaves,
+                    "accuracy": 100 * accuracy,
+                    "spent": model.ledger_.spent,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def stop_reasons(model: Any) -> pd.Series:
+    """How many leaves of a fitted tree stopped for each reason (from its node table)."""
+    frame = tree_frame(model)
+    leaves = frame[frame["kind"].isin(["leaf", "empty leaf"])]
+    return leaves["stop"].value_counts()
+
+
+# ---------------------------------------------------------------------------------- exercises
+register(
+    {
+        "03.1": Exercise(
+            answer=1 / 128,
+            tolerance=1e-9,
+            hint="SuLQ gives each of the d + 1 = 4 levels ε = B/(2(d+1)) = 1/8, and a node "
+            "splits it over 2|A| = 16 count queries (two histograms per attribute)",
+        ),
+        "03.2": Exercise(
+            answer=1 / 42,
+            tolerance=1e-6,
+            hint="with n numeric attributes FS §4.3 gives ε = B/((2+n)d + 2); Adult has n = 6, "
+            "so (2+6)·5 + 2 = 42",
+        ),
+        "03.3": Exercise(
+            answer=math.log2(50_001) + 1 / math.log(2),
+            tolerance=0.01,
+            hint="S(q_IG) = log2(N+1) + 1/ln 2 with the public bound N = 50,000 (FS §4.1)",
+        ),
+    }
+)

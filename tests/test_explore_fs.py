@@ -1,0 +1,283 @@
+"""Notebook 03's library (dpviz.explore.fs): explorer callbacks over a grid, tables, exercises."""
+
+import math
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpviz.errors import InvalidParameterError
+from dpviz.exercises import EXERCISES, check
+from dpviz.explore import fs
+from dpviz.reproduce_fs import fs_table1
+from dpviz.trees.id3_quality import sensitivity_infogain
+
+
+@pytest.fixture
+def small_curve(monkeypatch):
+    """A three-point curve and fresh caches, so that the grid stays fast."""
+    monkeypatch.setattr(fs, "EXPLORER_EPSILONS", (0.1, 1.0, 10.0))
+    monkeypatch.setattr(fs, "_POINTS", {})
+
+
+def _layers(chart):
+    """(summary, reference, highlight) frames of an accuracy chart."""
+    summary = chart.layer[0].data
+    reference = chart.layer[2].data
+    highlight = chart.layer[3].data
+    return summary, reference, highlight
+
+
+def _check_explorer_chart(chart, dataset, eps):
+    assert isinstance(chart, alt.LayerChart)
+    summary, reference, highlight = _layers(chart)
+    assert ((summary["low"] >= 0) & (summary["high"] <= 1)).all()
+    assert summary["mean"].between(0, 1).all()
+    assert 0 <= reference["accuracy"].iloc[0] <= 1
+    assert highlight["epsilon"].iloc[0] == eps
+    assert np.isclose(summary["epsilon"], eps).any()  # the fresh point joins the curve
+    runs = summary.loc[np.isclose(summary["epsilon"], eps), "runs"].iloc[0]
+    assert runs == fs.REPEATS[dataset]
+    spec = chart.to_dict()
+    assert f"B = {eps:.3g}" in spec["title"]["text"]
+    return spec
+
+
+@pytest.mark.parametrize("dataset", fs.EXPLORER_DATASETS)
+@pytest.mark.parametrize("criterion", fs.CRITERIA)
+def test_explorer_chart_grid(small_curve, dataset, criterion):
+    for eps in (0.05, 3.0):
+        _check_explorer_chart(fs.fs_explorer_chart(dataset, eps, None, criterion), dataset, eps)
+
+
+@pytest.mark.parametrize("dataset", ["fs-single-split", "nursery"])
+def test_explorer_chart_depths(small_curve, dataset):
+    for criterion in ("max", "sulq"):
+        for depth in (2, 3):
+            chart = fs.fs_explorer_chart(dataset, 0.5, depth, criterion)
+            spec = _check_explorer_chart(chart, dataset, 0.5)
+            assert f"depth {depth}" in spec["title"]["subtitle"][0]
+
+
+def test_more_budget_is_not_worse(monkeypatch):
+    # The ends of the real curves: at B = 10 every algorithm is at least as accurate as at B = 0.05,
+    # on average over its fits (at 0.05 most trees are a leaf or a random split).
+    monkeypatch.setattr(fs, "EXPLORER_EPSILONS", (0.05, 10.0))
+    monkeypatch.setattr(fs, "_POINTS", {})
+    for dataset in fs.EXPLORER_DATASETS:
+        for criterion in fs.CRITERIA:
+            curve = fs.explorer_curve(dataset, criterion)
+            mean = curve.groupby("epsilon")["accuracy"].mean()
+            assert mean[10.0] >= mean[0.05] - 0.02, (dataset, criterion, mean)
+            assert mean[math.inf] >= mean[0.05] - 0.02
+
+
+def test_fs_single_split_curve_matches_table1():
+    # Depth 1 on FS Table 1's data (2,000 rows): the non-private reference finds the split, and at
+    # B = 0.1 Max finds it in every fit (P = 0.999) while SuLQ rarely does (P ≈ 0.1).
+    for criterion in fs.CRITERIA:
+        curve = fs.explorer_curve("fs-single-split", criterion)
+        assert curve.loc[np.isinf(curve["epsilon"]), "accuracy"].iloc[0] == 1.0
+    max_curve = fs.explorer_curve("fs-single-split", "max")
+    sulq_curve = fs.explorer_curve("fs-single-split", "sulq")
+    assert max_curve.loc[max_curve["epsilon"] == 0.1, "accuracy"].mean() > 0.99
+    assert sulq_curve.loc[sulq_curve["epsilon"] == 0.1, "accuracy"].mean() < 0.8
+
+
+@pytest.mark.parametrize("dataset", fs.EXPLORER_DATASETS)
+@pytest.mark.parametrize("criterion", fs.CRITERIA)
+def test_tree_chart_grid(dataset, criterion):
+    for eps, run in ((0.1, 0), (5.0, 1)):
+        chart = fs.fs_tree_chart(dataset, eps, None, criterion, run)
+        assert isinstance(chart, alt.VConcatChart)
+        _tree, ledger = chart.vconcat
+        frame = ledger.data
+        assert frame["charged"].sum() <= eps + 1e-9
+        spec = chart.to_dict()
+        assert "test accuracy" in spec["title"]["text"]
+
+
+@pytest.mark.parametrize("dataset", fs.EXPLORER_DATASETS)
+@pytest.mark.parametrize("criterion", fs.CRITERIA)
+def test_budget_split_matches_the_ledger(dataset, criterion):
+    model, accuracy, unclassified = fs.fit_one(dataset, criterion, 2.0, 2)
+    split = fs.budget_split(dataset, criterion, 2.0, 2)
+    assert math.isclose(model.epsilon_, split["level"])
+    ledger = model.ledger_.to_frame()
+    assert ledger["charged"].sum() <= 2.0 + 1e-9
+    root = ledger[ledger["depth"] == 0]
+    assert math.isclose(root["epsilon"].min(), split["split_epsilon"])
+    if model.tree_.root.attribute is not None:  # the root split
+        kinds = root[root["label"] != "node count"]
+        assert len(kinds) == split["split_queries"]
+    assert 0 <= accuracy <= 1 and 0 <= unclassified <= 1
+
+
+def test_query_epsilons_sulq_share():
+    table = fs.query_epsilons("fs-single-split", 0.1, 1)
+    sulq = table[table["algorithm"] == "SuLQ-based ID3"]
+    counts = sulq[sulq["query"] != "node count"]
+    assert np.allclose(counts["epsilon"], 0.1 / 4 / 20)  # FS §5.1.1: "a mere 0.00125"
+    assert (counts["count_noise_std"] > 1000).all()  # "standard deviation over 1000"
+    assert counts["queries"].sum() == 20
+    diffp = table[table["algorithm"] != "SuLQ-based ID3"]
+    assert np.allclose(diffp["epsilon"], 0.025)
+    # each algorithm's root charges 2ε = 0.05 in all
+    assert np.allclose(table.groupby("algorithm")["charged"].sum(), 0.05)
+
+
+def test_split_choice_table_predicts_table1():
+    table = fs.split_choice_table()
+    assert (table["expected_accuracy"] - table["paper"]).abs().max() < 4
+    p = table.pivot(index="n", columns="criterion", values="p_true")
+    assert ((p["max"] >= p["gini"]) & (p["gini"] >= p["infogain"])).all()
+    assert p["infogain"].is_monotonic_increasing
+    assert np.allclose(table.loc[table["criterion"] == "infogain", "sensitivity"],
+                       sensitivity_infogain(5000))
+
+
+def test_split_point_frame_and_chart():
+    frame = fs.split_point_frame(1000, budget=0.1)
+    assert np.allclose(frame.groupby("criterion")["probability"].sum(), 1.0)
+    mass = fs.split_point_mass(frame, 30, 40)
+    assert mass["max"] > mass["gini"] > mass["infogain"] > 0.1  # uniform would give 0.1
+    assert math.isclose(fs.split_point_mass(frame, 0, 100)["gini"], 1.0)
+    chart = fs.split_point_chart(frame)
+    binned = chart.data
+    assert len(binned) == 300
+    assert np.allclose(binned.groupby("criterion")["probability"].sum(), 1.0)
+    chart.to_dict()
+
+
+def test_stopping_table():
+    table = fs.stopping_table("adult", (0.5, 10.0), depth=3)
+    assert (table["t"] == 41).all()  # native-country
+    assert np.allclose(table["rows_needed"], 41 * 2 * math.sqrt(2) / table["epsilon"])
+    first = table.iloc[0]
+    assert first["rows_needed"] > first["training_rows"] and first["leaves"] == 1
+    assert math.isclose(first["accuracy"], first["majority"])
+    assert table.iloc[1]["leaves"] > 1
+
+
+def test_pruning_table_is_free():
+    table = fs.pruning_table("nursery", 1.0, depth=4, runs=2)
+    unpruned = table[~table["pruned"]].set_index("run")
+    pruned = table[table["pruned"]].set_index("run")
+    assert (unpruned["spent"] == pruned["spent"]).all()
+    assert (pruned["leaves"] <= unpruned["leaves"]).all()
+    with pytest.raises(InvalidParameterError):
+        fs.pruning_table("nursery", criterion="sulq")
+
+
+def test_stop_reasons():
+    model, _, _ = fs.fit_one("nursery", "max", 1.0, 2)
+    reasons = fs.stop_reasons(model)
+    assert reasons.sum() == model.tree_.n_leaves
+
+
+def test_table1_helpers():
+    runs = fs.table1_runs(2, 1, sizes=(1000,))
+    assert set(runs["algorithm"]) == set(fs.ALGORITHM_NAMES.values()) | {"ID3"}
+    assert runs.groupby("algorithm").size()["ID3"] == 1
+    assert runs.groupby("algorithm").size()["DiffPID3-Max"] == 2
+    table = fs.table1_table(runs)
+    assert list(table.index) == [1000]
+    assert table[("ID3", "paper")].iloc[0] == 90.1
+    fs.table1_chart(runs).to_dict()
+    frame = fs_table1(sizes=(1000, 2000), runs=1, algorithms=("DiffPID3-Max",))
+    assert fs.table1_table(frame).shape == (2, 2)
+
+
+def test_figure_helpers():
+    fig4 = fs.fig4_runs((500,), 1)
+    fig5 = fs.fig5_runs((500,), 1)
+    for frame in (fig4, fig5):
+        chart = fs.runs_chart(frame, title="t")
+        summary = chart.data  # one data set for both layers: altair moves it to the top
+        assert summary["mean"].between(0, 100).all()
+    jpw = fs.jpw_runs(1, datasets=("votes",))
+    table = fs.jpw_table(jpw)
+    assert set(table["dataset"]) == {"votes"}
+    assert table["jpw_private"].iloc[0] == 2.5
+
+
+def test_published_table1():
+    text = fs.published_table1()
+    assert text is None or "FS Table 1" in text
+
+
+def test_controls():
+    controls = fs.fs_controls()
+    assert set(controls) == {"dataset", "epsilon", "depth", "criterion"}
+    assert controls["depth"].value == 1
+    controls["dataset"].value = "nursery"
+    assert controls["depth"].value == 3
+    assert math.isclose(controls["epsilon"].value, 0.1)
+    tree = fs.fs_tree_controls(criterion="sulq")
+    assert tree["run"].value == 0 and tree["criterion"].value == "sulq"
+
+
+def test_explorer_update_ms():
+    timing = fs.explorer_update_ms(moves=2)
+    assert len(timing) == 2 and (timing["ms"] > 0).all()
+    assert len(fs.explorer_update_ms(view="tree", moves=1)) == 1
+    with pytest.raises(InvalidParameterError):
+        fs.explorer_update_ms(view="map")
+
+
+def test_invalid_arguments():
+    with pytest.raises(InvalidParameterError):
+        fs.fs_explorer_chart("iris")
+    with pytest.raises(InvalidParameterError):
+        fs.fs_explorer_chart(criterion="entropy")
+    with pytest.raises(InvalidParameterError):
+        fs.fs_explorer_chart(epsilon=0)
+    with pytest.raises(InvalidParameterError):
+        fs.fs_tree_chart(run=-1)
+
+
+def test_binned_adult_for_sulq():
+    data = fs.prepared("adult", binned=True)
+    assert data.domain.categorical_mask.all()
+    assert data.X_train.max(axis=0)[data.domain.index("age")] <= fs.ADULT_BINS - 1
+    plain = fs.prepared("adult")
+    assert not plain.domain.categorical_mask.all()
+    assert np.array_equal(plain.y_train, data.y_train)
+
+
+# ---------------------------------------------------------------------------------- exercises
+def test_exercise_03_1_matches_the_ledger(capsys):
+    model, _, _ = fs.fit_one("nursery", "sulq", 1.0, 3)
+    ledger = model.ledger_.to_frame()
+    root = ledger[(ledger["depth"] == 0) & (ledger["label"] != "node count")]
+    assert math.isclose(root["epsilon"].max(), EXERCISES["03.1"].answer)
+    check("03.1", root["epsilon"].max())
+    assert "correct" in capsys.readouterr().out
+
+
+def test_exercise_03_2_matches_the_estimator(capsys):
+    data = fs.prepared("adult")
+    model = fs.make_estimator("max", 1.0, 5, domain=data.domain, size_bound=50_000,
+                              random_state=0)
+    model._fit_encoded(data.X_train, data.y_train, data.domain)
+    assert math.isclose(model.epsilon_, EXERCISES["03.2"].answer)
+    check("03.2", model.epsilon_)
+    assert "correct" in capsys.readouterr().out
+
+
+def test_exercise_03_3(capsys):
+    assert math.isclose(sensitivity_infogain(50_000), EXERCISES["03.3"].answer)
+    check("03.3", round(sensitivity_infogain(50_000), 2))
+    assert "correct" in capsys.readouterr().out
+    with pytest.raises(AssertionError, match="Hint"):
+        check("03.3", 1.0)
+
+
+def test_prepared_is_cached_and_split():
+    a = fs.prepared("nursery")
+    assert a is fs.prepared("nursery")
+    assert len(a.y_train) + len(a.y_test) == 12960
+    train = pd.Series(a.y_train).value_counts(normalize=True)
+    test = pd.Series(a.y_test).value_counts(normalize=True)
+    assert (train - test).abs().max() < 0.01  # stratified
