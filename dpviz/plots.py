@@ -315,19 +315,23 @@ def accuracy_chart(
         .reset_index()
     )
     scale = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
-    enc_color = alt.Color(f"{color}:N") if color else alt.value("steelblue")
+    enc_color = alt.Color(f"{color}:N") if color else alt.ColorValue("steelblue")
     base = alt.Chart(summary, title=title, width=width)
     band = base.mark_area(opacity=0.25).encode(
         x=alt.X(f"{x}:Q", scale=scale, title=x),
         y=alt.Y("low:Q", title="accuracy", scale=alt.Scale(zero=False)),
-        y2="high:Q",
+        y2=alt.Y2("high:Q"),
         color=enc_color,
     )
     line = base.mark_line(point=True).encode(
-        x=f"{x}:Q",
-        y="mean:Q",
+        x=alt.X(f"{x}:Q"),
+        y=alt.Y("mean:Q"),
         color=enc_color,
-        tooltip=[*keys, alt.Tooltip("mean:Q", format=".3f"), "runs"],
+        tooltip=[
+            *(alt.Tooltip(f"{k}:{'N' if k == color else 'Q'}") for k in keys),
+            alt.Tooltip("mean:Q", format=".3f"),
+            alt.Tooltip("runs:Q"),
+        ],
     )
     layers: list[alt.Chart] = [band, line]
     if reference is not None:
@@ -339,12 +343,15 @@ def accuracy_chart(
         layers.append(
             alt.Chart(ref)
             .mark_rule(strokeDash=[6, 4], color="gray")
-            .encode(y="accuracy:Q", tooltip=["label", alt.Tooltip("accuracy:Q", format=".3f")])
+            .encode(
+                y=alt.Y("accuracy:Q"),
+                tooltip=[alt.Tooltip("label:N"), alt.Tooltip("accuracy:Q", format=".3f")],
+            )
         )
     if highlight is not None:
         layers.append(
             alt.Chart(pd.DataFrame({x: [highlight]}))
             .mark_rule(color="firebrick")
-            .encode(x=f"{x}:Q")
+            .encode(x=alt.X(f"{x}:Q"))
         )
     return alt.layer(*layers)

@@ -1,0 +1,181 @@
+"""Notebook 02's library side (JPW, Private-RDT): the explorer callback over a grid of slider
+values, the widgets, the reproduction tables, the pruning demo and the exercise answers."""
+
+import json
+import math
+
+import altair as alt
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpviz.datasets import load
+from dpviz.exercises import EXERCISES, check
+from dpviz.explore import jpw
+from dpviz.trees.random_tree import RandomTree
+from dpviz.trees.rdt import PrivateRDTClassifier
+from dpviz.widgets import explorer
+
+
+@pytest.fixture
+def short_curve(monkeypatch):
+    # two ε on the cached curve instead of seven keep the grid fast; the callback is the same
+    monkeypatch.setattr(jpw, "EXPLORER_EPSILONS", (0.1, 1.0))
+
+
+def _data(chart, i):
+    data = chart.layer[i].data
+    return chart.data if data is alt.Undefined else data
+
+
+GRID = [
+    ("nursery", 2, 1),
+    ("nursery", 4, 10),
+    ("nursery", None, None),
+    ("votes", 3, 5),
+    ("votes", None, None),
+    ("mushroom", 3, 2),
+]
+
+
+@pytest.mark.parametrize(("dataset", "depth", "n_trees"), GRID)
+@pytest.mark.parametrize("epsilon", [0.05, 1.0, 7.0])
+def test_explorer_chart_over_the_grid(short_curve, dataset, depth, n_trees, epsilon):
+    chart = jpw.jpw_explorer_chart(dataset, epsilon, depth, n_trees)
+    spec = chart.to_dict()
+    assert "layer" in spec
+    summary = _data(chart, 0)
+    assert ((summary["mean"] >= 0) & (summary["mean"] <= 1)).all()
+    assert (summary["low"] <= summary["mean"] + 1e-12).all()
+    assert (summary["high"] >= summary["mean"] - 1e-12).all()
+    assert (summary["runs"] == jpw.REPEATS).all()
+    # the slider's ε is on the curve and highlighted; ε = ∞ is the reference, not a point
+    assert np.isclose(summary["epsilon"], epsilon).sum() == 1
+    assert np.isfinite(summary["epsilon"]).all()
+    assert _data(chart, 3)["epsilon"].tolist() == [epsilon]
+    reference = _data(chart, 2)["accuracy"].iloc[0]
+    assert 0.3 < reference <= 1  # majority class: 33% on Nursery, 61% on Votes
+    expected = (*jpw.EXPLORER_EPSILONS, epsilon) if epsilon not in jpw.EXPLORER_EPSILONS else (
+        jpw.EXPLORER_EPSILONS)
+    assert sorted(summary["epsilon"]) == pytest.approx(sorted(expected))
+    if depth is None:
+        defaults = jpw.explorer_defaults(dataset)
+        assert f"height {defaults['depth']}, {defaults['n_trees']} trees" in json.dumps(
+            spec, ensure_ascii=False)
+
+
+def test_more_epsilon_is_more_accurate(short_curve):
+    # Nursery at the defaults: ~0.4 at ε = 0.05, ~0.89 at ε = 5 and ~0.9 without noise; the
+    # spread over 3 fits is a few points, far below these gaps
+    low = jpw._point("nursery", 0.05, 4, 10)["accuracy"].mean()
+    high = jpw._point("nursery", 5.0, 4, 10)["accuracy"].mean()
+    exact = jpw._point("nursery", math.inf, 4, 10)["accuracy"].mean()
+    assert low + 0.2 < high <= exact + 0.03
+
+
+def test_defaults_are_the_papers():
+    assert jpw.explorer_defaults("nursery") == {"depth": 4, "n_trees": 10}
+    assert jpw.explorer_defaults("mushroom") == {"depth": 10, "n_trees": 10}
+    assert jpw.explorer_defaults("votes") == {"depth": 8, "n_trees": 5}
+    with pytest.raises(ValueError, match="dataset"):
+        jpw.explorer_defaults("adult")
+
+
+def test_controls_reset_depth_and_trees_once(short_curve):
+    calls = []
+
+    def callback(**values):
+        calls.append(values)
+        return alt.Chart(pd.DataFrame({"x": [1]})).mark_point()
+
+    controls = jpw.jpw_controls()
+    assert controls["epsilon"].value == 1.0 and controls["depth"].value == 4
+    explorer(callback, controls)
+    controls["dataset"].value = "votes"
+    # every redraw after the change sees the new data set with its own defaults
+    assert all(c["depth"] == 8 and c["n_trees"] == 5 for c in calls[1:]) and len(calls) > 1
+    assert calls[1]["dataset"] == "votes"
+
+
+def test_update_timing_runs(short_curve):
+    times = jpw.explorer_update_ms("votes", moves=1)
+    assert list(times.columns) == ["epsilon", "ms", "cpu_ms"] and (times["ms"] > 0).all()
+
+
+def _fake_accuracy():
+    rows = []
+    table = {
+        "nursery": (86.9, 88.8, 89.4, 90.4),
+        "mushroom": (97.1, 98.4, 99.0, 99.7),
+        "votes": (80.4, 83.5, 85.0, 92.2),
+    }
+    for name, means in table.items():
+        for eps, mean in zip((0.5, 0.75, 1.0, math.inf), means, strict=True):
+            rows.append({"dataset": name, "epsilon": eps, "mean": mean, "std": 1.0,
+                         "max": mean + 1, "runs": 10})
+    return pd.DataFrame(rows)
+
+
+def test_accuracy_and_claims_tables():
+    results = _fake_accuracy()
+    wide = jpw.accuracy_table(results)
+    assert list(wide.index) == ["nursery", "mushroom", "votes"]
+    assert wide.loc["votes", ("mean", "∞")] == 92.2 and wide.loc["votes", ("max", "0.5")] == 81.4
+    claims = jpw.claims_table(results)
+    assert claims["holds"].all()
+    flipped = results.copy()
+    flipped.loc[(flipped["dataset"] == "mushroom") & (flipped["epsilon"] == 0.5), "mean"] = 80.0
+    assert not jpw.claims_table(flipped)["holds"].all()
+    jpw.accuracy_figure(results).to_dict()
+
+
+def test_update_table():
+    rows = [
+        {"dataset": "nursery", "epsilon": e, "method": m, "mean": v, "std": 0.0, "max": v,
+         "runs": 1, "total_epsilon": e * (2 if m == "union" else 1)}
+        for e in (0.5, 1.0)
+        for m, v in (("update", 80.0), ("union_half", 75.0), ("union", 85.0))
+    ]
+    table = jpw.update_table(pd.DataFrame(rows))
+    assert table["update − union ε/2"].tolist() == [5.0, 5.0]
+    assert table["update − union ε"].tolist() == [-5.0, -5.0]
+
+
+def test_small_tables():
+    id3 = jpw.private_id3_noise()
+    assert id3.loc[id3["dataset"] == "mushroom", "epsilon_per_query"].iloc[0] == pytest.approx(
+        0.0037, abs=1e-4)  # JPW §III: "approximately 0.0037"
+    leaves = jpw.leaf_vector_table(n_trees=3).set_index("dataset")
+    assert leaves.loc["nursery", "height"] == 4 and leaves.loc["votes", "mean_leaves"] == 256
+    assert leaves.loc["mushroom", "rows_per_leaf"] < 0.01  # almost every leaf is empty
+    assert (leaves["mean_leaves"] <= leaves["max_leaves"] * 1.5).all()
+
+
+def test_pruning_demo_and_audits():
+    demo = jpw.pruning_demo().set_index(["model", "data"])["leaves released"]
+    assert demo[("RDT with pruning (Fig. 1)", "D")] == 2
+    assert demo[("RDT with pruning (Fig. 1)", "D′")] == 3
+    assert demo[("Private-RDT (Fig. 5)", "D")] == demo[("Private-RDT (Fig. 5)", "D′")] == 4
+    leak = jpw.pruning_audit(n_samples=100)
+    assert leak.reject and min(leak.p.count, leak.p_prime.count) == 0
+    private = jpw.private_leaf_audit(n_samples=20_000)
+    assert not private.reject
+
+
+def test_exercise_answers(capsys):
+    votes = load("votes")
+    model = PrivateRDTClassifier(epsilon=1.0, n_trees=10, domain=votes.domain,
+                                 random_state=0).fit(votes.X, votes.y)
+    per_tree = model.ledger_.to_frame()["epsilon"]
+    assert np.allclose(1 / per_tree, EXERCISES["02.1"].answer)
+    half = len(votes.y) // 2
+    X1, y1, X2, y2 = votes.X[:half], votes.y[:half], votes.X[half:], votes.y[half:]
+    model = PrivateRDTClassifier(epsilon=0.5, n_trees=5, domain=votes.domain,
+                                 random_state=0).fit(X1, y1)
+    model.update(X2, y2, method="rebuild", X_previous=X1, y_previous=y1)
+    assert model.ledger_.spent == pytest.approx(EXERCISES["02.2"].answer)
+    nursery = load("nursery")
+    assert RandomTree(nursery.domain, 8, 123).count_leaves() == EXERCISES["02.3"].answer
+    for key in ("02.1", "02.2", "02.3"):
+        check(key, EXERCISES[key].answer)
+    assert capsys.readouterr().out.count("correct") == 3
