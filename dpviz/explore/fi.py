@@ -1,0 +1,600 @@
+"""Notebook 05 (Fletcher & Islam's DP random forest and its 2021 addendum): explorer and lessons.
+
+* :func:`fi_explorer_chart` — the explorer callback: accuracy of the FI forest
+  against ε (band over repeats, non-private reference), for a data set, a
+  depth, a number of trees and a leaf mechanism.
+* :func:`fi_table6` — the addendum's Table 6 with the three distributions it
+  mixes up (FI 2017's smooth-sensitivity mechanism, the softmax exp(ε·f_c) the
+  table prints, and the Report One-Sided Noisy Arg-Max its text defines).
+* :func:`smooth_sensitivity_loss`, :func:`exact_loss`, :func:`loss_chart` —
+  the exact privacy loss of the withdrawn mechanism, growing with the gap j.
+* :func:`budget_split_table`, :func:`assignment_changes` — the budget-split
+  lesson: disjoint rows with the full ε, all rows with ε/τ, all rows with the
+  full ε (wrong), and why each row must pick its tree independently.
+* Exercises ``05.1``–``05.3``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Callable, Sequence
+from functools import cache, lru_cache
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from dpviz import mechanisms
+from dpviz.datasets import Dataset
+from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
+from dpviz.exercises import Exercise, register
+from dpviz.experiments import _split
+from dpviz.paper_results import SYNTH
+from dpviz.plots import accuracy_chart
+from dpviz.reproduce_fi import fi_dataset
+from dpviz.trees.depth import expected_untested, fletcher_islam_depth
+from dpviz.trees.forest import DPRandomForestClassifier
+from dpviz.trees.random_tree import forest_leaf_keys
+
+__all__ = [
+    "EPSILON_GRID",
+    "EXPLORER_DATASETS",
+    "FI_TABLE6",
+    "LEAF_MECHANISMS",
+    "assignment_changes",
+    "budget_split_table",
+    "describe_settings",
+    "exact_loss",
+    "explorer_dataset",
+    "explorer_depth",
+    "explorer_frame",
+    "fi_explorer_chart",
+    "fi_table4_explained",
+    "fi_table6",
+    "forest_accuracy",
+    "loss_chart",
+    "non_private_accuracy",
+    "paper_chart",
+    "reproduction_settings",
+    "side_by_side",
+    "smooth_sensitivity_loss",
+]
+
+#: Data sets of the explorer: FI's seven synthetic sets and three UCI sets.
+EXPLORER_DATASETS = (*SYNTH, "Nursery", "Mushroom", "Adult")
+#: Rows used by the explorer (synthetic sets and Adult are subsampled for speed; None = all).
+EXPLORER_ROWS = {**dict.fromkeys(SYNTH, 6000), "Nursery": None, "Mushroom": None, "Adult": 6000}
+#: Rows of the explorer's fixed test split (the rest trains the forest).
+TEST_ROWS = 1500
+#: Forests per point of the explorer's curve (the band spans them).
+REPEATS = 3
+#: ε values of the explorer's cached curve (the slider's ε is added to them).
+EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
+#: Leaf mechanisms, as ``DPRandomForestClassifier(leaf_mechanism=...)`` names them.
+LEAF_MECHANISMS = ("rosnam", "exponential", "smooth_sensitivity")
+_MECHANISM_TITLES = {
+    "rosnam": "Report One-Sided Noisy Arg-Max (addendum; ε-DP)",
+    "exponential": "0/1 utility, global sensitivity (ε-DP)",
+    "smooth_sensitivity": "smooth sensitivity (FI 2017; NOT proven private)",
+}
+
+
+# ---------------------------------------------------------------------------------- explorer
+@cache
+def explorer_dataset(name: str) -> Dataset:
+    """The explorer's version of an FI data set (:data:`EXPLORER_ROWS` rows, seed 0)."""
+    if name not in EXPLORER_DATASETS:
+        raise InvalidParameterError(f"dataset must be one of {EXPLORER_DATASETS}, got {name!r}")
+    return fi_dataset(name, n_rows=EXPLORER_ROWS[name], random_state=0)
+
+
+def explorer_depth(name: str, depth: int = 0) -> int:
+    """``depth``, or FI's depth (Theorem 2 + ⌊r/2⌋, :func:`fletcher_islam_depth`) when 0."""
+    if depth:
+        return int(depth)
+    domain = explorer_dataset(name).domain
+    n_discrete = int(domain.categorical_mask.sum())
+    return fletcher_islam_depth(len(domain) - n_discrete, n_discrete)
+
+
+# Leaf keys of the test rows in every tree, per (data set, depth, trees, seed): the trees'
+# structures do not depend on ε or on the rows, so moving the ε slider re-fits the forest
+# (new leaf labels) but reuses where the test rows land.
+_ROUTES: dict[tuple, tuple[tuple[int, ...], np.ndarray, dict]] = {}
+
+
+def _routing(key: tuple, model: DPRandomForestClassifier, codes: np.ndarray) -> tuple:
+    tree_keys = tuple(int(t.key) for t in model.trees_)
+    cached = _ROUTES.get(key)
+    if cached is None or cached[0] != tree_keys:
+        tau, n = len(model.trees_), codes.shape[0]
+        keys = forest_leaf_keys(
+            model.trees_, np.tile(codes, (tau, 1)), np.repeat(np.arange(tau), n)
+        ).reshape(tau, n)
+        if len(_ROUTES) >= 16:  # a few MB each: start afresh when full
+            _ROUTES.clear()
+        cached = _ROUTES[key] = (tree_keys, keys, {})
+    return cached
+
+
+def _votes(model: DPRandomForestClassifier, routing: tuple) -> np.ndarray:
+    """The forest's votes on the test rows: exactly ``model.votes(X_test)``, from cached keys."""
+    _, keys, blocks = routing
+    releases = model.leaf_labels_
+    tau, n = keys.shape
+    per = tau // len(releases)
+    if len(releases) not in blocks:  # distinct leaves of each release's trees (computed once)
+        blocks[len(releases)] = [
+            np.unique(keys[r * per : (r + 1) * per], return_inverse=True)
+            for r in range(len(releases))
+        ]
+    labels = np.empty((tau, n), dtype=np.int64)
+    for r, (release, (unique, inverse)) in enumerate(
+        zip(releases, blocks[len(releases)], strict=True)
+    ):
+        labels[r * per : (r + 1) * per] = release(unique)[inverse].reshape(per, n)
+    n_classes = model.domain_.n_classes
+    flat = (np.arange(n) * n_classes + labels).ravel()
+    return np.bincount(flat, minlength=n * n_classes).reshape(n, n_classes)
+
+
+@lru_cache(maxsize=4096)
+def forest_accuracy(
+    dataset: str,
+    epsilon: float,
+    depth: int,
+    n_trees: int,
+    mechanism: str = "rosnam",
+    seed: int = 0,
+    disjoint: bool = True,
+) -> float:
+    """Test accuracy of one FI forest on the explorer's split (cached).
+
+    The forest is ``DPRandomForestClassifier(epsilon, n_trees, max_depth=depth,
+    leaf_mechanism=mechanism, disjoint=disjoint, random_state=seed)`` fitted on
+    the training part; the accuracy equals that of its ``predict`` on the
+    :data:`TEST_ROWS` test rows (the unit tests check it against
+    :func:`dpviz.experiments.holdout_accuracy`), computed from the test rows'
+    leaves, which are routed once per tree structure.
+    """
+    data = explorer_dataset(dataset)
+    X_train, X_test, y_train, y_test = _split(data, TEST_ROWS, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotProvenPrivateWarning)  # said in the chart's title
+        model = DPRandomForestClassifier(
+            epsilon=epsilon,
+            n_trees=n_trees,
+            max_depth=depth,
+            leaf_mechanism=mechanism,
+            disjoint=disjoint,
+            domain=data.domain,
+            random_state=seed,
+        ).fit(X_train, y_train)
+    codes = data.domain.encode(X_test)
+    routing = _routing((dataset, depth, n_trees, seed), model, codes)
+    predicted = np.argmax(_votes(model, routing), axis=1)
+    return float(np.mean(predicted == data.domain.encode_labels(y_test)))
+
+
+def explorer_frame(
+    dataset: str,
+    epsilons: Sequence[float],
+    depth: int,
+    n_trees: int,
+    mechanism: str = "rosnam",
+    repeats: int = REPEATS,
+) -> pd.DataFrame:
+    """Accuracy of ``repeats`` forests (seeds 0, 1, ...) at each ε: one row per forest."""
+    return pd.DataFrame(
+        [
+            {
+                "epsilon": float(eps),
+                "repeat": r,
+                "accuracy": forest_accuracy(dataset, float(eps), depth, n_trees, mechanism, r),
+            }
+            for eps in epsilons
+            for r in range(repeats)
+        ]
+    )
+
+
+@lru_cache(maxsize=256)
+def non_private_accuracy(dataset: str, depth: int, n_trees: int) -> float:
+    """FI's non-private forest (§2.4): ε = ∞ (exact majority labels), all rows in every tree."""
+    return forest_accuracy(dataset, math.inf, depth, n_trees, "rosnam", 0, False)
+
+
+def fi_explorer_chart(
+    dataset: str = "SynthA",
+    epsilon: float = 1.0,
+    depth: int = 0,
+    n_trees: int = 100,
+    mechanism: str = "rosnam",
+) -> alt.LayerChart:
+    """The explorer: accuracy of the FI forest against ε, with the slider's ε highlighted.
+
+    Parameters
+    ----------
+    dataset : str
+        One of :data:`EXPLORER_DATASETS` (see :data:`EXPLORER_ROWS` for the rows used).
+    epsilon : float
+        The slider's ε: evaluated afresh (``REPEATS`` forests) and marked by a red rule.
+    depth : int
+        Tree depth; 0 means FI's depth for the data set (:func:`fletcher_islam_depth`).
+    n_trees : int
+        τ, the number of trees.
+    mechanism : str
+        The leaf mechanism (:data:`LEAF_MECHANISMS`).
+
+    Returns
+    -------
+    altair.LayerChart
+        Mean accuracy over :data:`REPEATS` forests with a band, at the ε of
+        :data:`EPSILON_GRID` plus the slider's; the dashed line is FI's
+        non-private forest (ε = ∞, every row in every tree).
+    """
+    if mechanism not in LEAF_MECHANISMS:
+        raise InvalidParameterError(
+            f"mechanism must be one of {LEAF_MECHANISMS}, got {mechanism!r}"
+        )
+    d = explorer_depth(dataset, depth)
+    n_trees = int(n_trees)
+    epsilons = sorted({*EPSILON_GRID, float(epsilon)})
+    frame = explorer_frame(dataset, epsilons, d, n_trees, mechanism)
+    data = explorer_dataset(dataset)
+    title = alt.Title(
+        f"{dataset}: {data.n_rows - TEST_ROWS} training rows, depth {d}, {n_trees} trees",
+        subtitle=[
+            f"leaf labels: {_MECHANISM_TITLES[mechanism]}",
+            f"accuracy at ε = {epsilon:.3g}: "
+            f"{frame.loc[frame['epsilon'] == float(epsilon), 'accuracy'].mean():.3f} "
+            f"(mean of {REPEATS} forests); dashed: non-private forest",
+        ],
+    )
+    return accuracy_chart(
+        frame,
+        x="epsilon",
+        reference=non_private_accuracy(dataset, d, n_trees),
+        highlight=float(epsilon),
+        title=title,
+    )
+
+
+# ---------------------------------------------------------------------------------- reproductions
+def reproduction_settings(quick: bool) -> dict:
+    """What the notebook's reproductions of FI Fig. 4–7 and Table 3 run, in quick or full mode.
+
+    FI ran 10 × 10-fold cross-validation on 30 000 rows per synthetic set. The full
+    mode runs 5-fold × 2 repeats on the 30 000 rows (about half an hour the first
+    time, cached on disk afterwards); the quick mode (``DPVIZ_QUICK=1``, the test
+    suite) runs two data sets on 6000 rows with one 2-fold split.
+    """
+    if quick:
+        return {
+            "datasets": ("SynthA", "SynthF"),
+            "fig7_datasets": ("SynthA",),
+            "n_rows": 6000,
+            "n_folds": 2,
+            "n_repeats": 1,
+            "table3_datasets": ("SynthA", "SynthF", "Nursery"),
+            "table3_runs": 3,
+        }
+    return {
+        "datasets": SYNTH,
+        "fig7_datasets": SYNTH,
+        "n_rows": None,
+        "n_folds": 5,
+        "n_repeats": 2,
+        "table3_datasets": (*SYNTH, "Adult", "Mushroom", "Nursery"),
+        "table3_runs": 10,
+    }
+
+
+def describe_settings(settings: dict) -> str:
+    """One sentence saying what a reproduction ran."""
+    rows = "30 000" if settings["n_rows"] is None else f"{settings['n_rows']}"
+    runs = settings["n_folds"] * settings["n_repeats"]
+    return (
+        f"Fig. 4-6 on {', '.join(settings['datasets'])}; Fig. 7 on "
+        f"{', '.join(settings['fig7_datasets'])}: {rows} rows per synthetic set, "
+        f"{settings['n_folds']}-fold cross-validation x {settings['n_repeats']} repeat(s) "
+        f"= {runs} forests per setting (FI: 30 000 rows, 10 x 10-fold). Table 3 on "
+        f"{', '.join(settings['table3_datasets'])}: {settings['table3_runs']} runs."
+    )
+
+
+def side_by_side(frame: pd.DataFrame, settings: Sequence[str] | None = None) -> pd.DataFrame:
+    """A reproduction table (``dataset``, ``setting``, ``mean``, ``paper``) made wide.
+
+    One row per data set; for each setting a column ``<setting>`` (ours, % accuracy)
+    and ``<setting> FI`` (published), rounded to 1 decimal.
+    """
+    settings = list(settings or dict.fromkeys(frame["setting"]))
+    wide = frame.pivot(index="dataset", columns="setting", values=["mean", "paper"])
+    out = pd.DataFrame(index=wide.index)
+    for s in settings:
+        out[s] = wide[("mean", s)]
+        if wide[("paper", s)].notna().any():
+            out[f"{s} FI"] = wide[("paper", s)]
+    return out.round(1)
+
+
+def paper_chart(
+    frame: pd.DataFrame, *, title: str, width: int = 460
+) -> alt.LayerChart:
+    """Our mean accuracy per data set and setting (bars) with FI's published value (black ticks)."""
+    base = alt.Chart(frame, title=title, width=width)
+    offset = alt.XOffset("setting:N")
+    bars = base.mark_bar().encode(
+        x=alt.X("dataset:N", title=None),
+        xOffset=offset,
+        y=alt.Y("mean:Q", title="accuracy (%)", scale=alt.Scale(domain=[40, 100])),
+        color=alt.Color("setting:N"),
+        tooltip=["dataset", "setting", alt.Tooltip("mean:Q", format=".1f"),
+                 alt.Tooltip("paper:Q", format=".1f", title="FI")],
+    )
+    ticks = (
+        base.transform_filter("isValid(datum.paper)")
+        .mark_tick(color="black", thickness=2)
+        .encode(x="dataset:N", xOffset=offset, y="paper:Q")
+    )
+    return bars + ticks
+
+
+def fi_table4_explained() -> pd.DataFrame:
+    """FI Table 4 with Theorem 2 read literally next to it (the table adds one level).
+
+    Columns of :func:`dpviz.reproduce_fi.fi_table4` plus ``theorem2`` — the
+    smallest d with E[X | d] < s/2 for the continuous features, plus ⌊r/2⌋ — and
+    ``E[X|theorem2]``, the expected number of untested continuous features there.
+    """
+    from dpviz.reproduce_fi import fi_table4
+
+    table = fi_table4()
+    literal, untested = [], []
+    for s, r in zip(table["continuous"], table["discrete"], strict=True):
+        d = 0
+        if s:
+            while expected_untested(s, d) >= s / 2:
+                d += 1
+        literal.append(d + r // 2)
+        untested.append(round(expected_untested(s, d), 2) if s else float("nan"))
+    return table.assign(theorem2=literal, **{"E[X|theorem2]": untested})
+
+
+# ---------------------------------------------------------------------------------- Table 6
+#: Fletcher (2021) addendum, Table 6: P(B) in % for counts (f_A, f_B), ε = 0.1.
+FI_TABLE6 = pd.DataFrame(
+    [
+        (5, 10, 52.1, 62.2),
+        (105, 110, 52.1, 62.2),
+        (0, 1, 51.4, 52.5),
+        (0, 10, 53.4, 73.1),
+        (10, 50, 93.8, 98.2),
+        (10, 60, 99.9, 99.3),
+    ],
+    columns=["f_A", "f_B", "original_paper", "new_paper"],
+)
+
+
+def fi_table6(epsilon: float = 0.1) -> pd.DataFrame:
+    """The addendum's Table 6 (P(B) in %) next to the three mechanisms it involves.
+
+    Columns: ``original`` — FI 2017's smooth-sensitivity mechanism
+    (:func:`~dpviz.mechanisms.smooth_sensitivity_label_probabilities`);
+    ``softmax`` — the exponential mechanism for a monotone utility,
+    P ∝ exp(ε·f_c) (:func:`~dpviz.mechanisms.exponential_probabilities` with
+    ``monotone=True``), which is what the table's "new" column prints;
+    ``noisy_argmax`` — Report One-Sided Noisy Arg-Max as the addendum's text
+    defines it and as the forest uses it
+    (:func:`~dpviz.mechanisms.report_noisy_max_probabilities`). Both new
+    mechanisms are ε-DP for counts; they are different distributions.
+    """
+    counts = FI_TABLE6[["f_A", "f_B"]].to_numpy()
+    out = FI_TABLE6.copy()
+    out["original"] = 100 * mechanisms.smooth_sensitivity_label_probabilities(
+        counts, epsilon=epsilon
+    )[:, 1]
+    out["softmax"] = 100 * mechanisms.exponential_probabilities(
+        counts, epsilon=epsilon, sensitivity=1.0, monotone=True
+    )[:, 1]
+    out["noisy_argmax"] = 100 * mechanisms.report_noisy_max_probabilities(
+        counts, epsilon=epsilon
+    )[:, 1]
+    return out[
+        ["f_A", "f_B", "original", "original_paper", "softmax", "new_paper", "noisy_argmax"]
+    ]
+
+
+# ---------------------------------------------------------------------------------- smooth sens.
+def _log_probabilities(mechanism: str, counts: np.ndarray, epsilon: float) -> np.ndarray:
+    """Exact log-probabilities of a leaf's label under ``mechanism`` (in log space)."""
+    counts = np.asarray(counts)
+    if mechanism == "smooth_sensitivity":
+        logits = mechanisms.smooth_sensitivity_logits(counts, epsilon=epsilon)
+        return logits - np.logaddexp.reduce(logits, axis=-1, keepdims=True)
+    if mechanism == "rosnam":
+        with np.errstate(divide="ignore"):
+            return np.log(mechanisms.report_noisy_max_probabilities(counts, epsilon=epsilon))
+    if mechanism == "exponential":
+        utility = (counts == counts.max(axis=-1, keepdims=True)).astype(float)
+        with np.errstate(divide="ignore"):
+            return np.log(
+                mechanisms.exponential_probabilities(utility, epsilon=epsilon, sensitivity=1.0)
+            )
+    raise InvalidParameterError(f"mechanism must be one of {LEAF_MECHANISMS}, got {mechanism!r}")
+
+
+def exact_loss(mechanism: str, epsilon: float) -> Callable[[np.ndarray, np.ndarray], float]:
+    """``loss(D, D′)``: the exact privacy loss max_c |log P_D(c) / P_D′(c)| of a leaf label.
+
+    ``D`` and ``D′`` are the leaf's class counts under two neighbours; the
+    function suits the ``exact`` argument of :func:`dpviz.audit.search_neighbours`.
+    """
+
+    def loss(d: np.ndarray, d_prime: np.ndarray) -> float:
+        a = _log_probabilities(mechanism, d, epsilon)
+        b = _log_probabilities(mechanism, d_prime, epsilon)
+        return float(np.max(np.abs(a - b)))
+
+    return loss
+
+
+def smooth_sensitivity_loss(
+    epsilons: Sequence[float] = (0.1, 0.5, 1.0),
+    gaps: Sequence[int] = (0, 1, 2, 3, 4, 5, 10, 20, 30, 40, 60),
+) -> pd.DataFrame:
+    """Exact privacy loss of a leaf label for the neighbours (j, 0) and (j + 1, 0).
+
+    Adding one row to the majority of a pure two-class leaf moves the gap from
+    j to j + 1. For each claimed ε and gap j: the loss of FI 2017's
+    smooth-sensitivity mechanism (it grows like (ε/2)·e^{jε}·(e^ε − 1), without
+    bound) and of Report One-Sided Noisy Arg-Max (at most ε).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``epsilon``, ``j``, ``mechanism``, ``loss``, ``ratio`` (loss / ε).
+    """
+    rows = []
+    for eps in epsilons:
+        for j in gaps:
+            d, d_prime = np.array([j, 0]), np.array([j + 1, 0])
+            for mechanism in ("smooth_sensitivity", "rosnam"):
+                loss = exact_loss(mechanism, eps)(d, d_prime)
+                rows.append(
+                    {"epsilon": eps, "j": j, "mechanism": mechanism, "loss": loss,
+                     "ratio": loss / eps}
+                )
+    return pd.DataFrame(rows)
+
+
+def loss_chart(frame: pd.DataFrame, *, width: int = 420) -> alt.LayerChart:
+    """The exact loss / ε against the gap j (log scale), with the promise loss/ε = 1 dashed."""
+    lines = (
+        alt.Chart(frame, width=width, title="Exact privacy loss of a leaf label, in units of ε")
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("j:Q", title="gap j between the two largest counts (neighbour: j + 1)"),
+            y=alt.Y("ratio:Q", scale=alt.Scale(type="log"), title="loss / claimed ε"),
+            color=alt.Color("mechanism:N"),
+            strokeDash=alt.StrokeDash("epsilon:N", title="claimed ε"),
+            tooltip=["mechanism", "epsilon", "j", alt.Tooltip("loss:Q", format=".3g")],
+        )
+    )
+    promise = (
+        alt.Chart(pd.DataFrame({"ratio": [1.0]}))
+        .mark_rule(color="firebrick", strokeDash=[6, 4])
+        .encode(y="ratio:Q")
+    )
+    return lines + promise
+
+
+# ---------------------------------------------------------------------------------- budget split
+def budget_split_table(epsilon: float = 1.0, n_trees: int = 100) -> pd.DataFrame:
+    """Three ways to spend ε on τ trees, and the exact loss of one person's row.
+
+    The canary row lands in an otherwise empty leaf of every tree that reads it
+    (two classes; neighbours: leaf counts (0, 0) vs (0, 1)). Each such tree
+    releases its leaf label by Report One-Sided Noisy Arg-Max at its ε, and the
+    trees' noise is independent, so the privacy loss of the event "every tree
+    that read the canary outputs its label" is the sum of the per-tree losses.
+
+    Returns
+    -------
+    DataFrame
+        ``scheme``, ``trees_reading_the_row``, ``epsilon_per_tree``,
+        ``claimed`` (what the forest says it spends), ``loss`` (exact).
+    """
+    schemes = [
+        ("disjoint rows, full ε per tree (FI §4.2)", 1, epsilon),
+        ("every row in every tree, ε/τ per tree (FI Fig. 5)", n_trees, epsilon / n_trees),
+        ("every row in every tree, full ε per tree (WRONG)", n_trees, epsilon),
+    ]
+    rows = []
+    for name, reading, eps in schemes:
+        per_tree = exact_loss("rosnam", eps)(np.array([0, 0]), np.array([0, 1]))
+        rows.append(
+            {
+                "scheme": name,
+                "trees_reading_the_row": reading,
+                "epsilon_per_tree": eps,
+                "claimed": epsilon,
+                "loss": reading * per_tree,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def assignment_changes(n_rows: int = 6000, n_trees: int = 100, seed: int = 0) -> pd.DataFrame:
+    """How many trees see different rows when one row is added, for two row-to-tree schemes.
+
+    Every row carries a random number u ~ U(0, 1) (drawn once, as part of the
+    row's randomness). **Independent**: the row goes to tree ⌊u·τ⌋ — adding a
+    row changes only its own tree, so neighbouring data sets differ in one part
+    and parallel composition applies. **Equal split**: sort the rows by u and
+    cut them into τ consecutive parts of (almost) equal size — FI's "disjoint
+    subsets [...] sampled without replacement" taken literally. Adding a row
+    shifts the cut points after it, so many parts change.
+
+    Returns
+    -------
+    DataFrame
+        ``scheme``, ``trees_with_other_rows`` (trees whose set of *old* rows
+        changed) and ``trees_changed`` (including the new row's tree).
+    """
+    rng = np.random.default_rng(seed)
+    u = rng.random(n_rows)
+    new = rng.random()
+
+    def equal_split(values: np.ndarray) -> np.ndarray:
+        part = np.empty(len(values), dtype=np.int64)
+        for t, chunk in enumerate(np.array_split(np.argsort(values), n_trees)):
+            part[chunk] = t
+        return part
+
+    rows = []
+    for scheme, assign in (
+        ("independent per row (dpviz)", lambda v: np.floor(v * n_trees).astype(np.int64)),
+        ("sort and cut into equal parts", equal_split),
+    ):
+        before = assign(u)
+        after = assign(np.append(u, new))
+        moved = before != after[:-1]
+        other = set(before[moved]) | set(after[:-1][moved])
+        rows.append(
+            {
+                "scheme": scheme,
+                "rows_that_move": int(moved.sum()),
+                "trees_with_other_rows": len(other),
+                "trees_changed": len(other | {int(after[-1])}),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------- exercises
+register(
+    {
+        "05.1": Exercise(
+            answer=float(fletcher_islam_depth(12, 6)),
+            tolerance=1e-9,
+            hint="smallest d with 12·(11/12)^d < 6 is 8; FI Table 4 adds one (9); then add "
+            "⌊6/2⌋ for the discrete features — or call fletcher_islam_depth(12, 6)",
+        ),
+        "05.2": Exercise(
+            answer=float(
+                mechanisms.report_noisy_max_probabilities(np.array([3, 7]), epsilon=0.5)[1]
+            ),
+            tolerance=0.005,
+            hint="with two classes and gap g, P(majority) = 1 − e^(−ε·g)/2; here g = 4, ε = 0.5",
+        ),
+        "05.3": Exercise(
+            answer=exact_loss("smooth_sensitivity", 1.0)(np.array([4, 0]), np.array([5, 0])),
+            tolerance=0.5,
+            hint="read the row j = 4, ε = 1 of the smooth-sensitivity loss table "
+            "(smooth_sensitivity_loss())",
+        ),
+    }
+)

@@ -1,0 +1,205 @@
+"""Notebook 05's library side: the FI explorer over a grid of slider values, the addendum's Table 6,
+the smooth-sensitivity loss, the budget-split lessons, and the exercises' answers."""
+
+import math
+from functools import partial
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpviz import mechanisms
+from dpviz.errors import InvalidParameterError
+from dpviz.exercises import EXERCISES, check
+from dpviz.experiments import holdout_accuracy
+from dpviz.explore import fi
+from dpviz.trees.depth import FI_TABLE4, fletcher_islam_depth
+from dpviz.trees.forest import DPRandomForestClassifier
+
+
+def _forest(random_state, domain, depth, **params):
+    return DPRandomForestClassifier(
+        domain=domain, max_depth=depth, random_state=random_state, **params
+    )
+
+
+# ---------------------------------------------------------------------------------- explorer
+@pytest.mark.filterwarnings("ignore::dpviz.errors.NotProvenPrivateWarning")
+@pytest.mark.parametrize(
+    ("name", "epsilon", "mechanism", "disjoint"),
+    [
+        ("SynthA", 1.0, "rosnam", True),
+        ("SynthA", 0.1, "exponential", True),
+        ("SynthA", math.inf, "rosnam", False),
+        ("Nursery", 0.5, "smooth_sensitivity", True),
+    ],
+)
+def test_fast_accuracy_equals_the_estimators_predict(name, epsilon, mechanism, disjoint):
+    data = fi.explorer_dataset(name)
+    depth = fi.explorer_depth(name)
+    expected = holdout_accuracy(
+        partial(_forest, domain=data.domain, depth=depth),
+        data,
+        repeats=2,
+        test_size=fi.TEST_ROWS,
+        seed=0,
+        epsilon=epsilon,
+        n_trees=20,
+        leaf_mechanism=mechanism,
+        disjoint=disjoint,
+    )["accuracy"].tolist()
+    ours = [fi.forest_accuracy(name, epsilon, depth, 20, mechanism, r, disjoint) for r in range(2)]
+    assert ours == expected
+
+
+def _layers(chart):
+    _band, line, reference, highlight = chart.layer
+    return line.data, float(reference.data["accuracy"].iloc[0]), highlight.data
+
+
+def _check_chart(chart, epsilon):
+    summary, reference, highlight = _layers(chart)
+    assert set(summary.columns) >= {"epsilon", "mean", "low", "high", "runs"}
+    assert summary["mean"].between(0, 1).all() and reference <= 1 and reference >= 0
+    assert (summary["low"] <= summary["mean"] + 1e-12).all()
+    assert (summary["mean"] <= summary["high"] + 1e-12).all()
+    assert (summary["runs"] == fi.REPEATS).all()
+    assert highlight["epsilon"].tolist() == [epsilon]
+    assert epsilon in summary["epsilon"].tolist()
+    assert set(fi.EPSILON_GRID) <= set(summary["epsilon"])
+    chart.to_dict()  # a valid Vega-Lite 5 spec
+    return summary, reference
+
+
+@pytest.mark.parametrize("name", fi.EXPLORER_DATASETS)
+def test_explorer_every_dataset(name):
+    chart = fi.fi_explorer_chart(name, 0.3, 0, 10, "rosnam")
+    summary, _ = _check_chart(chart, 0.3)
+    # ε = 10 against ε = 0.01 (a near coin flip per leaf): a large, reliable gain on every data set
+    by = summary.set_index("epsilon")["mean"]
+    assert by[10.0] > by[0.01] + 0.05, by
+
+
+@pytest.mark.parametrize("epsilon", [0.01, 0.5, 10.0])
+@pytest.mark.parametrize("depth", [0, 3])
+@pytest.mark.parametrize("n_trees", [1, 30])
+@pytest.mark.parametrize("mechanism", ["rosnam", "smooth_sensitivity"])
+def test_explorer_grid(epsilon, depth, n_trees, mechanism):
+    chart = fi.fi_explorer_chart("SynthA", epsilon, depth, n_trees, mechanism)
+    _check_chart(chart, epsilon)
+    title = chart.layer[0].title.text
+    assert f"depth {depth or 5}" in title and f"{n_trees} trees" in title
+
+
+def test_explorer_defaults_more_epsilon_is_better_and_reference_on_top():
+    chart = fi.fi_explorer_chart()
+    summary, reference = _check_chart(chart, 1.0)
+    by = summary.set_index("epsilon")["mean"]
+    # monotone in ε up to the noise of 3 forests (spread ~2 points at 1500 test rows)
+    assert by[0.01] < by[0.1] < by[1.0] + 0.02
+    assert by[1.0] > 0.75 and by[0.01] < 0.65
+    assert by[10.0] < reference + 0.03
+
+
+def test_explorer_rejects_unknown_inputs():
+    with pytest.raises(InvalidParameterError, match="mechanism"):
+        fi.fi_explorer_chart(mechanism="laplace")
+    with pytest.raises(InvalidParameterError, match="dataset"):
+        fi.explorer_dataset("Iris")
+
+
+def test_explorer_depth_default_is_fi_table4():
+    assert fi.explorer_depth("SynthC") == 12 and fi.explorer_depth("Nursery") == 4
+    assert fi.explorer_depth("Mushroom") == 11 and fi.explorer_depth("SynthC", 6) == 6
+
+
+# ---------------------------------------------------------------------------------- tables
+def test_table6_reproduces_the_addendum_and_names_the_softmax():
+    table = fi.fi_table6()
+    assert np.allclose(table["original"], table["original_paper"], atol=0.1)
+    assert np.allclose(table["softmax"], table["new_paper"], atol=0.05)
+    # counts 5, 10 at ε = 0.1: noisy arg-max P(B) = 1 - e^{-0.5}/2
+    assert table["noisy_argmax"].iloc[0] == pytest.approx(100 * (1 - math.exp(-0.5) / 2))
+
+
+def test_table4_explained():
+    table = fi.fi_table4_explained()
+    assert (table["ours"] == table["paper"]).all()
+    continuous_only = (table["continuous"] > 0) & (table["discrete"] == 0)
+    assert (table.loc[continuous_only, "theorem2"] == table.loc[continuous_only, "paper"] - 1).all()
+    assert len(table) == len(FI_TABLE4)
+
+
+def test_reproduction_settings_and_tables():
+    quick, full = fi.reproduction_settings(True), fi.reproduction_settings(False)
+    assert quick["n_rows"] == 6000 and full["n_rows"] is None and len(full["datasets"]) == 7
+    assert "QUICK" not in fi.describe_settings(quick) and "2-fold" in fi.describe_settings(quick)
+    frame = pd.DataFrame(
+        {
+            "dataset": ["SynthA", "SynthA", "SynthB", "SynthB"],
+            "setting": ["rosnam", "exponential"] * 2,
+            "mean": [80.0, 70.0, 75.0, 65.0],
+            "paper": [np.nan, 72.6, np.nan, 66.8],
+        }
+    )
+    wide = fi.side_by_side(frame)
+    assert list(wide.columns) == ["rosnam", "exponential", "exponential FI"]
+    fi.paper_chart(frame, title="t").to_dict()
+
+
+# ---------------------------------------------------------------------------------- lessons
+def test_smooth_sensitivity_loss_matches_the_closed_form_and_rosnam_is_tight():
+    loss = fi.smooth_sensitivity_loss(epsilons=(0.5, 1.0), gaps=(0, 1, 2, 4))
+    for row in loss.itertuples():
+        if row.mechanism == "rosnam":
+            assert row.loss == pytest.approx(row.epsilon)  # pure leaf: exactly ε
+            continue
+        r = [row.epsilon / 2 * math.exp(k * row.epsilon) for k in (row.j, row.j + 1)]
+        # the minority's probability 1/(1 + e^r) falls (at j = 0 both labels tie at 1/2)
+        before = math.log(2) if row.j == 0 else math.log1p(math.exp(r[0]))
+        expected = math.log1p(math.exp(r[1])) - before
+        assert row.loss == pytest.approx(expected, rel=1e-9)
+    fi.loss_chart(loss).to_dict()
+
+
+def test_exact_loss_agrees_with_the_mechanisms_probabilities():
+    d, d_prime = np.array([3, 1, 0]), np.array([3, 2, 0])
+    p = mechanisms.report_noisy_max_probabilities(d, epsilon=0.7)
+    q = mechanisms.report_noisy_max_probabilities(d_prime, epsilon=0.7)
+    assert fi.exact_loss("rosnam", 0.7)(d, d_prime) == pytest.approx(np.max(np.abs(np.log(p / q))))
+    assert fi.exact_loss("rosnam", 0.7)(d, d_prime) <= 0.7 + 1e-12
+    assert fi.exact_loss("exponential", 0.7)(d, d_prime) <= 0.7 + 1e-12
+    with pytest.raises(InvalidParameterError):
+        fi.exact_loss("laplace", 1.0)(d, d_prime)
+
+
+def test_budget_split_table():
+    table = fi.budget_split_table(epsilon=1.0, n_trees=100)
+    assert table["loss"].tolist() == pytest.approx([1.0, 1.0, 100.0])
+    assert table["trees_reading_the_row"].tolist() == [1, 100, 100]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_independent_assignment_changes_one_tree_and_equal_split_many(seed):
+    table = fi.assignment_changes(n_rows=3000, n_trees=50, seed=seed).set_index("scheme")
+    independent = table.loc["independent per row (dpviz)"]
+    assert independent["rows_that_move"] == 0 and independent["trees_changed"] == 1
+    assert table.loc["sort and cut into equal parts", "trees_changed"] > 5
+
+
+# ---------------------------------------------------------------------------------- exercises
+def test_exercise_answers(capsys):
+    # 05.1: 12·(11/12)^d < 6 first at d = 8; Table 4 adds one level; ⌊6/2⌋ = 3 more
+    assert 12 * (11 / 12) ** 7 >= 6 > 12 * (11 / 12) ** 8
+    assert EXERCISES["05.1"].answer == 12 == fletcher_islam_depth(12, 6)
+    # 05.2: two classes, gap 4, ε = 0.5: P(majority) = 1 - e^{-2}/2
+    assert EXERCISES["05.2"].answer == pytest.approx(1 - math.exp(-2) / 2)
+    # 05.3: r_j = (ε/2) e^{jε}; loss = log(1 + e^{r_5}) - log(1 + e^{r_4}) at ε = 1
+    r4, r5 = 0.5 * math.exp(4), 0.5 * math.exp(5)
+    expected = math.log1p(math.exp(r5)) - math.log1p(math.exp(r4))
+    assert EXERCISES["05.3"].answer == pytest.approx(expected)
+    for key in ("05.1", "05.2", "05.3"):
+        check(key, EXERCISES[key].answer)
+        assert "correct" in capsys.readouterr().out
+    with pytest.raises(AssertionError, match="Hint"):
+        check("05.2", 0.69)
