@@ -15,6 +15,7 @@ same splits (paired), and the same call always gives the same table.
 from __future__ import annotations
 
 import functools
+import inspect
 import itertools
 import os
 import warnings
@@ -49,7 +50,7 @@ def cache(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
     The cache lives in :func:`cache_dir`, in a sub-folder per dpviz version; set
     ``DPVIZ_CACHE=off`` to bypass it (the unit tests do). joblib keys on the
     function's own code and arguments only: after changing an algorithm it calls,
-    clear the folder (``make clean``).
+    clear the folder (``make clean``). The ``progress`` flag is not part of the key.
     """
     memoized: Callable[..., pd.DataFrame] | None = None
 
@@ -63,7 +64,8 @@ def cache(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
 
             from dpviz import __version__
 
-            memoized = Memory(cache_dir() / __version__, verbose=0).cache(function)
+            ignore = ["progress"] if "progress" in inspect.signature(function).parameters else []
+            memoized = Memory(cache_dir() / __version__, verbose=0).cache(function, ignore=ignore)
         return memoized(*args, **kwargs)
 
     return wrapper
