@@ -49,4 +49,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/fs_table1.py --out docs/fs_table1.md
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .dpviz_cache
