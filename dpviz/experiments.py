@@ -32,7 +32,7 @@ from tqdm.auto import tqdm
 from dpviz.datasets import Dataset
 from dpviz.validation import check_int
 
-__all__ = ["cache", "holdout_accuracy", "summarize", "sweep"]
+__all__ = ["cache", "holdout_accuracy", "holdout_split", "summarize", "sweep"]
 
 EstimatorFactory = Callable[..., Any]
 
@@ -172,7 +172,7 @@ def holdout_accuracy(
     DataFrame
         One row per repeat: the ``params``, ``repeat`` and ``accuracy``.
     """
-    X_train, X_test, y_train, y_test = _split(dataset, test_size, seed)
+    X_train, X_test, y_train, y_test = holdout_split(dataset, test_size, seed)
     truth = y_test.to_numpy()
     rows = []
     for r in range(check_int(repeats, "repeats", minimum=1)):
@@ -186,8 +186,11 @@ def holdout_accuracy(
 _SPLITS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _split(dataset: Dataset, test_size: float, seed: int) -> tuple:
-    """A stratified train/test split, cached on the data set object."""
+def holdout_split(dataset: Dataset, test_size: float, seed: int) -> tuple:
+    """A stratified train/test split ``(X_train, X_test, y_train, y_test)``, cached on the data set.
+
+    The split :func:`holdout_accuracy` uses; explorers share it to stay paired with it.
+    """
     from sklearn.model_selection import train_test_split
 
     cache_for = _SPLITS.setdefault(dataset, {})

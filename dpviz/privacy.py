@@ -334,7 +334,7 @@ class PrivateTable:
 
     @staticmethod
     def _check_count_mechanism(mechanism: str) -> None:
-        if mechanism not in ("discrete_laplace", "laplace"):
+        if mechanism not in NoisyLeafCounts.MECHANISMS:
             raise InvalidParameterError(
                 f"mechanism must be 'discrete_laplace' or 'laplace', got {mechanism!r}"
             )

@@ -29,7 +29,7 @@ from dpviz import mechanisms
 from dpviz.datasets import Dataset
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.exercises import Exercise, register
-from dpviz.experiments import _split
+from dpviz.experiments import holdout_split
 from dpviz.paper_results import SYNTH
 from dpviz.plots import accuracy_chart
 from dpviz.reproduce_fi import fi_dataset
@@ -159,7 +159,7 @@ def forest_accuracy(
     leaves, which are routed once per tree structure.
     """
     data = explorer_dataset(dataset)
-    X_train, X_test, y_train, y_test = _split(data, TEST_ROWS, 0)
+    X_train, X_test, y_train, y_test = holdout_split(data, TEST_ROWS, 0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotProvenPrivateWarning)  # said in the chart's title
         model = DPRandomForestClassifier(

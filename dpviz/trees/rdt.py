@@ -241,7 +241,7 @@ class PrivateRDTClassifier(_RDTBase):
     def fit(self, X: Any, y: Any) -> PrivateRDTClassifier:
         """Private-RDT (JPW Fig. 5) for each of the N trees, at ε/N each."""
         epsilon = self._epsilon(self.epsilon)
-        if self.noise not in ("discrete_laplace", "laplace"):
+        if self.noise not in NoisyLeafCounts.MECHANISMS:
             raise InvalidParameterError(
                 f"noise must be 'discrete_laplace' or 'laplace', got {self.noise!r}"
             )

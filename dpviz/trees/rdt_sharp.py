@@ -255,7 +255,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         n_primary = check_int(self.n_primary, "n_primary", minimum=1)
         n_secondary = check_int(self.n_secondary, "n_secondary", minimum=0)
         n_cells = check_int(self.n_cells, "n_cells", minimum=1)
-        if self.noise not in ("discrete_laplace", "laplace"):
+        if self.noise not in NoisyLeafCounts.MECHANISMS:
             raise InvalidParameterError(
                 f"noise must be 'discrete_laplace' or 'laplace', got {self.noise!r}"
             )
