@@ -21,7 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from dpviz.reproduce_fs import FS_TABLE1_ALGORITHMS, fs_table1, table1_markdown
+from dpviz.paper_results import FS_TABLE1_ALGORITHMS
+from dpviz.reproduce_fs import fs_table1, table1_markdown
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,6 +17,10 @@ __all__ = [
     "FI_FIG7",
     "FI_TABLE2",
     "FI_TABLE3",
+    "FI_TABLE6",
+    "FS_TABLE1",
+    "FS_TABLE1_ALGORITHMS",
+    "JPW_TABLE1",
     "RDT_SHARP_LABELED_FRACTION",
     "RDT_SHARP_TABLE2",
     "SYNTH",
@@ -51,6 +55,59 @@ FI_TABLE3 = pd.DataFrame(
         ("Nursery", 12960, 4, 0.2, 0.5, 7.2, 0.8),
     ],
     columns=["dataset", "rows", "depth", "empty_1", "sd_1", "empty_30", "sd_30"],
+)
+
+
+#: Fletcher (2021) addendum, Table 6: P(B) in % for counts (f_A, f_B), ε = 0.1.
+FI_TABLE6 = pd.DataFrame(
+    [
+        (5, 10, 52.1, 62.2),
+        (105, 110, 52.1, 62.2),
+        (0, 1, 51.4, 52.5),
+        (0, 10, 53.4, 73.1),
+        (10, 50, 93.8, 98.2),
+        (10, 60, 99.9, 99.3),
+    ],
+    columns=["f_A", "f_B", "original_paper", "new_paper"],
+)
+
+#: The columns of FS Table 1, in the paper's order.
+FS_TABLE1_ALGORITHMS: tuple[str, ...] = (
+    "ID3",
+    "DiffPID3-InfoGain",
+    "DiffPID3-Gini",
+    "DiffPID3-Max",
+    "SuLQ-based ID3",
+)
+
+_FS_TABLE1_VALUES = {
+    1000: ((90.1, 1.5), (57.0, 17.3), (69.3, 24.3), (94.7, 15.3), (57.7, 18.1)),
+    2000: ((92.8, 1.0), (60.5, 20.4), (93.0, 17.4), (100.0, 0.0), (57.0, 17.4)),
+    3000: ((94.9, 0.7), (66.1, 23.5), (99.0, 7.0), (100.0, 0.0), (55.8, 15.9)),
+    4000: ((96.5, 0.6), (74.7, 25.0), (99.75, 3.5), (100.0, 0.0), (59.0, 19.2)),
+    5000: ((97.7, 0.5), (79.0, 24.7), (100.0, 0.0), (100.0, 0.0), (62.3, 21.5)),
+}
+
+#: FS Table 1: accuracy (%) and standard deviation over 200 runs of a single split with a
+#: binary attribute and a binary class, B = 0.1, p_noise = 0.1, N = 5000.
+FS_TABLE1 = pd.DataFrame(
+    [
+        {"n": n, "algorithm": algorithm, "mean": mean, "std": std}
+        for n, values in _FS_TABLE1_VALUES.items()
+        for algorithm, (mean, std) in zip(FS_TABLE1_ALGORITHMS, values, strict=True)
+    ]
+)
+
+#: JPW Table I: private ID3 from noisy sum queries at a total ε' = 1 split over q queries;
+#: accuracy (%) counts test rows left unclassified as wrong.
+JPW_TABLE1 = pd.DataFrame(
+    {
+        "dataset": ["nursery", "votes", "mushroom"],
+        "rows": [12960, 435, 8124],
+        "queries": [176, 97, 267],
+        "id3_accuracy": [98.19, 94.48, 100.0],
+        "private_accuracy": [18.73, 2.53, 1.48],
+    }
 )
 
 

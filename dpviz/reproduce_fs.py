@@ -2,7 +2,8 @@
 
 Every function runs one experiment of the papers and returns one row per run (or per
 fold), so a notebook can plot it or summarise it next to the published numbers, which
-are kept in constants here (:data:`FS_TABLE1_PUBLISHED`, :data:`JPW_TABLE1_PUBLISHED`).
+are in :mod:`dpviz.paper_results` (:data:`~dpviz.paper_results.FS_TABLE1`,
+:data:`~dpviz.paper_results.JPW_TABLE1`).
 
 ==========================  ==========================================================
 function                    paper
@@ -43,14 +44,12 @@ from sklearn.tree import DecisionTreeClassifier
 from dpviz.datasets import Dataset, load
 from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
+from dpviz.paper_results import FS_TABLE1, FS_TABLE1_ALGORITHMS, JPW_TABLE1
 from dpviz.synthetic import fs_numeric_split_data, fs_random_tree_data, fs_single_split_data
 from dpviz.trees.id3 import DiffPID3Classifier, SuLQID3Classifier
 from dpviz.validation import check_epsilon, check_int
 
 __all__ = [
-    "FS_TABLE1_ALGORITHMS",
-    "FS_TABLE1_PUBLISHED",
-    "JPW_TABLE1_PUBLISHED",
     "fs_fig4",
     "fs_fig5",
     "fs_fig8",
@@ -62,43 +61,6 @@ __all__ = [
     "table1_comparison",
     "table1_markdown",
 ]
-
-#: The columns of FS Table 1, in the paper's order.
-FS_TABLE1_ALGORITHMS: tuple[str, ...] = (
-    "ID3",
-    "DiffPID3-InfoGain",
-    "DiffPID3-Gini",
-    "DiffPID3-Max",
-    "SuLQ-based ID3",
-)
-
-_TABLE1_VALUES = {
-    1000: ((90.1, 1.5), (57.0, 17.3), (69.3, 24.3), (94.7, 15.3), (57.7, 18.1)),
-    2000: ((92.8, 1.0), (60.5, 20.4), (93.0, 17.4), (100.0, 0.0), (57.0, 17.4)),
-    3000: ((94.9, 0.7), (66.1, 23.5), (99.0, 7.0), (100.0, 0.0), (55.8, 15.9)),
-    4000: ((96.5, 0.6), (74.7, 25.0), (99.75, 3.5), (100.0, 0.0), (59.0, 19.2)),
-    5000: ((97.7, 0.5), (79.0, 24.7), (100.0, 0.0), (100.0, 0.0), (62.3, 21.5)),
-}
-
-#: FS Table 1 as published: accuracy (%) and standard deviation over 200 runs of a single
-#: split with a binary attribute and a binary class, B = 0.1, p_noise = 0.1, N = 5000.
-FS_TABLE1_PUBLISHED: pd.DataFrame = pd.DataFrame(
-    [
-        {"n": n, "algorithm": algorithm, "mean": mean, "std": std}
-        for n, values in _TABLE1_VALUES.items()
-        for algorithm, (mean, std) in zip(FS_TABLE1_ALGORITHMS, values, strict=True)
-    ]
-)
-
-#: JPW Table I as published: private ID3 with ε' = 1 split over q noisy queries; accuracy
-#: (%) counts test rows left unclassified as wrong.
-JPW_TABLE1_PUBLISHED: pd.DataFrame = pd.DataFrame(
-    [
-        {"dataset": "nursery", "rows": 12960, "queries": 176, "id3": 98.19, "private": 18.73},
-        {"dataset": "votes", "rows": 435, "queries": 97, "id3": 94.48, "private": 2.53},
-        {"dataset": "mushroom", "rows": 8124, "queries": 267, "id3": 100.0, "private": 1.48},
-    ]
-)
 
 #: JPW Table I reproduction: the depth cap of the private ID3 per data set. ID3 tests each
 #: attribute at most once, so the number of attributes is "unlimited"; Mushroom (21
@@ -307,7 +269,7 @@ def table1_comparison(runs: pd.DataFrame) -> pd.DataFrame:
         ``paper_std`` (percent).
     """
     ours = summarize(runs).rename(columns={"mean": "ours_mean", "std": "ours_std"})
-    paper = FS_TABLE1_PUBLISHED.rename(columns={"mean": "paper_mean", "std": "paper_std"})
+    paper = FS_TABLE1.rename(columns={"mean": "paper_mean", "std": "paper_std"})
     merged = ours.merge(paper, on=["n", "algorithm"], how="left")
     return merged[["n", "algorithm", "ours_mean", "ours_std", "runs", "paper_mean", "paper_std"]]
 
@@ -888,5 +850,7 @@ def jpw_table1_comparison(runs: pd.DataFrame) -> pd.DataFrame:
     out = grouped[["accuracy", "unclassified", "misclassified"]].mean() * 100
     out["runs"] = grouped.size()
     out = out.reset_index()
-    paper = JPW_TABLE1_PUBLISHED.rename(columns={"id3": "jpw_id3", "private": "jpw_private"})
+    paper = JPW_TABLE1.rename(
+        columns={"id3_accuracy": "jpw_id3", "private_accuracy": "jpw_private"}
+    )
     return out.merge(paper[["dataset", "jpw_id3", "jpw_private"]], on="dataset", how="left")

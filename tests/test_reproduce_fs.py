@@ -6,10 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpviz.paper_results import FS_TABLE1, FS_TABLE1_ALGORITHMS, JPW_TABLE1
 from dpviz.reproduce_fs import (
-    FS_TABLE1_ALGORITHMS,
-    FS_TABLE1_PUBLISHED,
-    JPW_TABLE1_PUBLISHED,
     fs_fig4,
     fs_fig5,
     fs_fig8,
@@ -73,9 +71,9 @@ def test_table1_markdown_and_published_constants(table1):
     text = table1_markdown(runs)
     assert text.startswith("| Number of samples | DiffPID3-InfoGain |")
     assert "(94.7 ± 15.3)" in text  # FS's Max at n = 1000
-    assert len(FS_TABLE1_PUBLISHED) == 25
-    assert set(FS_TABLE1_PUBLISHED["algorithm"]) == set(FS_TABLE1_ALGORITHMS)
-    assert FS_TABLE1_PUBLISHED.query("n == 5000 and algorithm == 'ID3'")["mean"].item() == 97.7
+    assert len(FS_TABLE1) == 25
+    assert set(FS_TABLE1["algorithm"]) == set(FS_TABLE1_ALGORITHMS)
+    assert FS_TABLE1.query("n == 5000 and algorithm == 'ID3'")["mean"].item() == 97.7
 
 
 def test_fs_table1_is_reproducible_and_has_an_id3_column():
@@ -155,6 +153,6 @@ def test_jpw_table1_small():
     assert private["accuracy"] < 30
     assert comparison.loc["ID3 (non-private)", "accuracy"] > 85
     assert private["jpw_private"] == 2.53
-    assert set(JPW_TABLE1_PUBLISHED["dataset"]) == {"nursery", "votes", "mushroom"}
+    assert set(JPW_TABLE1["dataset"]) == {"nursery", "votes", "mushroom"}
     row = (runs["accuracy"] + runs["unclassified"] + runs["misclassified"]).to_numpy()
     np.testing.assert_allclose(row, 1.0)

@@ -30,7 +30,7 @@ from dpviz.datasets import Dataset
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.exercises import Exercise, register
 from dpviz.experiments import holdout_split
-from dpviz.paper_results import SYNTH
+from dpviz.paper_results import FI_TABLE6, SYNTH
 from dpviz.plots import accuracy_chart
 from dpviz.reproduce_fi import fi_dataset
 from dpviz.trees.depth import expected_untested, fletcher_islam_depth
@@ -40,7 +40,6 @@ from dpviz.trees.random_tree import forest_leaf_keys
 __all__ = [
     "EPSILON_GRID",
     "EXPLORER_DATASETS",
-    "FI_TABLE6",
     "LEAF_MECHANISMS",
     "assignment_changes",
     "budget_split_table",
@@ -364,20 +363,6 @@ def fi_table4_explained() -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------- Table 6
-#: Fletcher (2021) addendum, Table 6: P(B) in % for counts (f_A, f_B), ε = 0.1.
-FI_TABLE6 = pd.DataFrame(
-    [
-        (5, 10, 52.1, 62.2),
-        (105, 110, 52.1, 62.2),
-        (0, 1, 51.4, 52.5),
-        (0, 10, 53.4, 73.1),
-        (10, 50, 93.8, 98.2),
-        (10, 60, 99.9, 99.3),
-    ],
-    columns=["f_A", "f_B", "original_paper", "new_paper"],
-)
-
-
 def fi_table6(epsilon: float = 0.1) -> pd.DataFrame:
     """The addendum's Table 6 (P(B) in %) next to the three mechanisms it involves.
 

@@ -49,10 +49,9 @@ from dpviz.domain import Attribute, Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.exercises import Exercise, register
 from dpviz.experiments import cache
+from dpviz.paper_results import FS_TABLE1, FS_TABLE1_ALGORITHMS
 from dpviz.plots import accuracy_chart
 from dpviz.reproduce_fs import (
-    FS_TABLE1_ALGORITHMS,
-    FS_TABLE1_PUBLISHED,
     fs_fig4,
     fs_fig5,
     fs_table1,
@@ -729,8 +728,8 @@ def split_choice_table(
             p = mechanisms.exponential_probabilities(q, epsilon=eps, sensitivity=s)
             others = np.delete(q, truth)
             algorithm = ALGORITHM_NAMES[name]
-            paper = FS_TABLE1_PUBLISHED[
-                (FS_TABLE1_PUBLISHED["n"] == n) & (FS_TABLE1_PUBLISHED["algorithm"] == algorithm)
+            paper = FS_TABLE1[
+                (FS_TABLE1["n"] == n) & (FS_TABLE1["algorithm"] == algorithm)
             ]["mean"]
             rows.append(
                 {
@@ -930,7 +929,7 @@ def table1_table(runs: pd.DataFrame) -> pd.DataFrame:
         From :func:`table1_runs` (or :func:`dpviz.reproduce_fs.fs_table1`).
     """
     ours = summarize(runs)
-    merged = ours.merge(FS_TABLE1_PUBLISHED, on=["n", "algorithm"], suffixes=("", "_paper"))
+    merged = ours.merge(FS_TABLE1, on=["n", "algorithm"], suffixes=("", "_paper"))
     merged = merged.rename(columns={"mean": "ours", "mean_paper": "paper"})
     wide = merged.pivot_table(index="n", columns="algorithm", values=["ours", "paper"])
     algorithms = [a for a in FS_TABLE1_ALGORITHMS if a in set(merged["algorithm"])]
@@ -947,7 +946,7 @@ def table1_chart(runs: pd.DataFrame, *, width: int = 170) -> alt.FacetChart:
     ours["low"] = ours["mean"] - ours["sem"]
     ours["high"] = ours["mean"] + ours["sem"]
     ours["source"] = "ours"
-    paper = FS_TABLE1_PUBLISHED.assign(source="FS 2010", low=np.nan, high=np.nan)
+    paper = FS_TABLE1.assign(source="FS 2010", low=np.nan, high=np.nan)
     frame = pd.concat(
         [ours[["n", "algorithm", "mean", "low", "high", "source"]],
          paper[["n", "algorithm", "mean", "low", "high", "source"]]],

@@ -36,6 +36,7 @@ from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.exercises import Exercise, register
 from dpviz.experiments import holdout_accuracy
+from dpviz.paper_results import JPW_TABLE1
 from dpviz.plots import accuracy_chart
 from dpviz.reproduce_jpw import JPW_DATASETS
 from dpviz.trees.depth import fan_depth
@@ -45,7 +46,6 @@ from dpviz.validation import check_epsilon, check_int
 
 __all__ = [
     "EXPLORER_EPSILONS",
-    "JPW_TABLE1",
     "REPEATS",
     "accuracy_figure",
     "accuracy_table",
@@ -69,18 +69,6 @@ EXPLORER_EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 
 #: Fits per point of the explorer (the band is their spread).
 REPEATS = 3
-
-#: JPW Table I: private ID3 from noisy sum queries at a total ε' = 1, split over q queries.
-JPW_TABLE1 = pd.DataFrame(
-    {
-        "dataset": ["nursery", "votes", "mushroom"],
-        "rows": [12960, 435, 8124],
-        "queries": [176, 97, 267],
-        "id3_accuracy": [98.19, 94.48, 100.0],
-        "private_accuracy": [18.73, 2.53, 1.48],
-    }
-)
-
 
 # ---------------------------------------------------------------------------------- explorer
 @functools.cache
