@@ -15,7 +15,11 @@ private rows *only* through :class:`~dpviz.privacy.PrivateTable` queries:
 Three scikit-learn estimators call them: :class:`SuLQID3Classifier`,
 :class:`DiffPID3Classifier` and :class:`DiffPC45Classifier` (DiffPID3 with pruning on).
 The quality functions and their sensitivities are in :mod:`dpviz.trees.id3_quality`, the
-views of a tree and of its ledger in :mod:`dpviz.trees.id3_view`.
+numeric split point of FS §4.3 in :mod:`dpviz.trees.id3_split_point`, Algorithm 3 in
+:mod:`dpviz.trees.id3_pruning`, the released tree and its routing in
+:mod:`dpviz.trees.id3_tree`, and the views of a tree and of its ledger in
+:mod:`dpviz.trees.id3_view` (this module re-exports the procedures, so every FS function
+is reachable as ``dpviz.trees.id3.<name>``).
 
 Privacy (FS §3, §4): the total budget B is split equally over the d + 1 levels of the tree
 (the leaves included) — *sequential composition* across levels — while the nodes of one
@@ -46,25 +50,36 @@ criterion — FS §3) instead of the noisy rule of line 9; with ``max_depth=None
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from dpviz import mechanisms
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.privacy import Ledger, PrivateTable
 from dpviz.trees._base import DPEstimatorMixin, _tidy_classes
+from dpviz.trees.id3_pruning import (
+    bottom_up_aggregate,
+    pessimistic_errors,
+    prune_c45,
+    prune_noisy_counts,
+    top_down_correct,
+)
 from dpviz.trees.id3_quality import (
     Criterion,
     get_criterion,
     sulq_information_gain,
 )
+from dpviz.trees.id3_split_point import (
+    choose_split_point,
+    split_point_probabilities,
+    split_point_ranges,
+)
+from dpviz.trees.id3_tree import ID3Node, ID3Tree, flatten, route
 from dpviz.validation import check_epsilon, check_int, check_probability
 
 __all__ = [
@@ -100,177 +115,6 @@ LABEL_CELL_COUNTS = "attribute class counts"
 
 #: Name of the range-based exponential mechanism in the ledger.
 RANGE_MECHANISM = "exponential (ranges)"
-
-#: C4.5's tolerance when comparing a leaf's estimated errors with its subtree's (Quinlan's
-#: C4.5 code and Weka's J48 prune when ``leaf <= subtree + 0.1``).
-C45_TOLERANCE = 0.1
-
-
-# =============================================================================== the tree
-@dataclass(eq=False)
-class ID3Node:
-    """One node of an induced tree, holding only released (noisy) values.
-
-    Attributes
-    ----------
-    depth : int
-        Number of tests above the node (the root has depth 0): its level in the ledger.
-    condition : str
-        The test on the edge from the parent, e.g. ``"a3 = 1"`` or ``"age <= 37.2"``
-        (``"(root)"`` for the root).
-    epsilon : float
-        The ε of this level's queries (FS Alg. 1/2 line 3).
-    noisy_count : float
-        N_T, the node's noisy row count (FS line 8).
-    attribute : str or None
-        The split attribute; None for a leaf.
-    threshold : float or None
-        Split point of a numeric attribute (rows with ``x <= threshold`` go to child 0).
-    children : list of ID3Node
-        One per public value of a categorical split (domain order), two for a numeric one.
-    class_counts : ndarray or None
-        A leaf's noisy class counts N_c (FS line 11), in ``domain.classes`` order.
-    label : int or None
-        Class code predicted at a leaf: ``argmax_c N_c`` (FS line 12), or after pruning the
-        arg-max of the corrected counts.
-    stop : str
-        Why the node is a leaf.
-    split_points : dict
-        Split points chosen at this node for every numeric candidate (FS §4.3); released.
-    pruned : bool
-        The subtree was replaced by a leaf by C4.5 pruning (FS Alg. 3); the children are
-        kept for display but no longer used by ``predict``.
-    corrected_count : float or None
-        N_T after TopDownCorrect (FS Alg. 3 lines 7-16).
-    corrected_class_counts : ndarray or None
-        N_c after BottomUpAggregate (FS Alg. 3 lines 17-29).
-
-    """
-
-    depth: int
-    condition: str
-    epsilon: float
-    noisy_count: float
-    attribute: str | None = None
-    threshold: float | None = None
-    children: list[ID3Node] = field(default_factory=list)
-    class_counts: np.ndarray | None = None
-    label: int | None = None
-    stop: str = ""
-    split_points: dict[str, float] = field(default_factory=dict)
-    pruned: bool = False
-    corrected_count: float | None = None
-    corrected_class_counts: np.ndarray | None = None
-
-    @property
-    def is_split(self) -> bool:
-        """True for a node that tests an attribute (whether or not it was pruned)."""
-        return self.attribute is not None
-
-    @property
-    def acts_as_leaf(self) -> bool:
-        """True if ``predict`` stops here: a leaf, or a split collapsed by pruning."""
-        return self.attribute is None or self.pruned
-
-    @property
-    def is_empty(self) -> bool:
-        """A leaf whose noisy count N_T <= 0: rows that reach it are unclassified."""
-        return self.attribute is None and self.noisy_count <= 0
-
-    def walk(self) -> Iterator[ID3Node]:
-        """Pre-order iterator over the node and all its descendants (pruned ones included)."""
-        yield self
-        for child in self.children:
-            yield from child.walk()
-
-
-class ID3Tree:
-    """An induced tree with its public context: the domain, the algorithm and its budget.
-
-    Displayed as text (``str``), HTML in a notebook, or an altair chart (:meth:`chart`);
-    :meth:`to_frame` lists its nodes. Everything it shows was released by ε-DP queries.
-
-    Parameters
-    ----------
-    root : ID3Node
-        The root node.
-    domain : Domain
-        The public schema the tree was built with.
-    algorithm : str
-        E.g. ``"DiffPID3 (max)"``.
-    budget : float
-        The total ε, B.
-    epsilon : float
-        The ε of each level's queries.
-
-    """
-
-    def __init__(
-        self, root: ID3Node, domain: Domain, *, algorithm: str, budget: float, epsilon: float
-    ) -> None:
-        self.root = root
-        self.domain = domain
-        self.algorithm = algorithm
-        self.budget = budget
-        self.epsilon = epsilon
-
-    def nodes(self) -> Iterator[ID3Node]:
-        """Pre-order iterator over every node (pruned branches included)."""
-        return self.root.walk()
-
-    @property
-    def n_leaves(self) -> int:
-        """Number of leaves used by ``predict`` (pruned branches excluded)."""
-
-        def count(node: ID3Node) -> int:
-            return 1 if node.acts_as_leaf else sum(count(c) for c in node.children)
-
-        return count(self.root)
-
-    @property
-    def depth(self) -> int:
-        """Depth of the tree used by ``predict`` (0 for a single leaf)."""
-
-        def deep(node: ID3Node) -> int:
-            return 0 if node.acts_as_leaf else 1 + max(deep(c) for c in node.children)
-
-        return deep(self.root)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per node (see :func:`dpviz.trees.id3_view.tree_frame`)."""
-        from dpviz.trees.id3_view import tree_frame
-
-        return tree_frame(self)
-
-    def to_text(self, **kwargs: Any) -> str:
-        """Indented text view (see :func:`dpviz.trees.id3_view.export_text`)."""
-        from dpviz.trees.id3_view import export_text
-
-        return export_text(self, **kwargs)
-
-    def to_html(self, **kwargs: Any) -> str:
-        """Nested HTML view (see :func:`dpviz.trees.id3_view.export_html`)."""
-        from dpviz.trees.id3_view import export_html
-
-        return export_html(self, **kwargs)
-
-    def chart(self, **kwargs: Any) -> Any:
-        """Altair chart of the tree (see :func:`dpviz.trees.id3_view.tree_chart`)."""
-        from dpviz.trees.id3_view import tree_chart
-
-        return tree_chart(self, **kwargs)
-
-    def __str__(self) -> str:
-        return self.to_text()
-
-    def __repr__(self) -> str:
-        return (
-            f"ID3Tree({self.algorithm}, B = {self.budget:g}, ε per query = {self.epsilon:.4g}, "
-            f"depth {self.depth}, {self.n_leaves} leaves)"
-        )
-
-    def _repr_html_(self) -> str:
-        return self.to_html()
 
 
 # =============================================================================== helpers
@@ -493,131 +337,6 @@ def build_sulq_id3(
             build_sulq_id3(part, rest, next_depth, epsilon, child, stopping=stopping)
         )
     return node  # line 24
-
-
-# =============================================================================== FS §4.3
-def split_point_ranges(
-    values: np.ndarray,
-    labels: np.ndarray,
-    n_classes: int,
-    low: float,
-    high: float,
-    criterion: Criterion | str,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The score-constant ranges of a numeric split point on ``[low, high]`` (FS §4.3).
-
-    A split point r sends the rows with ``x <= r`` to the left part. With the distinct
-    values u_1 < ... < u_m of the rows, every r in ``[u_i, u_{i+1})`` makes the same parts,
-    so the domain splits into the ranges ``[low, u_1), [u_1, u_2), ..., [u_m, high]``, each
-    with one score.
-
-    Parameters
-    ----------
-    values : ndarray
-        The attribute's values of the rows (private; inside ``[low, high]``).
-    labels : ndarray of int
-        Their class codes.
-    n_classes : int
-        |C|.
-    low, high : float
-        The public interval of the node (the domain's bounds narrowed by the released split
-        points above it).
-    criterion : Criterion or str
-        Quality function of the parts (FS §4.1).
-
-    Returns
-    -------
-    starts, ends, scores : ndarray
-        Range i is ``[starts[i], ends[i])`` with quality ``scores[i]``; zero-length ranges
-        (a value equal to ``low``) are kept, with length 0.
-    """
-    crit = get_criterion(criterion) if isinstance(criterion, str) else criterion
-    values = np.asarray(values, dtype=np.float64)
-    labels = np.asarray(labels, dtype=np.int64)
-    distinct, inverse = np.unique(values, return_inverse=True)
-    m = distinct.size
-    per_value = np.bincount(
-        inverse * n_classes + labels, minlength=m * n_classes
-    ).reshape(m, n_classes)
-    left = np.zeros((m + 1, n_classes))
-    left[1:] = np.cumsum(per_value, axis=0)
-    total = left[-1]
-    tables = np.stack([left, total[None, :] - left], axis=1)  # (m+1, 2, C)
-    scores = np.asarray(crit.quality(tables), dtype=np.float64).reshape(m + 1)
-    edges = np.concatenate([[low], np.clip(distinct, low, high), [high]])
-    return edges[:-1], edges[1:], scores
-
-
-def split_point_probabilities(
-    starts: np.ndarray,
-    ends: np.ndarray,
-    scores: np.ndarray,
-    *,
-    epsilon: float,
-    sensitivity: float,
-) -> np.ndarray:
-    """Closed form of FS §4.3: P(range i) = exp(ε q_i / 2S) |R_i| / Σ_k exp(ε q_k / 2S) |R_k|.
-
-    The integral of the exponential mechanism's density ``exp(ε q(r) / 2S)`` over each
-    score-constant range, normalised (the paper's formula writes the exponent without the
-    factor 1/2S, which its Definition 3 includes).
-    """
-    lengths = np.asarray(ends, dtype=np.float64) - np.asarray(starts, dtype=np.float64)
-    with np.errstate(divide="ignore"):
-        log_w = epsilon * np.asarray(scores, dtype=np.float64) / (2 * sensitivity) + np.log(
-            lengths
-        )
-    log_w = log_w - log_w.max()
-    w = np.exp(log_w)
-    return w / w.sum()
-
-
-def choose_split_point(
-    values: np.ndarray,
-    labels: np.ndarray,
-    n_classes: int,
-    low: float,
-    high: float,
-    *,
-    criterion: Criterion | str,
-    sensitivity: float,
-    epsilon: float,
-    rng: np.random.Generator,
-) -> float:
-    """Sample a numeric split point by the exponential mechanism over ranges (FS §4.3).
-
-    First a score-constant range (:func:`split_point_ranges`) is chosen with probability
-    proportional to ``exp(ε q_i / 2S) · |R_i|`` (:func:`split_point_probabilities`), then
-    a point uniformly inside it. With ``epsilon = inf`` (non-private reference) the midpoint
-    of the best range of positive length is returned (C4.5-like).
-
-    Returns
-    -------
-    float
-        The split point r in ``[low, high]``; rows with ``x <= r`` go left.
-
-    Notes
-    -----
-    Privacy claim: ε-DP. The two stages sample exactly the exponential mechanism
-    (McSherry & Talwar 2007; FS Definition 3) on the continuous output space
-    ``[low, high]`` with the uniform base measure and score q(r), the quality of the split
-    at r. For every fixed r, q(r) is a split quality of sensitivity S (FS App. A), so the
-    density ratio between neighbours is at most e^ε. The interval is public (the domain's
-    bounds narrowed by released split points); the ranges depend on the rows but only
-    organise the computation of the same distribution.
-    """
-    starts, ends, scores = split_point_ranges(values, labels, n_classes, low, high, criterion)
-    lengths = ends - starts
-    if math.isinf(epsilon):
-        usable = np.flatnonzero(lengths > 0)
-        best = usable[np.argmax(scores[usable])]
-        return float((starts[best] + ends[best]) / 2)
-    with np.errstate(divide="ignore"):
-        utilities = scores + (2 * sensitivity / epsilon) * np.log(lengths)
-    i = mechanisms.exponential_mechanism(
-        utilities, epsilon=epsilon, sensitivity=sensitivity, rng=rng
-    )
-    return float(rng.uniform(starts[i], ends[i]))
 
 
 # =============================================================================== FS Alg. 2
@@ -843,261 +562,6 @@ def _cell_function(split: _Split) -> Any:
     return cells
 
 
-# =============================================================================== FS Alg. 3
-def prune_noisy_counts(root: ID3Node, confidence: float = 0.25) -> ID3Node:
-    """FS Algorithm 3, procedure PRUNE (lines 2-6): correct, aggregate, then C4.5-prune.
-
-    Parameters
-    ----------
-    root : ID3Node
-        An unpruned tree UT built by :func:`diffp_id3` (modified in place).
-    confidence : float, default 0.25
-        C4.5's certainty factor CF.
-
-    Returns
-    -------
-    ID3Node
-        The same root, with ``pruned`` set on the collapsed subtrees.
-
-    Notes
-    -----
-    Privacy claim: no query is made; only the noisy counts released while building the
-    tree are used, so pruning is post-processing and costs no budget (FS §4.2).
-    """
-    cf = check_probability(confidence, "confidence")
-    if not 0 < cf < 1:
-        raise InvalidParameterError(f"confidence must lie in (0, 1), got {confidence!r}")
-    top_down_correct(root, max(root.noisy_count, 0.0))  # line 3
-    bottom_up_aggregate(root)  # line 4
-    prune_c45(root, cf)  # line 5
-    return root
-
-
-def top_down_correct(node: ID3Node, fixed_count: float) -> None:
-    """FS Algorithm 3, TopDownCorrect (lines 7-16): calibrate each level's counts to the parent.
-
-    ``T.N_T <- fixedN_T``; each child i gets ``T.N_T · T_i.N_T / Σ_i T_i.N_T``.
-    Interpretation (the paper does not say): negative noisy child counts are taken as 0 in
-    the shares, and if no child count is positive the parent's count is shared equally.
-    """
-    node.corrected_count = float(fixed_count)  # line 8
-    if not node.is_split:
-        return
-    shares = np.array([max(c.noisy_count, 0.0) for c in node.children])  # lines 10-12
-    total = shares.sum()
-    if total <= 0:
-        shares = np.ones(len(node.children))
-        total = float(len(node.children))
-    for child, share in zip(node.children, shares, strict=True):
-        top_down_correct(child, node.corrected_count * share / total)  # line 13
-
-
-def bottom_up_aggregate(node: ID3Node) -> np.ndarray:
-    """FS Algorithm 3, BottomUpAggregate (lines 17-29): leaf class counts scaled, then summed.
-
-    A leaf's class counts become ``T.N_T · N_c / Σ_x N_x`` (line 20, with the corrected
-    N_T); an inner node's are the sums of its children's (line 26). Interpretation: negative
-    noisy class counts are taken as 0 in the proportions, and a leaf with no positive class
-    count shares N_T equally among the classes.
-
-    Returns
-    -------
-    ndarray
-        The node's corrected class counts.
-    """
-    if not node.is_split:
-        assert node.class_counts is not None and node.corrected_count is not None
-        p = np.clip(node.class_counts, 0.0, None)
-        if p.sum() <= 0:
-            p = np.ones_like(p)
-        node.corrected_class_counts = node.corrected_count * p / p.sum()
-    else:
-        node.corrected_class_counts = np.sum(
-            [bottom_up_aggregate(child) for child in node.children], axis=0
-        )
-    return node.corrected_class_counts
-
-
-def pessimistic_errors(n: float, errors: float, confidence: float = 0.25) -> float:
-    """C4.5's pessimistic error estimate: ``n · U_CF(errors, n)`` (Quinlan 1993, §4.2).
-
-    ``U_CF(E, N)`` is the upper limit of the binomial confidence interval for the error
-    rate: the p with ``P(Binomial(N, p) <= E) = CF``, i.e. the Beta(E+1, N-E) quantile at
-    1 - CF (its continuous extension for the real-valued noisy counts). For E = 0 it is
-    ``1 - CF^(1/N)``, C4.5's base case. Returns 0 for N <= 0 and N when E >= N.
-    """
-    from scipy.special import betaincinv
-
-    if n <= 0:
-        return 0.0
-    errors = min(max(errors, 0.0), n)
-    if n - errors <= 1e-12:
-        return float(n)
-    return float(n * betaincinv(errors + 1.0, n - errors, 1.0 - confidence))
-
-
-def prune_c45(node: ID3Node, confidence: float = 0.25) -> float:
-    """FS Algorithm 3 line 5, C4.5Prune: error-based pruning on the corrected noisy counts.
-
-    Bottom-up, a subtree is replaced by a leaf when the leaf's pessimistic error estimate
-    (:func:`pessimistic_errors` with CF = ``confidence``) is at most the sum of its leaves'
-    estimates plus 0.1 (C4.5's and J48's tolerance). Subtree raising is not done: it would
-    need new queries (FS §4.2). Must follow :func:`top_down_correct` and
-    :func:`bottom_up_aggregate`.
-
-    Returns
-    -------
-    float
-        The estimated errors of the (pruned) subtree.
-    """
-    counts = node.corrected_class_counts
-    if counts is None or node.corrected_count is None:
-        raise InvalidParameterError(
-            "prune_c45 needs corrected counts: run top_down_correct and bottom_up_aggregate "
-            "first (FS Alg. 3 lines 3-4)"
-        )
-    n = float(node.corrected_count)
-    leaf_errors = pessimistic_errors(n, n - float(counts.max()), confidence)
-    if not node.is_split:
-        return leaf_errors
-    subtree = sum(prune_c45(child, confidence) for child in node.children)
-    if leaf_errors <= subtree + C45_TOLERANCE:
-        node.pruned = True
-        node.label = int(np.argmax(counts))
-        return leaf_errors
-    node.pruned = False
-    return subtree
-
-
-# =============================================================================== predict
-@dataclass
-class _FlatTree:
-    """The effective tree (pruned branches cut) as arrays, for vectorized routing."""
-
-    feature: np.ndarray  # int, -1 at a leaf
-    threshold: np.ndarray  # float, NaN for a categorical split
-    first_child: np.ndarray
-    n_children: np.ndarray
-    label: np.ndarray
-    proba: np.ndarray
-    unclassified: np.ndarray
-    depth: int
-    nodes: list[ID3Node]
-
-
-def _leaf_distributions(root: ID3Node) -> dict[int, np.ndarray]:
-    """Class counts behind each node's prediction (non-negative), keyed by ``id(node)``.
-
-    A leaf: its noisy class counts with negatives set to 0; a node collapsed by pruning: its
-    corrected counts; any other split: the sum over its children (post-processing).
-    """
-    out: dict[int, np.ndarray] = {}
-
-    def visit(node: ID3Node) -> np.ndarray:
-        for child in node.children:
-            visit(child)
-        if node.pruned and node.corrected_class_counts is not None:
-            dist = np.asarray(node.corrected_class_counts, dtype=np.float64)
-        elif not node.is_split:
-            assert node.class_counts is not None
-            dist = np.clip(node.class_counts, 0.0, None)
-        else:
-            dist = np.sum([out[id(c)] for c in node.children], axis=0)
-        out[id(node)] = dist
-        return dist
-
-    visit(root)
-    return out
-
-
-def _normalise(counts: np.ndarray, label: int) -> np.ndarray:
-    total = counts.sum()
-    if total > 0:
-        return counts / total
-    out = np.zeros_like(counts)
-    out[label] = 1.0
-    return out
-
-
-def _flatten(root: ID3Node, domain: Domain) -> _FlatTree:
-    n_classes = domain.n_classes
-    order: list[tuple[ID3Node, ID3Node | None]] = []  # (node, fallback ancestor)
-    first_child: list[int] = []
-    queue: list[tuple[ID3Node, ID3Node | None]] = [(root, None)]
-    head = 0
-    while head < len(queue):
-        node, ancestor = queue[head]
-        head += 1
-        order.append((node, ancestor))
-        if node.acts_as_leaf:
-            first_child.append(-1)
-            continue
-        first_child.append(len(queue))
-        keeper = node if node.noisy_count > 0 else ancestor
-        queue.extend((child, keeper) for child in node.children)
-    n = len(order)
-    feature = np.full(n, -1, dtype=np.int64)
-    threshold = np.full(n, np.nan)
-    n_children = np.zeros(n, dtype=np.int64)
-    label = np.zeros(n, dtype=np.int64)
-    proba = np.zeros((n, n_classes))
-    unclassified = np.zeros(n, dtype=bool)
-    dists = _leaf_distributions(root)
-    depth = 0
-    for k, (node, ancestor) in enumerate(order):
-        depth = max(depth, node.depth)
-        if not node.acts_as_leaf:
-            assert node.attribute is not None
-            feature[k] = domain.index(node.attribute)
-            threshold[k] = np.nan if node.threshold is None else node.threshold
-            n_children[k] = len(node.children)
-            continue
-        source = node
-        if node.is_empty:
-            unclassified[k] = True
-            source = ancestor if ancestor is not None else node
-        if source is node:
-            assert node.label is not None
-            label[k] = node.label
-            proba[k] = _normalise(dists[id(node)], node.label)
-        else:
-            dist = dists[id(source)]
-            label[k] = int(np.argmax(dist))
-            proba[k] = _normalise(dist, label[k])
-    return _FlatTree(
-        feature,
-        threshold,
-        np.asarray(first_child, dtype=np.int64),
-        n_children,
-        label,
-        proba,
-        unclassified,
-        depth,
-        [node for node, _ in order],
-    )
-
-
-def _route(flat: _FlatTree, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Leaf index (into ``flat``) of every row, level by level with numpy."""
-    node = np.zeros(codes.shape[0], dtype=np.int64)
-    for _ in range(flat.depth + 1):
-        f = flat.feature[node]
-        idx = np.flatnonzero(f >= 0)
-        if idx.size == 0:
-            break
-        here = node[idx]
-        values = codes[idx, f[idx]]
-        thr = flat.threshold[here]
-        numeric = ~np.isnan(thr)
-        branch = np.where(numeric, values > np.where(numeric, thr, 0.0), values)
-        branch = branch.astype(np.int64)
-        unknown = ~numeric & (values < 0)  # unknown="random": a uniformly random child
-        if unknown.any():
-            branch[unknown] = rng.integers(0, flat.n_children[here[unknown]])
-        node[idx] = flat.first_child[here] + branch
-    return node
-
-
 # =============================================================================== estimators
 class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the FS estimators (subclasses define ``_build``)."""
@@ -1152,7 +616,7 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.tree_ = ID3Tree(
             root, domain, algorithm=self._algorithm_name(), budget=budget, epsilon=root.epsilon
         )
-        self._flat_ = _flatten(root, domain)
+        self._flat_ = flatten(root, domain)
         return self
 
     # ------------------------------------------------------------------ hooks
@@ -1175,7 +639,7 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _leaves_encoded(self, codes: np.ndarray) -> np.ndarray:
         rng = np.random.default_rng(self._predict_seed_)
-        return _route(self._flat_, codes, rng)
+        return route(self._flat_, codes, rng)
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted class of each row: the noisy arg-max of the leaf it reaches.
