@@ -6,7 +6,7 @@ from scipy import stats
 from dpviz import keyed
 from dpviz.datasets import load
 from dpviz.domain import Categorical, Domain, Numeric
-from dpviz.trees.random_tree import RandomTree
+from dpviz.trees.random_tree import RandomTree, forest_leaf_keys, forest_route
 
 
 def reference_path(tree: RandomTree, row: np.ndarray):
@@ -73,6 +73,50 @@ def test_vectorized_routing_equals_the_plain_walk(mixed_domain):
             assert leaves[i] == ref_key
             cats = [a for a, t in (p for p in path if p) if t is None]
             assert len(cats) == len(set(cats))  # a categorical attribute at most once per path
+
+
+def test_numeric_only_routing_equals_the_plain_walk():
+    domain = Domain([Numeric(f"x{j}", -5, 5) for j in range(4)], [0, 1])
+    codes = np.random.default_rng(1).normal(0, 2, size=(300, 4)).clip(-5, 5)
+    for key in range(5):
+        tree = RandomTree(domain, 9, key)
+        leaves = tree.leaf_keys(codes)
+        for i in range(0, 300, 11):
+            assert leaves[i] == reference_path(tree, codes[i])[0]
+
+
+def test_forest_route_every_row_through_every_tree_matches_each_tree(mixed_domain):
+    rng = np.random.default_rng(2)
+    n = 200
+    X = pd.DataFrame(
+        {
+            "c3": rng.choice(list("abc"), n),
+            "x": rng.uniform(0, 10, n),
+            "c2": rng.choice(list("uv"), n),
+            "z": rng.uniform(-1, 1, n),
+        }
+    )
+    codes = mixed_domain.encode(X).astype(float)
+    codes[::17, 0] = -1  # unknown categories take the keyed random child
+    trees = [RandomTree(mixed_domain, 5, key) for key in range(4)]
+    tree_of = np.repeat(np.arange(4), n)
+    row_of = np.tile(np.arange(n), 4)
+    routing = forest_route(trees, codes, tree_of, row_of)
+    expected = np.concatenate([t.leaf_keys(codes) for t in trees])
+    np.testing.assert_array_equal(routing.leaf_keys, expected)
+    # the same as copying the rows once per tree
+    np.testing.assert_array_equal(
+        forest_leaf_keys(trees, np.tile(codes, (4, 1)), tree_of), expected
+    )
+    # per_leaf evaluates a keyed release once per distinct leaf, with the same result
+    calls = []
+
+    def release(keys):
+        calls.append(len(keys))
+        return keyed.uniforms(keys, 7)
+
+    np.testing.assert_array_equal(routing.per_leaf(release), keyed.uniforms(expected, 7))
+    assert calls == [len(np.unique(expected))]
 
 
 def test_categorical_only_tree_uses_each_attribute_once_and_passes_through():

@@ -20,7 +20,7 @@ from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
 from dpviz.trees._base import DPEstimatorMixin
 from dpviz.trees.depth import fletcher_islam_depth
-from dpviz.trees.random_tree import RandomTree, forest_leaf_keys
+from dpviz.trees.random_tree import RandomTree, forest_leaf_keys, forest_route
 from dpviz.validation import check_int
 
 __all__ = ["DPRandomForestClassifier", "get_majority_labels"]
@@ -195,7 +195,8 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         check_is_fitted(self, "trees_")
         codes = self._predict_codes(X)
         n, tau = codes.shape[0], len(self.trees_)
-        votes = np.zeros((n, self.domain_.n_classes), dtype=np.int64)
+        n_classes = self.domain_.n_classes
+        votes = np.zeros(n * n_classes, dtype=np.int64)
         rows = np.arange(n)
         per_release = tau // len(self.leaf_labels_)
         chunk = max(1, min(per_release, 2_000_000 // max(n, 1)))  # bound memory: rows × trees
@@ -204,13 +205,17 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
                 ids = np.arange(
                     r * per_release + start, r * per_release + min(start + chunk, per_release)
                 )
-                trees = [self.trees_[i] for i in ids]
-                keys = forest_leaf_keys(
-                    trees, np.tile(codes, (len(ids), 1)), np.repeat(np.arange(len(ids)), n)
+                routing = forest_route(
+                    [self.trees_[i] for i in ids],
+                    codes,
+                    np.repeat(np.arange(len(ids)), n),
+                    np.tile(rows, len(ids)),
                 )
-                labels = release(keys).reshape(len(ids), n)
-                for row_labels in labels:
-                    votes[rows, row_labels] += 1
+                labels = routing.per_leaf(release)  # one vote per (row, tree)
+                votes += np.bincount(
+                    np.tile(rows, len(ids)) * n_classes + labels, minlength=n * n_classes
+                )
+        votes = votes.reshape(n, n_classes)
         return votes
 
     def predict_proba(self, X: Any) -> np.ndarray:

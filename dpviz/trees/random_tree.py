@@ -23,6 +23,7 @@ tree (up to ~10^8 leaves on Mushroom at height 11).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +32,7 @@ from dpviz import keyed
 from dpviz.domain import UNKNOWN_CODE, Domain
 from dpviz.validation import check_int
 
-__all__ = ["RandomTree", "Routing", "forest_leaf_keys"]
+__all__ = ["RandomTree", "Routing", "forest_leaf_keys", "forest_route"]
 
 _ATTRIBUTE_STREAM, _SPLIT_STREAM, _UNKNOWN_STREAM = 1, 2, 3
 
@@ -55,6 +56,15 @@ class Routing:
     def leaf_keys(self) -> np.ndarray:
         """The key of the leaf each row reaches (uint64, one per row)."""
         return self.level_keys[-1][self.level_index[-1]]
+
+    def per_leaf(self, release: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """``release(leaf_keys)`` for every row, evaluated once per distinct leaf reached.
+
+        ``release`` must be a pure function of each key (as the lazy leaf releases of
+        :mod:`dpviz.leaf_release` are): many rows share a leaf, so this is cheaper than
+        ``release(self.leaf_keys)`` and gives the same result.
+        """
+        return release(self.level_keys[-1])[self.level_index[-1]]
 
 
 def _dense_unique(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -130,24 +140,49 @@ class RandomTree:
         codes = np.asarray(codes, dtype=np.float64)
         return self._route(self._initial_state(1), codes, np.zeros(codes.shape[0], np.int64))
 
-    def _route(self, state: tuple, codes: np.ndarray, node: np.ndarray) -> Routing:
-        """Route rows from the start nodes ``node`` (indices into the state's nodes)."""
+    def _route(
+        self,
+        state: tuple,
+        codes: np.ndarray,
+        node: np.ndarray,
+        row_of: np.ndarray | None = None,
+    ) -> Routing:
+        """Route items from the start nodes ``node`` (indices into the state's nodes).
+
+        Item i reads row ``row_of[i]`` of ``codes`` (default: row i), so a forest can send
+        every row through every tree without copying the rows once per tree.
+        """
         keys, used, low, high = state
-        n = codes.shape[0]
+        codes = np.ascontiguousarray(codes, dtype=np.float64)
+        k = codes.shape[1]
+        flat_codes = codes.ravel()
+        base = (np.arange(node.shape[0]) if row_of is None else row_of) * k
+        categorical = bool(self._categorical.any())
+        # unknown categorical values (-1) exist only at prediction time: check once
+        unknown_rows = categorical and bool(
+            (codes[:, self._categorical] == UNKNOWN_CODE).any()
+        )
         level_keys, level_index = [keys], [node]
-        rows = np.arange(n)
         for _ in range(self.depth):
             attribute, threshold = self._splits(keys, used, low, high)
-            a_row = attribute[node]
-            value = codes[rows, np.maximum(a_row, 0)]
-            categorical = self._categorical[np.maximum(a_row, 0)]
-            child = np.where(categorical, value, value > threshold[node]).astype(np.int64)
-            child[a_row < 0] = 0
-            unknown = categorical & (value == UNKNOWN_CODE) & (a_row >= 0)
-            if unknown.any():
-                arity = self._arity[a_row[unknown]]
-                u = keyed.uniforms(keys[node[unknown]], _UNKNOWN_STREAM)
-                child[unknown] = np.floor(u * arity).astype(np.int64)
+            # per node (few): a node with no attribute left sends every item to child 0
+            # (threshold +inf: "x > inf" is False); a categorical node compares nothing
+            none_left = attribute < 0
+            node_attribute = np.where(none_left, 0, attribute)
+            node_threshold = np.where(none_left, np.inf, threshold)
+            value = flat_codes[base + node_attribute[node]]
+            if categorical:
+                node_categorical = self._categorical[node_attribute] & ~none_left
+                is_cat = node_categorical[node]
+                child = np.where(is_cat, value, value > node_threshold[node]).astype(np.int64)
+                if unknown_rows:
+                    unknown = is_cat & (value == UNKNOWN_CODE)
+                    if unknown.any():
+                        arity = self._arity[node_attribute[node[unknown]]]
+                        u = keyed.uniforms(keys[node[unknown]], _UNKNOWN_STREAM)
+                        child[unknown] = np.floor(u * arity).astype(np.int64)
+            else:
+                child = (value > node_threshold[node]).astype(np.int64)
             slot = node * self._max_arity + child
             unique_slots, node = _dense_unique(slot, len(keys) * self._max_arity)
             parent = unique_slots // self._max_arity
@@ -242,10 +277,13 @@ class RandomTree:
         return float(np.prod(np.asarray(arities[: self.depth], dtype=float)))
 
 
-def forest_leaf_keys(
-    trees: list[RandomTree], codes: np.ndarray, tree_of_row: np.ndarray
-) -> np.ndarray:
-    """Route every row through *its* tree, all trees in one vectorized pass.
+def forest_route(
+    trees: list[RandomTree],
+    codes: np.ndarray,
+    tree_of_row: np.ndarray,
+    row_of: np.ndarray | None = None,
+) -> Routing:
+    """Route every item through *its* tree, all trees in one vectorized pass.
 
     The trees must share the domain and depth (a forest). Each tree's root is just
     another start node, so a forest of 100 trees costs one routing of the rows
@@ -256,17 +294,22 @@ def forest_leaf_keys(
     ----------
     trees : list of RandomTree
     codes : ndarray (n, k)
-    tree_of_row : ndarray (n,) of int
-        The tree each row goes through.
+    tree_of_row : ndarray (m,) of int
+        The tree each item goes through.
+    row_of : ndarray (m,) of int, optional
+        The row of ``codes`` each item reads (default: item i reads row i). With
+        ``row_of = np.tile(np.arange(n), t)`` and ``tree_of_row = np.repeat(trees, n)``
+        every row goes through each of t trees without copying the rows.
 
     Returns
     -------
-    ndarray of uint64
-        The leaf key of each row in its tree.
+    Routing
+        ``level_keys[-1]`` holds the distinct leaves reached (of all trees), so a
+        per-leaf release need only be evaluated once per leaf.
     """
     first = trees[0]
     if any(t.depth != first.depth or t.domain is not first.domain for t in trees):
-        raise ValueError("forest_leaf_keys needs trees sharing one domain and depth")
+        raise ValueError("forest_route needs trees sharing one domain and depth")
     roots = keyed.splitmix64(np.array([t.key for t in trees], dtype=np.uint64))
     m, k = len(trees), len(first.domain)
     state = (
@@ -275,5 +318,19 @@ def forest_leaf_keys(
         np.tile(first._low, (m, 1)),
         np.tile(first._high, (m, 1)),
     )
-    codes = np.asarray(codes, dtype=np.float64)
-    return first._route(state, codes, np.asarray(tree_of_row, dtype=np.int64)).leaf_keys
+    return first._route(
+        state,
+        codes,
+        np.asarray(tree_of_row, dtype=np.int64),
+        None if row_of is None else np.asarray(row_of, dtype=np.int64),
+    )
+
+
+def forest_leaf_keys(
+    trees: list[RandomTree],
+    codes: np.ndarray,
+    tree_of_row: np.ndarray,
+    row_of: np.ndarray | None = None,
+) -> np.ndarray:
+    """The leaf key of each item in its tree (uint64): :func:`forest_route`'s leaf keys."""
+    return forest_route(trees, codes, tree_of_row, row_of).leaf_keys

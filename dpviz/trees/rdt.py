@@ -273,7 +273,7 @@ class PrivateRDTClassifier(_RDTBase):
 
     def _tree_counts(self, codes: np.ndarray) -> list[np.ndarray]:
         return [
-            counts(tree.leaf_keys(codes))
+            tree.route(codes).per_leaf(counts)
             for tree, counts in zip(self.trees_, self.leaf_counts_, strict=True)
         ]
 
