@@ -7,7 +7,12 @@ differ) and are timed the same way: per data seed one untimed warm-up fit,
 then for every ε ``--repeats`` fits (model seeds ``100 * data_seed + r``),
 each timed with perf_counter around ``fit`` alone and around ``predict`` on
 the test split. Bounds are the public ``[-bound, bound]`` per feature given on
-the command line, never derived from the data.
+the command line (``--bounds public``, the default), or — only for the
+accuracy comparison that reproduces the issue's calibration — each feature's
+range in the training rows (``--bounds data``), which is what diffprivlib
+itself uses when it is given no bounds (with a PrivacyLeakWarning): a leak in
+practice, applied identically to both libraries here. ``--max-depth`` overrides
+each library's default depth (dpviz: ``fletcher_islam_depth``; diffprivlib: 5).
 """
 
 from __future__ import annotations
@@ -20,8 +25,10 @@ from typing import Any
 import numpy as np
 from _measure import timed, versions, write_result
 
+Builder = Callable[[float, int, int], Any]
 
-def dpviz_builder(bound: float, n_features: int) -> Callable[[float, int, int], Any]:
+
+def dpviz_builder(lower: np.ndarray, upper: np.ndarray, max_depth: int | None) -> Builder:
     from dpviz.domain import Domain, Numeric
 
     try:
@@ -29,23 +36,25 @@ def dpviz_builder(bound: float, n_features: int) -> Callable[[float, int, int], 
     except ImportError:  # not yet exported at the top level
         from dpviz.trees.forest import DPRandomForestClassifier
 
-    domain = Domain([Numeric(f"x{j}", -bound, bound) for j in range(n_features)], (0, 1))
+    domain = Domain([Numeric(f"x{j}", float(lower[j]), float(upper[j])) for j in range(len(lower))],
+                    (0, 1))
 
     def build(epsilon: float, n_trees: int, seed: int) -> Any:
         return DPRandomForestClassifier(
-            epsilon=epsilon, n_trees=n_trees, domain=domain, random_state=seed
+            epsilon=epsilon, n_trees=n_trees, max_depth=max_depth, domain=domain,
+            random_state=seed,
         )
 
     return build
 
 
-def diffprivlib_builder(bound: float, n_features: int) -> Callable[[float, int, int], Any]:
+def diffprivlib_builder(lower: np.ndarray, upper: np.ndarray, max_depth: int | None) -> Builder:
     from diffprivlib.models import RandomForestClassifier
 
-    lower, upper = np.full(n_features, -bound), np.full(n_features, bound)
+    depth = {} if max_depth is None else {"max_depth": max_depth}  # default: 5
 
     def build(epsilon: float, n_trees: int, seed: int) -> Any:
-        # max_depth left at diffprivlib's default (5); n_jobs=1 like dpviz (single thread)
+        # n_jobs=1 like dpviz (single thread)
         return RandomForestClassifier(
             n_estimators=n_trees,
             epsilon=epsilon,
@@ -53,6 +62,7 @@ def diffprivlib_builder(bound: float, n_features: int) -> Callable[[float, int, 
             classes=[0, 1],
             n_jobs=1,
             random_state=seed,
+            **depth,
         )
 
     return build
@@ -68,6 +78,8 @@ def main() -> None:
     parser.add_argument("--data", nargs="+", required=True, help=".npz files, one per data seed")
     parser.add_argument("--epsilons", type=float, nargs="+", required=True)
     parser.add_argument("--bound", type=float, required=True)
+    parser.add_argument("--bounds", choices=["public", "data"], default="public")
+    parser.add_argument("--max-depth", type=int, default=None)
     parser.add_argument("--n-trees", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", required=True)
@@ -80,7 +92,12 @@ def main() -> None:
         X_train, y_train = data["X_train"], data["y_train"]
         X_test, y_test = data["X_test"], data["y_test"]
         data_seed = int(data["seed"])
-        build = builders[args.impl](args.bound, X_train.shape[1])
+        if args.bounds == "public":
+            lower = np.full(X_train.shape[1], -args.bound)
+            upper = np.full(X_train.shape[1], args.bound)
+        else:
+            lower, upper = X_train.min(axis=0), X_train.max(axis=0)
+        build = builders[args.impl](lower, upper, args.max_depth)
         build(1.0, args.n_trees, 0).fit(X_train, y_train)  # warm-up, untimed
         for epsilon in args.epsilons:
             for r in range(args.repeats):
@@ -98,6 +115,7 @@ def main() -> None:
                     "predict_s": predict_s,
                     "accuracy": float(np.mean(np.asarray(pred) == y_test)),
                     "depth": depth_of(model),
+                    "bounds": args.bounds,
                     "n_train": len(y_train),
                     "n_test": len(y_test),
                 })
