@@ -478,8 +478,19 @@ class Domain:
         codes = _lookup(self._class_lookup, values)
         bad = np.flatnonzero(codes < 0)
         if bad.size:
+            hint = ""
+            if values.dtype.kind in "iu" and not any(
+                isinstance(c, (int, np.integer)) for c in self.classes
+            ):
+                hint = (
+                    ". Integer labels for a domain of non-integer classes: scikit-learn's "
+                    "cross_val_predict(method='predict_proba') re-encodes y as 0..K-1 before "
+                    "fitting; loop over the folds yourself (e.g. StratifiedKFold.split) and "
+                    "fit on the original labels"
+                )
             raise UnknownLabelError(
-                f"label {values[bad[0]]!r} is not in the public classes {list(self.classes)}"
+                f"label {values[bad[0]]!r} is not in the public classes "
+                f"{list(self.classes)}{hint}"
             )
         return codes
 

@@ -96,6 +96,8 @@ def test_labels(domain):
         domain.encode_labels(["maybe"])
     with pytest.raises(MissingValueError):
         domain.encode_labels(["yes", None])
+    with pytest.raises(UnknownLabelError, match="cross_val_predict"):
+        domain.encode_labels(np.array([0, 1]))  # what cross_val_predict's re-encoding sends
 
 
 def test_properties(domain):
