@@ -50,6 +50,7 @@ from dpviz.trees.id3 import DiffPID3Classifier, SuLQID3Classifier
 from dpviz.validation import check_epsilon, check_int
 
 __all__ = [
+    "evaluate_encoded",
     "fs_fig4",
     "fs_fig5",
     "fs_fig8",
@@ -103,12 +104,14 @@ def _check_sizes(sizes: Sequence[int], size_bound: int | None) -> list[int]:
     return out
 
 
-def _evaluate(model: Any, codes: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
-    """(accuracy, share of unclassified rows) of a fitted FS estimator on encoded rows."""
-    leaves = model._leaves_encoded(codes)
-    flat = model._flat_
-    correct = flat.label[leaves] == labels
-    return float(correct.mean()), float(flat.unclassified[leaves].mean())
+def evaluate_encoded(model: Any, codes: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
+    """(accuracy, share of unclassified rows) of a fitted FS estimator on encoded rows.
+
+    An unclassified row counts as correct when its fallback label (see
+    :meth:`~dpviz.trees.id3.DiffPID3Classifier.predict`) is right.
+    """
+    predicted, unclassified = model.predict_encoded(codes)
+    return float(np.mean(predicted == labels)), float(unclassified.mean())
 
 
 def _split_attribute(data: Dataset) -> str | None:
@@ -217,8 +220,8 @@ def fs_table1(
         for algorithm in algorithms:
             seed = _seed(seed0, "table1", n, run, algorithm)
             model = _table1_model(algorithm, budget, size_bound, domain, seed)
-            model._fit_encoded(*train)
-            accuracy, _ = _evaluate(model, codes, labels)
+            model.fit_encoded(*train)
+            accuracy, _ = evaluate_encoded(model, codes, labels)
             rows.append(
                 {
                     "n": n,
@@ -369,7 +372,7 @@ def fs_fig4(
                 domain=domain,
                 random_state=_seed(seed0, "fig4", n, run, name),
             ).fit(data.X, data.y)
-            accuracy, _ = _evaluate(model, codes, labels)
+            accuracy, _ = evaluate_encoded(model, codes, labels)
             root = model.tree_.root
             found = root.attribute == truth
             rows.append(
@@ -460,7 +463,7 @@ def fs_fig5(
                     domain=data.domain,
                     random_state=_seed(seed0, "fig5", n, run, name),
                 ).fit(data.X, data.y)
-                accuracy, _ = _evaluate(model, codes, labels)
+                accuracy, _ = evaluate_encoded(model, codes, labels)
                 rows.append(
                     {
                         "n": n,
@@ -573,7 +576,7 @@ def fs_random_trees(
             )
         for name, model in models:
             model.fit(data.X, data.y)
-            accuracy, _ = _evaluate(model, codes, labels)
+            accuracy, _ = evaluate_encoded(model, codes, labels)
             rows.append(
                 {
                     "n": n,
@@ -700,7 +703,7 @@ def fs_fig8(
             random_state=_seed(seed0, "fig8", repeat, k, str(budget), criterion),
         )
         model.fit(data.X.iloc[train], data.y.iloc[train])
-        accuracy, _ = _evaluate(model, codes[test], labels[test])
+        accuracy, _ = evaluate_encoded(model, codes[test], labels[test])
         rows.append(
             {
                 "budget": budget,
@@ -818,10 +821,9 @@ def jpw_table1(
         seeds = functools.partial(_seed, seed0, "jpw", name, run)
         for algorithm, model in _jpw_models(name, domain, epsilon, depth, seeds):
             model.fit(x_train, y_train)
-            _, unclassified = _evaluate(model, codes, labels)
-            leaves = model._leaves_encoded(codes)
-            flat = model._flat_
-            correct = (flat.label[leaves] == labels) & ~flat.unclassified[leaves]
+            predicted, unclassified_rows = model.predict_encoded(codes)
+            unclassified = float(unclassified_rows.mean())
+            correct = (predicted == labels) & ~unclassified_rows
             rows.append(
                 {
                     "dataset": name,

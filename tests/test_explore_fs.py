@@ -260,7 +260,7 @@ def test_exercise_03_2_matches_the_estimator(capsys):
     data = fs.prepared("adult")
     model = fs.make_estimator("max", 1.0, 5, domain=data.domain, size_bound=50_000,
                               random_state=0)
-    model._fit_encoded(data.X_train, data.y_train, data.domain)
+    model.fit_encoded(data.X_train, data.y_train, data.domain)
     assert math.isclose(model.epsilon_, EXERCISES["03.2"].answer)
     check("03.2", model.epsilon_)
     assert "correct" in capsys.readouterr().out

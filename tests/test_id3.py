@@ -441,6 +441,20 @@ def test_sulq_with_id3_stopping_leaves_rows_unclassified():
     assert jpw.ledger_.spent <= 1.0 + 1e-9
 
 
+def test_encoded_fast_path_equals_the_public_api():
+    """fit_encoded / predict_encoded (the reproductions' path) = fit / predict / unclassified."""
+    data = fs_random_tree_data(300, n_test=500, depth=3, random_state=3)
+    kwargs = {"max_depth": 6, "domain": data.domain, "random_state": 4}
+    public = SuLQID3Classifier(1.0, stopping="id3", **kwargs).fit(data.X, data.y)
+    fast = SuLQID3Classifier(1.0, stopping="id3", **kwargs).fit_encoded(
+        data.domain.encode(data.X), data.domain.encode_labels(data.y), data.domain
+    )
+    predicted, unclassified = fast.predict_encoded(data.domain.encode(data.test.X))
+    np.testing.assert_array_equal(data.domain.decode_labels(predicted), public.predict(data.test.X))
+    np.testing.assert_array_equal(unclassified, public.unclassified_mask(data.test.X))
+    assert unclassified.any() and not unclassified.all()  # both kinds of rows are checked
+
+
 def test_unknown_category_policy(gap_data):
     domain, X, y = gap_data
     test = pd.DataFrame({"colour": ["purple"] * 50, "size": ["s"] * 50})

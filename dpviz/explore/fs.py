@@ -52,6 +52,7 @@ from dpviz.experiments import cache
 from dpviz.paper_results import FS_TABLE1, FS_TABLE1_ALGORITHMS
 from dpviz.plots import accuracy_chart
 from dpviz.reproduce_fs import (
+    evaluate_encoded,
     fs_fig4,
     fs_fig5,
     fs_table1,
@@ -318,13 +319,6 @@ def make_estimator(
     )
 
 
-def _score(model: Any, codes: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
-    """(accuracy, share of unclassified rows) of a fitted FS estimator on encoded rows."""
-    leaves = model._leaves_encoded(codes)
-    flat = model._flat_
-    return float(np.mean(flat.label[leaves] == labels)), float(flat.unclassified[leaves].mean())
-
-
 def fit_one(
     dataset: str, criterion: str, epsilon: float, depth: int, run: int = 0
 ) -> tuple[Any, float, float]:
@@ -347,8 +341,8 @@ def fit_one(
         size_bound=data.size_bound,
         random_state=int(run),
     )
-    model._fit_encoded(data.X_train, data.y_train, data.domain)
-    accuracy, unclassified = _score(model, data.X_test, data.y_test)
+    model.fit_encoded(data.X_train, data.y_train, data.domain)
+    accuracy, unclassified = evaluate_encoded(model, data.X_test, data.y_test)
     return model, accuracy, unclassified
 
 
@@ -1102,8 +1096,8 @@ def pruning_table(
                 random_state=run,
                 prune=prune,
             )
-            model._fit_encoded(data.X_train, data.y_train, data.domain)
-            accuracy, _ = _score(model, data.X_test, data.y_test)
+            model.fit_encoded(data.X_train, data.y_train, data.domain)
+            accuracy, _ = evaluate_encoded(model, data.X_test, data.y_test)
             rows.append(
                 {
                     "run": run,

@@ -588,15 +588,29 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         _check_depth(self.max_depth, budget)
         self._check_params(budget)
         codes, labels, domain = self._fit_inputs(X, y)
-        return self._fit_encoded(codes, labels, domain)
+        return self.fit_encoded(codes, labels, domain)
 
-    def _fit_encoded(
+    def fit_encoded(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain
     ) -> _FSTreeClassifier:
-        """Fit on rows already encoded with the public ``domain`` (used by the reproductions).
+        """Fit on rows already encoded with the public ``domain`` (the reproductions' fast path).
 
         ``fit`` is this after validating and encoding ``X`` and ``y``; called directly it
-        sets ``domain_``, ``classes_`` and ``n_features_in_`` from ``domain`` itself.
+        sets ``domain_``, ``classes_`` and ``n_features_in_`` from ``domain`` itself, and
+        skips the encoding that thousands of small reproduction runs would repeat.
+
+        Parameters
+        ----------
+        codes : ndarray (n, k)
+            Rows encoded by ``domain.encode``.
+        labels : ndarray (n,) of int
+            Class codes from ``domain.encode_labels``.
+        domain : Domain
+            The public schema the codes refer to.
+
+        Returns
+        -------
+        self
         """
         budget = check_epsilon(self.epsilon, "epsilon", allow_inf=True)
         depth = _check_depth(self.max_depth, budget)
@@ -640,6 +654,23 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _leaves_encoded(self, codes: np.ndarray) -> np.ndarray:
         rng = np.random.default_rng(self._predict_seed_)
         return route(self._flat_, codes, rng)
+
+    def predict_encoded(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Class codes and the unclassified mask of rows already encoded with ``domain_``.
+
+        The encoded counterpart of :meth:`predict` and :meth:`unclassified_mask` together
+        (one routing), for the reproductions that score thousands of models.
+
+        Returns
+        -------
+        labels : ndarray of int
+            Predicted class codes (``domain_.classes`` order).
+        unclassified : ndarray of bool
+            Rows that end in an empty leaf (see :meth:`unclassified_mask`).
+        """
+        check_is_fitted(self, "tree_")
+        leaves = self._leaves_encoded(codes)
+        return self._flat_.label[leaves], self._flat_.unclassified[leaves]
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted class of each row: the noisy arg-max of the leaf it reaches.
