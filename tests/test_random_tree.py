@@ -40,6 +40,19 @@ def reference_path(tree: RandomTree, row: np.ndarray):
     return key, path
 
 
+def mixed_rows(n: int, seed: int) -> pd.DataFrame:
+    """n random rows of the ``mixed_domain`` fixture's attributes."""
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            "c3": rng.choice(list("abc"), n),
+            "x": rng.uniform(0, 10, n),
+            "c2": rng.choice(list("uv"), n),
+            "z": rng.uniform(-1, 1, n),
+        }
+    )
+
+
 @pytest.fixture(scope="module")
 def mixed_domain():
     return Domain(
@@ -54,17 +67,8 @@ def mixed_domain():
 
 
 def test_vectorized_routing_equals_the_plain_walk(mixed_domain):
-    rng = np.random.default_rng(0)
     n = 400
-    X = pd.DataFrame(
-        {
-            "c3": rng.choice(list("abc"), n),
-            "x": rng.uniform(0, 10, n),
-            "c2": rng.choice(list("uv"), n),
-            "z": rng.uniform(-1, 1, n),
-        }
-    )
-    codes = mixed_domain.encode(X)
+    codes = mixed_domain.encode(mixed_rows(n, seed=0))
     for key in range(5):
         tree = RandomTree(mixed_domain, 6, key)
         leaves = tree.leaf_keys(codes)
@@ -86,17 +90,8 @@ def test_numeric_only_routing_equals_the_plain_walk():
 
 
 def test_forest_route_every_row_through_every_tree_matches_each_tree(mixed_domain):
-    rng = np.random.default_rng(2)
     n = 200
-    X = pd.DataFrame(
-        {
-            "c3": rng.choice(list("abc"), n),
-            "x": rng.uniform(0, 10, n),
-            "c2": rng.choice(list("uv"), n),
-            "z": rng.uniform(-1, 1, n),
-        }
-    )
-    codes = mixed_domain.encode(X).astype(float)
+    codes = mixed_domain.encode(mixed_rows(n, seed=2)).astype(float)
     codes[::17, 0] = -1  # unknown categories take the keyed random child
     trees = [RandomTree(mixed_domain, 5, key) for key in range(4)]
     tree_of = np.repeat(np.arange(4), n)
