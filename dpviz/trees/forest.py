@@ -205,16 +205,12 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
                 ids = np.arange(
                     r * per_release + start, r * per_release + min(start + chunk, per_release)
                 )
+                row_of = np.tile(rows, len(ids))  # every row through every tree of the chunk
                 routing = forest_route(
-                    [self.trees_[i] for i in ids],
-                    codes,
-                    np.repeat(np.arange(len(ids)), n),
-                    np.tile(rows, len(ids)),
+                    [self.trees_[i] for i in ids], codes, np.repeat(np.arange(len(ids)), n), row_of
                 )
                 labels = routing.per_leaf(release)  # one vote per (row, tree)
-                votes += np.bincount(
-                    np.tile(rows, len(ids)) * n_classes + labels, minlength=n * n_classes
-                )
+                votes += np.bincount(row_of * n_classes + labels, minlength=n * n_classes)
         votes = votes.reshape(n, n_classes)
         return votes
 
