@@ -31,7 +31,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from dpviz import mechanisms
 from dpviz.errors import InvalidParameterError
+from dpviz.lattice import uniform_lattice_member_any
 from dpviz.validation import check_epsilon, check_int, check_probability
 
 __all__ = [
@@ -44,8 +46,10 @@ __all__ = [
     "clopper_pearson",
     "estimator_mechanism",
     "laplace_lattice_events",
+    "laplace_lattice_member",
     "leaf_count_neighbours",
     "search_neighbours",
+    "uniform_lattice_events",
 ]
 
 Mechanism = Callable[[Any, int, np.random.Generator], np.ndarray]
@@ -226,46 +230,69 @@ def auto_events(
     return events
 
 
-def laplace_lattice_events(scale: float) -> list[Event]:
-    """Events that encode numpy's Laplace sampler (Mironov 2012's floating-point attack).
+def laplace_lattice_member(values: np.ndarray, *, center: float, scale: float) -> np.ndarray:
+    """Whether each value is an output ``fl(center + noise)`` of dpviz's Laplace sampler.
 
-    ``numpy.random.Generator.laplace(0, b)`` returns ``-(b·log(2 − 2U))`` or
-    ``b·log(2U)`` for U = k / 2^53 — a sparse lattice of doubles. With the true
-    value 0 every output lies on it; with the true value 1 the output
-    ``fl(1 + noise)`` usually does not. The event "output off the lattice" is
-    therefore *impossible* under the value 0 and common under 1: an unbounded
-    privacy loss, whatever ε the noise scale was meant to give. (Membership is
-    checked with the C library's ``log``, as numpy's sampler uses it.)
+    :func:`dpviz.mechanisms.laplace_noise` inverts the CDF at ``U = (k + 1/2) / 2**52``, so
+    around a true value ``center`` the released doubles form a sparse lattice. The test
+    inverts each value to the nearest k and checks k - 3 … k + 3 exactly (vectorized).
+    """
+    y = np.asarray(values, dtype=np.float64).ravel()
+    noise = y - center
+    with np.errstate(over="ignore", invalid="ignore"):
+        half = -np.expm1(-np.abs(noise) / scale) / 2.0  # |U - 1/2|
+    u = 0.5 + np.sign(noise) * half
+    k0 = np.floor(u * 2.0**52 - 0.5)
+    found = np.zeros(y.shape, dtype=bool)
+    for d in range(-3, 4):
+        k = k0 + d
+        ok = (k >= 0) & (k < 2.0**52)
+        uk = (np.where(ok, k, 0.0) + 0.5) * 2.0**-52
+        with np.errstate(invalid="ignore"):
+            found |= ok & (center + mechanisms.laplace_noise(uk, scale=scale) == y)
+    return found.reshape(np.shape(values))
+
+
+def laplace_lattice_events(scale: float, center: float = 0.0) -> list[Event]:
+    """Events that encode dpviz's Laplace sampler (Mironov 2012's floating-point attack).
+
+    :func:`dpviz.mechanisms.laplace` (and the ``noise="laplace"`` leaf releases) return
+    ``fl(value + noise)`` with the noise from a sparse lattice of doubles. With the true
+    value ``center`` every output lies on the lattice around it; with the true value
+    ``center + 1`` the output usually does not. The event "output off the lattice around
+    ``center``" is therefore *impossible* under one neighbour and common under the other:
+    an unbounded privacy loss, whatever ε the noise scale was meant to give.
 
     Parameters
     ----------
     scale : float
         The sampler's scale b = Δ/ε.
+    center : float, default 0.0
+        The true value of neighbour D.
     """
-    two53 = 9007199254740992.0
 
-    def on_lattice(values: np.ndarray) -> np.ndarray:
-        out = np.empty(len(values), dtype=bool)
-        for i, y in enumerate(np.asarray(values, dtype=float).tolist()):
-            positive = y > 0
-            u = 1 - math.exp(-y / scale) / 2 if positive else math.exp(y / scale) / 2
-            k0 = math.floor(u * two53)
-            found = False
-            for d in (0, -1, 1, -2, 2, -3, 3):
-                uk = (k0 + d) / two53
-                if positive and 0.5 <= uk < 1:
-                    found = -(scale * math.log(2.0 - uk - uk)) == y
-                elif not positive and 0 < uk < 0.5:
-                    found = scale * math.log(uk + uk) == y
-                if found:
-                    break
-            out[i] = found
-        return out
+    def on(y: np.ndarray) -> np.ndarray:
+        return laplace_lattice_member(y, center=center, scale=scale)
 
     return [
-        Event("on the sampler's lattice around 0", on_lattice),
-        Event("off the sampler's lattice around 0", lambda y: ~on_lattice(y)),
+        Event(f"on the sampler's lattice around {center:g}", on),
+        Event(f"off the sampler's lattice around {center:g}", lambda y: ~on(y)),
     ]
+
+
+def uniform_lattice_events(ranges: Sequence[tuple[float, float]]) -> list[Event]:
+    """Events "on / off the lattice of ``rng.uniform(start, end)`` for one of ``ranges``".
+
+    The attacker's event against a threshold drawn uniformly inside data-dependent ranges
+    (FS §4.3 as printed): with D's ranges, every output under D is on their lattice, many
+    outputs under D′ are not (:func:`dpviz.lattice.uniform_lattice_member_any`).
+    """
+    ranges = [(float(a), float(b)) for a, b in ranges]
+
+    def on(y: np.ndarray) -> np.ndarray:
+        return uniform_lattice_member_any(np.asarray(y, dtype=np.float64), ranges)
+
+    return [Event("on D's lattices", on), Event("off D's lattices", lambda y: ~on(y))]
 
 
 # ---------------------------------------------------------------------------------- audit
@@ -318,6 +345,7 @@ def audit(
     selection_fraction: float = 0.2,
     exact_epsilon: float | None = None,
     neighbours: str | None = None,
+    extra_events: Sequence[Event] = (),
 ) -> AuditResult:
     """Audit ``mechanism`` on neighbours ``D``, ``D_prime`` against the claimed ``epsilon``.
 
@@ -345,6 +373,9 @@ def audit(
         The true privacy loss, when known, reported next to the measurement.
     neighbours : str, optional
         Description of the neighbours for the report.
+    extra_events : sequence of Event
+        Events the attacker adds to ``events`` (e.g. a floating-point lattice event next to
+        the automatic ones).
 
     Returns
     -------
@@ -366,9 +397,10 @@ def audit(
     out_b = np.asarray(mechanism(D_prime, n_samples, rng))
     sel_a, est_a = out_a[:n_sel], out_a[n_sel:]
     sel_b, est_b = out_b[:n_sel], out_b[n_sel:]
-    candidates = auto_events(sel_a, sel_b) if isinstance(events, str) else list(events)
     if isinstance(events, str) and events != "auto":
         raise InvalidParameterError(f"events must be 'auto' or a list of Event, got {events!r}")
+    candidates = auto_events(sel_a, sel_b) if isinstance(events, str) else list(events)
+    candidates += list(extra_events)
     if not candidates:
         raise InvalidParameterError("no candidate events")
     i, direction, table = _select(candidates, sel_a, sel_b, alpha)

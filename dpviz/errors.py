@@ -82,5 +82,8 @@ class NotProvenPrivateWarning(UserWarning):
 
     The Fletcher & Islam (2017) smooth-sensitivity exponential mechanism was
     withdrawn by its author in the 2021 addendum: its real privacy cost may be
-    about twice the stated ε.
+    about twice the stated ε. The continuous split point of Friedman & Schuster
+    §4.3 as printed (:func:`dpviz.trees.id3_split_point.choose_split_point_continuous`)
+    releases ``rng.uniform(start, end)`` with private range ends, a data-dependent
+    floating-point lattice (Mironov 2012).
     """

@@ -4,7 +4,11 @@ Every mechanism is a plain function that
 
 * takes its randomness from an explicit keyword ``rng`` (a :class:`numpy.random.Generator`
   or an int seed, validated by :func:`dpviz.validation.check_rng`), so every result can be
-  reproduced;
+  reproduced — or, instead, from ``uniforms``: open uniforms on the 52-bit grid of
+  :func:`dpviz.keyed.uniforms_from_bits`, e.g. the secret-keyed uniforms of a lazily
+  released leaf (:mod:`dpviz.leaf_release`). Either way the *same* inversion sampler turns
+  the uniforms into noise: one sampler per mechanism, used by the estimators, the audit
+  targets and the exact-distribution tests alike;
 * validates ε with :func:`dpviz.validation.check_epsilon` and the sensitivity Δ (> 0), and
   raises :class:`dpviz.errors.InvalidParameterError` on NaN inputs;
 * is vectorized: the keyword ``size`` (``None``, an int or a tuple) draws that many
@@ -21,6 +25,18 @@ other by adding or removing one record (the relation of Friedman & Schuster 2010
 and of Fletcher & Islam 2017, Def. 1, where ``||x - y||_1 <= 1`` on histograms). A
 sensitivity Δ is the largest change of the query (L1 norm) or of any single utility between
 such neighbours.
+
+Floating point
+--------------
+Every sampler inverts a CDF at a uniform ``U = (k + 1/2) / 2**52`` (k uniform on
+``0 … 2**52 - 1``), so each probability it realises is within 2**-52 of the exact one. For
+the count mechanisms this bounds the total-variation distance to the exact noise by about
+``(37 / a + 2) · 2**-52`` for ``a = ε/Δ`` (checked in the tests); below
+``MIN_NOISE_RATE = 2**-20`` that distance would exceed 1e-8 (and the noise would soon
+overflow int64), so :func:`check_noise_rate` refuses such ε with an error naming the
+minimum. Integer outputs (discrete Laplace) carry no floating-point lattice; the
+continuous Laplace sampler does (Mironov 2012), which is why dpviz releases counts with
+discrete Laplace and marks float Laplace releases as not proven private.
 
 Mechanisms
 ----------
@@ -45,15 +61,21 @@ import warnings
 import numpy as np
 
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
+from dpviz.keyed import uniforms_from_bits
 from dpviz.validation import check_epsilon, check_int, check_positive, check_rng
 
 __all__ = [
+    "MIN_NOISE_RATE",
+    "check_noise_rate",
     "discrete_laplace",
+    "discrete_laplace_noise",
     "discrete_laplace_pmf",
     "exponential_mechanism",
     "exponential_probabilities",
     "laplace",
+    "laplace_noise",
     "majority_label_smooth_sensitivity",
+    "open_uniforms",
     "report_noisy_max",
     "report_noisy_max_probabilities",
     "smooth_sensitivity_label",
@@ -65,8 +87,8 @@ SizeLike = int | tuple[int, ...] | None
 # Largest x with exp(x) finite in float64 is ~709.78; clipping a log-scale at 709 keeps exp()
 # finite, and exp(-exp(709)) is exactly 0.0 in float64 anyway, so nothing is lost.
 _LOG_FLOAT_MAX = 709.0
-# Below this ε/Δ the two-sided geometric noise would not fit in int64 (numpy saturates).
-_MIN_DISCRETE_RATE = 1e-15
+#: The smallest ε/Δ the noise samplers support (2**-20 ≈ 9.5e-7): see :func:`check_noise_rate`.
+MIN_NOISE_RATE = 2.0**-20
 # Largest integer that every float64 represents exactly.
 _MAX_EXACT_FLOAT_INT = 2.0**53
 
@@ -178,17 +200,100 @@ def _scaled_logits(u: np.ndarray, rate: float) -> np.ndarray:
         return shifted * rate  # ≤ 0; -inf stays -inf; huge gaps overflow to -inf (prob 0)
 
 
-def _gumbel_argmax(
-    logits: np.ndarray, shape: tuple[int, ...], rng: np.random.Generator
-) -> np.ndarray:
+def _gumbel_argmax(logits: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """Sample indices with P(i) ∝ exp(logits[..., i]) by the Gumbel-max trick.
 
     ``argmax_i (logits_i + G_i)`` with i.i.d. standard Gumbel ``G_i`` is distributed as the
     softmax of ``logits`` (Gumbel 1954; Maddison et al. 2014). ``logits`` must be ≤ 0 with a 0
     in each row (so adding Gumbel noise cannot overflow); -inf entries are never chosen.
     """
-    g = rng.gumbel(size=(*shape, *logits.shape))
-    return np.argmax(logits + g, axis=-1)
+    return np.argmax(logits + _gumbel_noise(uniforms), axis=-1)
+
+
+# ----------------------------------------------------------------------------------------------
+# uniforms and the inversion samplers (one per noise distribution)
+# ----------------------------------------------------------------------------------------------
+
+
+def open_uniforms(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Fresh open uniforms ``(k + 1/2) / 2**52`` from ``rng`` (the grid of the keyed ones)."""
+    return uniforms_from_bits(rng.integers(0, 2**64, size=shape, dtype=np.uint64))
+
+
+def _uniforms(
+    rng: object, uniforms: np.ndarray | None, shape: tuple[int, ...]
+) -> np.ndarray:
+    """The uniforms a sampler inverts: drawn from ``rng``, or the caller's (checked)."""
+    if uniforms is None:
+        return open_uniforms(check_rng(rng), shape)
+    if rng is not None:
+        raise InvalidParameterError("pass either rng or uniforms, not both")
+    u = np.asarray(uniforms, dtype=np.float64)
+    if u.shape != shape:
+        raise InvalidParameterError(f"uniforms must have shape {shape}, got {u.shape}")
+    if u.size and not ((u > 0.0) & (u < 1.0)).all():
+        raise InvalidParameterError("uniforms must lie in the open interval (0, 1)")
+    return u
+
+
+def check_noise_rate(epsilon: float, sensitivity: float = 1.0, *, what: str = "epsilon") -> None:
+    """Refuse an ε/Δ below :data:`MIN_NOISE_RATE`, naming the smallest supported ε.
+
+    Called by every noise-adding release *before* it charges a budget or reads a row.
+    Below ``2**-20`` the inversion samplers' float rounding would no longer be negligible
+    (total variation above 1e-8 from the exact noise) and, far below, the noise would not
+    fit in int64 (an old dpviz returned exact counts at ε = 1e-30). ``ε = inf`` (no noise,
+    the non-private reference) passes.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``epsilon / sensitivity < MIN_NOISE_RATE``.
+    """
+    if math.isinf(epsilon):
+        return
+    if epsilon / sensitivity < MIN_NOISE_RATE:
+        raise InvalidParameterError(
+            f"{what} = {epsilon:.6g} is below the smallest ε this noise sampler supports, "
+            f"{MIN_NOISE_RATE * sensitivity:.6g} (= 2**-20 × sensitivity {sensitivity:g}); "
+            "a smaller ε cannot be sampled accurately in float64. Use a larger ε (or fewer "
+            "queries sharing it)"
+        )
+
+
+def _geometric(u: np.ndarray, rate: float) -> np.ndarray:
+    """``floor(-log(U) / rate)``: P(G >= g) = exp(-rate·g), g = 0, 1, … (inversion)."""
+    return np.floor(-np.log(u) / rate).astype(np.int64)
+
+
+def discrete_laplace_noise(uniforms: np.ndarray, *, rate: float) -> np.ndarray:
+    """Two-sided geometric noise from pairs of open uniforms on the last axis.
+
+    ``G1 - G2`` for two independent geometric variables on {0, 1, …} with
+    ``P(G >= g) = exp(-rate·g)`` has ``P(K = k) = tanh(rate/2)·exp(-rate·|k|)``.
+    ``rate = inf`` gives 0. Shape ``uniforms.shape[:-1]``, int64. The caller checks
+    ``rate >= MIN_NOISE_RATE`` (:func:`check_noise_rate`).
+    """
+    u = np.asarray(uniforms, dtype=np.float64)
+    if math.isinf(rate):
+        return np.zeros(u.shape[:-1], dtype=np.int64)
+    return _geometric(u[..., 0], rate) - _geometric(u[..., 1], rate)
+
+
+def laplace_noise(uniforms: np.ndarray, *, scale: float) -> np.ndarray:
+    """Laplace(scale) noise by inversion of the CDF at open uniforms (same shape, float64)."""
+    d = np.asarray(uniforms, dtype=np.float64) - 0.5
+    return -scale * np.sign(d) * np.log1p(-2.0 * np.abs(d))
+
+
+def _exponential_noise(uniforms: np.ndarray, scale: float) -> np.ndarray:
+    """Exponential(scale) noise, ``-scale·log(U)``."""
+    return -scale * np.log(uniforms)
+
+
+def _gumbel_noise(uniforms: np.ndarray) -> np.ndarray:
+    """Standard Gumbel noise, ``-log(-log U)`` (finite: U is never 0 or 1)."""
+    return -np.log(-np.log(uniforms))
 
 
 def _index_result(idx: np.ndarray) -> np.ndarray | int:
@@ -214,8 +319,9 @@ def laplace(
     *,
     epsilon: float,
     sensitivity: float = 1.0,
-    rng: np.random.Generator | int,
+    rng: np.random.Generator | int | None = None,
     size: SizeLike = None,
+    uniforms: np.ndarray | None = None,
 ) -> np.ndarray | float:
     """Return ``value`` plus Laplace noise of scale ``sensitivity / epsilon``.
 
@@ -232,10 +338,12 @@ def laplace(
         this is the sensitivity of the whole vector: the same scale Δ/ε is used on every
         coordinate.
     rng : numpy.random.Generator or int
-        Source of randomness (an int is used as a seed). ``None`` is refused.
+        Source of randomness (an int is used as a seed).
     size : int or tuple of int, optional
         Draw that many independent noisy answers at once; output shape
         ``(*size, *value.shape)``.
+    uniforms : array, optional
+        Instead of ``rng``: open uniforms of the output's shape to invert (e.g. keyed ones).
 
     Returns
     -------
@@ -245,7 +353,8 @@ def laplace(
     Raises
     ------
     InvalidParameterError
-        On an invalid ε, Δ, rng or size, or a NaN / infinite ``value``.
+        On an invalid ε, Δ, rng or size, a NaN / infinite ``value``, or ε/Δ below
+        :data:`MIN_NOISE_RATE`.
 
     Notes
     -----
@@ -256,9 +365,12 @@ def laplace(
     private data analysis" (the Laplace mechanism); restated as Theorem 1 of Friedman &
     Schuster (2010) and in Fletcher & Islam (2017) §2.1.
 
-    FLOATING-POINT CAVEAT: the noise is drawn by inverse-CDF sampling on doubles
-    (:meth:`numpy.random.Generator.laplace` included). Mironov (CCS 2012, "On significance of
-    the least significant bits for differential privacy") showed that the set of doubles such
+    SAMPLING: inversion of the Laplace CDF at an open uniform (:func:`laplace_noise`).
+
+    FLOATING-POINT CAVEAT — NOT PROVEN PRIVATE IN FLOAT64: the noise is drawn by
+    inverse-CDF sampling on doubles (as :meth:`numpy.random.Generator.laplace` does).
+    Mironov (CCS 2012, "On significance of the least significant bits for differential
+    privacy") showed that the set of doubles such
     a sampler can output around a value depends on the value itself, so the low-order bits of
     the result can reveal the exact input and the textbook guarantee fails in practice. Use
     this function for teaching plots; release counts with :func:`discrete_laplace`, whose
@@ -267,14 +379,15 @@ def laplace(
     """
     eps = check_epsilon(epsilon, "epsilon", allow_inf=True)
     delta = _check_sensitivity(sensitivity)
-    gen = check_rng(rng)
+    check_noise_rate(eps, delta)
     shape = _shape_of_size(size)
     v = _as_array(value, "value")
     out_shape = (*shape, *v.shape)
+    u = _uniforms(rng, uniforms, out_shape)
     if math.isinf(eps):
         out = np.broadcast_to(v, out_shape).copy()
     else:
-        out = v + gen.laplace(0.0, delta / eps, size=out_shape)
+        out = v + laplace_noise(u, scale=delta / eps)
     return float(out) if out.ndim == 0 else out
 
 
@@ -288,8 +401,9 @@ def discrete_laplace(
     *,
     epsilon: float,
     sensitivity: float = 1,
-    rng: np.random.Generator | int,
+    rng: np.random.Generator | int | None = None,
     size: SizeLike = None,
+    uniforms: np.ndarray | None = None,
 ) -> np.ndarray:
     """Return the integer ``value`` plus two-sided geometric (discrete Laplace) noise.
 
@@ -309,6 +423,9 @@ def discrete_laplace(
         Source of randomness.
     size : int or tuple of int, optional
         Number of independent draws; output shape ``(*size, *value.shape)``.
+    uniforms : array, optional
+        Instead of ``rng``: open uniforms of shape ``(*size, *value.shape, 2)`` (two per
+        output), e.g. the keyed uniforms of a lazily released leaf.
 
     Returns
     -------
@@ -319,8 +436,9 @@ def discrete_laplace(
     Raises
     ------
     InvalidParameterError
-        On a non-integer ``value``, an invalid ε, Δ, rng or size, or an ε/Δ below 1e-15
-        (the noise would not fit in int64).
+        On a non-integer ``value``, an invalid ε, Δ, rng or size, or an ε/Δ below
+        :data:`MIN_NOISE_RATE` (too small to sample accurately; see
+        :func:`check_noise_rate`).
 
     Notes
     -----
@@ -331,33 +449,25 @@ def discrete_laplace(
     mechanisms" (the geometric mechanism); Canonne, Kamath & Steinke (2020), "The discrete
     Gaussian for differential privacy" (discrete Laplace, its sampling and its privacy).
 
-    SAMPLING: the difference of two i.i.d. geometric variables on {1, 2, ...} with success
-    probability ``p = 1 - exp(-ε/Δ)`` (``numpy.random.Generator.geometric``) is two-sided
-    geometric with ratio ``q = exp(-ε/Δ)``; the +1 offsets of the two variables cancel. The
-    output is an integer, so Mironov's attack on the low-order bits of a floating-point
-    result does not apply; numpy's geometric sampler still uses floating point internally, so
-    its far tails are exact only up to double rounding (Canonne et al. give an exact-
-    arithmetic sampler).
+    SAMPLING: the difference of two i.i.d. geometric variables on {0, 1, ...} with
+    ``P(G >= g) = exp(-g·ε/Δ)``, each drawn by inversion ``floor(-log(U)/(ε/Δ))`` at an open
+    uniform U on the 52-bit grid (:func:`discrete_laplace_noise`), is two-sided geometric
+    with ratio ``q = exp(-ε/Δ)``. The output is an integer, so Mironov's attack on the
+    low-order bits of a floating-point result does not apply. The inversion is exact up to
+    the 2**-52 grid of U: every realised probability is within 2**-52 of the exact one,
+    a total-variation distance of about ``(37/a + 2)·2**-52`` (``a = ε/Δ``), i.e. the release
+    is ``(ε, δ)``-DP with ``δ ≤ (1 + e^ε)·TV`` — below 1e-8 for every supported ``a ≥ 2**-20``
+    and below 1e-13 for ``a ≥ 1e-3`` (Canonne et al. give an exact-arithmetic sampler).
 
     """
     eps = check_epsilon(epsilon, "epsilon", allow_inf=True)
     delta = _check_sensitivity(sensitivity)
-    gen = check_rng(rng)
+    check_noise_rate(eps, delta)
     shape = _shape_of_size(size)
     v = _as_int_array(value, "value")
     out_shape = (*shape, *v.shape)
-    if math.isinf(eps):
-        out = np.broadcast_to(v, out_shape).copy()
-    else:
-        rate = eps / delta
-        if rate < _MIN_DISCRETE_RATE:
-            raise InvalidParameterError(
-                f"epsilon / sensitivity must be >= {_MIN_DISCRETE_RATE} for int64 discrete "
-                f"Laplace noise, got epsilon={epsilon!r}, sensitivity={sensitivity!r}"
-            )
-        p = -math.expm1(-rate)  # 1 - exp(-ε/Δ), accurate for small ε/Δ
-        noise = gen.geometric(p, size=out_shape) - gen.geometric(p, size=out_shape)
-        out = v + noise.astype(np.int64)
+    u = _uniforms(rng, uniforms, (*out_shape, 2))
+    out = v + discrete_laplace_noise(u, rate=eps / delta)
     out = np.asarray(out, dtype=np.int64)
     return out[()] if out.ndim == 0 else out
 
@@ -414,9 +524,10 @@ def exponential_mechanism(
     *,
     epsilon: float,
     sensitivity: float,
-    rng: np.random.Generator | int,
+    rng: np.random.Generator | int | None = None,
     size: SizeLike = None,
     monotone: bool = False,
+    uniforms: np.ndarray | None = None,
 ) -> np.ndarray | int:
     """Choose a candidate index i with probability ∝ ``exp(ε·u_i / (2Δ))``.
 
@@ -441,6 +552,9 @@ def exponential_mechanism(
         Use ``exp(ε·u/Δ)``: valid only when, between any two neighbours, every utility moves
         in the same direction (all increase or all decrease), e.g. class counts when a
         record is added or removed.
+    uniforms : array, optional
+        Instead of ``rng``: open uniforms of shape ``(*size, *utilities.shape)`` (one per
+        candidate and draw), e.g. the keyed uniforms of a lazily released leaf.
 
     Returns
     -------
@@ -472,11 +586,11 @@ def exponential_mechanism(
     """
     eps = check_epsilon(epsilon, "epsilon", allow_inf=True)
     delta = _check_sensitivity(sensitivity)
-    gen = check_rng(rng)
     shape = _shape_of_size(size)
     u = _check_utilities(utilities)
+    g = _uniforms(rng, uniforms, (*shape, *u.shape))
     logits = _scaled_logits(u, _em_rate(eps, delta, bool(monotone)))
-    return _index_result(_gumbel_argmax(logits, shape, gen))
+    return _index_result(_gumbel_argmax(logits, g))
 
 
 def exponential_probabilities(
@@ -520,9 +634,10 @@ def report_noisy_max(
     *,
     epsilon: float,
     sensitivity: float = 1.0,
-    rng: np.random.Generator | int,
+    rng: np.random.Generator | int | None = None,
     size: SizeLike = None,
     monotone: bool = True,
+    uniforms: np.ndarray | None = None,
 ) -> np.ndarray | int:
     """Return the arg-max of the utilities after adding one-sided exponential noise to each.
 
@@ -547,6 +662,9 @@ def report_noisy_max(
     monotone : bool, default True
         Noise scale Δ/ε (True; valid when all utilities move in the same direction between
         neighbours, as counts do) or 2Δ/ε (False; any utility of sensitivity Δ).
+    uniforms : array, optional
+        Instead of ``rng``: open uniforms of shape ``(*size, *utilities.shape)`` (one per
+        candidate and draw), e.g. the keyed uniforms of a lazily released leaf.
 
     Returns
     -------
@@ -572,21 +690,23 @@ def report_noisy_max(
     ``exp(ε·u/Δ)`` that the addendum's Table 6 prints (see
     :func:`report_noisy_max_probabilities`).
 
-    NUMERICS: utilities are shifted by their per-row maximum before the noise is added, so
-    large counts do not swallow the noise's precision. Ties in the noisy values have
+    NUMERICS: the noise is ``-(Δ/ε)·log(U)`` at open uniforms U (inversion), and ε/Δ must
+    be at least :data:`MIN_NOISE_RATE` (:func:`check_noise_rate`). Utilities are shifted by
+    their per-row maximum before the noise is added, so large counts do not swallow the
+    noise's precision. Ties in the noisy values have
     probability 0 for finite utilities; ``argmax`` takes the first if one occurs.
 
     """
     eps = check_epsilon(epsilon, "epsilon", allow_inf=True)
     delta = _check_sensitivity(sensitivity)
-    gen = check_rng(rng)
+    scale = delta / eps if monotone else 2.0 * delta / eps
+    check_noise_rate(eps, scale * eps)
     shape = _shape_of_size(size)
     u = _check_utilities(utilities)
+    g = _uniforms(rng, uniforms, (*shape, *u.shape))
     if math.isinf(eps):
-        return _index_result(_gumbel_argmax(_scaled_logits(u, math.inf), shape, gen))
-    scale = delta / eps if monotone else 2.0 * delta / eps
-    noise = gen.exponential(scale, size=(*shape, *u.shape))
-    return _index_result(np.argmax(_shifted(u) + noise, axis=-1))
+        return _index_result(_gumbel_argmax(_scaled_logits(u, math.inf), g))
+    return _index_result(np.argmax(_shifted(u) + _exponential_noise(g, scale), axis=-1))
 
 
 def report_noisy_max_probabilities(
@@ -717,8 +837,9 @@ def smooth_sensitivity_label(
     counts: np.ndarray,
     *,
     epsilon: float,
-    rng: np.random.Generator | int,
+    rng: np.random.Generator | int | None = None,
     size: SizeLike = None,
+    uniforms: np.ndarray | None = None,
 ) -> np.ndarray | int:
     """Return a leaf's "majority label" by the withdrawn FI (2017) smooth-sensitivity mechanism.
 
@@ -737,6 +858,8 @@ def smooth_sensitivity_label(
         Source of randomness.
     size : int or tuple of int, optional
         Number of independent draws; output shape ``(*size, *counts.shape[:-1])``.
+    uniforms : array, optional
+        Instead of ``rng``: open uniforms of shape ``(*size, *counts.shape)``.
 
     Returns
     -------
@@ -794,13 +917,13 @@ def smooth_sensitivity_label(
     """
     warnings.warn(NOT_PROVEN_MESSAGE, NotProvenPrivateWarning, stacklevel=2)
     eps = check_epsilon(epsilon, "epsilon")
-    gen = check_rng(rng)
     shape = _shape_of_size(size)
     c = _as_int_array(counts, "counts", nonnegative=True)
     if c.ndim == 0 or c.shape[-1] == 0:
         raise InvalidParameterError(f"counts must have at least one class, got {counts!r}")
+    g = _uniforms(rng, uniforms, (*shape, *c.shape))
     logits = smooth_sensitivity_logits(c, epsilon=eps)
-    return _index_result(_gumbel_argmax(logits, shape, gen))
+    return _index_result(_gumbel_argmax(logits, g))
 
 
 def smooth_sensitivity_label_probabilities(counts: np.ndarray, *, epsilon: float) -> np.ndarray:

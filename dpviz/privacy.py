@@ -25,6 +25,7 @@ ten queries of 0.1 fit in a budget of 1.0 despite rounding.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -38,8 +39,9 @@ from dpviz.errors import (
     BudgetExceededError,
     EmptyDataError,
     InvalidParameterError,
+    NotProvenPrivateWarning,
 )
-from dpviz.leaf_release import NoisyLeafCounts, NoisyLeafLabels
+from dpviz.leaf_release import FLOAT_LAPLACE_MESSAGE, NoisyLeafCounts, NoisyLeafLabels
 from dpviz.validation import check_epsilon, check_int, check_positive, check_rng
 
 if TYPE_CHECKING:
@@ -339,6 +341,14 @@ class PrivateTable:
                 f"mechanism must be 'discrete_laplace' or 'laplace', got {mechanism!r}"
             )
 
+    @staticmethod
+    def _check_count_query(epsilon: float, mechanism: str) -> None:
+        """Checks of a count query that must pass before it is charged (they read nothing)."""
+        PrivateTable._check_count_mechanism(mechanism)
+        mechanisms.check_noise_rate(epsilon, 1.0)
+        if mechanism == "laplace" and not math.isinf(epsilon):
+            warnings.warn(FLOAT_LAPLACE_MESSAGE, NotProvenPrivateWarning, stacklevel=4)
+
     def _noisy(self, exact: np.ndarray, epsilon: float, mechanism: str) -> np.ndarray:
         if mechanism == "discrete_laplace":
             return mechanisms.discrete_laplace(exact, epsilon=epsilon, sensitivity=1, rng=self.rng)
@@ -361,7 +371,7 @@ class PrivateTable:
         ``"laplace"`` is the classic continuous version.
         """
         epsilon = check_epsilon(epsilon, allow_inf=True)
-        self._check_count_mechanism(mechanism)
+        self._check_count_query(epsilon, mechanism)
         self._charge(epsilon, label, mechanism)
         codes, _ = self._read()
         return self._noisy(np.array(codes.shape[0]), epsilon, mechanism).item()
@@ -426,7 +436,7 @@ class PrivateTable:
 
         """
         epsilon = check_epsilon(epsilon, allow_inf=True)
-        self._check_count_mechanism(mechanism)
+        self._check_count_query(epsilon, mechanism)
         cells = self._cell_function(by, n_cells)
         n_cells_ = cells[1]
         n_classes = self.domain.n_classes
@@ -435,11 +445,12 @@ class PrivateTable:
         self._charge(epsilon, label, mechanism)
         codes, labels = self._read()
         cell_ids = cells[0](codes)
+        kept = cell_ids >= 0  # rows mapped outside the cells are not counted (no error)
         if classes:
-            flat = cell_ids * n_classes + self._labels_or_raise(labels)
+            flat = cell_ids[kept] * n_classes + self._labels_or_raise(labels)[kept]
             exact = np.bincount(flat, minlength=n_cells_ * n_classes).reshape(n_cells_, n_classes)
         else:
-            exact = np.bincount(cell_ids, minlength=n_cells_)
+            exact = np.bincount(cell_ids[kept], minlength=n_cells_)
         return self._noisy(exact, epsilon, mechanism)
 
     def _cell_function(
@@ -462,14 +473,17 @@ class PrivateTable:
             n = check_int(n_cells, "n_cells", minimum=1)
 
             def cell_ids(codes: np.ndarray) -> np.ndarray:
+                # A row mapped outside [0, n) (or to NaN) belongs to no cell and is dropped,
+                # as PINQ's Partition drops records whose key is not listed: raising here
+                # would tell the caller whether such a row exists, for free.
                 ids = np.asarray(by(codes))
-                if ids.shape != (codes.shape[0],) or (
-                    ids.size and (ids.min() < 0 or ids.max() >= n)
-                ):
+                if ids.shape != (codes.shape[0],):
                     raise InvalidParameterError(
-                        f"the cell function must return one id in [0, {n}) per row"
+                        "the cell function must return one id per row (a row-wise function "
+                        f"of the encoded rows), got shape {ids.shape}"
                     )
-                return ids.astype(np.int64)
+                valid = (ids >= 0) & (ids < n)
+                return np.where(valid, ids, -1).astype(np.int64)
 
             return cell_ids, n
         raise InvalidParameterError(f"by must be an attribute name, a function or None, got {by!r}")
@@ -604,6 +618,8 @@ class PrivateTable:
             raise InvalidParameterError(
                 f"mechanism must be 'exponential' or 'report_noisy_max', got {mechanism!r}"
             )
+        if mechanism == "report_noisy_max":
+            mechanisms.check_noise_rate(epsilon, sensitivity * (1 if monotone else 2))
         self._charge(epsilon, label, mechanism)
         codes, labels = self._read()
         scores = np.asarray(quality(codes, labels), dtype=np.float64)
@@ -670,16 +686,16 @@ class PrivateTable:
         epsilon = check_epsilon(epsilon, allow_inf=True)
         if self._labels is None:
             self._labels_or_raise(None)
+        release.check(epsilon, mechanism)  # refuses before any charge or read
         self._charge(epsilon, label, mechanism)
         codes, labels = self._read()
-        noise_key = int(self.rng.integers(0, 2**63))
-        return release(
+        return release.release(
             route(codes),
             self._labels_or_raise(labels),
             self.domain.n_classes,
             epsilon=epsilon,
             mechanism=mechanism,
-            noise_key=noise_key,
+            rng=self.rng,
         )
 
     def noisy_leaf_labels(

@@ -335,8 +335,9 @@ def fs_fig4(
 
     Data from :func:`~dpviz.synthetic.fs_numeric_split_data` (7 binary and 3 numeric
     attributes); DiffPC4.5 with each criterion at depth 1 and budget B (split points by
-    the exponential mechanism over ranges, ε = B / ((2+3)·1 + 2)); the J48 benchmarks
-    are replaced by scikit-learn entropy trees (unpruned, and pruned with
+    the exponential mechanism over the public grid of [0, 100] in 256 cells, where 35 is
+    not a grid point: its neighbours are 34.77 and 35.16; ε = B / ((2+3)·1 + 2)); the J48
+    benchmarks are replaced by scikit-learn entropy trees (unpruned, and pruned with
     ``min_samples_leaf=2, ccp_alpha=0.005`` — a stand-in for J48's error-based pruning).
 
     Returns

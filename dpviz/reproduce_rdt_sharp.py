@@ -77,7 +77,7 @@ def _one_run(
                 )
                 model.fit(X.iloc[labeled], y.iloc[labeled], X.iloc[public])
             else:
-                depth = RDTSharpClassifier(n_labeled=n_labeled)._height(data.domain, n_labeled)
+                depth = RDTSharpClassifier(n_labeled=n_labeled).height(data.domain)
                 model = PrivateRDTClassifier(
                     epsilon=eps, n_trees=5, max_depth=depth, domain=data.domain, random_state=seed
                 )

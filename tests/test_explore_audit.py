@@ -120,7 +120,7 @@ def test_samples_slider_and_ratio_chart():
             spec = au.exact_ratio_chart(name, eps).to_dict()
             assert len(spec["vconcat"]) == 2
     with pytest.raises(InvalidParameterError):
-        au.exact_ratio_chart("Laplace count (numpy doubles)", 1.0)
+        au.exact_ratio_chart("Laplace count (float doubles)", 1.0)
     with pytest.raises(InvalidParameterError, match="unknown setup"):
         au.make_setup("no such mechanism", 1.0)
 

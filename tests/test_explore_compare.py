@@ -264,10 +264,13 @@ def test_tuning_pitfall_small():
     assert len(runs) == 30 and runs[["tuning", "fresh"]].stack().between(0, 1).all()
     assert runs.attrs["configs"] == 4 and runs.attrs["budgets"] == 4.0
     assert 0 < runs.attrs["spent"] <= runs.attrs["budgets"] + 1e-9
-    # the chosen configuration is the best on its tuning rows, so on average it cannot look worse
-    # there than its mean over the whole test part
+    # the chosen configuration is the best on its tuning rows (a random part of the test part),
+    # so in expectation it cannot look worse there than over the whole test part:
+    # E[max_c T_c] >= max_c E[T_c] >= E[test(chosen)]. Over 30 splits the mean gap may dip
+    # below 0 by sampling noise only: allow 3 standard errors of the per-split gap.
     test_acc = runs.attrs["test_accuracy"]
-    assert runs["tuning"].mean() >= np.mean([test_acc[c] for c in runs["chosen"]]) - 1e-9
+    gap = runs["tuning"].to_numpy() - np.array([test_acc[c] for c in runs["chosen"]])
+    assert gap.mean() >= -3 * gap.std(ddof=1) / np.sqrt(len(gap))
     with pytest.raises(InvalidParameterError):
         cmp.tuning_pitfall("votes", n_tuning=500)
 

@@ -11,6 +11,7 @@ from dpviz.errors import InvalidParameterError
 from dpviz.exercises import EXERCISES, check
 from dpviz.explore import fs
 from dpviz.reproduce_fs import fs_table1
+from dpviz.trees.id3 import split_grid
 from dpviz.trees.id3_quality import sensitivity_infogain
 
 
@@ -281,3 +282,25 @@ def test_prepared_is_cached_and_split():
     train = pd.Series(a.y_train).value_counts(normalize=True)
     test = pd.Series(a.y_test).value_counts(normalize=True)
     assert (train - test).abs().max() < 0.01  # stratified
+
+
+def test_split_point_grid_frame_and_chart():
+    """The grid the estimators release: the same shape of distribution as the paper's density."""
+    frame = fs.split_point_grid_frame(1000, budget=0.1)
+    continuous = fs.split_point_frame(1000, budget=0.1)
+    assert np.allclose(frame.groupby("criterion")["probability"].sum(), 1.0)
+    assert len(frame) == 3 * 255  # interior points of [0, 100] in 256 cells
+    np.testing.assert_array_equal(
+        frame["threshold"].to_numpy()[:255], split_grid(0.0, 100.0, 256)[1:-1]
+    )
+    mass = fs.split_point_mass(frame, 30, 40)
+    assert mass["max"] > mass["gini"] > mass["infogain"] > 0.1
+    # the grid is FS's density on a discretised output space: its mass on [30, 40] is close
+    # to the continuous one (the grid has 26 of its 255 points there, 10.2% of a uniform
+    # draw against 10%, and the score moves by at most one grid cell's worth of rows)
+    paper = fs.split_point_mass(continuous, 30, 40)
+    assert ((mass - paper).abs() < 0.02).all()
+    assert math.isclose(fs.split_point_mass(frame, 0, 100)["gini"], 1.0)
+    chart = fs.split_point_chart(frame)
+    assert np.allclose(chart.data.groupby("criterion")["probability"].sum(), 1.0)
+    chart.to_dict()

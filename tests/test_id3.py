@@ -15,21 +15,23 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dpviz.domain import Categorical, Domain, Numeric
-from dpviz.errors import InvalidParameterError, PrivacyLeakWarning
+from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning, PrivacyLeakWarning
 from dpviz.privacy import PrivateTable
 from dpviz.synthetic import fs_numeric_split_data, fs_random_tree_data, fs_single_split_data
 from dpviz.trees.id3 import (
-    RANGE_MECHANISM,
+    LABEL_POINT,
+    POINT_MECHANISM,
     DiffPC45Classifier,
     DiffPID3Classifier,
     ID3Node,
     SuLQID3Classifier,
     bottom_up_aggregate,
-    choose_split_point,
+    choose_split_point_continuous,
     diffp_id3,
     pessimistic_errors,
     prune_c45,
     prune_noisy_counts,
+    split_grid,
     split_point_probabilities,
     split_point_ranges,
     top_down_correct,
@@ -112,8 +114,10 @@ def test_diffpc45_budget_with_numeric_attributes(numeric_data):
     levels = ledger_by_level(model)
     np.testing.assert_allclose(levels["total"].iloc[:depth], (2 + n_numeric) * eps)
     assert levels["total"].iloc[depth] == pytest.approx(2 * eps)
-    points = model.ledger_.to_frame().query("label == 'split point'")
-    assert set(points["mechanism"]) == {RANGE_MECHANISM}
+    frame = model.ledger_.to_frame()
+    points = frame[frame["label"] == LABEL_POINT]
+    assert set(points["mechanism"]) == {POINT_MECHANISM}  # a PrivateTable.select query
+    np.testing.assert_allclose(points["epsilon"], eps)
     assert len(points[points["depth"] == 0]) == n_attributes_numeric(numeric_data.domain)
 
 
@@ -190,6 +194,9 @@ def test_sulq_refuses_numeric_attributes(numeric_data):
 
 
 # ----------------------------------------------------------------------------- range mechanism
+# FS §4.3's continuous mechanism, kept as a teaching target (choose_split_point_continuous
+# warns NotProvenPrivateWarning: its floats lie on a data-dependent lattice). The grid
+# mechanism that the estimators use is tested in tests/test_id3_split_point.py.
 # Toy domain [0, 10]; values 2, 5, 5, 7 with classes 0, 0, 1, 1. Ranges and Max scores:
 #   [0, 2): all rows right           -> max(2, 2) = 2
 #   [2, 5): {2} left (1, 0) | (1, 2) -> 1 + 2 = 3
@@ -220,15 +227,17 @@ def test_split_point_probabilities_closed_form():
 def test_range_mechanism_samples_match_the_closed_form():
     eps, n = 2.0, 20_000
     rng = np.random.default_rng(2024)
-    points = np.array(
-        [
-            choose_split_point(
-                TOY_VALUES, TOY_LABELS, 2, 0.0, 10.0,
-                criterion="max", sensitivity=1.0, epsilon=eps, rng=rng,
-            )
-            for _ in range(n)
-        ]
-    )
+    with pytest.warns(NotProvenPrivateWarning, match="lattice") as record:
+        points = np.array(
+            [
+                choose_split_point_continuous(
+                    TOY_VALUES, TOY_LABELS, 2, 0.0, 10.0,
+                    criterion="max", sensitivity=1.0, epsilon=eps, rng=rng,
+                )
+                for _ in range(n)
+            ]
+        )
+    assert len(record) == n  # a warning on every call
     assert ((points >= 0) & (points <= 10)).all()
     starts, ends, scores = split_point_ranges(TOY_VALUES, TOY_LABELS, 2, 0.0, 10.0, "max")
     expected = split_point_probabilities(starts, ends, scores, epsilon=eps, sensitivity=1.0)
@@ -248,10 +257,11 @@ def test_range_mechanism_zero_length_range_is_never_chosen():
     p = split_point_probabilities(starts, ends, scores, epsilon=1.0, sensitivity=1.0)
     assert p[0] == 0.0 and p.sum() == pytest.approx(1.0)
     # non-private reference: the midpoint of the best range of positive length
-    point = choose_split_point(
-        values, labels, 2, 0.0, 4.0,
-        criterion="max", sensitivity=1.0, epsilon=math.inf, rng=np.random.default_rng(0),
-    )
+    with pytest.warns(NotProvenPrivateWarning):
+        point = choose_split_point_continuous(
+            values, labels, 2, 0.0, 4.0,
+            criterion="max", sensitivity=1.0, epsilon=math.inf, rng=np.random.default_rng(0),
+        )
     assert point == pytest.approx(2.0)
 
 
@@ -262,6 +272,8 @@ def test_diffpc45_finds_the_numeric_split(numeric_data):
     root = model.tree_.root
     assert root.attribute in numeric_data.description
     assert root.threshold == pytest.approx(35, abs=3)
+    # the grid of [0, 100] in 256 cells has no point at 35: its neighbours are 34.77, 35.16
+    assert root.threshold in split_grid(0.0, 100.0, 256)
     assert set(root.split_points) == {"x0", "x1", "x2"}
     assert model.score(numeric_data.test.X, numeric_data.test.y) > 0.95
 
@@ -520,11 +532,12 @@ def test_numeric_attribute_domain_bounds_come_from_the_domain():
     model = DiffPID3Classifier(
         math.inf, max_depth=1, domain=domain, random_state=0
     ).fit(X, y)
-    # non-private reference: the midpoint between the two closest values around 50
-    assert 49.9 < model.tree_.root.threshold < 50.1
+    # non-private reference: the grid point between the two closest values around 50
+    # (50 = grid[128] of [0, 100] in 256 cells; 49.95 and 50.05 have no other between them)
+    assert model.tree_.root.threshold == 50.0
     private = DiffPID3Classifier(1.0, max_depth=1, domain=domain, random_state=0).fit(X, y)
     points = [n.split_points.get("x") for n in private.tree_.nodes() if n.split_points]
-    assert all(0.0 <= p <= 100.0 for p in points)
+    assert points and np.isin(points, split_grid(0.0, 100.0, 256)[1:-1]).all()
 
 
 def test_unfitted_estimator_raises_not_fitted(random_tree):

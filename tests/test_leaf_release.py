@@ -1,12 +1,13 @@
 import math
+import pickle
 import warnings
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from dpviz import mechanisms
-from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
+from dpviz import keyed, mechanisms
+from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning, PrivacyLeakWarning
 from dpviz.leaf_release import NoisyLeafCounts, NoisyLeafLabels
 
 
@@ -19,83 +20,110 @@ def _chisquare_pooled(observed, expected):
     return stats.chisquare(obs, exp * obs.sum() / exp.sum()).pvalue
 
 
-@pytest.mark.parametrize("epsilon", [0.3, 1.0])
-def test_noise_of_unvisited_leaves_is_discrete_laplace(epsilon):
-    release = NoisyLeafCounts(
-        np.array([5], dtype=np.uint64),
-        np.array([0]),
-        2,
-        epsilon=epsilon,
-        mechanism="discrete_laplace",
-        noise_key=11,
+def _counts(keys, labels, epsilon, mechanism="discrete_laplace", seed=11):
+    return NoisyLeafCounts.release(
+        np.asarray(keys, dtype=np.uint64), np.asarray(labels), 2, epsilon=epsilon,
+        mechanism=mechanism, rng=np.random.default_rng(seed),
     )
-    leaves = np.arange(1000, 101_000, dtype=np.uint64)  # none visited
-    noise = release(leaves).ravel()
-    assert noise.dtype.kind == "i"
+
+
+def _dl_goodness(noise, epsilon):
     ks = np.arange(-40, 41)
     observed = np.array([(noise == k).sum() for k in ks] + [(np.abs(noise) > 40).sum()])
     pmf = stats.dlaplace(epsilon).pmf(ks)
     expected = np.append(pmf, 1 - pmf.sum()) * noise.size
-    assert _chisquare_pooled(observed, expected) > 1e-3
     wrong = np.append(stats.dlaplace(epsilon * 1.1).pmf(ks), 0)
     wrong[-1] = 1 - wrong.sum()
-    assert _chisquare_pooled(observed, wrong * noise.size) < 1e-6
+    return _chisquare_pooled(observed, expected), _chisquare_pooled(observed, wrong * noise.size)
 
 
-def test_laplace_option_and_exact_counts():
+@pytest.mark.parametrize("epsilon", [0.3, 1.0])
+def test_noise_of_unvisited_leaves_is_discrete_laplace(epsilon):
+    release = _counts([5], [0], epsilon)
+    noise = release(np.arange(1000, 101_000, dtype=np.uint64)).ravel()  # none visited
+    assert noise.dtype.kind == "i"
+    right, wrong = _dl_goodness(noise, epsilon)
+    assert right > 1e-3 and wrong < 1e-6  # and the test has power against ε·1.1
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0])
+def test_noise_of_visited_leaves_is_discrete_laplace_around_the_count(epsilon):
+    # 50,000 visited leaves with one row of class 1 each: noisy - exact is discrete Laplace
+    keys = np.arange(50_000, dtype=np.uint64)
+    release = _counts(keys, np.ones(50_000, dtype=int), epsilon)
+    noise = (release(keys) - np.array([0, 1])).ravel()
+    right, wrong = _dl_goodness(noise, epsilon)
+    assert right > 1e-3 and wrong < 1e-6
+
+
+def test_laplace_option_warns_and_exact_counts_at_infinity():
     leaf_keys = np.array([3, 3, 3, 9], dtype=np.uint64)
     labels = np.array([0, 1, 1, 0])
-    exact = NoisyLeafCounts(
-        leaf_keys, labels, 2, epsilon=math.inf, mechanism="laplace", noise_key=1
-    )
+    exact = _counts(leaf_keys, labels, math.inf, "laplace")
     np.testing.assert_array_equal(
         exact(np.array([3, 9, 4], dtype=np.uint64)), [[1, 2], [1, 0], [0, 0]]
     )
-    release = NoisyLeafCounts(leaf_keys, labels, 2, epsilon=0.5, mechanism="laplace", noise_key=1)
+    with pytest.warns(NotProvenPrivateWarning, match="Mironov"):
+        release = _counts(leaf_keys, labels, 0.5, "laplace")
     noise = release(np.arange(100, 60_100, dtype=np.uint64)).ravel()
     assert stats.kstest(noise, stats.laplace(scale=2.0).cdf).pvalue > 1e-3
 
 
-def test_lookups_are_deterministic_and_visited_leaves_carry_their_counts():
+def test_lookups_are_deterministic_and_hold_no_exact_counts():
     keys = np.array([42] * 30 + [7] * 5, dtype=np.uint64)
     labels = np.array([1] * 30 + [0] * 5)
-    a = NoisyLeafCounts(keys, labels, 2, epsilon=1.0, mechanism="discrete_laplace", noise_key=5)
-    b = NoisyLeafCounts(keys, labels, 2, epsilon=1.0, mechanism="discrete_laplace", noise_key=5)
-    query = np.array([42, 7, 1000], dtype=np.uint64)
+    a, b = _counts(keys, labels, 1.0, seed=5), _counts(keys, labels, 1.0, seed=5)
+    query = np.array([42, 7, 1000, 42], dtype=np.uint64)
     np.testing.assert_array_equal(a(query), b(query))
-    np.testing.assert_array_equal(a(query) - a.noise(query), [[0, 30], [5, 0], [0, 0]])
-    # the noise of a leaf does not depend on what else was visited
-    c = NoisyLeafCounts(
-        np.array([42], dtype=np.uint64),
-        np.array([1]),
-        2,
-        epsilon=1.0,
-        mechanism="discrete_laplace",
-        noise_key=5,
+    np.testing.assert_array_equal(a(query)[0], a(query)[3])
+    # Finding 8: the object keeps the visited leaves, their *noisy* values and the secret
+    # key of the other leaves' noise — no exact counts, nothing that regenerates the noise
+    # of a visited leaf (its noise came from fresh uniforms, not from the key)
+    assert set(vars(a)) == {"_visited", "_values", "_secret", "epsilon", "mechanism",
+                            "n_classes"}
+    np.testing.assert_array_equal(a._values, a(np.array([7, 42], dtype=np.uint64)))
+    keyed_noise = mechanisms.discrete_laplace(
+        np.zeros((2, 2), dtype=int), epsilon=1.0,
+        uniforms=keyed.secret_uniforms(a._secret, a._visited, 4).reshape(2, 2, 2),
     )
-    np.testing.assert_array_equal(c.noise(query), a.noise(query))
+    assert not np.array_equal(a._values - [[5, 0], [0, 30]], keyed_noise)
+
+
+def test_a_fresh_release_draws_fresh_noise_and_a_fresh_secret():
+    keys = np.array([1, 2, 3], dtype=np.uint64)
+    rng = np.random.default_rng(0)
+    a = NoisyLeafCounts.release(keys, [0, 0, 1], 2, epsilon=0.1, mechanism="discrete_laplace",
+                                rng=rng)
+    b = NoisyLeafCounts.release(keys, [0, 0, 1], 2, epsilon=0.1, mechanism="discrete_laplace",
+                                rng=rng)
+    q = np.arange(1, 2000, dtype=np.uint64)
+    assert (a(q) != b(q)).mean() > 0.9  # P(two dlaplace(0.1) draws agree) = tanh(0.05)/... ≈ 0.05
+
+
+def test_pickling_a_finite_release_warns_but_infinite_does_not():
+    release = _counts([1, 2], [0, 1], 1.0)
+    with pytest.warns(PrivacyLeakWarning, match="curator secrets"):
+        copy = pickle.loads(pickle.dumps(release))
+    q = np.arange(10, dtype=np.uint64)
+    np.testing.assert_array_equal(copy(q), release(q))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        pickle.dumps(_counts([1, 2], [0, 1], math.inf))
 
 
 def test_summed_releases_add():
-    a = NoisyLeafCounts(
-        np.array([1], dtype=np.uint64),
-        np.array([0]),
-        2,
-        epsilon=1.0,
-        mechanism="discrete_laplace",
-        noise_key=1,
-    )
-    b = NoisyLeafCounts(
-        np.array([1], dtype=np.uint64),
-        np.array([1]),
-        2,
-        epsilon=1.0,
-        mechanism="discrete_laplace",
-        noise_key=2,
-    )
+    a, b = _counts([1], [0], 1.0, seed=1), _counts([1], [1], 1.0, seed=2)
     q = np.array([1, 2], dtype=np.uint64)
     np.testing.assert_array_equal(a.add(b)(q), a(q) + b(q))
     np.testing.assert_array_equal(a.add(b).add(a)(q), 2 * a(q) + b(q))
+
+
+def test_epsilon_below_the_sampler_minimum_is_refused():
+    with pytest.raises(InvalidParameterError, match="smallest"):
+        _counts([1], [0], 1e-30)
+    with pytest.raises(InvalidParameterError, match="smallest"):
+        NoisyLeafLabels.release(np.array([1], dtype=np.uint64), np.array([0]), 2,
+                                epsilon=1e-30, mechanism="rosnam", rng=np.random.default_rng(0))
 
 
 def _label_frequencies(counts, mechanism, epsilon, n=60_000):
@@ -103,9 +131,12 @@ def _label_frequencies(counts, mechanism, epsilon, n=60_000):
     leaves = np.arange(n, dtype=np.uint64)
     labels = np.repeat(np.arange(len(counts)), counts)
     rows = np.concatenate([np.full(sum(counts), k) for k in range(n)]).astype(np.uint64)
-    release = NoisyLeafLabels(
-        rows, np.tile(labels, n), len(counts), epsilon=epsilon, mechanism=mechanism, noise_key=3
+    release = NoisyLeafLabels.release(
+        rows, np.tile(labels, n), len(counts), epsilon=epsilon, mechanism=mechanism,
+        rng=np.random.default_rng(3),
     )
+    # counts > 0: every leaf visited, labels drawn at release time from fresh uniforms;
+    # counts = 0: no leaf visited, labels from the secret-keyed uniforms (the lazy path)
     return np.bincount(release(leaves), minlength=len(counts))
 
 
@@ -142,21 +173,10 @@ def test_empty_leaf_label_is_uniform():
 
 
 def test_unknown_mechanisms_refused():
+    one = (np.array([1], dtype=np.uint64), np.array([0]), 2)
     with pytest.raises(InvalidParameterError, match="mechanism"):
-        NoisyLeafCounts(
-            np.array([1], dtype=np.uint64),
-            np.array([0]),
-            2,
-            epsilon=1.0,
-            mechanism="gaussian",
-            noise_key=1,
-        )
+        NoisyLeafCounts.release(*one, epsilon=1.0, mechanism="gaussian",
+                                rng=np.random.default_rng(0))
     with pytest.raises(InvalidParameterError, match="mechanism"):
-        NoisyLeafLabels(
-            np.array([1], dtype=np.uint64),
-            np.array([0]),
-            2,
-            epsilon=1.0,
-            mechanism="argmax",
-            noise_key=1,
-        )
+        NoisyLeafLabels.release(*one, epsilon=1.0, mechanism="argmax",
+                                rng=np.random.default_rng(0))

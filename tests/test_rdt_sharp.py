@@ -49,7 +49,7 @@ def test_secondary_depends_only_on_public_rows_and_pseudo_labels(split):
     # Rebuild the secondary ensemble from public information only — the public rows and the
     # primary ensemble's labels for them — with the model's secondary random stream.
     public = ds.domain.encode(Xu)
-    seeds = np.random.default_rng(0).integers(0, 2**63, 2)
+    structure_rng = np.random.default_rng(0).spawn(2)[0]  # the model's public stream
     trees, counts = build_secondary(
         ds.domain,
         model.depth_,
@@ -57,7 +57,7 @@ def test_secondary_depends_only_on_public_rows_and_pseudo_labels(split):
         model.pseudo_labels_,
         n_trees=20,
         n_cells=10,
-        rng=np.random.default_rng(seeds[1]),
+        rng=structure_rng.spawn(1)[0],
     )
     codes = ds.domain.encode(X_test)
     for mine, theirs, c1, c2 in zip(
@@ -105,15 +105,25 @@ def test_without_public_rows_it_is_private_rdt(split):
     assert sharp.score(X_test, split[5]) > 0.5
 
 
-def test_height_uses_public_size_or_warns(split):
-    ds, Xl, yl, Xu, _, _ = split
-    with pytest.warns(PrivacyLeakWarning, match="n_labeled"):
-        RDTSharpClassifier(n_secondary=1, domain=ds.domain, random_state=0).fit(Xl, yl, Xu)
+def test_height_uses_public_information_only(split):
+    """Finding 5: the default height never depends on the private row count."""
+    ds, Xl, yl, _, _, _ = split
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         model = fit(split)
+        # without n_labeled: ⌊k/2⌋ = 4 on Nursery whatever the private size (1 row or all)
+        sizes = [1, 2, 1500]
+        heights = [
+            RDTSharpClassifier(n_secondary=0, domain=ds.domain, random_state=0)
+            .fit(Xl.iloc[:n], yl.iloc[:n]).depth_
+            for n in sizes
+        ]
     # Nursery: k = 8, b = 27/8, n = 1500 -> min(4, floor(log_3.375 1500) + 1 = 7) = 4
     assert model.depth_ == 4
+    assert heights == [4, 4, 4]
+    # a public n_labeled drives the paper's rule: log_3.375(2) + 1 -> 1
+    small = RDTSharpClassifier(n_labeled=2, n_secondary=0, domain=ds.domain, random_state=0)
+    assert small.fit(Xl.iloc[:2], yl.iloc[:2]).depth_ == 1
 
 
 def test_public_rows_help_at_small_labeled_size(split):

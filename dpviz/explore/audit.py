@@ -97,7 +97,7 @@ COUNT, COUNT_PRIME = 10, 11
 
 # ------------------------------------------------------------------------------ mechanisms
 def laplace_count_with_scale(scale: float) -> Mechanism:
-    """A count released with numpy Laplace noise of the given ``scale`` (the exercises' toy).
+    """A count released with float Laplace noise of the given ``scale`` (the exercises' toy).
 
     A count has sensitivity 1, so ``scale = 1/ε`` is what ε-DP needs; any smaller scale
     breaks the claim (``scale = 1/(2ε)`` really spends 2ε). Data: the count.
@@ -105,7 +105,9 @@ def laplace_count_with_scale(scale: float) -> Mechanism:
     scale = float(scale)
     if not scale > 0:
         raise InvalidParameterError(f"scale must be > 0, got {scale!r}")
-    return lambda count, n, rng: float(count) + rng.laplace(0.0, scale, size=n)
+    return lambda count, n, rng: float(count) + mechanisms.laplace_noise(
+        mechanisms.open_uniforms(rng, (n,)), scale=scale
+    )
 
 
 def averaged_count(epsilon_each: float, k: int = 5) -> Mechanism:
@@ -336,7 +338,7 @@ def _laplace(eps: float, n: int) -> AuditSetup:
     law = stats.laplace(loc=COUNT, scale=1 / eps)
     law_prime = stats.laplace(loc=COUNT_PRIME, scale=1 / eps)
     return AuditSetup(
-        "Laplace count (numpy doubles)", False, targets.laplace_count(eps), COUNT, COUNT_PRIME,
+        "Laplace count (float doubles)", False, targets.laplace_count(eps), COUNT, COUNT_PRIME,
         f"count {COUNT} vs {COUNT_PRIME}", eps, law=_Continuous(law.cdf),
         law_prime=_Continuous(law_prime.cdf), exact_epsilon=eps,
         note="passes threshold events; see the floating-point lesson for the event that breaks it",
@@ -452,20 +454,20 @@ def _averaged_unsplit(eps: float, n: int) -> AuditSetup:
                      "five answers at ε each: 5ε by sequential composition, claimed as ε")
 
 
-def _numpy_lattice(eps: float, n: int) -> AuditSetup:
+def _float_lattice(eps: float, n: int) -> AuditSetup:
     return AuditSetup(
-        "numpy Laplace count, lattice events (Mironov 2012)", True, targets.laplace_count(eps),
+        "float Laplace count, lattice events (Mironov 2012)", True, targets.laplace_count(eps),
         0, 1, "count 0 vs 1", eps, events=laplace_lattice_events(1 / eps),
         exact_epsilon=math.inf,
         # every output around 0 is on the lattice: "off the lattice" is impossible under D
         event_losses={"off the sampler's lattice around 0": math.inf},
-        note="the doubles numpy can output around 0 differ from those around 1: ε = ∞",
+        note="the doubles the sampler can output around 0 differ from those around 1: ε = ∞",
     )
 
 
 _BUILDERS: dict[str, Callable[[float, int], AuditSetup]] = {
     "discrete Laplace count": _discrete_laplace,
-    "Laplace count (numpy doubles)": _laplace,
+    "Laplace count (float doubles)": _laplace,
     "exponential mechanism (21 options)": _exponential,
     "ROSNAM leaf label (FI forest, corrected)": _rosnam,
     "Private-RDT leaf vector": _leaf_vector,
@@ -474,7 +476,7 @@ _BUILDERS: dict[str, Callable[[float, int], AuditSetup]] = {
     "FI 2017 smooth-sensitivity label (withdrawn)": _smooth,
     "Laplace count with half the noise": _half_noise,
     "average of 5 counts, ε not split": _averaged_unsplit,
-    "numpy Laplace count, lattice events (Mironov 2012)": _numpy_lattice,
+    "float Laplace count, lattice events (Mironov 2012)": _float_lattice,
 }
 
 #: Every setup name, correct ones first (the explorer's picker).
@@ -484,7 +486,7 @@ BROKEN: tuple[str, ...] = (
     "FI 2017 smooth-sensitivity label (withdrawn)",
     "Laplace count with half the noise",
     "average of 5 counts, ε not split",
-    "numpy Laplace count, lattice events (Mironov 2012)",
+    "float Laplace count, lattice events (Mironov 2012)",
 )
 #: The correct setups.
 CORRECT: tuple[str, ...] = tuple(s for s in SETUPS if s not in BROKEN)
@@ -885,10 +887,10 @@ def estimator_audits(n_samples: int = 10_000, epsilon: float = 1.0,
 @functools.lru_cache(maxsize=8)
 def floating_point_audits(epsilon: float = 1.0, n_samples: int = 100_000,
                           seed: int = 0) -> dict[str, AuditResult]:
-    """Mironov (2012): numpy's Laplace leaks through its low bits; the discrete Laplace does not."""
+    """Mironov (2012): float Laplace leaks through its low bits; the discrete Laplace does not."""
     return {
         name: run_audit(name, epsilon, n_samples, seed)
-        for name in ("numpy Laplace count, lattice events (Mironov 2012)",
+        for name in ("float Laplace count, lattice events (Mironov 2012)",
                      "discrete Laplace count, lattice events")
     }
 

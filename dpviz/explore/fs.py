@@ -4,9 +4,9 @@ Friedman & Schuster (KDD 2010) build the same ID3 twice under a fixed budget B: 
 noisy counts (SuLQ-based ID3, Alg. 1: 2|A| count queries per node, each at ε/(2|A|)) and
 with one exponential-mechanism query per node (DiffPID3, Alg. 2), scored by InfoGain
 (sensitivity log2(N+1) + 1/ln 2), Gini (2) or Max (1); DiffPC4.5 adds numeric split
-points by the exponential mechanism over score-constant ranges (§4.3) and pruning with
-noisy counts (Alg. 3). The algorithms live in :mod:`dpviz.trees.id3`; this module holds
-what notebook 03 shows around them.
+points by the exponential mechanism of §4.3 (on a public grid of each attribute's range
+in dpviz) and pruning with noisy counts (Alg. 3). The algorithms live in
+:mod:`dpviz.trees.id3`; this module holds what notebook 03 shows around them.
 
 * :func:`fs_explorer_chart` — the explorer callback: hold-out accuracy against B for one
   data set, depth and criterion (a cached curve over :data:`EXPLORER_EPSILONS` plus a
@@ -18,7 +18,11 @@ what notebook 03 shows around them.
 * :func:`split_choice_table` — the exact probability that the exponential mechanism picks
   the generating attribute of FS Table 1's data, per criterion: Table 1 on the back of
   an envelope. :func:`split_point_frame` and :func:`split_point_chart` — the range-based
-  exponential mechanism of §4.3 as a density over [0, 100].
+  exponential mechanism of §4.3 as a density over [0, 100] (the paper's idea);
+  :func:`split_point_grid_frame` — the same mechanism on the public grid of split points
+  that the estimators release (dpviz discretises §4.3's continuous output space, because
+  a uniform draw inside data-dependent ranges releases a data-dependent floating-point
+  lattice: see :mod:`dpviz.trees.id3_split_point`).
 * :func:`table1_runs`, :func:`table1_table`, :func:`table1_chart`, :func:`fig4_runs`,
   :func:`fig5_runs`, :func:`jpw_runs` — cached, reduced runs of the reproductions in
   :mod:`dpviz.reproduce_fs`, with tables and charts next to the published numbers;
@@ -62,9 +66,13 @@ from dpviz.reproduce_fs import (
 )
 from dpviz.synthetic import fs_numeric_split_data, fs_single_split_data
 from dpviz.trees.id3 import (
+    DEFAULT_SPLIT_CELLS,
     SQRT2,
     DiffPID3Classifier,
     SuLQID3Classifier,
+    grid_split_qualities,
+    split_grid,
+    split_point_grid_probabilities,
     split_point_probabilities,
     split_point_ranges,
 )
@@ -105,6 +113,7 @@ __all__ = [
     "split_choice_table",
     "split_point_chart",
     "split_point_frame",
+    "split_point_grid_frame",
     "split_point_mass",
     "stop_reasons",
     "stopping_table",
@@ -759,6 +768,10 @@ def split_point_frame(
     ∝ exp(ε q_i / 2S)·|R_i| (:func:`~dpviz.trees.id3.split_point_probabilities`), then a
     point uniformly inside it.
 
+    This is the paper's continuous mechanism, shown as an idea: the estimators release
+    a point of a public grid instead (:func:`split_point_grid_frame`), because the doubles
+    ``rng.uniform(start, end)`` can return depend on the rows' values.
+
     Returns
     -------
     DataFrame
@@ -766,17 +779,7 @@ def split_point_frame(
         ``probability`` (of the range) and ``density`` (probability / length; 0 for an
         empty range).
     """
-    data = fs_numeric_split_data(
-        check_int(n, "n", minimum=1), p_noise=p_noise, n_test=0, random_state=random_state
-    )
-    match = re.search(r"decided by (\w+)", data.description)
-    assert match is not None
-    name = match.group(1)
-    attribute = data.domain[name]
-    assert isinstance(attribute, Numeric)
-    values = data.domain.encode(data.X)[:, data.domain.index(name)]
-    labels = data.domain.encode_labels(data.y)
-    eps = check_epsilon(budget, "budget") / ((2 + 3) * 1 + 2)
+    attribute, values, labels, eps = _split_point_setting(n, budget, p_noise, random_state)
     frames = []
     for criterion in ("infogain", "gini", "max"):
         crit = get_criterion(criterion)
@@ -802,10 +805,99 @@ def split_point_frame(
     return pd.concat(frames, ignore_index=True)
 
 
+def split_point_grid_frame(
+    n: int = 2000,
+    *,
+    budget: float = 0.1,
+    size_bound: int = 5000,
+    p_noise: float = 0.1,
+    n_cells: int = DEFAULT_SPLIT_CELLS,
+    random_state: int = 0,
+) -> pd.DataFrame:
+    """The grid mechanism the estimators use for FS §4.3, at the root of FS Fig. 4's data.
+
+    The setting of :func:`split_point_frame` (same data, same ε), but the split point is
+    one of the interior points of the public grid ``low + (high - low) · i / n_cells`` of
+    [0, 100] (:func:`~dpviz.trees.id3.split_grid`), chosen with probability
+    ∝ exp(ε q_i / 2S) (:func:`~dpviz.trees.id3.split_point_grid_probabilities`): FS's
+    density on a discretised output space. Every point it can release is a public double.
+
+    Parameters
+    ----------
+    n, budget, size_bound, p_noise, random_state
+        As :func:`split_point_frame`.
+    n_cells : int, default 256
+        Cells of the grid (the estimators' ``n_split_cells``).
+
+    Returns
+    -------
+    DataFrame
+        One row per (criterion, candidate): ``criterion``, ``index`` (grid index),
+        ``threshold`` (the grid double), ``score``, ``probability``; ``attrs["range"]`` is
+        the attribute's public range. :func:`split_point_mass` and
+        :func:`split_point_chart` take it as they take :func:`split_point_frame`'s.
+    """
+    attribute, values, labels, eps = _split_point_setting(n, budget, p_noise, random_state)
+    n_cells = check_int(n_cells, "n_cells", minimum=2)
+    grid = split_grid(attribute.low, attribute.high, n_cells)
+    frames = []
+    for criterion in ("infogain", "gini", "max"):
+        crit = get_criterion(criterion)
+        indices, p = split_point_grid_probabilities(
+            values, labels, 2, grid, 0, n_cells,
+            criterion=crit, sensitivity=crit.sensitivity(size_bound), epsilon=eps,
+        )
+        frames.append(
+            pd.DataFrame(
+                {
+                    "criterion": criterion,
+                    "index": indices,
+                    "threshold": grid[indices],
+                    "score": grid_split_qualities(values, labels, 2, grid, 0, n_cells, crit),
+                    "probability": p,
+                }
+            )
+        )
+    frame = pd.concat(frames, ignore_index=True)
+    frame.attrs["range"] = (attribute.low, attribute.high)
+    return frame
+
+
+def _split_point_setting(
+    n: int, budget: float, p_noise: float, random_state: int
+) -> tuple[Numeric, np.ndarray, np.ndarray, float]:
+    """The data of the §4.3 views: the generating attribute, its values, labels and ε."""
+    data = fs_numeric_split_data(
+        check_int(n, "n", minimum=1), p_noise=p_noise, n_test=0, random_state=random_state
+    )
+    match = re.search(r"decided by (\w+)", data.description)
+    assert match is not None
+    name = match.group(1)
+    attribute = data.domain[name]
+    assert isinstance(attribute, Numeric)
+    values = data.domain.encode(data.X)[:, data.domain.index(name)]
+    labels = data.domain.encode_labels(data.y)
+    eps = check_epsilon(budget, "budget") / ((2 + 3) * 1 + 2)
+    return attribute, values, labels, eps
+
+
 def _binned_mass(frame: pd.DataFrame, bins: int) -> pd.DataFrame:
     """Probability of each of ``bins`` equal-width bins of the range, per criterion."""
     out = []
     for criterion, group in frame.groupby("criterion", sort=False):
+        if "threshold" in group:  # the grid mechanism: point masses
+            low, high = frame.attrs["range"]
+            edges = np.linspace(low, high, bins + 1)
+            mass, _ = np.histogram(
+                group["threshold"], bins=edges, weights=group["probability"]
+            )
+            out.append(
+                pd.DataFrame(
+                    {"criterion": criterion, "start": edges[:-1], "end": edges[1:],
+                     "probability": mass}
+                )
+            )
+            continue
         low, high = float(group["start"].min()), float(group["end"].max())
         edges = np.linspace(low, high, bins + 1)
         starts = group["start"].to_numpy()[:, None]
@@ -832,10 +924,15 @@ def split_point_mass(frame: pd.DataFrame, low: float = 30.0, high: float = 40.0)
     Parameters
     ----------
     frame : DataFrame
-        From :func:`split_point_frame`.
+        From :func:`split_point_frame`, or :func:`split_point_grid_frame` (then the mass of
+        the grid points in ``[low, high]``).
     """
     mass = {}
     for criterion, group in frame.groupby("criterion", sort=False):
+        if "threshold" in group:
+            inside = group["threshold"].between(low, high).to_numpy()
+            mass[criterion] = float(group["probability"].to_numpy()[inside].sum())
+            continue
         start, end = group["start"].to_numpy(), group["end"].to_numpy()
         overlap = np.clip(np.minimum(end, high) - np.maximum(start, low), 0.0, None)
         length = end - start
@@ -850,7 +947,7 @@ def split_point_chart(frame: pd.DataFrame, *, bins: int = 100, width: int = 460)
     Parameters
     ----------
     frame : DataFrame
-        From :func:`split_point_frame`.
+        From :func:`split_point_frame` or :func:`split_point_grid_frame`.
     bins : int, default 100
         The range is shown in this many equal-width bins (the mass of each).
     """

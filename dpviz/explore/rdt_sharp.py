@@ -26,12 +26,13 @@ import numpy as np
 import pandas as pd
 
 from dpviz.datasets import Dataset
-from dpviz.domain import Categorical
-from dpviz.errors import InvalidParameterError, PrivacyLeakWarning
+from dpviz.domain import Categorical, Domain
+from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.exercises import Exercise, register
-from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.plots import accuracy_chart
+from dpviz.privacy import PrivateTable
 from dpviz.reproduce_rdt_sharp import rdt_sharp_dataset
+from dpviz.trees._base import release_generators
 from dpviz.trees.depth import rdt_sharp_depth
 from dpviz.trees.rdt import PrivateRDTClassifier, classify
 from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree
@@ -111,29 +112,30 @@ class _Run:
     depth: int
     n_labeled: int
     n_public: int
-    # RDT#: per primary tree, the cells of the labeled / public / test rows, and the noise keys
+    domain: Domain
+    labeled_codes: np.ndarray  # the private labeled rows, encoded (read through a PrivateTable)
+    # RDT#: per primary tree, the cells of the labeled / public / test rows
     primary_labeled: list[np.ndarray]
     primary_public: list[np.ndarray]
     primary_test: list[np.ndarray]
-    primary_noise_keys: list[int]
     # secondary trees: cell ids of the public rows (t × N) and of the test rows (t × m, -1: empty)
     secondary_public: np.ndarray
     secondary_test: np.ndarray
     n_secondary_cells: int
-    # labeled-only Private-RDT: leaves of the labeled / test rows per tree, noise keys
+    # labeled-only Private-RDT: leaves of the labeled / test rows per tree
     rdt_labeled: list[np.ndarray]
     rdt_test: list[np.ndarray]
-    rdt_noise_keys: list[int]
 
 
 @lru_cache(maxsize=12)  # up to ~10 MB each with t = 200
 def _prepare(name: str, percent: float, n_secondary: int, run: int) -> _Run:
     """Fit both estimators once (at ε = 1) and keep where every row lands in every tree.
 
-    With a fixed ``random_state`` the estimators draw their tree structures,
-    centres and noise keys in the same order whatever ε is, so the releases at
-    another ε are the same :class:`~dpviz.leaf_release.NoisyLeafCounts` with
-    another ε (the unit tests check the errors against the estimators' own).
+    The tree structures and centres are public and do not depend on ε; the releases at
+    each ε are then made through a :class:`~dpviz.privacy.PrivateTable` with the noise
+    generator the estimators use for ``random_state=run``
+    (:func:`~dpviz.trees._base.release_generators`), so they are the estimators' own
+    releases (the unit tests check the errors against the estimators').
     """
     data = _dataset(name)
     labeled, public, test = protocol_split(data.n_rows, percent / 100, run)
@@ -176,38 +178,45 @@ def _prepare(name: str, percent: float, n_secondary: int, run: int) -> _Run:
         test_labels=domain.encode_labels(y.iloc[test]),
         mechanism=sharp.noise,
         depth=sharp.depth_,
+        domain=domain,
+        labeled_codes=codes_l,
         n_labeled=n_labeled,
         n_public=len(public),
         primary_labeled=primary_labeled,
         primary_public=primary_public,
         primary_test=primary_test,
-        primary_noise_keys=[int(c.noise_key) for c in sharp.primary_counts_],
         secondary_public=sec_pub,
         secondary_test=sec_test,
         n_secondary_cells=offset,
         rdt_labeled=[t.leaf_keys(codes_l) for t in rdt.trees_],
         rdt_test=[t.leaf_keys(codes_t) for t in rdt.trees_],
-        rdt_noise_keys=[int(c.noise_key) for c in rdt.leaf_counts_],
     )
 
 
-def _releases(cells: list[np.ndarray], keys: list[int], prep: _Run, epsilon: float) -> list:
-    """The noisy count releases at ε/p each (RDT# AddNoise; JPW Fig. 5), as the estimators do."""
-    return [
-        NoisyLeafCounts(
-            c,
-            prep.labels,
-            prep.n_classes,
-            epsilon=epsilon / len(cells),
-            mechanism=prep.mechanism,
-            noise_key=k,
-        )
-        for c, k in zip(cells, keys, strict=True)
-    ]
+def _releases(cells: list[np.ndarray], prep: _Run, epsilon: float, run: int) -> list:
+    """The noisy count releases at ε/p each (RDT# AddNoise; JPW Fig. 5), as the estimators do.
+
+    One :class:`~dpviz.privacy.PrivateTable` over the labeled rows with the estimators'
+    noise generator for ``random_state=run``, one leaf release per tree.
+    """
+    _, noise = release_generators(np.random.default_rng(run))
+    table = PrivateTable.from_encoded(
+        prep.labeled_codes, prep.labels, domain=prep.domain, epsilon=epsilon, rng=noise
+    )
+    with warnings.catch_warnings():  # the explorer may show noise="laplace"; fit warned
+        warnings.simplefilter("ignore", NotProvenPrivateWarning)
+        return [
+            table.noisy_leaf_counts(
+                lambda codes, c=c: c,  # the rows' cells, computed once (public structure)
+                epsilon=epsilon / len(cells),
+                mechanism=prep.mechanism,
+            )
+            for c in cells
+        ]
 
 
-def _pseudo_labels(prep: _Run, epsilon: float) -> tuple[list, np.ndarray]:
-    releases = _releases(prep.primary_labeled, prep.primary_noise_keys, prep, epsilon)
+def _pseudo_labels(prep: _Run, epsilon: float, run: int) -> tuple[list, np.ndarray]:
+    releases = _releases(prep.primary_labeled, prep, epsilon, run)
     counts = [r(k) for r, k in zip(releases, prep.primary_public, strict=True)]
     return releases, classify(counts).argmax(axis=1)
 
@@ -226,7 +235,7 @@ def run_errors(
     """
     prep = _prepare(dataset, float(percent), int(n_secondary), int(run))
     c = prep.n_classes
-    releases, pseudo = _pseudo_labels(prep, epsilon)
+    releases, pseudo = _pseudo_labels(prep, epsilon, run)
     # secondary ensemble: exact counts of the pseudo-labeled public rows per cell (free)
     t = prep.secondary_public.shape[0]
     cell_counts = np.bincount(
@@ -240,7 +249,7 @@ def run_errors(
     )
     primary = [r(k) for r, k in zip(releases, prep.primary_test, strict=True)]
     sharp = classify([*primary, secondary]).argmax(axis=1)
-    rdt_releases = _releases(prep.rdt_labeled, prep.rdt_noise_keys, prep, epsilon)
+    rdt_releases = _releases(prep.rdt_labeled, prep, epsilon, run)
     rdt = classify([r(k) for r, k in zip(rdt_releases, prep.rdt_test, strict=True)]).argmax(1)
     truth = prep.test_labels
     return float(np.mean(sharp != truth)), float(np.mean(rdt != truth))
@@ -430,19 +439,22 @@ def overpaying_table(
 def height_leak_table(
     dataset: str = "mushroom", sizes: Sequence[int] | None = None
 ) -> pd.DataFrame:
-    """RDT#'s height from the private size: neighbouring sizes with different heights.
+    """RDT#'s height rule fed the private size: neighbouring sizes with different heights.
 
-    For each labeled size n, the height min(⌊k/2⌋, ⌊log_b n⌋ + 1) an
-    ``RDTSharpClassifier`` without ``n_labeled`` derives from the private rows
-    (it warns :class:`~dpviz.errors.PrivacyLeakWarning`). Where n and n + 1 give
-    different heights, adding one person changes the released trees' height: an
-    observer tells the neighbours apart with certainty (ε = ∞).
+    For each labeled size n, the paper's height min(⌊k/2⌋, ⌊log_b n⌋ + 1)
+    (:func:`~dpviz.trees.depth.rdt_sharp_depth`) if n were the private row count, next to
+    the height :class:`~dpviz.trees.rdt_sharp.RDTSharpClassifier` really uses without a
+    public ``n_labeled`` (⌊k/2⌋, whatever n is). Where n and n + 1 give different paper
+    heights, adding one person would change the released trees' height: an observer
+    would tell the neighbours apart with certainty (ε = ∞) — which is why dpviz never
+    feeds the rule the private size.
 
     Returns
     -------
     DataFrame
-        ``n_labeled``, ``height``, ``warned`` (the fit warned), for ``sizes``
-        (default: both sides of every change of height up to 2000 rows).
+        ``n_labeled``, ``paper_height`` (rule on the private n), ``dpviz_height`` (the
+        fitted model's ``depth_``), for ``sizes`` (default: both sides of every change of
+        the paper's height up to 2000 rows).
     """
     data = _dataset(dataset)
     k, b = len(data.domain), mean_values(dataset)
@@ -453,17 +465,12 @@ def height_leak_table(
         sizes = sorted({m for n in steps for m in (n, n + 1)})
     rows = []
     for n in sizes:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            model = RDTSharpClassifier(
-                epsilon=1.0, n_secondary=0, domain=data.domain, random_state=0
-            ).fit(data.X.iloc[:n], data.y.iloc[:n])
+        model = RDTSharpClassifier(
+            epsilon=1.0, n_secondary=0, domain=data.domain, random_state=0
+        ).fit(data.X.iloc[:n], data.y.iloc[:n])
         rows.append(
-            {
-                "n_labeled": n,
-                "height": model.depth_,
-                "warned": any(issubclass(w.category, PrivacyLeakWarning) for w in caught),
-            }
+            {"n_labeled": n, "paper_height": rdt_sharp_depth(k, b, n),
+             "dpviz_height": model.depth_}
         )
     return pd.DataFrame(rows)
 
@@ -519,7 +526,7 @@ def pseudo_label_table(
             prep = _prepare(dataset, float(percent), int(n_secondary), run)
             _, public, _ = protocol_split(data.n_rows, percent / 100, run)
             truth = data.domain.encode_labels(data.y.iloc[public])
-            _, pseudo = _pseudo_labels(prep, float(eps))
+            _, pseudo = _pseudo_labels(prep, float(eps), run)
             agree.append(np.mean(pseudo == truth))
             share.append(np.mean(pseudo == majority_code))
             base.append(np.mean(truth == majority_code))

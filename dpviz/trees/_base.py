@@ -40,13 +40,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.exceptions import DataConversionWarning
-from sklearn.utils import check_random_state
 
 from dpviz.domain import Domain
 from dpviz.errors import EmptyDataError, InvalidParameterError, MissingValueError
 from dpviz.validation import check_epsilon
 
-__all__ = ["DPEstimatorMixin"]
+__all__ = ["DPEstimatorMixin", "release_generators"]
 
 _NUMERIC_KINDS = ("integer", "floating", "mixed-integer-float", "decimal")
 
@@ -204,15 +203,34 @@ class DPEstimatorMixin:
         return arr
 
     def _rng(self) -> np.random.Generator:
-        """A numpy Generator from ``random_state`` (None, int, RandomState or Generator)."""
+        """A numpy Generator from ``random_state`` (None, int, RandomState or Generator).
+
+        ``None`` seeds from the operating system's entropy (128 bits, numpy's
+        ``default_rng()``), never from a small searchable seed: the seed of a release is a
+        curator secret (see ``docs/privacy.md``). A RandomState contributes 128 bits too.
+        """
         rs = self.random_state  # type: ignore[attr-defined]
         if isinstance(rs, np.random.Generator):
             return rs
         if isinstance(rs, numbers.Integral) and not isinstance(rs, bool):
+            if int(rs) < 0:
+                raise InvalidParameterError(
+                    f"random_state must be a non-negative int, None or a Generator, got {rs!r}"
+                )
             return np.random.default_rng(int(rs))
-        if rs is None or isinstance(rs, np.random.RandomState):
-            return np.random.default_rng(check_random_state(rs).randint(0, 2**31 - 1))
+        if rs is None:
+            return np.random.default_rng()
+        if isinstance(rs, np.random.RandomState):
+            return np.random.default_rng(rs.randint(0, 2**32, size=4, dtype=np.uint64))
         raise InvalidParameterError(f"random_state must be None, an int or a Generator, got {rs!r}")
+
+    def _rngs(self) -> tuple[np.random.Generator, np.random.Generator]:
+        """Independent generators for the public structure and the secret noise of a fit.
+
+        See :func:`release_generators`.
+        """
+        return release_generators(self._rng())
+
 
     @staticmethod
     def _epsilon(value: object, *, allow_inf: bool = True) -> float:
@@ -345,3 +363,16 @@ def _tidy_classes(classes: np.ndarray) -> np.ndarray:
     if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values):
         return np.asarray(values, dtype=np.float64)
     return classes
+
+
+def release_generators(rng: np.random.Generator) -> tuple[np.random.Generator, np.random.Generator]:
+    """The two independent generators of one fit: (public structure, secret noise).
+
+    Both are spawned from ``rng`` (``numpy.random.SeedSequence`` spawning), so the
+    structure a model publishes (tree keys, split points, centres) is independent of its
+    noise: knowing every structure key, or inverting them, says nothing about the noise.
+    Every random-tree estimator draws its structure from the first and its noise (and
+    row-to-tree assignment) from the second.
+    """
+    structure, noise = rng.spawn(2)
+    return structure, noise

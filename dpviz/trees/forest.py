@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -55,7 +56,8 @@ def get_majority_labels(
         ``False`` (FI Fig. 5's comparison): every tree reads every row, one
         query of ε/τ per tree (sequential composition).
     rng : numpy.random.Generator
-        Source of the row-to-tree assignment.
+        Source of the row-to-tree assignment (secret: the noise generator, never the
+        generator of the public tree structures).
 
     Returns
     -------
@@ -168,23 +170,32 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
                 f"leaf_mechanism must be one of {NoisyLeafLabels.MECHANISMS}, "
                 f"got {self.leaf_mechanism!r}"
             )
+        per_leaf = epsilon if self.disjoint else epsilon / n_trees
+        try:
+            NoisyLeafLabels.check(per_leaf, self.leaf_mechanism)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(
+                f"epsilon={self.epsilon!r} gives {per_leaf:.6g} per leaf label: {exc}"
+            ) from None
         codes, labels, domain = self._fit_inputs(X, y)
-        rng = self._rng()
+        structure_rng, noise_rng = self._rngs()
         if self.max_depth is None:
             n_discrete = int(domain.categorical_mask.sum())
             self.depth_ = fletcher_islam_depth(len(domain) - n_discrete, n_discrete)
         else:
             self.depth_ = check_int(self.max_depth, "max_depth", minimum=1)
-        keys = rng.integers(0, 2**63, size=n_trees)
+        keys = structure_rng.integers(0, 2**63, size=n_trees)
         self.trees_ = [RandomTree(domain, self.depth_, int(k)) for k in keys]
-        table = PrivateTable.from_encoded(codes, labels, domain=domain, epsilon=epsilon, rng=rng)
+        table = PrivateTable.from_encoded(
+            codes, labels, domain=domain, epsilon=epsilon, rng=noise_rng
+        )
         self.leaf_labels_ = get_majority_labels(
             table,
             self.trees_,
             epsilon=epsilon,
             mechanism=self.leaf_mechanism,
             disjoint=bool(self.disjoint),
-            rng=rng,
+            rng=noise_rng,
         )
         table.close()
         self.ledger_ = table.ledger
@@ -213,6 +224,41 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
                 votes += np.bincount(row_of * n_classes + labels, minlength=n * n_classes)
         votes = votes.reshape(n, n_classes)
         return votes
+
+    def released_labels(self, X: Any) -> np.ndarray:
+        """The released label of the leaf each row reaches, per tree: codes, shape (τ, n).
+
+        A lookup of the release itself (what an observer of the published forest sees at
+        these rows), before the vote; used by the audits.
+        """
+        check_is_fitted(self, "trees_")
+        codes = self._predict_codes(X)
+        per_release = len(self.trees_) // len(self.leaf_labels_)
+        return np.stack([
+            self.leaf_labels_[i // per_release](tree.leaf_keys(codes))
+            for i, tree in enumerate(self.trees_)
+        ])
+
+    def export_release(self, max_leaves: int = 100_000) -> pd.DataFrame:
+        """The release, materialized: every leaf of every tree and its private label.
+
+        Safe to share (what the privacy claim covers, see ``docs/privacy.md``), unlike the
+        fitted object. Refuses trees with more than ``max_leaves`` leaves each.
+
+        Returns
+        -------
+        DataFrame
+            One row per leaf: ``tree``, ``leaf`` (the path of tests) and ``label``.
+        """
+        check_is_fitted(self, "trees_")
+        per_release = len(self.trees_) // len(self.leaf_labels_)
+        frames = []
+        for i, tree in enumerate(self.trees_):
+            keys, paths = tree.leaves(max_leaves)
+            labels = self.leaf_labels_[i // per_release](keys)
+            frames.append(pd.DataFrame({"tree": i, "leaf": paths,
+                                        "label": self._decode(labels)}))
+        return pd.concat(frames, ignore_index=True)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Vote shares of the classes."""

@@ -7,8 +7,10 @@ private rows *only* through :class:`~dpviz.privacy.PrivateTable` queries:
   counts for the information gain of every attribute, FS eq. (2));
 * :func:`diffp_id3` and :func:`build_diffp_id3` — FS Algorithm 2, DiffPID3 (one
   exponential-mechanism query per node), with the continuous attributes of FS §4.3
-  (DiffPC4.5): :func:`choose_split_point`, the exponential mechanism over score-constant
-  ranges;
+  (DiffPC4.5): :func:`private_split_point`, the exponential mechanism over the points of a
+  public grid of the attribute's range (FS's continuous output space discretised, because
+  a uniform draw inside data-dependent ranges releases a data-dependent floating-point
+  lattice: see :mod:`dpviz.trees.id3_split_point`);
 * :func:`prune_noisy_counts` — FS Algorithm 3, PRUNE, calling :func:`top_down_correct`,
   :func:`bottom_up_aggregate` and :func:`prune_c45`.
 
@@ -75,7 +77,14 @@ from dpviz.trees.id3_quality import (
     sulq_information_gain,
 )
 from dpviz.trees.id3_split_point import (
+    DEFAULT_SPLIT_CELLS,
+    LABEL_POINT,
     choose_split_point,
+    choose_split_point_continuous,
+    grid_split_qualities,
+    private_split_point,
+    split_grid,
+    split_point_grid_probabilities,
     split_point_probabilities,
     split_point_ranges,
 )
@@ -83,19 +92,28 @@ from dpviz.trees.id3_tree import ID3Node, ID3Tree, flatten, route
 from dpviz.validation import check_epsilon, check_int, check_probability
 
 __all__ = [
+    "DEFAULT_SPLIT_CELLS",
+    "LABEL_POINT",
     "DiffPC45Classifier",
     "DiffPID3Classifier",
     "ID3Node",
     "ID3Tree",
     "SuLQID3Classifier",
+    "attribute_qualities",
     "bottom_up_aggregate",
     "build_diffp_id3",
     "build_sulq_id3",
+    "categorical_splits",
     "choose_split_point",
+    "choose_split_point_continuous",
     "diffp_id3",
+    "grid_split_qualities",
     "pessimistic_errors",
+    "private_split_point",
     "prune_c45",
     "prune_noisy_counts",
+    "split_grid",
+    "split_point_grid_probabilities",
     "split_point_probabilities",
     "split_point_ranges",
     "sulq_id3",
@@ -109,12 +127,13 @@ SQRT2 = math.sqrt(2.0)
 LABEL_COUNT = "node count"
 LABEL_LEAF = "leaf class counts"
 LABEL_SELECT = "split attribute"
-LABEL_POINT = "split point"
+# LABEL_POINT = "split point" is defined in dpviz.trees.id3_split_point (imported above).
 LABEL_VALUE_COUNTS = "attribute value counts"
 LABEL_CELL_COUNTS = "attribute class counts"
 
-#: Name of the range-based exponential mechanism in the ledger.
-RANGE_MECHANISM = "exponential (ranges)"
+#: The split-point queries are :meth:`PrivateTable.select` queries over the public grid;
+#: the ledger records them under this mechanism name (the one ``select`` records).
+POINT_MECHANISM = "exponential"
 
 
 # =============================================================================== helpers
@@ -126,6 +145,7 @@ class _Split:
     index: int
     n_values: int
     threshold: float | None = None
+    grid_index: int | None = None
 
 
 def _split_counts(
@@ -139,6 +159,32 @@ def _split_counts(
         cells = (column > split.threshold).astype(np.int64)
     flat = np.bincount(cells * n_classes + labels, minlength=split.n_values * n_classes)
     return flat.reshape(split.n_values, n_classes).astype(np.float64)
+
+
+def categorical_splits(domain: Domain) -> list[_Split]:
+    """The candidate split of every categorical attribute of ``domain`` (one part per value)."""
+    return [
+        _Split(a.name, j, a.n_values)
+        for j, a in enumerate(domain)
+        if isinstance(a, Categorical)
+    ]
+
+
+def attribute_qualities(
+    codes: np.ndarray,
+    labels: np.ndarray,
+    splits: Sequence[_Split],
+    criterion: Criterion,
+    n_classes: int,
+) -> np.ndarray:
+    """FS Alg. 2 line 14's quality q(T, A) of every candidate split, on the node's rows.
+
+    The quality function of DiffPID3's attribute choice (evaluated inside
+    :meth:`PrivateTable.select`, which applies the exponential mechanism to it); the audit
+    target :func:`dpviz.audit_targets.diffpid3_split_choice` calls this same function.
+    """
+    tables = [_split_counts(codes, labels, s, n_classes) for s in splits]
+    return np.array([criterion.quality(c) for c in tables], dtype=np.float64)
 
 
 def _argmax_random(values: np.ndarray, rng: np.random.Generator) -> int:
@@ -348,6 +394,7 @@ def diffp_id3(
     *,
     criterion: str = "max",
     size_bound: int | None = None,
+    n_split_cells: int = DEFAULT_SPLIT_CELLS,
 ) -> ID3Node:
     """FS Algorithm 2, procedure DiffPID3 (lines 1-5), with FS §4.3's numeric attributes.
 
@@ -369,6 +416,9 @@ def diffp_id3(
     size_bound : int, optional
         Public bound N on the number of rows; required for ``"infogain"`` (its sensitivity
         is log2(N+1) + 1/ln 2), unless ``budget = inf``.
+    n_split_cells : int, default 256
+        Each numeric attribute's public range is cut into this many equal cells; the split
+        points are the interior grid points (:func:`split_grid`). Public.
 
     Returns
     -------
@@ -377,9 +427,10 @@ def diffp_id3(
 
     Notes
     -----
-    Privacy claim: B-DP. Each level gets ε; an inner node spends ε (count) + n·ε (split
-    points) + ε (attribute), a leaf 2ε; the nodes of one level are disjoint (parallel
-    composition) and the d inner levels plus the leaf level compose sequentially:
+    Privacy claim: B-DP. Each level gets ε; an inner node spends ε (count) + at most n·ε
+    (split points; none for an attribute whose interval has no interior grid point) + ε
+    (attribute), a leaf 2ε; the nodes of one level are disjoint (parallel composition)
+    and the d inner levels plus the leaf level compose sequentially:
     (2+n)·d·ε + 2ε = B.
     """
     budget = check_epsilon(budget, "epsilon", allow_inf=True)
@@ -394,14 +445,19 @@ def diffp_id3(
     domain = table.domain
     n_numeric = sum(isinstance(domain[a], Numeric) for a in attributes)
     epsilon = budget / ((2 + n_numeric) * d + 2) if d is not None else math.inf
-    intervals = {
-        a: (domain[a].low, domain[a].high)  # type: ignore[union-attr]
-        for a in attributes
-        if isinstance(domain[a], Numeric)
-    }
+    n_cells = check_int(n_split_cells, "n_split_cells", minimum=2)
+    intervals = {a: (0, n_cells) for a in attributes if isinstance(domain[a], Numeric)}
     root = ID3Node(depth=0, condition="(root)", epsilon=epsilon, noisy_count=math.nan)
     return build_diffp_id3(
-        table, list(attributes), d, epsilon, root, crit, sensitivity, intervals
+        table,
+        list(attributes),
+        d,
+        epsilon,
+        root,
+        crit,
+        sensitivity,
+        intervals,
+        n_split_cells=n_cells,
     )
 
 
@@ -413,24 +469,40 @@ def build_diffp_id3(
     node: ID3Node,
     criterion: Criterion,
     sensitivity: float,
-    intervals: dict[str, tuple[float, float]],
+    intervals: dict[str, tuple[int, int]],
+    *,
+    n_split_cells: int = DEFAULT_SPLIT_CELLS,
 ) -> ID3Node:
     """FS Algorithm 2, procedure Build_DiffPID3 (lines 6-18), filling ``node``.
 
     Line 7: t = max |A| (2 for a numeric attribute). Line 8: N_T = NoisyCount_ε(T).
     Line 9: a leaf if 𝒜 = ∅, d = 0 or N_T / (t|C|) < √2/ε; lines 10-12: noisy class
     counts at ε and the arg-max label. FS §4.3, "before line 14": one split point per
-    numeric attribute by the exponential mechanism over ranges at ε
-    (:func:`choose_split_point`, through :meth:`PrivateTable.apply`). Line 14:
-    Ā = ExpMech_ε(𝒜, q), one query with the criterion's quality and sensitivity.
-    Lines 15-17: partition by Ā and recurse with 𝒜 minus Ā (nominal attributes are used once
-    on a path; numeric ones stay candidates, on the narrowed interval), d - 1.
+    numeric attribute at ε, by the exponential mechanism over the interior points of the
+    node's interval on the attribute's public grid (:func:`private_split_point`, one
+    :meth:`PrivateTable.select` query); an attribute whose interval has no interior grid
+    point is not a candidate at this node. Line 14: Ā = ExpMech_ε(𝒜, q), one query with
+    the criterion's quality and sensitivity. Lines 15-17: partition by Ā and recurse with
+    𝒜 minus Ā (nominal attributes are used once on a path; numeric ones stay candidates,
+    on the narrowed interval: a split at grid index i gives the children ``(i_lo, i)`` and
+    ``(i, i_hi)``), d - 1.
+
+    Parameters
+    ----------
+    intervals : dict
+        Numeric attribute name -> the node's public interval ``(i_lo, i_hi)`` as indices of
+        its grid (``(0, n_split_cells)`` at the root).
+    n_split_cells : int, default 256
+        Cells of each numeric attribute's public grid (:func:`split_grid`).
 
     Notes
     -----
-    Privacy claim: an inner node spends (2 + n)ε, a leaf 2ε. N_T: ε-DP (sensitivity 1).
-    Leaf class counts: ε-DP (disjoint classes). Each split point: ε-DP
-    (:func:`choose_split_point`). The attribute choice: ε-DP by the exponential mechanism
+    Privacy claim: an inner node spends at most (2 + n)ε, a leaf 2ε. N_T: ε-DP
+    (sensitivity 1). Leaf class counts: ε-DP (disjoint classes). Each split point: ε-DP
+    under add/remove-one-row neighbours: the exponential mechanism (McSherry & Talwar 2007;
+    FS Def. 3) over a public finite candidate set; the released threshold is one of the
+    public grid doubles, so no floating-point lattice depends on the rows
+    (:func:`private_split_point`). The attribute choice: ε-DP by the exponential mechanism
     with the quality's sensitivity S (FS §4.1, App. A; S = log2(N+1) + 1/ln 2, 2 or 1).
     These read the same rows and compose sequentially; the children read disjoint parts
     (parallel composition). With ``epsilon = inf`` the choice is the exact arg-max and
@@ -459,44 +531,26 @@ def build_diffp_id3(
         if isinstance(attribute, Categorical):
             candidates.append(_Split(name, j, attribute.n_values))
             continue
-        low, high = intervals[name]
-        if not high > low:  # a degenerate public interval: no split point to choose
+        i_lo, i_hi = intervals[name]
+        if i_hi - i_lo < 2:  # no interior grid point (public): not a candidate here
             continue
-
-        def mechanism(
-            codes: np.ndarray,
-            labels: np.ndarray | None,
-            rng: np.random.Generator,
-            j: int = j,
-            low: float = low,
-            high: float = high,
-        ) -> float:
-            """ε-DP split point, FS §4.3 (see :func:`choose_split_point`)."""
-            assert labels is not None
-            return choose_split_point(
-                codes[:, j],
-                labels,
-                n_classes,
-                low,
-                high,
-                criterion=criterion,
-                sensitivity=sensitivity,
-                epsilon=epsilon,
-                rng=rng,
-            )
-
-        point = float(
-            table.apply(mechanism, epsilon=epsilon, name=RANGE_MECHANISM, label=LABEL_POINT)
+        point, index = private_split_point(
+            table,
+            name,
+            (i_lo, i_hi),
+            criterion=criterion,
+            sensitivity=sensitivity,
+            epsilon=epsilon,
+            n_cells=n_split_cells,
         )
         node.split_points[name] = point
-        candidates.append(_Split(name, j, 2, point))
+        candidates.append(_Split(name, j, 2, point, index))
     if not candidates:
         return _make_leaf(table, node, "no attribute left")
 
     def quality(codes: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
         assert labels is not None
-        tables = [_split_counts(codes, labels, s, n_classes) for s in candidates]
-        return np.array([criterion.quality(c) for c in tables], dtype=np.float64)
+        return attribute_qualities(codes, labels, candidates, criterion, n_classes)
 
     if exact:
         scores = np.array(
@@ -529,13 +583,14 @@ def build_diffp_id3(
         rest = [a for a in attributes if a != chosen.name]
         child_intervals = [intervals] * len(parts)
     else:
+        assert chosen.grid_index is not None
         node.threshold = chosen.threshold
         parts = table.partition(chosen.name, threshold=chosen.threshold)
         rest = list(attributes)
-        low, high = intervals[chosen.name]
+        i_lo, i_hi = intervals[chosen.name]
         child_intervals = [
-            {**intervals, chosen.name: (low, chosen.threshold)},
-            {**intervals, chosen.name: (chosen.threshold, high)},
+            {**intervals, chosen.name: (i_lo, chosen.grid_index)},
+            {**intervals, chosen.name: (chosen.grid_index, i_hi)},
         ]
     for part, child_interval in zip(parts, child_intervals, strict=True):  # line 16
         child = ID3Node(
@@ -546,7 +601,15 @@ def build_diffp_id3(
         )
         node.children.append(
             build_diffp_id3(
-                part, rest, next_depth, epsilon, child, criterion, sensitivity, child_interval
+                part,
+                rest,
+                next_depth,
+                epsilon,
+                child,
+                criterion,
+                sensitivity,
+                child_interval,
+                n_split_cells=n_split_cells,
             )
         )
     return node  # line 17
@@ -799,9 +862,12 @@ class DiffPID3Classifier(_FSTreeClassifier):
 
     One exponential-mechanism query per node chooses the split attribute with the quality
     function ``criterion`` (FS §4.1). Numeric attributes get a split point per node by the
-    exponential mechanism over score-constant ranges of their public interval (FS §4.3),
-    and the budget becomes ε = B / ((2+n)d + 2) with n numeric attributes. ``prune=True``
-    adds FS Algorithm 3 (C4.5 error-based pruning on corrected noisy counts, free).
+    exponential mechanism of FS §4.3 on a public grid: the attribute's public range is cut
+    into ``n_split_cells`` equal cells and the split point is one of the grid points inside
+    the node's interval (FS's continuous output space discretised: see
+    :mod:`dpviz.trees.id3_split_point` for why). The budget becomes
+    ε = B / ((2+n)d + 2) with n numeric attributes. ``prune=True`` adds FS Algorithm 3
+    (C4.5 error-based pruning on corrected noisy counts, free).
 
     Parameters
     ----------
@@ -821,6 +887,12 @@ class DiffPID3Classifier(_FSTreeClassifier):
         Prune with noisy counts (FS Alg. 3). :class:`DiffPC45Classifier` defaults to True.
     confidence : float, default 0.25
         C4.5's certainty factor CF for pruning.
+    n_split_cells : int, default 256
+        Number of equal cells of each numeric attribute's public range ``[low, high]``
+        (at least 2); the candidate split points are the grid points
+        ``low + (high - low) · i / n_split_cells`` (:func:`split_grid`), so every released
+        threshold is one of these public doubles. Finer grids follow FS's continuous
+        mechanism more closely; the resolution is ``(high - low) / n_split_cells``.
     domain : Domain, optional
         The public schema (categorical values, numeric bounds, classes). Without one it is
         derived from the rows with a :class:`~dpviz.errors.PrivacyLeakWarning`.
@@ -843,7 +915,11 @@ class DiffPID3Classifier(_FSTreeClassifier):
     Notes
     -----
     Privacy claim: the fitted model is ``epsilon``-DP with respect to the training rows
-    (:func:`diffp_id3`); pruning and prediction are post-processing.
+    (:func:`diffp_id3`); pruning and prediction are post-processing. Each numeric split
+    point is ε-DP under add/remove-one-row neighbours: the exponential mechanism
+    (McSherry & Talwar 2007; FS Def. 3) over a public finite candidate set; the released
+    threshold is one of the public grid doubles, so no floating-point lattice depends on
+    the rows.
 
     Examples
     --------
@@ -865,6 +941,7 @@ class DiffPID3Classifier(_FSTreeClassifier):
         size_bound: int | None = None,
         prune: bool = False,
         confidence: float = 0.25,
+        n_split_cells: int = DEFAULT_SPLIT_CELLS,
         domain: Domain | None = None,
         unknown: str = "raise",
         random_state: int | np.random.Generator | None = None,
@@ -875,6 +952,7 @@ class DiffPID3Classifier(_FSTreeClassifier):
         self.size_bound = size_bound
         self.prune = prune
         self.confidence = confidence
+        self.n_split_cells = n_split_cells
         self.domain = domain
         self.unknown = unknown
         self.random_state = random_state
@@ -886,6 +964,7 @@ class DiffPID3Classifier(_FSTreeClassifier):
         conf = check_probability(self.confidence, "confidence")
         if not 0 < conf < 1:
             raise InvalidParameterError(f"confidence must lie in (0, 1), got {self.confidence!r}")
+        check_int(self.n_split_cells, "n_split_cells", minimum=2)
 
     def _algorithm_name(self) -> str:
         numeric = self.domain_ is not None and not self.domain_.categorical_mask.all()
@@ -902,6 +981,7 @@ class DiffPID3Classifier(_FSTreeClassifier):
             budget,
             criterion=self.criterion,
             size_bound=self.size_bound,
+            n_split_cells=self.n_split_cells,
         )
         if self.prune:
             prune_noisy_counts(root, self.confidence)
@@ -911,9 +991,40 @@ class DiffPID3Classifier(_FSTreeClassifier):
 class DiffPC45Classifier(DiffPID3Classifier):
     """DiffPC4.5 of Friedman & Schuster (KDD 2010, §4.2-4.3): DiffPID3 with pruning on.
 
-    Numeric attributes are split by the exponential mechanism over score-constant ranges
-    (ε = B / ((2+n)d + 2)); the tree is pruned with noisy counts (FS Alg. 3, CF = 0.25).
-    Parameters as :class:`DiffPID3Classifier` (``prune`` defaults to True).
+    Numeric attributes are split by the exponential mechanism over the points of a public
+    grid of their range (``n_split_cells`` equal cells; ε = B / ((2+n)d + 2)); the tree is
+    pruned with noisy counts (FS Alg. 3, CF = 0.25). Parameters as
+    :class:`DiffPID3Classifier` (``prune`` defaults to True).
+
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        The total privacy budget B (> 0).
+    max_depth : int or None, default 5
+        Maximal depth d (public).
+    criterion : {"max", "gini", "infogain"}, default "max"
+        Quality function.
+    size_bound : int, optional
+        Public bound N on the number of rows (``"infogain"``).
+    prune : bool, default True
+        Prune with noisy counts (FS Alg. 3).
+    confidence : float, default 0.25
+        C4.5's certainty factor CF.
+    n_split_cells : int, default 256
+        Equal cells of each numeric attribute's public range; the split points are the
+        grid points (see :class:`DiffPID3Classifier`).
+    domain : Domain, optional
+        The public schema.
+    unknown : {"raise", "random"}, default "raise"
+        Prediction-time policy for categories outside the domain.
+    random_state : int, Generator or None
+        Source of the noise.
+
+    Notes
+    -----
+    Privacy claim: as :class:`DiffPID3Classifier`: ``epsilon``-DP; each split point is the
+    exponential mechanism over a public finite candidate set (the grid), so the released
+    thresholds are public doubles.
     """
 
     def __init__(
@@ -925,6 +1036,7 @@ class DiffPC45Classifier(DiffPID3Classifier):
         size_bound: int | None = None,
         prune: bool = True,
         confidence: float = 0.25,
+        n_split_cells: int = DEFAULT_SPLIT_CELLS,
         domain: Domain | None = None,
         unknown: str = "raise",
         random_state: int | np.random.Generator | None = None,
@@ -936,6 +1048,7 @@ class DiffPC45Classifier(DiffPID3Classifier):
             size_bound=size_bound,
             prune=prune,
             confidence=confidence,
+            n_split_cells=n_split_cells,
             domain=domain,
             unknown=unknown,
             random_state=random_state,

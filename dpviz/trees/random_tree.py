@@ -30,6 +30,7 @@ import numpy as np
 
 from dpviz import keyed
 from dpviz.domain import UNKNOWN_CODE, Domain
+from dpviz.errors import InvalidParameterError
 from dpviz.validation import check_int
 
 __all__ = ["RandomTree", "Routing", "forest_leaf_keys", "forest_route"]
@@ -243,6 +244,57 @@ class RandomTree:
                 keys, used, low, high, attribute, threshold, parent, index
             )
         return len(keys)
+
+    def leaves(self, limit: int = 100_000) -> tuple[np.ndarray, list[str]]:
+        """Every leaf of the fully materialized tree: its key and its path, as public text.
+
+        Parameters
+        ----------
+        limit : int
+            Refuse trees with more leaves than this (they cannot be listed usefully).
+
+        Returns
+        -------
+        keys : ndarray of uint64
+            The leaf keys (the keys a lazy release is looked up with).
+        paths : list of str
+            The tests from the root, e.g. ``"a0 = 1 and x3 <= 0.4172"``.
+
+        Raises
+        ------
+        InvalidParameterError
+            If the tree has more than ``limit`` leaves.
+        """
+        keys, used, low, high = self._initial_state(1)
+        paths = [""]
+        names = self.domain.names
+        for _ in range(self.depth):
+            attribute, threshold = self._splits(keys, used, low, high)
+            arity = np.where(attribute < 0, 1, self._arity[np.maximum(attribute, 0)])
+            if arity.sum() > limit:
+                raise InvalidParameterError(
+                    f"this tree has more than limit={limit} leaves; read the release at chosen "
+                    "rows instead (released_counts / released_labels)"
+                )
+            parent = np.repeat(np.arange(len(keys)), arity)
+            index = np.arange(len(parent)) - np.repeat(np.cumsum(arity) - arity, arity)
+            tests = []
+            for p, i in zip(parent.tolist(), index.tolist(), strict=True):
+                a = int(attribute[p])
+                if a < 0:
+                    tests.append(paths[p])
+                    continue
+                attr = self.domain[names[a]]
+                if self._categorical[a]:
+                    test = f"{attr.name} = {attr.values[i]}"
+                else:
+                    test = f"{attr.name} {'<=' if i == 0 else '>'} {threshold[p]:.6g}"
+                tests.append(f"{paths[p]} and {test}" if paths[p] else test)
+            paths = tests
+            keys, used, low, high = self._children(
+                keys, used, low, high, attribute, threshold, parent, index
+            )
+        return keys, [p or "(root)" for p in paths]
 
     def estimate_leaves(self, n_walks: int, rng: np.random.Generator) -> float:
         """Knuth's (1975) unbiased estimate of the number of leaves, from random walks.

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -71,6 +72,16 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _tree_counts(self, codes: np.ndarray) -> list[np.ndarray]:  # pragma: no cover
         raise NotImplementedError
+
+    def released_counts(self, X: Any) -> np.ndarray:
+        """The released class counts of the leaf each row reaches, per tree: (N, n, T).
+
+        A lookup of the release itself (noisy counts for Private-RDT, exact ones for the
+        non-private reference) — what an observer of the published model sees at these
+        rows; used by the audits and the notebooks' leaf-vector tables.
+        """
+        check_is_fitted(self, "trees_")
+        return np.stack(self._tree_counts(self._predict_codes(X)))
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities by JPW Fig. 2 (summed counts over the trees, normalized)."""
@@ -131,9 +142,9 @@ class RandomDecisionTreeClassifier(_RDTBase):
     def fit(self, X: Any, y: Any) -> RandomDecisionTreeClassifier:
         """Build the random structures and count the rows at every node (UpdateStatistics)."""
         codes, labels, domain = self._fit_inputs(X, y)
-        rng = self._rng()
+        structure_rng, _ = self._rngs()  # the same trees as Private-RDT with this seed
         self.depth_ = self._depth(len(domain))
-        self.trees_ = self._make_trees(rng, self.depth_)
+        self.trees_ = self._make_trees(structure_rng, self.depth_)
         self.node_counts_ = [self._count_levels(t.route(codes), labels) for t in self.trees_]
         return self
 
@@ -238,18 +249,32 @@ class PrivateRDTClassifier(_RDTBase):
         self.unknown = unknown
         self.random_state = random_state
 
-    def fit(self, X: Any, y: Any) -> PrivateRDTClassifier:
-        """Private-RDT (JPW Fig. 5) for each of the N trees, at ε/N each."""
-        epsilon = self._epsilon(self.epsilon)
+    def _check_release(self, epsilon: float) -> None:
+        """Refuse a noise option or a per-tree ε the samplers cannot serve, before any release."""
         if self.noise not in NoisyLeafCounts.MECHANISMS:
             raise InvalidParameterError(
                 f"noise must be 'discrete_laplace' or 'laplace', got {self.noise!r}"
             )
+        n_trees = check_int(self.n_trees, "n_trees", minimum=1)
+        try:
+            NoisyLeafCounts.check(epsilon / n_trees, self.noise)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(
+                f"epsilon={self.epsilon!r} split over n_trees={n_trees} gives "
+                f"{epsilon / n_trees:.6g} per tree: {exc}"
+            ) from None
+
+    def fit(self, X: Any, y: Any) -> PrivateRDTClassifier:
+        """Private-RDT (JPW Fig. 5) for each of the N trees, at ε/N each."""
+        epsilon = self._epsilon(self.epsilon)
+        self._check_release(epsilon)
         codes, labels, domain = self._fit_inputs(X, y)
-        rng = self._rng()
+        self._structure_rng, self._noise_rng = self._rngs()
         self.depth_ = self._depth(len(domain))
-        self.trees_ = self._make_trees(rng, self.depth_)
-        table = PrivateTable.from_encoded(codes, labels, domain=domain, epsilon=epsilon, rng=rng)
+        self.trees_ = self._make_trees(self._structure_rng, self.depth_)
+        table = PrivateTable.from_encoded(
+            codes, labels, domain=domain, epsilon=epsilon, rng=self._noise_rng
+        )
         self.leaf_counts_ = self._release(table, self.trees_, epsilon)
         table.close()
         self._table = table
@@ -276,6 +301,30 @@ class PrivateRDTClassifier(_RDTBase):
             tree.route(codes).per_leaf(counts)
             for tree, counts in zip(self.trees_, self.leaf_counts_, strict=True)
         ]
+
+    def export_release(self, max_leaves: int = 100_000) -> pd.DataFrame:
+        """The release, materialized: every leaf of every tree and its (noisy) class counts.
+
+        Safe to share (it is exactly what the privacy claim covers, see ``docs/privacy.md``),
+        unlike the fitted object, which keeps curator secrets. Refuses trees with more than
+        ``max_leaves`` leaves each.
+
+        Returns
+        -------
+        DataFrame
+            One row per leaf: ``tree``, ``leaf`` (the path of tests from the root) and one
+            column per class.
+        """
+        check_is_fitted(self, "trees_")
+        frames = []
+        for i, (tree, release) in enumerate(zip(self.trees_, self.leaf_counts_, strict=True)):
+            keys, paths = tree.leaves(max_leaves)
+            counts = release(keys)
+            frame = pd.DataFrame(counts, columns=[str(c) for c in self.classes_])
+            frame.insert(0, "leaf", paths)
+            frame.insert(0, "tree", i)
+            frames.append(frame)
+        return pd.concat(frames, ignore_index=True)
 
     def update(
         self,
@@ -308,6 +357,11 @@ class PrivateRDTClassifier(_RDTBase):
         """
         check_is_fitted(self, "trees_")
         epsilon = self._epsilon(self.epsilon)
+        if method not in ("jpw", "recount", "rebuild"):
+            raise InvalidParameterError(
+                f"method must be 'jpw', 'recount' or 'rebuild', got {method!r}"
+            )
+        self._check_release(epsilon)
         codes, labels = self._more_rows(X_new, y_new)
         if method == "jpw":
             batch = self._table.append(codes, labels)
@@ -315,10 +369,6 @@ class PrivateRDTClassifier(_RDTBase):
             batch.close()
             self.leaf_counts_ = [old.add(n) for old, n in zip(self.leaf_counts_, new, strict=True)]
             return self
-        if method not in ("recount", "rebuild"):
-            raise InvalidParameterError(
-                f"method must be 'jpw', 'recount' or 'rebuild', got {method!r}"
-            )
         if X_previous is None or y_previous is None:
             raise InvalidParameterError(
                 f"method={method!r} reads D1 again: pass X_previous and y_previous"
@@ -327,12 +377,16 @@ class PrivateRDTClassifier(_RDTBase):
         union = np.vstack([previous_codes, codes])
         union_labels = np.concatenate([previous_labels, labels])
         previous = self.ledger_.spent
+        # Fresh randomness for the new release: the fitted model's generators continue (a
+        # reseeded generator would repeat the trees and the noise of the first release, so
+        # that "after − before" is an exact count).
         table = PrivateTable.from_encoded(
-            union, union_labels, domain=self.domain_, epsilon=previous + epsilon, rng=self._rng()
+            union, union_labels, domain=self.domain_, epsilon=previous + epsilon,
+            rng=self._noise_rng,
         )
         table.charge_prior(previous, label="earlier release on D1 (sequential)")
         if method == "rebuild":
-            self.trees_ = self._make_trees(table.rng, self.depth_)
+            self.trees_ = self._make_trees(self._structure_rng, self.depth_)
         self.leaf_counts_ = self._release(
             table, self.trees_, epsilon, tag=f" ({method} on D1 ∪ D2)"
         )

@@ -10,7 +10,6 @@ large *secondary* ensemble; the classifier is the union of both.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -20,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from dpviz import keyed
 from dpviz.domain import Categorical, Domain
-from dpviz.errors import InvalidParameterError, PrivacyLeakWarning
+from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import PrivateTable
 from dpviz.trees._base import DPEstimatorMixin
@@ -111,9 +110,10 @@ def create_tree(
 ) -> CentredTree:
     """RDT# Fig. 3, ``CreateTree``: a random structure, then centres from the public rows.
 
-    In each leaf holding |D_leaf| of the N public rows, ``⌈n_cells·|D_leaf| / N⌉``
-    of them are chosen at random (without replacement) as centres of dense
-    regions. Public rows only: this reads no private data.
+    In each leaf holding |D_leaf| of the N public rows, ``⌈n_cells·|D_leaf| / N⌉`` of them
+    (at most |D_leaf|, when there are fewer public rows than N_CELLS) are chosen at random
+    (without replacement) as centres of dense regions. Public rows only: this reads no
+    private data.
 
     Parameters
     ----------
@@ -140,7 +140,8 @@ def create_tree(
     rank_of_leaf[leaf_order] = np.arange(len(leaf_order))
     inverse = rank_of_leaf[routing.level_index[-1]]
     sizes = np.bincount(inverse, minlength=len(keys))
-    n_centres = np.ceil(n_cells * sizes / n).astype(np.int64)
+    # never more centres than the leaf has public rows (a leaf's centres are its rows)
+    n_centres = np.minimum(np.ceil(n_cells * sizes / n).astype(np.int64), sizes)
     # a random order of the rows; in each leaf the first n_centres rows become its centres
     shuffled = rng.permutation(n)
     order = shuffled[np.argsort(inverse[shuffled], kind="stable")]
@@ -170,12 +171,15 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     n_cells : int
         N_CELLS, centres spread over each tree's leaves (RDT#: 10).
     max_depth : int, optional
-        Height; default :func:`~dpviz.trees.depth.rdt_sharp_depth` =
-        min(⌊k/2⌋, ⌊log_b n⌋ + 1), b the mean number of values per attribute
-        (numeric attributes count 2), n the number of labeled rows.
+        Height; default :meth:`height`: with ``n_labeled``,
+        :func:`~dpviz.trees.depth.rdt_sharp_depth` = min(⌊k/2⌋, ⌊log_b n⌋ + 1), b the
+        mean number of values per attribute (numeric attributes count 2); without it,
+        ⌊k/2⌋.
     n_labeled : int, optional
-        The (public) number of labeled rows used in the height rule. Without it
-        the private size is used, as the paper does, with a PrivacyLeakWarning.
+        A public number of labeled rows for the height rule (e.g. the size the data
+        owner announces). The paper uses the private row count; dpviz never does (the
+        height is released with the trees, so it would reveal whether one person is in
+        the data).
     noise : {"discrete_laplace", "laplace"}
         Noise on each centre's class counts (AddNoise).
     domain : Domain, optional
@@ -229,21 +233,24 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.unknown = unknown
         self.random_state = random_state
 
-    def _height(self, domain: Domain, n_private: int) -> int:
+    def height(self, domain: Domain) -> int:
+        """The trees' height, from public information only (RDT# §IV's rule).
+
+        ``max_depth`` if given; else ``rdt_sharp_depth(k, b, n_labeled)`` =
+        min(⌊k/2⌋, ⌊log_b n_labeled⌋ + 1) when the public ``n_labeled`` is given; else
+        the rule's upper end ⌊k/2⌋ (at least 1). It never reads the private rows: the
+        paper's rule with the private row count would make the released height depend on
+        one person's presence (one row vs two: heights 1 vs 2, an audit finds ε ≥ 5 at a
+        claimed 1). :func:`dpviz.trees.depth.rdt_sharp_depth` shows the paper's rule.
+        """
         if self.max_depth is not None:
             return check_int(self.max_depth, "max_depth", minimum=1)
-        n = self.n_labeled
-        if n is None:
-            warnings.warn(
-                "RDT#'s height uses the number of private rows, which is then treated as "
-                "public (as the paper does); pass n_labeled (public) or max_depth instead",
-                PrivacyLeakWarning,
-                stacklevel=3,
-            )
-            n = n_private
+        k = len(domain)
+        if self.n_labeled is None:
+            return max(k // 2, 1)
         values = [a.n_values if isinstance(a, Categorical) else 2 for a in domain]
         b = max(float(np.mean(values)), 1.0 + 1e-9)
-        return rdt_sharp_depth(len(domain), b, check_int(n, "n_labeled", minimum=1))
+        return rdt_sharp_depth(k, b, check_int(self.n_labeled, "n_labeled", minimum=1))
 
     def fit(self, X: Any, y: Any, X_public: Any = None) -> RDTSharpClassifier:
         """RDT# Classifier (Fig. 5) on private ``X, y`` and public unlabeled ``X_public``.
@@ -259,16 +266,25 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise InvalidParameterError(
                 f"noise must be 'discrete_laplace' or 'laplace', got {self.noise!r}"
             )
+        try:
+            NoisyLeafCounts.check(epsilon / n_primary, self.noise)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(
+                f"epsilon={self.epsilon!r} split over n_primary={n_primary} gives "
+                f"{epsilon / n_primary:.6g} per primary tree: {exc}"
+            ) from None
         codes, labels, domain = self._fit_inputs(X, y)
         public = np.zeros((0, len(domain))) if X_public is None else domain.encode(X_public)
-        self.depth_ = self._height(domain, len(codes))
-        rng = self._rng()
-        structure_rng, secondary_rng = (np.random.default_rng(s) for s in rng.integers(0, 2**63, 2))
+        self.depth_ = self.height(domain)
+        structure_rng, noise_rng = self._rngs()
+        secondary_rng = structure_rng.spawn(1)[0]
         self.primary_ = [
             create_tree(domain, self.depth_, public, n_cells=n_cells, rng=structure_rng)
             for _ in range(n_primary)
         ]
-        table = PrivateTable.from_encoded(codes, labels, domain=domain, epsilon=epsilon, rng=rng)
+        table = PrivateTable.from_encoded(
+            codes, labels, domain=domain, epsilon=epsilon, rng=noise_rng
+        )
         self.primary_counts_ = [
             table.noisy_leaf_counts(
                 tree.cell_keys,
@@ -300,6 +316,17 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         if len(codes) == 0:
             return np.zeros((0, counts[0].n_classes)) if counts else np.zeros((0, 0))
         return classify([c(t.cell_keys(codes)) for t, c in zip(trees, counts, strict=True)])
+
+    def released_counts(self, X: Any) -> np.ndarray:
+        """The primary trees' released (noisy) counts of the cell each row falls in: (p, n, T).
+
+        A lookup of the only private release of the model; used by the audits.
+        """
+        check_is_fitted(self, "primary_")
+        codes = self._predict_codes(X)
+        return np.stack([
+            c(t.cell_keys(codes)) for t, c in zip(self.primary_, self.primary_counts_, strict=True)
+        ])
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities of the union E1 ∪ E2 (RDT# Fig. 4: summed counts, normalized)."""
@@ -335,14 +362,14 @@ def build_secondary(
     for _ in range(n_trees):
         tree = create_tree(domain, depth, public, n_cells=n_cells, rng=rng)
         trees.append(tree)
-        counts.append(
-            NoisyLeafCounts(
+        counts.append(  # exact counts of public rows: ε = inf, no noise and no secret
+            NoisyLeafCounts.release(
                 tree.cell_keys(public, leaves=tree.public_leaves),
                 pseudo_labels,
                 domain.n_classes,
                 epsilon=float("inf"),
                 mechanism="discrete_laplace",
-                noise_key=0,
+                rng=None,
             )
         )
     return trees, counts
