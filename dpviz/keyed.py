@@ -14,7 +14,8 @@ different purposes:
 * **Secret noise** (:func:`secret_uniforms`): the noise of a leaf that no
   training row visited is computed on demand from a 128-bit *secret* noise key
   with SipHash-2-4 (Aumasson & Bernstein, INDOCRYPT 2012), a keyed pseudorandom
-  function. Released noisy values then reveal nothing usable about the key
+  function giving each leaf a 64-bit seed (expanded within the leaf by
+  SplitMix64). Released noisy values then reveal nothing usable about the key
   (under the standard assumption that SipHash is a PRF), so the lazily released
   model has, to any computationally bounded observer, the distribution of a
   fully materialized one with independent noise in every leaf.
@@ -56,12 +57,16 @@ _S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 _DROP = np.uint64(64 - UNIFORM_BITS)
 
 
-def splitmix64(x: np.ndarray) -> np.ndarray:
-    """The SplitMix64 output function applied elementwise to uint64 values (wrapping arithmetic)."""
-    z = np.asarray(x, dtype=np.uint64) + _GOLDEN
+def _mix64(z: np.ndarray) -> np.ndarray:
+    """SplitMix64's output mix (Stafford's variant 13) of uint64 states."""
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     return z ^ (z >> _S31)
+
+
+def splitmix64(x: np.ndarray) -> np.ndarray:
+    """The SplitMix64 output function applied elementwise to uint64 values (wrapping arithmetic)."""
+    return _mix64(np.asarray(x, dtype=np.uint64) + _GOLDEN)
 
 
 def derive(keys: np.ndarray | int, stream: int) -> np.ndarray:
@@ -203,7 +208,13 @@ def new_secret_key(rng: np.random.Generator) -> np.ndarray:
 
 
 def secret_uniforms(secret: np.ndarray, keys: np.ndarray, n: int) -> np.ndarray:
-    """``n`` open uniforms per key, SipHash-2-4 of ``(key, j)`` under the 128-bit ``secret``.
+    """``n`` open uniforms per key: a SipHash-2-4 seed per key, expanded by SplitMix64.
+
+    Each key gets a 64-bit seed ``SipHash-2-4(secret, key)`` — a pseudorandom function of
+    the key under the 128-bit ``secret`` — and its ``n`` uniforms are the first ``n``
+    outputs of the SplitMix64 generator started at that seed. Seeing every uniform of one
+    key may reveal that key's seed (SplitMix64 is invertible), which determines nothing
+    about any other key or about the secret (one SipHash call per key, not per uniform).
 
     Parameters
     ----------
@@ -217,9 +228,11 @@ def secret_uniforms(secret: np.ndarray, keys: np.ndarray, n: int) -> np.ndarray:
     Returns
     -------
     ndarray of float64, shape (m, n)
-        Open uniforms on the 52-bit grid, independent across ``(key, j)`` and across
-        secrets (for a computationally bounded observer who does not know ``secret``).
+        Open uniforms on the 52-bit grid, independent across keys and across secrets (for
+        a computationally bounded observer who does not know ``secret``).
     """
-    keys = np.asarray(keys, dtype=np.uint64).reshape(-1, 1)
-    j = np.arange(n, dtype=np.uint64).reshape(1, -1)
-    return uniforms_from_bits(siphash24(secret, [keys, j]))
+    seeds = siphash24(secret, [np.asarray(keys, dtype=np.uint64).reshape(-1)])
+    steps = (np.arange(1, n + 1, dtype=np.uint64) * _GOLDEN).reshape(1, -1)
+    with np.errstate(over="ignore"):
+        state = seeds.reshape(-1, 1) + steps  # the SplitMix64 states seed + j·γ, j = 1..n
+    return uniforms_from_bits(_mix64(state))

@@ -19,7 +19,18 @@ would exceed it raises :class:`BudgetExceededError` *before* any row is read.
 So everything a table releases is ``Ledger.total``-DP (ε-DP, pure).
 
 Floating point: the budget check allows a relative slack of 1e-9 so that, e.g.,
-ten queries of 0.1 fit in a budget of 1.0 despite rounding.
+ten queries of 0.1 fit in a budget of 1.0 despite rounding. Count queries with
+``mechanism="laplace"`` (float Laplace) are not proven private in float64 and warn
+:class:`~dpviz.errors.NotProvenPrivateWarning`; the default discrete Laplace is.
+
+Refusals and errors. Every check that can refuse a query — the budget, the
+mechanism, an ε below the samplers' minimum — runs before the query reads a row.
+No query raises depending on rows it has not paid for: a cell function that maps
+a row outside its cells does not count it (as PINQ's Partition drops records whose
+key is not listed). Functions passed in (cell functions, qualities, mechanisms)
+must be total, row-wise functions; their own exceptions are outside the claim.
+The threat model — what is released, what the curator keeps — is in
+``docs/privacy.md``.
 """
 
 from __future__ import annotations
@@ -367,8 +378,9 @@ class PrivateTable:
         """The number of rows plus noise (FS §2.2 NoisyCount).
 
         Privacy claim: ε-DP; a count has sensitivity 1 under add/remove one row
-        (Dwork et al. 2006). Discrete Laplace by default (exact on integers);
-        ``"laplace"`` is the classic continuous version.
+        (Dwork et al. 2006). Discrete Laplace by default (integer noise);
+        ``"laplace"`` is the classic continuous version, not proven private in
+        floating point (Mironov 2012; warns).
         """
         epsilon = check_epsilon(epsilon, allow_inf=True)
         self._check_count_query(epsilon, mechanism)

@@ -123,7 +123,7 @@ def rdt_sharp_runs(
 def labeled_fraction(
     dataset: str,
     *,
-    fractions: Sequence[float] = (0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4),
+    fractions: Sequence[float] = (0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5),
     target_error: float = 0.3,
     epsilon: float = 0.5,
     n_runs: int = 10,
@@ -133,7 +133,9 @@ def labeled_fraction(
     """The protocol's labeled size: smallest fraction where Private-RDT's mean error ≤ 0.3.
 
     Returns the fraction (``None`` if no fraction reaches the target) and the
-    mean error of supervised Private-RDT at each fraction tried.
+    mean error of supervised Private-RDT at each fraction tried. The grid reaches
+    50%: Votes' mean error is flat at 0.30-0.31 from 20% to 30% (200 runs), so with
+    10 runs no fraction up to 40% reached 0.3 in 3-4% of draws (50%: 0.24).
     """
     frame = rdt_sharp_runs(
         dataset,

@@ -59,3 +59,19 @@ def test_claims_table_reports_every_case(results):
     assert len(table) == len(CASES)
     assert table["as expected"].all()
     assert set(table["role"]) == {"claim", "control", "no claim"}
+
+
+def test_docs_claims_table_is_generated_from_the_current_suite():
+    """docs/privacy.md's table is produced by `make audit` (never typed): one row per case."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "privacy.md").read_text()
+    block = text[text.index(audit_suite.TABLE_START):text.index(audit_suite.TABLE_END)]
+    rows = [line for line in block.splitlines()
+            if line.startswith("| ") and not line.startswith("| estimator |")]
+    assert len(rows) == len(CASES), "the suite changed: run `make audit` to regenerate the table"
+    for case, row in zip(CASES, rows, strict=True):
+        cells = [c.strip() for c in row.strip("|").split(" | ")]
+        assert cells[:3] == [case.estimator, case.option.replace("|", "\\|"), case.role]
+        assert cells[-1] == ("no violation found" if case.role == "claim"
+                             else "rejected, as it must be")

@@ -64,10 +64,13 @@ FAST = [
     DPRandomForestClassifier(epsilon=1.0, n_trees=20, max_depth=4, random_state=0),
 ]
 # Default parameters (only random_state set): every check passes except the training
-# accuracy one, expected to fail for the reasons below.
+# accuracy one, expected to fail for the reasons below. The default forest is not run:
+# its training accuracy on the check's blobs is 0.83 ± 0.06 (3 classes) and 0.90 ± 0.07
+# (binary) over 30 seeds (100 trees on disjoint subsets of 200-300 rows, ROSNAM at ε = 1),
+# so the check's 0.83 bar passes or fails by the draw of the seed — neither is a fact about
+# the code. The FAST forest runs every check.
 DEFAULT_RDT = RandomDecisionTreeClassifier(random_state=0)
 DEFAULT_PRIVATE_RDT = PrivateRDTClassifier(random_state=0)
-DEFAULT_FOREST = DPRandomForestClassifier(random_state=0)
 _TRAIN_CHECK = "check_classifiers_train"
 _DEFAULT_XFAIL = {
     RandomDecisionTreeClassifier: (
@@ -80,40 +83,19 @@ _DEFAULT_XFAIL = {
         "0.62 < 0.83 at ε = 1 and still 0.78 at ε = ∞ (the depth, not the noise, is short); "
         "passes with max_depth=4, 20 trees at ε = 1 (see FAST)"
     ),
-    DPRandomForestClassifier: (
-        "the default 100 trees on disjoint row subsets (FI §4.2) get 2-3 of the check's "
-        "200-300 rows each, and at ε = 1 the ROSNAM noise (Exponential(1/ε) added to counts "
-        "of 0-3) flips many of the few informative leaf labels: binary training accuracy "
-        "0.72 < 0.83; passes at ε ≥ 5 "
-        "(0.90 / 0.84) or with 20 trees of depth 4 at ε = 1 (see FAST)"
-    ),
 }
 
 
 def _expected_failed_checks(estimator):
-    if any(estimator is e for e in (DEFAULT_RDT, DEFAULT_PRIVATE_RDT, DEFAULT_FOREST)):
+    if any(estimator is e for e in (DEFAULT_RDT, DEFAULT_PRIVATE_RDT)):
         return {_TRAIN_CHECK: _DEFAULT_XFAIL[type(estimator)]}
     return {}
 
 
-def _only_training_checks_of_default_forest(mark):
-    """Keep every check, except that the default forest (100 trees, slow to predict row by
-    row) runs only the training-accuracy ones; its other code paths are the FAST forest's."""
-
-    def keep(param):
-        estimator, check = getattr(param, "values", param)
-        return estimator is not DEFAULT_FOREST or check.func.__name__ == _TRAIN_CHECK
-
-    names, params = mark.args
-    return pytest.mark.parametrize(names, [p for p in params if keep(p)], **mark.kwargs)
-
-
-_checks = _only_training_checks_of_default_forest(
-    parametrize_with_checks(
-        [*FAST, DEFAULT_RDT, DEFAULT_PRIVATE_RDT, DEFAULT_FOREST],
-        expected_failed_checks=_expected_failed_checks,
-        xfail_strict=True,
-    )
+_checks = parametrize_with_checks(
+    [*FAST, DEFAULT_RDT, DEFAULT_PRIVATE_RDT],
+    expected_failed_checks=_expected_failed_checks,
+    xfail_strict=True,
 )
 
 

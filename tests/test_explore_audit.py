@@ -215,3 +215,22 @@ def test_check_broken(capsys):
         au.check_broken("06.9", None)
     with pytest.raises(InvalidParameterError):
         au.laplace_count_with_scale(0.0)
+
+
+# ---------------------------------------------------------------- the review's three lessons
+def test_threshold_lattice_lesson():
+    broken, grid = au.threshold_lattice_audits(n_samples=2_000).values()
+    assert broken.reject and broken.p.count == 0 and broken.event == "off D's lattices"
+    assert not grid.reject and grid.epsilon_lower == 0
+
+
+def test_reused_noise_lesson():
+    reused, fresh = au.reused_noise_audits(n_samples=5_000).values()
+    assert reused.reject and reused.epsilon_lower > 5
+    assert not fresh.reject
+
+
+def test_model_object_lesson():
+    secret, release = au.model_object_audits(n_samples=400).values()
+    assert secret.reject and secret.event == "x = 2"
+    assert not release.reject

@@ -74,10 +74,16 @@ def test_privacy_price_useful_from_and_winners():
     assert price.loc[100, "epsilon"] == 10.0 and price.loc[100, "algorithm"] == "A"
     assert price.loc[1000, "epsilon"] == 0.1 and price.loc[1000, "algorithm"] == "B"
     assert math.isnan(cmp.privacy_price(frame, 0.99).loc[0, "epsilon"])
-    useful = cmp.useful_from(frame).set_index("n")
+    useful = cmp.useful_from(frame, margin=0.01).set_index("n")
     assert useful.loc[100, "epsilon"] == 0.1  # B's 0.40 beats the majority's 0.35 by > 1 point
     assert useful.loc[1000, "epsilon_n"] == pytest.approx(100)
-    win = cmp.winners(frame).set_index(["n", "epsilon"])
+    # by default "beats" means by FLOOR_MARGIN (5 points: more than a constant guess gains by
+    # guessing another class); a margin above B's 5 points leaves n = 100 to A at ε = 1
+    assert cmp.FLOOR_MARGIN == 0.05
+    assert cmp.useful_from(frame).equals(cmp.useful_from(frame, margin=cmp.FLOOR_MARGIN))
+    assert cmp.winners(frame).equals(cmp.winners(frame, floor_margin=cmp.FLOOR_MARGIN))
+    assert cmp.useful_from(frame, margin=0.06).set_index("n").loc[100, "epsilon"] == 1.0
+    win = cmp.winners(frame, floor_margin=0.01).set_index(["n", "epsilon"])
     assert win.loc[(100, 1.0), "winner"] == "A"
     assert win.loc[(100, 1.0), "margin"] == pytest.approx(0.05)
     assert win.loc[(100, 0.1), "majority"] == pytest.approx(0.35)
@@ -273,6 +279,22 @@ def test_tuning_pitfall_small():
     assert gap.mean() >= -3 * gap.std(ddof=1) / np.sqrt(len(gap))
     with pytest.raises(InvalidParameterError):
         cmp.tuning_pitfall("votes", n_tuning=500)
+
+
+def test_tuning_optimism_summarizes_one_pitfall_per_seed():
+    params = dict(epsilon=1.0, n=200, depths=(2, 3), criteria=("max", "gini"), n_tuning=40,
+                  splits=20)
+    draws = cmp.tuning_optimism("votes", draws=3, **params)
+    assert draws["seed"].tolist() == [0, 1, 2]
+    for row in draws.itertuples():
+        runs = cmp.tuning_pitfall("votes", seed=row.seed, **params)
+        gap = runs["tuning"] - runs["fresh"]
+        assert row.optimism == pytest.approx(gap.mean())
+        assert row.positive == pytest.approx((gap > 0).mean())
+        assert row.chosen == runs["chosen"].nunique()
+        assert row.best == pytest.approx(max(runs.attrs["test_accuracy"].values()))
+    with pytest.raises(InvalidParameterError):
+        cmp.tuning_optimism("votes", draws=1, **params)
 
 
 # ---------------------------------------------------------------------------------- exercises

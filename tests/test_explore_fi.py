@@ -95,10 +95,13 @@ def test_explorer_defaults_more_epsilon_is_better_and_reference_on_top():
     chart = fi.fi_explorer_chart()
     summary, reference = _check_chart(chart, 1.0)
     by = summary.set_index("epsilon")["mean"]
-    # monotone in ε up to the noise of 3 forests (spread ~2 points at 1500 test rows)
+    # monotone in ε up to the noise of 3 forests. Over 30 seeds one forest scores 0.54 ± 0.08
+    # (sd) at ε = 0.01, 0.78 ± 0.04 at 0.1, 0.835 ± 0.014 at 1, 0.838 ± 0.012 at 10, and the
+    # non-private reference 0.839 ± 0.015: every bound sits over 3 standard deviations of a
+    # 3-forest mean (or of its difference to another mean or to the reference) away
     assert by[0.01] < by[0.1] < by[1.0] + 0.02
-    assert by[1.0] > 0.75 and by[0.01] < 0.65
-    assert by[10.0] < reference + 0.03
+    assert by[1.0] > 0.75 and by[0.01] < 0.70
+    assert by[10.0] < reference + 0.05
 
 
 def test_explorer_rejects_unknown_inputs():

@@ -145,6 +145,7 @@ def test_split_point_frame_and_chart():
     assert mass["max"] > mass["gini"] > mass["infogain"] > 0.1  # uniform would give 0.1
     assert math.isclose(fs.split_point_mass(frame, 0, 100)["gini"], 1.0)
     chart = fs.split_point_chart(frame)
+    assert chart.title.startswith("FS §4.3: the continuous density")  # the paper's idea
     binned = chart.data
     assert len(binned) == 300
     assert np.allclose(binned.groupby("criterion")["probability"].sum(), 1.0)
@@ -302,5 +303,7 @@ def test_split_point_grid_frame_and_chart():
     assert ((mass - paper).abs() < 0.02).all()
     assert math.isclose(fs.split_point_mass(frame, 0, 100)["gini"], 1.0)
     chart = fs.split_point_chart(frame)
+    assert chart.title.startswith("dpviz: a point of the public grid (256 cells")
     assert np.allclose(chart.data.groupby("criterion")["probability"].sum(), 1.0)
     chart.to_dict()
+    assert fs.split_point_chart(frame, title="mine").title == "mine"

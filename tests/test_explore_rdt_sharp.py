@@ -92,12 +92,17 @@ def test_explorer_grid(epsilon, percent, n_secondary):
     assert f"{round(percent / 100 * 12960)} labeled" in title
 
 
-def test_explorer_defaults_rdt_sharp_beats_labeled_only_private_rdt():
-    # the defaults (Mushroom, 2% labeled, ε = 0.5, 20 secondary trees): the public rows help.
-    # Paired runs; measured 0.16 vs 0.25 (3 runs); RDT# with 200 trees and 10 runs: 0.166 vs 0.233
+def test_explorer_defaults_fall_with_the_noise_scale():
+    # the defaults (Mushroom, 2% labeled, ε = 0.5, 20 secondary trees, 3 runs). Measured mean
+    # errors over 100 runs: at ε = 0.5 RDT# 0.16, Private-RDT 0.20 (± 0.01); at ε = 0.05 0.43
+    # and 0.46. The gap between the methods (0.04 with a per-run spread of 0.09: RDT# behind in
+    # 29% of single runs) is beyond 3 runs; the drop from ε = 0.05 to 0.5 (0.27 and 0.25,
+    # per-run spread 0.17 and 0.08) is not.
     summary = _check_chart(rs.rdt_sharp_explorer_chart(), 0.5)
-    at = summary[summary["epsilon"] == 0.5].set_index("method")["mean"]
-    assert at["RDT#"] > at["Private-RDT, labeled rows only"]
+    accuracy = summary.set_index(["epsilon", "method"])["mean"]
+    assert accuracy[0.5, "RDT#"] > accuracy[0.05, "RDT#"]
+    private = "Private-RDT, labeled rows only"
+    assert accuracy[0.5, private] > accuracy[0.05, private] + 0.1
 
 
 def test_explorer_rejects_bad_inputs():

@@ -95,8 +95,10 @@ def test_more_budget_more_accuracy(synth):
         )
 
     low, high = mean_acc(0.01), mean_acc(5.0)
-    # ε = 0.01 over ~66 rows per tree is essentially random labels (≈ 0.5 ± 0.03)
-    assert low < 0.6 < high
+    # ε = 0.01 over ~66 rows per tree leaves the labels nearly random. Over 40 seeds one forest
+    # scores 0.56 ± 0.07 (sd) at ε = 0.01 and 0.86 ± 0.02 at ε = 5: each bound sits 4 standard
+    # deviations of a 4-seed mean (or of their difference) away
+    assert low < 0.70 and high > 0.75 and high - low > 0.15, (low, high)
 
 
 def test_invalid_parameters(synth):

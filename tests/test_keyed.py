@@ -39,3 +39,34 @@ def test_child_keys_distinct_and_deterministic():
     np.testing.assert_array_equal(
         keyed.child_keys(parents, np.zeros(10_000, dtype=int)), children[:10_000]
     )
+
+
+def test_siphash24_matches_the_reference_test_vectors():
+    # Aumasson & Bernstein's reference vectors: key 00 01 .. 0f, message 00 01 .. (len-1)
+    key = np.array([0x0706050403020100, 0x0F0E0D0C0B0A0908], dtype=np.uint64)
+    words = [np.uint64(0x0706050403020100), np.uint64(0x0F0E0D0C0B0A0908)]
+    assert int(keyed.siphash24(key, [])) == 0x726FDB47DD0E0E31
+    assert int(keyed.siphash24(key, words[:1])) == 0x93F5F5799A932462
+    assert int(keyed.siphash24(key, words)) == 0x3F2ACC7F57C29BDB
+    # vectorized over many messages = one call per message (chunk boundaries included)
+    many = np.arange(40_000, dtype=np.uint64)
+    tags = keyed.siphash24(key, [many])
+    assert [int(t) for t in tags[[0, 16_383, 16_384, 39_999]]] == [
+        int(keyed.siphash24(key, [np.uint64(m)])) for m in (0, 16_383, 16_384, 39_999)
+    ]
+
+
+def test_secret_uniforms_are_uniform_deterministic_and_depend_on_the_secret():
+    rng = np.random.default_rng(0)
+    a, b = keyed.new_secret_key(rng), keyed.new_secret_key(rng)
+    leaves = np.arange(100_000, dtype=np.uint64)  # consecutive public keys
+    u = keyed.secret_uniforms(a, leaves, 4)
+    np.testing.assert_array_equal(u, keyed.secret_uniforms(a, leaves, 4))
+    assert u.shape == (100_000, 4) and (u > 0).all() and (u < 1).all()
+    assert stats.kstest(u.ravel(), "uniform").pvalue > 1e-3
+    c = np.corrcoef(u.T)  # the uniforms of one leaf are uncorrelated: ~N(0, 1/n)
+    assert np.abs(c[np.triu_indices(4, 1)]).max() < 5 / np.sqrt(len(leaves))
+    v = keyed.secret_uniforms(b, leaves, 4)  # another secret: unrelated numbers
+    assert abs(np.corrcoef(u[:, 0], v[:, 0])[0, 1]) < 5 / np.sqrt(len(leaves))
+    # the first n uniforms do not depend on how many are asked for
+    np.testing.assert_array_equal(keyed.secret_uniforms(a, leaves[:10], 2), u[:10, :2])

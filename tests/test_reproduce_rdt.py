@@ -53,6 +53,8 @@ def test_jpw_accuracy_and_update_trends():
     assert by[np.inf] > by[0.5] > 90  # Mushroom is "least affected by the noise" (JPW §VI)
     upd = jpw_update(("nursery",), epsilons=(0.5,), n_runs=1, n_folds=3)
     by = upd.set_index("method")
-    # at the same total ε, JPW's update beats rebuilding on the union at ε/2 + ε/2 (~81 vs ~74)
+    # at the same total ε, JPW's update beats rebuilding on the union at ε/2 + ε/2: ~79 vs ~70
+    # at seed 0; over 30 other seeds the gain was 9.2 ± 2.3 points (smallest 4.9), so a bar of 3
+    # is ~2.7 standard deviations below it
     assert by.loc["update", "mean"] > by.loc["union_half", "mean"] + 3
     assert by.loc["union", "total_epsilon"] == 1.0 and by.loc["update", "total_epsilon"] == 0.5

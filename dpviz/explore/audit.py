@@ -49,11 +49,13 @@ from dpviz.audit import (
     laplace_lattice_events,
     leaf_count_neighbours,
     search_neighbours,
+    uniform_lattice_events,
 )
-from dpviz.domain import Categorical, Domain
+from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.exercises import Exercise, register
 from dpviz.plots import audit_histogram_chart, privacy_loss_chart
+from dpviz.trees.rdt import PrivateRDTClassifier
 
 __all__ = [
     "ADDENDUM_TABLE6",
@@ -76,12 +78,15 @@ __all__ = [
     "impossible_output_bound",
     "laplace_count_with_scale",
     "make_setup",
+    "model_object_audits",
     "pruned_tree_audit",
     "results_frame",
+    "reused_noise_audits",
     "run_audit",
     "samples_slider",
     "smooth_sensitivity_loss",
     "smooth_sensitivity_story",
+    "threshold_lattice_audits",
     "tiny_problem",
     "verdict",
 ]
@@ -892,6 +897,95 @@ def floating_point_audits(epsilon: float = 1.0, n_samples: int = 100_000,
         name: run_audit(name, epsilon, n_samples, seed)
         for name in ("float Laplace count, lattice events (Mironov 2012)",
                      "discrete Laplace count, lattice events")
+    }
+
+
+# ------------------------------------------------------------------------------ three more lessons
+# (the adversarial review): a threshold's lattice, reused noise, the object vs its release
+THRESHOLD_RANGE = (0.0, 1e6)
+
+
+@functools.lru_cache(maxsize=4)
+def threshold_lattice_audits(n_samples: int = 4_000, seed: int = 0) -> dict[str, AuditResult]:
+    """A numeric split point drawn uniformly inside data-dependent ranges, and on a public grid.
+
+    Neighbours: one value {1} vs {1, 2} on the public range [0, 1e6] (one class, so every
+    split point has the same quality and ε plays no role). FS §4.3 as printed draws the
+    threshold by ``rng.uniform(start, end)`` inside a score-constant range, whose ends are
+    the rows' values: the doubles it can return differ between D ([1, 1e6]) and D′
+    ([2, 1e6]). The event "off D's lattices" never happens under D and often under D′: ε =
+    ∞. dpviz's DiffPC4.5 draws from the points of a public grid: the same event has the
+    same probability under both.
+    """
+    low, high = THRESHOLD_RANGE
+    D = (np.array([1.0]), np.zeros(1, dtype=np.int64))
+    D_prime = (np.array([1.0, 2.0]), np.zeros(2, dtype=np.int64))
+    events = uniform_lattice_events([(0.0, 1.0), (1.0, high)])
+    grid_domain = Domain([Numeric("x", low, high)], (0,))
+    targets_ = {
+        "FS §4.3 as printed: uniform inside a data range": targets.split_point_continuous(
+            low, high, epsilon=1.0),
+        "dpviz: a point of the public grid": targets.split_point_grid(grid_domain, epsilon=1.0),
+    }
+    return {
+        name: audit(mechanism, D, D_prime, epsilon=1.0, events=events, n_samples=n_samples,
+                    seed=seed, neighbours="values {1} vs {1, 2} on [0, 1e6]")
+        for name, mechanism in targets_.items()
+    }
+
+
+@functools.lru_cache(maxsize=4)
+def reused_noise_audits(n_samples: int = 20_000, seed: int = 0) -> dict[str, AuditResult]:
+    """Two releases of a growing count: with the same noise, and with fresh noise.
+
+    D1 holds 10 rows; the batch D2 holds 3 rows (D) or 4 (D′). Release 1 counts D1,
+    release 2 counts D1 ∪ D2, each with discrete Laplace noise at ε = 1: 2ε in all by
+    sequential composition. With reused noise (a reseeded generator, dpviz ≤ 0.1's
+    ``update(method="rebuild")``) the difference "release 2 − release 1" is exactly 3 or 4:
+    ε = ∞. With fresh noise (dpviz now) the audit finds no violation of 2ε.
+    """
+
+    def fresh(counts: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        c1, c2 = (int(c) for c in counts)
+        first = mechanisms.discrete_laplace(np.full(n, c1), epsilon=1.0, rng=rng)
+        second = mechanisms.discrete_laplace(np.full(n, c1 + c2), epsilon=1.0, rng=rng)
+        return np.column_stack([first, second, second - first])
+
+    out = {}
+    for name, mechanism in (("same noise in both releases (reseeded generator)",
+                             targets.reused_noise_releases(1.0)),
+                            ("fresh noise for each release (dpviz)", fresh)):
+        out[name] = audit(mechanism, (10, 3), (10, 4), epsilon=2.0, n_samples=n_samples,
+                          seed=seed, neighbours="D2 of 3 rows vs 4 rows")
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def model_object_audits(n_samples: int = 1_000, seed: int = 0) -> dict[str, AuditResult]:
+    """The fitted Private-RDT object vs its release, audited on the same neighbours.
+
+    D: six rows at 000; D′ adds a canary at 111 (a leaf no other row reaches). The object
+    keeps the set of visited leaves (a curator secret): its size goes from 1 to 2, an
+    output impossible under D. The release — the noisy counts of the canary's leaf, what
+    ``released_counts`` and ``export_release`` show — passes.
+    """
+    from dpviz.audit_suite import _categorical_problem, _fits, _with
+
+    domain, X, y, canary = _categorical_problem()
+    D, D_prime = (X, y), _with(X, y, canary, "n")
+
+    def make(seed_: int) -> PrivateRDTClassifier:
+        return PrivateRDTClassifier(epsilon=1.0, n_trees=1, max_depth=3, domain=domain,
+                                    random_state=seed_)
+
+    release = _fits(make, lambda m: m.released_counts(canary)[0, 0])
+    return {
+        "the object: number of visited leaves (a curator secret)": audit(
+            targets.fitted_object_visited_leaves(domain), D, D_prime, epsilon=1.0,
+            n_samples=n_samples, seed=seed, neighbours="6 rows vs + canary"),
+        "the release: noisy counts of the canary's leaf": audit(
+            release, D, D_prime, epsilon=1.0, n_samples=n_samples, seed=seed,
+            neighbours="6 rows vs + canary"),
     }
 
 

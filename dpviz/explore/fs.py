@@ -941,8 +941,10 @@ def split_point_mass(frame: pd.DataFrame, low: float = 30.0, high: float = 40.0)
     return pd.Series(mass, name=f"P({low:g} <= split point <= {high:g})")
 
 
-def split_point_chart(frame: pd.DataFrame, *, bins: int = 100, width: int = 460) -> alt.Chart:
-    """Probability of the drawn split point per unit of the range, per criterion (log scale).
+def split_point_chart(
+    frame: pd.DataFrame, *, bins: int = 100, width: int = 460, title: str | None = None
+) -> alt.Chart:
+    """Probability of the drawn split point in each bin of the range, per criterion (log scale).
 
     Parameters
     ----------
@@ -950,7 +952,19 @@ def split_point_chart(frame: pd.DataFrame, *, bins: int = 100, width: int = 460)
         From :func:`split_point_frame` or :func:`split_point_grid_frame`.
     bins : int, default 100
         The range is shown in this many equal-width bins (the mass of each).
+    width : int, default 460
+        Width of the chart in pixels.
+    title : str, optional
+        Default: says which mechanism the frame holds — FS's continuous density
+        (:func:`split_point_frame`, the paper's idea) or the public grid the estimators
+        draw from (:func:`split_point_grid_frame`, with its number of cells).
     """
+    if title is None:
+        if "threshold" in frame:
+            cells = int(frame.groupby("criterion", sort=False).size().iloc[0]) + 1
+            title = f"dpviz: a point of the public grid ({cells} cells; true split at 35)"
+        else:
+            title = "FS §4.3: the continuous density (true split at 35)"
     mass = _binned_mass(frame, check_int(bins, "bins", minimum=1))
     mass["probability"] = mass["probability"].clip(lower=1e-12)
     return (
@@ -969,7 +983,7 @@ def split_point_chart(frame: pd.DataFrame, *, bins: int = 100, width: int = 460)
             tooltip=["criterion", "start", "end", alt.Tooltip("probability:Q", format=".3g")],
         )
         .facet(row=alt.Row("criterion:N", title=None))
-        .properties(title="Where DiffPC4.5 draws the split point (true split at 35)")
+        .properties(title=title)
     )
 
 

@@ -232,6 +232,20 @@ class DPEstimatorMixin:
         return release_generators(self._rng())
 
 
+    def _check_share(self, release: Any, share: float, mechanism: str, how: str) -> None:
+        """Refuse, before any release, an ε share the release's sampler cannot serve.
+
+        ``release`` is a leaf-release class (its ``check``); ``share`` the ε each release
+        gets, ``how`` how the user's ε was divided (for the message, which names the
+        parameter and the value the user passed).
+        """
+        try:
+            release.check(share, mechanism)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(
+                f"epsilon={self.epsilon!r} {how} gives {share:.6g} per release: {exc}"  # type: ignore[attr-defined]
+            ) from None
+
     @staticmethod
     def _epsilon(value: object, *, allow_inf: bool = True) -> float:
         return check_epsilon(value, "epsilon", allow_inf=allow_inf)

@@ -139,6 +139,12 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     Privacy claim: ε-DP for add/remove one row with ``"rosnam"`` or
     ``"exponential"`` (see :func:`get_majority_labels`); no claim with
     ``"smooth_sensitivity"``. Prediction (majority vote) is post-processing.
+
+    What is released: the public tree structures and the private label of every
+    leaf (``predict``, ``votes``, ``released_labels``, ``export_release``). The
+    fitted object keeps curator secrets (which leaves hold rows, the secret key of
+    the other leaves' labels); pickling it warns
+    :class:`~dpviz.errors.PrivacyLeakWarning`. See ``docs/privacy.md``.
     """
 
     def __init__(
@@ -170,13 +176,9 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
                 f"leaf_mechanism must be one of {NoisyLeafLabels.MECHANISMS}, "
                 f"got {self.leaf_mechanism!r}"
             )
-        per_leaf = epsilon if self.disjoint else epsilon / n_trees
-        try:
-            NoisyLeafLabels.check(per_leaf, self.leaf_mechanism)
-        except InvalidParameterError as exc:
-            raise InvalidParameterError(
-                f"epsilon={self.epsilon!r} gives {per_leaf:.6g} per leaf label: {exc}"
-            ) from None
+        self._check_share(NoisyLeafLabels, epsilon if self.disjoint else epsilon / n_trees,
+                          self.leaf_mechanism,
+                          "(disjoint rows)" if self.disjoint else f"split over n_trees={n_trees}")
         codes, labels, domain = self._fit_inputs(X, y)
         structure_rng, noise_rng = self._rngs()
         if self.max_depth is None:

@@ -25,9 +25,12 @@ Why: floating point. The second stage of the continuous sampler returns
 return — a lattice (:mod:`dpviz.lattice`) — therefore depends on the rows, and the split
 point is released in the fitted tree. A released double on the lattice of D's ranges but
 off those of a neighbour D′ tells D from D′ whatever ε was meant: the attack Mironov
-(CCS 2012) describes for the Laplace mechanism. An audit found ε ≥ 3.15 against a claimed
-ε = 1 (public range [0, 1e6], D = {1}, D′ = {1, 2}; ``tests/test_id3_split_point.py``
-measures it with :func:`dpviz.lattice.uniform_lattice_member` as the event). A grid point
+(CCS 2012) describes for the Laplace mechanism. On the neighbours D = {1}, D′ = {1, 2}
+(public range [0, 1e6]) the event "off D's lattices" is impossible under D and has
+probability about 1/3 under D′: the privacy loss is infinite, and an audit's lower bound
+grows with its sample count only (ε ≥ 7.3 at 20,000 samples per neighbour in
+``tests/test_id3_split_point.py``, with :func:`dpviz.lattice.uniform_lattice_member` as
+the event). A grid point
 is a double computed from public numbers only, so the set of possible outputs is the
 same for every data set and the exponential mechanism's guarantee holds for the released
 float itself.
@@ -76,9 +79,9 @@ LABEL_POINT = "split point"
 _LATTICE_WARNING = (
     "choose_split_point_continuous is not ε-DP as implemented: its output "
     "rng.uniform(start, end) lies on a floating-point lattice whose ends are private row "
-    "values, so the released double can reveal the rows (Mironov 2012; an audit measured "
-    "ε ≥ 3 for a claimed ε = 1). Kept for teaching; the estimators use the public-grid "
-    "mechanism (choose_split_point / private_split_point)."
+    "values, so the released double can reveal the rows (Mironov 2012; its privacy loss is "
+    "unbounded: an output possible under one neighbour only). Kept for teaching; the "
+    "estimators use the public-grid mechanism (choose_split_point / private_split_point)."
 )
 
 
@@ -543,8 +546,9 @@ def choose_split_point_continuous(
     ε-DP. In float64 the second stage returns ``start + (end - start) · k 2^-53``: a set
     of doubles fixed by the range ends, i.e. by the rows' values. Membership of the
     released double in that lattice (:func:`dpviz.lattice.uniform_lattice_member`) is an
-    event whose probability ratio between neighbours is unbounded by ε (Mironov 2012):
-    ``tests/test_id3_split_point.py`` measures ε ≥ 3 for a claimed ε = 1. Use
+    event whose probability ratio between neighbours is infinite (Mironov 2012):
+    ``tests/test_id3_split_point.py`` measures ε ≥ 7.3 for a claimed ε = 1 at 20,000
+    samples, a bound limited only by the sample count. Use
     :func:`choose_split_point` (the public grid) instead.
     """
     warnings.warn(_LATTICE_WARNING, NotProvenPrivateWarning, stacklevel=2)

@@ -205,8 +205,10 @@ class PrivateRDTClassifier(_RDTBase):
     max_depth : int, optional
         Height h; default ``fan_depth(k)`` = k/2.
     noise : {"discrete_laplace", "laplace"}
-        Noise on each count: discrete Laplace (exact on integers, default) or
-        the paper's Laplace.
+        Noise on each count: discrete Laplace (integer noise, default) or the
+        paper's continuous Laplace — NOT PROVEN PRIVATE in floating point (its
+        low-order bits encode the count, Mironov 2012); it warns
+        :class:`~dpviz.errors.NotProvenPrivateWarning` and is kept for the audit lesson.
     clip_negative : bool
         Clip noisy counts at 0 before Classify (post-processing; free).
     domain : Domain, optional
@@ -224,9 +226,18 @@ class PrivateRDTClassifier(_RDTBase):
     Notes
     -----
     Privacy claim: ε-DP for add/remove one row (JPW Theorem 3 per tree,
-    sequential composition over the N trees, Theorem 2). After ``update`` with
-    the JPW procedure the model is still ε-DP: each batch's rows are read only by
-    that batch's releases (parallel composition over disjoint batches).
+    sequential composition over the N trees, Theorem 2), with
+    ``noise="discrete_laplace"`` (up to the samplers' documented float-rounding δ,
+    :mod:`dpviz.mechanisms`); no claim with ``noise="laplace"``. After ``update``
+    with the JPW procedure the model is still ε-DP: each batch's rows are read only
+    by that batch's releases (parallel composition over disjoint batches); the
+    rejected options cost 2ε, as the ledger says. Every release draws fresh noise.
+
+    What is released: the trees' public structure and the noisy count vector of
+    every leaf (``predict``, ``released_counts``, ``export_release``). The fitted
+    object is *not* the release: it keeps curator secrets (which leaves hold rows,
+    the secret key of the other leaves' noise, the noise generator); pickling it
+    warns :class:`~dpviz.errors.PrivacyLeakWarning`. See ``docs/privacy.md``.
     """
 
     def __init__(
@@ -256,13 +267,8 @@ class PrivateRDTClassifier(_RDTBase):
                 f"noise must be 'discrete_laplace' or 'laplace', got {self.noise!r}"
             )
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
-        try:
-            NoisyLeafCounts.check(epsilon / n_trees, self.noise)
-        except InvalidParameterError as exc:
-            raise InvalidParameterError(
-                f"epsilon={self.epsilon!r} split over n_trees={n_trees} gives "
-                f"{epsilon / n_trees:.6g} per tree: {exc}"
-            ) from None
+        self._check_share(NoisyLeafCounts, epsilon / n_trees, self.noise,
+                          f"split over n_trees={n_trees}")
 
     def fit(self, X: Any, y: Any) -> PrivateRDTClassifier:
         """Private-RDT (JPW Fig. 5) for each of the N trees, at ε/N each."""

@@ -181,7 +181,8 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         height is released with the trees, so it would reveal whether one person is in
         the data).
     noise : {"discrete_laplace", "laplace"}
-        Noise on each centre's class counts (AddNoise).
+        Noise on each centre's class counts (AddNoise); ``"laplace"`` is not proven
+        private in floating point and warns.
     domain : Domain, optional
         Public schema; derived from the data (with a PrivacyLeakWarning) if omitted.
     unknown : {"raise", "random"}
@@ -203,10 +204,18 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    Privacy claim: ε-DP for add/remove one private row (RDT# Theorem 3): each
-    primary tree's centre-count vector has sensitivity 1 and gets noise of scale
-    p/ε; the centres and the secondary ensemble use only public rows and the
-    primary ensemble's (private) output — post-processing.
+    Privacy claim: ε-DP for add/remove one private row (RDT# Theorem 3) with
+    ``noise="discrete_laplace"``: each primary tree's centre-count vector has
+    sensitivity 1 and gets noise of scale p/ε; the height, the centres and the
+    secondary ensemble use only public information (the domain, ``n_labeled`` or
+    ``max_depth``, public rows) and the primary ensemble's (private) output —
+    post-processing. No claim with ``noise="laplace"`` (float Laplace, warns
+    :class:`~dpviz.errors.NotProvenPrivateWarning`).
+
+    What is released: the structures, centres and noisy cell counts of the primary
+    trees and everything computed from them. The fitted object keeps curator secrets
+    (see ``docs/privacy.md``); pickling it warns
+    :class:`~dpviz.errors.PrivacyLeakWarning`.
     """
 
     def __init__(
@@ -266,13 +275,8 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise InvalidParameterError(
                 f"noise must be 'discrete_laplace' or 'laplace', got {self.noise!r}"
             )
-        try:
-            NoisyLeafCounts.check(epsilon / n_primary, self.noise)
-        except InvalidParameterError as exc:
-            raise InvalidParameterError(
-                f"epsilon={self.epsilon!r} split over n_primary={n_primary} gives "
-                f"{epsilon / n_primary:.6g} per primary tree: {exc}"
-            ) from None
+        self._check_share(NoisyLeafCounts, epsilon / n_primary, self.noise,
+                          f"split over n_primary={n_primary}")
         codes, labels, domain = self._fit_inputs(X, y)
         public = np.zeros((0, len(domain))) if X_public is None else domain.encode(X_public)
         self.depth_ = self.height(domain)
