@@ -435,6 +435,14 @@ def _rdt_sharp_cases() -> list[Case]:
     ]
 
 
+#: JPW Fig. 3-4 in miniature: two binary attributes, six rows at a = 0; D′ adds a row at a = 1.
+_PRUNED_DOMAIN = Domain([Categorical("a", ("0", "1")), Categorical("b", ("0", "1"))], ["-", "+"])
+_PRUNED_DATA = (
+    (np.array([["0", "0"], ["0", "1"]] * 3, dtype=object), ["-", "+"] * 3),
+    (np.array([["0", "0"], ["0", "1"]] * 3 + [["1", "1"]], dtype=object), ["-", "+"] * 3 + ["+"]),
+)
+
+
 def _fs_cases() -> list[Case]:
     domain, X, y, canary = _categorical_problem()
     D, D_prime = (X, y), _with(X, y, canary, "n")
@@ -492,9 +500,25 @@ def _fs_cases() -> list[Case]:
         Case(family, "DiffPID3Classifier", "max_depth=1, criterion='max'", "claim", EPS, hood,
              "root attribute, root count, leaf labels",
              lambda: split(DiffPID3Classifier, EPS, criterion="max")),
-        Case(family, "DiffPC45Classifier", "numeric split points (public grid)", "claim", EPS,
-             "4 rows near 0 vs + canary (0.97, 0.97)",
+        Case(family, "DiffPID3Classifier", "max_depth=1, criterion='gini'", "claim", EPS, hood,
+             "root attribute, root count, leaf labels",
+             lambda: split(DiffPID3Classifier, EPS, criterion="gini")),
+        Case(family, "DiffPID3Classifier", "max_depth=1, criterion='infogain'", "claim", EPS,
+             hood, "root attribute, root count, leaf labels",
+             lambda: split(DiffPID3Classifier, EPS, criterion="infogain", size_bound=50)),
+        Case(family, "SuLQID3Classifier", "max_depth=1", "claim", EPS, hood,
+             "root attribute, root count, leaf labels",
+             lambda: split(SuLQID3Classifier, EPS)),
+        Case(family, "DiffPC45Classifier", "numeric split points (public grid), prune=True",
+             "claim", EPS, "4 rows near 0 vs + canary (0.97, 0.97)",
              "the root's released split points (doubles): value events", numeric_threshold),
+        Case(family, "DiffPC45Classifier", "categorical, prune=True (noisy-count pruning)",
+             "claim", EPS, hood, "root attribute, root count, leaf labels after pruning",
+             lambda: split(DiffPC45Classifier, EPS, prune=True)),
+        Case(family, "RandomDecisionTreeClassifier", "prune=True (Fan et al., not private)",
+             "no claim", EPS, "six rows at a = 0 vs + one row at a = 1",
+             "the number of non-empty leaves of the pruned tree",
+             lambda: Target(targets.pruned_tree_leaves(_PRUNED_DOMAIN), *_PRUNED_DATA)),
     ]
 
 

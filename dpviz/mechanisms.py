@@ -28,15 +28,16 @@ such neighbours.
 
 Floating point
 --------------
-Every sampler inverts a CDF at a uniform ``U = (k + 1/2) / 2**52`` (k uniform on
+Every sampler inverts a CDF at a uniform ``U = (k + 1/2) / 2**52`` (``k`` uniform on
 ``0 … 2**52 - 1``), so each probability it realises is within 2**-52 of the exact one. For
 the count mechanisms this bounds the total-variation distance to the exact noise by about
-``(37 / a + 2) · 2**-52`` for ``a = ε/Δ`` (checked in the tests); below
-``MIN_NOISE_RATE = 2**-20`` that distance would exceed 1e-8 (and the noise would soon
-overflow int64), so :func:`check_noise_rate` refuses such ε with an error naming the
-minimum. Integer outputs (discrete Laplace) carry no floating-point lattice; the
-continuous Laplace sampler does (Mironov 2012), which is why dpviz releases counts with
-discrete Laplace and marks float Laplace releases as not proven private.
+``(37 / a + 2) · 2**-52`` for ``a = ε/Δ`` (checked in the tests): about 9e-9 at
+``MIN_NOISE_RATE = 2**-20``, 8e-12 at ``a = 1e-3``, 9e-15 at ``a = 1``. Below the minimum
+the distance grows past 1e-8 (and, far below, the noise would overflow int64), so
+:func:`check_noise_rate` refuses such ε with an error naming the minimum. Integer outputs
+(discrete Laplace) carry no floating-point lattice; the continuous Laplace sampler does
+(Mironov 2012), which is why dpviz releases counts with discrete Laplace and marks float
+Laplace releases as not proven private.
 
 Mechanisms
 ----------
@@ -241,7 +242,7 @@ def check_noise_rate(epsilon: float, sensitivity: float = 1.0, *, what: str = "e
 
     Called by every noise-adding release *before* it charges a budget or reads a row.
     Below ``2**-20`` the inversion samplers' float rounding would no longer be negligible
-    (total variation above 1e-8 from the exact noise) and, far below, the noise would not
+    (total variation above about 1e-8 from the exact noise) and, far below, the noise would not
     fit in int64 (an old dpviz returned exact counts at ε = 1e-30). ``ε = inf`` (no noise,
     the non-private reference) passes.
 
@@ -456,8 +457,9 @@ def discrete_laplace(
     low-order bits of a floating-point result does not apply. The inversion is exact up to
     the 2**-52 grid of U: every realised probability is within 2**-52 of the exact one,
     a total-variation distance of about ``(37/a + 2)·2**-52`` (``a = ε/Δ``), i.e. the release
-    is ``(ε, δ)``-DP with ``δ ≤ (1 + e^ε)·TV`` — below 1e-8 for every supported ``a ≥ 2**-20``
-    and below 1e-13 for ``a ≥ 1e-3`` (Canonne et al. give an exact-arithmetic sampler).
+    is ``(ε, δ)``-DP with ``δ ≤ (1 + e^ε)·TV`` — for small ε about 2e-8 at the smallest
+    supported ``a = 2**-20``, 2e-11 at ``a = 1e-3`` and 3e-14 at ``a = ε = 1`` (Canonne et
+    al. give an exact-arithmetic sampler).
 
     """
     eps = check_epsilon(epsilon, "epsilon", allow_inf=True)

@@ -15,7 +15,7 @@ import pytest
 from dpviz import audit_suite
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
-from dpviz.trees.rdt import PrivateRDTClassifier
+from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
 CASES = audit_suite.cases()
@@ -40,7 +40,8 @@ def test_case(case, results):
 def test_every_exported_estimator_and_family_is_covered():
     estimators = {c.estimator.split(".")[0] for c in CASES}
     for cls in (PrivateRDTClassifier, DPRandomForestClassifier, RDTSharpClassifier,
-                DiffPID3Classifier, DiffPC45Classifier, SuLQID3Classifier):
+                DiffPID3Classifier, DiffPC45Classifier, SuLQID3Classifier,
+                RandomDecisionTreeClassifier):
         assert cls.__name__ in estimators
     for family in {c.family for c in CASES}:  # each family: claims and a power control
         roles = {c.role for c in CASES if c.family == family}
@@ -49,7 +50,8 @@ def test_every_exported_estimator_and_family_is_covered():
     options = " ".join(c.option for c in CASES)
     for needed in ("method='rebuild'", "method='recount'", "method='jpw'", "noise='laplace'",
                    "default height", "numeric split points", "tiny ε", "huge ε",
-                   "smooth_sensitivity", "disjoint=False", "clip_negative", "numeric attributes"):
+                   "smooth_sensitivity", "disjoint=False", "clip_negative", "numeric attributes",
+                   "prune=True", "criterion='gini'", "criterion='infogain'"):
         assert needed in options, needed
 
 
