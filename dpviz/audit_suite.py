@@ -462,6 +462,11 @@ def _fs_cases() -> list[Case]:
         # N_T (6 under D) and the class-"n" count (3 under D) both gain one
         return Target(_fits(make, out), D, D_prime, _shift_events([0, 1], [6, 3]))
 
+    # 60 rows at 000 (so that the root passes the stopping rule N_T/(t|C|) >= √2/ε and
+    # splits), the canary at 111: the child holding the canary is empty under D
+    big = (np.full((60, 3), "0", dtype=object), ["n", "y"] * 30)
+    big_prime = _with(*big, canary, "n")
+
     def split(cls: type, budget: float, **kw: Any) -> Target:
         def make(seed: int) -> Any:
             return cls(epsilon=budget, max_depth=1, domain=domain, random_state=seed, **kw)
@@ -472,7 +477,7 @@ def _fs_cases() -> list[Case]:
             labels = [c.label for c in root.children] or [root.label, root.label]
             return np.array([attribute, root.noisy_count, *labels])
 
-        return Target(_fits(make, out), D, D_prime)
+        return Target(_fits(make, out), big, big_prime)
 
     numeric_domain, nX, ny, ncanary = _numeric_problem()
 
@@ -490,6 +495,7 @@ def _fs_cases() -> list[Case]:
 
     family = "FS trees (the released tree)"
     released = "root's noisy count and class counts, and count + class-n count"
+    hood_big = "60 rows at 000 vs + canary 111 (n); the root splits"
     return [
         Case(family, "DiffPID3Classifier", "max_depth=0 (one leaf)", "claim", EPS, hood,
              released, lambda: leaf(DiffPID3Classifier, EPS)),
@@ -497,23 +503,23 @@ def _fs_cases() -> list[Case]:
              released, lambda: leaf(DiffPID3Classifier, 2 * EPS)),
         Case(family, "SuLQID3Classifier", "max_depth=0 (one leaf)", "claim", EPS, hood,
              released, lambda: leaf(SuLQID3Classifier, EPS)),
-        Case(family, "DiffPID3Classifier", "max_depth=1, criterion='max'", "claim", EPS, hood,
-             "root attribute, root count, leaf labels",
+        Case(family, "DiffPID3Classifier", "max_depth=1, criterion='max'", "claim", EPS,
+             hood_big, "root attribute, root count, leaf labels",
              lambda: split(DiffPID3Classifier, EPS, criterion="max")),
-        Case(family, "DiffPID3Classifier", "max_depth=1, criterion='gini'", "claim", EPS, hood,
-             "root attribute, root count, leaf labels",
+        Case(family, "DiffPID3Classifier", "max_depth=1, criterion='gini'", "claim", EPS,
+             hood_big, "root attribute, root count, leaf labels",
              lambda: split(DiffPID3Classifier, EPS, criterion="gini")),
         Case(family, "DiffPID3Classifier", "max_depth=1, criterion='infogain'", "claim", EPS,
-             hood, "root attribute, root count, leaf labels",
+             hood_big, "root attribute, root count, leaf labels",
              lambda: split(DiffPID3Classifier, EPS, criterion="infogain", size_bound=50)),
-        Case(family, "SuLQID3Classifier", "max_depth=1", "claim", EPS, hood,
+        Case(family, "SuLQID3Classifier", "max_depth=1", "claim", EPS, hood_big,
              "root attribute, root count, leaf labels",
              lambda: split(SuLQID3Classifier, EPS)),
         Case(family, "DiffPC45Classifier", "numeric split points (public grid), prune=True",
              "claim", EPS, "4 rows near 0 vs + canary (0.97, 0.97)",
              "the root's released split points (doubles): value events", numeric_threshold),
         Case(family, "DiffPC45Classifier", "categorical, prune=True (noisy-count pruning)",
-             "claim", EPS, hood, "root attribute, root count, leaf labels after pruning",
+             "claim", EPS, hood_big, "root attribute, root count, leaf labels after pruning",
              lambda: split(DiffPC45Classifier, EPS, prune=True)),
         Case(family, "RandomDecisionTreeClassifier", "prune=True (Fan et al., not private)",
              "no claim", EPS, "six rows at a = 0 vs + one row at a = 1",
