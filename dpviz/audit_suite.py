@@ -222,6 +222,16 @@ def _fits(
     return mechanism
 
 
+def _numeric_target(cls: type, output: Callable[[Any, np.ndarray], np.ndarray]) -> Target:
+    """One tree of height 2 over the numeric problem; ``output(model, canary)`` is released."""
+    domain, X, y, canary = _numeric_problem()
+
+    def make(seed: int) -> Any:
+        return cls(epsilon=EPS, n_trees=1, max_depth=2, domain=domain, random_state=seed)
+
+    return Target(_fits(make, lambda m: output(m, canary)), (X, y), _with(X, y, canary, "n"))
+
+
 def _with_total(counts: np.ndarray) -> np.ndarray:
     """Per-tree class-0 counts of the canary's leaf, plus their sum (the attacker's statistic)."""
     first = counts[:, 0, 0]
@@ -249,15 +259,8 @@ def _rdt_cases() -> list[Case]:
             events = _shift_events(range(0, 2 * n_trees, 2), [0] * n_trees)
         return Target(_fits(make, out), D, D_prime, events)
 
-    numeric_domain, nX, ny, ncanary = _numeric_problem()
-
     def rdt_numeric() -> Target:
-        def make(seed: int) -> PrivateRDTClassifier:
-            return PrivateRDTClassifier(epsilon=EPS, n_trees=1, max_depth=2,
-                                        domain=numeric_domain, random_state=seed)
-
-        return Target(_fits(make, lambda m: m.released_counts(ncanary)[0, 0]), (nX, ny),
-                      _with(nX, ny, ncanary, "n"))
+        return _numeric_target(PrivateRDTClassifier, lambda m, c: m.released_counts(c)[0, 0])
 
     released = "noisy class counts of the canary's leaf"
     name = "PrivateRDTClassifier"
@@ -352,15 +355,9 @@ def _forest_cases() -> list[Case]:
 
     # the smooth-sensitivity label's worst case: a pure leaf that grows, (1, 0) vs (2, 0)
     pure = (_with(X, y, canary, "n"), _with(*_with(X, y, canary, "n"), canary, "n"))
-    numeric_domain, nX, ny, ncanary = _numeric_problem()
-
     def forest_numeric() -> Target:
-        def make(seed: int) -> DPRandomForestClassifier:
-            return DPRandomForestClassifier(epsilon=EPS, n_trees=1, max_depth=2,
-                                            domain=numeric_domain, random_state=seed)
-
-        return Target(_fits(make, lambda m: m.released_labels(ncanary)[:, 0]), (nX, ny),
-                      _with(nX, ny, ncanary, "n"))
+        return _numeric_target(DPRandomForestClassifier,
+                               lambda m, c: m.released_labels(c)[:, 0])
 
     family = "FI forest leaf labels"
     name = "DPRandomForestClassifier"
