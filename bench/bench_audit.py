@@ -40,9 +40,9 @@ def main() -> None:
     counts = np.array([7, 3])
     n = 1_000_000
     for name, mech in [
-        ("FI forest leaf label (ROSNAM, keyed)", targets.leaf_label(1.0)),
+        ("FI forest leaf label (ROSNAM, shipped NoisyLeafLabels)", targets.leaf_label(1.0)),
         ("ROSNAM (mechanisms.report_noisy_max)", targets.report_noisy_max_choice(1.0)),
-        ("Private-RDT leaf vector (keyed discrete Laplace)", targets.leaf_vector(1.0)),
+        ("Private-RDT leaf vector (the shipped NoisyLeafCounts release)", targets.leaf_vector(1.0)),
         ("FI 2017 smooth-sensitivity label", targets.smooth_sensitivity_leaf_label(1.0)),
     ]:
         seconds = best_of(lambda mech=mech: mech(counts, n, rng))
