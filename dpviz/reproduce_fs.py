@@ -110,7 +110,7 @@ def evaluate_encoded(model: Any, codes: np.ndarray, labels: np.ndarray) -> tuple
     An unclassified row counts as correct when its fallback label (see
     :meth:`~dpviz.trees.id3.DiffPID3Classifier.predict`) is right.
     """
-    predicted, unclassified = model.predict_encoded(codes)
+    predicted, unclassified = model.label_and_unclassified_encoded(codes)
     return float(np.mean(predicted == labels)), float(unclassified.mean())
 
 
@@ -822,7 +822,7 @@ def jpw_table1(
         seeds = functools.partial(_seed, seed0, "jpw", name, run)
         for algorithm, model in _jpw_models(name, domain, epsilon, depth, seeds):
             model.fit(x_train, y_train)
-            predicted, unclassified_rows = model.predict_encoded(codes)
+            predicted, unclassified_rows = model.label_and_unclassified_encoded(codes)
             unclassified = float(unclassified_rows.mean())
             correct = (predicted == labels) & ~unclassified_rows
             rows.append(

@@ -461,7 +461,7 @@ def test_encoded_fast_path_equals_the_public_api():
     fast = SuLQID3Classifier(1.0, stopping="id3", **kwargs).fit_encoded(
         data.domain.encode(data.X), data.domain.encode_labels(data.y), data.domain
     )
-    predicted, unclassified = fast.predict_encoded(data.domain.encode(data.test.X))
+    predicted, unclassified = fast.label_and_unclassified_encoded(data.domain.encode(data.test.X))
     np.testing.assert_array_equal(data.domain.decode_labels(predicted), public.predict(data.test.X))
     np.testing.assert_array_equal(unclassified, public.unclassified_mask(data.test.X))
     assert unclassified.any() and not unclassified.all()  # both kinds of rows are checked

@@ -45,7 +45,7 @@ from dpviz.domain import Domain
 from dpviz.errors import EmptyDataError, InvalidParameterError, MissingValueError
 from dpviz.validation import check_epsilon
 
-__all__ = ["DPEstimatorMixin", "release_generators"]
+__all__ = ["DPEstimatorMixin", "check_encoded", "release_generators", "tidy_classes"]
 
 _NUMERIC_KINDS = ("integer", "floating", "mixed-integer-float", "decimal")
 
@@ -114,16 +114,112 @@ class DPEstimatorMixin:
             domain = self.domain
         codes = domain.encode(X)
         labels = domain.encode_labels(y_arr)
-        self.domain_ = domain
-        classes = np.empty(domain.n_classes, dtype=object)
-        classes[:] = domain.classes
-        self.classes_ = _tidy_classes(classes)
-        self.n_features_in_ = len(domain)
+        self.domain_ = None  # a new fit: always reset the fitted schema
+        self._set_domain(domain)
         if feature_names is not None:
             self.feature_names_in_ = feature_names
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return codes, labels, domain
+
+    # -------------------------------------------------------------- the encoded fast path
+    def fit_encoded(
+        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, **fit_params: Any
+    ) -> Any:
+        """Fit on rows already encoded with the public ``domain`` (the experiments' fast path).
+
+        ``fit(X, y)`` is this after validating ``X`` and ``y`` and encoding them with the
+        domain; the experiment runner calls it directly so that thousands of small runs
+        skip the encoding. The privacy claim is that of ``fit`` (the same code runs).
+
+        Parameters
+        ----------
+        codes : ndarray (n, k)
+            Rows encoded by ``domain.encode`` (no unknown codes at fit time).
+        labels : ndarray (n,) of int
+            Class codes from ``domain.encode_labels``.
+        domain : Domain
+            The public schema the codes refer to; sets ``domain_``, ``classes_`` and
+            ``n_features_in_``.
+        **fit_params
+            Further encoded inputs of the estimator's ``fit`` (RDT#: ``public``).
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        if not isinstance(domain, Domain):
+            raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
+        codes, labels = check_encoded(codes, domain, labels)
+        self._set_domain(domain)
+        return self._fit_codes(codes, labels, domain, **fit_params)
+
+    def predict_proba_encoded(self, codes: np.ndarray) -> np.ndarray:
+        """:meth:`predict_proba` of rows already encoded with ``domain_``.
+
+        Codes ``-1`` mark an unknown category and follow the ``unknown`` policy.
+        """
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "domain_")
+        return self._proba_codes(check_encoded(codes, self.domain_, unknown=True)[0])
+
+    def predict_encoded(self, codes: np.ndarray) -> np.ndarray:
+        """:meth:`predict` of rows already encoded with ``domain_``.
+
+        Returns class codes (indices into ``classes_``).
+        """
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "domain_")
+        return self._label_codes(check_encoded(codes, self.domain_, unknown=True)[0])
+
+    def fit(self, X: Any, y: Any) -> Any:
+        """Fit on ``X`` (DataFrame or array) and labels ``y`` with the public ``domain``."""
+        self._check_params()
+        codes, labels, domain = self._fit_inputs(X, y)
+        return self._fit_codes(codes, labels, domain)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities of each row (columns in ``classes_`` order)."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "domain_")
+        return self._proba_codes(self._predict_codes(X))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The predicted class of each row."""
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "domain_")
+        return self._decode(self._label_codes(self._predict_codes(X)))
+
+    # hooks of the fast path, defined by each estimator
+    def _check_params(self) -> None:
+        """Validate the parameters before any data is read (overridden)."""
+
+    def _fit_codes(
+        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, **fit_params: Any
+    ) -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _proba_codes(self, codes: np.ndarray) -> np.ndarray:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _label_codes(self, codes: np.ndarray) -> np.ndarray:
+        """Class codes of encoded rows: the arg-max of the probabilities (ties: first class)."""
+        return np.argmax(self._proba_codes(codes), axis=1)
+
+    def _set_domain(self, domain: Domain) -> None:
+        """Set ``domain_``, ``classes_`` and ``n_features_in_`` from a public domain."""
+        if getattr(self, "domain_", None) is domain and hasattr(self, "classes_"):
+            return
+        self.domain_ = domain
+        classes = np.empty(domain.n_classes, dtype=object)
+        classes[:] = domain.classes
+        self.classes_ = tidy_classes(classes)
+        self.n_features_in_ = len(domain)
 
     # -------------------------------------------------------------- predict inputs
     def _predict_codes(self, X: Any) -> np.ndarray:
@@ -369,7 +465,7 @@ def _infer_kinds(X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
     return pd.DataFrame(columns)
 
 
-def _tidy_classes(classes: np.ndarray) -> np.ndarray:
+def tidy_classes(classes: np.ndarray) -> np.ndarray:
     """Give ``classes_`` a natural dtype: int64 or float64 when every label is a number."""
     values = list(classes)
     if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in values):
@@ -390,3 +486,54 @@ def release_generators(rng: np.random.Generator) -> tuple[np.random.Generator, n
     """
     structure, noise = rng.spawn(2)
     return structure, noise
+
+
+def check_encoded(
+    codes: Any, domain: Domain, labels: Any = None, *, unknown: bool = False
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Validate rows encoded with ``domain`` (and their class codes) for the fast path.
+
+    Refuses, with a message naming the problem, what would otherwise fail deep inside a
+    fit or silently index the wrong leaf: a wrong shape or column count, NaN or infinite
+    codes, categorical codes outside ``0 .. m-1`` (``-1``, an unknown category, only
+    when ``unknown``), class codes outside ``0 .. n_classes-1``.
+
+    Returns
+    -------
+    codes : ndarray (n, k) float64
+    labels : ndarray (n,) int64 or None
+    """
+    arr = np.asarray(codes, dtype=np.float64)
+    if arr.ndim != 2 or arr.shape[1] != len(domain):
+        raise InvalidParameterError(
+            f"encoded rows must have shape (n, {len(domain)}) for this domain, got {arr.shape}"
+        )
+    if not np.isfinite(arr).all():
+        raise MissingValueError(
+            "encoded rows contain NaN or infinite codes; encode rows with domain.encode, "
+            "which refuses missing values with the data set's rule"
+        )
+    mask = domain.categorical_mask
+    if mask.any():
+        cat = arr[:, mask]
+        sizes = np.array([a.n_values for a in domain if a.is_categorical])
+        low = -1 if unknown else 0
+        bad = (cat < low) | (cat >= sizes) | (cat != np.floor(cat))
+        if bad.any():
+            column = [a.name for a in domain if a.is_categorical][int(np.argwhere(bad)[0, 1])]
+            raise InvalidParameterError(
+                f"encoded column {column!r} holds a code outside its public values "
+                f"(0 .. m-1{', or -1 for unknown' if unknown else ''})"
+            )
+    if labels is None:
+        return arr, None
+    lab = np.asarray(labels)
+    if lab.shape != (arr.shape[0],):
+        raise InvalidParameterError(
+            f"X and y have inconsistent numbers of samples: {arr.shape[0]} and {lab.shape}"
+        )
+    if lab.size and (lab.dtype.kind not in "iu" or lab.min() < 0 or lab.max() >= domain.n_classes):
+        raise InvalidParameterError(
+            f"class codes must be integers in 0 .. {domain.n_classes - 1} (domain.encode_labels)"
+        )
+    return arr, lab.astype(np.int64, copy=False)

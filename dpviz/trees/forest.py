@@ -16,10 +16,11 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
-from dpviz.trees._base import DPEstimatorMixin
+from dpviz.trees._base import DPEstimatorMixin, check_encoded
 from dpviz.trees.depth import fletcher_islam_depth
 from dpviz.trees.random_tree import RandomTree, forest_leaf_keys, forest_route
 from dpviz.validation import check_int
@@ -167,8 +168,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         self.unknown = unknown
         self.random_state = random_state
 
-    def fit(self, X: Any, y: Any) -> DPRandomForestClassifier:
-        """FI Alg. 1 ``BuildForest``: depth, τ random trees, then ``GetMajorityLabels``."""
+    def _check_params(self) -> None:
         epsilon = self._epsilon(self.epsilon)
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
         if self.leaf_mechanism not in NoisyLeafLabels.MECHANISMS:
@@ -179,7 +179,13 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         self._check_share(NoisyLeafLabels, epsilon if self.disjoint else epsilon / n_trees,
                           self.leaf_mechanism,
                           "(disjoint rows)" if self.disjoint else f"split over n_trees={n_trees}")
-        codes, labels, domain = self._fit_inputs(X, y)
+
+    def _fit_codes(
+        self, codes: np.ndarray, labels: np.ndarray, domain: Domain
+    ) -> DPRandomForestClassifier:
+        """FI Alg. 1 ``BuildForest``: depth, τ random trees, then ``GetMajorityLabels``."""
+        epsilon = self._epsilon(self.epsilon)
+        n_trees = check_int(self.n_trees, "n_trees", minimum=1)
         structure_rng, noise_rng = self._rngs()
         if self.max_depth is None:
             n_discrete = int(domain.categorical_mask.sum())
@@ -206,7 +212,14 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     def votes(self, X: Any) -> np.ndarray:
         """Number of trees voting for each class, shape (n, n_classes)."""
         check_is_fitted(self, "trees_")
-        codes = self._predict_codes(X)
+        return self._votes(self._predict_codes(X))
+
+    def votes_encoded(self, codes: np.ndarray) -> np.ndarray:
+        """:meth:`votes` of rows already encoded with ``domain_``."""
+        check_is_fitted(self, "trees_")
+        return self._votes(check_encoded(codes, self.domain_, unknown=True)[0])
+
+    def _votes(self, codes: np.ndarray) -> np.ndarray:
         n, tau = codes.shape[0], len(self.trees_)
         n_classes = self.domain_.n_classes
         votes = np.zeros(n * n_classes, dtype=np.int64)
@@ -262,11 +275,13 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
                                         "label": self._decode(labels)}))
         return pd.concat(frames, ignore_index=True)
 
-    def predict_proba(self, X: Any) -> np.ndarray:
+    def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
         """Vote shares of the classes."""
-        votes = self.votes(X)
+        check_is_fitted(self, "trees_")
+        votes = self._votes(codes)
         return votes / votes.sum(axis=1, keepdims=True)
 
-    def predict(self, X: Any) -> np.ndarray:
+    def _label_codes(self, codes: np.ndarray) -> np.ndarray:
         """Majority vote over the trees (ties: the first class in domain order)."""
-        return self._decode(np.argmax(self.votes(X), axis=1))
+        check_is_fitted(self, "trees_")
+        return np.argmax(self._votes(codes), axis=1)

@@ -63,7 +63,7 @@ from sklearn.utils.validation import check_is_fitted
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.privacy import Ledger, PrivateTable
-from dpviz.trees._base import DPEstimatorMixin, _tidy_classes
+from dpviz.trees._base import DPEstimatorMixin, check_encoded
 from dpviz.trees.id3_pruning import (
     bottom_up_aggregate,
     pessimistic_errors,
@@ -631,59 +631,21 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     _algorithm = "FS tree"
 
-    def fit(self, X: Any, y: Any) -> _FSTreeClassifier:
-        """Build the tree from ``X``, ``y`` through a :class:`PrivateTable` of budget ``epsilon``.
-
-        Parameters
-        ----------
-        X : DataFrame or array of shape (n, k)
-            Features with the domain's columns.
-        y : array-like of shape (n,)
-            Class labels (any hashable values of the domain's classes).
-
-        Returns
-        -------
-        self
-            Fitted: ``tree_`` (an :class:`ID3Tree`), ``ledger_`` (every query and its ε),
-            ``epsilon_`` (ε per query of a level), ``classes_``, ``domain_``.
-        """
+    def _check_params(self) -> None:
         budget = check_epsilon(self.epsilon, "epsilon", allow_inf=True)
         _check_depth(self.max_depth, budget)
-        self._check_params(budget)
-        codes, labels, domain = self._fit_inputs(X, y)
-        return self.fit_encoded(codes, labels, domain)
+        self._check_algorithm_params(budget)
 
-    def fit_encoded(
+    def _fit_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain
     ) -> _FSTreeClassifier:
-        """Fit on rows already encoded with the public ``domain`` (the reproductions' fast path).
+        """Build the tree through a :class:`PrivateTable` of budget ``epsilon``.
 
-        ``fit`` is this after validating and encoding ``X`` and ``y``; called directly it
-        sets ``domain_``, ``classes_`` and ``n_features_in_`` from ``domain`` itself, and
-        skips the encoding that thousands of small reproduction runs would repeat.
-
-        Parameters
-        ----------
-        codes : ndarray (n, k)
-            Rows encoded by ``domain.encode``.
-        labels : ndarray (n,) of int
-            Class codes from ``domain.encode_labels``.
-        domain : Domain
-            The public schema the codes refer to.
-
-        Returns
-        -------
-        self
+        Fitted: ``tree_`` (an :class:`ID3Tree`), ``ledger_`` (every query and its ε),
+        ``epsilon_`` (ε per query of a level), ``classes_``, ``domain_``.
         """
         budget = check_epsilon(self.epsilon, "epsilon", allow_inf=True)
         depth = _check_depth(self.max_depth, budget)
-        self._check_params(budget)
-        if getattr(self, "domain_", None) is not domain:
-            self.domain_ = domain
-            classes = np.empty(domain.n_classes, dtype=object)
-            classes[:] = domain.classes
-            self.classes_ = _tidy_classes(classes)
-            self.n_features_in_ = len(domain)
         rng = self._rng()
         self._predict_seed_ = int(rng.integers(0, 2**63 - 1))
         table = PrivateTable.from_encoded(codes, labels, domain=domain, epsilon=budget, rng=rng)
@@ -697,7 +659,7 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ hooks
-    def _check_params(self, budget: float) -> None:  # pragma: no cover - overridden
+    def _check_algorithm_params(self, budget: float) -> None:  # pragma: no cover
         pass
 
     def _build(
@@ -718,11 +680,13 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         rng = np.random.default_rng(self._predict_seed_)
         return route(self._flat_, codes, rng)
 
-    def predict_encoded(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def label_and_unclassified_encoded(
+        self, codes: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Class codes and the unclassified mask of rows already encoded with ``domain_``.
 
-        The encoded counterpart of :meth:`predict` and :meth:`unclassified_mask` together
-        (one routing), for the reproductions that score thousands of models.
+        :meth:`predict_encoded` and :meth:`unclassified_mask` together (one routing), for
+        the reproductions that score thousands of models.
 
         Returns
         -------
@@ -732,10 +696,10 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             Rows that end in an empty leaf (see :meth:`unclassified_mask`).
         """
         check_is_fitted(self, "tree_")
-        leaves = self._leaves_encoded(codes)
+        leaves = self._leaves_encoded(check_encoded(codes, self.domain_, unknown=True)[0])
         return self._flat_.label[leaves], self._flat_.unclassified[leaves]
 
-    def predict(self, X: Any) -> np.ndarray:
+    def _label_codes(self, codes: np.ndarray) -> np.ndarray:
         """Predicted class of each row: the noisy arg-max of the leaf it reaches.
 
         A row that ends in an empty leaf (noisy count ``N_T <= 0``: *unclassified*, see
@@ -744,17 +708,17 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         goes to a uniformly random child (seeded: the same ``random_state`` gives the same
         predictions).
         """
-        leaves = self._leaves(X)
-        return self._decode(self._flat_.label[leaves])
+        check_is_fitted(self, "tree_")
+        return self._flat_.label[self._leaves_encoded(codes)]
 
-    def predict_proba(self, X: Any) -> np.ndarray:
+    def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
         """Class probabilities: the leaf's noisy class counts, negatives set to 0, normalised.
 
         A leaf whose counts are all <= 0 puts probability 1 on its label; an unclassified
         row gets its fallback ancestor's distribution (see :meth:`predict`). Rows sum to 1.
         """
-        leaves = self._leaves(X)
-        return self._flat_.proba[leaves].copy()
+        check_is_fitted(self, "tree_")
+        return self._flat_.proba[self._leaves_encoded(codes)].copy()
 
     def unclassified_mask(self, X: Any) -> np.ndarray:
         """True for rows that end in an empty leaf (noisy count ``N_T <= 0``).
@@ -848,7 +812,7 @@ class SuLQID3Classifier(_FSTreeClassifier):
     ) -> ID3Node:
         return sulq_id3(table, attributes, depth, budget, stopping=self.stopping)
 
-    def _check_params(self, budget: float) -> None:
+    def _check_algorithm_params(self, budget: float) -> None:
         if self.stopping not in ("fs", "id3"):
             raise InvalidParameterError(f"stopping must be 'fs' or 'id3', got {self.stopping!r}")
 
@@ -957,7 +921,7 @@ class DiffPID3Classifier(_FSTreeClassifier):
         self.unknown = unknown
         self.random_state = random_state
 
-    def _check_params(self, budget: float) -> None:
+    def _check_algorithm_params(self, budget: float) -> None:
         crit = get_criterion(self.criterion)
         if crit.needs_size_bound and (self.size_bound is not None or math.isfinite(budget)):
             crit.sensitivity(self.size_bound)  # raises if missing or invalid

@@ -17,6 +17,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import PrivateTable
@@ -83,17 +84,12 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "trees_")
         return np.stack(self._tree_counts(self._predict_codes(X)))
 
-    def predict_proba(self, X: Any) -> np.ndarray:
+    def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
         """Class probabilities by JPW Fig. 2 (summed counts over the trees, normalized)."""
         check_is_fitted(self, "trees_")
-        codes = self._predict_codes(X)
         return classify(
             self._tree_counts(codes), clip_negative=getattr(self, "clip_negative", False)
         )
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The class with the largest summed count."""
-        return self._decode(np.argmax(self.predict_proba(X), axis=1))
 
 
 class RandomDecisionTreeClassifier(_RDTBase):
@@ -139,9 +135,10 @@ class RandomDecisionTreeClassifier(_RDTBase):
         self.unknown = unknown
         self.random_state = random_state
 
-    def fit(self, X: Any, y: Any) -> RandomDecisionTreeClassifier:
+    def _fit_codes(
+        self, codes: np.ndarray, labels: np.ndarray, domain: Domain
+    ) -> RandomDecisionTreeClassifier:
         """Build the random structures and count the rows at every node (UpdateStatistics)."""
-        codes, labels, domain = self._fit_inputs(X, y)
         structure_rng, _ = self._rngs()  # the same trees as Private-RDT with this seed
         self.depth_ = self._depth(len(domain))
         self.trees_ = self._make_trees(structure_rng, self.depth_)
@@ -270,11 +267,14 @@ class PrivateRDTClassifier(_RDTBase):
         self._check_share(NoisyLeafCounts, epsilon / n_trees, self.noise,
                           f"split over n_trees={n_trees}")
 
-    def fit(self, X: Any, y: Any) -> PrivateRDTClassifier:
+    def _check_params(self) -> None:
+        self._check_release(self._epsilon(self.epsilon))
+
+    def _fit_codes(
+        self, codes: np.ndarray, labels: np.ndarray, domain: Domain
+    ) -> PrivateRDTClassifier:
         """Private-RDT (JPW Fig. 5) for each of the N trees, at ε/N each."""
         epsilon = self._epsilon(self.epsilon)
-        self._check_release(epsilon)
-        codes, labels, domain = self._fit_inputs(X, y)
         self._structure_rng, self._noise_rng = self._rngs()
         self.depth_ = self._depth(len(domain))
         self.trees_ = self._make_trees(self._structure_rng, self.depth_)

@@ -22,7 +22,7 @@ from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import PrivateTable
-from dpviz.trees._base import DPEstimatorMixin
+from dpviz.trees._base import DPEstimatorMixin, check_encoded
 from dpviz.trees.depth import rdt_sharp_depth
 from dpviz.trees.random_tree import RandomTree
 from dpviz.trees.rdt import classify
@@ -267,18 +267,36 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         Without ``X_public`` every leaf has one implicit centre and there is no
         secondary ensemble: RDT# reduces to Private-RDT with p trees.
         """
+        self._check_params()
+        codes, labels, domain = self._fit_inputs(X, y)
+        public = None if X_public is None else domain.encode(X_public)
+        return self._fit_codes(codes, labels, domain, public=public)
+
+    def _check_params(self) -> None:
         epsilon = self._epsilon(self.epsilon)
         n_primary = check_int(self.n_primary, "n_primary", minimum=1)
-        n_secondary = check_int(self.n_secondary, "n_secondary", minimum=0)
-        n_cells = check_int(self.n_cells, "n_cells", minimum=1)
+        check_int(self.n_secondary, "n_secondary", minimum=0)
+        check_int(self.n_cells, "n_cells", minimum=1)
         if self.noise not in NoisyLeafCounts.MECHANISMS:
             raise InvalidParameterError(
                 f"noise must be 'discrete_laplace' or 'laplace', got {self.noise!r}"
             )
         self._check_share(NoisyLeafCounts, epsilon / n_primary, self.noise,
                           f"split over n_primary={n_primary}")
-        codes, labels, domain = self._fit_inputs(X, y)
-        public = np.zeros((0, len(domain))) if X_public is None else domain.encode(X_public)
+
+    def _fit_codes(
+        self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
+        public: np.ndarray | None = None,
+    ) -> RDTSharpClassifier:
+        """RDT# Fig. 5 on encoded rows; ``public``: the encoded unlabeled rows (or None)."""
+        epsilon = self._epsilon(self.epsilon)
+        n_primary = check_int(self.n_primary, "n_primary", minimum=1)
+        n_secondary = check_int(self.n_secondary, "n_secondary", minimum=0)
+        n_cells = check_int(self.n_cells, "n_cells", minimum=1)
+        if public is None:
+            public = np.zeros((0, len(domain)))
+        else:
+            public = check_encoded(public, domain)[0]
         self.depth_ = self.height(domain)
         structure_rng, noise_rng = self._rngs()
         secondary_rng = structure_rng.spawn(1)[0]
@@ -332,17 +350,12 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             c(t.cell_keys(codes)) for t, c in zip(self.primary_, self.primary_counts_, strict=True)
         ])
 
-    def predict_proba(self, X: Any) -> np.ndarray:
+    def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
         """Class probabilities of the union E1 ∪ E2 (RDT# Fig. 4: summed counts, normalized)."""
         check_is_fitted(self, "primary_")
-        codes = self._predict_codes(X)
         trees = self.primary_ + self.secondary_
         counts = self.primary_counts_ + self.secondary_counts_
         return classify([c(t.cell_keys(codes)) for t, c in zip(trees, counts, strict=True)])
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The class with the largest summed count over both ensembles."""
-        return self._decode(np.argmax(self.predict_proba(X), axis=1))
 
 
 def build_secondary(
