@@ -40,7 +40,7 @@ EstimatorFactory = Callable[..., Any]
 def cache_dir() -> Path:
     """Folder of the on-disk result cache: ``$DPVIZ_CACHE`` or ``.dpviz_cache`` in the project."""
     return Path(
-        os.environ.get("DPVIZ_CACHE", Path(__file__).resolve().parent.parent / ".dpviz_cache")
+        os.environ.get("DPVIZ_CACHE", Path(__file__).resolve().parents[2] / ".dpviz_cache")
     )
 
 
