@@ -151,7 +151,7 @@ class Case:
 
 
 # ------------------------------------------------------------------------------- data
-def _categorical_problem() -> tuple[Domain, np.ndarray, list[str], np.ndarray]:
+def categorical_problem() -> tuple[Domain, np.ndarray, list[str], np.ndarray]:
     """Three binary attributes; D's rows all sit at 000, the canary at 111 (label "n").
 
     In a random tree of height 3 every attribute is used once on each path, so the
@@ -174,7 +174,7 @@ def _numeric_problem() -> tuple[Domain, np.ndarray, list[str], np.ndarray]:
     return domain, X, y, canary
 
 
-def _with(X: np.ndarray, y: list[str], row: np.ndarray, label: str) -> tuple[Any, Any]:
+def with_row(X: np.ndarray, y: list[str], row: np.ndarray, label: str) -> tuple[Any, Any]:
     """D + one row: the add/remove neighbour."""
     return np.vstack([X, row]), [*y, label]
 
@@ -199,7 +199,7 @@ def _shift_events(coordinates: Sequence[int], values: Sequence[float]) -> list[E
     return [Event(f"[{shown}] all ≥ D's value + 1", up), Event(f"[{shown}] all ≤ D's value", down)]
 
 
-def _fits(
+def fit_release(
     make: Callable[[int], Any],
     output: Callable[[Any], np.ndarray],
     fit: Callable[[Any, Any, Any], Any] | None = None,
@@ -229,7 +229,8 @@ def _numeric_target(cls: type, output: Callable[[Any, np.ndarray], np.ndarray]) 
     def make(seed: int) -> Any:
         return cls(epsilon=EPS, n_trees=1, max_depth=2, domain=domain, random_state=seed)
 
-    return Target(_fits(make, lambda m: output(m, canary)), (X, y), _with(X, y, canary, "n"))
+    neighbours = (X, y), with_row(X, y, canary, "n")
+    return Target(fit_release(make, lambda m: output(m, canary)), *neighbours)
 
 
 def _with_total(counts: np.ndarray) -> np.ndarray:
@@ -240,8 +241,8 @@ def _with_total(counts: np.ndarray) -> np.ndarray:
 
 # ------------------------------------------------------------------------------- cases
 def _rdt_cases() -> list[Case]:
-    domain, X, y, canary = _categorical_problem()
-    D, D_prime = (X, y), _with(X, y, canary, "n")
+    domain, X, y, canary = categorical_problem()
+    D, D_prime = (X, y), with_row(X, y, canary, "n")
     hood = "6 rows at 000 vs + canary 111 (n); canary's leaf empty vs one row"
 
     def rdt(epsilon: float, n_trees: int = 1, **kw: Any) -> Target:
@@ -257,7 +258,7 @@ def _rdt_cases() -> list[Case]:
                       for e in laplace_lattice_events(n_trees / epsilon, 0.0)]
         if n_trees > 1:  # the canary's leaf in every tree gains one class-"n" row
             events = _shift_events(range(0, 2 * n_trees, 2), [0] * n_trees)
-        return Target(_fits(make, out), D, D_prime, events)
+        return Target(fit_release(make, out), D, D_prime, events)
 
     def rdt_numeric() -> Target:
         return _numeric_target(PrivateRDTClassifier, lambda m, c: m.released_counts(c)[0, 0])
@@ -278,7 +279,7 @@ def _rdt_cases() -> list[Case]:
              "4 rows near 0 vs + canary (0.97, 0.97)", released, rdt_numeric),
         Case(family, name, "clip_negative=True", "claim", EPS, hood,
              "predict_proba of the canary (post-processing)",
-             lambda: Target(_fits(lambda s: PrivateRDTClassifier(
+             lambda: Target(fit_release(lambda s: PrivateRDTClassifier(
                  epsilon=EPS, n_trees=1, max_depth=3, clip_negative=True, domain=domain,
                  random_state=s), lambda m: np.round(m.predict_proba(canary)[0], 6)),
                  D, D_prime)),
@@ -293,7 +294,7 @@ def _rdt_cases() -> list[Case]:
 
 
 def _update_cases() -> list[Case]:
-    domain, X, y, canary = _categorical_problem()
+    domain, X, y, canary = categorical_problem()
     batch = np.array([["0", "0", "1"]], dtype=object), ["y"]
 
     def update(method: str, canary_in: str) -> Target:
@@ -312,9 +313,9 @@ def _update_cases() -> list[Case]:
             return np.array(out)
 
         if canary_in == "D1":  # both releases read the canary: before[0] and after[0] shift
-            return Target(run, ((X, y), batch), (_with(X, y, canary, "n"), batch),
+            return Target(run, ((X, y), batch), (with_row(X, y, canary, "n"), batch),
                           _shift_events([0, 2], [0, 0]))
-        return Target(run, batch, _with(*batch, canary, "n"), _shift_events([4], [0]))
+        return Target(run, batch, with_row(*batch, canary, "n"), _shift_events([4], [0]))
 
     family = "Private-RDT update (two releases)"
     name = "PrivateRDTClassifier.update"
@@ -337,8 +338,8 @@ def _update_cases() -> list[Case]:
 
 
 def _forest_cases() -> list[Case]:
-    domain, X, y, canary = _categorical_problem()
-    D, D_prime = (X, y), _with(X, y, canary, "n")
+    domain, X, y, canary = categorical_problem()
+    D, D_prime = (X, y), with_row(X, y, canary, "n")
     hood = "6 rows at 000 vs + canary 111 (n); canary's leaf empty vs one row"
 
     def forest(epsilon: float, n_trees: int = 1, data: Any = None, **kw: Any) -> Target:
@@ -351,10 +352,10 @@ def _forest_cases() -> list[Case]:
             return labels if n_trees == 1 else np.append(labels, labels.sum())
 
         a, b = data if data is not None else (D, D_prime)
-        return Target(_fits(make, out), a, b)
+        return Target(fit_release(make, out), a, b)
 
     # the smooth-sensitivity label's worst case: a pure leaf that grows, (1, 0) vs (2, 0)
-    pure = (_with(X, y, canary, "n"), _with(*_with(X, y, canary, "n"), canary, "n"))
+    pure = (with_row(X, y, canary, "n"), with_row(*with_row(X, y, canary, "n"), canary, "n"))
     def forest_numeric() -> Target:
         return _numeric_target(DPRandomForestClassifier,
                                lambda m, c: m.released_labels(c)[:, 0])
@@ -386,8 +387,8 @@ def _forest_cases() -> list[Case]:
 
 
 def _rdt_sharp_cases() -> list[Case]:
-    domain, X, y, canary = _categorical_problem()
-    D, D_prime = (X, y), _with(X, y, canary, "n")
+    domain, X, y, canary = categorical_problem()
+    D, D_prime = (X, y), with_row(X, y, canary, "n")
     public = np.array([["0", "0", "0"], ["1", "1", "1"], ["0", "1", "0"], ["1", "0", "1"]],
                       dtype=object)
     hood = "6 rows at 000 vs + canary 111 (n); 4 public rows"
@@ -407,7 +408,7 @@ def _rdt_sharp_cases() -> list[Case]:
                       for e in laplace_lattice_events(1 / epsilon, 0.0)]
         a, b = data if data is not None else (D, D_prime)
         output = out or (lambda m: m.released_counts(canary)[0, 0])
-        return Target(_fits(make, output, fit), a, b, events)
+        return Target(fit_release(make, output, fit), a, b, events)
 
     one, two = (X[:1], y[:1]), (X[:2], y[:2])
     family = "RDT# centre counts"
@@ -441,8 +442,8 @@ _PRUNED_DATA = (
 
 
 def _fs_cases() -> list[Case]:
-    domain, X, y, canary = _categorical_problem()
-    D, D_prime = (X, y), _with(X, y, canary, "n")
+    domain, X, y, canary = categorical_problem()
+    D, D_prime = (X, y), with_row(X, y, canary, "n")
     hood = "6 rows vs + canary 111 (n)"
 
     def leaf(cls: type, budget: float) -> Target:
@@ -457,12 +458,12 @@ def _fs_cases() -> list[Case]:
                              root.noisy_count + root.class_counts[0]])
 
         # N_T (6 under D) and the class-"n" count (3 under D) both gain one
-        return Target(_fits(make, out), D, D_prime, _shift_events([0, 1], [6, 3]))
+        return Target(fit_release(make, out), D, D_prime, _shift_events([0, 1], [6, 3]))
 
     # 60 rows at 000 (so that the root passes the stopping rule N_T/(t|C|) >= √2/ε and
     # splits), the canary at 111: the child holding the canary is empty under D
     big = (np.full((60, 3), "0", dtype=object), ["n", "y"] * 30)
-    big_prime = _with(*big, canary, "n")
+    big_prime = with_row(*big, canary, "n")
 
     def split(cls: type, budget: float, **kw: Any) -> Target:
         def make(seed: int) -> Any:
@@ -474,7 +475,7 @@ def _fs_cases() -> list[Case]:
             labels = [c.label for c in root.children] or [root.label, root.label]
             return np.array([attribute, root.noisy_count, *labels])
 
-        return Target(_fits(make, out), big, big_prime)
+        return Target(fit_release(make, out), big, big_prime)
 
     numeric_domain, nX, ny, ncanary = _numeric_problem()
 
@@ -488,7 +489,7 @@ def _fs_cases() -> list[Case]:
             points = [root.split_points.get(a.name, math.nan) for a in numeric_domain]
             return np.array(points)
 
-        return Target(_fits(make, out), (nX, ny), _with(nX, ny, ncanary, "n"))
+        return Target(fit_release(make, out), (nX, ny), with_row(nX, ny, ncanary, "n"))
 
     family = "FS trees (the released tree)"
     released = "root's noisy count and class counts, and count + class-n count"

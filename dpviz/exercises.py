@@ -61,11 +61,11 @@ def check(exercise: str, answer: float | None) -> None:
         If the exercise id is unknown.
     """
     if exercise not in EXERCISES:
-        from dpviz.explore import load_all
-
-        load_all()
-    if exercise not in EXERCISES:
-        raise InvalidParameterError(f"unknown exercise {exercise!r}; known: {sorted(EXERCISES)}")
+        raise InvalidParameterError(
+            f"unknown exercise {exercise!r}; known: {sorted(EXERCISES)} (a notebook's exercises "
+            "are registered when its module of dpviz.explore is imported, e.g. "
+            "`from dpviz.explore import jpw`; dpviz.explore.load_all() imports them all)"
+        )
     if answer is None:
         print(f"Exercise {exercise}: not answered yet — replace None with your answer.")
         return

@@ -3,7 +3,7 @@
 Every mechanism is a plain function that
 
 * takes its randomness from an explicit keyword ``rng`` (a :class:`numpy.random.Generator`
-  or an int seed, validated by :func:`dpviz.validation.check_rng`), so every result can be
+  or an int seed, validated by :func:`dpviz.validation.check_random_state`), so every result can be
   reproduced — or, instead, from ``uniforms``: open uniforms on the 52-bit grid of
   :func:`dpviz.keyed.uniforms_from_bits`, e.g. the secret-keyed uniforms of a lazily
   released leaf (:mod:`dpviz.leaf_release`). Either way the *same* inversion sampler turns
@@ -63,7 +63,7 @@ import numpy as np
 
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.keyed import uniforms_from_bits
-from dpviz.validation import check_epsilon, check_int, check_positive, check_rng
+from dpviz.validation import check_epsilon, check_int, check_positive, check_random_state
 
 __all__ = [
     "MIN_NOISE_RATE",
@@ -226,7 +226,7 @@ def _uniforms(
 ) -> np.ndarray:
     """The uniforms a sampler inverts: drawn from ``rng``, or the caller's (checked)."""
     if uniforms is None:
-        return open_uniforms(check_rng(rng), shape)
+        return open_uniforms(check_random_state(rng, "rng", allow_none=False), shape)
     if rng is not None:
         raise InvalidParameterError("pass either rng or uniforms, not both")
     u = np.asarray(uniforms, dtype=np.float64)

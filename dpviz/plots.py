@@ -15,6 +15,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from dpviz.audit import clopper_pearson
 from dpviz.errors import InvalidParameterError
 
 if TYPE_CHECKING:
@@ -192,8 +193,6 @@ def privacy_loss_chart(
         Points with a 95% band per event (from the selection samples), the lines
         ±ε of the claim, and the exact curve when given.
     """
-    from dpviz.audit import clopper_pearson
-
     table = result.selection
     n = max(int(result.n_samples - result.p.n), 1)  # selection samples per neighbour
     a_low, a_high = clopper_pearson(table["count_D"].to_numpy(), n, result.alpha / 2)

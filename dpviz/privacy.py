@@ -53,7 +53,8 @@ from dpviz.errors import (
     NotProvenPrivateWarning,
 )
 from dpviz.leaf_release import FLOAT_LAPLACE_MESSAGE, NoisyLeafCounts, NoisyLeafLabels
-from dpviz.validation import check_epsilon, check_int, check_positive, check_rng
+from dpviz.plots import ledger_chart
+from dpviz.validation import check_epsilon, check_int, check_positive, check_random_state
 
 if TYPE_CHECKING:
     import altair as alt
@@ -156,8 +157,6 @@ class Ledger:
 
     def chart(self, by: str = "label") -> alt.Chart:
         """An altair bar chart of where the budget went (see :func:`dpviz.plots.ledger_chart`)."""
-        from dpviz.plots import ledger_chart
-
         return ledger_chart(self, by=by)
 
     def __repr__(self) -> str:
@@ -232,7 +231,7 @@ class PrivateTable:
             raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
         codes = domain.encode(X)
         labels = None if y is None else domain.encode_labels(y)
-        self._init(codes, labels, domain, Ledger(epsilon), check_rng(rng), _Account(None), ())
+        self._init(codes, labels, domain, Ledger(epsilon), _table_rng(rng), _Account(None), ())
 
     @classmethod
     def from_encoded(
@@ -259,7 +258,7 @@ class PrivateTable:
             if labels.size and (labels.min() < 0 or labels.max() >= domain.n_classes):
                 raise InvalidParameterError(f"labels must be codes in 0..{domain.n_classes - 1}")
         table = cls.__new__(cls)
-        table._init(codes, labels, domain, Ledger(epsilon), check_rng(rng), _Account(None), ())
+        table._init(codes, labels, domain, Ledger(epsilon), _table_rng(rng), _Account(None), ())
         return table
 
     def _init(
@@ -862,3 +861,8 @@ class PrivateTable:
     def __repr__(self) -> str:
         where = " / ".join(self.path) if self.path else "root"
         return f"PrivateTable({where}; {self.ledger!r})"
+
+
+def _table_rng(rng: object) -> np.random.Generator:
+    """The table's noise generator (a Generator or an int seed; never implicit entropy)."""
+    return check_random_state(rng, "rng", allow_none=False)

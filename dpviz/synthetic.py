@@ -48,7 +48,7 @@ from sklearn.datasets import make_classification
 from dpviz.datasets import Dataset
 from dpviz.domain import Attribute, Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
-from dpviz.validation import check_int, check_positive, check_probability
+from dpviz.validation import check_int, check_positive, check_probability, check_random_state
 
 __all__ = [
     "FI_SYNTH_SETTINGS",
@@ -94,27 +94,9 @@ _MAX_TREE_LINES = 200
 
 
 # ---------------------------------------------------------------------------- randomness
-def _as_generator(random_state: object) -> np.random.Generator:
-    """Turn ``random_state`` (int ≥ 0, Generator or None) into a Generator."""
-    if random_state is None:
-        return np.random.default_rng()
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        if int(random_state) < 0:
-            raise InvalidParameterError(
-                f"random_state must be a non-negative int seed, got {random_state!r}"
-            )
-        return np.random.default_rng(int(random_state))
-    raise InvalidParameterError(
-        "random_state must be an int seed, a numpy.random.Generator or None, "
-        f"got {random_state!r}"
-    )
-
-
 def _streams(random_state: object, k: int) -> list[np.random.Generator]:
     """``k`` independent generators derived from ``random_state`` (reproducible for an int)."""
-    root = _as_generator(random_state)
+    root = check_random_state(random_state)
     entropy = [int(v) for v in root.integers(0, 2**32, size=4, dtype=np.uint64)]
     return [np.random.default_rng(s) for s in np.random.SeedSequence(entropy).spawn(k)]
 
@@ -952,11 +934,11 @@ def fi_synth(
                 f"random_state must be a non-negative int seed, got {random_state!r}"
             )
         if seed >= 2**32:
-            seed = int(_as_generator(seed).integers(0, 2**32 - 1))
+            seed = int(check_random_state(seed).integers(0, 2**32 - 1))
     elif random_state is None:
         seed = None
     else:
-        seed = int(_as_generator(random_state).integers(0, 2**32 - 1))
+        seed = int(check_random_state(random_state).integers(0, 2**32 - 1))
 
     setting = _FI_TABLE[key]
     kwargs = _fi_kwargs(setting)

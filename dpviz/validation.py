@@ -78,17 +78,40 @@ def check_probability(value: object, name: str) -> float:
     return v
 
 
-def check_rng(rng: object, name: str = "rng") -> np.random.Generator:
-    """Return a :class:`numpy.random.Generator`.
+def check_random_state(
+    random_state: object, name: str = "random_state", *, allow_none: bool = True
+) -> np.random.Generator:
+    """The one rule turning a seed into a :class:`numpy.random.Generator`.
 
-    ``rng`` may be a Generator (returned as is) or an int seed (a new Generator).
-    ``None`` is refused: dpviz never draws from global or unseeded state
-    implicitly, so every result can be reproduced.
+    Parameters
+    ----------
+    random_state : Generator, int, RandomState or None
+        A Generator is returned as is; a non-negative int seeds a new one; a legacy
+        ``RandomState`` contributes 128 bits to a new one; ``None`` (when ``allow_none``)
+        seeds from the operating system's entropy (128 bits, ``default_rng()``) — never
+        from a small searchable seed, because the seed of a release is a curator secret
+        (``docs/privacy.md``).
+    name : str
+        The parameter's name, for the error message.
+    allow_none : bool
+        Whether ``None`` is accepted. Mechanisms refuse it: they never draw from
+        unseeded state implicitly, so every result can be reproduced.
+
+    Returns
+    -------
+    numpy.random.Generator
     """
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
-        return np.random.default_rng(int(rng))
-    raise InvalidParameterError(
-        f"{name} must be a numpy.random.Generator or an int seed, got {rng!r}"
-    )
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if int(random_state) < 0:
+            raise InvalidParameterError(
+                f"{name} must be a non-negative int seed, got {random_state!r}"
+            )
+        return np.random.default_rng(int(random_state))
+    if random_state is None and allow_none:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**32, size=4, dtype=np.uint64))
+    allowed = "an int seed, a numpy.random.Generator" + (" or None" if allow_none else "")
+    raise InvalidParameterError(f"{name} must be {allowed}, got {random_state!r}")

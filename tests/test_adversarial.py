@@ -12,7 +12,7 @@ import pytest
 
 from dpviz import audit_targets, keyed, mechanisms
 from dpviz.audit import Event, audit, laplace_lattice_events
-from dpviz.audit_suite import _categorical_problem
+from dpviz.audit_suite import categorical_problem
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import (
     InvalidParameterError,
@@ -25,7 +25,7 @@ from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
-DOMAIN, X, Y, CANARY = _categorical_problem()
+DOMAIN, X, Y, CANARY = categorical_problem()
 BATCH = (np.array([["1", "1", "1"]], dtype=object), ["n"])  # the new batch holds the canary
 
 

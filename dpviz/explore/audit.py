@@ -22,21 +22,17 @@ Every audit here has a fixed seed, so a call always gives the same result.
 
 from __future__ import annotations
 
-import ast
 import functools
 import math
-import re
 import textwrap
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 import altair as alt
 import ipywidgets as widgets
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from dpviz import audit_targets as targets
 from dpviz import mechanisms
@@ -46,13 +42,25 @@ from dpviz.audit import (
     bound_vs_samples,
     clopper_pearson,
     estimator_mechanism,
-    laplace_lattice_events,
     leaf_count_neighbours,
     search_neighbours,
     uniform_lattice_events,
 )
+from dpviz.audit_setups import (
+    BROKEN,
+    CORRECT,
+    SETUPS,
+    AuditSetup,
+    averaged_count,
+    event_loss,
+    laplace_count_with_scale,
+    make_setup,
+    run_audit,
+)
+from dpviz.audit_suite import categorical_problem, fit_release, with_row
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
+from dpviz.exact_laws import DiscreteLaw, exact_event_losses, smooth_sensitivity_loss
 from dpviz.exercises import Exercise, register
 from dpviz.plots import audit_histogram_chart, privacy_loss_chart
 from dpviz.trees.rdt import PrivateRDTClassifier
@@ -98,444 +106,6 @@ LEAF_GRID: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20, 25, 30, 40, 5
 
 #: The count audited by the count mechanisms: 10 rows against 11 (one row added).
 COUNT, COUNT_PRIME = 10, 11
-
-
-# ------------------------------------------------------------------------------ mechanisms
-def laplace_count_with_scale(scale: float) -> Mechanism:
-    """A count released with float Laplace noise of the given ``scale`` (the exercises' toy).
-
-    A count has sensitivity 1, so ``scale = 1/ε`` is what ε-DP needs; any smaller scale
-    breaks the claim (``scale = 1/(2ε)`` really spends 2ε). Data: the count.
-    """
-    scale = float(scale)
-    if not scale > 0:
-        raise InvalidParameterError(f"scale must be > 0, got {scale!r}")
-    return lambda count, n, rng: float(count) + mechanisms.laplace_noise(
-        mechanisms.open_uniforms(rng, (n,)), scale=scale
-    )
-
-
-def averaged_count(epsilon_each: float, k: int = 5) -> Mechanism:
-    """The mean of ``k`` discrete-Laplace answers to the same count, each at ``epsilon_each``.
-
-    By sequential composition the release spends ``k · epsilon_each``: it is ε-DP when
-    the analyst splits ε (``epsilon_each = ε/k``), and spends k·ε when they forget to.
-    Data: the count.
-    """
-    if k < 1:
-        raise InvalidParameterError(f"k must be >= 1, got {k!r}")
-
-    def release(count: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        noisy = mechanisms.discrete_laplace(
-            np.full(k, int(count)), epsilon=epsilon_each, rng=rng, size=n
-        )
-        return noisy.mean(axis=1)
-
-    return release
-
-
-# ------------------------------------------------------------------------------ exact laws
-class _Law:
-    """An exact output distribution: probabilities of ``x = v``, ``x ≤ t`` and ``x > t``."""
-
-    def prob(self, op: str, value: Any) -> float:  # pragma: no cover - interface
-        raise NotImplementedError
-
-
-@dataclass(frozen=True)
-class _Discrete(_Law):
-    support: np.ndarray
-    pmf: np.ndarray
-
-    def prob(self, op: str, value: Any) -> float:
-        if op == "=":
-            return float(self.pmf[self.support == value].sum())
-        below = self.pmf[self.support <= value].sum()
-        return float(below if op == "≤" else max(1.0 - below, 0.0))
-
-
-@dataclass(frozen=True)
-class _Continuous(_Law):
-    cdf: Callable[[float], float]
-
-    def prob(self, op: str, value: Any) -> float:
-        if op == "=":
-            return 0.0
-        below = float(self.cdf(float(value)))
-        return below if op == "≤" else 1.0 - below
-
-
-@dataclass(frozen=True)
-class _Vector(_Law):
-    coordinates: tuple[_Law, ...]
-
-
-_EVENT = re.compile(r"^(?:\[(\d+)\] )?x (=|≤|>) (.+)$")
-
-
-def _event_probability(law: _Law, name: str) -> float | None:
-    """Exact probability of an auto event (by its name), or None if the name is not parsed."""
-    match = _EVENT.match(name)
-    if match is None:
-        return None
-    coord, op, text = match.groups()
-    if isinstance(law, _Vector):
-        if coord is None:
-            return None
-        law = law.coordinates[int(coord)]
-    elif coord is not None:
-        return None
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return None
-    if not isinstance(value, int | float):
-        return None
-    return law.prob(op, value)
-
-
-def exact_event_losses(names: Sequence[str], law: _Law, law_prime: _Law) -> pd.DataFrame:
-    """The exact log P[M(D) ∈ E] / P[M(D′) ∈ E] of each named auto event.
-
-    Parameters
-    ----------
-    names : sequence of str
-        Event names as :func:`dpviz.audit.auto_events` writes them (``x = 3``,
-        ``x ≤ 2.5``, ``[1] x > 7``).
-    law, law_prime : exact output distributions under D and D′.
-
-    Returns
-    -------
-    DataFrame
-        Columns ``event`` and ``loss`` (finite losses only), for
-        :func:`dpviz.plots.privacy_loss_chart`.
-    """
-    rows = []
-    for name in names:
-        p, q = _event_probability(law, name), _event_probability(law_prime, name)
-        if p is None or q is None or p <= 0 or q <= 0:
-            continue
-        rows.append({"event": name, "loss": math.log(p) - math.log(q)})
-    return pd.DataFrame(rows, columns=["event", "loss"])
-
-
-def _pair_epsilon(p: np.ndarray, q: np.ndarray) -> float:
-    """Exact ε of two discrete laws on the same outcomes: max |log p/q| (∞ if supports differ)."""
-    p, q = np.asarray(p, float), np.asarray(q, float)
-    both = (p > 0) & (q > 0)
-    if np.any((p > 0) != (q > 0)):
-        return math.inf
-    return float(np.max(np.abs(np.log(p[both]) - np.log(q[both]))))
-
-
-def _discrete_laplace_law(centre: int, epsilon: float) -> _Discrete:
-    width = math.ceil(45.0 / epsilon) + 2
-    k = np.arange(-width, width + 1)
-    return _Discrete(k + centre, np.asarray(mechanisms.discrete_laplace_pmf(k, epsilon=epsilon)))
-
-
-def _label_law(probabilities: np.ndarray) -> _Discrete:
-    p = np.asarray(probabilities, float)
-    return _Discrete(np.arange(len(p)), p)
-
-
-def smooth_sensitivity_loss(counts: Sequence[int], counts_prime: Sequence[int],
-                            epsilon: float) -> float:
-    """Exact privacy loss of the FI 2017 smooth-sensitivity label between two leaves.
-
-    ``max_c |log P(c | counts) − log P(c | counts′)|`` from
-    :func:`dpviz.mechanisms.smooth_sensitivity_label_probabilities`.
-    """
-    p = mechanisms.smooth_sensitivity_label_probabilities(np.asarray(counts), epsilon=epsilon)
-    q = mechanisms.smooth_sensitivity_label_probabilities(np.asarray(counts_prime),
-                                                          epsilon=epsilon)
-    return _pair_epsilon(p, q)
-
-
-def _anticipated_bound(p: np.ndarray, q: np.ndarray, n: int, alpha: float) -> float:
-    """The lower bound an audit with ``n`` estimation samples gets at the expected counts."""
-    kp, kq = np.round(np.asarray(p) * n), np.round(np.asarray(q) * n)
-    p_low, p_high = clopper_pearson(kp, n, alpha / 2)
-    q_low, q_high = clopper_pearson(kq, n, alpha / 2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        forward = np.log(p_low) - np.log(q_high)
-        backward = np.log(q_low) - np.log(p_high)
-    best = np.nan_to_num(np.maximum(forward, backward), nan=-np.inf)
-    return float(np.max(best))
-
-
-def _oracle_pair(
-    probabilities: Callable[[np.ndarray], np.ndarray], n_samples: int, alpha: float = 0.05
-) -> tuple[str, np.ndarray, np.ndarray]:
-    """The neighbouring leaves whose exact laws give an audit of ``n_samples`` the most power.
-
-    An *oracle* search: it reads the exact probabilities (which a black-box audit cannot),
-    so the explorer always looks at revealing neighbours; :func:`search_neighbours` is the
-    honest, sample-based search the stories use.
-    """
-    n_est = n_samples - max(int(0.2 * n_samples), 10)
-    best, best_bound = None, -math.inf
-    for name, d, d_prime in leaf_count_neighbours(LEAF_GRID):
-        bound = _anticipated_bound(probabilities(d), probabilities(d_prime), n_est, alpha)
-        if bound > best_bound:
-            best, best_bound = (name, d, d_prime), bound
-    assert best is not None
-    return best
-
-
-# ------------------------------------------------------------------------------ setups
-@dataclass
-class AuditSetup:
-    """One auditable mechanism of the explorer: what runs, on which neighbours, what is known.
-
-    Attributes
-    ----------
-    name : str
-        The picker's label.
-    broken : bool
-        True for the deliberately broken (or withdrawn) mechanisms.
-    mechanism : callable
-        ``mechanism(data, n, rng)``.
-    D, D_prime
-        The neighbours.
-    neighbours : str
-        Their description.
-    epsilon : float
-        The claimed ε.
-    events : "auto" or list of Event
-        Candidate events.
-    law, law_prime : exact output laws, or None when unknown.
-    exact_epsilon : float or None
-        The exact ε of these neighbours: the largest privacy loss of any event (in real
-        arithmetic, except for the lattice events; ∞ when an output is impossible under
-        one of them). The mean of k answers reaches its k·ε_each only in the far tails.
-    event_losses : dict
-        Exact losses of events whose probabilities the laws cannot give (by name).
-    note : str
-        One sentence on what the setup shows.
-    """
-
-    name: str
-    broken: bool
-    mechanism: Mechanism
-    D: Any
-    D_prime: Any
-    neighbours: str
-    epsilon: float
-    events: Any = "auto"
-    law: _Law | None = None
-    law_prime: _Law | None = None
-    exact_epsilon: float | None = None
-    event_losses: dict[str, float] = field(default_factory=dict)
-    note: str = ""
-
-
-def _discrete_laplace(eps: float, n: int) -> AuditSetup:
-    return AuditSetup(
-        "discrete Laplace count", False, targets.discrete_laplace_count(eps), COUNT, COUNT_PRIME,
-        f"count {COUNT} vs {COUNT_PRIME}", eps, law=_discrete_laplace_law(COUNT, eps),
-        law_prime=_discrete_laplace_law(COUNT_PRIME, eps), exact_epsilon=eps,
-        note="the counts of every dpviz tree: integer noise, loss exactly ε on the tails",
-    )
-
-
-def _laplace(eps: float, n: int) -> AuditSetup:
-    law = stats.laplace(loc=COUNT, scale=1 / eps)
-    law_prime = stats.laplace(loc=COUNT_PRIME, scale=1 / eps)
-    return AuditSetup(
-        "Laplace count (float doubles)", False, targets.laplace_count(eps), COUNT, COUNT_PRIME,
-        f"count {COUNT} vs {COUNT_PRIME}", eps, law=_Continuous(law.cdf),
-        law_prime=_Continuous(law_prime.cdf), exact_epsilon=eps,
-        note="passes threshold events; see the floating-point lesson for the event that breaks it",
-    )
-
-
-def _exponential(eps: float, n: int) -> AuditSetup:
-    u = np.array([0.0] + [1.0] * 20)
-    u_prime = np.array([1.0] + [0.0] * 20)
-    p = mechanisms.exponential_probabilities(u, epsilon=eps, sensitivity=1.0)
-    q = mechanisms.exponential_probabilities(u_prime, epsilon=eps, sensitivity=1.0)
-    return AuditSetup(
-        "exponential mechanism (21 options)", False, targets.exponential_choice(eps), u, u_prime,
-        "utilities (0, 1, …, 1) vs (1, 0, …, 0)", eps, law=_label_law(p), law_prime=_label_law(q),
-        exact_epsilon=_pair_epsilon(p, q),
-        note="every utility moves by Δ = 1: one up, twenty down — the worst case, loss ≈ 0.95ε",
-    )
-
-
-def _rosnam(eps: float, n: int) -> AuditSetup:
-    def probs(c: np.ndarray) -> np.ndarray:
-        return mechanisms.report_noisy_max_probabilities(c.astype(float), epsilon=eps,
-                                                         monotone=True)
-
-    name, d, d_prime = _oracle_pair(probs, n)
-    p, q = probs(d), probs(d_prime)
-    return AuditSetup(
-        "ROSNAM leaf label (FI forest, corrected)", False, targets.leaf_label(eps, "rosnam"),
-        d, d_prime, name, eps, law=_label_law(p), law_prime=_label_law(q),
-        exact_epsilon=_pair_epsilon(p, q),
-        note="the addendum's Report One-Sided Noisy Arg-Max, as the FI forest releases it",
-    )
-
-
-def _leaf_vector(eps: float, n: int) -> AuditSetup:
-    d, d_prime = np.array([7, 0]), np.array([8, 0])
-    law = _Vector((_discrete_laplace_law(7, eps), _discrete_laplace_law(0, eps)))
-    law_prime = _Vector((_discrete_laplace_law(8, eps), _discrete_laplace_law(0, eps)))
-    return AuditSetup(
-        "Private-RDT leaf vector", False, targets.leaf_vector(eps), d, d_prime,
-        "leaf (7, 0) vs (8, 0)", eps, law=law, law_prime=law_prime, exact_epsilon=eps,
-        note="JPW Fig. 5: discrete Laplace on every component of the leaf vector (keyed noise)",
-    )
-
-
-def _averaged_law(centre: int, epsilon_each: float, k: int) -> _Discrete:
-    """Exact law of the mean of k discrete-Laplace answers: the k-fold convolution (by FFT).
-
-    FFT round-off (~1e-17 absolute) only affects probabilities far below any event an
-    audit of ≤ 10^6 samples can see.
-    """
-    one = _discrete_laplace_law(0, epsilon_each).pmf
-    size = k * (len(one) - 1) + 1
-    pmf = np.fft.irfft(np.fft.rfft(one, size) ** k, size)
-    pmf = np.clip(pmf, 0.0, None)
-    pmf /= pmf.sum()
-    width = (size - 1) // 2
-    return _Discrete((np.arange(-width, width + 1) + k * centre) / k, pmf)
-
-
-def _averaged(eps: float, eps_each: float, name: str, broken: bool, note: str) -> AuditSetup:
-    return AuditSetup(
-        name, broken, averaged_count(eps_each, 5), COUNT, COUNT_PRIME,
-        f"count {COUNT} vs {COUNT_PRIME}", eps, law=_averaged_law(COUNT, eps_each, 5),
-        law_prime=_averaged_law(COUNT_PRIME, eps_each, 5), exact_epsilon=5 * eps_each, note=note,
-    )
-
-
-def _averaged_split(eps: float, n: int) -> AuditSetup:
-    return _averaged(eps, eps / 5, "average of 5 counts, ε split (ε/5 each)", False,
-                     "sequential composition done right: five answers at ε/5 cost ε")
-
-
-def _discrete_lattice(eps: float, n: int) -> AuditSetup:
-    def as_float(x: Any, m: int, rng: np.random.Generator) -> np.ndarray:
-        return targets.discrete_laplace_count(eps)(x, m, rng).astype(float)
-
-    return AuditSetup(
-        "discrete Laplace count, lattice events", False, as_float, 0, 1, "count 0 vs 1", eps,
-        events=laplace_lattice_events(1 / eps), exact_epsilon=eps,
-        note="Mironov's event finds nothing: integer outputs carry no low-order bits",
-    )
-
-
-def _smooth(eps: float, n: int) -> AuditSetup:
-    def probs(c: np.ndarray) -> np.ndarray:
-        return mechanisms.smooth_sensitivity_label_probabilities(c, epsilon=eps)
-
-    name, d, d_prime = _oracle_pair(probs, n)
-    p, q = probs(d), probs(d_prime)
-    return AuditSetup(
-        "FI 2017 smooth-sensitivity label (withdrawn)", True,
-        targets.smooth_sensitivity_leaf_label(eps), d, d_prime, name, eps, law=_label_law(p),
-        law_prime=_label_law(q), exact_epsilon=_pair_epsilon(p, q),
-        note="withdrawn in 2021: smooth sensitivity cannot replace Δ in the exponential mechanism",
-    )
-
-
-def _half_noise(eps: float, n: int) -> AuditSetup:
-    scale = 1 / (2 * eps)
-    law = stats.laplace(loc=COUNT, scale=scale)
-    law_prime = stats.laplace(loc=COUNT_PRIME, scale=scale)
-    return AuditSetup(
-        "Laplace count with half the noise", True, laplace_count_with_scale(scale), COUNT,
-        COUNT_PRIME, f"count {COUNT} vs {COUNT_PRIME}", eps, law=_Continuous(law.cdf),
-        law_prime=_Continuous(law_prime.cdf), exact_epsilon=2 * eps,
-        note="scale 1/(2ε) instead of 1/ε: it spends 2ε",
-    )
-
-
-def _averaged_unsplit(eps: float, n: int) -> AuditSetup:
-    return _averaged(eps, eps, "average of 5 counts, ε not split", True,
-                     "five answers at ε each: 5ε by sequential composition, claimed as ε")
-
-
-def _float_lattice(eps: float, n: int) -> AuditSetup:
-    return AuditSetup(
-        "float Laplace count, lattice events (Mironov 2012)", True, targets.laplace_count(eps),
-        0, 1, "count 0 vs 1", eps, events=laplace_lattice_events(1 / eps),
-        exact_epsilon=math.inf,
-        # every output around 0 is on the lattice: "off the lattice" is impossible under D
-        event_losses={"off the sampler's lattice around 0": math.inf},
-        note="the doubles the sampler can output around 0 differ from those around 1: ε = ∞",
-    )
-
-
-_BUILDERS: dict[str, Callable[[float, int], AuditSetup]] = {
-    "discrete Laplace count": _discrete_laplace,
-    "Laplace count (float doubles)": _laplace,
-    "exponential mechanism (21 options)": _exponential,
-    "ROSNAM leaf label (FI forest, corrected)": _rosnam,
-    "Private-RDT leaf vector": _leaf_vector,
-    "average of 5 counts, ε split (ε/5 each)": _averaged_split,
-    "discrete Laplace count, lattice events": _discrete_lattice,
-    "FI 2017 smooth-sensitivity label (withdrawn)": _smooth,
-    "Laplace count with half the noise": _half_noise,
-    "average of 5 counts, ε not split": _averaged_unsplit,
-    "float Laplace count, lattice events (Mironov 2012)": _float_lattice,
-}
-
-#: Every setup name, correct ones first (the explorer's picker).
-SETUPS: tuple[str, ...] = tuple(_BUILDERS)
-#: The broken (or withdrawn) setups.
-BROKEN: tuple[str, ...] = (
-    "FI 2017 smooth-sensitivity label (withdrawn)",
-    "Laplace count with half the noise",
-    "average of 5 counts, ε not split",
-    "float Laplace count, lattice events (Mironov 2012)",
-)
-#: The correct setups.
-CORRECT: tuple[str, ...] = tuple(s for s in SETUPS if s not in BROKEN)
-
-
-@functools.lru_cache(maxsize=512)
-def make_setup(name: str, epsilon: float, n_samples: int = 20_000) -> AuditSetup:
-    """Build the setup ``name`` at the claimed ``epsilon`` (cached in-process).
-
-    ``n_samples`` only matters for the leaf labels, whose neighbours are chosen (from
-    exact probabilities) to give an audit of that size the most power.
-    """
-    if name not in _BUILDERS:
-        raise InvalidParameterError(f"unknown setup {name!r}; known: {list(SETUPS)}")
-    return _BUILDERS[name](float(epsilon), int(n_samples))
-
-
-def event_loss(setup: AuditSetup, event: str, direction: str) -> float | None:
-    """The exact privacy loss of the named event in the audit's direction, when known."""
-    if event in setup.event_losses:
-        return setup.event_losses[event]
-    if setup.law is None or setup.law_prime is None:
-        return None
-    p, q = _event_probability(setup.law, event), _event_probability(setup.law_prime, event)
-    if p is None or q is None:
-        return None
-    num, den = (p, q) if direction == "D/D'" else (q, p)
-    if den <= 0:
-        return math.inf
-    return -math.inf if num <= 0 else math.log(num) - math.log(den)
-
-
-@functools.lru_cache(maxsize=512)
-def run_audit(name: str, epsilon: float, n_samples: int, seed: int = 0) -> AuditResult:
-    """Audit the setup ``name`` at the claimed ``epsilon`` with ``n_samples`` per neighbour.
-
-    The result's ``exact_epsilon`` is the exact privacy loss of the *chosen event* where
-    it is known (the neighbours' exact ε is ``make_setup(...).exact_epsilon``). Cached
-    in-process (fixed seed: the same call gives the same result).
-    """
-    s = make_setup(name, epsilon, n_samples)
-    result = audit(s.mechanism, s.D, s.D_prime, epsilon=s.epsilon, events=s.events,
-                   n_samples=int(n_samples), seed=seed, neighbours=s.neighbours)
-    return replace(result, exact_epsilon=event_loss(s, result.event, result.direction))
 
 
 def verdict(result: AuditResult, neighbours_epsilon: float | None = None) -> list[str]:
@@ -621,7 +191,7 @@ def exact_ratio_chart(name: str = "discrete Laplace count", epsilon: float = 1.0
         For counts: show outputs within this distance of the count.
     """
     s = make_setup(name, epsilon)
-    if not isinstance(s.law, _Discrete) or not isinstance(s.law_prime, _Discrete):
+    if not isinstance(s.law, DiscreteLaw) or not isinstance(s.law_prime, DiscreteLaw):
         raise InvalidParameterError(f"{name!r} has no discrete exact law")
     x = np.union1d(s.law.support, s.law_prime.support)
     if len(x) > 2 * window + 2:
@@ -969,16 +539,14 @@ def model_object_audits(n_samples: int = 1_000, seed: int = 0) -> dict[str, Audi
     output impossible under D. The release — the noisy counts of the canary's leaf, what
     ``released_counts`` and ``export_release`` show — passes.
     """
-    from dpviz.audit_suite import _categorical_problem, _fits, _with
-
-    domain, X, y, canary = _categorical_problem()
-    D, D_prime = (X, y), _with(X, y, canary, "n")
+    domain, X, y, canary = categorical_problem()
+    D, D_prime = (X, y), with_row(X, y, canary, "n")
 
     def make(seed_: int) -> PrivateRDTClassifier:
         return PrivateRDTClassifier(epsilon=1.0, n_trees=1, max_depth=3, domain=domain,
                                     random_state=seed_)
 
-    release = _fits(make, lambda m: m.released_counts(canary)[0, 0])
+    release = fit_release(make, lambda m: m.released_counts(canary)[0, 0])
     return {
         "the object: number of visited leaves (a curator secret)": audit(
             targets.fitted_object_visited_leaves(domain), D, D_prime, epsilon=1.0,

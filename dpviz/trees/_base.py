@@ -43,7 +43,7 @@ from sklearn.exceptions import DataConversionWarning
 
 from dpviz.domain import Domain
 from dpviz.errors import EmptyDataError, InvalidParameterError, MissingValueError
-from dpviz.validation import check_epsilon
+from dpviz.validation import check_epsilon, check_random_state
 
 __all__ = ["DPEstimatorMixin", "check_encoded", "release_generators", "tidy_classes"]
 
@@ -305,20 +305,7 @@ class DPEstimatorMixin:
         ``default_rng()``), never from a small searchable seed: the seed of a release is a
         curator secret (see ``docs/privacy.md``). A RandomState contributes 128 bits too.
         """
-        rs = self.random_state  # type: ignore[attr-defined]
-        if isinstance(rs, np.random.Generator):
-            return rs
-        if isinstance(rs, numbers.Integral) and not isinstance(rs, bool):
-            if int(rs) < 0:
-                raise InvalidParameterError(
-                    f"random_state must be a non-negative int, None or a Generator, got {rs!r}"
-                )
-            return np.random.default_rng(int(rs))
-        if rs is None:
-            return np.random.default_rng()
-        if isinstance(rs, np.random.RandomState):
-            return np.random.default_rng(rs.randint(0, 2**32, size=4, dtype=np.uint64))
-        raise InvalidParameterError(f"random_state must be None, an int or a Generator, got {rs!r}")
+        return check_random_state(self.random_state)  # type: ignore[attr-defined]
 
     def _rngs(self) -> tuple[np.random.Generator, np.random.Generator]:
         """Independent generators for the public structure and the secret noise of a fit.

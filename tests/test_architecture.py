@@ -1,0 +1,234 @@
+"""The package's shape, checked from the source (issue 12's bar).
+
+* ``dpviz.explore`` (the notebooks' views) imports nothing from ``dpviz.leaf_release``
+  or ``dpviz.keyed``: explorers use estimators through their public API only.
+* No module reads another module's private names: no ``from m import _x`` across
+  modules, and no ``obj._x`` on anything but ``self``/``cls`` unless ``_x`` is defined
+  in the same module (the module's own classes comparing two of their instances).
+* No import cycles, counting function-level imports (which would only hide a cycle)
+  and ignoring ``if TYPE_CHECKING:`` blocks (not executed).
+* ``dpviz/explore`` holds under 25 % of the package's lines; no function in ``dpviz``
+  has more than 80 lines of code (docstring, blank and comment lines not counted).
+* Each paper has its reference implementation in ``dpviz.pseudocode`` and an
+  equality test against the fast estimator.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "dpviz"
+MAX_FUNCTION_LINES = 80
+MAX_EXPLORE_SHARE = 0.25
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+MODULES = {
+    _module_name(p): (p, ast.parse(p.read_text(encoding="utf-8"), filename=str(p)))
+    for p in sorted(PACKAGE.rglob("*.py"))
+}
+
+
+def _type_checking_nodes(tree: ast.Module) -> set[int]:
+    """ids of the nodes inside ``if TYPE_CHECKING:`` blocks."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+            for child in node.body:
+                skipped.update(id(n) for n in ast.walk(child))
+    return skipped
+
+
+def _imports(name: str) -> set[str]:
+    """The dpviz modules ``name`` imports at run time (module level or inside functions)."""
+    path, tree = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    skipped = _type_checking_nodes(tree)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("dpviz"))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            if not module.startswith("dpviz"):
+                continue
+            for alias in node.names:
+                sub = f"{module}.{alias.name}"
+                found.add(sub if sub in MODULES else module)
+    return {m for m in found if m in MODULES and m != name}
+
+
+def _cycles() -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    graph = {name: _imports(name) for name in MODULES}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    components: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                components.append(sorted(component))
+
+    for name in graph:
+        if name not in index:
+            visit(name)
+    return components
+
+
+def test_no_import_cycles():
+    assert _cycles() == []
+
+
+def test_package_imports_are_an_acyclic_graph_even_with_a_planted_cycle(monkeypatch):
+    """The cycle finder has power: a planted back edge is found."""
+    planted = dict(MODULES)
+    planted["dpviz.errors"] = (
+        MODULES["dpviz.errors"][0],
+        ast.parse("import dpviz.domain\n"),  # domain imports errors
+    )
+    monkeypatch.setattr(sys.modules[__name__], "MODULES", planted)
+    assert any("dpviz.errors" in c and "dpviz.domain" in c for c in _cycles())
+
+
+def test_explorers_do_not_import_release_internals():
+    offenders = {
+        name: sorted(_imports(name) & {"dpviz.leaf_release", "dpviz.keyed"})
+        for name in MODULES
+        if name.startswith("dpviz.explore")
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def _defined_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+    return names
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_reads(source: str) -> list[str]:
+    """Reads of another module's private names in ``source`` (see the module docstring)."""
+    tree = ast.parse(source)
+    defined = _defined_names(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            found += [f"line {node.lineno}: from {node.module} import {a.name}"
+                      for a in node.names if _private(a.name)]
+        elif isinstance(node, ast.Attribute) and _private(node.attr):
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                continue
+            if node.attr not in defined:
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_module_reads_another_modules_private_names():
+    offenders = {
+        name: private_reads(path.read_text(encoding="utf-8"))
+        for name, (path, _) in MODULES.items()
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+@pytest.mark.parametrize(
+    ("source", "n_found"),
+    [
+        ("from dpviz.trees._base import _tidy\n", 1),
+        ("def f(model):\n    return model._flat_\n", 1),
+        ("class A:\n    def f(self, other):\n        self._x = 1\n        return other._x\n", 0),
+        ("def f(self):\n    return self._anything\n", 0),
+        ("def f(model):\n    return model.__class__\n", 0),
+    ],
+)
+def test_private_read_rule_has_power(source, n_found):
+    assert len(private_reads(source)) == n_found
+
+
+def _code_lines(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> int:
+    body = function.body
+    start = body[0].lineno
+    first = body[0]
+    if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str)):
+        start = first.end_lineno + 1
+    return sum(
+        1 for line in lines[start - 1 : function.end_lineno]
+        if line.strip() and not line.strip().startswith("#")
+    )
+
+
+def test_no_function_over_80_lines_of_code():
+    long = {}
+    for name, (path, tree) in MODULES.items():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                n = _code_lines(node, lines)
+                if n > MAX_FUNCTION_LINES:
+                    long[f"{name}.{node.name}"] = n
+    assert long == {}
+
+
+def test_explorers_are_under_a_quarter_of_the_package():
+    def n_lines(path: Path) -> int:
+        return len(path.read_text(encoding="utf-8").splitlines())
+
+    total = sum(n_lines(p) for p, _ in MODULES.values())
+    explore = sum(n_lines(p) for n, (p, _) in MODULES.items() if n.startswith("dpviz.explore"))
+    assert explore / total < MAX_EXPLORE_SHARE, f"explore holds {explore} of {total} lines"
+
+
+@pytest.mark.parametrize("paper", ["jpw", "fs", "rdt_sharp", "fi"])
+def test_every_paper_has_a_reference_implementation_tested_equal(paper):
+    assert f"dpviz.pseudocode.{paper}" in MODULES
+    test = ROOT / "tests" / f"test_pseudocode_{paper}.py"
+    assert test.exists()
+    assert "pseudocode" in test.read_text(encoding="utf-8")
