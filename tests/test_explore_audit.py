@@ -11,6 +11,7 @@ from dpviz import mechanisms
 from dpviz.audit import audit
 from dpviz.errors import InvalidParameterError
 from dpviz.exercises import EXERCISES, check
+from dpviz import audit_setups, exact_laws
 from dpviz.explore import audit as au
 
 GRID_EPS = (0.2, 1.0, 3.0)
@@ -71,7 +72,7 @@ def test_exact_laws_agree_with_the_samples(name):
         setup = au.make_setup(name, eps, 20_000)
         result = au.run_audit(name, eps, 20_000)
         for law, interval in ((setup.law, result.p), (setup.law_prime, result.p_prime)):
-            p = au._event_probability(law, result.event)
+            p = exact_laws.event_probability(law, result.event)
             assert p is not None
             sd = math.sqrt(max(p * (1 - p), 1e-12) / interval.n)
             assert abs(interval.estimate - p) <= 5 * sd + 1e-9, (name, eps, result.event)
@@ -91,7 +92,7 @@ def test_exact_event_losses_of_a_private_and_a_broken_mechanism():
 
 
 def test_averaged_law_is_the_mean_of_five_answers():
-    law = au._averaged_law(10, 0.5, 5)
+    law = audit_setups._averaged_law(10, 0.5, 5)
     assert law.pmf.sum() == pytest.approx(1.0)
     assert float(np.sum(law.support * law.pmf)) == pytest.approx(10.0)
     x = au.averaged_count(0.5, 5)(10, 200_000, np.random.default_rng(3))
