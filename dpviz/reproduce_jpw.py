@@ -24,13 +24,18 @@ from dpviz.datasets import load
 from dpviz.experiments import cache, summarize, sweep
 from dpviz.trees.rdt import PrivateRDTClassifier
 
-__all__ = ["JPW_DATASETS", "UpdateExperiment", "jpw_accuracy", "jpw_update"]
+__all__ = ["JPW_DATASETS", "UpdateExperiment", "jpw_accuracy", "jpw_update", "make_private_rdt"]
 
 #: JPW's UCI data sets and their ensemble sizes (§VI: 5 trees for Votes, 10 otherwise).
 JPW_DATASETS = {"nursery": 10, "mushroom": 10, "votes": 5}
 
 
-def _private_rdt(random_state: int, domain: Any, **params: Any) -> PrivateRDTClassifier:
+def make_private_rdt(random_state: int, domain: Any, **params: Any) -> PrivateRDTClassifier:
+    """The experiments' factory: an unfitted Private-RDT with this seed and public domain.
+
+    For :func:`dpviz.experiments.sweep` and :func:`~dpviz.experiments.holdout_accuracy`
+    (bind ``domain`` with :func:`functools.partial`); ``params`` are the estimator's.
+    """
     return PrivateRDTClassifier(domain=domain, random_state=random_state, **params)
 
 
@@ -52,7 +57,7 @@ def jpw_accuracy(
     frames = []
     for name in tqdm(datasets, disable=not progress, desc="JPW"):
         data = load(name)
-        factory = partial(_private_rdt, domain=data.domain, n_trees=JPW_DATASETS.get(name, 10))
+        factory = partial(make_private_rdt, domain=data.domain, n_trees=JPW_DATASETS.get(name, 10))
         frames.append(
             sweep(
                 factory,

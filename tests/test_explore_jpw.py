@@ -64,12 +64,12 @@ def test_explorer_chart_over_the_grid(short_curve, dataset, depth, n_trees, epsi
             spec, ensure_ascii=False)
 
 
-def test_more_epsilon_is_more_accurate(short_curve):
+def test_more_epsilon_is_more_accurate(monkeypatch):
     # Nursery at the defaults: ~0.4 at ε = 0.05, ~0.89 at ε = 5 and ~0.9 without noise; the
     # spread over 3 fits is a few points, far below these gaps
-    low = jpw._point("nursery", 0.05, 4, 10)["accuracy"].mean()
-    high = jpw._point("nursery", 5.0, 4, 10)["accuracy"].mean()
-    exact = jpw._point("nursery", math.inf, 4, 10)["accuracy"].mean()
+    monkeypatch.setattr(jpw, "EXPLORER_EPSILONS", (0.05, 5.0))
+    mean = jpw.explorer_curve("nursery", 4, 10).groupby("epsilon")["accuracy"].mean()
+    low, high, exact = mean[0.05], mean[5.0], mean[math.inf]
     assert low + 0.2 < high <= exact + 0.03
 
 
@@ -95,11 +95,6 @@ def test_controls_reset_depth_and_trees_once(short_curve):
     # every redraw after the change sees the new data set with its own defaults
     assert all(c["depth"] == 8 and c["n_trees"] == 5 for c in calls[1:]) and len(calls) > 1
     assert calls[1]["dataset"] == "votes"
-
-
-def test_update_timing_runs(short_curve):
-    times = jpw.explorer_update_ms("votes", moves=1)
-    assert list(times.columns) == ["epsilon", "ms", "cpu_ms"] and (times["ms"] > 0).all()
 
 
 def _fake_accuracy():

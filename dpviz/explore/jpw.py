@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import math
-import time
 from typing import Any
 
 import altair as alt
@@ -38,7 +37,7 @@ from dpviz.exercises import Exercise, register
 from dpviz.experiments import holdout_accuracy
 from dpviz.paper_results import JPW_TABLE1
 from dpviz.plots import accuracy_chart
-from dpviz.reproduce_jpw import JPW_DATASETS
+from dpviz.reproduce_jpw import JPW_DATASETS, make_private_rdt
 from dpviz.trees.depth import fan_depth
 from dpviz.trees.random_tree import RandomTree
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
@@ -52,7 +51,6 @@ __all__ = [
     "claims_table",
     "explorer_curve",
     "explorer_defaults",
-    "explorer_update_ms",
     "jpw_controls",
     "jpw_explorer_chart",
     "leaf_vector_table",
@@ -85,10 +83,6 @@ def explorer_defaults(dataset: str) -> dict[str, int]:
     return {"depth": fan_depth(len(data.domain)), "n_trees": JPW_DATASETS[dataset]}
 
 
-def _private_rdt(random_state: int, *, domain: Domain, **params: Any) -> PrivateRDTClassifier:
-    return PrivateRDTClassifier(domain=domain, random_state=random_state, **params)
-
-
 _POINTS: dict[tuple[str, float, int, int], pd.DataFrame] = {}
 
 
@@ -97,7 +91,7 @@ def _point(dataset: str, epsilon: float, depth: int, n_trees: int) -> pd.DataFra
     key = (dataset, float(epsilon), int(depth), int(n_trees))
     if key not in _POINTS:
         data = _data(dataset)
-        make = functools.partial(_private_rdt, domain=data.domain)
+        make = functools.partial(make_private_rdt, domain=data.domain)
         _POINTS[key] = holdout_accuracy(
             make, data, repeats=REPEATS, epsilon=epsilon, max_depth=depth, n_trees=n_trees
         )
@@ -200,38 +194,6 @@ def jpw_controls(dataset: str = "nursery", epsilon: float = 1.0) -> dict[str, An
         "depth": depth,
         "n_trees": trees,
     }
-
-
-def explorer_update_ms(dataset: str = "nursery", *, moves: int = 5) -> pd.DataFrame:
-    """Time the explorer's update at the data set's defaults when the ε slider moves.
-
-    Computes the cached curve first (as the notebook's first display does), then
-    calls :func:`jpw_explorer_chart` at ``moves`` slider positions below 1
-    (ε = 10^(−0.05·k), the slider's steps), each evaluated afresh: a refit of
-    :data:`REPEATS` models, their evaluation and the new chart's data.
-
-    Returns
-    -------
-    DataFrame
-        ``epsilon``, ``ms`` (wall time) and ``cpu_ms`` (this process's CPU time,
-        less sensitive to other load on the machine) per move.
-    """
-    defaults = explorer_defaults(dataset)
-    jpw_explorer_chart(dataset, 1.0, **defaults)
-    rows = []
-    for k in range(1, moves + 1):
-        eps = 10 ** (-0.05 * k)
-        _POINTS.pop((dataset, float(eps), defaults["depth"], defaults["n_trees"]), None)
-        start, cpu = time.perf_counter(), time.process_time()
-        jpw_explorer_chart(dataset, eps, **defaults).to_dict()
-        rows.append(
-            {
-                "epsilon": eps,
-                "ms": 1000 * (time.perf_counter() - start),
-                "cpu_ms": 1000 * (time.process_time() - cpu),
-            }
-        )
-    return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------------------------- tables

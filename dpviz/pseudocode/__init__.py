@@ -34,9 +34,10 @@ def show(function: Callable[..., Any]) -> Any:
 
     Returns
     -------
-    IPython.display.Code
-        Rendered as syntax-highlighted Python in JupyterLab and Voilà.
+    IPython.display.Markdown
+        A fenced Python block: syntax-highlighted in JupyterLab and Voilà, and stored
+        in the notebook as the source text only.
     """
-    from IPython.display import Code
+    from IPython.display import Markdown
 
-    return Code(inspect.getsource(function), language="python")
+    return Markdown(f"```python\n{inspect.getsource(function).rstrip()}\n```")

@@ -35,7 +35,9 @@ from dpviz.validation import check_int
 
 __all__ = ["RandomTree", "Routing", "forest_leaf_keys", "forest_route"]
 
-_ATTRIBUTE_STREAM, _SPLIT_STREAM, _UNKNOWN_STREAM = 1, 2, 3
+#: The keyed-uniform streams of a node (:func:`dpviz.keyed.uniforms`): which attribute it
+#: tests, its numeric threshold, and the child an unknown category goes to at predict time.
+ATTRIBUTE_STREAM, SPLIT_STREAM, UNKNOWN_STREAM = 1, 2, 3
 
 
 @dataclass
@@ -113,13 +115,13 @@ class RandomTree:
         """Attribute (−1: none left) and threshold of each node of a level (BuildTreeStructure)."""
         available = ~used  # numeric attributes are never marked used
         n_available = available.sum(axis=1)
-        pick = np.floor(keyed.uniforms(keys, _ATTRIBUTE_STREAM) * n_available).astype(np.int64)
+        pick = np.floor(keyed.uniforms(keys, ATTRIBUTE_STREAM) * n_available).astype(np.int64)
         rank = np.cumsum(available, axis=1)
         attribute = np.argmax(rank > pick[:, None], axis=1)
         attribute[n_available == 0] = -1
         rows = np.arange(len(keys))
         a = np.maximum(attribute, 0)
-        u = keyed.uniforms(keys, _SPLIT_STREAM)
+        u = keyed.uniforms(keys, SPLIT_STREAM)
         threshold = low[rows, a] + u * (high[rows, a] - low[rows, a])
         return attribute, threshold
 
@@ -180,7 +182,7 @@ class RandomTree:
                     unknown = is_cat & (value == UNKNOWN_CODE)
                     if unknown.any():
                         arity = self._arity[node_attribute[node[unknown]]]
-                        u = keyed.uniforms(keys[node[unknown]], _UNKNOWN_STREAM)
+                        u = keyed.uniforms(keys[node[unknown]], UNKNOWN_STREAM)
                         child[unknown] = np.floor(u * arity).astype(np.int64)
             else:
                 child = (value > node_threshold[node]).astype(np.int64)

@@ -117,6 +117,18 @@ class RandomDecisionTreeClassifier(_RDTBase):
         Prediction-time policy for categories outside the domain.
     random_state : int, Generator or None
         Seed of the tree structures.
+
+    Attributes
+    ----------
+    depth_ : int
+        The height h of every tree.
+    trees_ : list of RandomTree
+        The N tree structures: the same as Private-RDT's with this ``random_state``.
+
+    Notes
+    -----
+    :func:`dpviz.pseudocode.jpw.random_decision_trees` is the same algorithm written
+    eagerly (JPW Fig. 1); it gives the same counts and predictions for the same seed.
     """
 
     def __init__(
@@ -188,7 +200,7 @@ class PrivateRDTClassifier(_RDTBase):
 
     Every tree's structure is drawn from the public Domain; every tree reads all
     rows, so the ensemble's ε is split across the trees (ε/N per tree, JPW §VI;
-    see the papers README on Fig. 5's per-tree wording). Each tree releases its
+    see docs/papers.md (errata) on Fig. 5's per-tree wording). Each tree releases its
     whole leaf vector with noise on every component (no pruning), lazily: see
     :mod:`dpviz.leaf_release`.
 
@@ -217,11 +229,20 @@ class PrivateRDTClassifier(_RDTBase):
 
     Attributes
     ----------
+    depth_ : int
+        The height h of every tree.
+    trees_ : list of RandomTree
+        The N public tree structures (drawn from the domain and the seed only).
     ledger_ : Ledger
         Every query of the fit (and of later updates): N leaf-vector releases of ε/N.
 
     Notes
     -----
+    :mod:`dpviz.pseudocode.jpw` is the same algorithm written eagerly, in the paper's
+    words (Fig. 1, 2, 5, §V-B); for the same ``random_state`` it releases the same trees
+    and noisy counts. This class routes all rows level by level with numpy and stores
+    only the leaves rows reach; the others are noised lazily from a secret key.
+
     Privacy claim: ε-DP for add/remove one row (JPW Theorem 3 per tree,
     sequential composition over the N trees, Theorem 2), with
     ``noise="discrete_laplace"`` (up to the samplers' documented float-rounding δ,
