@@ -6,13 +6,19 @@ smooth-sensitivity mechanism that the 2021 addendum withdrew; ours use Report
 One-Sided Noisy Arg-Max unless a function says otherwise, so expect them a few
 points lower — the gap is reported, not tuned away. FI used 10 × 10-fold
 cross-validation; the ``n_folds`` / ``n_repeats`` arguments say what we ran.
+
+Also the runner behind notebook 05's explorer (:func:`explorer_frame`): FI forests on a
+fixed train/test split, cached so that moving ε refits only the forests at the new ε
+and votes from the test rows' leaves routed once
+(:meth:`~dpviz.trees.forest.DPRandomForestClassifier.leaves_encoded`).
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
-from functools import partial
+from functools import lru_cache, partial
 
 import numpy as np
 import pandas as pd
@@ -20,15 +26,22 @@ from tqdm.auto import tqdm
 
 from dpviz import mechanisms
 from dpviz.datasets import Dataset, load
-from dpviz.errors import NotProvenPrivateWarning
-from dpviz.experiments import cache, summarize, sweep
+from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
+from dpviz.experiments import cache, holdout_split, summarize, sweep
 from dpviz.paper_results import FI_FIG4, FI_FIG5, FI_FIG6, FI_FIG7, FI_TABLE2, FI_TABLE3, SYNTH
 from dpviz.synthetic import fi_synth
-from dpviz.trees.depth import FI_TABLE4, fletcher_islam_depth
-from dpviz.trees.forest import DPRandomForestClassifier
+from dpviz.trees.depth import FI_TABLE4, expected_untested, fletcher_islam_depth
+from dpviz.trees.forest import DPRandomForestClassifier, ForestLeaves
 from dpviz.trees.random_tree import RandomTree
 
 __all__ = [
+    "EXPLORER_DATASETS",
+    "EXPLORER_ROWS",
+    "REPEATS",
+    "TEST_ROWS",
+    "explorer_dataset",
+    "explorer_depth",
+    "explorer_frame",
     "fi_dataset",
     "fi_figure4",
     "fi_figure5",
@@ -37,6 +50,9 @@ __all__ = [
     "fi_table2",
     "fi_table3",
     "fi_table4",
+    "fi_table4_explained",
+    "forest_accuracy",
+    "non_private_accuracy",
 ]
 
 
@@ -85,6 +101,138 @@ def fi_dataset(name: str, *, n_rows: int | None = None, random_state: int = 0) -
             data.url,
         )
     return data
+
+
+# ---------------------------------------------------------------------------------- one split
+# The accuracy curve of notebook 05's explorer (dpviz.explore.fi.fi_explorer_chart): FI
+# forests on a fixed train/test split of an FI data set, one forest per (ε, seed).
+
+#: Data sets of the explorer: FI's seven synthetic sets and three UCI sets.
+EXPLORER_DATASETS = (*SYNTH, "Nursery", "Mushroom", "Adult")
+#: Rows used by the explorer (synthetic sets and Adult are subsampled for speed; None = all).
+EXPLORER_ROWS = {**dict.fromkeys(SYNTH, 6000), "Nursery": None, "Mushroom": None, "Adult": 6000}
+#: Rows of the explorer's fixed test split (the rest trains the forest).
+TEST_ROWS = 1500
+#: Forests per point of the explorer's curve (the band spans them).
+REPEATS = 3
+
+
+@lru_cache(maxsize=16)
+def explorer_dataset(name: str) -> Dataset:
+    """The explorer's version of an FI data set (:data:`EXPLORER_ROWS` rows, seed 0)."""
+    if name not in EXPLORER_DATASETS:
+        raise InvalidParameterError(f"dataset must be one of {EXPLORER_DATASETS}, got {name!r}")
+    return fi_dataset(name, n_rows=EXPLORER_ROWS[name], random_state=0)
+
+
+def explorer_depth(name: str, depth: int = 0) -> int:
+    """``depth``, or FI's depth (Theorem 2 + ⌊r/2⌋, :func:`fletcher_islam_depth`) when 0."""
+    if depth:
+        return int(depth)
+    domain = explorer_dataset(name).domain
+    n_discrete = int(domain.categorical_mask.sum())
+    return fletcher_islam_depth(len(domain) - n_discrete, n_discrete)
+
+
+# Where the test rows land in every tree, per (data set, depth, trees, seed): the trees do
+# not depend on ε, so moving the ε slider re-fits the forests (new leaf labels) and votes
+# from these leaves (DPRandomForestClassifier.leaves_encoded / votes_from_leaves).
+_TEST_LEAVES: dict[tuple, ForestLeaves] = {}
+
+
+def _test_leaves(key: tuple, model: DPRandomForestClassifier, codes: np.ndarray) -> ForestLeaves:
+    leaves = _TEST_LEAVES.get(key)
+    if leaves is None:
+        if len(_TEST_LEAVES) >= 16:  # a few MB each: start afresh when full
+            _TEST_LEAVES.clear()
+        leaves = _TEST_LEAVES[key] = model.leaves_encoded(codes)
+    return leaves
+
+
+@lru_cache(maxsize=4096)
+def forest_accuracy(
+    dataset: str,
+    epsilon: float,
+    depth: int,
+    n_trees: int,
+    mechanism: str = "rosnam",
+    seed: int = 0,
+    disjoint: bool = True,
+) -> float:
+    """Test accuracy of one FI forest on the explorer's split (cached in memory).
+
+    The forest is ``DPRandomForestClassifier(epsilon, n_trees, max_depth=depth,
+    leaf_mechanism=mechanism, disjoint=disjoint, random_state=seed)`` fitted on
+    the training part; the accuracy equals that of its ``predict`` on the
+    :data:`TEST_ROWS` test rows (the unit tests check it against
+    :func:`dpviz.experiments.holdout_accuracy`), computed with
+    :meth:`~dpviz.trees.forest.DPRandomForestClassifier.votes_from_leaves` from the
+    test rows' leaves, which are routed once per tree structure (the trees do not
+    depend on ε).
+    """
+    data = explorer_dataset(dataset)
+    X_train, X_test, y_train, y_test = holdout_split(data, TEST_ROWS, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotProvenPrivateWarning)  # said in the chart's title
+        model = DPRandomForestClassifier(
+            epsilon=epsilon,
+            n_trees=n_trees,
+            max_depth=depth,
+            leaf_mechanism=mechanism,
+            disjoint=disjoint,
+            domain=data.domain,
+            random_state=seed,
+        ).fit(X_train, y_train)
+    leaves = _test_leaves((dataset, depth, n_trees, seed), model, data.domain.encode(X_test))
+    predicted = np.argmax(model.votes_from_leaves(leaves), axis=1)
+    return float(np.mean(predicted == data.domain.encode_labels(y_test)))
+
+
+def explorer_frame(
+    dataset: str,
+    epsilons: Sequence[float],
+    depth: int,
+    n_trees: int,
+    mechanism: str = "rosnam",
+    repeats: int = REPEATS,
+) -> pd.DataFrame:
+    """Accuracy of ``repeats`` forests (seeds 0, 1, ...) at each ε: one row per forest."""
+    return pd.DataFrame(
+        [
+            {
+                "epsilon": float(eps),
+                "repeat": r,
+                "accuracy": forest_accuracy(dataset, float(eps), depth, n_trees, mechanism, r),
+            }
+            for eps in epsilons
+            for r in range(repeats)
+        ]
+    )
+
+
+@lru_cache(maxsize=256)
+def non_private_accuracy(dataset: str, depth: int, n_trees: int) -> float:
+    """FI's non-private forest (§2.4): ε = ∞ (exact majority labels), all rows in every tree."""
+    return forest_accuracy(dataset, math.inf, depth, n_trees, "rosnam", 0, False)
+
+
+def fi_table4_explained() -> pd.DataFrame:
+    """FI Table 4 with Theorem 2 read literally next to it (the table adds one level).
+
+    Columns of :func:`fi_table4` plus ``theorem2`` — the
+    smallest d with E[X | d] < s/2 for the continuous features, plus ⌊r/2⌋ — and
+    ``E[X|theorem2]``, the expected number of untested continuous features there.
+    """
+    table = fi_table4()
+    literal, untested = [], []
+    for s, r in zip(table["continuous"], table["discrete"], strict=True):
+        d = 0
+        if s:
+            while expected_untested(s, d) >= s / 2:
+                d += 1
+        literal.append(d + r // 2)
+        untested.append(round(expected_untested(s, d), 2) if s else float("nan"))
+    return table.assign(theorem2=literal, **{"E[X|theorem2]": untested})
 
 
 def _empty_leaf_shares(
@@ -262,7 +410,7 @@ def fi_figure6(
 ) -> pd.DataFrame:
     """FI Fig. 6: depth m/2 ("half"), Theorem 2 ("theorem2") and m ("full"), ε = 1.
 
-    Note (papers README): on SynthA the theorem's depth and m are both 5, yet FI
+    Note (docs/papers.md, errata): on SynthA the theorem's depth and m are both 5, yet FI
     report different accuracies for them; ours are equal up to the run's noise.
     """
     frames = []

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from dpviz import mechanisms
+from dpviz import reproduce_fi as rf
 from dpviz.errors import InvalidParameterError
 from dpviz.exercises import EXERCISES, check
 from dpviz.experiments import holdout_accuracy
@@ -35,20 +36,20 @@ def _forest(random_state, domain, depth, **params):
     ],
 )
 def test_fast_accuracy_equals_the_estimators_predict(name, epsilon, mechanism, disjoint):
-    data = fi.explorer_dataset(name)
-    depth = fi.explorer_depth(name)
+    data = rf.explorer_dataset(name)
+    depth = rf.explorer_depth(name)
     expected = holdout_accuracy(
         partial(_forest, domain=data.domain, depth=depth),
         data,
         repeats=2,
-        test_size=fi.TEST_ROWS,
+        test_size=rf.TEST_ROWS,
         seed=0,
         epsilon=epsilon,
         n_trees=20,
         leaf_mechanism=mechanism,
         disjoint=disjoint,
     )["accuracy"].tolist()
-    ours = [fi.forest_accuracy(name, epsilon, depth, 20, mechanism, r, disjoint) for r in range(2)]
+    ours = [rf.forest_accuracy(name, epsilon, depth, 20, mechanism, r, disjoint) for r in range(2)]
     assert ours == expected
 
 
@@ -63,7 +64,7 @@ def _check_chart(chart, epsilon):
     assert summary["mean"].between(0, 1).all() and reference <= 1 and reference >= 0
     assert (summary["low"] <= summary["mean"] + 1e-12).all()
     assert (summary["mean"] <= summary["high"] + 1e-12).all()
-    assert (summary["runs"] == fi.REPEATS).all()
+    assert (summary["runs"] == rf.REPEATS).all()
     assert highlight["epsilon"].tolist() == [epsilon]
     assert epsilon in summary["epsilon"].tolist()
     assert set(fi.EPSILON_GRID) <= set(summary["epsilon"])
@@ -108,12 +109,12 @@ def test_explorer_rejects_unknown_inputs():
     with pytest.raises(InvalidParameterError, match="mechanism"):
         fi.fi_explorer_chart(mechanism="laplace")
     with pytest.raises(InvalidParameterError, match="dataset"):
-        fi.explorer_dataset("Iris")
+        rf.explorer_dataset("Iris")
 
 
 def test_explorer_depth_default_is_fi_table4():
-    assert fi.explorer_depth("SynthC") == 12 and fi.explorer_depth("Nursery") == 4
-    assert fi.explorer_depth("Mushroom") == 11 and fi.explorer_depth("SynthC", 6) == 6
+    assert rf.explorer_depth("SynthC") == 12 and rf.explorer_depth("Nursery") == 4
+    assert rf.explorer_depth("Mushroom") == 11 and rf.explorer_depth("SynthC", 6) == 6
 
 
 # ---------------------------------------------------------------------------------- tables
@@ -126,7 +127,7 @@ def test_table6_reproduces_the_addendum_and_names_the_softmax():
 
 
 def test_table4_explained():
-    table = fi.fi_table4_explained()
+    table = rf.fi_table4_explained()
     assert (table["ours"] == table["paper"]).all()
     continuous_only = (table["continuous"] > 0) & (table["discrete"] == 0)
     assert (table.loc[continuous_only, "theorem2"] == table.loc[continuous_only, "paper"] - 1).all()

@@ -4,6 +4,7 @@ import warnings
 import numpy as np
 import pytest
 
+from dpviz.datasets import load
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.synthetic import fi_synth
 from dpviz.trees.forest import DPRandomForestClassifier
@@ -106,3 +107,60 @@ def test_invalid_parameters(synth):
         DPRandomForestClassifier(leaf_mechanism="vote", domain=synth.domain).fit(synth.X, synth.y)
     with pytest.raises(InvalidParameterError, match="epsilon"):
         DPRandomForestClassifier(epsilon=-1, domain=synth.domain).fit(synth.X, synth.y)
+
+
+# ------------------------------------------------------------------ route once, vote often
+@pytest.mark.filterwarnings("ignore::dpviz.errors.NotProvenPrivateWarning")
+@pytest.mark.parametrize("disjoint", [True, False])
+@pytest.mark.parametrize("n_trees", [1, 7, 40])
+def test_votes_from_leaves_equal_votes_at_every_epsilon(synth, disjoint, n_trees):
+    codes = synth.domain.encode(synth.X[:500])
+    codes[:5, 0] = synth.domain.bounds[0, 1] + 1.0  # outside the public range: still routed
+
+    def forest(epsilon, mechanism="rosnam"):
+        return DPRandomForestClassifier(
+            epsilon=epsilon, n_trees=n_trees, max_depth=6, leaf_mechanism=mechanism,
+            disjoint=disjoint, domain=synth.domain, random_state=5,
+        ).fit(synth.X, synth.y)
+
+    leaves = forest(1.0).leaves_encoded(codes)  # routed once
+    assert leaves.index.shape == (n_trees, 500) and leaves.offsets[-1] == len(leaves.leaves)
+    for tree, keys in zip(forest(1.0).trees_, leaves.keys, strict=True):
+        np.testing.assert_array_equal(keys, tree.leaf_keys(codes))
+    for epsilon, mechanism in [(1.0, "rosnam"), (0.05, "rosnam"), (math.inf, "rosnam"),
+                               (2.0, "exponential"), (0.5, "smooth_sensitivity")]:
+        model = forest(epsilon, mechanism)
+        np.testing.assert_array_equal(model.votes_from_leaves(leaves), model.votes_encoded(codes))
+
+
+def test_votes_from_leaves_with_unknown_categories():
+    data = load("nursery")
+    model = DPRandomForestClassifier(
+        epsilon=0.3, n_trees=30, domain=data.domain, unknown="random", random_state=2
+    ).fit(data.X, data.y)
+    codes = data.domain.encode(data.X)
+    codes[::7, 1] = -1  # an unknown category: a keyed random child per node
+    np.testing.assert_array_equal(
+        model.votes_from_leaves(model.leaves_encoded(codes)), model.votes_encoded(codes)
+    )
+    labels = model.released_labels(data.X[:50])
+    assert labels.shape == (30, 50)
+    np.testing.assert_array_equal(
+        labels[3], model.leaf_labels_[0](model.trees_[3].leaf_keys(data.domain.encode(data.X[:50])))
+    )
+
+
+def test_votes_from_leaves_refuses_other_trees(synth):
+    codes = synth.domain.encode(synth.X[:50])
+    a = DPRandomForestClassifier(n_trees=5, domain=synth.domain, random_state=0)
+    a.fit(synth.X, synth.y)
+    for other in (
+        DPRandomForestClassifier(n_trees=5, domain=synth.domain, random_state=1),
+        DPRandomForestClassifier(n_trees=6, domain=synth.domain, random_state=0),
+        DPRandomForestClassifier(n_trees=5, max_depth=3, domain=synth.domain, random_state=0),
+    ):
+        other.fit(synth.X, synth.y)
+        with pytest.raises(InvalidParameterError, match="same trees"):
+            other.votes_from_leaves(a.leaves_encoded(codes))
+    with pytest.raises(InvalidParameterError, match="same trees"):
+        a.votes_from_leaves(codes)

@@ -2,7 +2,8 @@
 
 * :func:`fi_explorer_chart` — the explorer callback: accuracy of the FI forest
   against ε (band over repeats, non-private reference), for a data set, a
-  depth, a number of trees and a leaf mechanism.
+  depth, a number of trees and a leaf mechanism; the accuracies come from
+  :func:`dpviz.reproduce_fi.explorer_frame` (the runner on a fixed split).
 * :func:`fi_table6` — the addendum's Table 6 with the three distributions it
   mixes up (FI 2017's smooth-sensitivity mechanism, the softmax exp(ε·f_c) the
   table prints, and the Report One-Sided Noisy Arg-Max its text defines).
@@ -16,26 +17,27 @@
 
 from __future__ import annotations
 
-import math
-import warnings
 from collections.abc import Callable, Sequence
-from functools import cache, lru_cache
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
 from dpviz import mechanisms
-from dpviz.datasets import Dataset
-from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
+from dpviz.errors import InvalidParameterError
 from dpviz.exercises import Exercise, register
-from dpviz.experiments import holdout_split
 from dpviz.paper_results import FI_TABLE6, SYNTH
 from dpviz.plots import accuracy_chart
-from dpviz.reproduce_fi import fi_dataset
-from dpviz.trees.depth import expected_untested, fletcher_islam_depth
-from dpviz.trees.forest import DPRandomForestClassifier
-from dpviz.trees.random_tree import forest_leaf_keys
+from dpviz.reproduce_fi import (
+    EXPLORER_DATASETS,
+    REPEATS,
+    TEST_ROWS,
+    explorer_dataset,
+    explorer_depth,
+    explorer_frame,
+    non_private_accuracy,
+)
+from dpviz.trees.depth import fletcher_islam_depth
 
 __all__ = [
     "EPSILON_GRID",
@@ -45,29 +47,15 @@ __all__ = [
     "budget_split_table",
     "describe_settings",
     "exact_loss",
-    "explorer_dataset",
-    "explorer_depth",
-    "explorer_frame",
     "fi_explorer_chart",
-    "fi_table4_explained",
     "fi_table6",
-    "forest_accuracy",
     "loss_chart",
-    "non_private_accuracy",
     "paper_chart",
     "reproduction_settings",
     "side_by_side",
     "smooth_sensitivity_loss",
 ]
 
-#: Data sets of the explorer: FI's seven synthetic sets and three UCI sets.
-EXPLORER_DATASETS = (*SYNTH, "Nursery", "Mushroom", "Adult")
-#: Rows used by the explorer (synthetic sets and Adult are subsampled for speed; None = all).
-EXPLORER_ROWS = {**dict.fromkeys(SYNTH, 6000), "Nursery": None, "Mushroom": None, "Adult": 6000}
-#: Rows of the explorer's fixed test split (the rest trains the forest).
-TEST_ROWS = 1500
-#: Forests per point of the explorer's curve (the band spans them).
-REPEATS = 3
 #: ε values of the explorer's cached curve (the slider's ε is added to them).
 EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 #: Leaf mechanisms, as ``DPRandomForestClassifier(leaf_mechanism=...)`` names them.
@@ -80,130 +68,6 @@ _MECHANISM_TITLES = {
 
 
 # ---------------------------------------------------------------------------------- explorer
-@cache
-def explorer_dataset(name: str) -> Dataset:
-    """The explorer's version of an FI data set (:data:`EXPLORER_ROWS` rows, seed 0)."""
-    if name not in EXPLORER_DATASETS:
-        raise InvalidParameterError(f"dataset must be one of {EXPLORER_DATASETS}, got {name!r}")
-    return fi_dataset(name, n_rows=EXPLORER_ROWS[name], random_state=0)
-
-
-def explorer_depth(name: str, depth: int = 0) -> int:
-    """``depth``, or FI's depth (Theorem 2 + ⌊r/2⌋, :func:`fletcher_islam_depth`) when 0."""
-    if depth:
-        return int(depth)
-    domain = explorer_dataset(name).domain
-    n_discrete = int(domain.categorical_mask.sum())
-    return fletcher_islam_depth(len(domain) - n_discrete, n_discrete)
-
-
-# Leaf keys of the test rows in every tree, per (data set, depth, trees, seed): the trees'
-# structures do not depend on ε or on the rows, so moving the ε slider re-fits the forest
-# (new leaf labels) but reuses where the test rows land.
-_ROUTES: dict[tuple, tuple[tuple[int, ...], np.ndarray, dict]] = {}
-
-
-def _routing(key: tuple, model: DPRandomForestClassifier, codes: np.ndarray) -> tuple:
-    tree_keys = tuple(int(t.key) for t in model.trees_)
-    cached = _ROUTES.get(key)
-    if cached is None or cached[0] != tree_keys:
-        tau, n = len(model.trees_), codes.shape[0]
-        keys = forest_leaf_keys(
-            model.trees_, np.tile(codes, (tau, 1)), np.repeat(np.arange(tau), n)
-        ).reshape(tau, n)
-        if len(_ROUTES) >= 16:  # a few MB each: start afresh when full
-            _ROUTES.clear()
-        cached = _ROUTES[key] = (tree_keys, keys, {})
-    return cached
-
-
-def _votes(model: DPRandomForestClassifier, routing: tuple) -> np.ndarray:
-    """The forest's votes on the test rows: exactly ``model.votes(X_test)``, from cached keys."""
-    _, keys, blocks = routing
-    releases = model.leaf_labels_
-    tau, n = keys.shape
-    per = tau // len(releases)
-    if len(releases) not in blocks:  # distinct leaves of each release's trees (computed once)
-        blocks[len(releases)] = [
-            np.unique(keys[r * per : (r + 1) * per], return_inverse=True)
-            for r in range(len(releases))
-        ]
-    labels = np.empty((tau, n), dtype=np.int64)
-    for r, (release, (unique, inverse)) in enumerate(
-        zip(releases, blocks[len(releases)], strict=True)
-    ):
-        labels[r * per : (r + 1) * per] = release(unique)[inverse].reshape(per, n)
-    n_classes = model.domain_.n_classes
-    flat = (np.arange(n) * n_classes + labels).ravel()
-    return np.bincount(flat, minlength=n * n_classes).reshape(n, n_classes)
-
-
-@lru_cache(maxsize=4096)
-def forest_accuracy(
-    dataset: str,
-    epsilon: float,
-    depth: int,
-    n_trees: int,
-    mechanism: str = "rosnam",
-    seed: int = 0,
-    disjoint: bool = True,
-) -> float:
-    """Test accuracy of one FI forest on the explorer's split (cached).
-
-    The forest is ``DPRandomForestClassifier(epsilon, n_trees, max_depth=depth,
-    leaf_mechanism=mechanism, disjoint=disjoint, random_state=seed)`` fitted on
-    the training part; the accuracy equals that of its ``predict`` on the
-    :data:`TEST_ROWS` test rows (the unit tests check it against
-    :func:`dpviz.experiments.holdout_accuracy`), computed from the test rows'
-    leaves, which are routed once per tree structure.
-    """
-    data = explorer_dataset(dataset)
-    X_train, X_test, y_train, y_test = holdout_split(data, TEST_ROWS, 0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NotProvenPrivateWarning)  # said in the chart's title
-        model = DPRandomForestClassifier(
-            epsilon=epsilon,
-            n_trees=n_trees,
-            max_depth=depth,
-            leaf_mechanism=mechanism,
-            disjoint=disjoint,
-            domain=data.domain,
-            random_state=seed,
-        ).fit(X_train, y_train)
-    codes = data.domain.encode(X_test)
-    routing = _routing((dataset, depth, n_trees, seed), model, codes)
-    predicted = np.argmax(_votes(model, routing), axis=1)
-    return float(np.mean(predicted == data.domain.encode_labels(y_test)))
-
-
-def explorer_frame(
-    dataset: str,
-    epsilons: Sequence[float],
-    depth: int,
-    n_trees: int,
-    mechanism: str = "rosnam",
-    repeats: int = REPEATS,
-) -> pd.DataFrame:
-    """Accuracy of ``repeats`` forests (seeds 0, 1, ...) at each ε: one row per forest."""
-    return pd.DataFrame(
-        [
-            {
-                "epsilon": float(eps),
-                "repeat": r,
-                "accuracy": forest_accuracy(dataset, float(eps), depth, n_trees, mechanism, r),
-            }
-            for eps in epsilons
-            for r in range(repeats)
-        ]
-    )
-
-
-@lru_cache(maxsize=256)
-def non_private_accuracy(dataset: str, depth: int, n_trees: int) -> float:
-    """FI's non-private forest (§2.4): ε = ∞ (exact majority labels), all rows in every tree."""
-    return forest_accuracy(dataset, math.inf, depth, n_trees, "rosnam", 0, False)
-
-
 def fi_explorer_chart(
     dataset: str = "SynthA",
     epsilon: float = 1.0,
@@ -339,27 +203,6 @@ def paper_chart(
         .encode(x="dataset:N", xOffset=offset, y="paper:Q")
     )
     return bars + ticks
-
-
-def fi_table4_explained() -> pd.DataFrame:
-    """FI Table 4 with Theorem 2 read literally next to it (the table adds one level).
-
-    Columns of :func:`dpviz.reproduce_fi.fi_table4` plus ``theorem2`` — the
-    smallest d with E[X | d] < s/2 for the continuous features, plus ⌊r/2⌋ — and
-    ``E[X|theorem2]``, the expected number of untested continuous features there.
-    """
-    from dpviz.reproduce_fi import fi_table4
-
-    table = fi_table4()
-    literal, untested = [], []
-    for s, r in zip(table["continuous"], table["discrete"], strict=True):
-        d = 0
-        if s:
-            while expected_untested(s, d) >= s / 2:
-                d += 1
-        literal.append(d + r // 2)
-        untested.append(round(expected_untested(s, d), 2) if s else float("nan"))
-    return table.assign(theorem2=literal, **{"E[X|theorem2]": untested})
 
 
 # ---------------------------------------------------------------------------------- Table 6

@@ -9,6 +9,8 @@ One-Sided Noisy Arg-Max), prediction by majority vote over the trees.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, Literal
 
 import numpy as np
@@ -25,7 +27,39 @@ from dpviz.trees.depth import fletcher_islam_depth
 from dpviz.trees.random_tree import RandomTree, forest_leaf_keys, forest_route
 from dpviz.validation import check_int
 
-__all__ = ["DPRandomForestClassifier", "get_majority_labels"]
+__all__ = ["DPRandomForestClassifier", "ForestLeaves", "get_majority_labels"]
+
+
+@dataclass(frozen=True, eq=False)
+class ForestLeaves:
+    """Where some encoded rows land in every tree of a forest (its public structure only).
+
+    Made by :meth:`DPRandomForestClassifier.leaves_encoded` and read by
+    :meth:`DPRandomForestClassifier.votes_from_leaves`. Nothing private: the leaves
+    depend on the public trees and on the rows routed (e.g. test rows), not on ε, the
+    leaf labels or the training rows.
+
+    Attributes
+    ----------
+    structure : tuple
+        The forest's depth and tree keys: which forests may vote from these leaves.
+    leaves : ndarray of uint64
+        The distinct leaves reached, tree by tree: tree t's are
+        ``leaves[offsets[t]:offsets[t + 1]]``.
+    offsets : ndarray (τ + 1,) of int64
+    index : ndarray (τ, n) of int64
+        Position in ``leaves`` of the leaf that row j reaches in tree t.
+    """
+
+    structure: tuple[int, tuple[int, ...]]
+    leaves: np.ndarray
+    offsets: np.ndarray
+    index: np.ndarray
+
+    @property
+    def keys(self) -> np.ndarray:
+        """The key of the leaf each row reaches in each tree, uint64 (τ, n)."""
+        return self.leaves[self.index]
 
 
 def get_majority_labels(
@@ -146,6 +180,10 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     fitted object keeps curator secrets (which leaves hold rows, the secret key of
     the other leaves' labels); pickling it warns
     :class:`~dpviz.errors.PrivacyLeakWarning`. See ``docs/privacy.md``.
+
+    Many ε on the same trees: the trees depend only on ``random_state``, ``n_trees``,
+    ``max_depth`` and the domain, so :meth:`leaves_encoded` routes rows once and
+    :meth:`votes_from_leaves` gives each refitted forest's :meth:`votes` from them.
     """
 
     def __init__(
@@ -219,25 +257,121 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         check_is_fitted(self, "trees_")
         return self._votes(check_encoded(codes, self.domain_, unknown=True)[0])
 
+    # ------------------------------------------------------------------ routed once, voted often
+    def leaves_encoded(self, codes: np.ndarray) -> ForestLeaves:
+        """Where encoded rows land in every tree: public, and the same at every ε.
+
+        The trees are drawn from the public domain with the structure generator alone
+        (FI Alg. 2 ``BuildTree``), so forests that differ only in ``epsilon`` or
+        ``leaf_mechanism`` (same ``random_state``, ``n_trees``, ``max_depth``, domain)
+        have the same trees, and the rows reach the same leaves: only the leaves'
+        labels change. Route the rows once with this method, then vote with
+        :meth:`votes_from_leaves` on each refitted forest (the explorer of notebook 05
+        does this when ε moves).
+
+        Parameters
+        ----------
+        codes : ndarray (n, k)
+            Rows encoded with ``domain_`` (``-1``: an unknown category).
+
+        Returns
+        -------
+        ForestLeaves
+            Holds a (τ × n) table of leaf positions: mind the memory for large inputs
+            (:meth:`votes` bounds it by routing a few trees at a time).
+        """
+        check_is_fitted(self, "trees_")
+        codes = check_encoded(codes, self.domain_, unknown=True)[0]
+        leaves, offsets, index = self._route_leaves(codes, 0, len(self.trees_))
+        # sort each tree's leaves by key, once: the releases look sorted keys up faster
+        order = np.concatenate(
+            [lo + np.argsort(leaves[lo:hi]) for lo, hi in pairwise(offsets)]
+        )
+        position = np.empty_like(order)
+        position[order] = np.arange(len(order))
+        return ForestLeaves(self._structure(), leaves[order], offsets, position[index])
+
+    def votes_from_leaves(self, leaves: ForestLeaves) -> np.ndarray:
+        """:meth:`votes` of the rows routed by :meth:`leaves_encoded`: exactly the same counts.
+
+        Parameters
+        ----------
+        leaves : ForestLeaves
+            From ``leaves_encoded`` of this forest or of one with the same trees.
+
+        Returns
+        -------
+        ndarray (n, n_classes) of int64
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``leaves`` were routed through other trees.
+        """
+        check_is_fitted(self, "trees_")
+        if not isinstance(leaves, ForestLeaves) or leaves.structure != self._structure():
+            raise InvalidParameterError(
+                "leaves must come from leaves_encoded of a forest with the same trees "
+                "(same random_state, n_trees, max_depth and domain)"
+            )
+        return self._count_votes(
+            self._tree_labels(leaves.leaves, leaves.offsets, leaves.index, 0)
+        )
+
+    def _structure(self) -> tuple[int, tuple[int, ...]]:
+        """What fixes the leaves a row reaches: the depth and the trees' keys."""
+        return self.depth_, tuple(int(t.key) for t in self.trees_)
+
+    def _route_leaves(
+        self, codes: np.ndarray, start: int, stop: int
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Route every row through trees ``start .. stop-1`` in one vectorized pass.
+
+        Returns the distinct leaves reached, grouped tree by tree (``forest_route`` keeps
+        the nodes in the order of their trees), the offsets of each tree's group, and the
+        position of each (tree, row)'s leaf, shape (stop - start, n).
+        """
+        n, m = codes.shape[0], stop - start
+        tree_of = np.repeat(np.arange(m), n)
+        routing = forest_route(self.trees_[start:stop], codes, tree_of, np.tile(np.arange(n), m))
+        leaves, index = routing.level_keys[-1], routing.level_index[-1]
+        tree_of_leaf = np.empty(len(leaves), dtype=np.int64)
+        tree_of_leaf[index] = tree_of
+        offsets = np.searchsorted(tree_of_leaf, np.arange(m + 1))
+        return leaves, offsets, index.reshape(m, n)
+
+    def _tree_labels(
+        self, leaves: np.ndarray, offsets: np.ndarray, index: np.ndarray, first: int
+    ) -> np.ndarray:
+        """The released label of each (tree, row)'s leaf, trees ``first ..``, shape (m, n).
+
+        Each release is looked up once per distinct leaf of its own trees (one release
+        for all trees with disjoint rows, one per tree otherwise).
+        """
+        per_release = len(self.trees_) // len(self.leaf_labels_)
+        m = index.shape[0]
+        labels = np.empty(len(leaves), dtype=np.int64)
+        for r in range(first // per_release, (first + m - 1) // per_release + 1):
+            lo = max(r * per_release, first) - first
+            hi = min((r + 1) * per_release, first + m) - first
+            block = slice(int(offsets[lo]), int(offsets[hi]))
+            labels[block] = self.leaf_labels_[r](leaves[block])
+        return labels[index]
+
+    def _count_votes(self, labels: np.ndarray) -> np.ndarray:
+        """Votes (n, n_classes) from the labels (trees, n) of each tree at each row."""
+        n, n_classes = labels.shape[1], self.domain_.n_classes
+        flat = (np.arange(n) * n_classes + labels).ravel()
+        return np.bincount(flat, minlength=n * n_classes).reshape(n, n_classes)
+
     def _votes(self, codes: np.ndarray) -> np.ndarray:
         n, tau = codes.shape[0], len(self.trees_)
-        n_classes = self.domain_.n_classes
-        votes = np.zeros(n * n_classes, dtype=np.int64)
-        rows = np.arange(n)
-        per_release = tau // len(self.leaf_labels_)
-        chunk = max(1, min(per_release, 2_000_000 // max(n, 1)))  # bound memory: rows × trees
-        for r, release in enumerate(self.leaf_labels_):
-            for start in range(0, per_release, chunk):
-                ids = np.arange(
-                    r * per_release + start, r * per_release + min(start + chunk, per_release)
-                )
-                row_of = np.tile(rows, len(ids))  # every row through every tree of the chunk
-                routing = forest_route(
-                    [self.trees_[i] for i in ids], codes, np.repeat(np.arange(len(ids)), n), row_of
-                )
-                labels = routing.per_leaf(release)  # one vote per (row, tree)
-                votes += np.bincount(row_of * n_classes + labels, minlength=n * n_classes)
-        votes = votes.reshape(n, n_classes)
+        votes = np.zeros((n, self.domain_.n_classes), dtype=np.int64)
+        chunk = max(1, min(tau, 2_000_000 // max(n, 1)))  # bound memory: rows × trees
+        for start in range(0, tau, chunk):
+            stop = min(start + chunk, tau)
+            leaves, offsets, index = self._route_leaves(codes, start, stop)
+            votes += self._count_votes(self._tree_labels(leaves, offsets, index, start))
         return votes
 
     def released_labels(self, X: Any) -> np.ndarray:
@@ -248,11 +382,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         """
         check_is_fitted(self, "trees_")
         codes = self._predict_codes(X)
-        per_release = len(self.trees_) // len(self.leaf_labels_)
-        return np.stack([
-            self.leaf_labels_[i // per_release](tree.leaf_keys(codes))
-            for i, tree in enumerate(self.trees_)
-        ])
+        return self._tree_labels(*self._route_leaves(codes, 0, len(self.trees_)), 0)
 
     def export_release(self, max_leaves: int = 100_000) -> pd.DataFrame:
         """The release, materialized: every leaf of every tree and its private label.
