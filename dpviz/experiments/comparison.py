@@ -1,0 +1,370 @@
+"""The comparison of every learner on one hold-out split, over a grid of ε and training sizes n.
+
+Friedman & Schuster (KDD 2010, §1 and Fig. 2) frame private data mining as a
+trade-off between accuracy, privacy (ε) and data size (n). :func:`compare` runs
+every learner of :mod:`dpviz.experiments.registry` on one stratified hold-out
+split of a data set (:func:`dpviz.experiments.holdout_accuracy`), each repeat
+fitting on ``n`` training rows drawn at random — the same rows for every learner
+and ε of the repeat (paired comparisons). :func:`summary` gives the mean and
+spread per point; :func:`rdt_sharp_comparison` runs RDT#, which also needs public
+unlabeled rows, against Private-RDT on the labeled rows only.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from dpviz.datasets import Dataset, load
+from dpviz.errors import InvalidParameterError
+from dpviz.experiments.registry import ALGORITHMS, PRIVATE, REFERENCES, applicable, make_estimator
+from dpviz.experiments.runner import cache, holdout_accuracy
+from dpviz.synthetic import fi_synth
+from dpviz.trees.rdt import PrivateRDTClassifier
+from dpviz.trees.rdt_sharp import RDTSharpClassifier
+from dpviz.validation import check_epsilon, check_int
+
+__all__ = [
+    "DATASETS",
+    "EPSILONS",
+    "RDT_SHARP_METHODS",
+    "SIZES",
+    "TEST_ROWS",
+    "compare",
+    "load_dataset",
+    "n_test_rows",
+    "nearest",
+    "rdt_sharp_comparison",
+    "reference_accuracy",
+    "summary",
+]
+
+#: Data sets the comparison knows: the UCI sets of the papers and FI's synthetic SynthA-G.
+DATASETS = ("nursery", "mushroom", "votes", "adult", *(f"synth-{c}" for c in "abcdefg"))
+
+#: ε grid of the comparison (a 1-2-5 series: evenly spaced on a log axis).
+EPSILONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+
+#: Training sizes n (each data set keeps those its training part can supply).
+SIZES = (100, 300, 1000, 3000, 10000)
+
+#: Test rows held out once per data set (at most a quarter of the rows).
+TEST_ROWS = 1000
+
+
+# ---------------------------------------------------------------------------------- data
+@functools.cache
+def load_dataset(name: str) -> Dataset:
+    """A data set of :data:`DATASETS` by name (loaded once; the hold-out split is cached on it).
+
+    ``synth-a`` to ``synth-g`` are FI's SynthA-G (:func:`dpviz.synthetic.fi_synth`, seed 0).
+    """
+    key = str(name).strip().lower()
+    if key not in DATASETS:
+        raise InvalidParameterError(f"dataset must be one of {list(DATASETS)}, got {name!r}")
+    if key.startswith("synth-"):
+        return fi_synth(key[-1].upper(), random_state=0)
+    return load(key)
+
+
+def n_test_rows(data: Dataset) -> int:
+    """Rows held out for testing: :data:`TEST_ROWS`, or a quarter of the rows if fewer."""
+    return int(min(TEST_ROWS, data.n_rows // 4))
+
+
+def _sizes(data: Dataset, sizes: Sequence[int]) -> list[int]:
+    """The sizes the training part can supply (at least its whole size)."""
+    pool = data.n_rows - n_test_rows(data)
+    kept = sorted({check_int(n, "sizes", minimum=10) for n in sizes if n <= pool})
+    return kept or [pool]
+
+
+def nearest(value: float, options: Sequence[float]) -> float:
+    """The option closest to ``value`` on a log scale (snaps a value to the grid)."""
+    options = np.asarray(sorted(options), dtype=float)
+    return float(options[np.argmin(np.abs(np.log(options) - math.log(value)))])
+
+
+# ---------------------------------------------------------------------------------- runs
+class _Subsample:
+    """Fit ``algorithm`` on ``n`` training rows drawn at random (seeded by ``random_state``).
+
+    The draw depends only on the seed, so every algorithm and ε of a repeat sees
+    the same n rows (paired comparisons).
+    """
+
+    def __init__(
+        self, algorithm: str, epsilon: float, n: int, data: Dataset, random_state: int
+    ) -> None:
+        self.algorithm, self.epsilon, self.n = algorithm, epsilon, n
+        self.data, self.random_state = data, random_state
+
+    def fit(self, X: pd.DataFrame, y: pd.Series) -> _Subsample:
+        rng = np.random.default_rng([self.random_state, 7])
+        rows = rng.choice(len(X), size=min(self.n, len(X)), replace=False)
+        self.model_ = make_estimator(self.algorithm, self.epsilon, self.data, self.random_state)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. sklearn's one-hot "unknown categories"
+            self.model_.fit(X.iloc[rows], y.iloc[rows])
+        return self
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return self.model_.predict(X)
+
+
+def _evaluate(
+    data: Dataset, algorithm: str, epsilon: float, n: int, repeats: int, seed: int
+) -> pd.DataFrame:
+    def factory(random_state: int, **params: Any) -> _Subsample:
+        return _Subsample(params["algorithm"], params["epsilon"], params["n"], data, random_state)
+
+    return holdout_accuracy(
+        factory,
+        data,
+        repeats=repeats,
+        test_size=n_test_rows(data),
+        seed=seed,
+        algorithm=algorithm,
+        epsilon=float(epsilon),
+        n=int(n),
+    )
+
+
+def _jobs(
+    datasets: Sequence[str],
+    algorithms: Sequence[str],
+    epsilons: Sequence[float],
+    sizes: Sequence[int],
+    references: bool,
+) -> list[tuple[Dataset, str, float, int]]:
+    """Every (data set, algorithm, ε, n) of the comparison, ε = ∞ and the references included."""
+    eps = [check_epsilon(e, "epsilons") for e in epsilons]
+    if any(math.isinf(e) for e in eps):
+        raise InvalidParameterError("epsilons must be finite (ε = ∞ is run for every algorithm)")
+    for name in algorithms:
+        if name not in ALGORITHMS:
+            raise InvalidParameterError(f"unknown algorithm {name!r}; known: {list(ALGORITHMS)}")
+    jobs = []
+    for name in datasets:
+        data = load_dataset(name)
+        algs = [a for a in algorithms if applicable(a, data)]
+        for n in _sizes(data, sizes):
+            jobs += [(data, a, e, n) for a in algs for e in (*eps, math.inf)]
+            if references:
+                jobs += [(data, r, math.inf, n) for r in REFERENCES]
+    return jobs
+
+
+@cache
+def compare(
+    datasets: Sequence[str] = ("nursery",),
+    algorithms: Sequence[str] = PRIVATE,
+    epsilons: Sequence[float] = EPSILONS,
+    sizes: Sequence[int] = SIZES,
+    repeats: int = 3,
+    *,
+    references: bool = True,
+    seed: int = 0,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Hold-out accuracy of every algorithm at every (ε, n), with the non-private references.
+
+    Each data set is split once (stratified; :data:`TEST_ROWS` test rows, or a
+    quarter of the rows if fewer). Repeat ``r`` draws ``n`` training rows from the
+    rest with seed ``seed + r`` — the same rows for every algorithm and ε — and
+    fits with estimator seed ``seed + r``.
+
+    Parameters
+    ----------
+    datasets : sequence of str
+        Names from :data:`DATASETS`.
+    algorithms : sequence of str
+        Private learners from :data:`~dpviz.experiments.registry.ALGORITHMS`; each
+        also runs at ε = ∞ (its own non-private version). SuLQ-ID3 is skipped on
+        data with numeric attributes (FS Alg. 1 is for nominal attributes).
+    epsilons : sequence of float
+        Total budgets ε (finite).
+    sizes : sequence of int
+        Training sizes; sizes the training part cannot supply are dropped.
+    repeats : int
+        Fits per setting (the band of the charts).
+    references : bool
+        Also run :data:`~dpviz.experiments.registry.REFERENCES` (non-private) at every n.
+    seed : int
+        Base seed of the split, the subsamples and the estimators.
+    progress : bool
+        Show a tqdm progress bar.
+
+    Returns
+    -------
+    DataFrame
+        One row per (dataset, algorithm, ε, n, repeat): ``dataset``,
+        ``algorithm``, ``private`` (False for the references and for every
+        ε = ∞ run), ``epsilon`` (``inf`` for those), ``n``, ``repeat``,
+        ``accuracy``.
+    """
+    repeats = check_int(repeats, "repeats", minimum=1)
+    jobs = _jobs(datasets, algorithms, epsilons, sizes, references)
+    frames = []
+    for data, algorithm, epsilon, n in tqdm(
+        jobs, disable=not progress, desc="compare", leave=False
+    ):
+        frame = _evaluate(data, algorithm, epsilon, n, repeats, seed)
+        frame["dataset"] = data.name
+        frames.append(frame)
+    out = pd.concat(frames, ignore_index=True)
+    out["private"] = out["algorithm"].isin(list(ALGORITHMS)) & np.isfinite(out["epsilon"])
+    columns = ["dataset", "algorithm", "private", "epsilon", "n", "repeat", "accuracy"]
+    return out[columns]
+
+
+def summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean, 10th and 90th percentile and runs of the accuracy per (dataset, algorithm, ε, n)."""
+    keys = ["dataset", "algorithm", "private", "epsilon", "n"]
+    return (
+        frame.groupby(keys, sort=False)["accuracy"]
+        .agg(
+            mean="mean",
+            low=lambda s: s.quantile(0.1),
+            high=lambda s: s.quantile(0.9),
+            runs="size",
+        )
+        .reset_index()
+    )
+
+
+def reference_accuracy(frame: pd.DataFrame, dataset: str, n: int) -> pd.DataFrame:
+    """Mean accuracy of each non-private reference of ``frame`` at (``dataset``, ``n``).
+
+    Returns
+    -------
+    DataFrame
+        ``algorithm`` and ``accuracy``, one row per reference (in the frame's order).
+    """
+    refs = frame[
+        (frame["dataset"] == dataset) & (frame["n"] == n) & frame["algorithm"].isin(REFERENCES)
+    ]
+    return refs.groupby("algorithm", sort=False)["accuracy"].mean().rename("accuracy").reset_index()
+
+
+# ---------------------------------------------------------------------------------- RDT#
+class _RDTSharpArm:
+    """One arm of the RDT# comparison, fitted on a random draw of the training part.
+
+    ``"RDT#"``: RDT# on ``n_labeled`` private labeled rows plus ``n_public``
+    other rows used as public unlabeled data (their labels are dropped).
+    ``"Private-RDT, labeled rows"``: Private-RDT on the same labeled rows only.
+    ``"Private-RDT, if public rows were labeled"``: Private-RDT on both parts
+    with their labels (a reference: more private labeled data).
+    """
+
+    def __init__(
+        self,
+        method: str,
+        epsilon: float,
+        n_labeled: int,
+        n_public: int,
+        n_secondary: int,
+        data: Dataset,
+        random_state: int,
+    ) -> None:
+        self.method, self.epsilon = method, epsilon
+        self.n_labeled, self.n_public, self.n_secondary = n_labeled, n_public, n_secondary
+        self.data, self.random_state = data, random_state
+
+    def fit(self, X: pd.DataFrame, y: pd.Series) -> _RDTSharpArm:
+        rng = np.random.default_rng([self.random_state, 11])
+        rows = rng.permutation(len(X))[: self.n_labeled + self.n_public]
+        labeled, public = rows[: self.n_labeled], rows[self.n_labeled :]
+        domain = self.data.domain
+        if self.method == "RDT#":
+            self.model_ = RDTSharpClassifier(
+                self.epsilon,
+                n_secondary=self.n_secondary,
+                n_labeled=self.n_labeled,
+                domain=domain,
+                random_state=self.random_state,
+            ).fit(X.iloc[labeled], y.iloc[labeled], X.iloc[public])
+        else:
+            use = labeled if self.method == "Private-RDT, labeled rows" else rows
+            self.model_ = PrivateRDTClassifier(
+                self.epsilon, domain=domain, random_state=self.random_state
+            ).fit(X.iloc[use], y.iloc[use])
+        return self
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        return self.model_.predict(X)
+
+
+#: The arms of :func:`rdt_sharp_comparison`.
+RDT_SHARP_METHODS = (
+    "RDT#",
+    "Private-RDT, labeled rows",
+    "Private-RDT, if public rows were labeled",
+)
+
+
+@cache
+def rdt_sharp_comparison(
+    dataset: str = "nursery",
+    *,
+    n_labeled: int = 1000,
+    n_public: int = 2000,
+    epsilons: Sequence[float] = (0.2, 1.0),
+    repeats: int = 2,
+    n_secondary: int = 200,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """RDT# against Private-RDT when part of the training rows serve as public unlabeled data.
+
+    RDT# needs something the other learners do not get: rows from the same
+    population that are *public* (no privacy cost) but unlabeled. It is therefore
+    not in the main grid. Here each run draws ``n_labeled + n_public`` rows of the
+    training part; the first ``n_labeled`` are the private labeled data, the rest
+    are handed to RDT# without labels.
+
+    Returns
+    -------
+    DataFrame
+        One row per (method, ε, repeat): ``method``, ``epsilon``, ``repeat``,
+        ``accuracy``, ``dataset``, ``n_labeled``, ``n_public``.
+    """
+    data = load_dataset(dataset)
+    n_labeled = check_int(n_labeled, "n_labeled", minimum=2)
+    n_public = check_int(n_public, "n_public", minimum=1)
+    pool = data.n_rows - n_test_rows(data)
+    if n_labeled + n_public > pool:
+        raise InvalidParameterError(
+            f"n_labeled + n_public = {n_labeled + n_public} exceeds the {pool} training rows"
+        )
+
+    def factory(random_state: int, **params: Any) -> _RDTSharpArm:
+        return _RDTSharpArm(
+            params["method"], params["epsilon"], n_labeled, n_public, n_secondary, data,
+            random_state,
+        )
+
+    frames = [
+        holdout_accuracy(
+            factory,
+            data,
+            repeats=check_int(repeats, "repeats", minimum=1),
+            test_size=n_test_rows(data),
+            seed=seed,
+            method=method,
+            epsilon=check_epsilon(eps, "epsilons"),
+        )
+        for eps in epsilons
+        for method in RDT_SHARP_METHODS
+    ]
+    out = pd.concat(frames, ignore_index=True)
+    return out.assign(dataset=data.name, n_labeled=n_labeled, n_public=n_public)

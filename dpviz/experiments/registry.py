@@ -1,0 +1,287 @@
+"""The algorithm registry: every learner of the workbook by name, and how to build it.
+
+One place says which private tree learners (and which non-private references)
+dpviz compares, where each comes from, and with which settings it runs:
+
+* :data:`ALGORITHMS` / :data:`REFERENCES` — the specs (:class:`Algorithm`): name,
+  paper, dpviz class, private or not;
+* :data:`FACTORIES` — name → ``factory(epsilon, data, random_state)``; add an
+  entry to extend the registry (``FACTORIES["mine"] = factory``);
+* :func:`make_estimator` — an unfitted estimator by name, with its paper's
+  default settings (:func:`jpw_n_trees`: JPW §VI's number of trees);
+* :class:`OneHotModel` — a scikit-learn model on the public domain's one-hot
+  encoding (the references).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.dummy import DummyClassifier
+from sklearn.ensemble import RandomForestClassifier
+from sklearn.tree import DecisionTreeClassifier
+
+from dpviz.datasets import Dataset
+from dpviz.errors import InvalidParameterError
+from dpviz.trees.forest import DPRandomForestClassifier
+from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
+from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
+
+__all__ = [
+    "ALGORITHMS",
+    "FACTORIES",
+    "PRIVATE",
+    "REFERENCES",
+    "Algorithm",
+    "Factory",
+    "OneHotModel",
+    "algorithm_table",
+    "applicable",
+    "jpw_n_trees",
+    "make_estimator",
+]
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One learner of the comparison.
+
+    Attributes
+    ----------
+    name : str
+        Short name used in the frames and the charts.
+    paper : str
+        Where it comes from (paper and figure / algorithm).
+    dpviz : str
+        The dpviz class (and settings) that implements it.
+    private : bool
+        ε-DP for add/remove one training row (False for the references).
+    nominal_only : bool
+        Handles categorical attributes only (SuLQ-ID3).
+    """
+
+    name: str
+    paper: str
+    dpviz: str
+    private: bool = True
+    nominal_only: bool = False
+
+
+#: The private learners, in the order of the charts (RDT# is shown apart: it needs public rows).
+ALGORITHMS: dict[str, Algorithm] = {
+    a.name: a
+    for a in (
+        Algorithm(
+            "Private-RDT",
+            "JPW Fig. 5: random trees, Laplace noise on every leaf count, ε/N per tree",
+            "PrivateRDTClassifier(ε, n_trees=10; Votes 5)",
+        ),
+        Algorithm(
+            "DP forest",
+            "FI Alg. 1-2 + 2021 addendum: disjoint rows per tree, noisy arg-max leaf label",
+            "DPRandomForestClassifier(ε) — 100 trees, ROSNAM",
+        ),
+        Algorithm(
+            "SuLQ-ID3",
+            "FS Alg. 1: ID3 whose gains come from noisy counts",
+            "SuLQID3Classifier(ε, max_depth=5)",
+            nominal_only=True,
+        ),
+        Algorithm(
+            "DiffPID3-Max",
+            "FS Alg. 2: one exponential-mechanism choice per node, Max quality",
+            'DiffPID3Classifier(ε, max_depth=5, criterion="max")',
+        ),
+        Algorithm(
+            "DiffPID3-Gini",
+            "FS Alg. 2 with the Gini quality (sensitivity 2)",
+            'DiffPID3Classifier(ε, max_depth=5, criterion="gini")',
+        ),
+        Algorithm(
+            "DiffPID3-InfoGain",
+            "FS Alg. 2 with InfoGain (sensitivity log2(N+1) + 1/ln 2)",
+            'DiffPID3Classifier(ε, criterion="infogain", size_bound=rows of the data set)',
+        ),
+        Algorithm(
+            "DiffPC4.5",
+            "FS §4.2-4.3 + Alg. 3: DiffPID3-Max, pruned with the noisy counts",
+            "DiffPC45Classifier(ε, max_depth=5)",
+        ),
+    )
+}
+
+#: Names of the private learners.
+PRIVATE: tuple[str, ...] = tuple(ALGORITHMS)
+
+#: The non-private references (drawn as dashed rules).
+REFERENCES: dict[str, Algorithm] = {
+    a.name: a
+    for a in (
+        Algorithm(
+            "RDT (non-private)",
+            "Fan et al.'s random decision trees, exact counts, pruned (JPW Fig. 1-2)",
+            "RandomDecisionTreeClassifier(n_trees=10)",
+            private=False,
+        ),
+        Algorithm(
+            "sklearn tree",
+            "CART, unlimited depth, on one-hot encoded attributes",
+            "sklearn DecisionTreeClassifier",
+            private=False,
+        ),
+        Algorithm(
+            "sklearn forest",
+            "Breiman's random forest (50 trees) on one-hot encoded attributes",
+            "sklearn RandomForestClassifier(n_estimators=50)",
+            private=False,
+        ),
+        Algorithm(
+            "majority class",
+            "always predict the most frequent training class: the floor",
+            "sklearn DummyClassifier",
+            private=False,
+        ),
+    )
+}
+
+
+def algorithm_table() -> pd.DataFrame:
+    """Every learner of the comparison: name, paper (figure / algorithm), dpviz class, private."""
+    rows = [
+        {"algorithm": a.name, "paper": a.paper, "dpviz": a.dpviz, "ε-DP": a.private}
+        for a in (*ALGORITHMS.values(), *REFERENCES.values())
+    ]
+    return pd.DataFrame(rows)
+
+
+def jpw_n_trees(data: Dataset) -> int:
+    """JPW §VI's number of random trees: 5 on Votes, 10 on the other data sets."""
+    return 5 if data.name == "votes" else 10
+
+
+def applicable(algorithm: str, data: Dataset) -> bool:
+    """False when ``algorithm`` handles nominal attributes only and ``data`` has a numeric one."""
+    spec = ALGORITHMS.get(algorithm) or REFERENCES.get(algorithm)
+    return not (spec and spec.nominal_only and not data.domain.categorical_mask.all())
+
+
+class OneHotModel:
+    """A scikit-learn model on the domain's encoding: one column per category, numbers as is.
+
+    The categories come from the public domain, so the encoding reads no row.
+
+    Parameters
+    ----------
+    model : scikit-learn estimator
+        Fitted on the one-hot design matrix.
+    data : Dataset
+        Supplies the public domain.
+    """
+
+    def __init__(self, model: Any, data: Dataset) -> None:
+        self.model, self.domain = model, data.domain
+
+    def design(self, X: pd.DataFrame) -> np.ndarray:
+        """The one-hot design matrix of ``X`` (categories from the public domain)."""
+        codes = self.domain.encode(X)
+        blocks = []
+        for j, attribute in enumerate(self.domain):
+            if attribute.is_categorical:
+                blocks.append(np.eye(attribute.n_values)[codes[:, j].astype(np.int64)])
+            else:
+                blocks.append(codes[:, j : j + 1].astype(float))
+        return np.hstack(blocks)
+
+    def fit(self, X: pd.DataFrame, y: pd.Series) -> OneHotModel:
+        """Fit the model on the design matrix of ``X``."""
+        self.model.fit(self.design(X), np.asarray(y))
+        return self
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        """The model's predictions on the design matrix of ``X``."""
+        return self.model.predict(self.design(X))
+
+
+#: ``factory(epsilon, data, random_state)`` → an unfitted estimator (``fit(X, y)``, ``predict(X)``).
+Factory = Callable[[float, Dataset, int], Any]
+
+
+def _diffpid3(criterion: str) -> Factory:
+    """The factory of DiffPID3 with ``criterion`` (InfoGain gets the public size bound)."""
+
+    def factory(epsilon: float, data: Dataset, random_state: int) -> DiffPID3Classifier:
+        bound = data.n_rows if criterion == "infogain" else None
+        return DiffPID3Classifier(
+            epsilon,
+            max_depth=5,
+            criterion=criterion,
+            size_bound=bound,
+            domain=data.domain,
+            random_state=random_state,
+        )
+
+    return factory
+
+
+#: Name → factory, for every name of :data:`ALGORITHMS` and :data:`REFERENCES`.
+FACTORIES: dict[str, Factory] = {
+    "Private-RDT": lambda eps, data, seed: PrivateRDTClassifier(
+        eps, n_trees=jpw_n_trees(data), domain=data.domain, random_state=seed
+    ),
+    "DP forest": lambda eps, data, seed: DPRandomForestClassifier(
+        eps, domain=data.domain, random_state=seed
+    ),
+    "SuLQ-ID3": lambda eps, data, seed: SuLQID3Classifier(
+        eps, max_depth=5, domain=data.domain, random_state=seed
+    ),
+    "DiffPID3-Max": _diffpid3("max"),
+    "DiffPID3-Gini": _diffpid3("gini"),
+    "DiffPID3-InfoGain": _diffpid3("infogain"),
+    "DiffPC4.5": lambda eps, data, seed: DiffPC45Classifier(
+        eps, max_depth=5, domain=data.domain, random_state=seed
+    ),
+    "RDT (non-private)": lambda eps, data, seed: RandomDecisionTreeClassifier(
+        n_trees=jpw_n_trees(data), domain=data.domain, random_state=seed
+    ),
+    "sklearn tree": lambda eps, data, seed: OneHotModel(
+        DecisionTreeClassifier(random_state=seed), data
+    ),
+    "sklearn forest": lambda eps, data, seed: OneHotModel(
+        RandomForestClassifier(50, random_state=seed), data
+    ),
+    "majority class": lambda eps, data, seed: DummyClassifier(strategy="most_frequent"),
+}
+
+
+def make_estimator(
+    algorithm: str, epsilon: float, data: Dataset, random_state: int = 0
+) -> Any:
+    """An unfitted estimator of ``algorithm`` at ``epsilon`` for ``data`` (its public domain).
+
+    Parameters
+    ----------
+    algorithm : str
+        A key of :data:`FACTORIES` (every name of :data:`ALGORITHMS` and
+        :data:`REFERENCES`).
+    epsilon : float
+        Total budget (``math.inf``: the private learner without noise); ignored by
+        the references.
+    data : Dataset
+        Supplies the public domain (and, for InfoGain, the public size bound: the
+        documented number of rows of the whole data set).
+    random_state : int
+        Seed of the estimator.
+
+    Returns
+    -------
+    estimator
+        scikit-learn style (``fit(X, y)``, ``predict(X)``).
+    """
+    factory = FACTORIES.get(algorithm)
+    if factory is None:
+        raise InvalidParameterError(f"unknown algorithm {algorithm!r}; known: {list(FACTORIES)}")
+    return factory(epsilon, data, random_state)
