@@ -8,12 +8,18 @@ whole notebook suite under nbval (quick mode, as ``make notebooks`` runs it).
 
     .venv/bin/python bench/bench_explorers.py            (also run by `make bench`)
     .venv/bin/python bench/bench_explorers.py --no-nbval
+    .venv/bin/python bench/bench_explorers.py --no-nbval --baseline DIR --label TEXT
+
+With ``--baseline DIR`` (another checkout of dpviz, e.g. ``git worktree add /tmp/base <commit>``)
+the explorers are timed for both versions in the same run, each in a fresh interpreter with the
+on-disk result cache off, alternating three times, and reported side by side as ratios.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import statistics
 import subprocess
@@ -71,6 +77,43 @@ def time_explorer(callback, defaults: dict) -> tuple[float, float]:
     return 1000 * first, 1000 * statistics.median(times)
 
 
+ROUNDS = 3  # alternating rounds of the two versions with --baseline
+
+
+def measure() -> dict[str, list[float]]:
+    """{notebook: [first view ms, median update ms]} of the dpviz on the import path."""
+    return {name: list(time_explorer(callback, defaults))
+            for name, callback, defaults in explorers()}
+
+
+def measure_in(path: str | None) -> dict[str, list[float]]:
+    """:func:`measure` in a fresh interpreter importing dpviz from ``path`` (None: this one)."""
+    env = {**os.environ, "DPVIZ_CACHE": "off"}
+    env.setdefault("DPVIZ_DATA", str(ROOT / "data"))
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
+    out = subprocess.run([sys.executable, __file__, "--json"], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def baseline_rows(path: str, label: str) -> list[str]:
+    """Table rows timing this version against the checkout at ``path`` (alternating runs)."""
+    mine, theirs = [], []
+    for _ in range(ROUNDS):
+        mine.append(measure_in(None))
+        theirs.append(measure_in(path))
+    rows = [f"| notebook | {label}: first | this: first | {label}: update | this: update "
+            "| update ratio |", "|---|---|---|---|---|---|"]
+    for name in mine[0]:
+        a = [statistics.median(t[name][i] for t in theirs) for i in (0, 1)]
+        b = [statistics.median(m[name][i] for m in mine) for i in (0, 1)]
+        rows.append(f"| {name} | {a[0]:.0f} ms | {b[0]:.0f} ms | {a[1]:.0f} ms | {b[1]:.0f} ms "
+                    f"| {b[1] / a[1]:.2f} |")
+        print(rows[-1], flush=True)
+    return rows
+
+
 def nbval_seconds() -> float:
     notebooks = sorted(str(p) for p in (ROOT / "notebooks").glob("*.ipynb"))
     start = time.perf_counter()
@@ -87,7 +130,13 @@ def nbval_seconds() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-nbval", action="store_true", help="skip timing the notebooks")
+    parser.add_argument("--json", action="store_true", help="measure and print JSON (worker)")
+    parser.add_argument("--baseline", help="another dpviz checkout to time in the same run")
+    parser.add_argument("--label", default="baseline", help="the baseline's name in the table")
     args = parser.parse_args()
+    if args.json:
+        print(json.dumps(measure()))
+        return
     rows = []
     for name, callback, defaults in explorers():
         first, update = time_explorer(callback, defaults)
@@ -111,6 +160,9 @@ def main() -> None:
         "|---|---|---|---|",
         *rows,
         "",
+        *([f"Against {args.label}, in the same run (`--baseline`; fresh interpreters, result "
+           f"cache off, median of {ROUNDS} alternating rounds):", "",
+           *baseline_rows(args.baseline, args.label), ""] if args.baseline else []),
         ("All notebooks under nbval in quick mode (`DPVIZ_QUICK=1`, no result cache): "
          f"**{nbval:.0f} s** (bar: under 5 minutes on the 2-core CI machine)."
          if nbval is not None else "Notebook suite not timed in this run (`--no-nbval`)."),
