@@ -7,11 +7,10 @@ import time
 import numpy as np
 import pytest
 
-from dpviz import mechanisms
+from dpviz import audit_setups, exact_laws, mechanisms
 from dpviz.audit import audit
 from dpviz.errors import InvalidParameterError
 from dpviz.exercises import EXERCISES, check
-from dpviz import audit_setups, exact_laws
 from dpviz.explore import audit as au
 
 GRID_EPS = (0.2, 1.0, 3.0)

@@ -14,14 +14,23 @@ private rows *only* through :class:`~dpviz.privacy.PrivateTable` queries:
 * :func:`prune_noisy_counts` — FS Algorithm 3, PRUNE, calling :func:`top_down_correct`,
   :func:`bottom_up_aggregate` and :func:`prune_c45`.
 
+Both build procedures share :func:`stopping_rule` (lines 7 and 9); the non-private
+reference's ε = ∞ path is in :func:`stopping_rule`, :func:`exact_gain_improves` and
+:func:`exact_best_split`, the §4.3 numeric candidates in :func:`split_candidates` and
+:func:`partition_node`, SuLQ's lines 14-20 in :func:`sulq_attribute_scores`. The paper's
+own words, eager and categorical only, are in :mod:`dpviz.pseudocode.fs` (same draws, same
+trees).
+
 Three scikit-learn estimators call them: :class:`SuLQID3Classifier`,
 :class:`DiffPID3Classifier` and :class:`DiffPC45Classifier` (DiffPID3 with pruning on).
-The quality functions and their sensitivities are in :mod:`dpviz.trees.id3_quality`, the
-numeric split point of FS §4.3 in :mod:`dpviz.trees.id3_split_point`, Algorithm 3 in
-:mod:`dpviz.trees.id3_pruning`, the released tree and its routing in
-:mod:`dpviz.trees.id3_tree`, and the views of a tree and of its ledger in
-:mod:`dpviz.trees.id3_view` (this module re-exports the procedures, so every FS function
-is reachable as ``dpviz.trees.id3.<name>``).
+
+Layering (imports point one way, no cycle): :mod:`dpviz.trees.id3_quality` (quality
+functions and sensitivities) and :mod:`dpviz.trees.id3_tree` (:class:`ID3Node`, the
+flattened routing) at the bottom; :mod:`dpviz.trees.id3_split_point` (FS §4.3),
+:mod:`dpviz.trees.id3_pruning` (Alg. 3) and :mod:`dpviz.trees.id3_view` (:class:`ID3Tree`
+and its views) above them; this module, with the procedures and the estimators, on top
+(it re-exports the procedures, so every FS function is reachable as
+``dpviz.trees.id3.<name>``).
 
 Privacy (FS §3, §4): the total budget B is split equally over the d + 1 levels of the tree
 (the leaves included) — *sequential composition* across levels — while the nodes of one
@@ -52,7 +61,7 @@ criterion — FS §3) instead of the noisy rule of line 9; with ``max_depth=None
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,7 +97,8 @@ from dpviz.trees.id3_split_point import (
     split_point_probabilities,
     split_point_ranges,
 )
-from dpviz.trees.id3_tree import ID3Node, ID3Tree, flatten, route
+from dpviz.trees.id3_tree import ID3Node, flatten, route
+from dpviz.trees.id3_view import ID3Tree
 from dpviz.validation import check_epsilon, check_int, check_probability
 
 __all__ = [
@@ -107,15 +117,21 @@ __all__ = [
     "choose_split_point",
     "choose_split_point_continuous",
     "diffp_id3",
+    "exact_best_split",
+    "exact_gain_improves",
     "grid_split_qualities",
+    "partition_node",
     "pessimistic_errors",
     "private_split_point",
     "prune_c45",
     "prune_noisy_counts",
+    "split_candidates",
     "split_grid",
     "split_point_grid_probabilities",
     "split_point_probabilities",
     "split_point_ranges",
+    "stopping_rule",
+    "sulq_attribute_scores",
     "sulq_id3",
     "top_down_correct",
 ]
@@ -212,9 +228,15 @@ def _check_depth(depth: int | None, epsilon: float) -> int | None:
     return check_int(depth, "max_depth", minimum=0)
 
 
-def _stop_rule(n_t: float, t: int, n_classes: int, epsilon: float) -> bool:
-    """FS Alg. 1/2 line 9 (count part): N_T / (t |C|) < sqrt(2) / ε."""
-    return n_t / (t * n_classes) < SQRT2 / epsilon
+def _one_less(depth: int | None) -> int | None:
+    """D - 1 for the children (None, unlimited, stays None)."""
+    return None if depth is None else depth - 1
+
+
+def _child(node: ID3Node, part: PrivateTable, epsilon: float) -> ID3Node:
+    """An empty child of ``node`` for the part ``part`` of its partition (FS line 16/23)."""
+    condition = part.path[-1] if part.path else "(root)"
+    return ID3Node(depth=node.depth + 1, condition=condition, epsilon=epsilon, noisy_count=math.nan)
 
 
 def _make_leaf(
@@ -233,20 +255,58 @@ def _make_leaf(
     return node
 
 
-def _exact_stop(
-    table: PrivateTable, node: ID3Node
-) -> tuple[np.ndarray, str | None]:
+def _exact_stop(table: PrivateTable) -> tuple[str | None, np.ndarray]:
     """Non-private reference only (ε = inf): ID3's own rules, a pure or empty node (FS §3)."""
     counts = table.noisy_class_counts(epsilon=math.inf, label=LABEL_LEAF)
     if counts.sum() == 0:
-        return counts, "empty node (ID3)"
+        return "empty node (ID3)", counts
     if (counts > 0).sum() == 1:
-        return counts, "pure node (ID3)"
-    return counts, None
+        return "pure node (ID3)", counts
+    return None, counts
 
 
-def _level_condition(part: PrivateTable) -> str:
-    return part.path[-1] if part.path else "(root)"
+def stopping_rule(
+    table: PrivateTable,
+    node: ID3Node,
+    attributes: Sequence[str],
+    depth: int | None,
+    epsilon: float,
+    *,
+    stopping: str = "fs",
+) -> tuple[str | None, np.ndarray | None]:
+    """FS Alg. 1/2 lines 7 and 9: why ``node`` becomes a leaf, or None when it may split.
+
+    A leaf if 𝒜 = ∅, d = 0 or N_T / (t|C|) < √2/ε, with t = max |A| over 𝒜 (line 7; 2 for
+    a numeric attribute) and N_T = ``node.noisy_count`` (line 8, already released). With
+    ``stopping="id3"`` (SuLQ only, see :func:`sulq_id3`) the count rule is N_T <= 0. With
+    ``epsilon = inf`` (the non-private reference) ID3's own rules apply instead: a pure or
+    empty node (FS §3), decided on the exact class counts, which it queries (at ε = inf).
+
+    Returns
+    -------
+    reason : str or None
+        Why the node is a leaf; None when it may split.
+    exact_counts : ndarray or None
+        The node's exact class counts when ``epsilon = inf`` and 𝒜 ≠ ∅, d ≠ 0 (reused by
+        the leaf and by the "no split improves" rule); None otherwise.
+
+    Notes
+    -----
+    Privacy claim: post-processing of N_T (public 𝒜, d, ε, |C|); the ε = inf reference
+    reads the rows exactly and claims no privacy.
+    """
+    if not attributes:
+        return "no attribute left", None
+    if depth == 0:
+        return "maximal depth", None
+    if math.isinf(epsilon):
+        return _exact_stop(table)
+    if stopping == "id3":
+        return ("no rows: N_T <= 0 (ID3 rule)" if node.noisy_count <= 0 else None), None
+    t = max(_branching(table.domain, a) for a in attributes)  # line 7
+    if node.noisy_count / (t * table.domain.n_classes) < SQRT2 / epsilon:
+        return "too few rows: N_T/(t|C|) < √2/ε", None
+    return None, None
 
 
 # =============================================================================== FS Alg. 1
@@ -303,6 +363,30 @@ def sulq_id3(
     return build_sulq_id3(table, list(attributes), d, epsilon, root, stopping=stopping)
 
 
+def sulq_attribute_scores(
+    table: PrivateTable, attributes: Sequence[str], epsilon: float
+) -> np.ndarray:
+    """FS Alg. 1 lines 14-20: V̄_A of every attribute A from noisy counts at ε / (2|𝒜|).
+
+    For each A, the noisy value counts N_j^A (line 17) and class counts N_jc^A (line 18),
+    then the approximate information gain V̄_A of FS eq. (2) (line 19,
+    :func:`~dpviz.trees.id3_quality.sulq_information_gain`, negative counts skipped).
+
+    Notes
+    -----
+    Privacy claim: ε-DP together. Each of the 2|𝒜| histograms is ε/(2|𝒜|)-DP (its cells
+    are disjoint); they read the same rows, so they compose sequentially to ε. V̄_A is
+    post-processing.
+    """
+    share = epsilon / (2 * len(attributes))
+    scores = np.empty(len(attributes))
+    for k, name in enumerate(attributes):
+        n_j = table.noisy_histogram(name, epsilon=share, classes=False, label=LABEL_VALUE_COUNTS)
+        n_jc = table.noisy_histogram(name, epsilon=share, classes=True, label=LABEL_CELL_COUNTS)
+        scores[k] = sulq_information_gain(n_j, n_jc)
+    return scores
+
+
 def build_sulq_id3(
     table: PrivateTable,
     attributes: list[str],
@@ -314,75 +398,43 @@ def build_sulq_id3(
 ) -> ID3Node:
     """FS Algorithm 1, procedure Build_SuLQ_ID3 (lines 6-25), filling ``node``.
 
-    Line 7: t = max |A|. Line 8: N_T = NoisyCount_ε(T). Line 9: a leaf if 𝒜 = ∅, d = 0 or
-    N_T / (t|C|) < √2/ε (with ``stopping="id3"``: N_T <= 0, see :func:`sulq_id3`); lines
-    10-12: its noisy class counts at ε and the arg-max label. Lines 14-20: for every
-    attribute A, the noisy counts N_j^A and N_jc^A, each at ε / (2|𝒜|), and the
-    approximate information gain V̄_A of FS eq. (2)
-    (:func:`~dpviz.trees.id3_quality.sulq_information_gain`, negative counts skipped).
-    Line 21: Ā = argmax V̄_A. Lines 22-24: partition by Ā and recurse on each part with
-    𝒜 minus Ā, d - 1 (the printed "𝒜 minus i" of line 23 means removing the chosen attribute,
-    see the papers' README errata).
+    Line 8: N_T = NoisyCount_ε(T). Lines 7 and 9: :func:`stopping_rule`; lines 10-12: a
+    leaf's noisy class counts at ε and the arg-max label. Lines 14-20: the approximate
+    information gain V̄_A of every attribute (:func:`sulq_attribute_scores`). Line 21:
+    Ā = argmax V̄_A. Lines 22-24: partition by Ā and recurse on each part with 𝒜 minus Ā,
+    d - 1 (the printed "𝒜 minus i" of line 23 means removing the chosen attribute, see
+    docs/papers.md (errata)).
 
     Notes
     -----
-    Privacy claim: the node spends 2ε. N_T is ε-DP (a count has sensitivity 1). A leaf's
-    class counts are ε-DP together (the classes are disjoint: parallel composition). Each
-    of the 2|𝒜| attribute histograms is ε/(2|𝒜|)-DP (its cells are disjoint), and they all
-    read the same rows, so they compose sequentially to ε. The children query disjoint
-    parts (parallel composition). V̄_A and the arg-max are post-processing.
-    With ``epsilon = inf`` (non-private reference) ID3's pure/empty/no-gain rules apply.
+    Privacy claim: the node spends 2ε: N_T is ε-DP (a count has sensitivity 1); a leaf's
+    class counts are ε-DP together (disjoint classes: parallel composition); the attribute
+    scores are ε-DP (:func:`sulq_attribute_scores`). The children query disjoint parts
+    (parallel composition). The arg-max is post-processing. With ``epsilon = inf``
+    (non-private reference) ID3's pure/empty/no-gain rules apply.
     """
-    domain = table.domain
-    n_classes = domain.n_classes
-    t = max((_branching(domain, a) for a in attributes), default=1)
     node.noisy_count = float(table.noisy_count(epsilon=epsilon, label=LABEL_COUNT))  # line 8
-    # line 9
-    if not attributes:
-        return _make_leaf(table, node, "no attribute left")
-    if depth == 0:
-        return _make_leaf(table, node, "maximal depth")
-    exact = math.isinf(epsilon)
-    if exact:
-        counts, reason = _exact_stop(table, node)
-        if reason is not None:
-            return _make_leaf(table, node, reason, counts)
-    elif stopping == "id3":
-        if node.noisy_count <= 0:
-            return _make_leaf(table, node, "no rows: N_T <= 0 (ID3 rule)")
-    elif _stop_rule(node.noisy_count, t, n_classes, epsilon):
-        return _make_leaf(table, node, "too few rows: N_T/(t|C|) < √2/ε")
-    # lines 14-20
-    share = epsilon / (2 * len(attributes))
-    scores = np.empty(len(attributes))
-    for k, name in enumerate(attributes):
-        n_j = table.noisy_histogram(
-            name, epsilon=share, classes=False, label=LABEL_VALUE_COUNTS
-        )  # line 17
-        n_jc = table.noisy_histogram(
-            name, epsilon=share, classes=True, label=LABEL_CELL_COUNTS
-        )  # line 18
-        scores[k] = sulq_information_gain(n_j, n_jc)  # line 19, FS eq. (2)
-    if exact:
-        root_quality = sulq_information_gain(counts.sum(keepdims=True), counts[None, :])
-        if scores.max() <= root_quality + 1e-9:
-            return _make_leaf(table, node, "no split improves the gain (ID3)", counts)
+    reason, counts = stopping_rule(table, node, attributes, depth, epsilon, stopping=stopping)
+    if reason is not None:  # line 9
+        return _make_leaf(table, node, reason, counts)  # lines 10-12
+    scores = sulq_attribute_scores(table, attributes, epsilon)  # lines 14-20
+    if counts is not None and not exact_gain_improves(scores, counts):  # ε = inf only
+        return _make_leaf(table, node, "no split improves the gain (ID3)", counts)
     chosen = attributes[_argmax_random(scores, table.rng)]  # line 21
     node.attribute = chosen
-    parts = table.partition(chosen)  # line 22
     rest = [a for a in attributes if a != chosen]
-    next_depth = None if depth is None else depth - 1
-    for part in parts:  # line 23
-        child = ID3Node(
-            depth=node.depth + 1,
-            condition=_level_condition(part),
-            epsilon=epsilon,
-            noisy_count=math.nan,
-        )
+    for part in table.partition(chosen):  # lines 22-23
+        child = _child(node, part, epsilon)
         node.children.append(
-            build_sulq_id3(part, rest, next_depth, epsilon, child, stopping=stopping)
+            build_sulq_id3(part, rest, _one_less(depth), epsilon, child, stopping=stopping)
         )
     return node  # line 24
+
+
+def exact_gain_improves(scores: np.ndarray, counts: np.ndarray) -> bool:
+    """Non-private reference only: True when the best V̄_A beats the node's own (ID3, FS §3)."""
+    root_quality = sulq_information_gain(counts.sum(keepdims=True), counts[None, :])
+    return bool(scores.max() > root_quality + 1e-9)
 
 
 # =============================================================================== FS Alg. 2
@@ -449,14 +501,7 @@ def diffp_id3(
     intervals = {a: (0, n_cells) for a in attributes if isinstance(domain[a], Numeric)}
     root = ID3Node(depth=0, condition="(root)", epsilon=epsilon, noisy_count=math.nan)
     return build_diffp_id3(
-        table,
-        list(attributes),
-        d,
-        epsilon,
-        root,
-        crit,
-        sensitivity,
-        intervals,
+        table, list(attributes), d, epsilon, root, crit, sensitivity, intervals,
         n_split_cells=n_cells,
     )
 
@@ -475,17 +520,14 @@ def build_diffp_id3(
 ) -> ID3Node:
     """FS Algorithm 2, procedure Build_DiffPID3 (lines 6-18), filling ``node``.
 
-    Line 7: t = max |A| (2 for a numeric attribute). Line 8: N_T = NoisyCount_ε(T).
-    Line 9: a leaf if 𝒜 = ∅, d = 0 or N_T / (t|C|) < √2/ε; lines 10-12: noisy class
-    counts at ε and the arg-max label. FS §4.3, "before line 14": one split point per
-    numeric attribute at ε, by the exponential mechanism over the interior points of the
-    node's interval on the attribute's public grid (:func:`private_split_point`, one
-    :meth:`PrivateTable.select` query); an attribute whose interval has no interior grid
-    point is not a candidate at this node. Line 14: Ā = ExpMech_ε(𝒜, q), one query with
-    the criterion's quality and sensitivity. Lines 15-17: partition by Ā and recurse with
-    𝒜 minus Ā (nominal attributes are used once on a path; numeric ones stay candidates,
-    on the narrowed interval: a split at grid index i gives the children ``(i_lo, i)`` and
-    ``(i, i_hi)``), d - 1.
+    Line 8: N_T = NoisyCount_ε(T). Lines 7 and 9: :func:`stopping_rule`; lines 10-12: a
+    leaf's noisy class counts at ε and the arg-max label. FS §4.3, "before line 14": the
+    candidate splits, with one split point per numeric attribute at ε
+    (:func:`split_candidates`). Line 14: Ā = ExpMech_ε(𝒜, q), one
+    :meth:`PrivateTable.select` query with the criterion's quality and sensitivity S.
+    Lines 15-17: partition by Ā and recurse with 𝒜 minus Ā (nominal attributes are used
+    once on a path; numeric ones stay candidates on the narrowed interval,
+    :func:`partition_node`), d - 1.
 
     Parameters
     ----------
@@ -499,31 +541,73 @@ def build_diffp_id3(
     -----
     Privacy claim: an inner node spends at most (2 + n)ε, a leaf 2ε. N_T: ε-DP
     (sensitivity 1). Leaf class counts: ε-DP (disjoint classes). Each split point: ε-DP
-    under add/remove-one-row neighbours: the exponential mechanism (McSherry & Talwar 2007;
-    FS Def. 3) over a public finite candidate set; the released threshold is one of the
-    public grid doubles, so no floating-point lattice depends on the rows
-    (:func:`private_split_point`). The attribute choice: ε-DP by the exponential mechanism
-    with the quality's sensitivity S (FS §4.1, App. A; S = log2(N+1) + 1/ln 2, 2 or 1).
-    These read the same rows and compose sequentially; the children read disjoint parts
-    (parallel composition). With ``epsilon = inf`` the choice is the exact arg-max and
-    ID3's pure/empty/no-gain rules apply (non-private reference).
+    (:func:`split_candidates`). The attribute choice: ε-DP by the exponential mechanism
+    with the quality's sensitivity S (McSherry & Talwar 2007; FS Def. 3, §4.1, App. A;
+    S = log2(N+1) + 1/ln 2, 2 or 1). These read the same rows and compose sequentially;
+    the children read disjoint parts (parallel composition). With ``epsilon = inf`` the
+    choice is the exact arg-max and ID3's pure/empty/no-gain rules apply
+    (:func:`exact_best_split`; non-private reference).
+    """
+    node.noisy_count = float(table.noisy_count(epsilon=epsilon, label=LABEL_COUNT))  # line 8
+    reason, counts = stopping_rule(table, node, attributes, depth, epsilon)
+    if reason is not None:  # line 9
+        return _make_leaf(table, node, reason, counts)  # lines 10-12
+    candidates = split_candidates(
+        table, node, attributes, intervals, criterion=criterion, sensitivity=sensitivity,
+        epsilon=epsilon, n_split_cells=n_split_cells,
+    )  # §4.3
+    if not candidates:
+        return _make_leaf(table, node, "no attribute left")
+    if counts is not None:  # ε = inf: the non-private reference
+        best = exact_best_split(table, candidates, criterion, counts)
+        if best is None:
+            return _make_leaf(table, node, "no split improves the criterion (ID3)", counts)
+        chosen = best
+    else:  # line 14
+        quality = _quality_function(candidates, criterion, table.domain.n_classes)
+        chosen = table.select(
+            candidates, quality, sensitivity=sensitivity, epsilon=epsilon, label=LABEL_SELECT
+        )
+    assert isinstance(chosen, _Split)
+    parts, rest, child_intervals = partition_node(table, node, chosen, attributes, intervals)
+    for part, interval in zip(parts, child_intervals, strict=True):  # lines 15-16
+        child = _child(node, part, epsilon)
+        node.children.append(
+            build_diffp_id3(
+                part, rest, _one_less(depth), epsilon, child, criterion, sensitivity,
+                interval, n_split_cells=n_split_cells,
+            )
+        )
+    return node  # line 17
+
+
+def split_candidates(
+    table: PrivateTable,
+    node: ID3Node,
+    attributes: Sequence[str],
+    intervals: dict[str, tuple[int, int]],
+    *,
+    criterion: Criterion,
+    sensitivity: float,
+    epsilon: float,
+    n_split_cells: int = DEFAULT_SPLIT_CELLS,
+) -> list[_Split]:
+    """The candidate splits of a node, FS §4.3 ("before line 14" of Alg. 2).
+
+    A nominal attribute is one candidate (one part per public value). A numeric attribute
+    gets a split point at ε by the exponential mechanism over the interior points of the
+    node's interval on its public grid (:func:`private_split_point`, one
+    :meth:`PrivateTable.select` query), recorded in ``node.split_points``; an attribute
+    whose interval has no interior grid point (public) is not a candidate at this node.
+
+    Notes
+    -----
+    Privacy claim: each split point is ε-DP under add/remove-one-row neighbours: the
+    exponential mechanism (McSherry & Talwar 2007; FS Def. 3) over a public finite
+    candidate set; the released threshold is one of the public grid doubles, so no
+    floating-point lattice depends on the rows.
     """
     domain = table.domain
-    n_classes = domain.n_classes
-    t = max((_branching(domain, a) for a in attributes), default=1)
-    node.noisy_count = float(table.noisy_count(epsilon=epsilon, label=LABEL_COUNT))  # line 8
-    if not attributes:  # line 9
-        return _make_leaf(table, node, "no attribute left")
-    if depth == 0:
-        return _make_leaf(table, node, "maximal depth")
-    exact = math.isinf(epsilon)
-    if exact:
-        counts, reason = _exact_stop(table, node)
-        if reason is not None:
-            return _make_leaf(table, node, reason, counts)
-    elif _stop_rule(node.noisy_count, t, n_classes, epsilon):
-        return _make_leaf(table, node, "too few rows: N_T/(t|C|) < √2/ε")
-
     candidates: list[_Split] = []
     for name in attributes:
         attribute = domain[name]
@@ -535,87 +619,78 @@ def build_diffp_id3(
         if i_hi - i_lo < 2:  # no interior grid point (public): not a candidate here
             continue
         point, index = private_split_point(
-            table,
-            name,
-            (i_lo, i_hi),
-            criterion=criterion,
-            sensitivity=sensitivity,
-            epsilon=epsilon,
-            n_cells=n_split_cells,
+            table, name, (i_lo, i_hi), criterion=criterion, sensitivity=sensitivity,
+            epsilon=epsilon, n_cells=n_split_cells,
         )
         node.split_points[name] = point
         candidates.append(_Split(name, j, 2, point, index))
-    if not candidates:
-        return _make_leaf(table, node, "no attribute left")
+    return candidates
+
+
+def _quality_function(
+    candidates: Sequence[_Split], criterion: Criterion, n_classes: int
+) -> Callable[[np.ndarray, np.ndarray | None], np.ndarray]:
+    """q(T, A) of every candidate, for :meth:`PrivateTable.select` (FS Alg. 2 line 14)."""
 
     def quality(codes: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
         assert labels is not None
         return attribute_qualities(codes, labels, candidates, criterion, n_classes)
 
-    if exact:
-        scores = np.array(
-            [
-                criterion.quality(
-                    table.noisy_histogram(
-                        _cell_function(s), epsilon=math.inf, n_cells=s.n_values,
-                        label=LABEL_SELECT,
-                    )
+    return quality
+
+
+def exact_best_split(
+    table: PrivateTable, candidates: Sequence[_Split], criterion: Criterion, counts: np.ndarray
+) -> _Split | None:
+    """Non-private reference only (ε = inf): the arg-max split, or None if none improves.
+
+    ID3's rule (FS §3): a node whose best split does not raise the criterion above the
+    node's own quality (``counts`` = its exact class counts) is a leaf.
+    """
+    scores = np.array(
+        [
+            criterion.quality(
+                table.noisy_histogram(
+                    _cell_function(s), epsilon=math.inf, n_cells=s.n_values, label=LABEL_SELECT
                 )
-                for s in candidates
-            ]
-        )
-        if scores.max() <= criterion.quality(counts[None, :]) + 1e-9:
-            return _make_leaf(table, node, "no split improves the criterion (ID3)", counts)
-        chosen = candidates[int(np.argmax(scores))]
-    else:
-        chosen = table.select(  # line 14
-            candidates,
-            quality,
-            sensitivity=sensitivity,
-            epsilon=epsilon,
-            label=LABEL_SELECT,
-        )
-    assert isinstance(chosen, _Split)
-    node.attribute = chosen.name
-    next_depth = None if depth is None else depth - 1
-    if chosen.threshold is None:
-        parts = table.partition(chosen.name)  # line 15
-        rest = [a for a in attributes if a != chosen.name]
-        child_intervals = [intervals] * len(parts)
-    else:
-        assert chosen.grid_index is not None
-        node.threshold = chosen.threshold
-        parts = table.partition(chosen.name, threshold=chosen.threshold)
-        rest = list(attributes)
-        i_lo, i_hi = intervals[chosen.name]
-        child_intervals = [
-            {**intervals, chosen.name: (i_lo, chosen.grid_index)},
-            {**intervals, chosen.name: (chosen.grid_index, i_hi)},
-        ]
-    for part, child_interval in zip(parts, child_intervals, strict=True):  # line 16
-        child = ID3Node(
-            depth=node.depth + 1,
-            condition=_level_condition(part),
-            epsilon=epsilon,
-            noisy_count=math.nan,
-        )
-        node.children.append(
-            build_diffp_id3(
-                part,
-                rest,
-                next_depth,
-                epsilon,
-                child,
-                criterion,
-                sensitivity,
-                child_interval,
-                n_split_cells=n_split_cells,
             )
-        )
-    return node  # line 17
+            for s in candidates
+        ]
+    )
+    if scores.max() <= criterion.quality(counts[None, :]) + 1e-9:
+        return None
+    return candidates[int(np.argmax(scores))]
 
 
-def _cell_function(split: _Split) -> Any:
+def partition_node(
+    table: PrivateTable,
+    node: ID3Node,
+    chosen: _Split,
+    attributes: Sequence[str],
+    intervals: dict[str, tuple[int, int]],
+) -> tuple[list[PrivateTable], list[str], list[dict[str, tuple[int, int]]]]:
+    """FS Alg. 2 line 15: split ``node`` on ``chosen``; the parts, 𝒜 for them, their intervals.
+
+    A nominal attribute leaves 𝒜 (one part per public value); a numeric one stays, with
+    the children's grid intervals ``(i_lo, i)`` and ``(i, i_hi)`` for a split at grid index
+    i. Free: :meth:`PrivateTable.partition` releases nothing.
+    """
+    node.attribute = chosen.name
+    if chosen.threshold is None:
+        parts = table.partition(chosen.name)
+        return parts, [a for a in attributes if a != chosen.name], [intervals] * len(parts)
+    assert chosen.grid_index is not None
+    node.threshold = chosen.threshold
+    i_lo, i_hi = intervals[chosen.name]
+    child_intervals = [
+        {**intervals, chosen.name: (i_lo, chosen.grid_index)},
+        {**intervals, chosen.name: (chosen.grid_index, i_hi)},
+    ]
+    parts = table.partition(chosen.name, threshold=chosen.threshold)
+    return parts, list(attributes), child_intervals
+
+
+def _cell_function(split: _Split) -> Callable[[np.ndarray], np.ndarray]:
     def cells(codes: np.ndarray) -> np.ndarray:
         column = codes[:, split.index]
         if split.threshold is None:

@@ -9,6 +9,7 @@ is post-processing and costs no budget (FS §4.2).
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import betaincinv
 
 from dpviz.errors import InvalidParameterError
 from dpviz.trees.id3_tree import ID3Node
@@ -110,8 +111,6 @@ def pessimistic_errors(n: float, errors: float, confidence: float = 0.25) -> flo
     1 - CF (its continuous extension for the real-valued noisy counts). For E = 0 it is
     ``1 - CF^(1/N)``, C4.5's base case. Returns 0 for N <= 0 and N when E >= N.
     """
-    from scipy.special import betaincinv
-
     if n <= 0:
         return 0.0
     errors = min(max(errors, 0.0), n)

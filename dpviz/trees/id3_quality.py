@@ -16,7 +16,7 @@ criterion            quality (FS §4.1)                                sensitivi
 ``N`` is a *public* bound on the number of rows of the data set, given by the data
 provider (FS §4.1, App. A.1); it must never be computed from the rows.
 
-Sign of ``q_IG`` (erratum, see ``/work/shared/papers/README.md``): FS print
+Sign of ``q_IG`` (erratum, see docs/papers.md (errata)): FS print
 ``q_IG = V(A) = −Σ_j Σ_c τ_jc log(τ_jc / τ_j)``, which as written is ``+τ·H(C|A)`` and would
 favour the *least* informative attribute. Maximising information gain means maximising
 ``−τ·H(C|A) = Σ_j Σ_c τ_jc log2(τ_jc / τ_j)`` (always ≤ 0), which is what this module

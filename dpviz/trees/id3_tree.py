@@ -1,23 +1,24 @@
-"""The tree a Friedman & Schuster build releases, and how ``predict`` routes rows through it.
+"""The nodes a Friedman & Schuster build releases, and how ``predict`` routes rows through them.
 
-:class:`ID3Node` and :class:`ID3Tree` hold only released (noisy) values and the public
-context; :func:`flatten` turns a tree into arrays and :func:`route` sends rows down it
-level by level with numpy. Nothing here reads private rows: everything is post-processing
-of the build's ε-DP releases (:mod:`dpviz.trees.id3`).
+The bottom layer of the FS modules (it imports no other ``dpviz.trees.id3*`` module):
+:class:`ID3Node` holds only released (noisy) values and the public context of one node;
+:func:`flatten` turns a tree into arrays and :func:`route` sends rows down it level by
+level with numpy. The tree object with its views, :class:`~dpviz.trees.id3_view.ID3Tree`,
+is one layer up (:mod:`dpviz.trees.id3_view`), pruning (:mod:`dpviz.trees.id3_pruning`)
+too; the estimators (:mod:`dpviz.trees.id3`) are on top. Nothing here reads private rows:
+everything is post-processing of the build's ε-DP releases.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from dpviz.domain import Domain
 
-__all__ = ["FlatTree", "ID3Node", "ID3Tree", "flatten", "leaf_distributions", "route"]
+__all__ = ["FlatTree", "ID3Node", "flatten", "leaf_distributions", "route"]
 
 
 @dataclass(eq=False)
@@ -95,95 +96,6 @@ class ID3Node:
         yield self
         for child in self.children:
             yield from child.walk()
-
-
-class ID3Tree:
-    """An induced tree with its public context: the domain, the algorithm and its budget.
-
-    Displayed as text (``str``), HTML in a notebook, or an altair chart (:meth:`chart`);
-    :meth:`to_frame` lists its nodes. Everything it shows was released by ε-DP queries.
-
-    Parameters
-    ----------
-    root : ID3Node
-        The root node.
-    domain : Domain
-        The public schema the tree was built with.
-    algorithm : str
-        E.g. ``"DiffPID3 (max)"``.
-    budget : float
-        The total ε, B.
-    epsilon : float
-        The ε of each level's queries.
-
-    """
-
-    def __init__(
-        self, root: ID3Node, domain: Domain, *, algorithm: str, budget: float, epsilon: float
-    ) -> None:
-        self.root = root
-        self.domain = domain
-        self.algorithm = algorithm
-        self.budget = budget
-        self.epsilon = epsilon
-
-    def nodes(self) -> Iterator[ID3Node]:
-        """Pre-order iterator over every node (pruned branches included)."""
-        return self.root.walk()
-
-    @property
-    def n_leaves(self) -> int:
-        """Number of leaves used by ``predict`` (pruned branches excluded)."""
-
-        def count(node: ID3Node) -> int:
-            return 1 if node.acts_as_leaf else sum(count(c) for c in node.children)
-
-        return count(self.root)
-
-    @property
-    def depth(self) -> int:
-        """Depth of the tree used by ``predict`` (0 for a single leaf)."""
-
-        def deep(node: ID3Node) -> int:
-            return 0 if node.acts_as_leaf else 1 + max(deep(c) for c in node.children)
-
-        return deep(self.root)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per node (see :func:`dpviz.trees.id3_view.tree_frame`)."""
-        from dpviz.trees.id3_view import tree_frame
-
-        return tree_frame(self)
-
-    def to_text(self, **kwargs: Any) -> str:
-        """Indented text view (see :func:`dpviz.trees.id3_view.export_text`)."""
-        from dpviz.trees.id3_view import export_text
-
-        return export_text(self, **kwargs)
-
-    def to_html(self, **kwargs: Any) -> str:
-        """Nested HTML view (see :func:`dpviz.trees.id3_view.export_html`)."""
-        from dpviz.trees.id3_view import export_html
-
-        return export_html(self, **kwargs)
-
-    def chart(self, **kwargs: Any) -> Any:
-        """Altair chart of the tree (see :func:`dpviz.trees.id3_view.tree_chart`)."""
-        from dpviz.trees.id3_view import tree_chart
-
-        return tree_chart(self, **kwargs)
-
-    def __str__(self) -> str:
-        return self.to_text()
-
-    def __repr__(self) -> str:
-        return (
-            f"ID3Tree({self.algorithm}, B = {self.budget:g}, ε per query = {self.epsilon:.4g}, "
-            f"depth {self.depth}, {self.n_leaves} leaves)"
-        )
-
-    def _repr_html_(self) -> str:
-        return self.to_html()
 
 
 # =============================================================================== routing

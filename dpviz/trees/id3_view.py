@@ -1,4 +1,7 @@
-"""Readable views of a tree induced by the FS algorithms, and of its budget ledger.
+"""The tree induced by the FS algorithms (:class:`ID3Tree`), its views, and its ledger's.
+
+Layering: this module sits above :mod:`dpviz.trees.id3_tree` (the nodes and the routing)
+and below the estimators of :mod:`dpviz.trees.id3`, which build an :class:`ID3Tree`.
 
 Everything shown here was released by the ε-DP queries of the build (noisy counts, chosen
 attributes and split points) or computed from them (pruning), so displaying it costs no
@@ -17,19 +20,20 @@ from __future__ import annotations
 
 import html
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import Any
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
+from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.privacy import Ledger
-
-if TYPE_CHECKING:
-    from dpviz.trees.id3 import ID3Node, ID3Tree
+from dpviz.trees.id3_tree import ID3Node
 
 __all__ = [
+    "ID3Tree",
     "export_html",
     "export_text",
     "ledger_by_level",
@@ -39,9 +43,88 @@ __all__ = [
 ]
 
 
-def _as_tree(obj: Any) -> ID3Tree:
-    from dpviz.trees.id3 import ID3Tree
+class ID3Tree:
+    """An induced tree with its public context: the domain, the algorithm and its budget.
 
+    Displayed as text (``str``), HTML in a notebook, or an altair chart (:meth:`chart`);
+    :meth:`to_frame` lists its nodes. Everything it shows was released by ε-DP queries.
+
+    Parameters
+    ----------
+    root : ID3Node
+        The root node.
+    domain : Domain
+        The public schema the tree was built with.
+    algorithm : str
+        E.g. ``"DiffPID3 (max)"``.
+    budget : float
+        The total ε, B.
+    epsilon : float
+        The ε of each level's queries.
+
+    """
+
+    def __init__(
+        self, root: ID3Node, domain: Domain, *, algorithm: str, budget: float, epsilon: float
+    ) -> None:
+        self.root = root
+        self.domain = domain
+        self.algorithm = algorithm
+        self.budget = budget
+        self.epsilon = epsilon
+
+    def nodes(self) -> Iterator[ID3Node]:
+        """Pre-order iterator over every node (pruned branches included)."""
+        return self.root.walk()
+
+    @property
+    def n_leaves(self) -> int:
+        """Number of leaves used by ``predict`` (pruned branches excluded)."""
+
+        def count(node: ID3Node) -> int:
+            return 1 if node.acts_as_leaf else sum(count(c) for c in node.children)
+
+        return count(self.root)
+
+    @property
+    def depth(self) -> int:
+        """Depth of the tree used by ``predict`` (0 for a single leaf)."""
+
+        def deep(node: ID3Node) -> int:
+            return 0 if node.acts_as_leaf else 1 + max(deep(c) for c in node.children)
+
+        return deep(self.root)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per node (see :func:`tree_frame`)."""
+        return tree_frame(self)
+
+    def to_text(self, **kwargs: Any) -> str:
+        """Indented text view (see :func:`export_text`)."""
+        return export_text(self, **kwargs)
+
+    def to_html(self, **kwargs: Any) -> str:
+        """Nested HTML view (see :func:`export_html`)."""
+        return export_html(self, **kwargs)
+
+    def chart(self, **kwargs: Any) -> Any:
+        """Altair chart of the tree (see :func:`tree_chart`)."""
+        return tree_chart(self, **kwargs)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def __repr__(self) -> str:
+        return (
+            f"ID3Tree({self.algorithm}, B = {self.budget:g}, ε per query = {self.epsilon:.4g}, "
+            f"depth {self.depth}, {self.n_leaves} leaves)"
+        )
+
+    def _repr_html_(self) -> str:
+        return self.to_html()
+
+
+def _as_tree(obj: Any) -> ID3Tree:
     if isinstance(obj, ID3Tree):
         return obj
     tree = getattr(obj, "tree_", None)
