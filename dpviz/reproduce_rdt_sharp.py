@@ -1,5 +1,8 @@
 """Reproductions of RDT# (Jagannathan, Monteleoni & Pillaipakkamnatt 2013).
 
+Every run goes through :mod:`dpviz.experiments.semi_supervised` (the one harness for
+"RDT# vs labeled-only Private-RDT"); this module holds the paper's figures and tables.
+
 The paper's protocol (§V): for each data set, the labeled size is the smallest
 fraction at which supervised Private-RDT reaches error ≤ 0.3 at ε = 0.5; then
 RDT# (labeled private rows + the rest as public unlabeled rows) is compared with
@@ -17,16 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
-from dpviz.datasets import Dataset, load
 from dpviz.experiments import cache
+from dpviz.experiments.semi_supervised import protocol_runs, rdt_sharp_dataset
 from dpviz.paper_results import RDT_SHARP_TABLE2
-from dpviz.synthetic import boolean_tree_data
-from dpviz.trees.rdt import PrivateRDTClassifier
-from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
 __all__ = [
     "error_vs_labeled",
@@ -36,66 +34,6 @@ __all__ = [
     "rdt_sharp_runs",
     "rdt_sharp_vs_epsilon",
 ]
-
-
-def rdt_sharp_dataset(name: str) -> Dataset:
-    """Nursery, Mushroom (no stalk-root), Votes, or ``"synthetic"`` (9 attributes, 2000 rows)."""
-    if name == "synthetic":
-        return boolean_tree_data(2000, 9, flip=0.05, random_state=0)
-    return load(name)
-
-
-def _one_run(
-    data: Dataset,
-    fraction: float,
-    epsilons: Sequence[float],
-    seed: int,
-    unlabeled: int | None,
-    methods: Sequence[str],
-    n_secondary: int,
-) -> list[dict]:
-    rng = np.random.default_rng(seed)
-    n = data.n_rows
-    order = rng.permutation(n)
-    n_test = n // 10
-    n_labeled = max(round(fraction * n), 2)
-    test, rest = order[:n_test], order[n_test:]
-    labeled, public = rest[:n_labeled], rest[n_labeled:]
-    if unlabeled is not None:
-        public = public[:unlabeled]
-    X, y = data.X, data.y
-    rows = []
-    for eps in epsilons:
-        for method in methods:
-            if method == "rdt_sharp":
-                model = RDTSharpClassifier(
-                    epsilon=eps,
-                    n_secondary=n_secondary,
-                    n_labeled=n_labeled,
-                    domain=data.domain,
-                    random_state=seed,
-                )
-                model.fit(X.iloc[labeled], y.iloc[labeled], X.iloc[public])
-            else:
-                depth = RDTSharpClassifier(n_labeled=n_labeled).height(data.domain)
-                model = PrivateRDTClassifier(
-                    epsilon=eps, n_trees=5, max_depth=depth, domain=data.domain, random_state=seed
-                )
-                model.fit(X.iloc[labeled], y.iloc[labeled])
-            error = float(np.mean(model.predict(X.iloc[test]) != y.iloc[test].to_numpy()))
-            rows.append(
-                {
-                    "dataset": data.name,
-                    "fraction": fraction,
-                    "n_labeled": n_labeled,
-                    "n_unlabeled": len(public),
-                    "epsilon": eps,
-                    "method": method,
-                    "run": seed,
-                    "error": error,
-                }
-            )
-    return rows
 
 
 @cache
@@ -111,13 +49,14 @@ def rdt_sharp_runs(
     seed: int = 0,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """One row per (fraction, unlabeled size, ε, method, run): the test error."""
-    data = rdt_sharp_dataset(dataset)
-    rows = []
-    settings = [(f, u, r) for f in fractions for u in unlabeled for r in range(n_runs)]
-    for fraction, n_unlabeled, run in tqdm(settings, disable=not progress, desc=dataset):
-        rows += _one_run(data, fraction, epsilons, seed + run, n_unlabeled, methods, n_secondary)
-    return pd.DataFrame(rows)
+    """One row per (fraction, unlabeled size, run, ε, method): the test error (cached on disk).
+
+    :func:`dpviz.experiments.semi_supervised.protocol_runs` on the data set ``dataset``.
+    """
+    return protocol_runs(
+        dataset, fractions=fractions, epsilons=epsilons, methods=methods, unlabeled=unlabeled,
+        n_runs=n_runs, n_secondary=n_secondary, seed=seed, progress=progress,
+    )
 
 
 def labeled_fraction(

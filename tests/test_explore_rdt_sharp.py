@@ -1,7 +1,9 @@
 """Notebook 04's library side: the RDT# explorer over a grid of slider values (its fast path checked
 against the estimators and the reproduction's runs), the "what goes wrong" tables, the exercises."""
 
+import ast
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,6 +11,7 @@ import pytest
 from dpviz.datasets import load
 from dpviz.errors import InvalidParameterError
 from dpviz.exercises import EXERCISES, check
+from dpviz.experiments.semi_supervised import protocol_split
 from dpviz.explore import rdt_sharp as rs
 from dpviz.reproduce_rdt_sharp import rdt_sharp_runs
 from dpviz.trees.depth import rdt_sharp_depth
@@ -29,37 +32,44 @@ def test_run_errors_equal_the_reproductions_runs(dataset, percent):
 
 def test_run_errors_at_infinity_and_without_secondary_trees_equal_the_estimators():
     data = load("votes")
-    labeled, public, test = rs.protocol_split(data.n_rows, 0.3, 1)
+    split = protocol_split(data.n_rows, 0.3, 1)
     X, y = data.X, data.y
-    truth = y.iloc[test].to_numpy()
+    truth = y.iloc[split.test].to_numpy()
     for n_secondary in (0, 3):
         model = RDTSharpClassifier(
             epsilon=math.inf,
             n_secondary=n_secondary,
-            n_labeled=len(labeled),
+            n_labeled=len(split.labeled),
             domain=data.domain,
             random_state=1,
-        ).fit(X.iloc[labeled], y.iloc[labeled], X.iloc[public])
-        expected = float(np.mean(model.predict(X.iloc[test]) != truth))
+        ).fit(X.iloc[split.labeled], y.iloc[split.labeled], X.iloc[split.public])
+        expected = float(np.mean(model.predict(X.iloc[split.test]) != truth))
         assert rs.run_errors("votes", 30, n_secondary, 1, math.inf)[0] == expected
     rdt = PrivateRDTClassifier(
         epsilon=math.inf, n_trees=5, max_depth=model.depth_, domain=data.domain, random_state=1
-    ).fit(X.iloc[labeled], y.iloc[labeled])
-    expected = float(np.mean(rdt.predict(X.iloc[test]) != truth))
+    ).fit(X.iloc[split.labeled], y.iloc[split.labeled])
+    expected = float(np.mean(rdt.predict(X.iloc[split.test]) != truth))
     assert rs.run_errors("votes", 30, 3, 1, math.inf)[1] == expected
 
 
-def test_protocol_split_is_a_partition():
-    labeled, public, test = rs.protocol_split(1000, 0.05, 3)
-    assert len(labeled) == 50 and len(test) == 100 and len(public) == 850
-    assert len(np.unique(np.concatenate([labeled, public, test]))) == 1000
+def test_the_explorer_is_a_view():
+    """It imports no release machinery and reads no other module's private names."""
+    tree = ast.parse(Path(rs.__file__).read_text())
+    modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    modules |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    banned = {"dpviz.leaf_release", "dpviz.keyed", "dpviz.privacy", "dpviz.trees._base"}
+    assert not modules & banned
+    imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names]
+    assert not [name for name in imported if name.startswith("_")]
+    attributes = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    assert not {a for a in attributes if a.startswith("_") and not a.startswith("__")}
 
 
 # ---------------------------------------------------------------------------------- explorer
 def _check_chart(chart, epsilon):
     _band, line, reference, highlight = chart.layer
     summary = line.data
-    assert set(summary["method"]) == {"RDT#", "Private-RDT, labeled rows only"}
+    assert set(summary["method"]) == {"RDT#", "Private-RDT, labeled rows"}
     assert summary["mean"].between(0, 1).all()
     assert (summary["runs"] == rs.REPEATS).all()
     assert 0 <= float(reference.data["accuracy"].iloc[0]) <= 1
@@ -101,7 +111,7 @@ def test_explorer_defaults_fall_with_the_noise_scale():
     summary = _check_chart(rs.rdt_sharp_explorer_chart(), 0.5)
     accuracy = summary.set_index(["epsilon", "method"])["mean"]
     assert accuracy[0.5, "RDT#"] > accuracy[0.05, "RDT#"]
-    private = "Private-RDT, labeled rows only"
+    private = "Private-RDT, labeled rows"
     assert accuracy[0.5, private] > accuracy[0.05, private] + 0.1
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from dpviz.datasets import load
 from dpviz.domain import Categorical, Domain, Numeric
-from dpviz.errors import PrivacyLeakWarning
+from dpviz.errors import InvalidParameterError, PrivacyLeakWarning
 from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier, build_secondary, create_tree, region_distance
 
@@ -146,3 +146,54 @@ def test_public_frame_must_match_domain(split):
     ds, Xl, yl, _, _, _ = split
     with pytest.raises(Exception, match="columns"):
         RDTSharpClassifier(domain=ds.domain, n_labeled=10).fit(Xl, yl, pd.DataFrame({"a": [1]}))
+
+
+@pytest.mark.filterwarnings("ignore::dpviz.errors.NotProvenPrivateWarning")
+@pytest.mark.parametrize("noise", ["discrete_laplace", "laplace"])
+@pytest.mark.parametrize("n_secondary", [0, 6])
+def test_refit_encoded_equals_a_fresh_fit_bit_for_bit(split, noise, n_secondary):
+    ds, Xl, yl, Xu, X_test, _ = split
+    codes, labels = ds.domain.encode(Xl), ds.domain.encode_labels(yl)
+    public, test = ds.domain.encode(Xu), ds.domain.encode(X_test)
+    base = fit(split, epsilon=1.0, noise=noise, n_secondary=n_secondary, random_state=3)
+    before = base.predict_proba_encoded(test)
+    cells = base.locate_encoded(test)
+    assert cells.shape == (5 + n_secondary, len(test))
+    for epsilon in (0.05, 0.5, 2.0, np.inf):
+        refit = base.refit_encoded(codes, labels, epsilon=epsilon)
+        fresh = RDTSharpClassifier(
+            epsilon=epsilon, n_secondary=n_secondary, domain=ds.domain, n_labeled=1500,
+            noise=noise, random_state=3,
+        ).fit_encoded(codes, labels, ds.domain, public=public)
+        assert refit.epsilon == epsilon and refit.ledger_.spent == pytest.approx(epsilon)
+        np.testing.assert_array_equal(refit.pseudo_labels_, fresh.pseudo_labels_)
+        np.testing.assert_array_equal(refit.released_counts(X_test), fresh.released_counts(X_test))
+        np.testing.assert_array_equal(
+            refit.predict_proba_encoded(test), fresh.predict_proba_encoded(test)
+        )
+        np.testing.assert_array_equal(refit.predict_located(cells), fresh.predict_encoded(test))
+        # the labeled rows' cells, located once, give the same release
+        located = base.refit_encoded(
+            codes, labels, epsilon=epsilon, cells=base.locate_encoded(codes)
+        )
+        np.testing.assert_array_equal(
+            located.released_counts(X_test), fresh.released_counts(X_test)
+        )
+        np.testing.assert_array_equal(located.pseudo_labels_, fresh.pseudo_labels_)
+    # the model it came from is unchanged
+    np.testing.assert_array_equal(base.predict_proba_encoded(test), before)
+    assert base.epsilon == 1.0
+
+
+def test_predict_located_checks_the_number_of_trees(split):
+    ds, _, _, _, X_test, _ = split
+    model = fit(split, n_secondary=2)
+    cells = model.locate_encoded(ds.domain.encode(X_test))
+    np.testing.assert_array_equal(
+        model.predict_located(cells), model.predict_encoded(ds.domain.encode(X_test))
+    )
+    with pytest.raises(InvalidParameterError, match="one row per tree"):
+        model.predict_located(cells[:3])
+    labeled = ds.domain.encode(split[1])
+    with pytest.raises(InvalidParameterError, match="locate_encoded"):
+        model.refit_encoded(labeled, ds.domain.encode_labels(split[2]), epsilon=1.0, cells=cells)

@@ -4,10 +4,8 @@
   and of Private-RDT on the labeled rows alone against ε (band over runs,
   non-private reference), for a data set, a labeled percentage and a number of
   secondary trees.
-* :func:`run_errors` — the explorer's evaluation: RDT# and labeled-only
-  Private-RDT errors for one run of the paper's protocol, fast for many ε
-  because everything that does not depend on ε (splits, trees, centres, which
-  cell every row falls in) is computed once per run and cached.
+* :func:`run_errors` — the explorer's evaluation, one run of the paper's protocol at one
+  ε (:class:`dpviz.experiments.semi_supervised.ProtocolRun`, cached per run and per ε).
 * :func:`overpaying_table`, :func:`height_leak_table`, :func:`private_centres`,
   :func:`pseudo_label_table` — the "what goes wrong" demonstrations.
 * Exercises ``04.1``–``04.3``.
@@ -16,9 +14,7 @@
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache, lru_cache
 
 import altair as alt
@@ -26,15 +22,18 @@ import numpy as np
 import pandas as pd
 
 from dpviz.datasets import Dataset
-from dpviz.domain import Categorical, Domain
-from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
+from dpviz.domain import Categorical
+from dpviz.errors import InvalidParameterError
 from dpviz.exercises import Exercise, register
+from dpviz.experiments.semi_supervised import (
+    DATASETS,
+    METHODS,
+    N_PRIMARY,
+    ProtocolRun,
+    rdt_sharp_dataset,
+)
 from dpviz.plots import accuracy_chart
-from dpviz.privacy import PrivateTable
-from dpviz.reproduce_rdt_sharp import rdt_sharp_dataset
-from dpviz.trees._base import release_generators
 from dpviz.trees.depth import rdt_sharp_depth
-from dpviz.trees.rdt import PrivateRDTClassifier, classify
 from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree
 
 __all__ = [
@@ -48,7 +47,6 @@ __all__ = [
     "mean_values",
     "overpaying_table",
     "private_centres",
-    "protocol_split",
     "pseudo_label_table",
     "rdt_sharp_explorer_chart",
     "reproduction_settings",
@@ -56,7 +54,7 @@ __all__ = [
 ]
 
 #: Data sets of the explorer (RDT# §V): three UCI sets and the Boolean-tree synthetic set.
-EXPLORER_DATASETS = ("mushroom", "nursery", "votes", "synthetic")
+EXPLORER_DATASETS = DATASETS
 #: The explorer's labeled percentage per data set: where the protocol's mean error crosses 0.3
 #: (labeled-only Private-RDT at ε = 0.5, 200 runs; notebook 04). Mushroom 2% (the paper's; 1% is
 #: 0.31 ± 0.01, on the threshold), Nursery 30% (25%: 0.31 ± 0.004; paper: about 20%), Votes 30% (the
@@ -67,9 +65,7 @@ DEFAULT_PERCENT = {"mushroom": 2, "nursery": 30, "votes": 30, "synthetic": 10}
 EPSILON_GRID = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 #: Runs (splits and seeds) per point of the explorer's curve.
 REPEATS = 3
-#: Primary trees p (RDT# §V).
-N_PRIMARY = 5
-_METHODS = {"rdt_sharp": "RDT#", "private_rdt": "Private-RDT, labeled rows only"}
+_SHOWN = ("rdt_sharp", "private_rdt")
 
 
 @cache
@@ -79,150 +75,16 @@ def _dataset(name: str) -> Dataset:
     return rdt_sharp_dataset(name)
 
 
-def protocol_split(
-    n_rows: int, fraction: float, run: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The rows of one run, as :func:`dpviz.reproduce_rdt_sharp.rdt_sharp_runs` splits them.
-
-    A random 10% is the test set; of the rest, ``round(fraction·n)`` rows are the
-    private labeled set and the others the public unlabeled set.
-
-    Returns
-    -------
-    labeled, public, test : ndarray of int
-        Row positions.
-    """
-    order = np.random.default_rng(run).permutation(n_rows)
-    n_test = n_rows // 10
-    n_labeled = max(round(fraction * n_rows), 2)
-    test, rest = order[:n_test], order[n_test:]
-    return rest[:n_labeled], rest[n_labeled:], test
-
-
 def mean_values(name: str) -> float:
     """The b of RDT#'s height rule: the mean number of values per attribute (numeric: 2)."""
     domain = _dataset(name).domain
     return float(np.mean([a.n_values if isinstance(a, Categorical) else 2 for a in domain]))
 
 
-@dataclass
-class _Run:
-    """Everything of one run that does not depend on ε (all from the estimators themselves)."""
-
-    n_classes: int
-    labels: np.ndarray  # private labels (codes)
-    test_labels: np.ndarray
-    mechanism: str
-    depth: int
-    n_labeled: int
-    n_public: int
-    domain: Domain
-    labeled_codes: np.ndarray  # the private labeled rows, encoded (read through a PrivateTable)
-    # RDT#: per primary tree, the cells of the labeled / public / test rows
-    primary_labeled: list[np.ndarray]
-    primary_public: list[np.ndarray]
-    primary_test: list[np.ndarray]
-    # secondary trees: cell ids of the public rows (t × N) and of the test rows (t × m, -1: empty)
-    secondary_public: np.ndarray
-    secondary_test: np.ndarray
-    n_secondary_cells: int
-    # labeled-only Private-RDT: leaves of the labeled / test rows per tree
-    rdt_labeled: list[np.ndarray]
-    rdt_test: list[np.ndarray]
-
-
 @lru_cache(maxsize=12)  # up to ~10 MB each with t = 200
-def _prepare(name: str, percent: float, n_secondary: int, run: int) -> _Run:
-    """Fit both estimators once (at ε = 1) and keep where every row lands in every tree.
-
-    The tree structures and centres are public and do not depend on ε; the releases at
-    each ε are then made through a :class:`~dpviz.privacy.PrivateTable` with the noise
-    generator the estimators use for ``random_state=run``
-    (:func:`~dpviz.trees._base.release_generators`), so they are the estimators' own
-    releases (the unit tests check the errors against the estimators').
-    """
-    data = _dataset(name)
-    labeled, public, test = protocol_split(data.n_rows, percent / 100, run)
-    domain = data.domain
-    X, y = data.X, data.y
-    n_labeled = len(labeled)
-    sharp = RDTSharpClassifier(
-        epsilon=1.0,
-        n_primary=N_PRIMARY,
-        n_secondary=n_secondary,
-        n_labeled=n_labeled,
-        domain=domain,
-        random_state=run,
-    ).fit(X.iloc[labeled], y.iloc[labeled], X.iloc[public])
-    codes_l = domain.encode(X.iloc[labeled])
-    codes_p = domain.encode(X.iloc[public])
-    codes_t = domain.encode(X.iloc[test])
-    primary_labeled = [t.cell_keys(codes_l) for t in sharp.primary_]
-    primary_public = [t.cell_keys(codes_p) for t in sharp.primary_]
-    primary_test = [t.cell_keys(codes_t) for t in sharp.primary_]
-    # secondary trees: number the cells that hold public rows, tree after tree
-    pub_ids, test_ids, offset = [], [], 0
-    for tree in sharp.secondary_:
-        keys = tree.cell_keys(codes_p, leaves=tree.public_leaves)
-        unique, inverse = np.unique(keys, return_inverse=True)
-        tk = tree.cell_keys(codes_t)
-        pos = np.minimum(np.searchsorted(unique, tk), len(unique) - 1)
-        pub_ids.append(offset + inverse.ravel())
-        test_ids.append(np.where(unique[pos] == tk, offset + pos, -1))
-        offset += len(unique)
-    sec_pub = np.array(pub_ids, dtype=np.int64).reshape(len(pub_ids), len(public))
-    sec_test = np.array(test_ids, dtype=np.int64).reshape(len(test_ids), len(test))
-    sec_test[sec_test < 0] = offset  # an all-zero row: a cell no public row reaches
-    rdt = PrivateRDTClassifier(
-        epsilon=1.0, n_trees=N_PRIMARY, max_depth=sharp.depth_, domain=domain, random_state=run
-    ).fit(X.iloc[labeled], y.iloc[labeled])
-    return _Run(
-        n_classes=domain.n_classes,
-        labels=domain.encode_labels(y.iloc[labeled]),
-        test_labels=domain.encode_labels(y.iloc[test]),
-        mechanism=sharp.noise,
-        depth=sharp.depth_,
-        domain=domain,
-        labeled_codes=codes_l,
-        n_labeled=n_labeled,
-        n_public=len(public),
-        primary_labeled=primary_labeled,
-        primary_public=primary_public,
-        primary_test=primary_test,
-        secondary_public=sec_pub,
-        secondary_test=sec_test,
-        n_secondary_cells=offset,
-        rdt_labeled=[t.leaf_keys(codes_l) for t in rdt.trees_],
-        rdt_test=[t.leaf_keys(codes_t) for t in rdt.trees_],
-    )
-
-
-def _releases(cells: list[np.ndarray], prep: _Run, epsilon: float, run: int) -> list:
-    """The noisy count releases at ε/p each (RDT# AddNoise; JPW Fig. 5), as the estimators do.
-
-    One :class:`~dpviz.privacy.PrivateTable` over the labeled rows with the estimators'
-    noise generator for ``random_state=run``, one leaf release per tree.
-    """
-    _, noise = release_generators(np.random.default_rng(run))
-    table = PrivateTable.from_encoded(
-        prep.labeled_codes, prep.labels, domain=prep.domain, epsilon=epsilon, rng=noise
-    )
-    with warnings.catch_warnings():  # the explorer may show noise="laplace"; fit warned
-        warnings.simplefilter("ignore", NotProvenPrivateWarning)
-        return [
-            table.noisy_leaf_counts(
-                lambda codes, c=c: c,  # the rows' cells, computed once (public structure)
-                epsilon=epsilon / len(cells),
-                mechanism=prep.mechanism,
-            )
-            for c in cells
-        ]
-
-
-def _pseudo_labels(prep: _Run, epsilon: float, run: int) -> tuple[list, np.ndarray]:
-    releases = _releases(prep.primary_labeled, prep, epsilon, run)
-    counts = [r(k) for r, k in zip(releases, prep.primary_public, strict=True)]
-    return releases, classify(counts).argmax(axis=1)
+def _run(name: str, percent: float, n_secondary: int, run: int) -> ProtocolRun:
+    """Run ``run`` of the protocol (split and seed ``run``), its public work done once."""
+    return ProtocolRun(_dataset(name), percent / 100, run, n_secondary=n_secondary)
 
 
 @lru_cache(maxsize=8192)
@@ -231,32 +93,12 @@ def run_errors(
 ) -> tuple[float, float]:
     """Test errors (RDT#, labeled-only Private-RDT) of one run at ``epsilon`` (cached).
 
-    Equal to ``RDTSharpClassifier(epsilon, n_secondary=..., n_labeled=...,
-    random_state=run)`` and ``PrivateRDTClassifier(epsilon, n_trees=5,
-    max_depth=<RDT#'s height>, random_state=run)`` fitted and evaluated on the
-    split of :func:`protocol_split`, i.e. one run of
-    :func:`dpviz.reproduce_rdt_sharp.rdt_sharp_runs`.
+    Run ``run`` of :func:`dpviz.experiments.semi_supervised.protocol_runs` with
+    ``fractions=(percent / 100,)``, ``seed=0``: RDT# and Private-RDT (p = 5 trees, RDT#'s
+    height) fitted on the split of seed ``run`` with ``random_state=run``.
     """
-    prep = _prepare(dataset, float(percent), int(n_secondary), int(run))
-    c = prep.n_classes
-    releases, pseudo = _pseudo_labels(prep, epsilon, run)
-    # secondary ensemble: exact counts of the pseudo-labeled public rows per cell (free)
-    t = prep.secondary_public.shape[0]
-    cell_counts = np.bincount(
-        (prep.secondary_public * c + pseudo[None, :]).ravel(),
-        minlength=(prep.n_secondary_cells + 1) * c,
-    ).reshape(prep.n_secondary_cells + 1, c)
-    secondary = (
-        cell_counts[prep.secondary_test].sum(axis=0)
-        if t
-        else np.zeros((len(prep.test_labels), c), dtype=np.int64)
-    )
-    primary = [r(k) for r, k in zip(releases, prep.primary_test, strict=True)]
-    sharp = classify([*primary, secondary]).argmax(axis=1)
-    rdt_releases = _releases(prep.rdt_labeled, prep, epsilon, run)
-    rdt = classify([r(k) for r, k in zip(rdt_releases, prep.rdt_test, strict=True)]).argmax(1)
-    truth = prep.test_labels
-    return float(np.mean(sharp != truth)), float(np.mean(rdt != truth))
+    protocol = _run(dataset, float(percent), int(n_secondary), int(run))
+    return tuple(protocol.error(method, float(epsilon)) for method in _SHOWN)
 
 
 def explorer_frame(
@@ -271,10 +113,10 @@ def explorer_frame(
     for eps in epsilons:
         for run in range(repeats):
             errors = run_errors(dataset, float(percent), int(n_secondary), run, float(eps))
-            for method, error in zip(_METHODS.values(), errors, strict=True):
+            for method, error in zip(_SHOWN, errors, strict=True):
                 rows.append(
-                    {"epsilon": float(eps), "method": method, "repeat": run, "error": error,
-                     "accuracy": 1.0 - error}
+                    {"epsilon": float(eps), "method": METHODS[method], "repeat": run,
+                     "error": error, "accuracy": 1.0 - error}
                 )
     return pd.DataFrame(rows)
 
@@ -313,15 +155,16 @@ def rdt_sharp_explorer_chart(
         np.mean([1 - run_errors(dataset, float(percent), int(n_secondary), r, math.inf)[0]
                  for r in range(REPEATS)])
     )
-    prep = _prepare(dataset, float(percent), int(n_secondary), 0)
+    protocol = _run(dataset, float(percent), int(n_secondary), 0)
     at = frame[frame["epsilon"] == float(epsilon)].groupby("method")["error"].mean()
     title = alt.Title(
-        f"{dataset}: {prep.n_labeled} labeled (private) rows, {prep.n_public} public unlabeled "
-        f"rows, height {prep.depth}, {N_PRIMARY} primary + {int(n_secondary)} secondary trees",
+        f"{dataset}: {protocol.n_labeled} labeled (private) rows, {protocol.n_public} public "
+        f"unlabeled rows, height {protocol.depth}, {N_PRIMARY} primary + {int(n_secondary)} "
+        "secondary trees",
         subtitle=[
             f"error at ε = {epsilon:.3g} (mean of {REPEATS} runs): "
-            f"RDT# {at[_METHODS['rdt_sharp']]:.3f}, "
-            f"Private-RDT on the labeled rows {at[_METHODS['private_rdt']]:.3f}",
+            f"RDT# {at[METHODS['rdt_sharp']]:.3f}, "
+            f"Private-RDT on the labeled rows {at[METHODS['private_rdt']]:.3f}",
             "accuracy = 1 − error; dashed: RDT# at ε = ∞ (exact counts of the labeled rows)",
         ],
     )
@@ -380,10 +223,10 @@ def error_chart(frame: pd.DataFrame, *, width: int = 220) -> alt.FacetChart:
     """Test error against ε per method (mean line, min–max band over runs), one panel per data set.
 
     ``frame``: one row per run, with ``dataset``, ``epsilon``, ``method`` and ``error``
-    (as :func:`dpviz.reproduce_rdt_sharp.rdt_sharp_runs` returns).
+    (as :func:`dpviz.experiments.semi_supervised.protocol_runs` returns).
     """
     summary = (
-        frame.assign(method=frame["method"].map(_METHODS).fillna(frame["method"]))
+        frame.assign(method=frame["method"].map(METHODS).fillna(frame["method"]))
         .groupby(["dataset", "epsilon", "method"])["error"]
         .agg(mean="mean", low="min", high="max", runs="size")
         .reset_index()
@@ -530,26 +373,22 @@ def pseudo_label_table(
     majority_code = int(data.domain.encode_labels([majority])[0])
     rows = []
     for eps in epsilons:
-        agree, share, base, sharp, rdt = [], [], [], [], []
-        for run in range(runs):
-            prep = _prepare(dataset, float(percent), int(n_secondary), run)
-            _, public, _ = protocol_split(data.n_rows, percent / 100, run)
-            truth = data.domain.encode_labels(data.y.iloc[public])
-            _, pseudo = _pseudo_labels(prep, float(eps), run)
-            agree.append(np.mean(pseudo == truth))
-            share.append(np.mean(pseudo == majority_code))
-            base.append(np.mean(truth == majority_code))
-            e_sharp, e_rdt = run_errors(dataset, float(percent), int(n_secondary), run, float(eps))
-            sharp.append(e_sharp)
-            rdt.append(e_rdt)
+        runs_ = [_run(dataset, float(percent), int(n_secondary), r) for r in range(runs)]
+        truth = [p.labels[p.split.public] for p in runs_]
+        pseudo = [p.rdt_sharp(float(eps)).pseudo_labels_ for p in runs_]
+        errors = [run_errors(dataset, float(percent), int(n_secondary), r, float(eps))
+                  for r in range(runs)]
         rows.append(
             {
                 "epsilon": eps,
-                "pseudo_label_accuracy": float(np.mean(agree)),
-                "pseudo_majority_share": float(np.mean(share)),
-                "majority_share": float(np.mean(base)),
-                "error_rdt_sharp": float(np.mean(sharp)),
-                "error_private_rdt": float(np.mean(rdt)),
+                "pseudo_label_accuracy": float(
+                    np.mean([np.mean(p == t) for p, t in zip(pseudo, truth, strict=True)])
+                ),
+                "pseudo_majority_share": float(np.mean([np.mean(p == majority_code)
+                                                        for p in pseudo])),
+                "majority_share": float(np.mean([np.mean(t == majority_code) for t in truth])),
+                "error_rdt_sharp": float(np.mean([e[0] for e in errors])),
+                "error_private_rdt": float(np.mean([e[1] for e in errors])),
             }
         )
     return pd.DataFrame(rows)

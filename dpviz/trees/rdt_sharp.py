@@ -10,6 +10,7 @@ large *secondary* ensemble; the classifier is the union of both.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -204,6 +205,14 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     Notes
     -----
+    :mod:`dpviz.pseudocode.rdt_sharp` is the same algorithm written eagerly in the paper's
+    words (Fig. 3-5); for the same ``random_state`` it releases the same noisy centre
+    counts, pseudo-labels and predictions. This class routes all rows level by level with
+    numpy, keeps only the leaves public rows reach, and noises the other centres lazily
+    from a secret key. For sweeps over ε, :meth:`refit_encoded` re-releases on the same
+    public structure, and :meth:`locate_encoded` / :meth:`predict_located` predict rows
+    located once.
+
     Privacy claim: ε-DP for add/remove one private row (RDT# Theorem 3) with
     ``noise="discrete_laplace"``: each primary tree's centre-count vector has
     sensitivity 1 and gets noise of scale p/ε; the height, the centres and the
@@ -289,7 +298,6 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         public: np.ndarray | None = None,
     ) -> RDTSharpClassifier:
         """RDT# Fig. 5 on encoded rows; ``public``: the encoded unlabeled rows (or None)."""
-        epsilon = self._epsilon(self.epsilon)
         n_primary = check_int(self.n_primary, "n_primary", minimum=1)
         n_secondary = check_int(self.n_secondary, "n_secondary", minimum=0)
         n_cells = check_int(self.n_cells, "n_cells", minimum=1)
@@ -304,40 +312,175 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             create_tree(domain, self.depth_, public, n_cells=n_cells, rng=structure_rng)
             for _ in range(n_primary)
         ]
+        # the secondary structures read public rows only: drawn now, filled after the release
+        self.secondary_ = (
+            [
+                create_tree(domain, self.depth_, public, n_cells=n_cells, rng=secondary_rng)
+                for _ in range(n_secondary)
+            ]
+            if len(public)
+            else []
+        )
+        # where the public rows fall in every tree (distinct cells, and each row's): public,
+        # and the same at every ε (refit_encoded)
+        self._public_cells = [
+            _distinct(t.cell_keys(public, leaves=t.public_leaves))
+            for t in self.primary_ + self.secondary_
+        ]
+        return self._release(codes, labels, domain, noise_rng)
+
+    def _release(
+        self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
+        noise_rng: np.random.Generator, cells: np.ndarray | None = None,
+    ) -> RDTSharpClassifier:
+        """The private part of Fig. 5 on drawn structures: AddLabeled, AddNoise, E2's counts.
+
+        ``cells``: the primary trees' cells of ``codes`` if already known (else routed).
+        """
+        epsilon = self._epsilon(self.epsilon)
+        n_primary = len(self.primary_)
         table = PrivateTable.from_encoded(
             codes, labels, domain=domain, epsilon=epsilon, rng=noise_rng
         )
+        routes = (
+            [tree.cell_keys for tree in self.primary_]
+            if cells is None
+            else [lambda rows, c=c: c for c in cells]  # the rows' cells, known (public maps)
+        )
         self.primary_counts_ = [
             table.noisy_leaf_counts(
-                tree.cell_keys,
+                route,
                 epsilon=epsilon / n_primary,
                 mechanism=self.noise,
                 label=f"primary tree {i + 1} centre counts",
             )
-            for i, tree in enumerate(self.primary_)
+            for i, route in enumerate(routes)
         ]
         table.close()
         self.ledger_ = table.ledger
-        self.pseudo_labels_ = self._classify(self.primary_, self.primary_counts_, public).argmax(
-            axis=1
-        )
-        self.secondary_, self.secondary_counts_ = build_secondary(
-            domain,
-            self.depth_,
-            public,
-            self.pseudo_labels_,
-            n_trees=n_secondary,
-            n_cells=n_cells,
-            rng=secondary_rng,
-        )
+        primary_cells = self._public_cells[:n_primary]
+        if len(primary_cells[0][1]):  # Classify(E1, x) for every public row x
+            counts = [  # each distinct cell looked up once (a release is a function of the key)
+                c(keys)[inverse]
+                for c, (keys, inverse) in zip(self.primary_counts_, primary_cells, strict=True)
+            ]
+            self.pseudo_labels_ = classify(counts).argmax(axis=1)
+        else:
+            self.pseudo_labels_ = np.zeros(0, dtype=np.int64)
+        # E2: exact class counts of the pseudo-labeled public rows per cell (AddLabeled)
+        self._secondary_tables = [
+            (keys, _cell_counts(inverse, self.pseudo_labels_, len(keys), domain.n_classes))
+            for keys, inverse in self._public_cells[n_primary:]
+        ]
+        self.secondary_counts_ = [_exact_release(*table) for table in self._secondary_tables]
         return self
 
-    @staticmethod
-    def _classify(trees: list[CentredTree], counts: list[Any], codes: np.ndarray) -> np.ndarray:
-        """RDT# Fig. 4 (Classify) over the given trees."""
-        if len(codes) == 0:
-            return np.zeros((0, counts[0].n_classes)) if counts else np.zeros((0, 0))
-        return classify([c(t.cell_keys(codes)) for t, c in zip(trees, counts, strict=True)])
+    def _located_counts(self, cells: np.ndarray) -> list[np.ndarray]:
+        """Each tree's counts at the given cells (p + t, n): E1's releases, then E2's.
+
+        E2's exact counts (``secondary_counts_``) are read from their tables directly: a cell
+        no public row reached counts 0.
+        """
+        n_primary = len(self.primary_)
+        out = [c(k) for c, k in zip(self.primary_counts_, cells[:n_primary], strict=True)]
+        for (keys, table), k in zip(self._secondary_tables, cells[n_primary:], strict=True):
+            pos = np.minimum(np.searchsorted(keys, k), len(keys) - 1)
+            out.append(np.where((keys[pos] == k)[:, None], table[pos], 0))
+        return out
+
+    def refit_encoded(
+        self, codes: np.ndarray, labels: np.ndarray, *, epsilon: float,
+        cells: np.ndarray | None = None,
+    ) -> RDTSharpClassifier:
+        """A new model: this one's fit again at another ``epsilon``, reusing its public structure.
+
+        The tree structures, the centres and the cell each public row falls in depend only
+        on the domain, the public rows, the height and ``random_state`` — not on ε and not
+        on private rows — so they are shared with this model; only the private part of
+        Fig. 5 runs again (AddLabeled and AddNoise on the primary trees, pseudo-labels,
+        the secondary trees' counts). For sweeps over ε (the explorer of notebook 04).
+
+        With an int ``random_state`` the result equals, bit for bit,
+        ``clone(self).set_params(epsilon=epsilon).fit_encoded(codes, labels, domain_,
+        public=<the public rows of this fit>)`` (same noise generator, same draws); this
+        model is left unchanged. The privacy claim is that of a fresh fit at ``epsilon``:
+        every call is a new release of the private rows (its own ledger; releases at
+        several ε compose: their ε add up).
+
+        Parameters
+        ----------
+        codes : ndarray (n, k)
+            The private labeled rows, encoded with ``domain_`` (normally those of this fit).
+        labels : ndarray (n,) of int
+            Their class codes.
+        epsilon : float
+            Total ε of the new release.
+        cells : ndarray (p + t, n) of uint64, optional
+            ``locate_encoded(codes)``, if the caller keeps it across many ε: the rows are
+            then not routed again (only its first p rows, the primary trees, are read).
+
+        Returns
+        -------
+        RDTSharpClassifier
+            A new fitted model (``epsilon`` set to the new value).
+        """
+        check_is_fitted(self, "primary_")
+        model = copy.copy(self)
+        model.epsilon = epsilon
+        model._check_params()
+        codes, labels = check_encoded(codes, self.domain_, labels)
+        if cells is not None:
+            cells = np.asarray(cells, dtype=np.uint64)
+            if cells.ndim != 2 or cells.shape[0] < len(self.primary_) or cells.shape[1] != len(
+                codes
+            ):
+                raise InvalidParameterError(
+                    f"cells must be locate_encoded(codes), shape (p + t, {len(codes)}); got "
+                    f"{cells.shape}"
+                )
+            cells = cells[: len(self.primary_)]
+        return model._release_again(codes, labels, cells)
+
+    def _release_again(
+        self, codes: np.ndarray, labels: np.ndarray, cells: np.ndarray | None
+    ) -> RDTSharpClassifier:
+        """The private part of Fig. 5 again, with this model's noise generator."""
+        _, noise_rng = self._rngs()
+        return self._release(codes, labels, self.domain_, noise_rng, cells)
+
+    def locate_encoded(self, codes: np.ndarray) -> np.ndarray:
+        """The cell (leaf, then nearest centre) of each encoded row in every tree of E1 ∪ E2.
+
+        Public information (the trees' structure and centres), the same for this model and
+        for every model :meth:`refit_encoded` made from it; :meth:`predict_located` turns it
+        into predictions without routing the rows again.
+
+        Returns
+        -------
+        ndarray (p + t, n) of uint64
+            Cell keys, primary trees first.
+        """
+        check_is_fitted(self, "primary_")
+        codes = check_encoded(codes, self.domain_, unknown=True)[0]
+        trees = self.primary_ + self.secondary_
+        if not trees:
+            return np.zeros((0, len(codes)), dtype=np.uint64)
+        return np.stack([t.cell_keys(codes) for t in trees])
+
+    def predict_located(self, cells: np.ndarray) -> np.ndarray:
+        """:meth:`predict_encoded` of rows given by their cells (:meth:`locate_encoded`).
+
+        Returns class codes, equal to ``predict_encoded(codes)`` when ``cells =
+        locate_encoded(codes)`` (of this model or of one sharing its structure).
+        """
+        check_is_fitted(self, "primary_")
+        n_trees = len(self.primary_) + len(self.secondary_)
+        cells = np.asarray(cells, dtype=np.uint64)
+        if cells.ndim != 2 or cells.shape[0] != n_trees:
+            raise InvalidParameterError(
+                f"cells must have one row per tree ({n_trees}), got shape {cells.shape}"
+            )
+        return classify(self._located_counts(cells)).argmax(axis=1)
 
     def released_counts(self, X: Any) -> np.ndarray:
         """The primary trees' released (noisy) counts of the cell each row falls in: (p, n, T).
@@ -353,9 +496,8 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
         """Class probabilities of the union E1 ∪ E2 (RDT# Fig. 4: summed counts, normalized)."""
         check_is_fitted(self, "primary_")
-        trees = self.primary_ + self.secondary_
-        counts = self.primary_counts_ + self.secondary_counts_
-        return classify([c(t.cell_keys(codes)) for t, c in zip(trees, counts, strict=True)])
+        cells = [t.cell_keys(codes) for t in self.primary_ + self.secondary_]
+        return classify(self._located_counts(cells))
 
 
 def build_secondary(
@@ -373,20 +515,37 @@ def build_secondary(
     Uses only public rows and the primary ensemble's labels for them, so it reads
     no private data and costs no budget (post-processing); its counts are exact.
     """
-    trees, counts = [], []
     if len(public) == 0:
-        return trees, counts
-    for _ in range(n_trees):
-        tree = create_tree(domain, depth, public, n_cells=n_cells, rng=rng)
-        trees.append(tree)
-        counts.append(  # exact counts of public rows: ε = inf, no noise and no secret
-            NoisyLeafCounts.release(
-                tree.cell_keys(public, leaves=tree.public_leaves),
-                pseudo_labels,
-                domain.n_classes,
-                epsilon=float("inf"),
-                mechanism="discrete_laplace",
-                rng=None,
-            )
+        return [], []
+    trees = [create_tree(domain, depth, public, n_cells=n_cells, rng=rng) for _ in range(n_trees)]
+    counts = []
+    for tree in trees:
+        keys, inverse = _distinct(tree.cell_keys(public, leaves=tree.public_leaves))
+        counts.append(
+            _exact_release(keys, _cell_counts(inverse, pseudo_labels, len(keys), domain.n_classes))
         )
     return trees, counts
+
+
+def _distinct(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct cell keys (sorted) and the position of each row's cell among them."""
+    keys, inverse = np.unique(np.asarray(cells, dtype=np.uint64), return_inverse=True)
+    return keys, inverse.ravel()
+
+
+def _cell_counts(inverse: np.ndarray, labels: np.ndarray, n_cells: int, n_classes: int) -> Any:
+    """Class counts (n_cells, T) of rows given by their cell positions and labels."""
+    flat = inverse * n_classes + np.asarray(labels, dtype=np.int64)
+    return np.bincount(flat, minlength=n_cells * n_classes).reshape(n_cells, n_classes)
+
+
+def _exact_release(keys: np.ndarray, counts: np.ndarray) -> NoisyLeafCounts:
+    """Exact counts of public rows per cell as a release: ε = inf, no noise and no secret.
+
+    The same object as ``NoisyLeafCounts.release(cells, labels, T, epsilon=inf, ...)``
+    without sorting the rows' cells again at every release.
+    """
+    return NoisyLeafCounts(
+        keys, counts, counts.shape[1], epsilon=float("inf"), mechanism="discrete_laplace",
+        secret=None,
+    )
