@@ -21,8 +21,10 @@ import pandas as pd
 
 from dpviz import mechanisms
 from dpviz.audit import clopper_pearson
+from dpviz.errors import InvalidParameterError
 
 __all__ = [
+    "LEAF_LABEL_MECHANISMS",
     "ContinuousLaw",
     "DiscreteLaw",
     "Law",
@@ -32,6 +34,8 @@ __all__ = [
     "event_probability",
     "exact_event_losses",
     "label_law",
+    "leaf_label_log_probabilities",
+    "leaf_label_loss",
     "pair_epsilon",
     "smooth_sensitivity_loss",
 ]
@@ -152,17 +156,58 @@ def label_law(probabilities: np.ndarray) -> DiscreteLaw:
     return DiscreteLaw(np.arange(len(p)), p)
 
 
+#: The leaf-label mechanisms of the FI forest whose label law is known exactly.
+LEAF_LABEL_MECHANISMS = ("rosnam", "exponential", "smooth_sensitivity")
+
+
+def leaf_label_log_probabilities(mechanism: str, counts: Any, epsilon: float) -> np.ndarray:
+    """Exact log-probabilities of a leaf's released label, given its class counts.
+
+    ``"rosnam"`` (Report One-Sided Noisy Arg-Max, the FI addendum), ``"exponential"``
+    (the exponential mechanism on the 0/1 "is a majority class" utility, sensitivity 1)
+    and ``"smooth_sensitivity"`` (FI 2017's withdrawn mechanism), in log space.
+    """
+    counts = np.asarray(counts)
+    if mechanism == "smooth_sensitivity":
+        logits = mechanisms.smooth_sensitivity_logits(counts, epsilon=epsilon)
+        return logits - np.logaddexp.reduce(logits, axis=-1, keepdims=True)
+    if mechanism == "rosnam":
+        with np.errstate(divide="ignore"):
+            return np.log(mechanisms.report_noisy_max_probabilities(counts, epsilon=epsilon))
+    if mechanism == "exponential":
+        utility = (counts == counts.max(axis=-1, keepdims=True)).astype(float)
+        with np.errstate(divide="ignore"):
+            return np.log(
+                mechanisms.exponential_probabilities(utility, epsilon=epsilon, sensitivity=1.0)
+            )
+    raise InvalidParameterError(
+        f"mechanism must be one of {LEAF_LABEL_MECHANISMS}, got {mechanism!r}"
+    )
+
+
+def leaf_label_loss(mechanism: str, epsilon: float) -> Callable[[Any, Any], float]:
+    """``loss(D, D′)``: the exact privacy loss max_c |log P_D(c) / P_D′(c)| of a leaf label.
+
+    ``D`` and ``D′`` are the leaf's class counts under two neighbours; the function suits
+    the ``exact`` argument of :func:`dpviz.audit.search_neighbours`.
+    """
+
+    def loss(d: Any, d_prime: Any) -> float:
+        a = leaf_label_log_probabilities(mechanism, d, epsilon)
+        b = leaf_label_log_probabilities(mechanism, d_prime, epsilon)
+        return float(np.max(np.abs(a - b)))
+
+    return loss
+
+
 def smooth_sensitivity_loss(counts: Sequence[int], counts_prime: Sequence[int],
                             epsilon: float) -> float:
     """Exact privacy loss of the FI 2017 smooth-sensitivity label between two leaves.
 
-    ``max_c |log P(c | counts) − log P(c | counts′)|`` from
-    :func:`dpviz.mechanisms.smooth_sensitivity_label_probabilities`.
+    ``max_c |log P(c | counts) − log P(c | counts′)|``: :func:`leaf_label_loss` of
+    ``"smooth_sensitivity"``.
     """
-    p = mechanisms.smooth_sensitivity_label_probabilities(np.asarray(counts), epsilon=epsilon)
-    q = mechanisms.smooth_sensitivity_label_probabilities(np.asarray(counts_prime),
-                                                          epsilon=epsilon)
-    return pair_epsilon(p, q)
+    return leaf_label_loss("smooth_sensitivity", epsilon)(counts, counts_prime)
 
 
 def anticipated_bound(p: np.ndarray, q: np.ndarray, n: int, alpha: float) -> float:

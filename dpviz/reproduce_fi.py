@@ -10,7 +10,7 @@ cross-validation; the ``n_folds`` / ``n_repeats`` arguments say what we ran.
 Also the runner behind notebook 05's explorer (:func:`explorer_frame`): FI forests on a
 fixed train/test split, cached so that moving ε refits only the forests at the new ε
 and votes from the test rows' leaves routed once
-(:meth:`~dpviz.trees.forest.DPRandomForestClassifier.leaves_encoded`).
+(:meth:`~dpviz.trees.forest.DPRandomForestClassifier.locate_encoded`).
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def explorer_depth(name: str, depth: int = 0) -> int:
 
 # Where the test rows land in every tree, per (data set, depth, trees, seed): the trees do
 # not depend on ε, so moving the ε slider re-fits the forests (new leaf labels) and votes
-# from these leaves (DPRandomForestClassifier.leaves_encoded / votes_from_leaves).
+# from these leaves (DPRandomForestClassifier.locate_encoded / votes_located).
 _TEST_LEAVES: dict[tuple, ForestLeaves] = {}
 
 
@@ -145,7 +145,7 @@ def _test_leaves(key: tuple, model: DPRandomForestClassifier, codes: np.ndarray)
     if leaves is None:
         if len(_TEST_LEAVES) >= 16:  # a few MB each: start afresh when full
             _TEST_LEAVES.clear()
-        leaves = _TEST_LEAVES[key] = model.leaves_encoded(codes)
+        leaves = _TEST_LEAVES[key] = model.locate_encoded(codes)
     return leaves
 
 
@@ -166,7 +166,7 @@ def forest_accuracy(
     the training part; the accuracy equals that of its ``predict`` on the
     :data:`TEST_ROWS` test rows (the unit tests check it against
     :func:`dpviz.experiments.holdout_accuracy`), computed with
-    :meth:`~dpviz.trees.forest.DPRandomForestClassifier.votes_from_leaves` from the
+    :meth:`~dpviz.trees.forest.DPRandomForestClassifier.votes_located` from the
     test rows' leaves, which are routed once per tree structure (the trees do not
     depend on ε).
     """
@@ -184,7 +184,7 @@ def forest_accuracy(
             random_state=seed,
         ).fit(X_train, y_train)
     leaves = _test_leaves((dataset, depth, n_trees, seed), model, data.domain.encode(X_test))
-    predicted = np.argmax(model.votes_from_leaves(leaves), axis=1)
+    predicted = np.argmax(model.votes_located(leaves), axis=1)
     return float(np.mean(predicted == data.domain.encode_labels(y_test)))
 
 

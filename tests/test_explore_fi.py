@@ -153,7 +153,7 @@ def test_reproduction_settings_and_tables():
 
 # ---------------------------------------------------------------------------------- lessons
 def test_smooth_sensitivity_loss_matches_the_closed_form_and_rosnam_is_tight():
-    loss = fi.smooth_sensitivity_loss(epsilons=(0.5, 1.0), gaps=(0, 1, 2, 4))
+    loss = fi.smooth_sensitivity_loss_table(epsilons=(0.5, 1.0), gaps=(0, 1, 2, 4))
     for row in loss.itertuples():
         if row.mechanism == "rosnam":
             assert row.loss == pytest.approx(row.epsilon)  # pure leaf: exactly ε
@@ -170,11 +170,12 @@ def test_exact_loss_agrees_with_the_mechanisms_probabilities():
     d, d_prime = np.array([3, 1, 0]), np.array([3, 2, 0])
     p = mechanisms.report_noisy_max_probabilities(d, epsilon=0.7)
     q = mechanisms.report_noisy_max_probabilities(d_prime, epsilon=0.7)
-    assert fi.exact_loss("rosnam", 0.7)(d, d_prime) == pytest.approx(np.max(np.abs(np.log(p / q))))
-    assert fi.exact_loss("rosnam", 0.7)(d, d_prime) <= 0.7 + 1e-12
-    assert fi.exact_loss("exponential", 0.7)(d, d_prime) <= 0.7 + 1e-12
+    expected = np.max(np.abs(np.log(p / q)))
+    assert fi.leaf_label_loss("rosnam", 0.7)(d, d_prime) == pytest.approx(expected)
+    assert fi.leaf_label_loss("rosnam", 0.7)(d, d_prime) <= 0.7 + 1e-12
+    assert fi.leaf_label_loss("exponential", 0.7)(d, d_prime) <= 0.7 + 1e-12
     with pytest.raises(InvalidParameterError):
-        fi.exact_loss("laplace", 1.0)(d, d_prime)
+        fi.leaf_label_loss("laplace", 1.0)(d, d_prime)
 
 
 def test_budget_split_table():

@@ -99,3 +99,21 @@ def test_check_random_state_rules():
     with pytest.raises(InvalidParameterError, match="rng must be an int seed"):
         check_random_state(None, "rng", allow_none=False)
     assert not math.isnan(a)
+
+
+@pytest.mark.parametrize("name", ["Private-RDT", "FI forest", "RDT#"])
+def test_located_rows_predict_as_encoded_rows_at_every_epsilon(name):
+    """locate_encoded (public, ε-independent) + predict_located = predict_encoded."""
+    test = CODES[::3]
+    located = estimators(5)[name].fit_encoded(CODES, LABELS, DOMAIN).locate_encoded(test)
+    for epsilon in (0.1, 1.0, 4.0):
+        model = estimators(5)[name].set_params(epsilon=epsilon).fit_encoded(CODES, LABELS, DOMAIN)
+        assert np.array_equal(model.predict_located(located), model.predict_encoded(test))
+
+
+@pytest.mark.parametrize("name", ["Private-RDT", "FI forest"])
+def test_located_rows_of_other_trees_are_refused(name):
+    located = estimators(5)[name].fit_encoded(CODES, LABELS, DOMAIN).locate_encoded(CODES[:9])
+    other = estimators(6)[name].fit_encoded(CODES, LABELS, DOMAIN)
+    with pytest.raises(InvalidParameterError, match="same trees"):
+        other.predict_located(located)

@@ -123,14 +123,14 @@ def test_votes_from_leaves_equal_votes_at_every_epsilon(synth, disjoint, n_trees
             disjoint=disjoint, domain=synth.domain, random_state=5,
         ).fit(synth.X, synth.y)
 
-    leaves = forest(1.0).leaves_encoded(codes)  # routed once
+    leaves = forest(1.0).locate_encoded(codes)  # routed once
     assert leaves.index.shape == (n_trees, 500) and leaves.offsets[-1] == len(leaves.leaves)
     for tree, keys in zip(forest(1.0).trees_, leaves.keys, strict=True):
         np.testing.assert_array_equal(keys, tree.leaf_keys(codes))
     for epsilon, mechanism in [(1.0, "rosnam"), (0.05, "rosnam"), (math.inf, "rosnam"),
                                (2.0, "exponential"), (0.5, "smooth_sensitivity")]:
         model = forest(epsilon, mechanism)
-        np.testing.assert_array_equal(model.votes_from_leaves(leaves), model.votes_encoded(codes))
+        np.testing.assert_array_equal(model.votes_located(leaves), model.votes_encoded(codes))
 
 
 def test_votes_from_leaves_with_unknown_categories():
@@ -141,7 +141,7 @@ def test_votes_from_leaves_with_unknown_categories():
     codes = data.domain.encode(data.X)
     codes[::7, 1] = -1  # an unknown category: a keyed random child per node
     np.testing.assert_array_equal(
-        model.votes_from_leaves(model.leaves_encoded(codes)), model.votes_encoded(codes)
+        model.votes_located(model.locate_encoded(codes)), model.votes_encoded(codes)
     )
     labels = model.released_labels(data.X[:50])
     assert labels.shape == (30, 50)
@@ -161,6 +161,6 @@ def test_votes_from_leaves_refuses_other_trees(synth):
     ):
         other.fit(synth.X, synth.y)
         with pytest.raises(InvalidParameterError, match="same trees"):
-            other.votes_from_leaves(a.leaves_encoded(codes))
+            other.votes_located(a.locate_encoded(codes))
     with pytest.raises(InvalidParameterError, match="same trees"):
-        a.votes_from_leaves(codes)
+        a.votes_located(codes)

@@ -83,7 +83,7 @@ def test_reference_forest_is_the_estimators_release(datasets, name, seed, params
     )
     pd.testing.assert_frame_equal(release, reference, check_dtype=False)
     # the training rows reach the same leaves (by key) and read the same labels there
-    keys = model.leaves_encoded(x).keys
+    keys = model.locate_encoded(x).keys
     for t, T in enumerate(F):
         assert [fi.reach_leaf(T, row).key for row in x] == keys[t].tolist()
     np.testing.assert_array_equal(

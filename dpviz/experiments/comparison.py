@@ -26,9 +26,8 @@ from dpviz.datasets import Dataset, load
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.registry import ALGORITHMS, PRIVATE, REFERENCES, applicable, make_estimator
 from dpviz.experiments.runner import cache, holdout_accuracy
+from dpviz.experiments.semi_supervised import METHODS, SemiSupervisedArm
 from dpviz.synthetic import fi_synth
-from dpviz.trees.rdt import PrivateRDTClassifier
-from dpviz.trees.rdt_sharp import RDTSharpClassifier
 from dpviz.validation import check_epsilon, check_int
 
 __all__ = [
@@ -257,60 +256,8 @@ def reference_accuracy(frame: pd.DataFrame, dataset: str, n: int) -> pd.DataFram
 
 
 # ---------------------------------------------------------------------------------- RDT#
-class _RDTSharpArm:
-    """One arm of the RDT# comparison, fitted on a random draw of the training part.
-
-    ``"RDT#"``: RDT# on ``n_labeled`` private labeled rows plus ``n_public``
-    other rows used as public unlabeled data (their labels are dropped).
-    ``"Private-RDT, labeled rows"``: Private-RDT on the same labeled rows only.
-    ``"Private-RDT, if public rows were labeled"``: Private-RDT on both parts
-    with their labels (a reference: more private labeled data).
-    """
-
-    def __init__(
-        self,
-        method: str,
-        epsilon: float,
-        n_labeled: int,
-        n_public: int,
-        n_secondary: int,
-        data: Dataset,
-        random_state: int,
-    ) -> None:
-        self.method, self.epsilon = method, epsilon
-        self.n_labeled, self.n_public, self.n_secondary = n_labeled, n_public, n_secondary
-        self.data, self.random_state = data, random_state
-
-    def fit(self, X: pd.DataFrame, y: pd.Series) -> _RDTSharpArm:
-        rng = np.random.default_rng([self.random_state, 11])
-        rows = rng.permutation(len(X))[: self.n_labeled + self.n_public]
-        labeled, public = rows[: self.n_labeled], rows[self.n_labeled :]
-        domain = self.data.domain
-        if self.method == "RDT#":
-            self.model_ = RDTSharpClassifier(
-                self.epsilon,
-                n_secondary=self.n_secondary,
-                n_labeled=self.n_labeled,
-                domain=domain,
-                random_state=self.random_state,
-            ).fit(X.iloc[labeled], y.iloc[labeled], X.iloc[public])
-        else:
-            use = labeled if self.method == "Private-RDT, labeled rows" else rows
-            self.model_ = PrivateRDTClassifier(
-                self.epsilon, domain=domain, random_state=self.random_state
-            ).fit(X.iloc[use], y.iloc[use])
-        return self
-
-    def predict(self, X: pd.DataFrame) -> np.ndarray:
-        return self.model_.predict(X)
-
-
 #: The arms of :func:`rdt_sharp_comparison`.
-RDT_SHARP_METHODS = (
-    "RDT#",
-    "Private-RDT, labeled rows",
-    "Private-RDT, if public rows were labeled",
-)
+RDT_SHARP_METHODS = tuple(METHODS.values())
 
 
 @cache
@@ -347,9 +294,9 @@ def rdt_sharp_comparison(
             f"n_labeled + n_public = {n_labeled + n_public} exceeds the {pool} training rows"
         )
 
-    def factory(random_state: int, **params: Any) -> _RDTSharpArm:
-        return _RDTSharpArm(
-            params["method"], params["epsilon"], n_labeled, n_public, n_secondary, data,
+    def factory(random_state: int, **params: Any) -> SemiSupervisedArm:
+        return SemiSupervisedArm(
+            params["method"], params["epsilon"], n_labeled, n_public, n_secondary, data.domain,
             random_state,
         )
 

@@ -229,7 +229,9 @@ class ProtocolRun:
     The split, the encoded rows, RDT#'s tree structures and centres and the cells of the
     test rows are computed once (at the first ε asked for); every ε is then a new release
     of the labeled rows (:meth:`RDTSharpClassifier.refit_encoded`, bit for bit a fresh fit
-    with ``random_state=seed``) and a fresh Private-RDT fit.
+    with ``random_state=seed``) and a fresh Private-RDT fit, whose test rows' leaves are
+    also routed once (:meth:`PrivateRDTClassifier.locate_encoded`: its trees do not depend
+    on ε, nor on which rows it is fitted on).
 
     Parameters
     ----------
@@ -262,6 +264,7 @@ class ProtocolRun:
         self._base: RDTSharpClassifier | None = None
         self._test_cells: np.ndarray | None = None
         self._labeled_cells: np.ndarray | None = None
+        self._rdt_test_leaves: list | None = None
 
     @property
     def n_labeled(self) -> int:
@@ -305,7 +308,9 @@ class ProtocolRun:
             public=self.split.public, epsilon=epsilon, random_state=self.seed,
             max_depth=self.depth,
         )
-        return model.predict_encoded(self.codes[self.split.test])
+        if self._rdt_test_leaves is None:  # the same trees for both methods and every ε
+            self._rdt_test_leaves = model.locate_encoded(self.codes[self.split.test])
+        return model.predict_located(self._rdt_test_leaves)
 
     def error(self, method: str, epsilon: float) -> float:
         """Test error (a fraction) of the method at ``epsilon``."""

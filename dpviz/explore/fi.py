@@ -17,7 +17,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import altair as alt
 import numpy as np
@@ -25,6 +25,8 @@ import pandas as pd
 
 from dpviz import mechanisms
 from dpviz.errors import InvalidParameterError
+from dpviz.exact_laws import LEAF_LABEL_MECHANISMS as LEAF_MECHANISMS
+from dpviz.exact_laws import leaf_label_loss
 from dpviz.exercises import Exercise, register
 from dpviz.paper_results import FI_TABLE6, SYNTH
 from dpviz.plots import accuracy_chart
@@ -46,20 +48,19 @@ __all__ = [
     "assignment_changes",
     "budget_split_table",
     "describe_settings",
-    "exact_loss",
     "fi_explorer_chart",
     "fi_table6",
+    "leaf_label_loss",
     "loss_chart",
     "paper_chart",
     "reproduction_settings",
     "side_by_side",
-    "smooth_sensitivity_loss",
+    "smooth_sensitivity_loss_table",
 ]
 
 #: ε values of the explorer's cached curve (the slider's ε is added to them).
 EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 #: Leaf mechanisms, as ``DPRandomForestClassifier(leaf_mechanism=...)`` names them.
-LEAF_MECHANISMS = ("rosnam", "exponential", "smooth_sensitivity")
 _MECHANISM_TITLES = {
     "rosnam": "Report One-Sided Noisy Arg-Max (addendum; ε-DP)",
     "exponential": "0/1 utility, global sensitivity (ε-DP)",
@@ -236,40 +237,7 @@ def fi_table6(epsilon: float = 0.1) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------- smooth sens.
-def _log_probabilities(mechanism: str, counts: np.ndarray, epsilon: float) -> np.ndarray:
-    """Exact log-probabilities of a leaf's label under ``mechanism`` (in log space)."""
-    counts = np.asarray(counts)
-    if mechanism == "smooth_sensitivity":
-        logits = mechanisms.smooth_sensitivity_logits(counts, epsilon=epsilon)
-        return logits - np.logaddexp.reduce(logits, axis=-1, keepdims=True)
-    if mechanism == "rosnam":
-        with np.errstate(divide="ignore"):
-            return np.log(mechanisms.report_noisy_max_probabilities(counts, epsilon=epsilon))
-    if mechanism == "exponential":
-        utility = (counts == counts.max(axis=-1, keepdims=True)).astype(float)
-        with np.errstate(divide="ignore"):
-            return np.log(
-                mechanisms.exponential_probabilities(utility, epsilon=epsilon, sensitivity=1.0)
-            )
-    raise InvalidParameterError(f"mechanism must be one of {LEAF_MECHANISMS}, got {mechanism!r}")
-
-
-def exact_loss(mechanism: str, epsilon: float) -> Callable[[np.ndarray, np.ndarray], float]:
-    """``loss(D, D′)``: the exact privacy loss max_c |log P_D(c) / P_D′(c)| of a leaf label.
-
-    ``D`` and ``D′`` are the leaf's class counts under two neighbours; the
-    function suits the ``exact`` argument of :func:`dpviz.audit.search_neighbours`.
-    """
-
-    def loss(d: np.ndarray, d_prime: np.ndarray) -> float:
-        a = _log_probabilities(mechanism, d, epsilon)
-        b = _log_probabilities(mechanism, d_prime, epsilon)
-        return float(np.max(np.abs(a - b)))
-
-    return loss
-
-
-def smooth_sensitivity_loss(
+def smooth_sensitivity_loss_table(
     epsilons: Sequence[float] = (0.1, 0.5, 1.0),
     gaps: Sequence[int] = (0, 1, 2, 3, 4, 5, 10, 20, 30, 40, 60),
 ) -> pd.DataFrame:
@@ -290,7 +258,7 @@ def smooth_sensitivity_loss(
         for j in gaps:
             d, d_prime = np.array([j, 0]), np.array([j + 1, 0])
             for mechanism in ("smooth_sensitivity", "rosnam"):
-                loss = exact_loss(mechanism, eps)(d, d_prime)
+                loss = leaf_label_loss(mechanism, eps)(d, d_prime)
                 rows.append(
                     {"epsilon": eps, "j": j, "mechanism": mechanism, "loss": loss,
                      "ratio": loss / eps}
@@ -342,7 +310,7 @@ def budget_split_table(epsilon: float = 1.0, n_trees: int = 100) -> pd.DataFrame
     ]
     rows = []
     for name, reading, eps in schemes:
-        per_tree = exact_loss("rosnam", eps)(np.array([0, 0]), np.array([0, 1]))
+        per_tree = leaf_label_loss("rosnam", eps)(np.array([0, 0]), np.array([0, 1]))
         rows.append(
             {
                 "scheme": name,
@@ -419,7 +387,7 @@ register(
             hint="with two classes and gap g, P(majority) = 1 − e^(−ε·g)/2; here g = 4, ε = 0.5",
         ),
         "05.3": Exercise(
-            answer=exact_loss("smooth_sensitivity", 1.0)(np.array([4, 0]), np.array([5, 0])),
+            answer=leaf_label_loss("smooth_sensitivity", 1.0)(np.array([4, 0]), np.array([5, 0])),
             tolerance=0.5,
             hint="read the row j = 4, ε = 1 of the smooth-sensitivity loss table "
             "(smooth_sensitivity_loss())",

@@ -34,8 +34,8 @@ __all__ = ["DPRandomForestClassifier", "ForestLeaves", "get_majority_labels"]
 class ForestLeaves:
     """Where some encoded rows land in every tree of a forest (its public structure only).
 
-    Made by :meth:`DPRandomForestClassifier.leaves_encoded` and read by
-    :meth:`DPRandomForestClassifier.votes_from_leaves`. Nothing private: the leaves
+    Made by :meth:`DPRandomForestClassifier.locate_encoded` and read by
+    :meth:`DPRandomForestClassifier.votes_located`. Nothing private: the leaves
     depend on the public trees and on the rows routed (e.g. test rows), not on ε, the
     leaf labels or the training rows.
 
@@ -182,8 +182,8 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     :class:`~dpviz.errors.PrivacyLeakWarning`. See ``docs/privacy.md``.
 
     Many ε on the same trees: the trees depend only on ``random_state``, ``n_trees``,
-    ``max_depth`` and the domain, so :meth:`leaves_encoded` routes rows once and
-    :meth:`votes_from_leaves` gives each refitted forest's :meth:`votes` from them.
+    ``max_depth`` and the domain, so :meth:`locate_encoded` routes rows once and
+    :meth:`votes_located` gives each refitted forest's :meth:`votes` from them.
     """
 
     def __init__(
@@ -258,7 +258,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         return self._votes(check_encoded(codes, self.domain_, unknown=True)[0])
 
     # ------------------------------------------------------------------ routed once, voted often
-    def leaves_encoded(self, codes: np.ndarray) -> ForestLeaves:
+    def locate_encoded(self, codes: np.ndarray) -> ForestLeaves:
         """Where encoded rows land in every tree: public, and the same at every ε.
 
         The trees are drawn from the public domain with the structure generator alone
@@ -266,7 +266,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         ``leaf_mechanism`` (same ``random_state``, ``n_trees``, ``max_depth``, domain)
         have the same trees, and the rows reach the same leaves: only the leaves'
         labels change. Route the rows once with this method, then vote with
-        :meth:`votes_from_leaves` on each refitted forest (the explorer of notebook 05
+        :meth:`votes_located` on each refitted forest (the explorer of notebook 05
         does this when ε moves).
 
         Parameters
@@ -291,13 +291,13 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         position[order] = np.arange(len(order))
         return ForestLeaves(self._structure(), leaves[order], offsets, position[index])
 
-    def votes_from_leaves(self, leaves: ForestLeaves) -> np.ndarray:
-        """:meth:`votes` of the rows routed by :meth:`leaves_encoded`: exactly the same counts.
+    def votes_located(self, leaves: ForestLeaves) -> np.ndarray:
+        """:meth:`votes` of the rows routed by :meth:`locate_encoded`: exactly the same counts.
 
         Parameters
         ----------
         leaves : ForestLeaves
-            From ``leaves_encoded`` of this forest or of one with the same trees.
+            From ``locate_encoded`` of this forest or of one with the same trees.
 
         Returns
         -------
@@ -311,12 +311,16 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         check_is_fitted(self, "trees_")
         if not isinstance(leaves, ForestLeaves) or leaves.structure != self._structure():
             raise InvalidParameterError(
-                "leaves must come from leaves_encoded of a forest with the same trees "
+                "leaves must come from locate_encoded of a forest with the same trees "
                 "(same random_state, n_trees, max_depth and domain)"
             )
         return self._count_votes(
             self._tree_labels(leaves.leaves, leaves.offsets, leaves.index, 0)
         )
+
+    def predict_located(self, leaves: ForestLeaves) -> np.ndarray:
+        """:meth:`predict_encoded` of rows given by :meth:`locate_encoded` (class codes)."""
+        return np.argmax(self.votes_located(leaves), axis=1)
 
     def _structure(self) -> tuple[int, tuple[int, ...]]:
         """What fixes the leaves a row reaches: the depth and the trees' keys."""

@@ -19,9 +19,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
+from dpviz.keyed import splitmix64
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import PrivateTable
-from dpviz.trees._base import DPEstimatorMixin
+from dpviz.trees._base import DPEstimatorMixin, check_encoded
 from dpviz.trees.depth import fan_depth
 from dpviz.trees.random_tree import RandomTree, Routing
 from dpviz.validation import check_int
@@ -328,6 +329,40 @@ class PrivateRDTClassifier(_RDTBase):
             tree.route(codes).per_leaf(counts)
             for tree, counts in zip(self.trees_, self.leaf_counts_, strict=True)
         ]
+
+    def locate_encoded(self, codes: np.ndarray) -> list[Routing]:
+        """Where encoded rows land in every tree: public, the same at every ε.
+
+        The trees depend on ``random_state``, ``n_trees``, the height and the domain only
+        (not on ε, not on the rows), so a sweep over ε routes its test rows once and
+        passes the result to :meth:`predict_located` of each refitted model.
+
+        Returns
+        -------
+        list of Routing
+            One per tree (:meth:`dpviz.trees.random_tree.RandomTree.route`).
+        """
+        check_is_fitted(self, "trees_")
+        codes = check_encoded(codes, self.domain_, unknown=True)[0]
+        return [tree.route(codes) for tree in self.trees_]
+
+    def predict_located(self, located: list[Routing]) -> np.ndarray:
+        """:meth:`predict_encoded` of rows given by :meth:`locate_encoded` (class codes).
+
+        ``located`` must come from a model with the same trees (same ``random_state``,
+        ``n_trees``, height and domain); only the releases of this model are read.
+        """
+        check_is_fitted(self, "trees_")
+        if len(located) != len(self.trees_) or any(
+            len(r.level_keys) != self.depth_ + 1
+            or (r.level_keys[0].size and r.level_keys[0][0] != splitmix64(np.array([t.key]))[0])
+            for r, t in zip(located, self.trees_, strict=True)
+        ):
+            raise InvalidParameterError(
+                "located must come from locate_encoded of a model with the same trees"
+            )
+        counts = [r.per_leaf(c) for r, c in zip(located, self.leaf_counts_, strict=True)]
+        return np.argmax(classify(counts, clip_negative=self.clip_negative), axis=1)
 
     def export_release(self, max_leaves: int = 100_000) -> pd.DataFrame:
         """The release, materialized: every leaf of every tree and its (noisy) class counts.
