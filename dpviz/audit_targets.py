@@ -24,6 +24,13 @@ from dpviz.errors import NotProvenPrivateWarning
 from dpviz.leaf_release import NoisyLeafCounts, NoisyLeafLabels
 from dpviz.privacy import PrivateTable
 from dpviz.trees.forest import DPRandomForestClassifier, get_majority_labels
+from dpviz.trees.id3 import (
+    attribute_qualities,
+    categorical_splits,
+    choose_split_point_continuous,
+    private_split_point,
+)
+from dpviz.trees.id3_quality import get_criterion
 from dpviz.trees.random_tree import RandomTree
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 
@@ -204,9 +211,6 @@ def diffpid3_split_choice(domain: Domain, *, criterion: str = "gini", epsilon: f
     exactly the two calls ``select`` makes, with ``size=n`` draws at once. Output: the
     chosen attribute's index.
     """
-    from dpviz.trees.id3 import attribute_qualities, categorical_splits
-    from dpviz.trees.id3_quality import get_criterion
-
     crit = get_criterion(criterion)
     sensitivity = crit.sensitivity(size_bound) if crit.needs_size_bound else crit.sensitivity()
     splits = categorical_splits(domain)
@@ -229,9 +233,6 @@ def split_point_grid(domain: Domain, *, epsilon: float = 1.0, criterion: str = "
     :func:`dpviz.trees.id3.private_split_point` at the root: the exponential mechanism
     over the public grid of the attribute's range. Output: the released threshold.
     """
-    from dpviz.trees.id3 import private_split_point
-    from dpviz.trees.id3_quality import get_criterion
-
     name = domain.names[0]
     crit = get_criterion(criterion)
 
@@ -260,9 +261,6 @@ def split_point_continuous(low: float, high: float, *, epsilon: float = 1.0,
     the range's ends — the private rows' values — so the released threshold tells them
     apart. Data: ``(values, labels)`` on the public interval ``[low, high]``.
     """
-    from dpviz.trees.id3 import choose_split_point_continuous
-    from dpviz.trees.id3_quality import get_criterion
-
     crit = get_criterion(criterion)
 
     def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:

@@ -88,6 +88,7 @@ __all__ = [
     "fig4_runs",
     "fig5_runs",
     "fit_one",
+    "fs_estimator",
     "fs_fig4",
     "fs_fig5",
     "fs_fig8",
@@ -96,7 +97,6 @@ __all__ = [
     "jpw_runs",
     "jpw_table1",
     "jpw_table1_comparison",
-    "make_estimator",
     "prepared",
     "pruning_table",
     "query_epsilons",
@@ -1098,7 +1098,7 @@ def explorer_data(dataset: str, criterion: str) -> Prepared:
     return prepared(dataset, binned=criterion == "sulq")
 
 
-def make_estimator(
+def fs_estimator(
     criterion: str,
     epsilon: float,
     depth: int | None,
@@ -1155,7 +1155,7 @@ def fit_one(
         :meth:`~dpviz.trees.id3.DiffPID3Classifier.unclassified_mask`).
     """
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
-    model = make_estimator(
+    model = fs_estimator(
         criterion,
         epsilon,
         depth,
@@ -1715,7 +1715,7 @@ def pruning_table(
     rows = []
     for run in range(check_int(runs, "runs", minimum=1)):
         for prune in (False, True):
-            model = make_estimator(
+            model = fs_estimator(
                 criterion,
                 budget,
                 depth,

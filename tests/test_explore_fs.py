@@ -253,7 +253,7 @@ def test_exercise_03_1_matches_the_ledger(capsys):
 
 def test_exercise_03_2_matches_the_estimator(capsys):
     data = rfs.prepared("adult")
-    model = rfs.make_estimator("max", 1.0, 5, domain=data.domain, size_bound=50_000,
+    model = rfs.fs_estimator("max", 1.0, 5, domain=data.domain, size_bound=50_000,
                               random_state=0)
     model.fit_encoded(data.X_train, data.y_train, data.domain)
     assert math.isclose(model.epsilon_, EXERCISES["03.2"].answer)

@@ -26,9 +26,11 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from joblib import Memory
 from sklearn.model_selection import StratifiedKFold
 from tqdm.auto import tqdm
 
+from dpviz import __version__
 from dpviz.datasets import Dataset
 from dpviz.validation import check_int
 
@@ -60,10 +62,6 @@ def cache(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
         if os.environ.get("DPVIZ_CACHE", "").lower() == "off":
             return function(*args, **kwargs)
         if memoized is None:
-            from joblib import Memory
-
-            from dpviz import __version__
-
             ignore = ["progress"] if "progress" in inspect.signature(function).parameters else []
             memoized = Memory(cache_dir() / __version__, verbose=0).cache(function, ignore=ignore)
         return memoized(*args, **kwargs)

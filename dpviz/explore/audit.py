@@ -63,6 +63,7 @@ from dpviz.errors import InvalidParameterError
 from dpviz.exact_laws import DiscreteLaw, exact_event_losses, smooth_sensitivity_loss
 from dpviz.exercises import Exercise, register
 from dpviz.plots import audit_histogram_chart, privacy_loss_chart
+from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
 
 __all__ = [
@@ -440,9 +441,6 @@ def estimator_audits(n_samples: int = 10_000, epsilon: float = 1.0,
     Private-RDT (3 trees) and the FI forest (5 trees, depth 3, ROSNAM) on
     :func:`tiny_problem`, ``n_samples`` trainings per neighbour.
     """
-    from dpviz.trees.forest import DPRandomForestClassifier
-    from dpviz.trees.rdt import PrivateRDTClassifier
-
     domain, X, y, canary = tiny_problem()
     makers = {
         "Private-RDT (3 trees)": lambda s: PrivateRDTClassifier(

@@ -42,6 +42,7 @@ from dpviz.trees.depth import fan_depth
 from dpviz.trees.random_tree import RandomTree
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.validation import check_epsilon, check_int
+from dpviz.widgets import choice_dropdown, depth_slider, epsilon_slider, trees_slider
 
 __all__ = [
     "EXPLORER_EPSILONS",
@@ -173,8 +174,6 @@ def jpw_controls(dataset: str = "nursery", epsilon: float = 1.0) -> dict[str, An
         :func:`dpviz.widgets.explorer` (create them *before* the explorer so that
         the reset happens before the chart is redrawn).
     """
-    from dpviz.widgets import choice_dropdown, depth_slider, epsilon_slider, trees_slider
-
     defaults = explorer_defaults(dataset)
     picker = choice_dropdown(list(JPW_DATASETS), dataset)
     depth = depth_slider(defaults["depth"], high=12)
