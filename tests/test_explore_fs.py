@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpviz import reproduce_fs as rfs
 from dpviz.errors import InvalidParameterError
 from dpviz.exercises import EXERCISES, check
+from dpviz.experiments import fs_runs
 from dpviz.explore import fs
 from dpviz.reproduce_fs import fs_table1
 from dpviz.trees.id3 import split_grid
@@ -19,8 +19,8 @@ from dpviz.trees.id3_quality import sensitivity_infogain
 @pytest.fixture
 def small_curve(monkeypatch):
     """A three-point curve and fresh caches, so that the grid stays fast."""
-    monkeypatch.setattr(rfs, "EXPLORER_EPSILONS", (0.1, 1.0, 10.0))
-    monkeypatch.setattr(rfs, "_POINTS", {})
+    monkeypatch.setattr(fs_runs, "EXPLORER_EPSILONS", (0.1, 1.0, 10.0))
+    monkeypatch.setattr(fs_runs, "_POINTS", {})
 
 
 def _layers(chart):
@@ -40,14 +40,14 @@ def _check_explorer_chart(chart, dataset, eps):
     assert highlight["epsilon"].iloc[0] == eps
     assert np.isclose(summary["epsilon"], eps).any()  # the fresh point joins the curve
     runs = summary.loc[np.isclose(summary["epsilon"], eps), "runs"].iloc[0]
-    assert runs == rfs.REPEATS[dataset]
+    assert runs == fs_runs.REPEATS[dataset]
     spec = chart.to_dict()
     assert f"B = {eps:.3g}" in spec["title"]["text"]
     return spec
 
 
-@pytest.mark.parametrize("dataset", rfs.EXPLORER_DATASETS)
-@pytest.mark.parametrize("criterion", rfs.CRITERIA)
+@pytest.mark.parametrize("dataset", fs_runs.EXPLORER_DATASETS)
+@pytest.mark.parametrize("criterion", fs_runs.CRITERIA)
 def test_explorer_chart_grid(small_curve, dataset, criterion):
     for eps in (0.05, 3.0):
         _check_explorer_chart(fs.fs_explorer_chart(dataset, eps, None, criterion), dataset, eps)
@@ -65,11 +65,11 @@ def test_explorer_chart_depths(small_curve, dataset):
 def test_more_budget_is_not_worse(monkeypatch):
     # The ends of the real curves: at B = 10 every algorithm is at least as accurate as at B = 0.05,
     # on average over its fits (at 0.05 most trees are a leaf or a random split).
-    monkeypatch.setattr(rfs, "EXPLORER_EPSILONS", (0.05, 10.0))
-    monkeypatch.setattr(rfs, "_POINTS", {})
-    for dataset in rfs.EXPLORER_DATASETS:
-        for criterion in rfs.CRITERIA:
-            curve = rfs.explorer_curve(dataset, criterion)
+    monkeypatch.setattr(fs_runs, "EXPLORER_EPSILONS", (0.05, 10.0))
+    monkeypatch.setattr(fs_runs, "_POINTS", {})
+    for dataset in fs_runs.EXPLORER_DATASETS:
+        for criterion in fs_runs.CRITERIA:
+            curve = fs_runs.explorer_curve(dataset, criterion)
             mean = curve.groupby("epsilon")["accuracy"].mean()
             assert mean[10.0] >= mean[0.05] - 0.02, (dataset, criterion, mean)
             assert mean[math.inf] >= mean[0.05] - 0.02
@@ -78,17 +78,17 @@ def test_more_budget_is_not_worse(monkeypatch):
 def test_fs_single_split_curve_matches_table1():
     # Depth 1 on FS Table 1's data (2,000 rows): the non-private reference finds the split, and at
     # B = 0.1 Max finds it in every fit (P = 0.999) while SuLQ rarely does (P ≈ 0.1).
-    for criterion in rfs.CRITERIA:
-        curve = rfs.explorer_curve("fs-single-split", criterion)
+    for criterion in fs_runs.CRITERIA:
+        curve = fs_runs.explorer_curve("fs-single-split", criterion)
         assert curve.loc[np.isinf(curve["epsilon"]), "accuracy"].iloc[0] == 1.0
-    max_curve = rfs.explorer_curve("fs-single-split", "max")
-    sulq_curve = rfs.explorer_curve("fs-single-split", "sulq")
+    max_curve = fs_runs.explorer_curve("fs-single-split", "max")
+    sulq_curve = fs_runs.explorer_curve("fs-single-split", "sulq")
     assert max_curve.loc[max_curve["epsilon"] == 0.1, "accuracy"].mean() > 0.99
     assert sulq_curve.loc[sulq_curve["epsilon"] == 0.1, "accuracy"].mean() < 0.8
 
 
-@pytest.mark.parametrize("dataset", rfs.EXPLORER_DATASETS)
-@pytest.mark.parametrize("criterion", rfs.CRITERIA)
+@pytest.mark.parametrize("dataset", fs_runs.EXPLORER_DATASETS)
+@pytest.mark.parametrize("criterion", fs_runs.CRITERIA)
 def test_tree_chart_grid(dataset, criterion):
     for eps, run in ((0.1, 0), (5.0, 1)):
         chart = fs.fs_tree_chart(dataset, eps, None, criterion, run)
@@ -100,11 +100,11 @@ def test_tree_chart_grid(dataset, criterion):
         assert "test accuracy" in spec["title"]["text"]
 
 
-@pytest.mark.parametrize("dataset", rfs.EXPLORER_DATASETS)
-@pytest.mark.parametrize("criterion", rfs.CRITERIA)
+@pytest.mark.parametrize("dataset", fs_runs.EXPLORER_DATASETS)
+@pytest.mark.parametrize("criterion", fs_runs.CRITERIA)
 def test_budget_split_matches_the_ledger(dataset, criterion):
-    model, accuracy, unclassified = rfs.fit_one(dataset, criterion, 2.0, 2)
-    split = rfs.budget_split(dataset, criterion, 2.0, 2)
+    model, accuracy, unclassified = fs_runs.fit_one(dataset, criterion, 2.0, 2)
+    split = fs_runs.budget_split(dataset, criterion, 2.0, 2)
     assert math.isclose(model.epsilon_, split["level"])
     ledger = model.ledger_.to_frame()
     assert ledger["charged"].sum() <= 2.0 + 1e-9
@@ -117,7 +117,7 @@ def test_budget_split_matches_the_ledger(dataset, criterion):
 
 
 def test_query_epsilons_sulq_share():
-    table = rfs.query_epsilons("fs-single-split", 0.1, 1)
+    table = fs_runs.query_epsilons("fs-single-split", 0.1, 1)
     sulq = table[table["algorithm"] == "SuLQ-based ID3"]
     counts = sulq[sulq["query"] != "node count"]
     assert np.allclose(counts["epsilon"], 0.1 / 4 / 20)  # FS §5.1.1: "a mere 0.00125"
@@ -130,7 +130,7 @@ def test_query_epsilons_sulq_share():
 
 
 def test_split_choice_table_predicts_table1():
-    table = rfs.split_choice_table()
+    table = fs_runs.split_choice_table()
     assert (table["expected_accuracy"] - table["paper"]).abs().max() < 4
     p = table.pivot(index="n", columns="criterion", values="p_true")
     assert ((p["max"] >= p["gini"]) & (p["gini"] >= p["infogain"])).all()
@@ -140,11 +140,11 @@ def test_split_choice_table_predicts_table1():
 
 
 def test_split_point_frame_and_chart():
-    frame = rfs.split_point_frame(1000, budget=0.1)
+    frame = fs_runs.split_point_frame(1000, budget=0.1)
     assert np.allclose(frame.groupby("criterion")["probability"].sum(), 1.0)
-    mass = rfs.split_point_mass(frame, 30, 40)
+    mass = fs_runs.split_point_mass(frame, 30, 40)
     assert mass["max"] > mass["gini"] > mass["infogain"] > 0.1  # uniform would give 0.1
-    assert math.isclose(rfs.split_point_mass(frame, 0, 100)["gini"], 1.0)
+    assert math.isclose(fs_runs.split_point_mass(frame, 0, 100)["gini"], 1.0)
     chart = fs.split_point_chart(frame)
     assert chart.title.startswith("FS §4.3: the continuous density")  # the paper's idea
     binned = chart.data
@@ -154,7 +154,7 @@ def test_split_point_frame_and_chart():
 
 
 def test_stopping_table():
-    table = rfs.stopping_table("adult", (0.5, 10.0), depth=3)
+    table = fs_runs.stopping_table("adult", (0.5, 10.0), depth=3)
     assert (table["t"] == 41).all()  # native-country
     assert np.allclose(table["rows_needed"], 41 * 2 * math.sqrt(2) / table["epsilon"])
     first = table.iloc[0]
@@ -164,24 +164,24 @@ def test_stopping_table():
 
 
 def test_pruning_table_is_free():
-    table = rfs.pruning_table("nursery", 1.0, depth=4, runs=2)
+    table = fs_runs.pruning_table("nursery", 1.0, depth=4, runs=2)
     unpruned = table[~table["pruned"]].set_index("run")
     pruned = table[table["pruned"]].set_index("run")
     assert (unpruned["spent"] == pruned["spent"]).all()
     assert (pruned["leaves"] <= unpruned["leaves"]).all()
     with pytest.raises(InvalidParameterError):
-        rfs.pruning_table("nursery", criterion="sulq")
+        fs_runs.pruning_table("nursery", criterion="sulq")
 
 
 def test_stop_reasons():
-    model, _, _ = rfs.fit_one("nursery", "max", 1.0, 2)
+    model, _, _ = fs_runs.fit_one("nursery", "max", 1.0, 2)
     reasons = fs.stop_reasons(model)
     assert reasons.sum() == model.tree_.n_leaves
 
 
 def test_table1_helpers():
-    runs = rfs.table1_runs(2, 1, sizes=(1000,))
-    assert set(runs["algorithm"]) == set(rfs.ALGORITHM_NAMES.values()) | {"ID3"}
+    runs = fs_runs.table1_runs(2, 1, sizes=(1000,))
+    assert set(runs["algorithm"]) == set(fs_runs.ALGORITHM_NAMES.values()) | {"ID3"}
     assert runs.groupby("algorithm").size()["ID3"] == 1
     assert runs.groupby("algorithm").size()["DiffPID3-Max"] == 2
     table = fs.table1_table(runs)
@@ -193,13 +193,13 @@ def test_table1_helpers():
 
 
 def test_figure_helpers():
-    fig4 = rfs.fig4_runs((500,), 1)
-    fig5 = rfs.fig5_runs((500,), 1)
+    fig4 = fs_runs.fig4_runs((500,), 1)
+    fig5 = fs_runs.fig5_runs((500,), 1)
     for frame in (fig4, fig5):
         chart = fs.runs_chart(frame, title="t")
         summary = chart.data  # one data set for both layers: altair moves it to the top
         assert summary["mean"].between(0, 100).all()
-    jpw = rfs.jpw_runs(1, datasets=("votes",))
+    jpw = fs_runs.jpw_runs(1, datasets=("votes",))
     table = fs.jpw_table(jpw)
     assert set(table["dataset"]) == {"votes"}
     assert table["jpw_private"].iloc[0] == 2.5
@@ -233,17 +233,17 @@ def test_invalid_arguments():
 
 
 def test_binned_adult_for_sulq():
-    data = rfs.prepared("adult", binned=True)
+    data = fs_runs.prepared("adult", binned=True)
     assert data.domain.categorical_mask.all()
-    assert data.X_train.max(axis=0)[data.domain.index("age")] <= rfs.ADULT_BINS - 1
-    plain = rfs.prepared("adult")
+    assert data.X_train.max(axis=0)[data.domain.index("age")] <= fs_runs.ADULT_BINS - 1
+    plain = fs_runs.prepared("adult")
     assert not plain.domain.categorical_mask.all()
     assert np.array_equal(plain.y_train, data.y_train)
 
 
 # ---------------------------------------------------------------------------------- exercises
 def test_exercise_03_1_matches_the_ledger(capsys):
-    model, _, _ = rfs.fit_one("nursery", "sulq", 1.0, 3)
+    model, _, _ = fs_runs.fit_one("nursery", "sulq", 1.0, 3)
     ledger = model.ledger_.to_frame()
     root = ledger[(ledger["depth"] == 0) & (ledger["label"] != "node count")]
     assert math.isclose(root["epsilon"].max(), EXERCISES["03.1"].answer)
@@ -252,8 +252,8 @@ def test_exercise_03_1_matches_the_ledger(capsys):
 
 
 def test_exercise_03_2_matches_the_estimator(capsys):
-    data = rfs.prepared("adult")
-    model = rfs.fs_estimator("max", 1.0, 5, domain=data.domain, size_bound=50_000,
+    data = fs_runs.prepared("adult")
+    model = fs_runs.fs_estimator("max", 1.0, 5, domain=data.domain, size_bound=50_000,
                               random_state=0)
     model.fit_encoded(data.X_train, data.y_train, data.domain)
     assert math.isclose(model.epsilon_, EXERCISES["03.2"].answer)
@@ -270,8 +270,8 @@ def test_exercise_03_3(capsys):
 
 
 def test_prepared_is_cached_and_split():
-    a = rfs.prepared("nursery")
-    assert a is rfs.prepared("nursery")
+    a = fs_runs.prepared("nursery")
+    assert a is fs_runs.prepared("nursery")
     assert len(a.y_train) + len(a.y_test) == 12960
     train = pd.Series(a.y_train).value_counts(normalize=True)
     test = pd.Series(a.y_test).value_counts(normalize=True)
@@ -280,21 +280,21 @@ def test_prepared_is_cached_and_split():
 
 def test_split_point_grid_frame_and_chart():
     """The grid the estimators release: the same shape of distribution as the paper's density."""
-    frame = rfs.split_point_grid_frame(1000, budget=0.1)
-    continuous = rfs.split_point_frame(1000, budget=0.1)
+    frame = fs_runs.split_point_grid_frame(1000, budget=0.1)
+    continuous = fs_runs.split_point_frame(1000, budget=0.1)
     assert np.allclose(frame.groupby("criterion")["probability"].sum(), 1.0)
     assert len(frame) == 3 * 255  # interior points of [0, 100] in 256 cells
     np.testing.assert_array_equal(
         frame["threshold"].to_numpy()[:255], split_grid(0.0, 100.0, 256)[1:-1]
     )
-    mass = rfs.split_point_mass(frame, 30, 40)
+    mass = fs_runs.split_point_mass(frame, 30, 40)
     assert mass["max"] > mass["gini"] > mass["infogain"] > 0.1
     # the grid is FS's density on a discretised output space: its mass on [30, 40] is close
     # to the continuous one (the grid has 26 of its 255 points there, 10.2% of a uniform
     # draw against 10%, and the score moves by at most one grid cell's worth of rows)
-    paper = rfs.split_point_mass(continuous, 30, 40)
+    paper = fs_runs.split_point_mass(continuous, 30, 40)
     assert ((mass - paper).abs() < 0.02).all()
-    assert math.isclose(rfs.split_point_mass(frame, 0, 100)["gini"], 1.0)
+    assert math.isclose(fs_runs.split_point_mass(frame, 0, 100)["gini"], 1.0)
     chart = fs.split_point_chart(frame)
     assert chart.title.startswith("dpviz: a point of the public grid (256 cells")
     assert np.allclose(chart.data.groupby("criterion")["probability"].sum(), 1.0)

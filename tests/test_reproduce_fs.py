@@ -15,7 +15,7 @@ from dpviz.reproduce_fs import (
     fs_table1,
     jpw_table1,
     jpw_table1_comparison,
-    summarize,
+    percent_summary,
     table1_comparison,
     table1_markdown,
 )
@@ -45,7 +45,7 @@ def test_fs_table1_bar(table1):
     ≈ 57% with a standard error ≈ 2.5, far below 70%.
     """
     runs, elapsed = table1
-    means = summarize(runs).pivot(index="n", columns="algorithm", values="mean")
+    means = percent_summary(runs).pivot(index="n", columns="algorithm", values="mean")
     assert list(means.index) == [1000, 2000, 3000, 4000, 5000]
     assert (runs.groupby(["n", "algorithm"]).size() == 50).all()
     assert (means.loc[2000:, "DiffPID3-Max"] >= 97.0).all()

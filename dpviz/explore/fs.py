@@ -8,7 +8,8 @@ points by the exponential mechanism of §4.3 (on a public grid of each attribute
 in dpviz) and pruning with noisy counts (Alg. 3). The algorithms live in
 :mod:`dpviz.trees.id3` (the paper's words in :mod:`dpviz.pseudocode.fs`); the harness
 (data sets, fits, cached curves and runs, exact probabilities) in
-:mod:`dpviz.reproduce_fs`. This module only draws:
+:mod:`dpviz.experiments.fs_runs`, the paper's reproductions in :mod:`dpviz.reproduce_fs`.
+This module only draws:
 
 * :func:`fs_explorer_chart` — the explorer callback: hold-out accuracy against B for one
   data set, depth and criterion, with the same algorithm at ε = ∞ as reference;
@@ -19,7 +20,7 @@ in dpviz) and pruning with noisy counts (Alg. 3). The algorithms live in
   :func:`published_table1`, :func:`stop_reasons` — tables and charts next to the papers.
 
 The notebook calls the harness (``fit_one``, ``budget_split``, ``split_choice_table``,
-``table1_runs``, ...) from :mod:`dpviz.reproduce_fs` directly.
+``table1_runs``, ...) from :mod:`dpviz.experiments.fs_runs` directly.
 """
 
 from __future__ import annotations
@@ -34,9 +35,7 @@ import numpy as np
 import pandas as pd
 
 from dpviz.exercises import Exercise, register
-from dpviz.paper_results import FS_TABLE1, FS_TABLE1_ALGORITHMS
-from dpviz.plots import accuracy_chart
-from dpviz.reproduce_fs import (
+from dpviz.experiments.fs_runs import (
     ALGORITHM_NAMES,
     CRITERIA,
     EXPLORER_DATASETS,
@@ -51,9 +50,10 @@ from dpviz.reproduce_fs import (
     explorer_depth,
     explorer_point,
     fit_one,
-    jpw_table1_comparison,
-    summarize,
 )
+from dpviz.paper_results import FS_TABLE1, FS_TABLE1_ALGORITHMS
+from dpviz.plots import accuracy_chart
+from dpviz.reproduce_fs import jpw_table1_comparison, percent_summary
 from dpviz.trees.id3_view import ledger_level_chart, tree_chart, tree_frame
 from dpviz.validation import check_epsilon, check_int
 from dpviz.widgets import choice_dropdown, depth_slider, epsilon_slider, int_slider
@@ -265,7 +265,7 @@ def table1_table(runs: pd.DataFrame) -> pd.DataFrame:
     runs : DataFrame
         From :func:`table1_runs` (or :func:`dpviz.reproduce_fs.fs_table1`).
     """
-    ours = summarize(runs)
+    ours = percent_summary(runs)
     merged = ours.merge(FS_TABLE1, on=["n", "algorithm"], suffixes=("", "_paper"))
     merged = merged.rename(columns={"mean": "ours", "mean_paper": "paper"})
     wide = merged.pivot_table(index="n", columns="algorithm", values=["ours", "paper"])
@@ -279,7 +279,7 @@ def table1_table(runs: pd.DataFrame) -> pd.DataFrame:
 
 def table1_chart(runs: pd.DataFrame, *, width: int = 170) -> alt.FacetChart:
     """Ours (mean with a ±1 standard-error bar) and the paper's mean, per algorithm and n."""
-    ours = summarize(runs)
+    ours = percent_summary(runs)
     ours["low"] = ours["mean"] - ours["sem"]
     ours["high"] = ours["mean"] + ours["sem"]
     ours["source"] = "ours"

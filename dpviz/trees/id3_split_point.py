@@ -38,7 +38,7 @@ float itself.
 The continuous sampler is kept as a teaching target only: :func:`choose_split_point_continuous`
 warns :class:`~dpviz.errors.NotProvenPrivateWarning` on every call and no estimator uses
 it; :func:`split_point_ranges` and :func:`split_point_probabilities` still draw the paper's
-density (``dpviz.reproduce_fs.split_point_frame``).
+density (``dpviz.experiments.fs_runs.split_point_frame``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,904 @@
+"""The FS runs behind notebook 03: its explorers' data, fits and ε curves, and small tables.
+
+:mod:`dpviz.explore.fs` draws these; the full reproductions of the paper are in
+:mod:`dpviz.reproduce_fs`. Contents: the explorer's data sets and settings
+(:func:`prepared`, :func:`explorer_data`), one fit (:func:`fs_estimator`,
+:func:`fit_one`), the budget split per query (:func:`budget_split`,
+:func:`query_epsilons`), the in-process accuracy cache (:func:`explorer_point`,
+:func:`explorer_curve`), the exact probabilities of FS Table 1 and §4.3
+(:func:`split_choice_table`, :func:`split_point_frame`, :func:`split_point_grid_frame`),
+and cached reduced runs of the reproductions (:func:`table1_runs`, :func:`fig4_runs`,
+:func:`fig5_runs`, :func:`jpw_runs`, :func:`stopping_table`, :func:`pruning_table`).
+Accuracies are fractions.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import train_test_split
+
+from dpviz import mechanisms
+from dpviz.datasets import load
+from dpviz.domain import Attribute, Categorical, Domain, Numeric
+from dpviz.errors import InvalidParameterError
+from dpviz.experiments.runner import cache
+from dpviz.paper_results import FS_TABLE1, FS_TABLE1_ALGORITHMS
+from dpviz.reproduce_fs import evaluate_encoded, fs_fig4, fs_fig5, fs_table1, jpw_table1
+from dpviz.synthetic import fs_numeric_split_data, fs_single_split_data
+from dpviz.trees.id3 import (
+    DEFAULT_SPLIT_CELLS,
+    SQRT2,
+    DiffPID3Classifier,
+    SuLQID3Classifier,
+    grid_split_qualities,
+    split_grid,
+    split_point_grid_probabilities,
+    split_point_probabilities,
+    split_point_ranges,
+)
+from dpviz.trees.id3_quality import get_criterion
+from dpviz.validation import check_epsilon, check_int
+
+__all__ = [
+    "ADULT_BINS",
+    "ADULT_SAMPLE",
+    "ALGORITHM_NAMES",
+    "CRITERIA",
+    "EXPLORER_DATASETS",
+    "EXPLORER_EPSILONS",
+    "FS_ROWS",
+    "REPEATS",
+    "SIZE_BOUND",
+    "Prepared",
+    "binned_split_point_mass",
+    "budget_split",
+    "check_criterion",
+    "check_dataset",
+    "explorer_curve",
+    "explorer_data",
+    "explorer_defaults",
+    "explorer_depth",
+    "explorer_point",
+    "fig4_runs",
+    "fig5_runs",
+    "fit_one",
+    "fs_estimator",
+    "jpw_runs",
+    "prepared",
+    "pruning_table",
+    "query_epsilons",
+    "split_choice_table",
+    "split_point_frame",
+    "split_point_grid_frame",
+    "split_point_mass",
+    "stopping_table",
+    "table1_runs",
+]
+
+#: Data sets of the explorers.
+EXPLORER_DATASETS = ("fs-single-split", "nursery", "adult")
+
+
+#: Criteria of the explorers: the three quality functions of DiffPID3 and the SuLQ-based ID3.
+CRITERIA = ("infogain", "gini", "max", "sulq")
+
+
+#: Names of the algorithms, as FS Table 1 writes them (DiffPC4.5 when numeric attributes).
+ALGORITHM_NAMES = {
+    "infogain": "DiffPID3-InfoGain",
+    "gini": "DiffPID3-Gini",
+    "max": "DiffPID3-Max",
+    "sulq": "SuLQ-based ID3",
+}
+
+
+#: Budgets B of the explorer's cached accuracy curve (ε = ∞ is the reference line).
+EXPLORER_EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
+
+
+#: Fits per point of the explorer (the band is their spread); cheap data gets more.
+REPEATS = {"fs-single-split": 10, "nursery": 4, "adult": 4}
+
+
+#: Public bound N on the number of rows, for the InfoGain sensitivity (FS: 5,000 for the
+
+
+#: single split of Table 1, 50,000 for Adult; Nursery's 12,960 rows are under 50,000 too).
+SIZE_BOUND = {"fs-single-split": 5_000, "nursery": 50_000, "adult": 50_000}
+
+
+#: Training rows of the explorer's FS single-split data (FS Table 1: 1,000 to 5,000).
+FS_ROWS = 2_000
+
+
+#: Rows of the explorer's Adult sample (stratified, before the 75/25 split).
+ADULT_SAMPLE = 5_000
+
+
+#: Equal-width bins of each numeric Adult attribute for the SuLQ-based ID3 (nominal only).
+ADULT_BINS = 4
+
+
+_DEPTHS = {"fs-single-split": 1, "nursery": 3, "adult": 3}
+
+
+@dataclass(frozen=True, eq=False)
+
+
+class Prepared:
+    """A data set of the explorers, encoded once with its public domain.
+
+    Attributes
+    ----------
+    name : str
+        One of :data:`EXPLORER_DATASETS`.
+    domain : Domain
+        The public schema the trees are built with.
+    X_train, y_train, X_test, y_test : ndarray
+        Encoded rows and class codes of the training and test parts.
+    size_bound : int
+        The public bound N (:data:`SIZE_BOUND`).
+    note : str
+        One line on what the rows are (shown in the charts).
+    """
+
+    name: str
+    domain: Domain
+    X_train: np.ndarray
+    y_train: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    size_bound: int
+    note: str
+
+
+def check_dataset(dataset: str) -> str:
+    """``dataset`` if it is one of :data:`EXPLORER_DATASETS`, else raise."""
+    if dataset not in EXPLORER_DATASETS:
+        raise InvalidParameterError(
+            f"dataset must be one of {list(EXPLORER_DATASETS)}, got {dataset!r}"
+        )
+    return dataset
+
+
+def check_criterion(criterion: str) -> str:
+    """``criterion`` if it is one of :data:`CRITERIA`, else raise."""
+    if criterion not in CRITERIA:
+        raise InvalidParameterError(f"criterion must be one of {list(CRITERIA)}, got {criterion!r}")
+    return criterion
+
+
+def _stratified(X: pd.DataFrame, y: pd.Series, **kwargs: Any) -> list[Any]:
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "The least populated class", UserWarning)
+        try:
+            return train_test_split(X, y, stratify=y, random_state=0, **kwargs)
+        except ValueError:  # a class too small to stratify
+            return train_test_split(X, y, random_state=0, **kwargs)
+
+
+def _binned(domain: Domain, codes: np.ndarray, n_bins: int) -> tuple[Domain, np.ndarray]:
+    """Numeric attributes cut into ``n_bins`` equal-width bins of their *public* bounds."""
+    codes = codes.copy()
+    attributes: list[Attribute] = []
+    for j, a in enumerate(domain.attributes):
+        if isinstance(a, Numeric):
+            width = (a.high - a.low) / n_bins
+            codes[:, j] = np.clip(np.floor((codes[:, j] - a.low) / width), 0, n_bins - 1)
+            edges = [a.low + k * width for k in range(n_bins + 1)]
+            labels = tuple(f"[{edges[k]:.4g}, {edges[k + 1]:.4g})" for k in range(n_bins))
+            attributes.append(Categorical(a.name, labels))
+        else:
+            attributes.append(a)
+    return Domain(attributes, domain.classes, target=domain.target), codes
+
+
+@functools.cache
+
+
+def prepared(dataset: str, binned: bool = False) -> Prepared:
+    """The explorer's rows of ``dataset``, split and encoded once (cached in-process).
+
+    * ``"fs-single-split"``: :func:`~dpviz.synthetic.fs_single_split_data` with
+      :data:`FS_ROWS` noisy training rows (p_noise = 0.1, seed 0) and its 10,000 noiseless
+      test rows, as FS Table 1;
+    * ``"nursery"``: all 12,960 rows, a stratified 75/25 split (seed 0);
+    * ``"adult"``: a stratified sample of :data:`ADULT_SAMPLE` of the 45,222 rows, then a
+      stratified 75/25 split (seed 0).
+
+    Parameters
+    ----------
+    dataset : str
+        One of :data:`EXPLORER_DATASETS`.
+    binned : bool, default False
+        Replace every numeric attribute by :data:`ADULT_BINS` equal-width bins of its public
+        bounds (for the SuLQ-based ID3, which handles nominal attributes only).
+
+    Returns
+    -------
+    Prepared
+    """
+    check_dataset(dataset)
+    if dataset == "fs-single-split":
+        data = fs_single_split_data(FS_ROWS, random_state=0)
+        assert data.test is not None
+        X_train, y_train, X_test, y_test = data.X, data.y, data.test.X, data.test.y
+        note = f"{FS_ROWS:,} noisy training rows (p_noise = 0.1), 10,000 noiseless test rows"
+    else:
+        data = load(dataset)
+        X, y = data.X, data.y
+        if dataset == "adult":
+            X, _, y, _ = _stratified(X, y, train_size=ADULT_SAMPLE)
+        X_train, X_test, y_train, y_test = _stratified(X, y, test_size=0.25)
+        note = f"{len(y_train):,} training and {len(y_test):,} test rows (stratified split)"
+    domain = data.domain
+    train = domain.encode(X_train)
+    test = domain.encode(X_test)
+    if binned and not domain.categorical_mask.all():
+        domain, train = _binned(data.domain, train, ADULT_BINS)
+        _, test = _binned(data.domain, test, ADULT_BINS)
+        note += f"; numeric attributes in {ADULT_BINS} equal-width bins"
+    return Prepared(
+        name=dataset,
+        domain=domain,
+        X_train=train,
+        y_train=data.domain.encode_labels(y_train),
+        X_test=test,
+        y_test=data.domain.encode_labels(y_test),
+        size_bound=SIZE_BOUND[dataset],
+        note=note,
+    )
+
+
+def explorer_data(dataset: str, criterion: str) -> Prepared:
+    """The explorer's rows for ``criterion`` (binned numeric attributes for SuLQ)."""
+    return prepared(dataset, binned=criterion == "sulq")
+
+
+def fs_estimator(
+    criterion: str,
+    epsilon: float,
+    depth: int | None,
+    *,
+    domain: Domain,
+    size_bound: int,
+    random_state: int,
+    prune: bool = False,
+) -> DiffPID3Classifier | SuLQID3Classifier:
+    """The FS estimator of ``criterion``: DiffPID3 (C4.5 with numeric attributes) or SuLQ-ID3.
+
+    Parameters
+    ----------
+    criterion : {"infogain", "gini", "max", "sulq"}
+        A quality function of DiffPID3, or ``"sulq"`` for the SuLQ-based ID3 (FS Alg. 1).
+    epsilon : float
+        The total budget B (``math.inf``: the non-private reference).
+    depth : int or None
+        Maximal depth d.
+    domain : Domain
+        The public schema.
+    size_bound : int
+        Public bound N (used by InfoGain).
+    random_state : int
+        Seed of the noise.
+    prune : bool, default False
+        Prune with noisy counts (FS Alg. 3; DiffPID3 only).
+    """
+    check_criterion(criterion)
+    if criterion == "sulq":
+        return SuLQID3Classifier(epsilon, depth, domain=domain, random_state=random_state)
+    return DiffPID3Classifier(
+        epsilon,
+        depth,
+        criterion=criterion,
+        size_bound=size_bound,
+        prune=prune,
+        domain=domain,
+        random_state=random_state,
+    )
+
+
+def fit_one(
+    dataset: str, criterion: str, epsilon: float, depth: int, run: int = 0
+) -> tuple[Any, float, float]:
+    """Fit one estimator on the explorer's training rows and score it on the test rows.
+
+    Returns
+    -------
+    model, accuracy, unclassified
+        The fitted estimator (with ``tree_`` and ``ledger_``), its test accuracy and the
+        share of test rows that end in an empty leaf (counted in the accuracy with the
+        label of the nearest non-empty ancestor, see
+        :meth:`~dpviz.trees.id3.DiffPID3Classifier.unclassified_mask`).
+    """
+    data = explorer_data(check_dataset(dataset), check_criterion(criterion))
+    model = fs_estimator(
+        criterion,
+        epsilon,
+        depth,
+        domain=data.domain,
+        size_bound=data.size_bound,
+        random_state=int(run),
+    )
+    model.fit_encoded(data.X_train, data.y_train, data.domain)
+    accuracy, unclassified = evaluate_encoded(model, data.X_test, data.y_test)
+    return model, accuracy, unclassified
+
+
+def budget_split(dataset: str, criterion: str, epsilon: float, depth: int) -> dict[str, Any]:
+    """Where the budget of one node goes (FS Alg. 1/2 line 3, §4.3).
+
+    Returns
+    -------
+    dict
+        ``level`` (ε of every query of a level: B/(2(d+1)), or B/((2+n)d+2) with n numeric
+        attributes), ``split_queries`` (queries that choose the split at the root: 2|A|
+        noisy histograms for SuLQ, 1 exponential mechanism otherwise, plus n split
+        points), ``split_epsilon`` (ε of each of them), ``sensitivity`` (of the split
+        query's score; 1 for a count), ``numeric`` (n) and ``attributes`` (|A|).
+    """
+    data = explorer_data(check_dataset(dataset), check_criterion(criterion))
+    eps = check_epsilon(epsilon, "epsilon", allow_inf=True)
+    d = check_int(depth, "depth", minimum=0)
+    k = len(data.domain)
+    n_numeric = int((~data.domain.categorical_mask).sum())
+    if criterion == "sulq":
+        level = eps / (2 * (d + 1))
+        return {
+            "level": level,
+            "split_queries": 2 * k,
+            "split_epsilon": level / (2 * k),
+            "sensitivity": 1.0,
+            "numeric": 0,
+            "attributes": k,
+        }
+    crit = get_criterion(criterion)
+    level = eps / ((2 + n_numeric) * d + 2)
+    return {
+        "level": level,
+        "split_queries": 1 + n_numeric,
+        "split_epsilon": level,
+        "sensitivity": crit.sensitivity(data.size_bound),
+        "numeric": n_numeric,
+        "attributes": k,
+    }
+
+
+def _discrete_laplace_std(epsilon: float) -> float:
+    q = math.exp(-epsilon)
+    return math.sqrt(2 * q) / (1 - q)
+
+
+def query_epsilons(
+    dataset: str = "fs-single-split", epsilon: float = 0.1, depth: int = 1, run: int = 0
+) -> pd.DataFrame:
+    """The root's queries of each algorithm, read from the ledger of a real fit.
+
+    Returns
+    -------
+    DataFrame
+        One row per (algorithm, kind of query) at depth 0: ``algorithm``, ``query`` (the
+        ledger label), ``mechanism``, ``queries``, ``epsilon`` (of each), ``charged`` (their
+        total) and ``count_noise_std`` (the standard deviation of the discrete Laplace
+        noise on a count at that ε; empty for the exponential mechanism).
+    """
+    rows = []
+    for criterion in CRITERIA:
+        model, _, _ = fit_one(dataset, criterion, epsilon, depth, run)
+        frame = model.ledger_.to_frame()
+        root = frame[frame["depth"] == 0]
+        for (label, mechanism), group in root.groupby(["label", "mechanism"], sort=False):
+            eps = float(group["epsilon"].max())
+            rows.append(
+                {
+                    "algorithm": ALGORITHM_NAMES[criterion],
+                    "query": label,
+                    "mechanism": mechanism,
+                    "queries": len(group),
+                    "epsilon": eps,
+                    "charged": float(group["charged"].sum()),
+                    "count_noise_std": (
+                        _discrete_laplace_std(eps) if "laplace" in mechanism else math.nan
+                    ),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def explorer_defaults(dataset: str) -> dict[str, int]:
+    """The explorer's depth for ``dataset``: 1 for FS's single split, 3 otherwise."""
+    return {"depth": _DEPTHS[check_dataset(dataset)]}
+
+
+_POINTS: dict[tuple[str, str, float, int], pd.DataFrame] = {}
+
+
+def explorer_point(
+    dataset: str, criterion: str, epsilon: float, depth: int
+) -> pd.DataFrame:
+    """Test accuracy of the fits at one setting (cached in-process; do not mutate).
+
+    :data:`REPEATS` fits with seeds 0, 1, ... (one fit at ε = ∞, the reference).
+    """
+    key = (dataset, criterion, float(epsilon), int(depth))
+    if key not in _POINTS:
+        repeats = 1 if math.isinf(epsilon) else REPEATS[dataset]
+        rows = []
+        for run in range(repeats):
+            model, accuracy, unclassified = fit_one(dataset, criterion, epsilon, depth, run)
+            rows.append(
+                {
+                    "epsilon": float(epsilon),
+                    "repeat": run,
+                    "accuracy": accuracy,
+                    "unclassified": unclassified,
+                    "leaves": model.tree_.n_leaves,
+                }
+            )
+        _POINTS[key] = pd.DataFrame(rows)
+    return _POINTS[key]
+
+
+def explorer_depth(dataset: str, criterion: str, depth: int | None) -> int:
+    """Validate the explorer's setting; ``depth`` or the data set's default depth."""
+    check_dataset(dataset)
+    check_criterion(criterion)
+    if depth is None:
+        return explorer_defaults(dataset)["depth"]
+    return check_int(depth, "depth", minimum=1)
+
+
+def explorer_curve(dataset: str, criterion: str, depth: int | None = None) -> pd.DataFrame:
+    """Test accuracy at every B of :data:`EXPLORER_EPSILONS` and at ε = ∞.
+
+    Returns
+    -------
+    DataFrame
+        One row per (B, fit): ``epsilon``, ``repeat``, ``accuracy``, ``unclassified``,
+        ``leaves``. Each point is cached in-process, so the curve is computed once per
+        (data set, criterion, depth).
+    """
+    d = explorer_depth(dataset, criterion, depth)
+    eps = (*EXPLORER_EPSILONS, math.inf)
+    return pd.concat([explorer_point(dataset, criterion, e, d) for e in eps], ignore_index=True)
+
+
+def _exact_counts(codes: np.ndarray, labels: np.ndarray, n_values: int, n_classes: int) -> Any:
+    """τ_jc of every attribute: shape (attributes, n_values, n_classes). Teaching only."""
+    out = np.zeros((codes.shape[1], n_values, n_classes))
+    for j in range(codes.shape[1]):
+        np.add.at(out[j], (codes[:, j].astype(np.int64), labels), 1.0)
+    return out
+
+
+def split_choice_table(
+    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
+    *,
+    budget: float = 0.1,
+    size_bound: int = 5000,
+    p_noise: float = 0.1,
+    random_state: int = 0,
+) -> pd.DataFrame:
+    """FS Table 1 on the back of an envelope: the chance of the right split, per criterion.
+
+    For each size, one training set of FS Table 1 (:func:`~dpviz.synthetic.fs_single_split_data`,
+    seed ``random_state``) and its *exact* counts τ_jc per attribute (teaching only: a
+    private algorithm never sees them). DiffPID3 at depth 1 chooses the root's attribute by
+    the exponential mechanism at ε = B/4 with P(A) ∝ exp(ε q(A) / 2S); this table gives
+    that probability for the generating attribute, exactly
+    (:func:`dpviz.mechanisms.exponential_probabilities`). A tree with the right split
+    classifies the noiseless test rows perfectly (its two leaves hold hundreds of rows,
+    so their noisy labels are right); a wrong split is a coin flip. Hence the expected
+    accuracy is about 1/2 + P/2.
+
+    Returns
+    -------
+    DataFrame
+        One row per (n, criterion): ``n``, ``criterion``, ``sensitivity`` S, ``q_true``
+        (quality of the generating attribute), ``q_other`` (best other attribute),
+        ``gap_in_noise_units`` = ε (q_true − q_other) / 2S, ``p_true``,
+        ``expected_accuracy`` (%) and ``paper`` (FS Table 1, %).
+    """
+    eps = check_epsilon(budget, "budget") / 4  # B / (2(d+1)) with d = 1
+    rows = []
+    for n in sizes:
+        data = fs_single_split_data(
+            check_int(n, "sizes", minimum=1), p_noise=p_noise, n_test=0,
+            random_state=random_state,
+        )
+        match = re.search(r"decided by (\w+)", data.description)
+        assert match is not None
+        truth = data.domain.index(match.group(1))
+        codes = data.domain.encode(data.X)
+        labels = data.domain.encode_labels(data.y)
+        counts = _exact_counts(codes, labels, 2, 2)
+        for name in ("infogain", "gini", "max"):
+            crit = get_criterion(name)
+            q = np.asarray(crit.quality(counts), dtype=np.float64)
+            s = crit.sensitivity(size_bound)
+            p = mechanisms.exponential_probabilities(q, epsilon=eps, sensitivity=s)
+            others = np.delete(q, truth)
+            algorithm = ALGORITHM_NAMES[name]
+            paper = FS_TABLE1[
+                (FS_TABLE1["n"] == n) & (FS_TABLE1["algorithm"] == algorithm)
+            ]["mean"]
+            rows.append(
+                {
+                    "n": int(n),
+                    "criterion": name,
+                    "sensitivity": s,
+                    "q_true": float(q[truth]),
+                    "q_other": float(others.max()),
+                    "gap_in_noise_units": eps * float(q[truth] - others.max()) / (2 * s),
+                    "p_true": float(p[truth]),
+                    "expected_accuracy": 100 * (0.5 + 0.5 * float(p[truth])),
+                    "paper": float(paper.iloc[0]) if len(paper) else math.nan,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def split_point_frame(
+    n: int = 2000,
+    *,
+    budget: float = 0.1,
+    size_bound: int = 5000,
+    p_noise: float = 0.1,
+    random_state: int = 0,
+) -> pd.DataFrame:
+    """The range-based exponential mechanism of FS §4.3 at the root of FS Fig. 4's data.
+
+    One training set of :func:`~dpviz.synthetic.fs_numeric_split_data` (split at 35 on a
+    numeric attribute over [0, 100]); at the root, the split point of that attribute is
+    drawn at ε = B/((2+3)·1+2) (depth 1, three numeric attributes) with density
+    ∝ exp(ε q(r) / 2S) over [0, 100]: a score-constant range is chosen with probability
+    ∝ exp(ε q_i / 2S)·|R_i| (:func:`~dpviz.trees.id3.split_point_probabilities`), then a
+    point uniformly inside it.
+
+    This is the paper's continuous mechanism, shown as an idea: the estimators release
+    a point of a public grid instead (:func:`split_point_grid_frame`), because the doubles
+    ``rng.uniform(start, end)`` can return depend on the rows' values.
+
+    Returns
+    -------
+    DataFrame
+        One row per (criterion, range): ``criterion``, ``start``, ``end``, ``score``,
+        ``probability`` (of the range) and ``density`` (probability / length; 0 for an
+        empty range).
+    """
+    attribute, values, labels, eps = _split_point_setting(n, budget, p_noise, random_state)
+    frames = []
+    for criterion in ("infogain", "gini", "max"):
+        crit = get_criterion(criterion)
+        starts, ends, scores = split_point_ranges(
+            values, labels, 2, attribute.low, attribute.high, crit
+        )
+        p = split_point_probabilities(
+            starts, ends, scores, epsilon=eps, sensitivity=crit.sensitivity(size_bound)
+        )
+        length = ends - starts
+        frames.append(
+            pd.DataFrame(
+                {
+                    "criterion": criterion,
+                    "start": starts,
+                    "end": ends,
+                    "score": scores,
+                    "probability": p,
+                    "density": np.divide(p, length, out=np.zeros_like(p), where=length > 0),
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def split_point_grid_frame(
+    n: int = 2000,
+    *,
+    budget: float = 0.1,
+    size_bound: int = 5000,
+    p_noise: float = 0.1,
+    n_cells: int = DEFAULT_SPLIT_CELLS,
+    random_state: int = 0,
+) -> pd.DataFrame:
+    """The grid mechanism the estimators use for FS §4.3, at the root of FS Fig. 4's data.
+
+    The setting of :func:`split_point_frame` (same data, same ε), but the split point is
+    one of the interior points of the public grid ``low + (high - low) · i / n_cells`` of
+    [0, 100] (:func:`~dpviz.trees.id3.split_grid`), chosen with probability
+    ∝ exp(ε q_i / 2S) (:func:`~dpviz.trees.id3.split_point_grid_probabilities`): FS's
+    density on a discretised output space. Every point it can release is a public double.
+
+    Parameters
+    ----------
+    n, budget, size_bound, p_noise, random_state
+        As :func:`split_point_frame`.
+    n_cells : int, default 256
+        Cells of the grid (the estimators' ``n_split_cells``).
+
+    Returns
+    -------
+    DataFrame
+        One row per (criterion, candidate): ``criterion``, ``index`` (grid index),
+        ``threshold`` (the grid double), ``score``, ``probability``; ``attrs["range"]`` is
+        the attribute's public range. :func:`split_point_mass` and
+        :func:`split_point_chart` take it as they take :func:`split_point_frame`'s.
+    """
+    attribute, values, labels, eps = _split_point_setting(n, budget, p_noise, random_state)
+    n_cells = check_int(n_cells, "n_cells", minimum=2)
+    grid = split_grid(attribute.low, attribute.high, n_cells)
+    frames = []
+    for criterion in ("infogain", "gini", "max"):
+        crit = get_criterion(criterion)
+        indices, p = split_point_grid_probabilities(
+            values, labels, 2, grid, 0, n_cells,
+            criterion=crit, sensitivity=crit.sensitivity(size_bound), epsilon=eps,
+        )
+        frames.append(
+            pd.DataFrame(
+                {
+                    "criterion": criterion,
+                    "index": indices,
+                    "threshold": grid[indices],
+                    "score": grid_split_qualities(values, labels, 2, grid, 0, n_cells, crit),
+                    "probability": p,
+                }
+            )
+        )
+    frame = pd.concat(frames, ignore_index=True)
+    frame.attrs["range"] = (attribute.low, attribute.high)
+    return frame
+
+
+def _split_point_setting(
+    n: int, budget: float, p_noise: float, random_state: int
+) -> tuple[Numeric, np.ndarray, np.ndarray, float]:
+    """The data of the §4.3 views: the generating attribute, its values, labels and ε."""
+    data = fs_numeric_split_data(
+        check_int(n, "n", minimum=1), p_noise=p_noise, n_test=0, random_state=random_state
+    )
+    match = re.search(r"decided by (\w+)", data.description)
+    assert match is not None
+    name = match.group(1)
+    attribute = data.domain[name]
+    assert isinstance(attribute, Numeric)
+    values = data.domain.encode(data.X)[:, data.domain.index(name)]
+    labels = data.domain.encode_labels(data.y)
+    eps = check_epsilon(budget, "budget") / ((2 + 3) * 1 + 2)
+    return attribute, values, labels, eps
+
+
+def binned_split_point_mass(frame: pd.DataFrame, bins: int) -> pd.DataFrame:
+    """Probability of each of ``bins`` equal-width bins of the range, per criterion."""
+    out = []
+    for criterion, group in frame.groupby("criterion", sort=False):
+        if "threshold" in group:  # the grid mechanism: point masses
+            low, high = frame.attrs["range"]
+            edges = np.linspace(low, high, bins + 1)
+            mass, _ = np.histogram(
+                group["threshold"], bins=edges, weights=group["probability"]
+            )
+            out.append(
+                pd.DataFrame(
+                    {"criterion": criterion, "start": edges[:-1], "end": edges[1:],
+                     "probability": mass}
+                )
+            )
+            continue
+        low, high = float(group["start"].min()), float(group["end"].max())
+        edges = np.linspace(low, high, bins + 1)
+        starts = group["start"].to_numpy()[:, None]
+        length = (group["end"].to_numpy() - group["start"].to_numpy())[:, None]
+        share = np.clip(
+            np.divide(edges[None, :] - starts, length, out=np.ones((len(group), bins + 1)),
+                      where=length > 0),
+            0.0,
+            1.0,
+        )
+        cdf = group["probability"].to_numpy() @ share
+        out.append(
+            pd.DataFrame(
+                {"criterion": criterion, "start": edges[:-1], "end": edges[1:],
+                 "probability": np.diff(cdf)}
+            )
+        )
+    return pd.concat(out, ignore_index=True)
+
+
+def split_point_mass(frame: pd.DataFrame, low: float = 30.0, high: float = 40.0) -> pd.Series:
+    """P(low <= drawn split point <= high) per criterion (exact: uniform inside each range).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        From :func:`split_point_frame`, or :func:`split_point_grid_frame` (then the mass of
+        the grid points in ``[low, high]``).
+    """
+    mass = {}
+    for criterion, group in frame.groupby("criterion", sort=False):
+        if "threshold" in group:
+            inside = group["threshold"].between(low, high).to_numpy()
+            mass[criterion] = float(group["probability"].to_numpy()[inside].sum())
+            continue
+        start, end = group["start"].to_numpy(), group["end"].to_numpy()
+        overlap = np.clip(np.minimum(end, high) - np.maximum(start, low), 0.0, None)
+        length = end - start
+        share = np.divide(overlap, length, out=np.zeros_like(length), where=length > 0)
+        mass[criterion] = float(group["probability"].to_numpy() @ share)
+    return pd.Series(mass, name=f"P({low:g} <= split point <= {high:g})")
+
+
+_fs_table1 = cache(fs_table1)
+
+
+_fs_fig4 = cache(fs_fig4)
+
+
+_fs_fig5 = cache(fs_fig5)
+
+
+_jpw_table1 = cache(jpw_table1)
+
+
+_PRIVATE = tuple(a for a in FS_TABLE1_ALGORITHMS if a != "ID3")
+
+
+def table1_runs(
+    runs: int,
+    id3_runs: int,
+    *,
+    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
+    progress: bool = False,
+) -> pd.DataFrame:
+    """FS Table 1 with ``runs`` runs per size for the private algorithms, ``id3_runs`` for ID3.
+
+    The unlimited-depth ID3 column is by far the slowest (trees grown on noisy rows) and
+    varies least (FS: ± 0.5 to 1.5), so it gets fewer runs; run r of every algorithm uses
+    the same training set. Cached on disk (:func:`dpviz.experiments.cache`).
+
+    Returns
+    -------
+    DataFrame
+        As :func:`dpviz.reproduce_fs.fs_table1`.
+    """
+    sizes = tuple(sizes)
+    private = _fs_table1(
+        sizes, runs=check_int(runs, "runs", minimum=1), algorithms=_PRIVATE, progress=progress
+    )
+    id3 = _fs_table1(
+        sizes, runs=check_int(id3_runs, "id3_runs", minimum=1), algorithms=("ID3",),
+        progress=progress,
+    )
+    return pd.concat([id3, private], ignore_index=True)
+
+
+def fig4_runs(
+    sizes: Sequence[int], runs: int, *, progress: bool = False
+) -> pd.DataFrame:
+    """FS Fig. 4 (numeric split at 35, B = 0.1) at ``sizes`` with ``runs`` runs (cached)."""
+    return _fs_fig4(sizes=tuple(sizes), runs=runs, progress=progress)
+
+
+def fig5_runs(
+    sizes: Sequence[int], runs: int, *, progress: bool = False
+) -> pd.DataFrame:
+    """FS Fig. 5 (numeric vs ten bins, B = 0.2, no noise) at ``sizes`` (cached)."""
+    return _fs_fig5(sizes=tuple(sizes), runs=runs, progress=progress)
+
+
+def jpw_runs(
+    runs: int,
+    *,
+    datasets: Sequence[str] = ("nursery", "votes", "mushroom"),
+    progress: bool = False,
+) -> pd.DataFrame:
+    """JPW Table I (private ID3 at ε' = 1 on Nursery, Votes, Mushroom), ``runs`` splits, cached.
+
+    Returns
+    -------
+    DataFrame
+        As :func:`dpviz.reproduce_fs.jpw_table1`.
+    """
+    return _jpw_table1(tuple(datasets), runs=runs, progress=progress)
+
+
+def stopping_table(
+    dataset: str = "adult",
+    budgets: Sequence[float] = (0.5, 1.0, 2.0, 5.0, 10.0),
+    *,
+    depth: int = 3,
+    criterion: str = "max",
+    run: int = 0,
+) -> pd.DataFrame:
+    """FS's stopping rule at work: how many rows a node needs before it may split.
+
+    Line 9 of FS Alg. 1/2 makes a node a leaf when N_T / (t|C|) < √2/ε, with t the largest
+    number of values of a remaining attribute: the node needs N_T ≥ t|C|√2/ε rows. On
+    Adult, ``native-country`` (41 values) sets t for every node that may still use it.
+
+    Returns
+    -------
+    DataFrame
+        One row per B: ``budget``, ``epsilon`` (per query), ``t``, ``rows_needed`` at the
+        root, ``training_rows``, ``depth`` and ``leaves`` of the fitted tree,
+        ``accuracy`` (%) and ``majority`` (% of the largest class in the test rows).
+    """
+    data = explorer_data(check_dataset(dataset), check_criterion(criterion))
+    t = int(max(a.n_values if isinstance(a, Categorical) else 2 for a in data.domain))
+    n_classes = data.domain.n_classes
+    majority = 100 * np.bincount(data.y_test).max() / len(data.y_test)
+    rows = []
+    for budget in budgets:
+        model, accuracy, _ = fit_one(dataset, criterion, budget, depth, run)
+        eps = model.epsilon_
+        rows.append(
+            {
+                "budget": float(budget),
+                "epsilon": eps,
+                "t": t,
+                "rows_needed": t * n_classes * SQRT2 / eps,
+                "training_rows": len(data.y_train),
+                "depth": model.tree_.depth,
+                "leaves": model.tree_.n_leaves,
+                "accuracy": 100 * accuracy,
+                "majority": majority,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def pruning_table(
+    dataset: str = "nursery",
+    budget: float = 1.0,
+    *,
+    depth: int = 5,
+    criterion: str = "max",
+    runs: int = 5,
+) -> pd.DataFrame:
+    """FS Alg. 3 at work: the same trees unpruned and pruned with their own noisy counts.
+
+    For each run the tree is built once (same seed) and scored before and after pruning;
+    pruning reads no row, so both ledgers are identical.
+
+    Returns
+    -------
+    DataFrame
+        One row per (run, pruned): ``run``, ``pruned``, ``leaves``, ``accuracy`` (%),
+        ``spent`` (ε in the ledger).
+    """
+    data = explorer_data(check_dataset(dataset), check_criterion(criterion))
+    if criterion == "sulq":
+        raise InvalidParameterError("pruning with noisy counts (FS Alg. 3) is for DiffPID3")
+    rows = []
+    for run in range(check_int(runs, "runs", minimum=1)):
+        for prune in (False, True):
+            model = fs_estimator(
+                criterion,
+                budget,
+                depth,
+                domain=data.domain,
+                size_bound=data.size_bound,
+                random_state=run,
+                prune=prune,
+            )
+            model.fit_encoded(data.X_train, data.y_train, data.domain)
+            accuracy, _ = evaluate_encoded(model, data.X_test, data.y_test)
+            rows.append(
+                {
+                    "run": run,
+                    "pruned": prune,
+                    "leaves": model.tree_.n_leaves,
+                    "accuracy": 100 * accuracy,
+                    "spent": model.ledger_.spent,
+                }
+            )
+    return pd.DataFrame(rows)
