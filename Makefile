@@ -38,6 +38,7 @@ notebooks: $(STAMP)
 
 strip: $(STAMP)
 	$(BIN)/nbstripout --keep-output --keep-count --extra-keys "metadata.widgets cell.metadata.widgets" $(NOTEBOOKS)
+	$(BIN)/python .ci/strip_progress.py $(NOTEBOOKS)
 
 # Benchmarks (not tests): times dpviz against diffprivlib (in its own venv, bench/.venv-diffprivlib,
 # created on first use) and rewrites its sections of docs/benchmarks.md; then the full 200-run
