@@ -1,10 +1,10 @@
 """Same seeds, same models: every estimator's probabilities match the code before issue 12.
 
 The hashes below are SHA-256 prefixes of ``predict_proba`` on held-out rows (votes: 145,
-nursery: 1,334), computed with commit 4864ebe (before the architecture step moved the estimators onto one encoded
-fast path and the explorers onto public APIs). The refactoring was meant to change no
-output; this test fails if a later change alters any fit for these seeds (then say so in
-the commit and update the hashes deliberately).
+nursery: 1,334), computed with commit 4864ebe (before the architecture step moved the
+estimators onto one encoded fast path and the explorers onto public APIs). The
+refactoring was meant to change no output; this test fails if a later change alters any
+fit for these seeds (then say so in the commit and update the hashes deliberately).
 """
 
 from __future__ import annotations
