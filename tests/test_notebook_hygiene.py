@@ -32,3 +32,7 @@ def test_notebook_conventions(path):
             assert "application/vnd.jupyter.widget-view+json" not in out.get("data", {}) or (
                 "NBVAL_IGNORE_OUTPUT" in cell.source
             ), "cells that draw widgets must be marked NBVAL_IGNORE_OUTPUT"
+            text = out.get("data", {}).get("text/plain", "")
+            if "application/vnd.jupyter.widget-view+json" in out.get("data", {}):
+                # an unrun notebook shows this fallback text where the explorer will be
+                assert "run this cell" in text, f"widget fallback text {text[:40]!r} (make strip)"
