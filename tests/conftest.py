@@ -2,3 +2,14 @@ import os
 
 # Unit tests never read or write the on-disk result cache of dpviz.experiments.
 os.environ["DPVIZ_CACHE"] = "off"
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Say loudly when the real-browser test did not run (it needs Debian's chromium)."""
+    skipped = terminalreporter.stats.get("skipped", [])
+    if any("test_browser" in getattr(r, "nodeid", "") for r in skipped):
+        terminalreporter.write_sep(
+            "!", "BROWSER TEST SKIPPED: no chromium here. Install Debian's chromium "
+            "(sudo apt-get install chromium) to run it; .ci/run installs it and never skips",
+            yellow=True, bold=True,
+        )
