@@ -148,7 +148,13 @@ def test_reproduction_settings_and_tables():
     )
     wide = fi.side_by_side(frame)
     assert list(wide.columns) == ["rosnam", "exponential", "exponential FI"]
-    fi.paper_chart(frame, title="t").to_dict()
+    spec = fi.paper_chart(frame, title="t").to_dict()
+    # the axis starts at 40 %: every layer is clipped to the plot (issue 13: bars spilled
+    # below the axis, over the data-set names)
+    for layer in spec["layer"]:
+        assert layer["mark"]["clip"] is True
+        domain = layer["encoding"]["y"].get("scale", {}).get("domain")
+        assert domain in (None, [40, 100])
 
 
 # ---------------------------------------------------------------------------------- lessons
