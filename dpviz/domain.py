@@ -95,7 +95,8 @@ class Numeric:
     low, high : float
         Public bounds, taken from documentation (never from the rows). Values
         outside are clipped on encoding (the standard practice for bounded
-        DP mechanisms) unless ``out_of_bounds="raise"`` is asked for.
+        DP mechanisms) unless ``out_of_bounds="raise"`` is asked for; an infinite
+        value is always refused (:meth:`Domain.encode`).
 
     """
 
@@ -146,6 +147,11 @@ def _is_number(value: object) -> bool:
     return True
 
 
+def _is_int(value: object) -> bool:
+    """True for a Python or numpy integer (not a bool)."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
+
+
 def _lookup(index: pd.Index, values: np.ndarray) -> np.ndarray:
     """Codes of ``values`` in ``index`` (−1 when absent), accepting the string form of a value.
 
@@ -163,6 +169,27 @@ def _lookup(index: pd.Index, values: np.ndarray) -> np.ndarray:
         by_str = {str(v): i for i, v in enumerate(index)}
         codes[miss] = [by_str.get(str(v), UNKNOWN_CODE) for v in values[miss]]
     return codes
+
+
+def check_unique_columns(X: pd.DataFrame) -> None:
+    """Refuse a DataFrame whose column names repeat, naming the repeated ones.
+
+    A column is found by its name, so two columns of one name leave it ambiguous which
+    holds the attribute (pandas would hand back both, and the encoding would fail deep
+    inside numpy or mix the two).
+
+    Raises
+    ------
+    ColumnMismatchError
+        If a column name occurs more than once.
+    """
+    duplicated = X.columns[X.columns.duplicated()]
+    if len(duplicated):
+        names = list(dict.fromkeys(duplicated))
+        raise ColumnMismatchError(
+            f"X has duplicated column names: {names}; every attribute must be one column "
+            "(rename or drop the copies, e.g. X.loc[:, ~X.columns.duplicated()])"
+        )
 
 
 class Domain:
@@ -348,9 +375,12 @@ class Domain:
         Raises
         ------
         ColumnMismatchError
-            Columns missing or extra (DataFrame), or wrong width (array).
+            Columns missing, extra or duplicated (DataFrame), or wrong width (array).
         MissingValueError
             A NaN / None anywhere.
+        InvalidParameterError
+            An infinite numeric value (``inf``, or the string ``"inf"`` in an object
+            column), which is refused rather than clipped.
         UnknownCategoryError
             An unknown category with ``unknown="raise"``.
 
@@ -366,14 +396,8 @@ class Domain:
         n = block.shape[0] if block is not None else len(X)
         out = np.empty((n, len(self)), dtype=np.float64)
         if block is not None and len(numeric):
-            if np.isnan(block).any():  # contiguous pass; locate the column only on failure
-                nan = np.isnan(block).any(axis=0)
-                a = self.attributes[numeric[np.argmax(nan)]]
-                bad = int(np.flatnonzero(np.isnan(block[:, np.argmax(nan)]))[0])
-                raise MissingValueError(
-                    f"attribute {a.name!r} has a missing value (row {bad}); the papers' rules for "
-                    "missing values are applied by dpviz.datasets.load, or impute them first"
-                )
+            if not np.isfinite(block).all():  # contiguous pass; locate the column on failure
+                self._refuse_non_finite(block, numeric)
             low, high = self.bounds[numeric, 0], self.bounds[numeric, 1]
             if out_of_bounds == "raise":
                 outside = (block < low) | (block > high)
@@ -400,6 +424,33 @@ class Domain:
                 )
             out[:, j] = self._encode_categorical(a, col, unknown)
         return out
+
+    def _refuse_non_finite(self, block: np.ndarray, numeric: np.ndarray) -> None:
+        """Name the attribute and row of the first NaN (missing) or infinite numeric value.
+
+        Infinity is refused whatever the column's dtype (a float column, or ``inf`` /
+        ``"inf"`` in an object or string column): clipping it to the public bound would
+        silently turn an error in the data into the most extreme legal value.
+        """
+        nan = np.isnan(block)
+        if nan.any():
+            col = int(np.argmax(nan.any(axis=0)))
+            a = self.attributes[numeric[col]]
+            bad = int(np.flatnonzero(nan[:, col])[0])
+            raise MissingValueError(
+                f"attribute {a.name!r} has a missing value (row {bad}); the papers' rules for "
+                "missing values are applied by dpviz.datasets.load, or impute them first"
+            )
+        inf = np.isinf(block)
+        col = int(np.argmax(inf.any(axis=0)))
+        a = self.attributes[numeric[col]]
+        bad = int(np.flatnonzero(inf[:, col])[0])
+        value = float(block[bad, col])
+        raise InvalidParameterError(
+            f"attribute {a.name!r} contains infinity (row {bad}, value {value!r}); "
+            f"a numeric attribute needs finite values (its public bounds are "
+            f"[{a.low:g}, {a.high:g}]): fix or drop the row"
+        )
 
     def _numeric_block(self, X: pd.DataFrame | np.ndarray, numeric: np.ndarray) -> np.ndarray:
         """The numeric attributes' columns as one float array (validates the columns first)."""
@@ -447,6 +498,7 @@ class Domain:
 
     def _check_columns(self, X: pd.DataFrame | np.ndarray) -> None:
         if isinstance(X, pd.DataFrame):
+            check_unique_columns(X)
             missing = [n for n in self.names if n not in X.columns]
             extra = [c for c in X.columns if c not in self._index]
             if missing or extra:
@@ -479,9 +531,8 @@ class Domain:
         bad = np.flatnonzero(codes < 0)
         if bad.size:
             hint = ""
-            if values.dtype.kind in "iu" and not any(
-                isinstance(c, (int, np.integer)) for c in self.classes
-            ):
+            if _is_int(values[bad[0]]) and not any(_is_int(c) for c in self.classes):
+                # the labels may arrive as an object array (estimators tidy y that way)
                 hint = (
                     ". Integer labels for a domain of non-integer classes: scikit-learn's "
                     "cross_val_predict(method='predict_proba') re-encodes y as 0..K-1 before "

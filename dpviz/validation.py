@@ -115,3 +115,26 @@ def check_random_state(
         return np.random.default_rng(random_state.randint(0, 2**32, size=4, dtype=np.uint64))
     allowed = "an int seed, a numpy.random.Generator" + (" or None" if allow_none else "")
     raise InvalidParameterError(f"{name} must be {allowed}, got {random_state!r}")
+
+
+def check_bool(value: object, name: str) -> bool:
+    """Return ``value`` as a Python bool if it is a bool or a numpy bool.
+
+    Anything else is refused, in particular the strings ``"no"`` and ``"False"`` and the
+    numbers 0 and 1, which Python would read as a truth value without a word.
+
+    Parameters
+    ----------
+    value : object
+        The candidate flag.
+    name : str
+        Parameter name used in the error message.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``value`` is not a ``bool`` or a ``numpy.bool_``.
+    """
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    raise InvalidParameterError(f"{name} must be True or False, got {value!r}")

@@ -88,7 +88,7 @@ def private_table(
     the noise of the reference and of the estimator identical.
     """
     rng = check_random_state(random_state)
-    rng.integers(0, 2**63 - 1)  # the estimator's prediction seed (unused here)
+    rng.integers(0, 2**63 - 1)  # the estimator's unknown-routing key (unused here)
     return PrivateTable.from_encoded(codes, labels, domain=domain, epsilon=B, rng=rng)
 
 

@@ -19,6 +19,11 @@ Input conventions (those of scikit-learn, so that its estimator checks pass):
   column names are feature names: a DataFrame with other column names (e.g.
   ``pd.DataFrame(array)``) is read by position like an array, and
   ``feature_names_in_`` is set only when every column name is a string.
+* A DataFrame whose column names are feature names must not repeat a name
+  (:class:`~dpviz.errors.ColumnMismatchError` names the repeated ones).
+* A numeric attribute never holds infinity: ``inf`` is refused in a float column
+  and, alike, ``inf`` or ``"inf"`` in an object or string column (values that are
+  finite but outside the public bounds are clipped).
 * Without a domain, an array column is numeric when every value is a number
   (so an ``object`` array of floats is numeric), categorical otherwise; a
   DataFrame column is categorical when its dtype is not numeric (or is bool).
@@ -41,7 +46,7 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import DataConversionWarning
 
-from dpviz.domain import Domain
+from dpviz.domain import Domain, check_unique_columns
 from dpviz.errors import EmptyDataError, InvalidParameterError, MissingValueError
 from dpviz.validation import check_epsilon, check_random_state
 
@@ -277,8 +282,10 @@ class DPEstimatorMixin:
 
     @staticmethod
     def _as_frame_or_array(X: Any) -> pd.DataFrame | np.ndarray:
-        """A DataFrame or a 2-D numpy array."""
+        """A DataFrame (column names, when they are feature names, unique) or a 2-D array."""
         if isinstance(X, pd.DataFrame):
+            if _string_column_names(X) is not None:
+                check_unique_columns(X)  # names are read: a repeated one is ambiguous
             return X
         if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
             raise TypeError(
@@ -439,7 +446,14 @@ def _infer_kinds(X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
             )
         kind = pd.api.types.infer_dtype(col, skipna=False)
         if kind in _NUMERIC_KINDS:
-            columns[f"x{j}"] = col.astype(np.float64)
+            numbers_ = col.astype(np.float64)
+            if np.isinf(numbers_).any():
+                raise InvalidParameterError(
+                    f"column {j} of X contains infinity (row "
+                    f"{int(np.flatnonzero(np.isinf(numbers_))[0])}); a numeric attribute "
+                    "needs finite values"
+                )
+            columns[f"x{j}"] = numbers_
             continue
         bad = [v for v in col if not isinstance(v, str | bytes | numbers.Number)]
         if bad:

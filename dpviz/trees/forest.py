@@ -25,7 +25,7 @@ from dpviz.privacy import PrivateTable
 from dpviz.trees._base import DPEstimatorMixin, check_encoded
 from dpviz.trees.depth import fletcher_islam_depth
 from dpviz.trees.random_tree import RandomTree, forest_leaf_keys, forest_route
-from dpviz.validation import check_int
+from dpviz.validation import check_bool, check_int
 
 __all__ = ["DPRandomForestClassifier", "ForestLeaves", "get_majority_labels"]
 
@@ -209,14 +209,15 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     def _check_params(self) -> None:
         epsilon = self._epsilon(self.epsilon)
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
+        disjoint = check_bool(self.disjoint, "disjoint")
         if self.leaf_mechanism not in NoisyLeafLabels.MECHANISMS:
             raise InvalidParameterError(
                 f"leaf_mechanism must be one of {NoisyLeafLabels.MECHANISMS}, "
                 f"got {self.leaf_mechanism!r}"
             )
-        self._check_share(NoisyLeafLabels, epsilon if self.disjoint else epsilon / n_trees,
+        self._check_share(NoisyLeafLabels, epsilon if disjoint else epsilon / n_trees,
                           self.leaf_mechanism,
-                          "(disjoint rows)" if self.disjoint else f"split over n_trees={n_trees}")
+                          "(disjoint rows)" if disjoint else f"split over n_trees={n_trees}")
 
     def _fit_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain
@@ -240,7 +241,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
             self.trees_,
             epsilon=epsilon,
             mechanism=self.leaf_mechanism,
-            disjoint=bool(self.disjoint),
+            disjoint=check_bool(self.disjoint, "disjoint"),
             rng=noise_rng,
         )
         table.close()

@@ -69,6 +69,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from dpviz import mechanisms
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.privacy import Ledger, PrivateTable
@@ -99,7 +100,7 @@ from dpviz.trees.id3_split_point import (
 )
 from dpviz.trees.id3_tree import ID3Node, flatten, route
 from dpviz.trees.id3_view import ID3Tree
-from dpviz.validation import check_epsilon, check_int, check_probability
+from dpviz.validation import check_bool, check_epsilon, check_int, check_probability
 
 __all__ = [
     "DEFAULT_SPLIT_CELLS",
@@ -721,8 +722,11 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         budget = check_epsilon(self.epsilon, "epsilon", allow_inf=True)
         depth = _check_depth(self.max_depth, budget)
+        self._check_shares(budget, depth, domain)
         rng = self._rng()
-        self._predict_seed_ = int(rng.integers(0, 2**63 - 1))
+        # the public key of the unknown-category routing (drawn first, as before: the
+        # noise that follows is unchanged), see ``route``
+        self._unknown_key_ = int(rng.integers(0, 2**63 - 1))
         table = PrivateTable.from_encoded(codes, labels, domain=domain, epsilon=budget, rng=rng)
         root = self._build(table, list(domain.names), depth, budget)
         self.ledger_: Ledger = table.ledger
@@ -733,7 +737,29 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._flat_ = flatten(root, domain)
         return self
 
+    def _check_shares(self, budget: float, depth: int | None, domain: Domain) -> None:
+        """Refuse, before any query, a budget whose per-query share the samplers cannot serve.
+
+        The root always queries its noisy count at the level's ε, so a share below
+        :data:`dpviz.mechanisms.MIN_NOISE_RATE` (or one that underflowed to 0) would fail
+        at the first query anyway; here the message names ``epsilon`` as the user passed it.
+        """
+        if math.isinf(budget):
+            return
+        for share, how in self._shares(budget, depth, domain):
+            try:
+                mechanisms.check_noise_rate(share, 1.0, what="the ε of one query")
+            except InvalidParameterError as exc:
+                raise InvalidParameterError(
+                    f"epsilon={self.epsilon!r} {how} gives {share:.6g} per query: {exc}"
+                ) from None
+
     # ------------------------------------------------------------------ hooks
+    def _shares(
+        self, budget: float, depth: int | None, domain: Domain
+    ) -> list[tuple[float, str]]:  # pragma: no cover - overridden
+        return []
+
     def _check_algorithm_params(self, budget: float) -> None:  # pragma: no cover
         pass
 
@@ -752,8 +778,7 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self._leaves_encoded(codes)
 
     def _leaves_encoded(self, codes: np.ndarray) -> np.ndarray:
-        rng = np.random.default_rng(self._predict_seed_)
-        return route(self._flat_, codes, rng)
+        return route(self._flat_, codes, self._unknown_key_)
 
     def label_and_unclassified_encoded(
         self, codes: np.ndarray
@@ -780,8 +805,8 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         A row that ends in an empty leaf (noisy count ``N_T <= 0``: *unclassified*, see
         :meth:`unclassified_mask`) gets the noisy majority of its nearest ancestor with a
         positive noisy count. With ``unknown="random"`` a category outside the public domain
-        goes to a uniformly random child (seeded: the same ``random_state`` gives the same
-        predictions).
+        goes to the child its node's key picks (see the class docstring): a function of the
+        model and the row only.
         """
         check_is_fitted(self, "tree_")
         return self._flat_.label[self._leaves_encoded(codes)]
@@ -842,7 +867,14 @@ class SuLQID3Classifier(_FSTreeClassifier):
         The public schema (nominal attributes only). Without one it is derived from the
         rows with a :class:`~dpviz.errors.PrivacyLeakWarning`.
     unknown : {"raise", "random"}, default "raise"
-        Prediction-time policy for categories outside the domain.
+        Prediction-time policy for categories outside the domain: ``"raise"`` refuses them
+        (:class:`~dpviz.errors.UnknownCategoryError`); ``"random"`` sends such a value, at
+        a node that tests its attribute, to a random child. What is random: the child of
+        each node, a keyed uniform (:func:`dpviz.keyed.uniforms`) of a public per-model key
+        drawn from ``random_state`` at fit time and of the node. It depends on the model
+        and the node only, never on the other rows: a row gets the same prediction alone,
+        in any batch and in any order, and every unknown value at one node goes to the
+        same child (uniform over the key's draw). The key never depends on the rows.
     random_state : int, Generator or None
         Source of the noise; the same int gives the same tree and predictions.
 
@@ -886,6 +918,19 @@ class SuLQID3Classifier(_FSTreeClassifier):
         self, table: PrivateTable, attributes: list[str], depth: int | None, budget: float
     ) -> ID3Node:
         return sulq_id3(table, attributes, depth, budget, stopping=self.stopping)
+
+    def _shares(
+        self, budget: float, depth: int | None, domain: Domain
+    ) -> list[tuple[float, str]]:
+        """ε per level (FS Alg. 1 line 3) and per attribute count query (lines 17-18)."""
+        d = 0 if depth is None else depth
+        level = budget / (2 * (d + 1))
+        shares = [(level, f"split over the {d + 1} levels, ε = B / (2(d+1)) with max_depth={d},")]
+        if d > 0:
+            k = len(domain)
+            shares.append((level / (2 * k), f"split over the {d + 1} levels and the 2|𝒜| = "
+                           f"{2 * k} attribute count queries of a node, ε / (2|𝒜|),"))
+        return shares
 
     def _check_algorithm_params(self, budget: float) -> None:
         if self.stopping not in ("fs", "id3"):
@@ -936,7 +981,14 @@ class DiffPID3Classifier(_FSTreeClassifier):
         The public schema (categorical values, numeric bounds, classes). Without one it is
         derived from the rows with a :class:`~dpviz.errors.PrivacyLeakWarning`.
     unknown : {"raise", "random"}, default "raise"
-        Prediction-time policy for categories outside the domain.
+        Prediction-time policy for categories outside the domain: ``"raise"`` refuses them
+        (:class:`~dpviz.errors.UnknownCategoryError`); ``"random"`` sends such a value, at
+        a node that tests its attribute, to a random child. What is random: the child of
+        each node, a keyed uniform (:func:`dpviz.keyed.uniforms`) of a public per-model key
+        drawn from ``random_state`` at fit time and of the node. It depends on the model
+        and the node only, never on the other rows: a row gets the same prediction alone,
+        in any batch and in any order, and every unknown value at one node goes to the
+        same child (uniform over the key's draw). The key never depends on the rows.
     random_state : int, Generator or None
         Source of the noise; the same int gives the same tree and predictions.
 
@@ -996,7 +1048,17 @@ class DiffPID3Classifier(_FSTreeClassifier):
         self.unknown = unknown
         self.random_state = random_state
 
+    def _shares(
+        self, budget: float, depth: int | None, domain: Domain
+    ) -> list[tuple[float, str]]:
+        """ε per level: FS Alg. 2 line 3, or §4.3 with n numeric attributes."""
+        d = 0 if depth is None else depth
+        n = int((~domain.categorical_mask).sum())
+        how = f"split over the levels, ε = B / ((2+n)d + 2) with n={n}, max_depth={d},"
+        return [(budget / ((2 + n) * d + 2), how)]
+
     def _check_algorithm_params(self, budget: float) -> None:
+        check_bool(self.prune, "prune")
         crit = get_criterion(self.criterion)
         if crit.needs_size_bound and (self.size_bound is not None or math.isfinite(budget)):
             crit.sensitivity(self.size_bound)  # raises if missing or invalid
@@ -1055,7 +1117,14 @@ class DiffPC45Classifier(DiffPID3Classifier):
     domain : Domain, optional
         The public schema.
     unknown : {"raise", "random"}, default "raise"
-        Prediction-time policy for categories outside the domain.
+        Prediction-time policy for categories outside the domain: ``"raise"`` refuses them
+        (:class:`~dpviz.errors.UnknownCategoryError`); ``"random"`` sends such a value, at
+        a node that tests its attribute, to a random child. What is random: the child of
+        each node, a keyed uniform (:func:`dpviz.keyed.uniforms`) of a public per-model key
+        drawn from ``random_state`` at fit time and of the node. It depends on the model
+        and the node only, never on the other rows: a row gets the same prediction alone,
+        in any batch and in any order, and every unknown value at one node goes to the
+        same child (uniform over the key's draw). The key never depends on the rows.
     random_state : int, Generator or None
         Source of the noise.
 

@@ -16,9 +16,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dpviz import keyed
 from dpviz.domain import Domain
 
-__all__ = ["FlatTree", "ID3Node", "flatten", "leaf_distributions", "route"]
+__all__ = ["UNKNOWN_STREAM", "FlatTree", "ID3Node", "flatten", "leaf_distributions", "route"]
+
+#: The keyed-uniform stream (:func:`dpviz.keyed.uniforms`) that picks the child an unknown
+#: category goes to at a node (the random-tree family uses the same stream number).
+UNKNOWN_STREAM = 3
 
 
 @dataclass(eq=False)
@@ -211,8 +216,17 @@ def flatten(root: ID3Node, domain: Domain) -> FlatTree:
     )
 
 
-def route(flat: FlatTree, codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Leaf index (into ``flat``) of every row, level by level with numpy."""
+def route(flat: FlatTree, codes: np.ndarray, key: int) -> np.ndarray:
+    """Leaf index (into ``flat``) of every row, level by level with numpy.
+
+    A categorical code ``-1`` (an unknown category, ``unknown="random"``) goes to child
+    ``floor(u · m)`` of its node, m the node's number of children and ``u`` the keyed
+    uniform (:func:`dpviz.keyed.uniforms`, stream :data:`UNKNOWN_STREAM`) of the node's key
+    ``child_keys(key, node index)``: a pure function of the model's public ``key`` and the
+    node, so a row's leaf never depends on the other rows of the batch or on their order.
+    Every unknown value reaching a node goes to the same child; over the draw of ``key``
+    that child is uniform (up to the 2**-52 grid of the uniforms).
+    """
     node = np.zeros(codes.shape[0], dtype=np.int64)
     for _ in range(flat.depth + 1):
         f = flat.feature[node]
@@ -225,8 +239,11 @@ def route(flat: FlatTree, codes: np.ndarray, rng: np.random.Generator) -> np.nda
         numeric = ~np.isnan(thr)
         branch = np.where(numeric, values > np.where(numeric, thr, 0.0), values)
         branch = branch.astype(np.int64)
-        unknown = ~numeric & (values < 0)  # unknown="random": a uniformly random child
+        unknown = ~numeric & (values < 0)  # unknown="random": the node's keyed child
         if unknown.any():
-            branch[unknown] = rng.integers(0, flat.n_children[here[unknown]])
+            at = here[unknown]
+            node_keys = keyed.child_keys(np.full(at.size, key, dtype=np.uint64), at)
+            u = keyed.uniforms(node_keys, UNKNOWN_STREAM)
+            branch[unknown] = np.floor(u * flat.n_children[at]).astype(np.int64)
         node[idx] = flat.first_child[here] + branch
     return node

@@ -21,11 +21,11 @@ from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.keyed import splitmix64
 from dpviz.leaf_release import NoisyLeafCounts
-from dpviz.privacy import PrivateTable
+from dpviz.privacy import BUDGET_RTOL, PrivateTable
 from dpviz.trees._base import DPEstimatorMixin, check_encoded
 from dpviz.trees.depth import fan_depth
 from dpviz.trees.random_tree import RandomTree, Routing
-from dpviz.validation import check_int
+from dpviz.validation import check_bool, check_int
 
 __all__ = ["PrivateRDTClassifier", "RandomDecisionTreeClassifier", "classify"]
 
@@ -88,9 +88,8 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
         """Class probabilities by JPW Fig. 2 (summed counts over the trees, normalized)."""
         check_is_fitted(self, "trees_")
-        return classify(
-            self._tree_counts(codes), clip_negative=getattr(self, "clip_negative", False)
-        )
+        clip = check_bool(getattr(self, "clip_negative", False), "clip_negative")
+        return classify(self._tree_counts(codes), clip_negative=clip)
 
 
 class RandomDecisionTreeClassifier(_RDTBase):
@@ -148,6 +147,10 @@ class RandomDecisionTreeClassifier(_RDTBase):
         self.unknown = unknown
         self.random_state = random_state
 
+    def _check_params(self) -> None:
+        check_int(self.n_trees, "n_trees", minimum=1)
+        check_bool(self.prune, "prune")
+
     def _fit_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain
     ) -> RandomDecisionTreeClassifier:
@@ -173,13 +176,14 @@ class RandomDecisionTreeClassifier(_RDTBase):
         return levels
 
     def _tree_counts(self, codes: np.ndarray) -> list[np.ndarray]:
+        prune = check_bool(self.prune, "prune")  # read at prediction: set_params may change it
         out = []
         for tree, levels in zip(self.trees_, self.node_counts_, strict=True):
             routing = tree.route(codes)
             t = self.domain_.n_classes
             counts = np.zeros((codes.shape[0], t), dtype=np.int64)
             found = np.zeros(codes.shape[0], dtype=bool)
-            depths = range(self.depth_, -1, -1) if self.prune else [self.depth_]
+            depths = range(self.depth_, -1, -1) if prune else [self.depth_]
             for level in depths:  # deepest visited node first (pruned tree)
                 keys, level_counts = levels[level]
                 row_keys = routing.level_keys[level][routing.level_index[level]]
@@ -290,6 +294,7 @@ class PrivateRDTClassifier(_RDTBase):
                           f"split over n_trees={n_trees}")
 
     def _check_params(self) -> None:
+        check_bool(self.clip_negative, "clip_negative")
         self._check_release(self._epsilon(self.epsilon))
 
     def _fit_codes(
@@ -323,6 +328,33 @@ class PrivateRDTClassifier(_RDTBase):
             )
             for i, tree in enumerate(trees)
         ]
+
+    def _check_update(self, method: str, X_previous: Any, y_previous: Any) -> float:
+        """Everything :meth:`update` checks before it reads a row or releases anything.
+
+        Returns the ε of the update. A refused update leaves the model and ``ledger_``
+        unchanged.
+        """
+        epsilon = self._epsilon(self.epsilon)
+        if method not in ("jpw", "recount", "rebuild"):
+            raise InvalidParameterError(
+                f"method must be 'jpw', 'recount' or 'rebuild', got {method!r}"
+            )
+        self._check_release(epsilon)
+        budget = self.ledger_.total
+        if method == "jpw" and epsilon > budget * (1 + BUDGET_RTOL):
+            raise InvalidParameterError(
+                f"epsilon={self.epsilon!r} is more than the model's budget ledger_.total = "
+                f"{budget:g}: update(method='jpw') releases the new rows in parallel with the "
+                "earlier ones, within that budget. Pass epsilon <= "
+                f"{budget:g} (set_params(epsilon=...)), or method='recount' or 'rebuild', "
+                "which spend epsilon again on all the rows (sequential composition)"
+            )
+        if method != "jpw" and (X_previous is None or y_previous is None):
+            raise InvalidParameterError(
+                f"method={method!r} reads D1 again: pass X_previous and y_previous"
+            )
+        return epsilon
 
     def _tree_counts(self, codes: np.ndarray) -> list[np.ndarray]:
         return [
@@ -362,7 +394,8 @@ class PrivateRDTClassifier(_RDTBase):
                 "located must come from locate_encoded of a model with the same trees"
             )
         counts = [r.per_leaf(c) for r, c in zip(located, self.leaf_counts_, strict=True)]
-        return np.argmax(classify(counts, clip_negative=self.clip_negative), axis=1)
+        clip = check_bool(self.clip_negative, "clip_negative")
+        return np.argmax(classify(counts, clip_negative=clip), axis=1)
 
     def export_release(self, max_leaves: int = 100_000) -> pd.DataFrame:
         """The release, materialized: every leaf of every tree and its (noisy) class counts.
@@ -418,12 +451,7 @@ class PrivateRDTClassifier(_RDTBase):
             ``self``, updated; ``ledger_`` shows the cost.
         """
         check_is_fitted(self, "trees_")
-        epsilon = self._epsilon(self.epsilon)
-        if method not in ("jpw", "recount", "rebuild"):
-            raise InvalidParameterError(
-                f"method must be 'jpw', 'recount' or 'rebuild', got {method!r}"
-            )
-        self._check_release(epsilon)
+        epsilon = self._check_update(method, X_previous, y_previous)
         codes, labels = self._more_rows(X_new, y_new)
         if method == "jpw":
             batch = self._table.append(codes, labels)
@@ -431,10 +459,6 @@ class PrivateRDTClassifier(_RDTBase):
             batch.close()
             self.leaf_counts_ = [old.add(n) for old, n in zip(self.leaf_counts_, new, strict=True)]
             return self
-        if X_previous is None or y_previous is None:
-            raise InvalidParameterError(
-                f"method={method!r} reads D1 again: pass X_previous and y_previous"
-            )
         previous_codes, previous_labels = self._more_rows(X_previous, y_previous)
         union = np.vstack([previous_codes, codes])
         union_labels = np.concatenate([previous_labels, labels])
@@ -447,11 +471,10 @@ class PrivateRDTClassifier(_RDTBase):
             rng=self._noise_rng,
         )
         table.charge_prior(previous, label="earlier release on D1 (sequential)")
-        if method == "rebuild":
-            self.trees_ = self._make_trees(self._structure_rng, self.depth_)
-        self.leaf_counts_ = self._release(
-            table, self.trees_, epsilon, tag=f" ({method} on D1 ∪ D2)"
-        )
+        rebuild = method == "rebuild"
+        trees = self._make_trees(self._structure_rng, self.depth_) if rebuild else self.trees_
+        self.leaf_counts_ = self._release(table, trees, epsilon, tag=f" ({method} on D1 ∪ D2)")
+        self.trees_ = trees
         table.close()
         self._table = table
         self.ledger_ = table.ledger
