@@ -22,6 +22,7 @@ claimed ε — never "private": an audit can refute a claim, not prove one.
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ from scipy import stats
 from dpviz import mechanisms
 from dpviz.errors import InvalidParameterError
 from dpviz.lattice import uniform_lattice_member_any
-from dpviz.validation import check_epsilon, check_int, check_probability
+from dpviz.validation import check_epsilon, check_int, check_positive, check_probability
 
 __all__ = [
     "AuditResult",
@@ -78,13 +79,82 @@ class Interval:
     n: int
 
 
+def _check_alpha(alpha: object, name: str = "alpha") -> float:
+    """Return ``alpha`` as a float if it is a valid 1 − confidence: ``0 < alpha < 1``.
+
+    ``alpha = 1`` is 0 % confidence: the Clopper–Pearson "bounds" collapse to the
+    medians and an audit reports noise as a violation (a correct Laplace at ε = 1 was
+    rejected). ``alpha = 0`` asks for 100 % confidence: the bounds are 0 and 1 and an
+    audit can never find anything.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``alpha`` is not a real number strictly between 0 and 1 (NaN included).
+    """
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
+        raise InvalidParameterError(
+            f"{name} must satisfy 0 < alpha < 1 (it is 1 − the confidence), got {alpha!r}: "
+            "alpha = 1 is 0 % confidence (the bounds collapse to medians and noise looks "
+            "like a violation), alpha = 0 gives bounds that never say anything; "
+            "use e.g. 0.05 for 95 % confidence"
+        )
+    return float(alpha)
+
+
+def _check_counts(count: object, n: int) -> np.ndarray:
+    """``count`` as a float array after checking every value is an integer in [0, n]."""
+    if isinstance(count, bool | np.bool_) or (
+        isinstance(count, np.ndarray) and count.dtype.kind == "b"
+    ):
+        raise InvalidParameterError(f"count must be an integer (or integers), got {count!r}")
+    try:
+        k = np.asarray(count, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(
+            f"count must be an integer (or an array of integers), got {count!r}"
+        ) from None
+    integral = np.isfinite(k) & (k == np.round(k))
+    if not integral.all():
+        bad = np.asarray(count)[~integral].ravel()[0].item() if k.ndim else count
+        raise InvalidParameterError(
+            f"count must be an integer (or integers): the number of samples in the event, "
+            f"got {bad!r}"
+        )
+    outside = (k < 0) | (k > n)
+    if outside.any():
+        bad = np.asarray(count)[outside].ravel()[0].item() if k.ndim else count
+        raise InvalidParameterError(
+            f"count must be between 0 and n = {n} (a number of successes among n samples), "
+            f"got {bad!r}"
+        )
+    return k
+
+
 def clopper_pearson(count: int | np.ndarray, n: int, alpha: float) -> tuple[Any, Any]:
     """One-sided Clopper–Pearson bounds at level ``alpha`` each: (lower, upper).
 
     ``lower`` is the α-quantile of Beta(k, n − k + 1) (0 when k = 0) and ``upper``
     the (1 − α)-quantile of Beta(k + 1, n − k) (1 when k = n): exact binomial bounds.
+
+    Parameters
+    ----------
+    count : int or array of int
+        Successes k, each an integer with 0 ≤ k ≤ n (integral floats are accepted).
+    n : int
+        Trials, n ≥ 1.
+    alpha : float
+        Level of each one-sided bound, 0 < alpha < 1.
+
+    Raises
+    ------
+    InvalidParameterError
+        A count that is not an integer in [0, n], n < 1 or not an integer, or alpha
+        outside (0, 1): none of them has a binomial bound.
     """
-    k = np.asarray(count, dtype=np.float64)
+    n = check_int(n, "n", minimum=1)
+    alpha = _check_alpha(alpha)
+    k = _check_counts(count, n)
     with np.errstate(invalid="ignore"):
         lower = np.where(k > 0, stats.beta.ppf(alpha, k, n - k + 1), 0.0)
         upper = np.where(k < n, stats.beta.ppf(1 - alpha, k + 1, n - k), 1.0)
@@ -201,6 +271,13 @@ def auto_events(
     * vectors (shape (n, d)): the above for each coordinate.
     """
     a, b = np.asarray(a), np.asarray(b)
+    max_values = check_int(max_values, "max_values", minimum=1)
+    n_quantiles = check_int(n_quantiles, "n_quantiles", minimum=1)
+    if a.ndim not in (1, 2) or a.ndim != b.ndim or a.shape[1:] != b.shape[1:]:
+        raise InvalidParameterError(
+            f"auto_events needs samples of shape (n,) or (n, d) on both neighbours, with the "
+            f"same d; got shapes {a.shape} and {b.shape}"
+        )
     if a.ndim == 2:
         events = []
         for j in range(a.shape[1]):
@@ -237,6 +314,8 @@ def laplace_lattice_member(values: np.ndarray, *, center: float, scale: float) -
     around a true value ``center`` the released doubles form a sparse lattice. The test
     inverts each value to the nearest k and checks k - 3 … k + 3 exactly (vectorized).
     """
+    scale = check_positive(scale, "scale")
+    center = _check_finite(center, "center")
     y = np.asarray(values, dtype=np.float64).ravel()
     noise = y - center
     with np.errstate(over="ignore", invalid="ignore"):
@@ -269,7 +348,14 @@ def laplace_lattice_events(scale: float, center: float = 0.0) -> list[Event]:
         The sampler's scale b = Δ/ε.
     center : float, default 0.0
         The true value of neighbour D.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``scale`` is not a finite number > 0 or ``center`` is not finite.
     """
+    scale = check_positive(scale, "scale")
+    center = _check_finite(center, "center")
 
     def on(y: np.ndarray) -> np.ndarray:
         return laplace_lattice_member(y, center=center, scale=scale)
@@ -287,7 +373,15 @@ def uniform_lattice_events(ranges: Sequence[tuple[float, float]]) -> list[Event]
     (FS §4.3 as printed): with D's ranges, every output under D is on their lattice, many
     outputs under D′ are not (:func:`dpviz.lattice.uniform_lattice_member_any`).
     """
-    ranges = [(float(a), float(b)) for a, b in ranges]
+    ranges = [
+        (_check_finite(a, "ranges"), _check_finite(b, "ranges")) for a, b in ranges
+    ]
+    bad = [(a, b) for a, b in ranges if a > b]
+    if not ranges or bad:
+        raise InvalidParameterError(
+            f"ranges must be a non-empty list of (start, end) with finite start <= end, got "
+            f"{bad[0] if bad else ranges!r}"
+        )
 
     def on(y: np.ndarray) -> np.ndarray:
         return uniform_lattice_member_any(np.asarray(y, dtype=np.float64), ranges)
@@ -296,8 +390,42 @@ def uniform_lattice_events(ranges: Sequence[tuple[float, float]]) -> list[Event]
 
 
 # ---------------------------------------------------------------------------------- audit
+def _check_finite(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise InvalidParameterError(f"{name} must be a finite real number, got {value!r}")
+    return float(value)
+
+
 def _counts(events: Sequence[Event], outputs: np.ndarray) -> np.ndarray:
-    return np.array([int(e(outputs).sum()) for e in events])
+    counts = []
+    for e in events:
+        if not isinstance(e, Event):
+            raise InvalidParameterError(
+                f"events must be Event objects (name and membership test), got {e!r}"
+            )
+        mask = e(outputs)
+        if mask.shape != (len(outputs),):
+            raise InvalidParameterError(
+                f"event {e.name!r} returned an array of shape {mask.shape} for "
+                f"{len(outputs)} outputs; an event's test must return one bool per output, "
+                f"shape ({len(outputs)},)"
+            )
+        counts.append(int(mask.sum()))
+    return np.array(counts, dtype=np.int64)
+
+
+def _sample(mechanism: Mechanism, data: Any, n: int, rng: np.random.Generator,
+            which: str) -> np.ndarray:
+    """``n`` outputs of ``mechanism`` on ``data``, refused unless exactly ``n`` were returned."""
+    out = np.asarray(mechanism(data, n, rng))
+    if out.ndim == 0 or out.shape[0] != n:
+        name = getattr(mechanism, "__qualname__", None) or repr(mechanism)
+        raise InvalidParameterError(
+            f"mechanism {name} returned outputs of shape {out.shape} on {which} when asked for "
+            f"n = {n} samples; mechanism(data, n, rng) must return an array of n outputs "
+            f"(shape ({n},) or ({n}, d))"
+        )
+    return out
 
 
 def _select(
@@ -364,9 +492,11 @@ def audit(
     n_samples : int
         Samples per neighbour, split into selection and estimation parts.
     alpha : float
-        1 − confidence; each side's Clopper–Pearson bound uses α/2.
+        1 − confidence, with 0 < alpha < 1; each side's Clopper–Pearson bound uses α/2.
+        ``alpha = 1`` (0 % confidence) is refused: the bounds would collapse to medians
+        and a correct mechanism would be reported as a violation.
     seed : int
-        Seed of the samples.
+        Seed of the samples (an integer ≥ 0).
     selection_fraction : float
         Share of the samples used to choose the event.
     exact_epsilon : float, optional
@@ -380,21 +510,31 @@ def audit(
     Returns
     -------
     AuditResult
+
+    Raises
+    ------
+    InvalidParameterError
+        A parameter outside its range, a mechanism that does not return exactly
+        ``n_samples`` outputs (the message gives the shape it returned), or an event
+        whose test does not return one bool per output.
     """
     start = time.perf_counter()
     if D_prime is None:
         D, D_prime = D
     epsilon = check_epsilon(epsilon, allow_inf=True)
     n_samples = check_int(n_samples, "n_samples", minimum=20)
-    alpha = check_probability(alpha, "alpha")
+    alpha = _check_alpha(alpha)
+    seed = check_int(seed, "seed", minimum=0)
+    if exact_epsilon is not None and exact_epsilon != math.inf:
+        exact_epsilon = check_positive(exact_epsilon, "exact_epsilon", allow_zero=True)
     fraction = check_probability(selection_fraction, "selection_fraction")
     if not 0 < fraction < 1:
         raise InvalidParameterError(f"selection_fraction must be in (0, 1), got {fraction!r}")
     rng = np.random.default_rng(seed)
     n_sel = max(int(n_samples * fraction), 10)
     n_est = n_samples - n_sel
-    out_a = np.asarray(mechanism(D, n_samples, rng))
-    out_b = np.asarray(mechanism(D_prime, n_samples, rng))
+    out_a = _sample(mechanism, D, n_samples, rng, "D")
+    out_b = _sample(mechanism, D_prime, n_samples, rng, "D'")
     sel_a, est_a = out_a[:n_sel], out_a[n_sel:]
     sel_b, est_b = out_b[:n_sel], out_b[n_sel:]
     if isinstance(events, str) and events != "auto":
@@ -446,6 +586,15 @@ def leaf_count_neighbours(
     list of (name, counts, counts')
     """
     n_classes = check_int(n_classes, "n_classes", minimum=2)
+    m_values = list(m_values)
+    bad = [m for m in m_values
+           if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 1]
+    if not m_values or bad:
+        raise InvalidParameterError(
+            f"m_values must be a non-empty list of integers >= 1 (the larger count of the "
+            f"leaf; m = 0 would make a near-tie with a negative count), got "
+            f"{bad[0] if bad else m_values!r}"
+        )
 
     def vec(*head: int) -> np.ndarray:
         v = np.zeros(n_classes, dtype=np.int64)
@@ -495,6 +644,13 @@ def search_neighbours(
     exact : callable, optional
         ``exact(D, D′)`` → the exact privacy loss, reported with the result.
     """
+    pairs = list(pairs)
+    if not pairs:
+        raise InvalidParameterError(
+            "pairs must hold at least one (name, D, D′) candidate, got an empty list; "
+            "e.g. pairs=leaf_count_neighbours()"
+        )
+    _check_alpha(alpha)
     best, best_bound = None, -1.0
     for k, (name, d, d_prime) in enumerate(pairs):
         result = audit(
@@ -581,6 +737,15 @@ def bound_vs_samples(
     DataFrame
         Columns ``mechanism``, ``n_samples``, ``epsilon_lower``, ``epsilon``, ``reject``.
     """
+    if not mechanisms:
+        raise InvalidParameterError("mechanisms must name at least one (mechanism, D, D′)")
+    if isinstance(events, dict):
+        absent = [name for name in mechanisms if name not in events]
+        if absent:
+            raise InvalidParameterError(
+                f"events is a dict but has no entry for mechanism(s) {absent}; give every "
+                "mechanism its events, or pass one list (or 'auto') for all"
+            )
     rows = []
     for name, (mechanism, d, d_prime) in mechanisms.items():
         ev = events[name] if isinstance(events, dict) else events

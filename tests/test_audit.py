@@ -14,13 +14,18 @@ from dpviz import mechanisms
 from dpviz.audit import (
     Event,
     audit,
+    auto_events,
+    bound_vs_samples,
     clopper_pearson,
     estimator_mechanism,
     laplace_lattice_events,
+    laplace_lattice_member,
     leaf_count_neighbours,
     search_neighbours,
+    uniform_lattice_events,
 )
 from dpviz.domain import Categorical, Domain
+from dpviz.errors import InvalidParameterError
 from dpviz.trees.rdt import PrivateRDTClassifier
 
 N = 100_000
@@ -234,3 +239,129 @@ def test_diffpid3_split_choice(criterion, epsilon):
                                               size_bound=50)
     result = audit(mechanism, D, D_prime, epsilon=epsilon, n_samples=N)
     assert not result.reject, result.summary()
+
+
+# ---------------------------------------------------------------- input validation (issue 15)
+@pytest.mark.parametrize("alpha", [1, 1.0, 0, 0.0, -0.1, 1.5, math.nan])
+def test_audit_refuses_an_alpha_outside_zero_one(alpha):
+    # alpha = 1 is 0 % confidence: the "bounds" collapse to medians and a correct Laplace
+    # at ε = 1 was reported as a violation; alpha = 0 gives bounds that are always 0
+    with pytest.raises(InvalidParameterError, match=r"alpha.*0 < alpha < 1") as info:
+        audit(targets.discrete_laplace_count(1.0), 10, 11, epsilon=1.0, n_samples=2_000,
+              alpha=alpha)
+    assert repr(alpha) in str(info.value) or str(alpha) in str(info.value)
+
+
+def test_alpha_one_used_to_reject_a_correct_laplace():
+    # the reported symptom, refused before any sampling
+    with pytest.raises(InvalidParameterError, match="confidence"):
+        audit(targets.laplace_count(1.0), 0, 1, epsilon=1.0, n_samples=20_000, alpha=1)
+
+
+@pytest.mark.parametrize("size", [-1, +1])
+def test_audit_refuses_a_mechanism_with_the_wrong_number_of_outputs(size):
+    def sloppy(data, n, rng):
+        return rng.laplace(data, 1.0, size=n + size)
+
+    with pytest.raises(InvalidParameterError) as info:
+        audit(sloppy, 0, 1, epsilon=1.0, n_samples=2_000)
+    message = str(info.value)
+    assert "sloppy" in message and f"({2_000 + size},)" in message and "2000" in message
+
+
+def test_audit_refuses_a_scalar_output():
+    with pytest.raises(InvalidParameterError, match=r"shape \(\)"):
+        audit(lambda data, n, rng: 0.0, 0, 1, epsilon=1.0, n_samples=2_000)
+
+
+def test_audit_refuses_an_event_with_the_wrong_shape():
+    bad = Event("always", lambda x: True)
+    with pytest.raises(InvalidParameterError, match="always"):
+        audit(targets.discrete_laplace_count(1.0), 0, 1, epsilon=1.0, n_samples=2_000,
+              events=[bad])
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "0"])
+def test_audit_refuses_a_bad_seed(seed):
+    with pytest.raises(InvalidParameterError, match="seed"):
+        audit(targets.discrete_laplace_count(1.0), 0, 1, epsilon=1.0, n_samples=2_000,
+              seed=seed)
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        ((5, 3, 0.05), r"count must be between 0 and n = 3.*got 5"),
+        ((-1, 3, 0.05), r"count.*-1"),
+        ((1.5, 3, 0.05), r"count.*integer"),
+        ((np.array([0, 4]), 3, 0.05), r"count.*4"),
+        ((True, 3, 0.05), r"count.*integer"),
+        ((0, 0, 0.05), r"n must be >= 1, got 0"),
+        ((1, 2.0, 0.05), r"n must be an integer"),
+        ((1, 3, 0.0), r"alpha.*0 < alpha < 1"),
+        ((1, 3, 1.0), r"alpha.*0 < alpha < 1"),
+        ((1, 3, math.nan), r"alpha"),
+    ],
+)
+def test_clopper_pearson_refuses_what_cannot_be_estimated(args, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        clopper_pearson(*args)
+
+
+def test_clopper_pearson_accepts_integral_floats_and_arrays():
+    low, high = clopper_pearson(np.array([0.0, 3.0]), 3, 0.05)
+    assert low[0] == 0 and high[1] == 1 and 0 < low[1] < 1
+    numpy_ints = clopper_pearson(np.int64(2), np.int64(4), 0.05)
+    assert [float(v) for v in numpy_ints] == [float(v) for v in clopper_pearson(2, 4, 0.05)]
+
+
+def test_search_neighbours_refuses_no_pairs():
+    with pytest.raises(InvalidParameterError, match="pairs"):
+        search_neighbours(targets.leaf_vector(0.5), [], epsilon=0.5)
+
+
+@pytest.mark.parametrize("m_values", [(0, 1), (1, -2), (1.5,), ()])
+def test_leaf_count_neighbours_refuses_counts_below_one(m_values):
+    # m = 0 gave a "near-tie (0, -1)" pair: a negative count
+    with pytest.raises(InvalidParameterError, match="m_values"):
+        leaf_count_neighbours(m_values)
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"max_values": 0}, "max_values"),
+    ({"n_quantiles": 0}, "n_quantiles"),
+])
+def test_auto_events_validates_its_limits(kwargs, match):
+    with pytest.raises(InvalidParameterError, match=match):
+        auto_events(np.arange(5.0), np.arange(5.0), **kwargs)
+
+
+def test_auto_events_refuses_mismatched_samples():
+    with pytest.raises(InvalidParameterError, match=r"shapes"):
+        auto_events(np.zeros((5, 2)), np.zeros((5, 3)))
+    with pytest.raises(InvalidParameterError, match=r"shapes"):
+        auto_events(np.zeros((5, 2, 2)), np.zeros((5, 2, 2)))
+
+
+@pytest.mark.parametrize("scale", [0.0, -1.0, math.nan, math.inf])
+def test_lattice_events_refuse_a_bad_scale(scale):
+    with pytest.raises(InvalidParameterError, match="scale"):
+        laplace_lattice_events(scale)
+    with pytest.raises(InvalidParameterError, match="scale"):
+        laplace_lattice_member(np.zeros(3), center=0.0, scale=scale)
+
+
+def test_uniform_lattice_events_refuse_bad_ranges():
+    with pytest.raises(InvalidParameterError, match="ranges"):
+        uniform_lattice_events([(1.0, 0.0)])
+    with pytest.raises(InvalidParameterError, match="ranges"):
+        uniform_lattice_events([(0.0, math.inf)])
+
+
+def test_bound_vs_samples_refuses_missing_events_and_no_mechanisms():
+    mech = targets.discrete_laplace_count(1.0)
+    with pytest.raises(InvalidParameterError, match="mechanisms"):
+        bound_vs_samples({}, epsilon=1.0)
+    with pytest.raises(InvalidParameterError, match="'b'"):
+        bound_vs_samples({"a": (mech, 0, 1), "b": (mech, 0, 1)}, epsilon=1.0, sizes=(100,),
+                         events={"a": laplace_lattice_events(1.0)})

@@ -10,8 +10,10 @@ replace it with an in-memory zip archive.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import os
+import re
 import urllib.error
 import zipfile
 from collections import Counter
@@ -338,6 +340,117 @@ def test_a_value_outside_the_domain_is_refused(cache: Path, empty_cache: Path) -
     with pytest.raises(DataIntegrityError, match="maybe"):
         datasets.load("votes", download=False)
     assert (empty_cache / "house-votes-84.data").exists()  # a user's file is never deleted
+
+
+# ---------------------------------------------------------------------- digests (issue 15)
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _refused_as_not_official(folder: Path, filename: str, name: str, **options: str) -> str:
+    """Load ``name`` from ``folder``; it must be refused by the digest check. The message."""
+    with pytest.raises(DataIntegrityError) as info:
+        datasets.load(name, download=False, **options)
+    message = str(info.value)
+    assert filename in message and str(folder) in message
+    assert "SHA-256" in message and "Delete it" in message and "DPVIZ_DATA" in message
+    found = _sha256((folder / filename).read_bytes())
+    assert found in message  # the digest found ...
+    return message
+
+
+def _votes_lines(cache: Path) -> list[str]:
+    return (cache / "house-votes-84.data").read_text().splitlines(keepends=True)
+
+
+def test_one_changed_valid_value_is_refused(cache: Path, empty_cache: Path) -> None:
+    lines = _votes_lines(cache)
+    (empty_cache / "house-votes-84.data").write_text("".join(lines))
+    assert datasets.load("votes", download=False).n_rows == 435  # the untouched copy loads
+    fields = lines[0].split(",")
+    fields[1] = "y" if fields[1] == "n" else "n"  # still a documented vote
+    lines[0] = ",".join(fields)
+    (empty_cache / "house-votes-84.data").write_text("".join(lines))
+    message = _refused_as_not_official(empty_cache, "house-votes-84.data", "votes")
+    official = _sha256((cache / "house-votes-84.data").read_bytes())
+    assert official in message  # ... and the one expected
+
+
+def test_a_changed_number_in_adult_is_refused(cache: Path, empty_cache: Path) -> None:
+    (empty_cache / "adult.test").write_bytes((cache / "adult.test").read_bytes())
+    data = (cache / "adult.data").read_bytes()
+    assert data.startswith(b"39, ")
+    (empty_cache / "adult.data").write_bytes(b"38, " + data[4:])  # a valid age
+    _refused_as_not_official(empty_cache, "adult.data", "adult")
+
+
+def test_two_swapped_labels_are_refused(cache: Path, empty_cache: Path) -> None:
+    lines = _votes_lines(cache)
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("democrat,"))
+    j = next(k for k, ln in enumerate(lines) if ln.startswith("republican,"))
+    lines[i] = "republican," + lines[i].removeprefix("democrat,")
+    lines[j] = "democrat," + lines[j].removeprefix("republican,")  # class counts unchanged
+    (empty_cache / "house-votes-84.data").write_text("".join(lines))
+    _refused_as_not_official(empty_cache, "house-votes-84.data", "votes")
+
+
+def test_an_edit_with_the_mtime_restored_is_seen(cache: Path, empty_cache: Path) -> None:
+    target = empty_cache / "house-votes-84.data"
+    lines = _votes_lines(cache)
+    target.write_text("".join(lines))
+    before = datasets.load("votes", download=False)
+    stat = target.stat()
+    fields = lines[0].split(",")
+    fields[1] = "y" if fields[1] == "n" else "n"  # same size
+    lines[0] = ",".join(fields)
+    target.write_text("".join(lines))
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert target.stat().st_mtime_ns == stat.st_mtime_ns and target.stat().st_size == stat.st_size
+    _refused_as_not_official(empty_cache, "house-votes-84.data", "votes")
+    # restoring the official content (mtime restored again) loads the official data
+    target.write_bytes((cache / "house-votes-84.data").read_bytes())
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    after = datasets.load("votes", download=False)
+    assert after.X.equals(before.X) and after.y.equals(before.y)
+
+
+def test_a_mirror_with_other_line_endings_is_accepted_but_not_an_edit(
+    cache: Path, empty_cache: Path
+) -> None:
+    data = (cache / "nursery.data").read_bytes()
+    mirror = data.replace(b"\n", b"\r\n").rstrip() + b"\r\n"  # CRLF, no trailing blank line
+    (empty_cache / "nursery.data").write_bytes(mirror)
+    assert datasets.load("nursery", download=False).n_rows == 12960
+    edited = mirror.replace(b"usual,proper,complete,1,convenient,convenient,nonprob,recommended",
+                            b"usual,proper,complete,1,convenient,convenient,nonprob,priority", 1)
+    assert edited != mirror
+    (empty_cache / "nursery.data").write_bytes(edited)
+    _refused_as_not_official(empty_cache, "nursery.data", "nursery")
+
+
+def test_documented_digests_are_those_of_the_cache_and_the_readme(cache: Path) -> None:
+    readme = (Path(datasets.__file__).resolve().parent.parent / "data" / "README.md").read_text()
+    for name in FILES:
+        data = (cache / name).read_bytes()
+        assert datasets.SHA256[name] == _sha256(data), name
+        assert datasets.SHA256_NORMALIZED[name] == _sha256(datasets._normalized(data)), name
+        row = re.search(rf"^\| `{re.escape(name)}` \|.*$", readme.split("## Digests")[1], re.M)
+        assert row is not None, name
+        assert datasets.SHA256[name] in row.group(0)
+        assert datasets.SHA256_NORMALIZED[name] in row.group(0)
+
+
+def test_a_download_with_valid_facts_but_another_digest_is_removed(
+    cache: Path, empty_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = _votes_lines(cache)
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("democrat,"))
+    j = next(k for k, ln in enumerate(lines) if ln.startswith("republican,"))
+    lines[i], lines[j] = lines[j], lines[i]  # same rows, same counts, another order
+    _fake_fetch(monkeypatch, _zip({"house-votes-84.data": "".join(lines).encode()}))
+    with pytest.raises(DataIntegrityError, match="SHA-256"):
+        datasets.load("votes")
+    assert list(empty_cache.iterdir()) == []
 
 
 # ---------------------------------------------------------------------- missing files and download
