@@ -6,8 +6,16 @@ STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 # headless machines (no DISPLAY) get no browser; root is allowed (classroom VMs, containers)
 LAB_FLAGS := --allow-root $(if $(DISPLAY),,--no-browser) --ServerApp.ip=127.0.0.1
+# Voilà for a classroom: one notebook as an app (code hidden). Every page load starts a kernel
+# (~250 MB); a kernel whose page was closed (no connection) and that has been idle for 5 minutes
+# is shut down (checked every minute). Connected students are never culled, however long they read.
+NB ?= notebooks/05_dp_random_forest.ipynb
+VOILA_IP ?= 127.0.0.1
+VOILA_FLAGS := --no-browser --Voila.ip=$(VOILA_IP) \
+	--MappingKernelManager.cull_idle_timeout=300 --MappingKernelManager.cull_interval=60 \
+	--MappingKernelManager.cull_connected=False
 
-.PHONY: setup lab test unit notebooks lint strip bench audit clean
+.PHONY: setup lab voila test unit notebooks lint strip bench audit clean
 
 setup: $(STAMP)
 
@@ -22,6 +30,10 @@ $(STAMP): requirements.txt pyproject.toml
 lab: $(STAMP)
 	@echo "Starting JupyterLab on notebooks/00_start_here.ipynb — open the http://127.0.0.1:... URL printed below."
 	$(BIN)/jupyter lab notebooks/00_start_here.ipynb $(LAB_FLAGS)
+
+voila: $(STAMP)
+	@echo "Serving $(NB) with Voilà (idle kernels of closed pages culled after 5 minutes)."
+	$(BIN)/voila $(NB) $(VOILA_FLAGS)
 
 test: lint unit notebooks
 

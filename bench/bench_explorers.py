@@ -11,8 +11,10 @@ whole notebook suite under nbval (quick mode, as ``make notebooks`` runs it).
     .venv/bin/python bench/bench_explorers.py --no-nbval --baseline DIR --label TEXT
 
 With ``--baseline DIR`` (another checkout of dpviz, e.g. ``git worktree add /tmp/base <commit>``)
-the explorers are timed for both versions in the same run, each in a fresh interpreter with the
-on-disk result cache off, alternating three times, and reported side by side as ratios.
+the explorers are timed for both versions in the same run, each explorer in its own fresh
+interpreter (as each notebook has its own kernel) with the
+on-disk result cache off, in four rounds that alternate which version runs first, and
+reported side by side as ratios.
 """
 
 from __future__ import annotations
@@ -77,32 +79,44 @@ def time_explorer(callback, defaults: dict) -> tuple[float, float]:
     return 1000 * first, 1000 * statistics.median(times)
 
 
-ROUNDS = 3  # alternating rounds of the two versions with --baseline
+ROUNDS = 4  # alternating rounds of the two versions with --baseline
+NOTEBOOKS = (
+    "01_building_blocks (noise)", "02_private_random_trees", "03_private_id3",
+    "04_semi_supervised_rdt_sharp", "05_dp_random_forest", "06_privacy_audit", "07_compare_all",
+)
 
 
-def measure() -> dict[str, list[float]]:
+def measure(only: str | None = None) -> dict[str, list[float]]:
     """{notebook: [first view ms, median update ms]} of the dpviz on the import path."""
     return {name: list(time_explorer(callback, defaults))
-            for name, callback, defaults in explorers()}
+            for name, callback, defaults in explorers() if only in (None, name)}
 
 
 def measure_in(path: str | None) -> dict[str, list[float]]:
-    """:func:`measure` in a fresh interpreter importing dpviz from ``path`` (None: this one)."""
+    """:func:`measure` with each explorer in its own fresh interpreter (as each notebook has
+    its own kernel), importing dpviz from ``path`` (None: this checkout)."""
     env = {**os.environ, "DPVIZ_CACHE": "off"}
     env.setdefault("DPVIZ_DATA", str(ROOT / "data"))
     if path is not None:
         env["PYTHONPATH"] = str(path)
-    out = subprocess.run([sys.executable, __file__, "--json"], env=env, check=True,
-                         capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    out: dict[str, list[float]] = {}
+    for name in NOTEBOOKS:
+        run = subprocess.run([sys.executable, __file__, "--json", "--only", name], env=env,
+                             check=True, capture_output=True, text=True).stdout
+        out.update(json.loads(run.strip().splitlines()[-1]))
+    return out
 
 
 def baseline_rows(path: str, label: str) -> list[str]:
     """Table rows timing this version against the checkout at ``path`` (alternating runs)."""
     mine, theirs = [], []
-    for _ in range(ROUNDS):
-        mine.append(measure_in(None))
-        theirs.append(measure_in(path))
+    for i in range(ROUNDS):  # alternate which version goes first: slow spells hit both alike
+        if i % 2:
+            theirs.append(measure_in(path))
+            mine.append(measure_in(None))
+        else:
+            mine.append(measure_in(None))
+            theirs.append(measure_in(path))
     rows = [f"| notebook | {label}: first | this: first | {label}: update | this: update "
             "| update ratio |", "|---|---|---|---|---|---|"]
     for name in mine[0]:
@@ -131,11 +145,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-nbval", action="store_true", help="skip timing the notebooks")
     parser.add_argument("--json", action="store_true", help="measure and print JSON (worker)")
+    parser.add_argument("--only", help="with --json: time only this notebook's explorer")
     parser.add_argument("--baseline", help="another dpviz checkout to time in the same run")
     parser.add_argument("--label", default="baseline", help="the baseline's name in the table")
     args = parser.parse_args()
     if args.json:
-        print(json.dumps(measure()))
+        print(json.dumps(measure(args.only)))
         return
     rows = []
     for name, callback, defaults in explorers():
@@ -160,8 +175,9 @@ def main() -> None:
         "|---|---|---|---|",
         *rows,
         "",
-        *([f"Against {args.label}, in the same run (`--baseline`; fresh interpreters, result "
-           f"cache off, median of {ROUNDS} alternating rounds):", "",
+        *([f"Against {args.label}, in the same run (`--baseline`; one fresh interpreter per "
+           f"explorer, result cache off, median of {ROUNDS} rounds alternating which version "
+           "runs first):", "",
            *baseline_rows(args.baseline, args.label), ""] if args.baseline else []),
         ("All notebooks under nbval in quick mode (`DPVIZ_QUICK=1`, no result cache): "
          f"**{nbval:.0f} s** (bar: under 5 minutes on the 2-core CI machine)."

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
-ROUNDS = 3  # alternate the two versions this many times; report the median of the medians
+ROUNDS = 4  # alternate the two versions this many times; report the median of the medians
 
 
 def median_ms(f, repeats: int) -> float:
@@ -87,9 +87,11 @@ def main() -> None:
 
     rounds = ROUNDS if args.baseline else 1
     mine, theirs = [], []
-    for _ in range(rounds):  # alternate, so that drift of the machine hits both alike
+    for i in range(rounds):  # alternate (and swap the order), so that drift hits both alike
+        if args.baseline and i % 2:
+            theirs.append(measure_in(args.baseline))
         mine.append(measure_in(None))
-        if args.baseline:
+        if args.baseline and not i % 2:
             theirs.append(measure_in(args.baseline))
     names = list(mine[0])
     now = {k: float(np.median([m[k] for m in mine])) for k in names}
