@@ -8,6 +8,7 @@ with ``alt.renderers.enable("mimetype")``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING
 
@@ -27,9 +28,64 @@ __all__ = [
     "audit_histogram_chart",
     "epsilon_bound_chart",
     "ledger_chart",
+    "log_axis",
+    "log_ticks",
     "noisy_counts_chart",
     "privacy_loss_chart",
 ]
+
+
+# ---------------------------------------------------------------------------------- axes
+def log_ticks(low: float, high: float, *, max_ticks: int = 6) -> list[float]:
+    """Tick values for a log axis over [low, high] whose labels do not run together.
+
+    Vega's default ticks on a log scale label 1, 2, ..., 9 times every power of ten, which
+    run together on a narrow chart ("0.010.02", "3,0004,000"). These are the 1-2-5 steps of
+    the decades around the range when at most ``max_ticks`` of them fit, else the powers of
+    ten (every other one, or fewer, when even those are too many).
+
+    Parameters
+    ----------
+    low, high : float
+        The positive range of the data (``low <= high``).
+    max_ticks : int, default 6
+        At most this many ticks.
+
+    Returns
+    -------
+    list of float
+        Increasing tick values.
+    """
+    if not (math.isfinite(low) and math.isfinite(high) and 0 < low <= high):
+        raise InvalidParameterError(
+            f"a log axis needs 0 < low <= high (finite), got low={low!r}, high={high!r}"
+        )
+    if max_ticks < 1:
+        raise InvalidParameterError(f"max_ticks must be at least 1, got {max_ticks!r}")
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    ticks: list[float] = []
+    for mantissas in ((1, 2, 5), (1,)):
+        ticks = [float(f"{m}e{e}") for e in range(first, last + 1) for m in mantissas]
+        ticks = [t for t in ticks if 10.0**first <= t <= 10.0**last]
+        if len(ticks) <= max_ticks:
+            return ticks
+    step = math.ceil(len(ticks) / max_ticks)
+    return ticks[::step]
+
+
+def log_axis(values: Sequence[float] | np.ndarray | pd.Series, *, fmt: str = "~g",
+             max_ticks: int = 6) -> alt.Axis:
+    """A log axis with :func:`log_ticks` over the positive finite ``values`` and format ``fmt``.
+
+    ``fmt`` is a d3 format: ``"~g"`` (0.01, 0.5, 10) for ε, ``"~s"`` (1k, 10k) for counts.
+    Without positive finite values the axis keeps Vega's ticks, with the format.
+    """
+    array = np.asarray(values, dtype=float)
+    array = array[np.isfinite(array) & (array > 0)]
+    if array.size == 0:
+        return alt.Axis(format=fmt, labelOverlap=True)
+    ticks = log_ticks(float(array.min()), float(array.max()), max_ticks=max_ticks)
+    return alt.Axis(values=ticks, format=fmt, labelOverlap=True)
 
 
 def ledger_chart(ledger: Ledger, *, by: str = "label", width: int = 420) -> alt.Chart:
@@ -249,13 +305,30 @@ def epsilon_bound_chart(frame: pd.DataFrame, *, width: int = 420) -> alt.Chart:
     altair.Chart
         Lines of the bound (log-scaled samples) with the claimed ε as a dashed rule.
     """
+    sizes = sorted(pd.unique(frame["n_samples"]))
+    axis = (
+        alt.Axis(values=[float(v) for v in sizes], format="~s", labelOverlap=True)
+        if len(sizes) <= 6
+        else log_axis(frame["n_samples"], fmt="~s")
+    )
+    names = [str(v) for v in pd.unique(frame["mechanism"])]
+    legend = alt.Legend(
+        orient="bottom",
+        direction="vertical",
+        columns=1,
+        labelLimit=_text_width(names),  # the default (160 px) cuts long mechanism names
+        title=None,
+    )
     lines = (
         alt.Chart(frame, width=width, title="Lower bound on ε as the audit grows")
         .mark_line(point=True)
         .encode(
-            x=alt.X("n_samples:Q", scale=alt.Scale(type="log"), title="samples per neighbour"),
+            x=alt.X(
+                "n_samples:Q", scale=alt.Scale(type="log"), axis=axis,
+                title="samples per neighbour",
+            ),
             y=alt.Y("epsilon_lower:Q", title="ε lower bound (95%)"),
-            color=alt.Color("mechanism:N"),
+            color=alt.Color("mechanism:N", legend=legend),
             tooltip=["mechanism", "n_samples", alt.Tooltip("epsilon_lower:Q", format=".3f")],
         )
     )
@@ -263,6 +336,12 @@ def epsilon_bound_chart(frame: pd.DataFrame, *, width: int = 420) -> alt.Chart:
         alt.Chart(frame).mark_rule(strokeDash=[6, 4], color="firebrick").encode(y="mean(epsilon):Q")
     )
     return lines + claim
+
+
+def _text_width(labels: Sequence[str], font_size: float = 11) -> int:
+    """A generous width in pixels of the longest label (for legends' ``labelLimit``)."""
+    longest = max((len(label) for label in labels), default=0)
+    return max(160, math.ceil(0.65 * font_size * longest) + 10)
 
 
 # ---------------------------------------------------------------------------------- accuracy
@@ -314,10 +393,12 @@ def accuracy_chart(
         .reset_index()
     )
     scale = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
+    shown = [*summary[x]] + ([] if highlight is None else [highlight])
+    axis = log_axis(shown) if log_x else alt.Axis(labelOverlap=True)
     enc_color = alt.Color(f"{color}:N") if color else alt.ColorValue("steelblue")
     base = alt.Chart(summary, title=title, width=width)
     band = base.mark_area(opacity=0.25).encode(
-        x=alt.X(f"{x}:Q", scale=scale, title=x),
+        x=alt.X(f"{x}:Q", scale=scale, axis=axis, title=x),
         y=alt.Y("low:Q", title="accuracy", scale=alt.Scale(zero=False)),
         y2=alt.Y2("high:Q"),
         color=enc_color,

@@ -9,6 +9,7 @@ and replaces the chart.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -17,22 +18,39 @@ import altair as alt
 import ipywidgets as widgets
 from IPython.display import display
 
+#: Smallest width of a slider (pixels): squeezed by a row of controls to ~30 px in JupyterLab,
+#: a 20 px drag of the log ε slider jumped from ε = 0.708 to 0.089.
+SLIDER_MIN_WIDTH = 320
+
+#: Smallest width of a drop-down (pixels), so that the row of controls wraps instead.
+DROPDOWN_MIN_WIDTH = 220
+
 __all__ = [
+    "DROPDOWN_MIN_WIDTH",
+    "SLIDER_MIN_WIDTH",
     "choice_dropdown",
     "depth_slider",
     "epsilon_slider",
     "explorer",
     "int_slider",
+    "selection_slider",
     "trees_slider",
 ]
+
+
+def _layout(min_width: int) -> widgets.Layout:
+    """A control's layout: never narrower than ``min_width`` pixels, and not shrunk by a row."""
+    return widgets.Layout(min_width=f"{min_width}px", flex="0 0 auto")
 
 
 def epsilon_slider(
     value: float = 1.0, *, low: float = 0.01, high: float = 10.0, description: str = "ε"
 ) -> widgets.FloatLogSlider:
-    """A log-scale slider for the privacy budget ε (from ``low`` to ``high``)."""
-    import math
+    """A log-scale slider for the privacy budget ε (from ``low`` to ``high``).
 
+    At least :data:`SLIDER_MIN_WIDTH` pixels wide, so that a row of controls cannot squeeze it
+    (on a narrow slider a small drag spans a decade of ε).
+    """
     return widgets.FloatLogSlider(
         value=value,
         base=10,
@@ -42,13 +60,32 @@ def epsilon_slider(
         description=description,
         readout_format=".3g",
         continuous_update=False,
+        layout=_layout(SLIDER_MIN_WIDTH),
     )
 
 
 def int_slider(value: int, low: int, high: int, description: str) -> widgets.IntSlider:
-    """An integer slider that updates when released."""
+    """An integer slider that updates when released (at least :data:`SLIDER_MIN_WIDTH` px)."""
     return widgets.IntSlider(
-        value=value, min=low, max=high, description=description, continuous_update=False
+        value=value,
+        min=low,
+        max=high,
+        description=description,
+        continuous_update=False,
+        layout=_layout(SLIDER_MIN_WIDTH),
+    )
+
+
+def selection_slider(
+    options: Sequence[tuple[str, Any]], value: Any, description: str
+) -> widgets.SelectionSlider:
+    """A slider over ``(label, value)`` options, updating when released (min. width as above)."""
+    return widgets.SelectionSlider(
+        options=list(options),
+        value=value,
+        description=description,
+        continuous_update=False,
+        layout=_layout(SLIDER_MIN_WIDTH),
     )
 
 
@@ -65,9 +102,12 @@ def trees_slider(value: int = 10, high: int = 100) -> widgets.IntSlider:
 def choice_dropdown(
     options: Sequence[str], value: str | None = None, description: str = "data set"
 ) -> widgets.Dropdown:
-    """A data-set (or option) picker."""
+    """A data-set (or option) picker (at least :data:`DROPDOWN_MIN_WIDTH` pixels wide)."""
     return widgets.Dropdown(
-        options=list(options), value=value or options[0], description=description
+        options=list(options),
+        value=value or options[0],
+        description=description,
+        layout=_layout(DROPDOWN_MIN_WIDTH),
     )
 
 
@@ -91,7 +131,8 @@ def explorer(
     Returns
     -------
     ipywidgets.VBox
-        Display it (it is the last expression of a cell).
+        Display it (it is the last expression of a cell). The controls sit in a row that
+        wraps onto more lines when they do not fit, rather than squeezing them.
     """
     output = widgets.Output()
     status = widgets.HTML()
@@ -110,4 +151,5 @@ def explorer(
     for w in controls.values():
         w.observe(refresh, names="value")
     refresh()
-    return widgets.VBox([widgets.HBox(list(controls.values())), status, output])
+    row = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
+    return widgets.VBox([row, status, output])

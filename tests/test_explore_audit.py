@@ -12,6 +12,7 @@ from dpviz.audit import audit
 from dpviz.errors import InvalidParameterError
 from dpviz.exercises import EXERCISES, check
 from dpviz.explore import audit as au
+from dpviz.widgets import SLIDER_MIN_WIDTH
 
 GRID_EPS = (0.2, 1.0, 3.0)
 GRID_N = (2_000, 20_000)
@@ -115,6 +116,7 @@ def test_samples_slider_and_ratio_chart():
     slider = au.samples_slider(20_000)
     assert slider.value == pytest.approx(20_000)
     assert 10**slider.min == pytest.approx(1_000) and 10**slider.max == pytest.approx(1e6)
+    assert slider.layout.min_width == f"{SLIDER_MIN_WIDTH}px"  # a row of controls cannot squeeze it
     for name in ("discrete Laplace count", "FI 2017 smooth-sensitivity label (withdrawn)"):
         for eps in (0.3, 1.0):
             spec = au.exact_ratio_chart(name, eps).to_dict()

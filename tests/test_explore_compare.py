@@ -12,6 +12,7 @@ from dpviz.experiments import pareto, pitfalls, registry
 from dpviz.explore import compare as cmp
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
+from dpviz.widgets import SLIDER_MIN_WIDTH
 
 # A small grid for the explorer tests: every learner, 2 ε × 2 n × 2 runs per data set.
 TINY = {"epsilons": (0.1, 1.0), "sizes": (100, 300), "repeats": 2}
@@ -122,6 +123,62 @@ def test_pareto_tradeoff_and_winner_charts(tiny_grid):
     assert len(cells) == 4 and set(cells["winner"]) <= {*registry.PRIVATE, pareto.NO_WINNER}
 
 
+def _close_references(frame, dataset, n):
+    """Three non-private references within 0.3 points of each other (names overprinted)."""
+    return pd.DataFrame(
+        {"algorithm": ["sklearn tree", "sklearn forest", "RDT (non-private)"],
+         "accuracy": [0.951, 0.953, 0.950]}
+    )
+
+
+def _apart(label_y, plotted, height):
+    """The labels' heights are at least 11 px apart on a y axis spanning ``plotted``."""
+    span = max(plotted) - min(plotted)
+    gaps = np.diff(sorted(label_y))
+    return (gaps * height / span >= 11).all()
+
+
+def _log_axis_ok(encoding):
+    axis = encoding["x"]["axis"]
+    return 1 <= len(axis["values"]) <= 6 and axis["format"] == "~g"
+
+
+def test_reference_labels_do_not_overprint(tiny_grid, monkeypatch):
+    # notebook 07: "sklearn tree", "sklearn forest" and "RDT (non-private)" wrote their names
+    # on top of each other, and the log ε axis's labels ran together ("0.010.02")
+    monkeypatch.setattr(cmp, "reference_accuracy", _close_references)
+    monkeypatch.setattr(cmp, "grid", lambda: dict(TINY))
+    frame = tiny_grid["nursery"]
+    spec = cmp.pareto_chart(frame, "nursery", 300).to_dict()
+    refs = spec["layer"][2]
+    texts = [layer for layer in refs["layer"] if layer["mark"]["type"] == "text"]
+    labels = pd.DataFrame(spec["datasets"][texts[0].get("data", refs.get("data"))["name"]])
+    field = texts[0]["encoding"]["y"]["field"]
+    points = next(pd.DataFrame(v) for v in spec["datasets"].values() if "efficient" in v[0])
+    plotted = [*points["mean"], *labels["accuracy"], *labels[field]]
+    assert _apart(labels[field], plotted, 260), labels
+    assert _log_axis_ok(spec["layer"][1]["encoding"])
+    chart = cmp.compare_explorer_chart("nursery", 1.0, 300).to_dict()
+    right = chart["hconcat"][1]["layer"]
+    text = next(layer for layer in right if layer["mark"]["type"] == "text")
+    labels = pd.DataFrame(chart["datasets"][text["data"]["name"]])
+    curve = pd.DataFrame(chart["datasets"][right[0]["data"]["name"]])
+    field = text["encoding"]["y"]["field"]
+    plotted = [*curve["low"], *curve["high"], *labels["accuracy"], *labels[field]]
+    assert _apart(labels[field], plotted, 300), labels
+    assert _log_axis_ok(right[0]["encoding"])
+    for kwargs in ({}, {"per_row": True}):
+        spec = cmp.tradeoff_chart(frame, "nursery", **kwargs).to_dict()
+        assert _log_axis_ok(spec["layer"][0]["encoding"])
+
+
+def test_compare_controls_keep_their_width(tiny_grid, monkeypatch):
+    monkeypatch.setattr(cmp, "grid", lambda: dict(TINY))
+    controls = cmp.compare_controls()
+    for name in ("epsilon", "n"):
+        assert controls[name].layout.min_width == f"{SLIDER_MIN_WIDTH}px"
+
+
 def test_claims_on_the_explorer_grid(tiny_grid):
     claims = pareto.claims(tiny_grid["nursery"], "nursery")
     assert len(claims) == 6 and claims["holds"].map(lambda v: isinstance(v, bool)).all()
@@ -134,6 +191,7 @@ def test_budget_pitfall_chart():
     drawn = pd.DataFrame(next(iter(spec["datasets"].values())))
     assert set(drawn["plotted"]) == {"as claimed", "true total"}
     assert sorted(drawn.loc[drawn["method"] == "union", "epsilon"]) == [0.5, 1.0]
+    assert _log_axis_ok(spec["layer"][0]["encoding"])
 
 
 # ---------------------------------------------------------------------------------- exercises

@@ -1,5 +1,6 @@
 """Notebook 03's library (dpviz.explore.fs): explorer callbacks over a grid, tables, exercises."""
 
+import json
 import math
 
 import altair as alt
@@ -14,6 +15,7 @@ from dpviz.explore import fs
 from dpviz.reproduce_fs import fs_table1
 from dpviz.trees.id3 import split_grid
 from dpviz.trees.id3_quality import sensitivity_infogain
+from dpviz.trees.id3_view import tree_chart
 
 
 @pytest.fixture
@@ -300,3 +302,41 @@ def test_split_point_grid_frame_and_chart():
     assert np.allclose(chart.data.groupby("criterion")["probability"].sum(), 1.0)
     chart.to_dict()
     assert fs.split_point_chart(frame, title="mine").title == "mine"
+
+
+def _json_strict(spec):
+    """The spec as the widget protocol sends it: no NaN or inf (JSON has neither)."""
+    return json.dumps(spec, allow_nan=False)
+
+
+# Notebook 03 §4's widgets: every data set and criterion, B at the slider's ends and middle,
+# depths 1 and 6 (and the default), runs 0 and 9.
+TREE_SECTION_GRID = [(0.05, None, 0), (0.1, 1, 9), (1.0, 6, 3), (10.0, 2, 0)]
+
+
+@pytest.mark.parametrize("dataset", fs_runs.EXPLORER_DATASETS)
+@pytest.mark.parametrize("criterion", fs_runs.CRITERIA)
+def test_tree_section_charts_are_json_and_the_ledger_bars_have_colours(dataset, criterion):
+    for eps, depth, run in TREE_SECTION_GRID:
+        chart = fs.fs_tree_chart(dataset, eps, depth, criterion, run)
+        spec = chart.to_dict()
+        _json_strict(spec)  # raises on NaN / inf: the widget's "Message serialization failed"
+        for rows in spec["datasets"].values():
+            for row in rows:
+                for value in row.values():
+                    assert not (isinstance(value, float) and not math.isfinite(value)), row
+        # the two panels keep their own colour scales: the tree's (node kinds) would leave
+        # the ledger's query labels without a colour, so its bars would not be drawn
+        assert spec["resolve"]["scale"]["color"] == "independent"
+        _tree, ledger_spec = spec["vconcat"]
+        labels = set(pd.DataFrame(spec["datasets"][ledger_spec["data"]["name"]])["label"])
+        assert labels, "the ledger chart has no bars"
+        scale = ledger_spec["encoding"]["color"]["scale"]
+        assert labels <= set(scale["domain"]) and len(scale["range"]) == len(scale["domain"])
+        assert ledger_spec["encoding"]["color"]["field"] == "label"
+
+
+def test_tree_chart_of_a_model_is_json():
+    model, _, _ = fs_runs.fit_one("nursery", "max", 1.0, 3)
+    _json_strict(tree_chart(model).to_dict())
+    _json_strict(tree_chart(model, show_pruned=False).to_dict())

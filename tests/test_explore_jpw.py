@@ -174,3 +174,11 @@ def test_exercise_answers(capsys):
     for key in ("02.1", "02.2", "02.3"):
         check(key, EXERCISES[key].answer)
     assert capsys.readouterr().out.count("correct") == 3
+
+
+def test_accuracy_figure_labels_infinity_upright():
+    # a rotated "∞" reads as "8": the ε labels stay horizontal and the title names ε = ∞
+    spec = jpw.accuracy_figure(_fake_accuracy()).to_dict()
+    x = spec["spec"]["encoding"]["x"]
+    assert x["axis"]["labelAngle"] == 0
+    assert x["sort"][-1] == "∞" and "∞: no noise" in x["title"]

@@ -162,3 +162,17 @@ def test_exercise_answers(capsys):
         assert "correct" in capsys.readouterr().out
     with pytest.raises(AssertionError, match="Hint"):
         check("04.1", 0.6 / 205)
+
+
+def test_explorer_title_speaks_of_accuracy_like_its_axis():
+    chart = rs.rdt_sharp_explorer_chart("nursery", 0.5, 5, 0)
+    spec = chart.to_dict()
+    first = spec["layer"][0]
+    assert first["encoding"]["y"]["title"] == "accuracy"
+    subtitle = first["title"]["subtitle"]
+    assert not any("error" in line for line in [first["title"]["text"], *subtitle]), subtitle
+    assert subtitle[0].startswith("test accuracy at ε = 0.5")
+    summary = chart.layer[0].data
+    at = summary[summary["epsilon"] == 0.5].set_index("method")["mean"]
+    assert f"RDT# {at['RDT#']:.3f}" in subtitle[0]
+    assert f"labeled rows {at['Private-RDT, labeled rows']:.3f}" in subtitle[0]

@@ -4,7 +4,13 @@ import pytest
 
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
-from dpviz.plots import ledger_chart, noisy_counts_chart
+from dpviz.plots import (
+    accuracy_chart,
+    epsilon_bound_chart,
+    ledger_chart,
+    log_ticks,
+    noisy_counts_chart,
+)
 from dpviz.privacy import PrivateTable
 
 
@@ -69,3 +75,42 @@ def test_audit_charts():
     assert list(frame["n_samples"]) == [1_000, 10_000]
     assert frame["epsilon_lower"].iloc[1] > frame["epsilon_lower"].iloc[0]
     epsilon_bound_chart(frame).to_dict()
+
+
+def test_epsilon_bound_chart_legend_and_ticks_are_legible():
+    # notebook 06: the legend cut long mechanism names (Vega's labelLimit: 160 px) and the log
+    # axis wrote "3,000" "4,000" ... into each other
+    names = [
+        "FI 2017 smooth-sensitivity label (withdrawn): ((60, 0), (61, 0))",
+        "discrete Laplace count: (10, 11)",
+    ]
+    sizes = [1_000, 3_000, 10_000, 30_000, 100_000]
+    frame = pd.DataFrame(
+        [{"mechanism": m, "n_samples": n, "epsilon_lower": 0.1, "epsilon": 0.5}
+         for m in names for n in sizes]
+    )
+    spec = epsilon_bound_chart(frame).to_dict()
+    encoding = spec["layer"][0]["encoding"]
+    legend = encoding["color"]["legend"]
+    assert legend["labelLimit"] >= 6 * len(names[0])  # at least ~6 px per character
+    axis = encoding["x"]["axis"]
+    assert axis["values"] == sizes and axis["format"] == "~s"  # 1k, 3k, 10k, 30k, 100k
+
+
+def test_log_ticks_do_not_run_together():
+    assert log_ticks(0.05, 10.0) == [0.01, 0.1, 1.0, 10.0]  # 1-2-5 steps would be 10
+    assert log_ticks(0.2, 1.0) == [0.1, 0.2, 0.5, 1.0]
+    assert log_ticks(1e-6, 1e6) == [1e-6, 1e-3, 1.0, 1e3, 1e6]  # every 3rd power of ten
+    assert len(log_ticks(1e-6, 1e6, max_ticks=3)) <= 3
+    with pytest.raises(InvalidParameterError, match="low=0"):
+        log_ticks(0, 1)
+
+
+@pytest.mark.parametrize("epsilons", [(0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10), (0.2, 1.0)])
+def test_accuracy_chart_log_axis_has_few_ticks(epsilons):
+    # notebook 07: "0.010.02" on a narrow log axis
+    frame = pd.DataFrame({"epsilon": list(epsilons) * 2, "accuracy": 0.5})
+    spec = accuracy_chart(frame, highlight=0.3, width=300).to_dict()
+    axis = spec["layer"][0]["encoding"]["x"]["axis"]
+    assert 2 <= len(axis["values"]) <= 6 and axis["format"] == "~g"
+    assert min(axis["values"]) <= min(epsilons) * 10 and max(axis["values"]) >= max(epsilons) / 10

@@ -9,7 +9,15 @@ from dpviz.datasets import load
 from dpviz.experiments import holdout_accuracy
 from dpviz.plots import accuracy_chart
 from dpviz.trees.rdt import PrivateRDTClassifier
-from dpviz.widgets import choice_dropdown, depth_slider, epsilon_slider, explorer, trees_slider
+from dpviz.widgets import (
+    choice_dropdown,
+    depth_slider,
+    epsilon_slider,
+    explorer,
+    int_slider,
+    selection_slider,
+    trees_slider,
+)
 
 
 def test_explorer_calls_back_on_every_change():
@@ -62,3 +70,28 @@ def test_accuracy_chart_summarizes_repeats(votes):
     colored_data = colored.layer[0].data
     colored_data = colored.data if colored_data is alt.Undefined else colored_data
     assert set(colored_data["algorithm"]) == {"a", "b"}
+
+
+def _px(width):
+    assert width.endswith("px"), width
+    return int(width.removesuffix("px"))
+
+
+def test_controls_keep_a_minimum_width_and_the_row_wraps():
+    # squeezed to ~30 px by a row of five controls, a 20 px drag moved ε from 0.708 to 0.089
+    sliders = [
+        epsilon_slider(1.0),
+        depth_slider(3),
+        trees_slider(10),
+        int_slider(0, 0, 5, "run"),
+        selection_slider([("a", 1), ("b", 2)], 1, "pick"),
+    ]
+    for slider in sliders:
+        assert _px(slider.layout.min_width) >= 300 and slider.layout.flex == "0 0 auto"
+    picker = choice_dropdown(["a", "b"])
+    assert _px(picker.layout.min_width) >= 200
+    panel = explorer(
+        lambda **_: alt.Chart(pd.DataFrame({"x": [1]})).mark_point().encode(x="x:Q"),
+        {f"w{i}": w for i, w in enumerate([picker, *sliders])},
+    )
+    assert panel.children[0].layout.flex_flow == "row wrap"

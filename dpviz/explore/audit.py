@@ -65,6 +65,7 @@ from dpviz.exercises import Exercise, register
 from dpviz.plots import audit_histogram_chart, privacy_loss_chart
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
+from dpviz.widgets import SLIDER_MIN_WIDTH
 
 __all__ = [
     "ADDENDUM_TABLE6",
@@ -170,6 +171,7 @@ def samples_slider(value: int = 20_000, low: int = 1_000, high: int = 1_000_000
     return widgets.FloatLogSlider(
         value=value, base=10, min=math.log10(low), max=math.log10(high), step=0.1,
         description="N", readout_format=",.0f", continuous_update=False,
+        layout=widgets.Layout(min_width=f"{SLIDER_MIN_WIDTH}px", flex="0 0 auto"),
     )
 
 

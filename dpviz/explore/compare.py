@@ -51,9 +51,9 @@ from dpviz.experiments.pareto import (
 )
 from dpviz.experiments.registry import ALGORITHMS, PRIVATE
 from dpviz.explore import quick
-from dpviz.plots import accuracy_chart
+from dpviz.plots import accuracy_chart, log_axis
 from dpviz.validation import check_epsilon, check_int
-from dpviz.widgets import choice_dropdown
+from dpviz.widgets import choice_dropdown, selection_slider
 
 __all__ = [
     "EXERCISE_POINTS",
@@ -101,8 +101,37 @@ def _palette() -> alt.Scale:
     return alt.Scale(domain=[*sorted(PRIVATE), NO_WINNER], range=[*tableau, "#dddddd"])
 
 
-def _reference_layer(refs: pd.DataFrame) -> alt.LayerChart:
-    """The non-private references as dashed horizontal rules with their names."""
+#: Height in pixels kept between two reference labels (a 10 px font and some air).
+_LABEL_GAP_PX = 14
+
+
+def _label_positions(
+    refs: pd.DataFrame, plotted: Sequence[float] | np.ndarray | pd.Series, height: int
+) -> pd.DataFrame:
+    """``refs`` with ``label_y``: its accuracies pushed apart so that their labels do not overprint.
+
+    References of nearly the same accuracy (say a scikit-learn tree and forest, and RDT
+    without noise) would write their names on top of each other. From the lowest up, a
+    label moves up until it is :data:`_LABEL_GAP_PX` pixels above the previous one, in
+    data units of the chart's y range (``plotted``: every y value the chart draws; Vega's
+    rounded-out domain is wider, hence a margin of 1.5).
+    """
+    out = refs.sort_values("accuracy", kind="stable").reset_index(drop=True)
+    values = np.asarray([*np.asarray(plotted, dtype=float), *out["accuracy"]], dtype=float)
+    values = values[np.isfinite(values)]
+    span = float(values.max() - values.min()) if values.size else 0.0
+    gap = 1.5 * _LABEL_GAP_PX * (span if span > 0 else 0.1) / height
+    positions: list[float] = []
+    for accuracy in out["accuracy"].astype(float):
+        positions.append(accuracy if not positions else max(accuracy, positions[-1] + gap))
+    return out.assign(label_y=positions)
+
+
+def _reference_layer(
+    refs: pd.DataFrame, plotted: Sequence[float] | np.ndarray | pd.Series, height: int
+) -> alt.LayerChart:
+    """The non-private references as dashed horizontal rules with their names (apart)."""
+    refs = _label_positions(refs, plotted, height)
     rules = (
         alt.Chart(refs)
         .mark_rule(strokeDash=[6, 4], color="gray")
@@ -114,7 +143,7 @@ def _reference_layer(refs: pd.DataFrame) -> alt.LayerChart:
     labels = (
         alt.Chart(refs)
         .mark_text(align="left", dx=3, dy=-5, fontSize=10, color="gray")
-        .encode(y="accuracy:Q", x=alt.value(0), text="algorithm:N")
+        .encode(y="label_y:Q", x=alt.value(0), text="algorithm:N")
     )
     return rules + labels
 
@@ -153,7 +182,12 @@ def pareto_chart(frame: pd.DataFrame, dataset: str, n: int, *, width: int = 420)
         "dashed: non-private references",
     )
     base = alt.Chart(points, title=title, width=width, height=260)
-    x = alt.X("epsilon:Q", scale=alt.Scale(type="log"), title="ε (lower = more private)")
+    x = alt.X(
+        "epsilon:Q",
+        scale=alt.Scale(type="log"),
+        axis=log_axis(points["epsilon"]),
+        title="ε (lower = more private)",
+    )
     y = alt.Y("mean:Q", title="accuracy", scale=alt.Scale(zero=False))
     dots = base.mark_point(size=60).encode(
         x=x,
@@ -179,7 +213,9 @@ def pareto_chart(frame: pd.DataFrame, dataset: str, n: int, *, width: int = 420)
             tooltip=["epsilon:Q", "algorithm:N", alt.Tooltip("best:Q", format=".3f")],
         )
     )
-    return alt.layer(step, dots, _reference_layer(reference_accuracy(frame, dataset, n)))
+    refs = reference_accuracy(frame, dataset, n)
+    plotted = [*points["mean"], *steps["best"]]
+    return alt.layer(step, dots, _reference_layer(refs, plotted, 260))
 
 
 def _target_layers(
@@ -255,7 +291,9 @@ def tradeoff_chart(
     )
     base = alt.Chart(curves, title=title, width=width, height=260)
     lines = base.mark_line(point=True).encode(
-        x=alt.X(f"{xfield}:Q", scale=alt.Scale(type="log"), title=xtitle),
+        x=alt.X(
+            f"{xfield}:Q", scale=alt.Scale(type="log"), axis=log_axis(curves[xfield]), title=xtitle
+        ),
         y=alt.Y("mean:Q", title="accuracy", scale=alt.Scale(zero=False)),
         color=alt.Color("n:O", scale=alt.Scale(scheme="blues"), title="training rows n"),
         tooltip=["n:O", "epsilon:Q", alt.Tooltip("mean:Q", format=".3f"), "algorithm:N"],
@@ -306,6 +344,8 @@ def _selection(algorithms: Sequence[str] | None) -> list[str]:
 
 #: Width of each panel of the explorer (pixels).
 _PANEL_WIDTH = 300
+#: Height of the explorer's right panel (Vega-Lite's default, pixels).
+_PANEL_HEIGHT = 300
 # Channel objects rather than "field:type" strings: altair parses shorthands slowly,
 # and the explorer redraws on every slider move.
 _NAME_TIP = alt.Tooltip("algorithm", type="nominal")
@@ -384,13 +424,18 @@ def _explorer_right(
         width=_PANEL_WIDTH,
     )
     ref_y = alt.Y("accuracy", type="quantitative")
+    placed = _label_positions(refs, curve_rows["accuracy"], _PANEL_HEIGHT)
     ref_layers = [
         alt.Chart(refs)
         .mark_rule(strokeDash=[6, 4], color="gray")
         .encode(y=ref_y, tooltip=_REF_TIPS),
-        alt.Chart(refs)
+        alt.Chart(placed)
         .mark_text(align="left", dx=3, dy=-5, fontSize=10, color="gray")
-        .encode(y=ref_y, x=alt.value(0), text=alt.Text("algorithm", type="nominal")),
+        .encode(
+            y=alt.Y("label_y", type="quantitative"),
+            x=alt.value(0),
+            text=alt.Text("algorithm", type="nominal"),
+        ),
     ]
     return alt.LayerChart(layer=[*curves.layer, *ref_layers])  # flat: nested layers copy slowly
 
@@ -482,18 +527,8 @@ def compare_controls(
     size_options = [(str(s), int(s)) for s in g["sizes"]]
     return {
         "dataset": choice_dropdown(list(EXPLORER_DATASETS), dataset),
-        "epsilon": widgets.SelectionSlider(
-            options=eps_options,
-            value=nearest(epsilon, g["epsilons"]),
-            description="ε (log)",
-            continuous_update=False,
-        ),
-        "n": widgets.SelectionSlider(
-            options=size_options,
-            value=int(nearest(n, g["sizes"])),
-            description="n (log)",
-            continuous_update=False,
-        ),
+        "epsilon": selection_slider(eps_options, nearest(epsilon, g["epsilons"]), "ε (log)"),
+        "n": selection_slider(size_options, int(nearest(n, g["sizes"])), "n (log)"),
         "algorithms": widgets.SelectMultiple(
             options=list(PRIVATE), value=list(PRIVATE), rows=len(PRIVATE), description="show"
         ),
@@ -559,7 +594,9 @@ def budget_pitfall_chart(table: pd.DataFrame, *, width: int = 380) -> alt.LayerC
         ignore_index=True,
     )
     base = alt.Chart(long, width=width, height=220)
-    x = alt.X("epsilon:Q", scale=alt.Scale(type="log"), title="total ε")
+    x = alt.X(
+        "epsilon:Q", scale=alt.Scale(type="log"), axis=log_axis(long["epsilon"]), title="total ε"
+    )
     y = alt.Y("mean:Q", title="accuracy", scale=alt.Scale(zero=False))
     arrows = base.mark_line(strokeDash=[3, 3], color="gray").encode(
         x=x, y=y, detail="method:N"

@@ -197,9 +197,13 @@ def fs_tree_chart(
         f"{unclassified:.1%} of the test rows unclassified",
         subtitle="hover over a node for its noisy counts; orange: an empty leaf (N_T ≤ 0)",
     )
-    return alt.vconcat(
-        tree_chart(model, width=560), ledger_level_chart(model, width=400)
-    ).properties(title=title)
+    # independent colours: the tree's scale is fixed to the node kinds, and a shared scale
+    # would leave the ledger's query labels (not among them) without a colour
+    return (
+        alt.vconcat(tree_chart(model, width=560), ledger_level_chart(model, width=400))
+        .resolve_scale(color="independent")
+        .properties(title=title)
+    )
 
 
 def fs_tree_controls(

@@ -156,16 +156,16 @@ def rdt_sharp_explorer_chart(
                  for r in range(REPEATS)])
     )
     protocol = _run(dataset, float(percent), int(n_secondary), 0)
-    at = frame[frame["epsilon"] == float(epsilon)].groupby("method")["error"].mean()
+    at = frame[frame["epsilon"] == float(epsilon)].groupby("method")["accuracy"].mean()
     title = alt.Title(
         f"{dataset}: {protocol.n_labeled} labeled (private) rows, {protocol.n_public} public "
         f"unlabeled rows, height {protocol.depth}, {N_PRIMARY} primary + {int(n_secondary)} "
         "secondary trees",
         subtitle=[
-            f"error at ε = {epsilon:.3g} (mean of {REPEATS} runs): "
+            f"test accuracy at ε = {epsilon:.3g} (mean of {REPEATS} runs): "
             f"RDT# {at[METHODS['rdt_sharp']]:.3f}, "
             f"Private-RDT on the labeled rows {at[METHODS['private_rdt']]:.3f}",
-            "accuracy = 1 − error; dashed: RDT# at ε = ∞ (exact counts of the labeled rows)",
+            "dashed: RDT# at ε = ∞ (exact counts of the labeled rows)",
         ],
     )
     return accuracy_chart(

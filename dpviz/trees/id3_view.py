@@ -33,6 +33,7 @@ from dpviz.privacy import Ledger
 from dpviz.trees.id3_tree import ID3Node
 
 __all__ = [
+    "NODE_KINDS",
     "ID3Tree",
     "export_html",
     "export_text",
@@ -392,6 +393,47 @@ def _layout(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+#: The kinds of node of :func:`tree_frame`, in the order of the tree chart's legend.
+NODE_KINDS = ("split", "leaf", "empty leaf", "pruned to leaf", "pruned away")
+_KIND_COLOURS = ["#4c78a8", "#54a24b", "#f58518", "#b279a2", "#bbbbbb"]
+#: Vega's tableau10, the colours of the ledger chart's kinds of query (cycled beyond ten).
+_QUERY_COLOURS = (
+    "#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b",
+    "#eeca3b", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac",
+)
+
+
+def _missing(value: Any) -> bool:
+    """None, NaN or pandas' NA: a value a chart shows as nothing."""
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+def _json_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with every missing or non-finite value as None (JSON has no NaN, no ∞).
+
+    Altair passes NaN in pandas' string columns through to the spec, and the widget protocol
+    then refuses the message ("Out of range float values are not JSON compliant").
+    """
+    out = frame.copy()
+    for name in out.columns:
+        column = out[name]
+        if pd.api.types.is_bool_dtype(column):
+            continue
+        if pd.api.types.is_numeric_dtype(column):
+            values = column.to_numpy(dtype=float)
+            if not np.isfinite(values).all():
+                out[name] = pd.Series(
+                    [float(v) if math.isfinite(v) else None for v in values],
+                    index=column.index,
+                    dtype=object,
+                )
+        else:
+            out[name] = pd.Series(
+                [None if _missing(v) else v for v in column], index=column.index, dtype=object
+            )
+    return out
+
+
 def tree_chart(
     tree: Any, *, show_pruned: bool = True, width: int = 640, height: int | None = None
 ) -> alt.LayerChart:
@@ -420,12 +462,9 @@ def tree_chart(
     frame["N_c"] = frame["class_counts"].map(
         lambda c: "" if c is None else ", ".join(f"{v:.1f}" for v in c)
     )
-    frame["label"] = frame["label"].map(lambda v: "" if v is None else str(v))
-    frame["text"] = np.where(
-        frame["attribute"].notna(),
-        frame["attribute"].fillna("").astype(str),
-        "→ " + frame["label"],
-    )
+    frame["label"] = frame["label"].map(lambda v: "" if _missing(v) else str(v))
+    frame["attribute"] = frame["attribute"].map(lambda v: "" if _missing(v) else str(v))
+    frame["text"] = np.where(frame["attribute"] != "", frame["attribute"], "→ " + frame["label"])
     parents = frame.set_index("node")[["x", "depth"]]
     edges = frame[frame["parent"].notna()].copy()
     edges["px"] = parents.loc[edges["parent"].astype(int), "x"].to_numpy()
@@ -434,25 +473,29 @@ def tree_chart(
     height = height or 70 * (depth + 1) + 40
     y = alt.Y("depth:Q", scale=alt.Scale(reverse=True), title="depth")
     x = alt.X("x:Q", axis=None)
-    kinds = ["split", "leaf", "empty leaf", "pruned to leaf", "pruned away"]
-    colours = ["#4c78a8", "#54a24b", "#f58518", "#b279a2", "#bbbbbb"]
     rules = (
-        alt.Chart(edges)
+        alt.Chart(_json_safe(edges[["x", "depth", "px", "pdepth"]]))
         .mark_rule(color="#999")
         .encode(x=x, y=y, x2="px:Q", y2="pdepth:Q")
     )
+    kinds = alt.Scale(domain=list(NODE_KINDS), range=_KIND_COLOURS)
+    shown = ["x", "depth", "condition", "kind", "attribute", "N_T", "N_c", "label", "stop", "text"]
+    nodes = _json_safe(frame[shown])
     points = (
-        alt.Chart(frame)
+        alt.Chart(nodes)
         .mark_circle(size=160)
         .encode(
             x=x,
             y=y,
-            color=alt.Color("kind:N", scale=alt.Scale(domain=kinds, range=colours)),
-            tooltip=["condition", "kind", "attribute", "N_T", "N_c", "label", "stop"],
+            color=alt.Color("kind:N", scale=kinds),
+            tooltip=[
+                alt.Tooltip(f"{name}:{'Q' if name == 'N_T' else 'N'}")
+                for name in ("condition", "kind", "attribute", "N_T", "N_c", "label", "stop")
+            ],
         )
     )
     text = (
-        alt.Chart(frame)
+        alt.Chart(nodes)
         .mark_text(dy=-12, fontSize=10)
         .encode(x=x, y=y, text="text:N")
     )
@@ -508,6 +551,11 @@ def ledger_level_chart(ledger: Any, *, width: int = 420) -> alt.Chart:
     Returns
     -------
     altair.Chart
+        Its colour scale names its own domain (the ledger's query labels, in the order of
+        the ledger), so that the bars keep their colours next to a chart with another
+        colour scale; concatenate it with ``resolve_scale(color="independent")`` (as
+        :func:`dpviz.explore.fs.fs_tree_chart` does), or a shared scale fixed to another
+        domain (e.g. :func:`tree_chart`'s node kinds) leaves the bars without colour.
     """
     led = _as_ledger(ledger)
     frame = led.to_frame()
@@ -516,14 +564,23 @@ def ledger_level_chart(ledger: Any, *, width: int = 420) -> alt.Chart:
         .agg(charged=("charged", "sum"), queries=("query", "size"))
         .reset_index()
     )
+    labels = [str(v) for v in dict.fromkeys(grouped["label"])]
+    colours = [_QUERY_COLOURS[i % len(_QUERY_COLOURS)] for i in range(len(labels))]
     title = f"ε per tree level: {led.spent:.4g} of B = {led.total:.4g}"
     return (
-        alt.Chart(grouped, title=title, width=width)
+        alt.Chart(_json_safe(grouped), title=title, width=width)
         .mark_bar()
         .encode(
             y=alt.Y("depth:O", title="tree level (depth)"),
             x=alt.X("sum(charged):Q", title="ε charged to the total"),
-            color=alt.Color("label:N", title="query"),
-            tooltip=["depth", "label", "queries", alt.Tooltip("charged:Q", format=".4g")],
+            color=alt.Color(
+                "label:N", title="query", scale=alt.Scale(domain=labels, range=colours)
+            ),
+            tooltip=[
+                alt.Tooltip("depth:O"),
+                alt.Tooltip("label:N"),
+                alt.Tooltip("queries:Q"),
+                alt.Tooltip("charged:Q", format=".4g"),
+            ],
         )
     )
