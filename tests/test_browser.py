@@ -115,3 +115,63 @@ def test_moving_the_epsilon_slider_changes_the_chart(voila_url):
         page.screenshot(path=str(SCREENSHOT), full_page=False)
         browser.close()
     assert changed, "the chart did not change after moving the ε slider"
+
+
+def test_voila_culls_the_kernels_of_closed_pages_but_not_of_open_ones():
+    """`make voila`'s culling flags, with the timeouts shortened (300 s → 20 s, 60 s → 5 s).
+
+    Three pages open three kernels; they survive past the idle timeout while connected (a
+    student reading is never cut off) and are shut down once their pages are closed.
+    """
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail("chromium is missing: .ci/run must `apt-get install chromium`")
+        pytest.skip("no chromium here (install Debian's chromium to run the browser test)")
+    from playwright.sync_api import sync_playwright
+
+    command = subprocess.run(
+        ["make", "-s", "-n", "voila", "NB=notebooks/00_start_here.ipynb"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout.splitlines()[-1]
+    assert "cull_idle_timeout=300" in command and "cull_connected=False" in command
+    args = command.replace("cull_idle_timeout=300", "cull_idle_timeout=20")
+    args = args.replace("cull_interval=60", "cull_interval=5").split()
+    port = _free_port()
+    voila = subprocess.Popen(
+        [str(ROOT / args[0]), *args[1:], f"--port={port}"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+
+    def kernels() -> int:
+        found = subprocess.run(["pgrep", "-P", str(voila.pid), "-f", "ipykernel"],
+                               capture_output=True, text=True).stdout
+        return len(found.split())
+
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM,
+                                        args=["--headless", "--no-sandbox", "--disable-gpu"])
+            deadline = time.time() + 60
+            for _ in range(3):
+                page = browser.new_page()
+                while True:
+                    try:
+                        page.goto(f"http://127.0.0.1:{port}/", timeout=240_000)
+                        break
+                    except Exception as error:
+                        if "ERR_CONNECTION_REFUSED" not in str(error) or time.time() > deadline:
+                            raise
+                        time.sleep(1)
+            # one kernel per page (a retried page load may start one more, which has no page
+            # and is culled like a closed one)
+            assert kernels() >= 3
+            time.sleep(30)  # idle longer than the timeout, but connected
+            assert kernels() >= 3
+            browser.close()
+        deadline = time.time() + 60
+        while kernels() and time.time() < deadline:
+            time.sleep(2)
+        assert kernels() == 0, "the kernels of closed pages were not culled"
+    finally:
+        voila.terminate()
+        voila.wait(timeout=30)
