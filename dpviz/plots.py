@@ -2,8 +2,16 @@
 
 Each function returns an ``altair.Chart`` built from a tidy DataFrame, so a
 notebook only calls it and a test can inspect its data and encoding. Charts
-use Vega-Lite 5 (altair >= 5.5, < 6), which JupyterLab and Voilà render offline
-with ``alt.renderers.enable("mimetype")``.
+use Vega-Lite 5 (altair >= 5.5, < 6), which JupyterLab and Voilà render offline.
+
+The notebooks display charts with the ``"dpviz"`` altair renderer registered here
+(``alt.renderers.enable("dpviz")``): altair's ``"mimetype"`` output plus a one-pixel
+``image/png`` placeholder. JupyterLab's Vega renderer, after drawing a chart whose
+output has no ``image/png``, renders a PNG and writes it back into the output model with
+``model.setData``; Voilà's models of plain cell outputs have no ``setData``, so every
+static chart showed "Javascript Error: e.setData is not a function" under it. With a PNG
+present the renderer skips that step; both front-ends still prefer (rank) and draw the
+Vega-Lite chart.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from typing import TYPE_CHECKING
 import altair as alt
 import numpy as np
 import pandas as pd
+from altair.vegalite.v5.display import VEGALITE_MIME_TYPE
 
 from dpviz.audit import clopper_pearson
 from dpviz.errors import InvalidParameterError
@@ -24,6 +33,7 @@ if TYPE_CHECKING:
     from dpviz.privacy import Ledger
 
 __all__ = [
+    "PLACEHOLDER_PNG",
     "accuracy_chart",
     "audit_histogram_chart",
     "epsilon_bound_chart",
@@ -32,7 +42,39 @@ __all__ = [
     "log_ticks",
     "noisy_counts_chart",
     "privacy_loss_chart",
+    "render_chart",
 ]
+
+#: A transparent 1 × 1 PNG (base64): see the module docstring.
+PLACEHOLDER_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR42mNgAAIAAAUAAen63NgAAAAASUVORK5CYII="
+)
+
+
+def render_chart(spec: dict, **metadata: object) -> tuple[dict, dict]:
+    """The ``"dpviz"`` altair renderer: Vega-Lite JSON, a PNG placeholder and a text line.
+
+    Parameters
+    ----------
+    spec : dict
+        The chart's Vega-Lite specification (altair passes it).
+    **metadata
+        Renderer options (altair's ``embed_options``), kept as the output's metadata.
+
+    Returns
+    -------
+    (data, metadata)
+        The MIME bundle and its metadata, as an altair renderer returns them.
+    """
+    data = {
+        VEGALITE_MIME_TYPE: spec,
+        "image/png": PLACEHOLDER_PNG,
+        "text/plain": "<altair chart: run the notebook to see it>",
+    }
+    return data, ({VEGALITE_MIME_TYPE: metadata} if metadata else {})
+
+
+alt.renderers.register("dpviz", render_chart)
 
 
 # ---------------------------------------------------------------------------------- axes

@@ -23,6 +23,9 @@ def test_notebook_conventions(path):
     sources = [c.source for c in nb.cells if c.cell_type == "code"]
     assert any("check(" in s for s in sources), "a notebook ends with checked exercises"
     assert any("NBVAL_CHECK_OUTPUT" in s for s in sources), "key numbers are output-checked"
+    assert any('alt.renderers.enable("dpviz")' in s for s in sources), (
+        "charts use dpviz's renderer (Voilà shows an error under plain mimetype charts)"
+    )
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue

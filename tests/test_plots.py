@@ -114,3 +114,21 @@ def test_accuracy_chart_log_axis_has_few_ticks(epsilons):
     axis = spec["layer"][0]["encoding"]["x"]["axis"]
     assert 2 <= len(axis["values"]) <= 6 and axis["format"] == "~g"
     assert min(axis["values"]) <= min(epsilons) * 10 and max(axis["values"]) >= max(epsilons) / 10
+
+
+def test_the_dpviz_renderer_adds_a_png_so_voila_shows_no_set_data_error():
+    """Voilà's plain outputs have no setData: a bundle without image/png made JupyterLab's
+    Vega renderer fail after drawing ("Javascript Error: e.setData is not a function")."""
+    import base64
+
+    import altair as alt
+
+    from dpviz.plots import PLACEHOLDER_PNG
+
+    with alt.renderers.enable("dpviz"):
+        bundle, _ = alt.Chart(pd.DataFrame({"x": [1, 2]})).mark_point().encode(
+            x="x:Q")._repr_mimebundle_()
+    assert set(bundle) == {"application/vnd.vegalite.v5+json", "image/png", "text/plain"}
+    assert bundle["image/png"] == PLACEHOLDER_PNG
+    assert base64.b64decode(PLACEHOLDER_PNG).startswith(b"\x89PNG\r\n\x1a\n")
+    assert bundle["application/vnd.vegalite.v5+json"]["mark"]["type"] == "point"
