@@ -138,3 +138,42 @@ def check_bool(value: object, name: str) -> bool:
     if isinstance(value, bool | np.bool_):
         return bool(value)
     raise InvalidParameterError(f"{name} must be True or False, got {value!r}")
+
+
+#: The memory (bytes) an estimator may plan to use for the parts its parameters fix (trees,
+#: centres, routing chunks): 2 GiB, a tenth of a 24 GiB machine shared by a notebook server.
+#: :func:`check_memory` refuses settings whose estimate exceeds it, before any row is read.
+MEMORY_BUDGET = 2 * 2**30
+
+
+def check_memory(estimate: float, what: str, fix: str, budget: float = MEMORY_BUDGET) -> float:
+    """Refuse a setting whose estimated memory exceeds ``budget`` (default :data:`MEMORY_BUDGET`).
+
+    Parameters
+    ----------
+    estimate : float
+        Estimated bytes.
+    what : str
+        The setting and how the estimate is made, naming the user's values
+        (e.g. ``"n_trees=1000000000 trees (about 1 KiB + 40 B per attribute each)"``).
+    fix : str
+        How to bring the estimate under the budget.
+    budget : float
+        The limit in bytes.
+
+    Returns
+    -------
+    float
+        ``estimate``, if within the budget.
+
+    Raises
+    ------
+    InvalidParameterError
+        With the estimate, the budget and ``fix``.
+    """
+    if estimate > budget:
+        raise InvalidParameterError(
+            f"{what} need about {estimate / 2**30:.3g} GiB of memory, over the budget of "
+            f"{budget / 2**30:.3g} GiB (dpviz.validation.MEMORY_BUDGET): {fix}"
+        )
+    return estimate

@@ -23,9 +23,15 @@ from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
 from dpviz.trees._base import DPEstimatorMixin, check_encoded
-from dpviz.trees.depth import fletcher_islam_depth
-from dpviz.trees.random_tree import RandomTree, forest_leaf_keys, forest_route
-from dpviz.validation import check_bool, check_int
+from dpviz.trees.depth import cap_depth, check_depth, fletcher_islam_depth
+from dpviz.trees.random_tree import (
+    RandomTree,
+    forest_leaf_keys,
+    forest_route,
+    route_bytes,
+    tree_bytes,
+)
+from dpviz.validation import MEMORY_BUDGET, check_bool, check_int, check_memory
 
 __all__ = ["DPRandomForestClassifier", "ForestLeaves", "get_majority_labels"]
 
@@ -142,10 +148,16 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         Total ε. ``math.inf``: exact majority labels (the non-private variant;
         FI's also reads all rows in every tree: use ``disjoint=False``).
     n_trees : int
-        τ, the number of trees (FI default 100).
+        τ, the number of trees (FI default 100). Refused if the trees' estimated memory
+        (:func:`~dpviz.trees.random_tree.tree_bytes` each) exceeds
+        :data:`~dpviz.validation.MEMORY_BUDGET`, before any row is read.
     max_depth : int, optional
-        Tree depth; default :func:`fletcher_islam_depth` of the domain's
-        numeric (continuous) and categorical (discrete) attribute counts.
+        Tree depth, at most :data:`~dpviz.trees.depth.MAX_DEPTH` (64; larger values are
+        refused). Default: :func:`fletcher_islam_depth` of the domain's numeric
+        (continuous) and categorical (discrete) attribute counts, capped at ``MAX_DEPTH``
+        (FI's rule asks for more from 92 continuous attributes on: 348 for 500);
+        at the cap the trees test fewer than half of the continuous features on a path,
+        in expectation, which Theorem 2 asks for.
     leaf_mechanism : {"rosnam", "exponential", "smooth_sensitivity"}
         How a leaf's majority label is released: ``"rosnam"`` (default, Report
         One-Sided Noisy Arg-Max, the addendum), ``"exponential"`` (FI's 0/1
@@ -210,6 +222,9 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         epsilon = self._epsilon(self.epsilon)
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
         disjoint = check_bool(self.disjoint, "disjoint")
+        if self.max_depth is not None:
+            check_depth(self.max_depth)
+        self._check_scale(self.domain if isinstance(self.domain, Domain) else None)
         if self.leaf_mechanism not in NoisyLeafLabels.MECHANISMS:
             raise InvalidParameterError(
                 f"leaf_mechanism must be one of {NoisyLeafLabels.MECHANISMS}, "
@@ -219,18 +234,36 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
                           self.leaf_mechanism,
                           "(disjoint rows)" if disjoint else f"split over n_trees={n_trees}")
 
+    def _check_scale(self, domain: Domain | None) -> None:
+        """Refuse ``n_trees`` whose trees would not fit :data:`MEMORY_BUDGET` (reads no row).
+
+        Without a domain yet, one attribute is assumed (the estimate's lower end).
+        """
+        n_trees = check_int(self.n_trees, "n_trees", minimum=1)
+        k = 1 if domain is None else len(domain)
+        check_memory(
+            n_trees * (tree_bytes(k) + 16),
+            f"n_trees={self.n_trees!r} trees over {k} attribute(s) (about "
+            f"{tree_bytes(k) + 16} B each)",
+            f"pass n_trees <= {max(MEMORY_BUDGET // (tree_bytes(k) + 16), 1)}",
+        )
+
+    def _tree_depth(self, domain: Domain) -> int:
+        """``max_depth``, or FI's rule (Theorem 2 + ⌊r/2⌋) capped at ``MAX_DEPTH``."""
+        if self.max_depth is not None:
+            return check_depth(self.max_depth)
+        n_discrete = int(domain.categorical_mask.sum())
+        return cap_depth(fletcher_islam_depth(len(domain) - n_discrete, n_discrete))
+
     def _fit_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain
     ) -> DPRandomForestClassifier:
         """FI Alg. 1 ``BuildForest``: depth, τ random trees, then ``GetMajorityLabels``."""
         epsilon = self._epsilon(self.epsilon)
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
+        self._check_scale(domain)
         structure_rng, noise_rng = self._rngs()
-        if self.max_depth is None:
-            n_discrete = int(domain.categorical_mask.sum())
-            self.depth_ = fletcher_islam_depth(len(domain) - n_discrete, n_discrete)
-        else:
-            self.depth_ = check_int(self.max_depth, "max_depth", minimum=1)
+        self.depth_ = self._tree_depth(domain)
         keys = structure_rng.integers(0, 2**63, size=n_trees)
         self.trees_ = [RandomTree(domain, self.depth_, int(k)) for k in keys]
         table = PrivateTable.from_encoded(
@@ -372,7 +405,10 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     def _votes(self, codes: np.ndarray) -> np.ndarray:
         n, tau = codes.shape[0], len(self.trees_)
         votes = np.zeros((n, self.domain_.n_classes), dtype=np.int64)
-        chunk = max(1, min(tau, 2_000_000 // max(n, 1)))  # bound memory: rows × trees
+        # bound memory: rows × trees routed at once (a tenth of the budget)
+        per_item = route_bytes(len(self.domain_), self.depth_,
+                               bool(self.domain_.categorical_mask.any()))
+        chunk = max(1, min(tau, MEMORY_BUDGET // 10 // (per_item * max(n, 1))))
         for start in range(0, tau, chunk):
             stop = min(start + chunk, tau)
             leaves, offsets, index = self._route_leaves(codes, start, stop)

@@ -19,6 +19,13 @@ were used, which numeric range remains). Routing processes all rows level by
 level — at each level only the distinct nodes the rows occupy are computed —
 so time and memory grow with the nodes the data visits, never with the full
 tree (up to ~10^8 leaves on Mushroom at height 11).
+
+A node's path is kept as the list of its ancestors' numeric tests (attribute and
+side, threshold), so a level costs time in proportion to nodes × depth, not
+nodes × attributes: a numeric range is the threshold of the last test of that
+attribute on that side, or the public bound. The used categorical attributes are
+a (nodes × attributes) mask, kept only when the domain has categorical ones.
+Depths are at most :data:`dpviz.trees.depth.MAX_DEPTH`.
 """
 
 from __future__ import annotations
@@ -31,9 +38,10 @@ import numpy as np
 from dpviz import keyed
 from dpviz.domain import UNKNOWN_CODE, Domain
 from dpviz.errors import InvalidParameterError
+from dpviz.trees.depth import check_depth
 from dpviz.validation import check_int
 
-__all__ = ["RandomTree", "Routing", "forest_leaf_keys", "forest_route"]
+__all__ = ["RandomTree", "Routing", "forest_leaf_keys", "forest_route", "route_bytes", "tree_bytes"]
 
 #: The keyed-uniform streams of a node (:func:`dpviz.keyed.uniforms`): which attribute it
 #: tests, its numeric threshold, and the child an unknown category goes to at predict time.
@@ -100,30 +108,79 @@ class RandomTree:
 
     def __init__(self, domain: Domain, depth: int, key: int) -> None:
         self.domain = domain
-        self.depth = check_int(depth, "depth", minimum=0)
+        self.depth = check_depth(depth, "depth", minimum=0)
         self.key = np.uint64(int(key) % 2**64)
         self._categorical = domain.categorical_mask
         self._arity = np.where(self._categorical, domain.n_values, 2).astype(np.int64)
         self._max_arity = int(max(self._arity.max(initial=1), 2))
+        self._any_categorical = bool(self._categorical.any())
         bounds = domain.bounds
         self._low, self._high = bounds[:, 0].copy(), bounds[:, 1].copy()
 
     # ------------------------------------------------------------------ structure of a level
-    def _splits(
-        self, keys: np.ndarray, used: np.ndarray, low: np.ndarray, high: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Attribute (−1: none left) and threshold of each node of a level (BuildTreeStructure)."""
+    def _attributes(self, keys: np.ndarray, used: np.ndarray | None) -> np.ndarray:
+        """The attribute each node tests (−1: none left), uniform over those still available."""
+        k = len(self._arity)
+        u = keyed.uniforms(keys, ATTRIBUTE_STREAM)
+        if used is None:  # numeric attributes only: all k are available at every node
+            pick = np.floor(u * k).astype(np.int64)
+            return np.where(pick < k, pick, 0)  # (the first True of rank > pick, as below)
         available = ~used  # numeric attributes are never marked used
         n_available = available.sum(axis=1)
-        pick = np.floor(keyed.uniforms(keys, ATTRIBUTE_STREAM) * n_available).astype(np.int64)
+        pick = np.floor(u * n_available).astype(np.int64)
         rank = np.cumsum(available, axis=1)
         attribute = np.argmax(rank > pick[:, None], axis=1)
         attribute[n_available == 0] = -1
-        rows = np.arange(len(keys))
-        a = np.maximum(attribute, 0)
+        return attribute
+
+    def _splits(
+        self, keys: np.ndarray, used: np.ndarray | None, low: np.ndarray, high: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Attribute and threshold of nodes whose numeric ranges are given densely, (m, k)."""
+        attribute = self._attributes(keys, used)
+        rows, a = np.arange(len(keys)), np.maximum(attribute, 0)
         u = keyed.uniforms(keys, SPLIT_STREAM)
-        threshold = low[rows, a] + u * (high[rows, a] - low[rows, a])
-        return attribute, threshold
+        return attribute, low[rows, a] + u * (high[rows, a] - low[rows, a])
+
+    def _level_splits(
+        self, keys: np.ndarray, used: np.ndarray | None, path: list, thresholds: list
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Attribute (−1: none left) and threshold of each node of a level (BuildTreeStructure).
+
+        The range of the chosen numeric attribute is read from the node's path.
+        """
+        attribute = self._attributes(keys, used)
+        a = np.maximum(attribute, 0)
+        low, high = self._low[a], self._high[a]
+        if path:
+            # the few nodes whose path tested their attribute already: look their range up
+            code = a.astype(np.int32)
+            tested = np.zeros(len(keys), dtype=bool)
+            for column in path:
+                tested |= (column >> 1) == code
+            tested = np.flatnonzero(tested)
+            if len(tested):
+                sub = np.stack([column[tested] for column in path], axis=1)
+                sub_thresholds = np.stack([column[tested] for column in thresholds], axis=1)
+                at = a[tested]
+                low[tested] = self._last_test(sub, sub_thresholds, 2 * at + 1, low[tested])
+                high[tested] = self._last_test(sub, sub_thresholds, 2 * at, high[tested])
+        u = keyed.uniforms(keys, SPLIT_STREAM)
+        return attribute, low + u * (high - low)
+
+    @staticmethod
+    def _last_test(
+        path: np.ndarray, thresholds: np.ndarray, code: np.ndarray, default: np.ndarray
+    ) -> np.ndarray:
+        """Per node: the threshold of its last ancestor test coded ``code``, else ``default``.
+
+        ``2a + 1`` (a test of numeric attribute a whose right side the path took) gives
+        the node's lower bound of a, ``2a`` (left side) its upper bound.
+        """
+        match = (path == code[:, None].astype(path.dtype))[:, ::-1]
+        last = path.shape[1] - 1 - np.argmax(match, axis=1)
+        rows = np.arange(len(code))
+        return np.where(match.any(axis=1), thresholds[rows, last], default)
 
     # ------------------------------------------------------------------ routing
     def route(self, codes: np.ndarray) -> Routing:
@@ -155,19 +212,19 @@ class RandomTree:
         Item i reads row ``row_of[i]`` of ``codes`` (default: row i), so a forest can send
         every row through every tree without copying the rows once per tree.
         """
-        keys, used, low, high = state
+        keys, used, path, thresholds = state
         codes = np.ascontiguousarray(codes, dtype=np.float64)
         k = codes.shape[1]
         flat_codes = codes.ravel()
         base = (np.arange(node.shape[0]) if row_of is None else row_of) * k
-        categorical = bool(self._categorical.any())
+        categorical = self._any_categorical
         # unknown categorical values (-1) exist only at prediction time: check once
         unknown_rows = categorical and bool(
             (codes[:, self._categorical] == UNKNOWN_CODE).any()
         )
         level_keys, level_index = [keys], [node]
         for _ in range(self.depth):
-            attribute, threshold = self._splits(keys, used, low, high)
+            attribute, threshold = self._level_splits(keys, used, path, thresholds)
             # per node (few): a node with no attribute left sends every item to child 0
             # (threshold +inf: "x > inf" is False); a categorical node compares nothing
             none_left = attribute < 0
@@ -190,60 +247,65 @@ class RandomTree:
             unique_slots, node = _dense_unique(slot, len(keys) * self._max_arity)
             parent = unique_slots // self._max_arity
             index = unique_slots % self._max_arity
-            keys, used, low, high = self._children(
-                keys, used, low, high, attribute, threshold, parent, index
+            keys, used, path, thresholds = self._children(
+                keys, used, path, thresholds, attribute, threshold, parent, index
             )
             level_keys.append(keys)
             level_index.append(node)
         return Routing(level_keys, level_index)
 
-    def _children(self, keys, used, low, high, attribute, threshold, parent, index):
-        """Keys and path state (used attributes, numeric ranges) of the visited children."""
+    def _children(self, keys, used, path, thresholds, attribute, threshold, parent, index):
+        """Keys and path state (used attributes, numeric tests) of the visited children."""
         a = attribute[parent]
         passthrough = a < 0
         child_keys = keyed.child_keys(keys[parent], index)
         child_keys[passthrough] = keys[parent][passthrough]
-        used, low, high = used[parent], low[parent], high[parent]
-        rows = np.arange(len(parent))
         split = ~passthrough
         cat = split & self._categorical[np.maximum(a, 0)]
-        used[rows[cat], a[cat]] = True
-        num = split & ~self._categorical[np.maximum(a, 0)]
-        t = threshold[parent]
-        left, right = num & (index == 0), num & (index == 1)
-        high[rows[left], a[left]] = t[left]
-        low[rows[right], a[right]] = t[right]
-        return child_keys, used, low, high
+        if used is not None:
+            used = used[parent]
+            used[np.flatnonzero(cat), a[cat]] = True
+        num = split & ~cat
+        # a node's path: one column per level, shared (not copied) when every node of the
+        # level has exactly one child (rows already alone in their nodes, random walks)
+        if len(parent) == len(keys) and np.array_equal(parent, np.arange(len(parent))):
+            path, thresholds = list(path), list(thresholds)
+        else:
+            path = [column[parent] for column in path]
+            thresholds = [column[parent] for column in thresholds]
+        path.append(np.where(num, 2 * a + index, -1).astype(np.int32))
+        thresholds.append(threshold[parent])
+        return child_keys, used, path, thresholds
 
     def leaf_keys(self, codes: np.ndarray) -> np.ndarray:
         """The key of the leaf each row reaches (uint64)."""
         return self.route(codes).leaf_keys
 
-    def _initial_state(self, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        keys = np.repeat(keyed.splitmix64(np.array([self.key])), m)
-        k = len(self.domain)
-        return (
-            keys,
-            np.zeros((m, k), dtype=bool),
-            np.tile(self._low, (m, 1)),
-            np.tile(self._high, (m, 1)),
-        )
+    def _initial_state(self, m: int) -> tuple:
+        """The state of ``m`` copies of this tree's root (e.g. one per random walk)."""
+        return self._root_state(np.repeat(keyed.splitmix64(np.array([self.key])), m))
+
+    def _root_state(self, roots: np.ndarray) -> tuple:
+        """Root nodes with the given keys: no attribute used, no numeric test on the path."""
+        m = len(roots)
+        used = np.zeros((m, len(self.domain)), dtype=bool) if self._any_categorical else None
+        return roots, used, [], []
 
     def count_leaves(self, limit: int = 2_000_000) -> int | None:
         """Exact number of leaves of the fully materialized tree, or ``None`` above ``limit``.
 
         Expands every node level by level (nodes with no attribute left have one child).
         """
-        keys, used, low, high = self._initial_state(1)
+        keys, used, path, thresholds = self._initial_state(1)
         for _ in range(self.depth):
-            attribute, threshold = self._splits(keys, used, low, high)
+            attribute, threshold = self._level_splits(keys, used, path, thresholds)
             arity = np.where(attribute < 0, 1, self._arity[np.maximum(attribute, 0)])
             if arity.sum() > limit:
                 return None
             parent = np.repeat(np.arange(len(keys)), arity)
             index = np.arange(len(parent)) - np.repeat(np.cumsum(arity) - arity, arity)
-            keys, used, low, high = self._children(
-                keys, used, low, high, attribute, threshold, parent, index
+            keys, used, path, thresholds = self._children(
+                keys, used, path, thresholds, attribute, threshold, parent, index
             )
         return len(keys)
 
@@ -267,11 +329,11 @@ class RandomTree:
         InvalidParameterError
             If the tree has more than ``limit`` leaves.
         """
-        keys, used, low, high = self._initial_state(1)
+        keys, used, path, thresholds = self._initial_state(1)
         paths = [""]
         names = self.domain.names
         for _ in range(self.depth):
-            attribute, threshold = self._splits(keys, used, low, high)
+            attribute, threshold = self._level_splits(keys, used, path, thresholds)
             arity = np.where(attribute < 0, 1, self._arity[np.maximum(attribute, 0)])
             if arity.sum() > limit:
                 raise InvalidParameterError(
@@ -293,8 +355,8 @@ class RandomTree:
                     test = f"{attr.name} {'<=' if i == 0 else '>'} {threshold[p]:.6g}"
                 tests.append(f"{paths[p]} and {test}" if paths[p] else test)
             paths = tests
-            keys, used, low, high = self._children(
-                keys, used, low, high, attribute, threshold, parent, index
+            keys, used, path, thresholds = self._children(
+                keys, used, path, thresholds, attribute, threshold, parent, index
             )
         return keys, [p or "(root)" for p in paths]
 
@@ -306,15 +368,15 @@ class RandomTree:
         number of leaves. Used when the tree is too large to count (Mushroom, Adult).
         """
         n_walks = check_int(n_walks, "n_walks", minimum=1)
-        keys, used, low, high = self._initial_state(n_walks)
+        keys, used, path, thresholds = self._initial_state(n_walks)
         product = np.ones(n_walks)
         for _ in range(self.depth):
-            attribute, threshold = self._splits(keys, used, low, high)
+            attribute, threshold = self._level_splits(keys, used, path, thresholds)
             arity = np.where(attribute < 0, 1, self._arity[np.maximum(attribute, 0)])
             product *= arity
             index = np.floor(rng.random(n_walks) * arity).astype(np.int64)
-            keys, used, low, high = self._children(
-                keys, used, low, high, attribute, threshold, np.arange(n_walks), index
+            keys, used, path, thresholds = self._children(
+                keys, used, path, thresholds, attribute, threshold, np.arange(n_walks), index
             )
         return float(product.mean())
 
@@ -365,15 +427,8 @@ def forest_route(
     if any(t.depth != first.depth or t.domain is not first.domain for t in trees):
         raise ValueError("forest_route needs trees sharing one domain and depth")
     roots = keyed.splitmix64(np.array([t.key for t in trees], dtype=np.uint64))
-    m, k = len(trees), len(first.domain)
-    state = (
-        roots,
-        np.zeros((m, k), dtype=bool),
-        np.tile(first._low, (m, 1)),
-        np.tile(first._high, (m, 1)),
-    )
     return first._route(
-        state,
+        first._root_state(roots),
         codes,
         np.asarray(tree_of_row, dtype=np.int64),
         None if row_of is None else np.asarray(row_of, dtype=np.int64),
@@ -388,3 +443,24 @@ def forest_leaf_keys(
 ) -> np.ndarray:
     """The leaf key of each item in its tree (uint64): :func:`forest_route`'s leaf keys."""
     return forest_route(trees, codes, tree_of_row, row_of).leaf_keys
+
+
+def tree_bytes(n_attributes: int) -> int:
+    """Estimated memory of one :class:`RandomTree` object: 1 KiB + 40 B per attribute.
+
+    (Its bounds, arities and kinds are copied per tree; the domain is shared.) Used by
+    the estimators' checks against :data:`dpviz.validation.MEMORY_BUDGET`.
+    """
+    return 1024 + 40 * check_int(n_attributes, "n_attributes", minimum=0)
+
+
+def route_bytes(n_attributes: int, depth: int, categorical: bool = True) -> int:
+    """Estimated memory per routed item (row × tree) of :func:`forest_route` at ``depth``.
+
+    Every level keeps each item's node index (8 B); a node, at worst one per item, keeps
+    its path (12 B per level) and, on a domain with categorical attributes, its used mask
+    (1 B per attribute); plus ~64 B of temporaries.
+    """
+    k = check_int(n_attributes, "n_attributes", minimum=0)
+    d = check_int(depth, "depth", minimum=0)
+    return 64 + 20 * (d + 1) + (k if categorical else 0)

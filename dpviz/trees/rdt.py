@@ -23,9 +23,9 @@ from dpviz.keyed import splitmix64
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import BUDGET_RTOL, PrivateTable
 from dpviz.trees._base import DPEstimatorMixin, check_encoded
-from dpviz.trees.depth import fan_depth
-from dpviz.trees.random_tree import RandomTree, Routing
-from dpviz.validation import check_bool, check_int
+from dpviz.trees.depth import cap_depth, check_depth, fan_depth
+from dpviz.trees.random_tree import RandomTree, Routing, tree_bytes
+from dpviz.validation import MEMORY_BUDGET, check_bool, check_int, check_memory
 
 __all__ = ["PrivateRDTClassifier", "RandomDecisionTreeClassifier", "classify"]
 
@@ -63,12 +63,31 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared parts: the depth rule, the trees and prediction by Classify."""
 
     def _depth(self, n_attributes: int) -> int:
+        """``max_depth`` (at most ``MAX_DEPTH``), or Fan's k/2 capped at ``MAX_DEPTH``."""
         if self.max_depth is None:
-            return fan_depth(n_attributes)
-        return check_int(self.max_depth, "max_depth", minimum=1)
+            return cap_depth(fan_depth(n_attributes))
+        return check_depth(self.max_depth)
+
+    def _check_scale(self, domain: Domain | None) -> None:
+        """Refuse ``max_depth`` above ``MAX_DEPTH`` and ``n_trees`` over the memory budget.
+
+        Reads no row: called before fit touches the data (without a domain yet, one
+        attribute is assumed, the estimate's lower end) and again on the fit's domain.
+        """
+        if self.max_depth is not None:
+            check_depth(self.max_depth)
+        n_trees = check_int(self.n_trees, "n_trees", minimum=1)
+        k = 1 if domain is None else len(domain)
+        check_memory(
+            n_trees * (tree_bytes(k) + 16),
+            f"n_trees={self.n_trees!r} trees over {k} attribute(s) (about "
+            f"{tree_bytes(k) + 16} B each)",
+            f"pass n_trees <= {max(MEMORY_BUDGET // (tree_bytes(k) + 16), 1)}",
+        )
 
     def _make_trees(self, rng: np.random.Generator, depth: int) -> list[RandomTree]:
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
+        self._check_scale(self.domain_)
         keys = rng.integers(0, 2**63, size=n_trees)
         return [RandomTree(self.domain_, depth, int(k)) for k in keys]
 
@@ -106,8 +125,12 @@ class RandomDecisionTreeClassifier(_RDTBase):
     ----------
     n_trees : int
         Number of trees N (Fan et al.: 10 is often enough).
+        Refused if the trees' estimated memory (about 1 KiB + 40 B per attribute each)
+        exceeds :data:`~dpviz.validation.MEMORY_BUDGET`, before any row is read.
     max_depth : int, optional
-        Height h; default ``fan_depth(k)`` = k/2.
+        Height h, at most :data:`~dpviz.trees.depth.MAX_DEPTH` (64; larger values are
+        refused). Default ``fan_depth(k)`` = k/2, capped at ``MAX_DEPTH`` (from 130
+        attributes on: the trees then test 64 of the k attributes on a path).
     prune : bool
         Prune empty subtrees (JPW Fig. 1). ``False`` gives the un-pruned tree of
         Private-RDT at ε = ∞.
@@ -148,8 +171,8 @@ class RandomDecisionTreeClassifier(_RDTBase):
         self.random_state = random_state
 
     def _check_params(self) -> None:
-        check_int(self.n_trees, "n_trees", minimum=1)
         check_bool(self.prune, "prune")
+        self._check_scale(self.domain if isinstance(self.domain, Domain) else None)
 
     def _fit_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain
@@ -216,8 +239,12 @@ class PrivateRDTClassifier(_RDTBase):
         paper's ε = ∞ column).
     n_trees : int
         Number of trees N (JPW: 10; 5 for Votes).
+        Refused if the trees' estimated memory (about 1 KiB + 40 B per attribute each)
+        exceeds :data:`~dpviz.validation.MEMORY_BUDGET`, before any row is read.
     max_depth : int, optional
-        Height h; default ``fan_depth(k)`` = k/2.
+        Height h, at most :data:`~dpviz.trees.depth.MAX_DEPTH` (64; larger values are
+        refused). Default ``fan_depth(k)`` = k/2, capped at ``MAX_DEPTH`` (from 130
+        attributes on: the trees then test 64 of the k attributes on a path).
     noise : {"discrete_laplace", "laplace"}
         Noise on each count: discrete Laplace (integer noise, default) or the
         paper's continuous Laplace — NOT PROVEN PRIVATE in floating point (its
@@ -295,6 +322,7 @@ class PrivateRDTClassifier(_RDTBase):
 
     def _check_params(self) -> None:
         check_bool(self.clip_negative, "clip_negative")
+        self._check_scale(self.domain if isinstance(self.domain, Domain) else None)
         self._check_release(self._epsilon(self.epsilon))
 
     def _fit_codes(
@@ -341,6 +369,7 @@ class PrivateRDTClassifier(_RDTBase):
                 f"method must be 'jpw', 'recount' or 'rebuild', got {method!r}"
             )
         self._check_release(epsilon)
+        self._check_scale(self.domain_)
         budget = self.ledger_.total
         if method == "jpw" and epsilon > budget * (1 + BUDGET_RTOL):
             raise InvalidParameterError(

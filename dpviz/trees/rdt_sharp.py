@@ -24,10 +24,10 @@ from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import PrivateTable
 from dpviz.trees._base import DPEstimatorMixin, check_encoded
-from dpviz.trees.depth import rdt_sharp_depth
-from dpviz.trees.random_tree import RandomTree
+from dpviz.trees.depth import cap_depth, check_depth, rdt_sharp_depth
+from dpviz.trees.random_tree import RandomTree, tree_bytes
 from dpviz.trees.rdt import classify
-from dpviz.validation import check_int
+from dpviz.validation import check_int, check_memory
 
 __all__ = ["CentredTree", "RDTSharpClassifier", "create_tree", "region_distance"]
 
@@ -170,12 +170,18 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     n_secondary : int
         t, the secondary ensemble (RDT#: 200).
     n_cells : int
-        N_CELLS, centres spread over each tree's leaves (RDT#: 10).
+        N_CELLS, centres spread over each tree's leaves (RDT#: 10). The p + t trees, their
+        ``n_cells`` centres each and their maps of the public rows are refused if their
+        estimated memory exceeds :data:`~dpviz.validation.MEMORY_BUDGET` (each tree: about
+        1 KiB + 40 B per attribute, plus ``n_cells`` × (8 B per attribute + 24 B) for its
+        centres and 24 B per public row), before any row is read or released.
     max_depth : int, optional
-        Height; default :meth:`height`: with ``n_labeled``,
+        Height, at most :data:`~dpviz.trees.depth.MAX_DEPTH` (64; larger values are
+        refused); default :meth:`height`: with ``n_labeled``,
         :func:`~dpviz.trees.depth.rdt_sharp_depth` = min(⌊k/2⌋, ⌊log_b n⌋ + 1), b the
         mean number of values per attribute (numeric attributes count 2); without it,
-        ⌊k/2⌋.
+        ⌊k/2⌋; either capped at ``MAX_DEPTH`` (reached from 130 attributes on without
+        ``n_labeled``).
     n_labeled : int, optional
         A public number of labeled rows for the height rule (e.g. the size the data
         owner announces). The paper uses the private row count; dpviz never does (the
@@ -260,15 +266,19 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         paper's rule with the private row count would make the released height depend on
         one person's presence (one row vs two: heights 1 vs 2, an audit finds ε ≥ 5 at a
         claimed 1). :func:`dpviz.trees.depth.rdt_sharp_depth` shows the paper's rule.
+        Either rule is capped at :data:`~dpviz.trees.depth.MAX_DEPTH` (64); a larger
+        ``max_depth`` is refused.
         """
         if self.max_depth is not None:
-            return check_int(self.max_depth, "max_depth", minimum=1)
+            return check_depth(self.max_depth)
         k = len(domain)
         if self.n_labeled is None:
-            return max(k // 2, 1)
+            return cap_depth(max(k // 2, 1))
         values = [a.n_values if isinstance(a, Categorical) else 2 for a in domain]
         b = max(float(np.mean(values)), 1.0 + 1e-9)
-        return rdt_sharp_depth(k, b, check_int(self.n_labeled, "n_labeled", minimum=1))
+        return cap_depth(
+            rdt_sharp_depth(k, b, check_int(self.n_labeled, "n_labeled", minimum=1))
+        )
 
     def fit(self, X: Any, y: Any, X_public: Any = None) -> RDTSharpClassifier:
         """RDT# Classifier (Fig. 5) on private ``X, y`` and public unlabeled ``X_public``.
@@ -281,11 +291,36 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         public = None if X_public is None else domain.encode(X_public)
         return self._fit_codes(codes, labels, domain, public=public)
 
+    def _check_scale(self, domain: Domain | None, n_public: int = 0) -> None:
+        """Refuse ``max_depth`` above ``MAX_DEPTH`` and trees or centres over the memory budget.
+
+        Reads no row. The estimate: each of the p + t trees (about 1 KiB + 40 B per
+        attribute), its ``n_cells`` centres (8 B per attribute + 24 B each, as if every
+        requested centre existed) and its map of the public rows (24 B per row). Without
+        a domain yet one attribute is assumed (the estimate's lower end).
+        """
+        if self.max_depth is not None:
+            check_depth(self.max_depth)
+        n_trees = check_int(self.n_primary, "n_primary", minimum=1) + check_int(
+            self.n_secondary, "n_secondary", minimum=0
+        )
+        n_cells = check_int(self.n_cells, "n_cells", minimum=1)
+        k = 1 if domain is None else len(domain)
+        per_tree = tree_bytes(k) + n_cells * (8 * k + 24) + 24 * n_public
+        check_memory(
+            n_trees * per_tree,
+            f"n_primary + n_secondary = {self.n_primary!r} + {self.n_secondary!r} trees with "
+            f"n_cells={self.n_cells!r} centres each over {k} attribute(s)"
+            + (f" and {n_public} public rows" if n_public else ""),
+            "pass fewer n_cells (RDT#: 10) or fewer n_secondary trees (RDT#: 200)",
+        )
+
     def _check_params(self) -> None:
         epsilon = self._epsilon(self.epsilon)
         n_primary = check_int(self.n_primary, "n_primary", minimum=1)
         check_int(self.n_secondary, "n_secondary", minimum=0)
         check_int(self.n_cells, "n_cells", minimum=1)
+        self._check_scale(self.domain if isinstance(self.domain, Domain) else None)
         if self.noise not in NoisyLeafCounts.MECHANISMS:
             raise InvalidParameterError(
                 f"noise must be 'discrete_laplace' or 'laplace', got {self.noise!r}"
@@ -305,6 +340,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             public = np.zeros((0, len(domain)))
         else:
             public = check_encoded(public, domain)[0]
+        self._check_scale(domain, len(public))
         self.depth_ = self.height(domain)
         structure_rng, noise_rng = self._rngs()
         secondary_rng = structure_rng.spawn(1)[0]
