@@ -59,6 +59,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/bench_audit.py
 	$(BIN)/python bench/release_speed.py
+	$(BIN)/python bench/predict_scale.py
 	$(BIN)/python bench/bench_explorers.py
 	$(BIN)/python bench/fs_table1.py --out docs/fs_table1.md
 
