@@ -26,12 +26,12 @@ from dpviz.trees._base import DPEstimatorMixin, check_encoded
 from dpviz.trees.depth import cap_depth, check_depth, fletcher_islam_depth
 from dpviz.trees.random_tree import (
     RandomTree,
+    check_trees_memory,
     forest_leaf_keys,
     forest_route,
     route_bytes,
-    tree_bytes,
 )
-from dpviz.validation import MEMORY_BUDGET, check_bool, check_int, check_memory
+from dpviz.validation import MEMORY_BUDGET, check_bool, check_int
 
 __all__ = ["DPRandomForestClassifier", "ForestLeaves", "get_majority_labels"]
 
@@ -239,14 +239,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
 
         Without a domain yet, one attribute is assumed (the estimate's lower end).
         """
-        n_trees = check_int(self.n_trees, "n_trees", minimum=1)
-        k = 1 if domain is None else len(domain)
-        check_memory(
-            n_trees * (tree_bytes(k) + 16),
-            f"n_trees={self.n_trees!r} trees over {k} attribute(s) (about "
-            f"{tree_bytes(k) + 16} B each)",
-            f"pass n_trees <= {max(MEMORY_BUDGET // (tree_bytes(k) + 16), 1)}",
-        )
+        check_trees_memory(self.n_trees, 1 if domain is None else len(domain))
 
     def _tree_depth(self, domain: Domain) -> int:
         """``max_depth``, or FI's rule (Theorem 2 + ⌊r/2⌋) capped at ``MAX_DEPTH``."""

@@ -39,9 +39,17 @@ from dpviz import keyed
 from dpviz.domain import UNKNOWN_CODE, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.trees.depth import check_depth
-from dpviz.validation import check_int
+from dpviz.validation import MEMORY_BUDGET, check_int, check_memory
 
-__all__ = ["RandomTree", "Routing", "forest_leaf_keys", "forest_route", "route_bytes", "tree_bytes"]
+__all__ = [
+    "RandomTree",
+    "Routing",
+    "check_trees_memory",
+    "forest_leaf_keys",
+    "forest_route",
+    "route_bytes",
+    "tree_bytes",
+]
 
 #: The keyed-uniform streams of a node (:func:`dpviz.keyed.uniforms`): which attribute it
 #: tests, its numeric threshold, and the child an unknown category goes to at predict time.
@@ -452,6 +460,23 @@ def tree_bytes(n_attributes: int) -> int:
     the estimators' checks against :data:`dpviz.validation.MEMORY_BUDGET`.
     """
     return 1024 + 40 * check_int(n_attributes, "n_attributes", minimum=0)
+
+
+def check_trees_memory(n_trees: object, n_attributes: int) -> int:
+    """``n_trees`` as an int, refused when the trees would not fit the memory budget.
+
+    The estimate is :func:`tree_bytes` + 16 B (its key) per tree, checked against
+    :data:`dpviz.validation.MEMORY_BUDGET` before any row is read; the message names the
+    user's value and the largest allowed.
+    """
+    n = check_int(n_trees, "n_trees", minimum=1)
+    each = tree_bytes(n_attributes) + 16
+    check_memory(
+        n * each,
+        f"n_trees={n_trees!r} trees over {n_attributes} attribute(s) (about {each} B each)",
+        f"pass n_trees <= {max(MEMORY_BUDGET // each, 1)}",
+    )
+    return n
 
 
 def route_bytes(n_attributes: int, depth: int, categorical: bool = True) -> int:

@@ -24,8 +24,8 @@ from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import BUDGET_RTOL, PrivateTable
 from dpviz.trees._base import DPEstimatorMixin, check_encoded
 from dpviz.trees.depth import cap_depth, check_depth, fan_depth
-from dpviz.trees.random_tree import RandomTree, Routing, tree_bytes
-from dpviz.validation import MEMORY_BUDGET, check_bool, check_int, check_memory
+from dpviz.trees.random_tree import RandomTree, Routing, check_trees_memory
+from dpviz.validation import check_bool, check_int
 
 __all__ = ["PrivateRDTClassifier", "RandomDecisionTreeClassifier", "classify"]
 
@@ -76,14 +76,7 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         if self.max_depth is not None:
             check_depth(self.max_depth)
-        n_trees = check_int(self.n_trees, "n_trees", minimum=1)
-        k = 1 if domain is None else len(domain)
-        check_memory(
-            n_trees * (tree_bytes(k) + 16),
-            f"n_trees={self.n_trees!r} trees over {k} attribute(s) (about "
-            f"{tree_bytes(k) + 16} B each)",
-            f"pass n_trees <= {max(MEMORY_BUDGET // (tree_bytes(k) + 16), 1)}",
-        )
+        check_trees_memory(self.n_trees, 1 if domain is None else len(domain))
 
     def _make_trees(self, rng: np.random.Generator, depth: int) -> list[RandomTree]:
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
