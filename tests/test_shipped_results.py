@@ -1,0 +1,109 @@
+"""The shipped results (dpviz/results/): how they are read, recomputed and saved, and what is shipped."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from dpviz.experiments import shipped
+from dpviz.experiments.shipped import ShippedResultError, provenance, result
+
+SHIPPED = sorted(shipped.RESULTS.glob("*.json"))
+META_KEYS = {"function", "arguments", "code_version", "dpviz_version", "library_digest", "created",
+             "seconds", "machine", "command"}
+
+
+def toy_sweep(dataset: str, epsilons: tuple = (0.5, math.inf), *, n_runs: int = 2,
+              progress: bool = False) -> pd.DataFrame:
+    """A stand-in reproduction: deterministic, with awkward floats, ∞ and a missing value."""
+    toy_sweep.calls.append(progress)
+    rows = [{"dataset": dataset, "epsilon": e, "run": r, "accuracy": 1 / 3 + r * 1e-17 + 0.1 * r,
+             "note": None if r else "first"} for e in epsilons for r in range(n_runs)]
+    return pd.DataFrame(rows)
+
+
+toy_sweep.calls = []
+
+
+@pytest.fixture
+def results_dir(tmp_path, monkeypatch):
+    monkeypatch.setattr(shipped, "RESULTS", tmp_path)
+    monkeypatch.delenv("DPVIZ_RECOMPUTE", raising=False)
+    monkeypatch.delenv("DPVIZ_SAVE_RESULTS", raising=False)
+    toy_sweep.calls.clear()
+    return tmp_path
+
+
+def test_saving_writes_a_csv_and_its_provenance_and_reading_gives_the_same_frame(results_dir,
+                                                                                 monkeypatch):
+    monkeypatch.setenv("DPVIZ_SAVE_RESULTS", "1")
+    made = result(toy_sweep, "votes", n_runs=3, recompute=True)
+    assert toy_sweep.calls == [True]  # recomputing shows a progress bar
+    meta = json.loads((results_dir / "toy_sweep-votes.json").read_text())
+    assert META_KEYS <= meta.keys()
+    assert meta["arguments"] == {"dataset": "votes", "epsilons": [0.5, "inf"], "n_runs": 3}
+    assert meta["function"].endswith("toy_sweep") and meta["command"] == "make results"
+    monkeypatch.delenv("DPVIZ_SAVE_RESULTS")
+    read = result(toy_sweep, "votes", n_runs=3)
+    assert toy_sweep.calls == [True]  # read, not run
+    pd.testing.assert_frame_equal(read, made, check_exact=True)  # bit for bit, ∞ and None included
+    assert "make results" in provenance(read)
+
+
+def test_a_call_with_other_arguments_than_the_shipped_file_is_refused(results_dir, monkeypatch):
+    monkeypatch.setenv("DPVIZ_SAVE_RESULTS", "1")
+    result(toy_sweep, "votes", n_runs=3, recompute=True)
+    monkeypatch.delenv("DPVIZ_SAVE_RESULTS")
+    with pytest.raises(ShippedResultError, match="n_runs.*3.*n_runs.*2.*make results"):
+        result(toy_sweep, "votes", n_runs=2)
+    with pytest.raises(ShippedResultError, match="no shipped result"):
+        result(toy_sweep, "mushroom", n_runs=3)  # another file: toy_sweep-mushroom.csv
+
+
+def test_recompute_is_on_request_and_saves_nothing_by_default(results_dir, monkeypatch):
+    frame = result(toy_sweep, "votes", recompute=True)
+    assert toy_sweep.calls == [True] and list(results_dir.iterdir()) == []
+    assert provenance(frame).startswith("Recomputed just now")
+    monkeypatch.setenv("DPVIZ_RECOMPUTE", "1")
+    result(toy_sweep, "votes")
+    assert toy_sweep.calls == [True, True]
+
+
+def test_recomputing_bypasses_the_on_disk_cache(results_dir):
+    @functools.wraps(toy_sweep)
+    def cached(*args, **kwargs):
+        raise AssertionError("the cache was consulted")
+
+    result(cached, "votes", recompute=True)
+    assert toy_sweep.calls == [True]
+
+
+def test_arguments_that_cannot_be_recorded_are_refused(results_dir, monkeypatch):
+    monkeypatch.setenv("DPVIZ_SAVE_RESULTS", "1")
+    with pytest.raises(ShippedResultError, match="cannot record"):
+        result(toy_sweep, "votes", epsilons=(object(),), recompute=True)
+
+
+def test_some_results_are_shipped():
+    names = {path.stem.split("-")[0] for path in SHIPPED}
+    assert {"jpw_accuracy", "fi_figure4", "rdt_sharp_vs_epsilon"} <= names, names
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_each_shipped_result_says_how_it_was_made_and_matches_its_function(path):
+    meta = json.loads(path.read_text())
+    assert META_KEYS <= meta.keys()
+    assert not meta["code_version"].endswith("dirty"), "make results ran on uncommitted code"
+    module, _, name = meta["function"].rpartition(".")
+    function = getattr(importlib.import_module(module), name)
+    # the recorded arguments still bind to the function as it is now
+    inspect.signature(function).bind(**meta["arguments"])
+    frame = pd.read_csv(path.with_suffix(".csv"))
+    assert len(frame) > 0 and len(frame.columns) > 1
+    assert path.with_suffix(".csv").stat().st_size < 200_000  # small files
