@@ -6,12 +6,13 @@ STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
 # headless machines (no DISPLAY) get no browser; root is allowed (classroom VMs, containers)
 LAB_FLAGS := --allow-root $(if $(DISPLAY),,--no-browser) --ServerApp.ip=127.0.0.1
-# Voilà for a classroom: one notebook as an app (code hidden). Every page load starts a kernel
+# Voilà for a classroom: one notebook as an app (code hidden), rendered progressively (each output
+# shows as soon as its cell has run: the first chart appears within seconds). Each page load starts a kernel
 # (~250 MB); a kernel whose page was closed (no connection) and that has been idle for 5 minutes
 # is shut down (checked every minute). Connected students are never culled, however long they read.
 NB ?= notebooks/05_dp_random_forest.ipynb
 VOILA_IP ?= 127.0.0.1
-VOILA_FLAGS := --no-browser --Voila.ip=$(VOILA_IP) \
+VOILA_FLAGS := --no-browser --Voila.ip=$(VOILA_IP) --VoilaConfiguration.progressive_rendering=True \
 	--MappingKernelManager.cull_idle_timeout=300 --MappingKernelManager.cull_interval=60 \
 	--MappingKernelManager.cull_connected=False
 

@@ -1,4 +1,4 @@
-"""The shipped results (dpviz/results/): how they are read, recomputed and saved, and what is shipped."""
+"""The shipped results (dpviz/results/): read, recomputed and saved, and what is shipped."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_a_call_with_other_arguments_than_the_shipped_file_is_refused(results_di
     monkeypatch.setenv("DPVIZ_SAVE_RESULTS", "1")
     result(toy_sweep, "votes", n_runs=3, recompute=True)
     monkeypatch.delenv("DPVIZ_SAVE_RESULTS")
-    with pytest.raises(ShippedResultError, match="n_runs.*3.*n_runs.*2.*make results"):
+    with pytest.raises(ShippedResultError, match=r"n_runs.*3.*n_runs.*2.*make results"):
         result(toy_sweep, "votes", n_runs=2)
     with pytest.raises(ShippedResultError, match="no shipped result"):
         result(toy_sweep, "mushroom", n_runs=3)  # another file: toy_sweep-mushroom.csv
