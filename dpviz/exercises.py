@@ -5,27 +5,89 @@ next cell calls :func:`check`. An unanswered exercise (``None``) only prints a
 reminder, so the notebook still runs top to bottom (and under nbval); a wrong
 answer raises ``AssertionError`` with a hint; a right one says so.
 
-The answers are in plain sight below: this is a workbook, not an exam.
+Five kinds of exercise share the registry (each notebook's module in
+:mod:`dpviz.explore` registers its own with :func:`register`):
+
+* :class:`Exercise` — a number (:func:`check`);
+* :class:`~dpviz.exercise_kinds.Argument` — a privacy argument in steps, one letter
+  per step (:func:`check_argument`);
+* :class:`~dpviz.exercise_kinds.Implementation` — a function checked against exact
+  probabilities, or a sampler checked by a seeded statistical test
+  (:func:`check_implementation`);
+* :class:`~dpviz.exercise_kinds.AuditTask` — a mechanism the student wraps and audits
+  (:func:`check_audit`), and :class:`~dpviz.exercise_kinds.BreakTask` — a mechanism
+  broken in one specific way, audited by the check (:func:`check_break`);
+* :class:`~dpviz.exercise_kinds.Prediction` — predict, then move the slider: the value
+  is computed live and shown after the answer (:func:`check_prediction`).
+
+:func:`check` accepts every kind. The answers of the numeric exercises are in plain
+sight below: this is a workbook, not an exam.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
+import numpy as np
+
+from dpviz.audit import AuditResult
 from dpviz.errors import InvalidParameterError
+from dpviz.exercise_kinds import (
+    Argument,
+    AuditTask,
+    BreakTask,
+    Implementation,
+    Prediction,
+    Step,
+)
+
+__all__ = [
+    "EXERCISES",
+    "Argument",
+    "AuditTask",
+    "BreakTask",
+    "Exercise",
+    "Implementation",
+    "Prediction",
+    "Step",
+    "check",
+    "check_argument",
+    "check_audit",
+    "check_break",
+    "check_implementation",
+    "check_prediction",
+    "coverage",
+    "register",
+]
 
 
 @dataclass(frozen=True)
 class Exercise:
     """A numeric exercise: its answer, the tolerance accepted and a hint for wrong answers."""
 
+    kind: ClassVar[str] = "number"
     answer: float
     tolerance: float
     hint: str
 
+    def verify(self, answer: Any, key: str) -> str:
+        """The confirmation, or AssertionError with the hint."""
+        try:
+            value = float(answer)
+        except (TypeError, ValueError):
+            raise AssertionError(f"Exercise {key}: expected a number, got {answer!r}") from None
+        if not math.isclose(value, self.answer, rel_tol=0, abs_tol=self.tolerance):
+            raise AssertionError(f"Exercise {key}: {value!r} is not right. Hint: {self.hint}.")
+        return f"Exercise {key}: correct!"
 
-EXERCISES: dict[str, Exercise] = {
+
+Spec = Exercise | Argument | Implementation | AuditTask | BreakTask | Prediction
+
+EXERCISES: dict[str, Spec] = {
     "00.1": Exercise(
         answer=0.5,
         tolerance=1e-9,
@@ -34,46 +96,174 @@ EXERCISES: dict[str, Exercise] = {
     ),
 }
 
+#: What the student is asked to put in place of None, by kind.
+_REMINDER = {
+    "number": "replace None with your answer",
+    "argument": "replace None with your letters, one per step (e.g. 'bca')",
+    "implementation": "replace None with your function",
+    "audit": "replace None with your mechanism and the result of your audit",
+    "break": "replace None with your broken mechanism",
+    "prediction": "replace None with your prediction, before you move the slider",
+}
 
-def register(exercises: dict[str, Exercise]) -> None:
-    """Add a notebook's exercises (called by its module in :mod:`dpviz.explore`)."""
+
+def _fingerprint(value: Any) -> Any:
+    """A comparable summary of a spec: functions by module and name, arrays by values.
+
+    Re-importing a notebook's module (e.g. after ``importlib.reload``) registers new
+    function objects for the same exercise; they must not count as a second exercise.
+    """
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (type(value).__name__,
+                tuple(_fingerprint(getattr(value, f.name)) for f in dataclasses.fields(value)))
+    if isinstance(value, Mapping):
+        return tuple((repr(k), _fingerprint(v)) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return tuple(_fingerprint(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return ("array", repr(value.tolist()))
+    if callable(value):
+        return (getattr(value, "__module__", None), getattr(value, "__qualname__", repr(value)))
+    return repr(value)
+
+
+def register(exercises: dict[str, Spec]) -> None:
+    """Add a notebook's exercises (called by its module in :mod:`dpviz.explore`).
+
+    Raises
+    ------
+    InvalidParameterError
+        A spec that is not one of the kinds, or a key already registered with another spec.
+    """
     for key, spec in exercises.items():
-        if key in EXERCISES and EXERCISES[key] != spec:
+        if not isinstance(spec, Spec):
+            raise InvalidParameterError(
+                f"exercise {key!r} must be an Exercise, Argument, Implementation, AuditTask, "
+                f"BreakTask or Prediction, got {type(spec).__name__}")
+        if key in EXERCISES and _fingerprint(EXERCISES[key]) != _fingerprint(spec):
             raise InvalidParameterError(f"exercise {key!r} is registered twice")
         EXERCISES[key] = spec
 
 
-def check(exercise: str, answer: float | None) -> None:
-    """Check a student's answer to ``exercise``.
-
-    Parameters
-    ----------
-    exercise : str
-        The exercise id printed in the notebook, e.g. ``"00.1"``.
-    answer : float or None
-        The student's answer; ``None`` means "not answered yet".
-
-    Raises
-    ------
-    AssertionError
-        If the answer is wrong (the message gives a hint).
-    InvalidParameterError
-        If the exercise id is unknown.
-    """
+def _spec(exercise: str, kinds: tuple[type, ...] | None = None) -> Spec:
+    """The registered spec of ``exercise``, checked to be of one of ``kinds``."""
     if exercise not in EXERCISES:
         raise InvalidParameterError(
             f"unknown exercise {exercise!r}; known: {sorted(EXERCISES)} (a notebook's exercises "
             "are registered when its module of dpviz.explore is imported, e.g. "
             "`from dpviz.explore import jpw`; dpviz.explore.load_all() imports them all)"
         )
-    if answer is None:
-        print(f"Exercise {exercise}: not answered yet — replace None with your answer.")
-        return
     spec = EXERCISES[exercise]
-    try:
-        value = float(answer)
-    except (TypeError, ValueError):
-        raise AssertionError(f"Exercise {exercise}: expected a number, got {answer!r}") from None
-    if not math.isclose(value, spec.answer, rel_tol=0, abs_tol=spec.tolerance):
-        raise AssertionError(f"Exercise {exercise}: {value!r} is not right. Hint: {spec.hint}.")
-    print(f"Exercise {exercise}: correct!")
+    if kinds is not None and not isinstance(spec, kinds):
+        raise InvalidParameterError(
+            f"exercise {exercise!r} is of kind {spec.kind!r}; check it with check("
+            f"{exercise!r}, answer)")
+    return spec
+
+
+def _unanswered(exercise: str, spec: Spec, *answers: Any) -> bool:
+    """Print the reminder and return True if any of ``answers`` is None."""
+    if any(a is None for a in answers):
+        print(f"Exercise {exercise}: not answered yet — {_REMINDER[spec.kind]}.")
+        return True
+    return False
+
+
+def check(exercise: str, answer: Any) -> None:
+    """Check a student's answer to ``exercise``, whatever its kind.
+
+    Parameters
+    ----------
+    exercise : str
+        The exercise id printed in the notebook, e.g. ``"00.1"``.
+    answer
+        ``None`` means "not answered yet". Otherwise, by kind: a number
+        (:class:`Exercise`, :class:`Prediction`), letters such as ``"bca"``
+        (:class:`Argument`), a function (:class:`Implementation`), a pair
+        ``(mechanism, audit_result)`` (:class:`AuditTask`) or a mechanism
+        (:class:`BreakTask`; use :func:`check_break` to get the audit's result back).
+
+    Raises
+    ------
+    AssertionError
+        If the answer is wrong (the message gives a hint that does not give it away).
+    InvalidParameterError
+        If the exercise id is unknown.
+    """
+    spec = _spec(exercise)
+    if isinstance(spec, AuditTask):
+        if answer is not None and not (isinstance(answer, tuple) and len(answer) == 2):
+            raise AssertionError(f"Exercise {exercise}: give the pair (mechanism, result), "
+                                 f"got {answer!r}")
+        check_audit(exercise, *(answer if answer is not None else (None, None)))
+    elif isinstance(spec, BreakTask):
+        check_break(exercise, answer)
+    elif not _unanswered(exercise, spec, answer):
+        print(spec.verify(answer, exercise))
+
+
+def check_argument(exercise: str, answers: str | list[str] | None) -> None:
+    """Check the letters of a privacy argument, one per step (``"bca"`` or a list).
+
+    A wrong answer raises AssertionError naming each wrong step and explaining what is
+    wrong with the option chosen there.
+    """
+    spec = _spec(exercise, (Argument,))
+    if not _unanswered(exercise, spec, answers):
+        print(spec.verify(answers, exercise))
+
+
+def check_implementation(exercise: str, function: Callable[..., Any] | None) -> None:
+    """Check the student's function against the exact laws of the exercise's cases.
+
+    A sampler's check draws a fixed number of samples per case with fixed seeds; a
+    correct sampler is refused with probability at most the spec's ``false_alarm``
+    (1e-6 by default).
+    """
+    spec = _spec(exercise, (Implementation,))
+    if not _unanswered(exercise, spec, function):
+        print(spec.verify(function, exercise))
+
+
+def check_audit(exercise: str, mechanism: Callable[..., Any] | None,
+                result: AuditResult | None) -> None:
+    """Check the student's mechanism (its output law) and their audit of it (its result)."""
+    spec = _spec(exercise, (AuditTask,))
+    if not _unanswered(exercise, spec, mechanism, result):
+        print(spec.verify(mechanism, result, exercise))
+
+
+def check_break(exercise: str, mechanism: Callable[..., Any] | None) -> AuditResult | None:
+    """Check that the broken mechanism has the specific law asked for, then audit it.
+
+    Returns
+    -------
+    AuditResult or None
+        The audit that caught the mechanism (None when not answered yet).
+    """
+    spec = _spec(exercise, (BreakTask,))
+    if _unanswered(exercise, spec, mechanism):
+        return None
+    message, result = spec.verify(mechanism, exercise)
+    print(message)
+    return result
+
+
+def check_prediction(exercise: str, answer: float | None) -> None:
+    """Compute the value live and show it beside the prediction (AssertionError if too far)."""
+    spec = _spec(exercise, (Prediction,))
+    if not _unanswered(exercise, spec, answer):
+        print(spec.verify(answer, exercise))
+
+
+def coverage() -> dict[str, dict[str, int]]:
+    """How many exercises of each kind each notebook has registered (``"02"`` → kind → n).
+
+    Issue 14 asks every paper notebook for one of each of ``"argument"``,
+    ``"implementation"``, ``"audit"`` and ``"prediction"``.
+    """
+    table: dict[str, dict[str, int]] = {}
+    for key, spec in sorted(EXERCISES.items()):
+        row = table.setdefault(key.split(".")[0], {})
+        row[spec.kind] = row.get(spec.kind, 0) + 1
+    return table
