@@ -107,3 +107,10 @@ def test_each_shipped_result_says_how_it_was_made_and_matches_its_function(path)
     frame = pd.read_csv(path.with_suffix(".csv"))
     assert len(frame) > 0 and len(frame.columns) > 1
     assert path.with_suffix(".csv").stat().st_size < 200_000  # small files
+
+
+def test_an_optional_result_that_is_not_shipped_is_computed(results_dir):
+    frame = result(toy_sweep, "adult", missing="compute")
+    assert toy_sweep.calls == [True] and len(frame) == 4
+    with pytest.raises(ShippedResultError, match="missing must be"):
+        result(toy_sweep, "adult", missing="ignore")

@@ -183,6 +183,7 @@ def result(
     /,
     *args: Any,
     recompute: bool | None = None,
+    missing: str = "raise",
     **kwargs: Any,
 ) -> pd.DataFrame:
     """``function(*args, **kwargs)``'s shipped result, or a fresh run on request.
@@ -197,6 +198,10 @@ def result(
         ``True`` runs ``function`` now (with a progress bar, bypassing the cache);
         ``None`` (default) does so only under ``DPVIZ_RECOMPUTE=1``; otherwise the shipped
         file is read.
+    missing
+        What to do when no file is shipped for this call: ``"raise"`` (the notebooks'
+        reproductions, whose files must exist) or ``"compute"`` (an explorer's optional
+        data set: computed now, with a progress bar, and saved under ``make results``).
 
     Returns
     -------
@@ -212,7 +217,11 @@ def result(
         recompute = recompute_requested()
     if recompute:
         return _recompute(function, args, kwargs)
+    if missing not in ("raise", "compute"):
+        raise ShippedResultError(f"missing must be 'raise' or 'compute', got {missing!r}")
     path = result_path(function, *args)
+    if not path.exists() and missing == "compute":
+        return _recompute(function, args, kwargs)
     if not path.exists():
         raise ShippedResultError(
             f"no shipped result for {function.__name__} ({path.name}): recompute it "

@@ -50,6 +50,7 @@ from dpviz.experiments.pareto import (
     winners,
 )
 from dpviz.experiments.registry import ALGORITHMS, PRIVATE
+from dpviz.experiments.shipped import recompute_requested, result
 from dpviz.explore import quick
 from dpviz.plots import accuracy_chart, log_axis
 from dpviz.validation import check_epsilon, check_int
@@ -68,7 +69,7 @@ __all__ = [
     "winner_chart",
 ]
 
-#: Data sets offered by the explorer's picker (each computed once, on first pick, then cached).
+#: Data sets offered by the explorer's picker (each one's grid ships: see :func:`explorer_frame`).
 EXPLORER_DATASETS = ("nursery", "mushroom", "votes", "adult", "synth-a")
 
 _QUICK_EPSILONS = (0.05, 0.2, 1.0, 5.0)
@@ -76,15 +77,17 @@ _QUICK_SIZES = (100, 1000, 10000)
 
 
 def grid() -> dict[str, Any]:
-    """The explorer's grid: ε values, sizes and repeats (smaller under quick mode).
+    """The explorer's grid: ε values, sizes and repeats (smaller for a quick recomputation).
 
     Returns
     -------
     dict
         ``epsilons``, ``sizes`` and ``repeats``: the full grid (10 ε × 5 n × 5
-        repeats) or, when :func:`dpviz.explore.quick` is on, 4 ε × 3 n × 2 repeats.
+        repeats), whose results are shipped (:mod:`dpviz.experiments.shipped`), or,
+        when recomputing (``DPVIZ_RECOMPUTE=1``) in quick mode (:func:`dpviz.explore.quick`),
+        4 ε × 3 n × 2 repeats.
     """
-    if quick():
+    if quick() and recompute_requested():
         return {"epsilons": _QUICK_EPSILONS, "sizes": _QUICK_SIZES, "repeats": 2}
     return {"epsilons": EPSILONS, "sizes": SIZES, "repeats": 5}
 
@@ -309,15 +312,18 @@ def tradeoff_chart(
 def _explorer_frame(
     dataset: str, epsilons: tuple[float, ...], sizes: tuple[int, ...], repeats: int
 ) -> pd.DataFrame:
-    return compare((dataset,), PRIVATE, epsilons, sizes, repeats, progress=True)
+    return result(compare, (dataset,), algorithms=PRIVATE, epsilons=epsilons, sizes=sizes,
+                  repeats=repeats, missing="compute")
 
 
 def explorer_frame(dataset: str = "nursery") -> pd.DataFrame:
-    """The explorer's grid for ``dataset``: ``compare`` over :func:`grid` (cached).
+    """The explorer's grid for ``dataset``: ``compare`` over :func:`grid`, shipped.
 
-    :func:`~dpviz.experiments.comparison.compare` runs once per data set (and
-    is kept on disk by its cache), so moving a slider afterwards only looks
-    points up. Shows a progress bar while it computes.
+    Every data set's full grid ships with the workbook (``dpviz/results/compare-*.csv``,
+    made by ``make results``), so picking a data set or moving a slider only looks points
+    up. Under ``DPVIZ_RECOMPUTE=1``, or for a grid that is not shipped,
+    :func:`~dpviz.experiments.comparison.compare` runs once per data set, with a progress
+    bar (and is kept in memory afterwards).
     """
     g = grid()
     key = str(dataset).strip().lower()
