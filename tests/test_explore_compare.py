@@ -29,7 +29,10 @@ def tiny_grid():
 
 def test_grid_quick_and_full(monkeypatch):
     monkeypatch.setenv("DPVIZ_QUICK", "1")
-    quick = cmp.grid()
+    monkeypatch.setenv("DPVIZ_RECOMPUTE", "1")
+    quick = cmp.grid()  # a quick recomputation
+    monkeypatch.setenv("DPVIZ_RECOMPUTE", "0")
+    assert len(cmp.grid()["epsilons"]) == 10  # quick mode reads the shipped full grid
     monkeypatch.setenv("DPVIZ_QUICK", "0")
     full = cmp.grid()
     assert (len(quick["epsilons"]), len(quick["sizes"]), quick["repeats"]) == (4, 3, 2)
@@ -108,7 +111,14 @@ def test_pareto_tradeoff_and_winner_charts(tiny_grid):
     spec = cmp.pareto_chart(frame, "nursery", 300).to_dict()
     data = [pd.DataFrame(v) for v in spec["datasets"].values()]
     points = next(d for d in data if "efficient" in d)
-    assert points["efficient"].any() and set(points["n"]) == {300}
+    assert set(points["n"]) == {300}
+    # filled points are the frontier's: here every private point is below the majority class,
+    # which costs nothing (ε = 0), so none is efficient
+    front = pareto.pareto_frontier(frame)
+    front = front[(front["dataset"] == "nursery") & (front["n"] == 300)]
+    assert points["efficient"].tolist() == front["efficient"].tolist()
+    majority = frame.query("algorithm == 'majority class' and n == 300")["accuracy"].mean()
+    assert not (front["efficient"] & (front["mean"] <= majority)).any()
     with pytest.raises(InvalidParameterError):
         cmp.pareto_chart(frame, "nursery", 12345)
     for kwargs in ({}, {"target": 0.5}, {"per_row": True}, {"algorithm": "Private-RDT"}):

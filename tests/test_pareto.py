@@ -111,3 +111,19 @@ def test_claims_read_the_numbers(votes_frame):
     claims = pareto.claims(votes_frame, "votes")
     assert f"{diff:+.3f}" in claims.loc[0, "ours"]
     assert claims.loc[0, "holds"] == (diff >= 0.03)
+
+
+@pytest.mark.parametrize("by", [("dataset", "n"), ("n",)])
+def test_a_private_point_no_better_than_a_constant_guess_is_not_efficient(by):
+    # one private learner at a tiny ε scores below the majority class: nothing private beats it
+    # at that ε, yet spending budget to do worse than guessing is dominated by the guess (ε = 0)
+    rows = [("toy", "majority class", False, math.inf, 100, r, 0.50) for r in range(2)]
+    rows += [("toy", "A", True, 0.01, 100, r, 0.40) for r in range(2)]
+    rows += [("toy", "A", True, 1.0, 100, r, 0.80) for r in range(2)]
+    frame = pd.DataFrame(
+        rows, columns=["dataset", "algorithm", "private", "epsilon", "n", "repeat", "accuracy"]
+    )
+    front = pareto.pareto_frontier(frame, by=by).set_index("epsilon")["efficient"]
+    assert front.to_dict() == {0.01: False, 1.0: True}
+    without = pareto.pareto_frontier(frame, by=by, constant=False).set_index("epsilon")
+    assert without["efficient"].to_dict() == {0.01: True, 1.0: True}
