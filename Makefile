@@ -77,6 +77,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/release_speed.py
 	$(BIN)/python bench/predict_scale.py
 	$(BIN)/python bench/bench_explorers.py
+	$(BIN)/python bench/slider_extremes.py
+	$(BIN)/python bench/notebook_times.py
 	$(BIN)/python bench/fs_table1.py --out docs/fs_table1.md
 
 # The adversarial audit suite with many samples (about 15 minutes on 2 cores); rewrites the

@@ -25,8 +25,15 @@ SLIDER_MIN_WIDTH = 320
 #: Smallest width of a drop-down (pixels), so that the row of controls wraps instead.
 DROPDOWN_MIN_WIDTH = 220
 
+#: The status line of an explorer while its callback runs (see :func:`explorer`).
+BUSY = "<small>computing…</small>"
+#: The status line when the callback raised (the error is shown below it).
+FAILED = "<small>not updated: see the error below</small>"
+
 __all__ = [
+    "BUSY",
     "DROPDOWN_MIN_WIDTH",
+    "FAILED",
     "SLIDER_MIN_WIDTH",
     "choice_dropdown",
     "depth_slider",
@@ -126,27 +133,42 @@ def explorer(
     controls : dict name -> widget
         Keyword arguments of the callback.
     show_time : bool
-        Show how long the last update took (the workbook aims at < 250 ms).
+        Show how long the last update took (the workbook aims at < 1 s for every move).
 
     Returns
     -------
     ipywidgets.VBox
         Display it (it is the last expression of a cell). The controls sit in a row that
         wraps onto more lines when they do not fit, rather than squeezing them.
+
+    Notes
+    -----
+    While the callback runs, the status line says :data:`BUSY` (sent to the page at
+    once, so a long update shows that it is under way) and the callback runs inside the
+    chart's output area, so a progress bar it draws (say, a data set's grid computed on
+    first pick) shows where the chart will appear; the chart then replaces it. An
+    exception is shown there too, in place of the chart.
     """
     output = widgets.Output()
     status = widgets.HTML()
 
     def refresh(_: Any = None) -> None:
         start = time.perf_counter()
-        chart = callback(**{name: w.value for name, w in controls.items()})
-        output.clear_output(wait=True)
-        with output:
+        status.value = BUSY
+        drawn = False
+        with output:  # in a kernel, an exception is shown here (and not raised)
+            chart = callback(**{name: w.value for name, w in controls.items()})
+            output.clear_output(wait=True)
             display(chart)
-        if show_time:
+            drawn = True
+        if not drawn:
+            status.value = FAILED
+        elif show_time:
             status.value = (
                 f"<small>updated in {1000 * (time.perf_counter() - start):.0f} ms</small>"
             )
+        else:
+            status.value = ""
 
     for w in controls.values():
         w.observe(refresh, names="value")

@@ -115,7 +115,8 @@ def test_explorer_update_is_quick_at_the_defaults():
 def test_samples_slider_and_ratio_chart():
     slider = au.samples_slider(20_000)
     assert slider.value == pytest.approx(20_000)
-    assert 10**slider.min == pytest.approx(1_000) and 10**slider.max == pytest.approx(1e6)
+    assert 10**slider.min == pytest.approx(1_000)
+    assert 10**slider.max == pytest.approx(au.MAX_SAMPLES)
     assert slider.layout.min_width == f"{SLIDER_MIN_WIDTH}px"  # a row of controls cannot squeeze it
     for name in ("discrete Laplace count", "FI 2017 smooth-sensitivity label (withdrawn)"):
         for eps in (0.3, 1.0):
@@ -236,3 +237,14 @@ def test_model_object_lesson():
     secret, release = au.model_object_audits(n_samples=400).values()
     assert secret.reject and secret.event == "x = 2"
     assert not release.reject
+
+
+@pytest.mark.parametrize("name", [au.SETUPS[0], "exponential mechanism (21 options)"])
+def test_explorer_at_the_ends_of_the_samples_range(name):
+    slider = au.samples_slider()
+    specs = [au.audit_explorer_chart(name, eps, 10**end).to_dict()
+             for end in (slider.min, slider.max) for eps in (0.05, 5.0)]
+    for spec in specs:
+        assert len(spec["hconcat"]) == 2 and spec["title"]["text"]
+    assert len({str(spec) for spec in specs}) == len(specs)  # every move redraws something new
+    assert f"N = {au.MAX_SAMPLES:,}" in specs[-1]["title"]["text"]  # correct: no violation

@@ -214,3 +214,30 @@ def test_exercise_answers(capsys):
         assert "correct" in capsys.readouterr().out
     with pytest.raises(AssertionError, match="Hint"):
         check("05.2", 0.69)
+
+
+# ---------------------------------------------------------------------------------- ranges
+def test_controls_ranges_are_the_documented_ones():
+    controls = fi.fi_controls()
+    assert (controls["depth"].min, controls["depth"].max) == (0, fi.MAX_DEPTH)
+    assert (controls["n_trees"].min, controls["n_trees"].max) == (1, fi.MAX_TREES)
+    assert 10 ** controls["epsilon"].min == pytest.approx(0.01)
+    assert 10 ** controls["epsilon"].max == pytest.approx(10.0)
+    assert list(controls["dataset"].options) == list(fi.EXPLORER_DATASETS)
+    assert list(controls["mechanism"].options) == list(fi.LEAF_MECHANISMS)
+    values = {name: w.value for name, w in controls.items()}
+    assert values == {"dataset": "SynthA", "epsilon": 1.0, "depth": 0, "n_trees": 100,
+                      "mechanism": "rosnam"}
+    # FI's own depth of every data set (depth 0) is within the slider's range
+    assert max(rf.explorer_depth(name) for name in fi.EXPLORER_DATASETS) <= fi.MAX_DEPTH
+
+
+@pytest.mark.parametrize(("depth", "n_trees"), [(1, 1), (fi.MAX_DEPTH, fi.MAX_TREES)])
+def test_explorer_at_the_ends_of_the_ranges(depth, n_trees):
+    specs = []
+    for epsilon in (0.01, 10.0):
+        chart = fi.fi_explorer_chart("SynthA", epsilon, depth, n_trees, "rosnam")
+        _check_chart(chart, epsilon)
+        assert f"depth {depth}, {n_trees} trees" in chart.layer[0].title.text
+        specs.append(chart.to_dict())
+    assert specs[0] != specs[1]  # the slider's ε is drawn: a move changes the chart

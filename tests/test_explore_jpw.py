@@ -3,6 +3,7 @@ values, the widgets, the reproduction tables, the pruning demo and the exercise 
 
 import json
 import math
+from functools import partial
 
 import altair as alt
 import numpy as np
@@ -11,7 +12,9 @@ import pytest
 
 from dpviz.datasets import load
 from dpviz.exercises import EXERCISES, check
+from dpviz.experiments import holdout_accuracy
 from dpviz.explore import jpw
+from dpviz.reproduce_jpw import make_private_rdt
 from dpviz.trees.random_tree import RandomTree
 from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.widgets import explorer
@@ -182,3 +185,45 @@ def test_accuracy_figure_labels_infinity_upright():
     x = spec["spec"]["encoding"]["x"]
     assert x["axis"]["labelAngle"] == 0
     assert x["sort"][-1] == "∞" and "∞: no noise" in x["title"]
+
+
+# ---------------------------------------------------------------------------------- ranges
+@pytest.mark.parametrize(("dataset", "depth", "n_trees"),
+                         [("nursery", 4, 10), ("votes", 8, 5), ("mushroom", 6, 3)])
+def test_curve_equals_holdout_accuracy(short_curve, dataset, depth, n_trees):
+    # the explorer's fast path (rows encoded once, test rows routed once per tree structure)
+    # gives exactly the accuracy of the estimator's predict on holdout_accuracy's split
+    data = load(dataset)
+    expected = pd.concat(
+        [holdout_accuracy(partial(make_private_rdt, domain=data.domain), data,
+                          repeats=jpw.REPEATS, epsilon=eps, max_depth=depth, n_trees=n_trees)
+         for eps in (*jpw.EXPLORER_EPSILONS, math.inf)], ignore_index=True)
+    pd.testing.assert_frame_equal(jpw.explorer_curve(dataset, depth, n_trees), expected)
+
+
+def test_controls_ranges_are_the_documented_ones():
+    controls = jpw.jpw_controls()
+    assert (controls["depth"].min, controls["depth"].max) == (1, jpw.MAX_DEPTH["nursery"])
+    assert (controls["n_trees"].min, controls["n_trees"].max) == (1, jpw.MAX_TREES)
+    assert 10 ** controls["epsilon"].min == pytest.approx(0.01)
+    assert 10 ** controls["epsilon"].max == pytest.approx(10.0)
+    for name in ("mushroom", "votes", "nursery"):
+        controls["dataset"].value = name
+        assert controls["depth"].max == jpw.depth_range(name) == jpw.MAX_DEPTH[name]
+        # the paper's settings are within the ranges
+        assert controls["depth"].value == jpw.explorer_defaults(name)["depth"] <= (
+            jpw.MAX_DEPTH[name])
+        assert controls["n_trees"].value == jpw.explorer_defaults(name)["n_trees"] <= jpw.MAX_TREES
+
+
+@pytest.mark.parametrize("dataset", ["votes", "mushroom"])
+def test_explorer_at_the_ends_of_the_ranges(short_curve, dataset):
+    specs = []
+    for depth, n_trees in ((1, 1), (jpw.depth_range(dataset), jpw.MAX_TREES)):
+        for epsilon in (0.01, 10.0):
+            chart = jpw.jpw_explorer_chart(dataset, epsilon, depth, n_trees)
+            summary = _data(chart, 0)
+            assert summary["mean"].between(0, 1).all() and (summary["runs"] == jpw.REPEATS).all()
+            assert f"height {depth}, {n_trees} trees" in chart.layer[0].title.subtitle
+            specs.append(json.dumps(chart.to_dict(), sort_keys=True))
+    assert len(set(specs)) == len(specs)  # every move changes the chart

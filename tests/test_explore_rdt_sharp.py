@@ -176,3 +176,27 @@ def test_explorer_title_speaks_of_accuracy_like_its_axis():
     at = summary[summary["epsilon"] == 0.5].set_index("method")["mean"]
     assert f"RDT# {at['RDT#']:.3f}" in subtitle[0]
     assert f"labeled rows {at['Private-RDT, labeled rows']:.3f}" in subtitle[0]
+
+
+def test_controls_ranges_are_the_documented_ones():
+    controls = rs.rdt_sharp_controls()
+    assert (controls["percent"].min, controls["percent"].max) == (1, rs.MAX_PERCENT)
+    assert (controls["n_secondary"].min, controls["n_secondary"].max) == (0, rs.MAX_SECONDARY)
+    assert 10 ** controls["epsilon"].min == pytest.approx(0.05)
+    assert 10 ** controls["epsilon"].max == pytest.approx(5.0)
+    assert list(controls["dataset"].options) == list(rs.EXPLORER_DATASETS)
+    assert {name: w.value for name, w in controls.items()} == {
+        "dataset": "mushroom", "epsilon": 0.5, "percent": 2, "n_secondary": 20}
+    # every data set's protocol fraction is within the labeled-% slider's range
+    assert max(rs.DEFAULT_PERCENT.values()) <= rs.MAX_PERCENT
+
+
+@pytest.mark.parametrize(("percent", "n_secondary"), [(1, 0), (rs.MAX_PERCENT, rs.MAX_SECONDARY)])
+def test_explorer_at_the_ends_of_the_ranges(percent, n_secondary):
+    specs = []
+    for epsilon in (0.05, 5.0):
+        chart = rs.rdt_sharp_explorer_chart("votes", epsilon, percent, n_secondary)
+        _check_chart(chart, epsilon)
+        assert f"{n_secondary} secondary trees" in chart.layer[0].title.text
+        specs.append(chart.to_dict())
+    assert specs[0] != specs[1]

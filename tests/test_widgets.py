@@ -1,6 +1,7 @@
 from functools import partial
 
 import altair as alt
+import ipywidgets.widgets.widget_output as widget_output
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,6 +11,8 @@ from dpviz.experiments import holdout_accuracy
 from dpviz.plots import accuracy_chart
 from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.widgets import (
+    BUSY,
+    FAILED,
     choice_dropdown,
     depth_slider,
     epsilon_slider,
@@ -95,3 +98,42 @@ def test_controls_keep_a_minimum_width_and_the_row_wraps():
         {f"w{i}": w for i, w in enumerate([picker, *sliders])},
     )
     assert panel.children[0].layout.flex_flow == "row wrap"
+
+
+def test_explorer_says_computing_while_the_callback_runs():
+    seen = []
+    panel = None
+
+    def callback(depth):
+        if panel is not None:
+            seen.append(panel.children[1].value)
+        return alt.Chart(pd.DataFrame({"x": [depth]})).mark_point().encode(x="x:Q")
+
+    depth = depth_slider(3)
+    panel = explorer(callback, {"depth": depth})
+    depth.value = 5
+    assert seen == [BUSY]  # sent to the page before the (possibly long) computation
+    assert "updated in" in panel.children[1].value
+    quiet = explorer(callback, {"depth": depth_slider(2)}, show_time=False)
+    assert quiet.children[1].value == ""
+
+
+def test_explorer_shows_a_failure_in_a_kernel(monkeypatch):
+    shown = []
+
+    class Shell:  # what Output.__exit__ needs of IPython: it shows the error and swallows it
+        def showtraceback(self, exc_info, **_):
+            shown.append(exc_info[0])
+
+    def callback(depth):
+        if depth > 3:
+            raise ValueError("no chart at this depth")
+        return alt.Chart(pd.DataFrame({"x": [depth]})).mark_point().encode(x="x:Q")
+
+    depth = depth_slider(3)
+    panel = explorer(callback, {"depth": depth})
+    monkeypatch.setattr(widget_output, "get_ipython", lambda: Shell())
+    depth.value = 5
+    assert shown == [ValueError] and panel.children[1].value == FAILED
+    depth.value = 2
+    assert "updated in" in panel.children[1].value

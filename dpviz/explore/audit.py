@@ -71,6 +71,7 @@ __all__ = [
     "ADDENDUM_TABLE6",
     "BROKEN",
     "CORRECT",
+    "MAX_SAMPLES",
     "SETUPS",
     "AuditSetup",
     "addendum_table6",
@@ -165,9 +166,17 @@ def audit_explorer_chart(mechanism: str, epsilon: float, n_samples: float) -> al
     )
 
 
-def samples_slider(value: int = 20_000, low: int = 1_000, high: int = 1_000_000
+#: Largest N (samples per neighbour) of the explorer's slider. An audit's cost grows with
+#: N (each move samples the mechanism 2N times and scores every candidate event): up to
+#: this N every setup's audit stays under a second on a 2-core machine
+#: (``bench/slider_extremes.py``; the exponential mechanism took 2.2 s at N = 1,000,000).
+#: The notebook's whole-estimator audits run larger N outside the explorer.
+MAX_SAMPLES = 300_000
+
+
+def samples_slider(value: int = 20_000, low: int = 1_000, high: int = MAX_SAMPLES
                    ) -> widgets.FloatLogSlider:
-    """A log-scale slider for the number of samples per neighbour N."""
+    """A log-scale slider for the number of samples per neighbour N (up to :data:`MAX_SAMPLES`)."""
     return widgets.FloatLogSlider(
         value=value, base=10, min=math.log10(low), max=math.log10(high), step=0.1,
         description="N", readout_format=",.0f", continuous_update=False,

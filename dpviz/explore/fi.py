@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import altair as alt
 import numpy as np
@@ -40,14 +41,18 @@ from dpviz.reproduce_fi import (
     non_private_accuracy,
 )
 from dpviz.trees.depth import fletcher_islam_depth
+from dpviz.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
 
 __all__ = [
     "EPSILON_GRID",
     "EXPLORER_DATASETS",
     "LEAF_MECHANISMS",
+    "MAX_DEPTH",
+    "MAX_TREES",
     "assignment_changes",
     "budget_split_table",
     "describe_settings",
+    "fi_controls",
     "fi_explorer_chart",
     "fi_table6",
     "leaf_label_loss",
@@ -60,6 +65,15 @@ __all__ = [
 
 #: ε values of the explorer's cached curve (the slider's ε is added to them).
 EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
+#: Largest depth of the explorer's depth slider (0 means FI's depth for the data set, at
+#: most 15: SynthG). A move of the depth or trees slider fits the whole curve afresh
+#: (8 ε values × 3 forests, plus the non-private forest) and routes the test rows through
+#: every new tree; its cost grows with depth × trees, and with these bounds every move stays
+#: under a second on a 2-core machine (``bench/slider_extremes.py``; depth 20 with 300 trees
+#: took 4-15 s). FI's accuracy peaks well before: deeper trees leave most leaves empty.
+MAX_DEPTH = 15
+#: Most trees of the explorer's trees slider (FI's experiments use 100); see :data:`MAX_DEPTH`.
+MAX_TREES = 100
 #: Leaf mechanisms, as ``DPRandomForestClassifier(leaf_mechanism=...)`` names them.
 _MECHANISM_TITLES = {
     "rosnam": "Report One-Sided Noisy Arg-Max (addendum; ε-DP)",
@@ -123,6 +137,30 @@ def fi_explorer_chart(
         highlight=float(epsilon),
         title=title,
     )
+
+
+def fi_controls(
+    dataset: str = "SynthA", epsilon: float = 1.0, depth: int = 0, n_trees: int = 100,
+    mechanism: str = "rosnam",
+) -> dict[str, Any]:
+    """The explorer's widgets, with the ranges every move of which stays under a second.
+
+    Data set, ε (0.01–10, log), depth (0 to :data:`MAX_DEPTH`; 0: FI's depth), trees
+    (1 to :data:`MAX_TREES`) and the leaf mechanism.
+
+    Returns
+    -------
+    dict
+        Keyword arguments of :func:`fi_explorer_chart` as widgets, for
+        :func:`dpviz.widgets.explorer`.
+    """
+    return {
+        "dataset": choice_dropdown(EXPLORER_DATASETS, dataset),
+        "epsilon": epsilon_slider(epsilon, low=0.01, high=10.0),
+        "depth": int_slider(depth, 0, MAX_DEPTH, "depth"),
+        "n_trees": trees_slider(n_trees, high=MAX_TREES),
+        "mechanism": choice_dropdown(LEAF_MECHANISMS, mechanism, "leaf label"),
+    }
 
 
 # ---------------------------------------------------------------------------------- reproductions

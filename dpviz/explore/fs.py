@@ -59,6 +59,7 @@ from dpviz.validation import check_epsilon, check_int
 from dpviz.widgets import choice_dropdown, depth_slider, epsilon_slider, int_slider
 
 __all__ = [
+    "MAX_DEPTH",
     "fs_controls",
     "fs_explorer_chart",
     "fs_tree_chart",
@@ -71,6 +72,13 @@ __all__ = [
     "table1_chart",
     "table1_table",
 ]
+
+
+#: Largest depth d of the explorers' depth slider. A move of the depth (or data set, or
+#: criterion) refits the whole curve (8 budgets B × up to 10 fits, plus ε = ∞); the fits'
+#: cost grows with the depth: with this bound every move stays under a second on a 2-core
+#: machine (``bench/slider_extremes.py``). FS's experiments use depth 5 or less.
+MAX_DEPTH = 6
 
 
 def _budget_line(dataset: str, criterion: str, epsilon: float, depth: int) -> str:
@@ -149,12 +157,13 @@ def fs_controls(
     Returns
     -------
     dict
-        ``dataset``, ``epsilon`` (B, log scale 0.05–10), ``depth`` (1–6) and ``criterion``
+        ``dataset``, ``epsilon`` (B, log scale 0.05–10), ``depth`` (1 to :data:`MAX_DEPTH`)
+        and ``criterion``
         widgets for :func:`dpviz.widgets.explorer` (create them before the explorer so that
         the reset happens before the chart is redrawn).
     """
     picker = choice_dropdown(list(EXPLORER_DATASETS), check_dataset(dataset))
-    depth = depth_slider(explorer_defaults(dataset)["depth"], high=6)
+    depth = depth_slider(explorer_defaults(dataset)["depth"], high=MAX_DEPTH)
 
     def reset(change: dict[str, Any]) -> None:
         depth.value = explorer_defaults(change["new"])["depth"]

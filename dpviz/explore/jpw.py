@@ -34,7 +34,7 @@ from dpviz.datasets import Dataset, load
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.exercises import Exercise, register
-from dpviz.experiments import holdout_accuracy
+from dpviz.experiments import holdout_split
 from dpviz.paper_results import JPW_TABLE1
 from dpviz.plots import accuracy_chart
 from dpviz.reproduce_jpw import JPW_DATASETS, make_private_rdt
@@ -46,10 +46,13 @@ from dpviz.widgets import choice_dropdown, depth_slider, epsilon_slider, trees_s
 
 __all__ = [
     "EXPLORER_EPSILONS",
+    "MAX_DEPTH",
+    "MAX_TREES",
     "REPEATS",
     "accuracy_figure",
     "accuracy_table",
     "claims_table",
+    "depth_range",
     "explorer_curve",
     "explorer_defaults",
     "jpw_controls",
@@ -69,6 +72,17 @@ EXPLORER_EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 #: Fits per point of the explorer (the band is their spread).
 REPEATS = 3
 
+#: Largest height of the explorer's depth slider, per data set. A move of the depth or trees
+#: slider refits the whole curve (8 ε values × 3 fits = 24 Private-RDT fits), and a fit's
+#: cost grows with height × trees and with the leaves the rows reach: with these bounds and
+#: :data:`MAX_TREES` every move stays under a second on a 2-core machine
+#: (``bench/slider_extremes.py``; Nursery took 2.5 s at height 8 with 10 trees, 13 s at
+#: height 12 with 50 trees). Nursery stops at JPW's height k/2 = 4 (its 12,960 rows spread
+#: over up to 12,960 leaves below); Mushroom at its k/2 = 10; Votes (435 rows) at 12.
+MAX_DEPTH = {"nursery": 4, "mushroom": 10, "votes": 12}
+#: Most trees of the explorer's trees slider: JPW's 10 (Votes: 5); see :data:`MAX_DEPTH`.
+MAX_TREES = 10
+
 # ---------------------------------------------------------------------------------- explorer
 @functools.cache
 def _data(name: str) -> Dataset:
@@ -87,14 +101,58 @@ def explorer_defaults(dataset: str) -> dict[str, int]:
 _POINTS: dict[tuple[str, float, int, int], pd.DataFrame] = {}
 
 
+@functools.cache
+def _encoded_split(dataset: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The explorer's 75/25 split (:func:`~dpviz.experiments.holdout_split`, seed 0), encoded.
+
+    (train codes, train labels, test codes, test labels): the same split as
+    :func:`~dpviz.experiments.holdout_accuracy`, encoded once per data set.
+    """
+    data = _data(dataset)
+    X_train, X_test, y_train, y_test = holdout_split(data, 0.25, 0)
+    domain = data.domain
+    return (domain.encode(X_train), domain.encode_labels(y_train), domain.encode(X_test),
+            domain.encode_labels(y_test))
+
+
+#: Where the test rows land in the trees of a (data set, height, trees, seed): public and the
+#: same at every ε, so the ε slider re-fits (new noisy counts) and re-uses it. A few MB each.
+_ROUTING: dict[tuple[str, int, int, int], list] = {}
+
+
+def _fit_accuracy(dataset: str, epsilon: float, depth: int, n_trees: int, seed: int) -> float:
+    """Test accuracy of one Private-RDT fit: that of ``predict`` on the explorer's split.
+
+    The test rows are routed once per tree structure
+    (:meth:`~dpviz.trees.rdt.PrivateRDTClassifier.locate_encoded`, which depends on the
+    seed, the height, the number of trees and the domain, not on ε) and each fit votes
+    from that routing (:meth:`~dpviz.trees.rdt.PrivateRDTClassifier.predict_located`).
+    """
+    data = _data(dataset)
+    train, labels, test, truth = _encoded_split(dataset)
+    model = make_private_rdt(seed, data.domain, epsilon=epsilon, max_depth=depth,
+                             n_trees=n_trees).fit_encoded(train, labels, data.domain)
+    key = (dataset, depth, n_trees, seed)
+    if key not in _ROUTING:
+        if len(_ROUTING) >= 4 * REPEATS:  # start afresh when full
+            _ROUTING.clear()
+        _ROUTING[key] = model.locate_encoded(test)
+    predicted = model.predict_located(_ROUTING[key])
+    return float(np.mean(predicted == truth))
+
+
 def _point(dataset: str, epsilon: float, depth: int, n_trees: int) -> pd.DataFrame:
-    """Hold-out accuracy of REPEATS Private-RDT fits at one setting (cached; do not mutate)."""
+    """Hold-out accuracy of REPEATS Private-RDT fits at one setting (cached; do not mutate).
+
+    Equal to :func:`~dpviz.experiments.holdout_accuracy` with :func:`make_private_rdt`
+    (fits of seeds 0, 1, 2 on its split; the unit tests check it), faster: the rows are
+    encoded once and the test rows routed once per tree structure.
+    """
     key = (dataset, float(epsilon), int(depth), int(n_trees))
     if key not in _POINTS:
-        data = _data(dataset)
-        make = functools.partial(make_private_rdt, domain=data.domain)
-        _POINTS[key] = holdout_accuracy(
-            make, data, repeats=REPEATS, epsilon=epsilon, max_depth=depth, n_trees=n_trees
+        _POINTS[key] = pd.DataFrame(
+            [{"epsilon": float(epsilon), "max_depth": int(depth), "n_trees": int(n_trees),
+              "repeat": r, "accuracy": _fit_accuracy(*key, r)} for r in range(REPEATS)]
         )
     return _POINTS[key]
 
@@ -164,8 +222,18 @@ def jpw_explorer_chart(
     return accuracy_chart(finite, reference=reference, highlight=eps, title=title)
 
 
+def depth_range(dataset: str) -> int:
+    """Largest height the explorer offers for ``dataset`` (:data:`MAX_DEPTH`)."""
+    _data(dataset)  # validates the name
+    return MAX_DEPTH[dataset]
+
+
 def jpw_controls(dataset: str = "nursery", epsilon: float = 1.0) -> dict[str, Any]:
     """The explorer's widgets; choosing a data set resets depth and trees to its defaults.
+
+    The depth slider goes from 1 to the data set's :data:`MAX_DEPTH`, the trees slider
+    from 1 to :data:`MAX_TREES`: bounds that keep every move under a second (see
+    :data:`MAX_DEPTH`).
 
     Returns
     -------
@@ -176,13 +244,14 @@ def jpw_controls(dataset: str = "nursery", epsilon: float = 1.0) -> dict[str, An
     """
     defaults = explorer_defaults(dataset)
     picker = choice_dropdown(list(JPW_DATASETS), dataset)
-    depth = depth_slider(defaults["depth"], high=12)
-    trees = trees_slider(defaults["n_trees"], high=50)
+    depth = depth_slider(defaults["depth"], high=depth_range(dataset))
+    trees = trees_slider(defaults["n_trees"], high=MAX_TREES)
 
     def reset(change: dict[str, Any]) -> None:
         new = explorer_defaults(change["new"])
         # hold the notifications so that the chart is redrawn once, with both values set
         with depth.hold_trait_notifications(), trees.hold_trait_notifications():
+            depth.max = depth_range(change["new"])
             depth.value = new["depth"]
             trees.value = new["n_trees"]
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import cache, lru_cache
+from typing import Any
 
 import altair as alt
 import numpy as np
@@ -35,11 +36,14 @@ from dpviz.experiments.semi_supervised import (
 from dpviz.plots import accuracy_chart
 from dpviz.trees.depth import rdt_sharp_depth
 from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree
+from dpviz.widgets import choice_dropdown, epsilon_slider, int_slider
 
 __all__ = [
     "DEFAULT_PERCENT",
     "EPSILON_GRID",
     "EXPLORER_DATASETS",
+    "MAX_PERCENT",
+    "MAX_SECONDARY",
     "describe_settings",
     "error_chart",
     "explorer_frame",
@@ -48,6 +52,7 @@ __all__ = [
     "overpaying_table",
     "private_centres",
     "pseudo_label_table",
+    "rdt_sharp_controls",
     "rdt_sharp_explorer_chart",
     "reproduction_settings",
     "run_errors",
@@ -65,6 +70,15 @@ DEFAULT_PERCENT = {"mushroom": 2, "nursery": 30, "votes": 30, "synthetic": 10}
 EPSILON_GRID = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 #: Runs (splits and seeds) per point of the explorer's curve.
 REPEATS = 3
+#: Most secondary trees t of the explorer's slider (RDT# §V: 200). A move of the labeled-%
+#: or secondary slider reruns the protocol's public work and both methods at 8 ε values ×
+#: 3 runs, and each RDT# fit grows t trees on the public rows: with this bound and
+#: :data:`MAX_PERCENT` every move stays under a second on a 2-core machine
+#: (``bench/slider_extremes.py``; t = 200 took 4 s). The reproductions above run t = 200.
+MAX_SECONDARY = 50
+#: Largest labeled percentage of the explorer's slider (see :data:`MAX_SECONDARY`): the
+#: protocol's crossing points are at 2-30 %.
+MAX_PERCENT = 50
 _SHOWN = ("rdt_sharp", "private_rdt")
 
 
@@ -176,6 +190,28 @@ def rdt_sharp_explorer_chart(
         highlight=float(epsilon),
         title=title,
     )
+
+
+def rdt_sharp_controls(
+    dataset: str = "mushroom", epsilon: float = 0.5, percent: int = 2, n_secondary: int = 20
+) -> dict[str, Any]:
+    """The explorer's widgets, with the ranges every move of which stays under a second.
+
+    Data set, ε (0.05–5, log), labeled % (1 to :data:`MAX_PERCENT`) and secondary trees
+    (0 to :data:`MAX_SECONDARY`).
+
+    Returns
+    -------
+    dict
+        Keyword arguments of :func:`rdt_sharp_explorer_chart` as widgets, for
+        :func:`dpviz.widgets.explorer`.
+    """
+    return {
+        "dataset": choice_dropdown(EXPLORER_DATASETS, dataset),
+        "epsilon": epsilon_slider(epsilon, low=0.05, high=5.0),
+        "percent": int_slider(percent, 1, MAX_PERCENT, "labeled %"),
+        "n_secondary": int_slider(n_secondary, 0, MAX_SECONDARY, "secondary"),
+    }
 
 
 # ---------------------------------------------------------------------------------- reproductions
