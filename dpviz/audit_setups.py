@@ -208,7 +208,7 @@ def _leaf_vector(eps: float, n: int) -> AuditSetup:
     )
 
 
-def _averaged_law(centre: int, epsilon_each: float, k: int) -> DiscreteLaw:
+def averaged_count_law(centre: int, epsilon_each: float, k: int) -> DiscreteLaw:
     """Exact law of the mean of k discrete-Laplace answers: the k-fold convolution (by FFT).
 
     FFT round-off (~1e-17 absolute) only affects probabilities far below any event an
@@ -226,8 +226,9 @@ def _averaged_law(centre: int, epsilon_each: float, k: int) -> DiscreteLaw:
 def _averaged(eps: float, eps_each: float, name: str, broken: bool, note: str) -> AuditSetup:
     return AuditSetup(
         name, broken, averaged_count(eps_each, 5), COUNT, COUNT_PRIME,
-        f"count {COUNT} vs {COUNT_PRIME}", eps, law=_averaged_law(COUNT, eps_each, 5),
-        law_prime=_averaged_law(COUNT_PRIME, eps_each, 5), exact_epsilon=5 * eps_each, note=note,
+        f"count {COUNT} vs {COUNT_PRIME}", eps, law=averaged_count_law(COUNT, eps_each, 5),
+        law_prime=averaged_count_law(COUNT_PRIME, eps_each, 5), exact_epsilon=5 * eps_each,
+        note=note,
     )
 
 

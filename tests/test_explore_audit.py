@@ -92,7 +92,7 @@ def test_exact_event_losses_of_a_private_and_a_broken_mechanism():
 
 
 def test_averaged_law_is_the_mean_of_five_answers():
-    law = audit_setups._averaged_law(10, 0.5, 5)
+    law = audit_setups.averaged_count_law(10, 0.5, 5)
     assert law.pmf.sum() == pytest.approx(1.0)
     assert float(np.sum(law.support * law.pmf)) == pytest.approx(10.0)
     x = au.averaged_count(0.5, 5)(10, 200_000, np.random.default_rng(3))
@@ -203,19 +203,21 @@ def test_exercise_06_2_is_the_bound_of_an_impossible_output(capsys):
     assert "correct" in capsys.readouterr().out
 
 
-def test_check_broken(capsys):
-    au.check_broken("06.3", None)
-    assert "not answered" in capsys.readouterr().out
-    assert au.check_broken("06.3", au.laplace_count_with_scale(0.5)).reject
-    assert au.check_broken("06.3", lambda c, n, rng: c + rng.laplace(0, 0.3, size=n)).reject
-    assert au.check_broken("06.4", au.averaged_count(1.0, 5)).reject
+def test_break_exercises_want_the_specific_bug(capsys):
+    check("06.3", None)
+    assert "not answered yet" in capsys.readouterr().out
+    check("06.3", au.laplace_count_with_scale(0.5))  # sensitivity read as 1/2 at ε = 1
+    check("06.3", lambda c, n, rng: c + rng.laplace(0, 0.5, size=n))
+    check("06.4", au.averaged_count(1.0, 5))  # every answer at the whole ε
     assert "caught" in capsys.readouterr().out
-    with pytest.raises(AssertionError, match="did not catch"):
-        au.check_broken("06.3", au.laplace_count_with_scale(1.0))
-    with pytest.raises(AssertionError, match="did not catch"):
-        au.check_broken("06.4", au.averaged_count(0.2, 5))
-    with pytest.raises(InvalidParameterError):
-        au.check_broken("06.9", None)
+    # broken in another way (no noise, too little noise) or not broken at all: refused
+    for wrong in (lambda c, n, rng: np.full(n, float(c)), au.laplace_count_with_scale(0.3),
+                  au.laplace_count_with_scale(1.0)):
+        with pytest.raises(AssertionError, match="output law"):
+            check("06.3", wrong)
+    for wrong in (au.averaged_count(0.2, 5), au.averaged_count(5.0, 5)):
+        with pytest.raises(AssertionError, match="output law"):
+            check("06.4", wrong)
     with pytest.raises(InvalidParameterError):
         au.laplace_count_with_scale(0.0)
 

@@ -33,6 +33,7 @@ import altair as alt
 import ipywidgets as widgets
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from dpviz import audit_targets as targets
 from dpviz import mechanisms
@@ -52,6 +53,7 @@ from dpviz.audit_setups import (
     SETUPS,
     AuditSetup,
     averaged_count,
+    averaged_count_law,
     event_loss,
     laplace_count_with_scale,
     make_setup,
@@ -60,8 +62,13 @@ from dpviz.audit_setups import (
 from dpviz.audit_suite import categorical_problem, fit_release, with_row
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
-from dpviz.exact_laws import DiscreteLaw, exact_event_losses, smooth_sensitivity_loss
-from dpviz.exercises import Exercise, register
+from dpviz.exact_laws import (
+    ContinuousLaw,
+    DiscreteLaw,
+    exact_event_losses,
+    smooth_sensitivity_loss,
+)
+from dpviz.exercises import BreakTask, Exercise, register
 from dpviz.plots import audit_histogram_chart, privacy_loss_chart
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
@@ -80,12 +87,13 @@ __all__ = [
     "averaged_count",
     "bound_growth",
     "budget_split_audits",
-    "check_broken",
     "estimator_audits",
+    "estimator_power_audit",
     "event_loss",
     "exact_event_losses",
     "exact_ratio_chart",
     "floating_point_audits",
+    "half_sensitivity_laplace_law",
     "impossible_output_bound",
     "laplace_count_with_scale",
     "make_setup",
@@ -99,6 +107,7 @@ __all__ = [
     "smooth_sensitivity_story",
     "threshold_lattice_audits",
     "tiny_problem",
+    "unsplit_average_law",
     "verdict",
 ]
 
@@ -452,13 +461,19 @@ def estimator_audits(n_samples: int = 10_000, epsilon: float = 1.0,
     Private-RDT (3 trees) and the FI forest (5 trees, depth 3, ROSNAM) on
     :func:`tiny_problem`, ``n_samples`` trainings per neighbour.
     """
-    domain, X, y, canary = tiny_problem()
+    domain = tiny_problem()[0]
     makers = {
         "Private-RDT (3 trees)": lambda s: PrivateRDTClassifier(
             epsilon=epsilon, n_trees=3, domain=domain, random_state=s),
         "FI forest (5 trees, depth 3)": lambda s: DPRandomForestClassifier(
             epsilon=epsilon, n_trees=5, max_depth=3, domain=domain, random_state=s),
     }
+    return _canary_audits(makers, n_samples, epsilon, seed)
+
+
+def _canary_audits(makers: dict, n_samples: int, epsilon: float,
+                   seed: int) -> dict[str, AuditResult]:
+    _, X, y, canary = tiny_problem()
     D = (X, y)
     D_prime = (np.vstack([X, canary]), np.append(y, "y"))
     return {
@@ -466,6 +481,25 @@ def estimator_audits(n_samples: int = 10_000, epsilon: float = 1.0,
                     n_samples=n_samples, seed=seed, neighbours="D vs D + canary")
         for name, make in makers.items()
     }
+
+
+@functools.lru_cache(maxsize=8)
+def estimator_power_audit(n_samples: int = 2_000, epsilon: float = 1.0,
+                          seed: int = 0) -> AuditResult:
+    """The whole-estimator audit's power: the same audit on a forest that overspends.
+
+    The FI forest's 5 trees (depth 3) all read every row (``disjoint=False``) and each
+    spends the full ``epsilon`` — 5ε in all, while claiming ε: the "forgot to split
+    the budget" bug. Same :func:`tiny_problem`, canary and number of trainings as
+    :func:`estimator_audits`, so a clean verdict there is read against this one.
+    """
+    domain = tiny_problem()[0]
+    broken = {
+        "FI forest, 5 trees reading every row at ε (5ε)": lambda s: DPRandomForestClassifier(
+            epsilon=5 * epsilon, n_trees=5, max_depth=3, disjoint=False, domain=domain,
+            random_state=s),
+    }
+    return next(iter(_canary_audits(broken, n_samples, epsilon, seed).values()))
 
 
 @functools.lru_cache(maxsize=8)
@@ -599,52 +633,28 @@ register({
     ),
 })
 
-#: The broken-mechanism exercises, checked by auditing the student's mechanism.
-BREAK_EXERCISES = {
-    "06.3": "a count released with too little Laplace noise, claimed ε = 1",
-    "06.4": "the average of 5 answers to a count, claimed ε = 1 in total",
-}
+def half_sensitivity_laplace_law(count: Any) -> ContinuousLaw:
+    """Exercise 06.3's broken release: Laplace of scale 0.5 (sensitivity read as 1/2, ε = 1)."""
+    return ContinuousLaw(lambda x: float(stats.laplace.cdf(x, loc=float(count), scale=0.5)))
 
 
-def check_broken(exercise: str, mechanism: Mechanism | None, *, epsilon: float = 1.0,
-                 n_samples: int = 100_000, seed: int = 0) -> AuditResult | None:
-    """Audit the student's broken mechanism on the count 10 vs 11; pass if the audit rejects it.
+def unsplit_average_law(count: Any) -> DiscreteLaw:
+    """Exercise 06.4's broken release: the mean of 5 discrete-Laplace answers at ε = 1 each."""
+    return averaged_count_law(int(count), 1.0, 5)
 
-    Parameters
-    ----------
-    exercise : str
-        ``"06.3"`` or ``"06.4"``.
-    mechanism : callable or None
-        ``mechanism(count, n, rng)`` returning n noisy releases; None = not answered yet.
-    epsilon : float
-        The claimed ε.
-    n_samples : int
-        Samples per neighbour.
-    seed : int
 
-    Returns
-    -------
-    AuditResult or None
-
-    Raises
-    ------
-    AssertionError
-        If the audit finds no violation (the mechanism may be private, or too little
-        broken to be seen at this N).
-    """
-    if exercise not in BREAK_EXERCISES:
-        raise InvalidParameterError(
-            f"unknown exercise {exercise!r}; known: {sorted(BREAK_EXERCISES)}")
-    if mechanism is None:
-        print(f"Exercise {exercise}: not answered yet — replace None with your mechanism.")
-        return None
-    result = audit(mechanism, COUNT, COUNT_PRIME, epsilon=epsilon, n_samples=n_samples,
-                   seed=seed, neighbours=f"count {COUNT} vs {COUNT_PRIME}")
-    if not result.reject:
-        raise AssertionError(
-            f"Exercise {exercise}: the audit did not catch it — {result.summary()}. Hint: "
-            "either your mechanism is still ε-private, or it is broken by too little to show "
-            f"at N = {n_samples:,}; break it more (less noise, or a larger ε per answer)."
-        )
-    print(f"Exercise {exercise}: caught! {result.summary()}")
-    return result
+# The "break it" exercises: the student's mechanism must have exactly the stated broken law
+# (so a mechanism without noise, or broken another way, is refused), then the audit must
+# catch it on the count 10 vs 11.
+register({
+    "06.3": BreakTask(
+        D=COUNT, D_prime=COUNT_PRIME, exact=half_sensitivity_laplace_law, epsilon=1.0,
+        hint="keep Laplace noise centred on the count; its scale is the sensitivity the "
+        "analyst believed in, divided by the ε they claim",
+    ),
+    "06.4": BreakTask(
+        D=COUNT, D_prime=COUNT_PRIME, exact=unsplit_average_law, epsilon=1.0,
+        hint="au.averaged_count(epsilon_each, k=5) releases the mean of 5 answers; the "
+        "analyst who forgets the split gives every answer the whole claimed budget",
+    ),
+})

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from dpviz.errors import InvalidParameterError
-from dpviz.exercises import Exercise, register
+from dpviz.exercises import Argument, Exercise, Prediction, Step, register
 from dpviz.experiments.comparison import (
     EPSILONS,
     SIZES,
@@ -59,6 +59,8 @@ from dpviz.widgets import choice_dropdown, selection_slider
 __all__ = [
     "EXERCISE_POINTS",
     "EXPLORER_DATASETS",
+    "TUNING_ARGUMENT",
+    "accuracy_gap",
     "budget_pitfall_chart",
     "compare_controls",
     "compare_explorer_chart",
@@ -635,6 +637,52 @@ EXERCISE_POINTS = pd.DataFrame(
     }
 )
 
+def accuracy_gap(dataset: str, better: str, worse: str, *, epsilon: float, n: int,
+                 repeat: int) -> float:
+    """Accuracy points by which ``better`` beats ``worse`` in one run of the explorer's grid.
+
+    Read off :func:`explorer_frame` (the shipped full grid) at ``epsilon``, ``n`` and
+    run ``repeat`` — what the explorer draws at that setting.
+    """
+    frame = explorer_frame(dataset)
+    run = frame[(frame["epsilon"] == epsilon) & (frame["n"] == n) & (frame["repeat"] == repeat)]
+    accuracy = run.set_index("algorithm")["accuracy"]
+    if better not in accuracy or worse not in accuracy:
+        raise InvalidParameterError(f"no run of {better!r} and {worse!r} at ε={epsilon}, n={n}")
+    return 100 * float(accuracy[better] - accuracy[worse])
+
+
+TUNING_ARGUMENT = Argument(
+    claim="Training 15 configurations at ε = 1 each on the same private rows and keeping the one "
+    "with the best accuracy on private test rows does not give an ε = 1 model.",
+    steps=(
+        Step("The 15 fits read the same training rows. What does that cost those rows?",
+             {"a": "ε = 1: only the chosen model is published",
+              "b": "up to 15 × ε, by sequential composition",
+              "c": "ε = 1, by parallel composition over the 15 fits"},
+             "b",
+             {"a": "the choice depends on all 15 fits, so all of them are part of what leaks",
+              "c": "parallel composition needs disjoint rows; here every fit reads every row"}),
+        Step("The choice reads the test rows' labels without noise. What does that make it?",
+             {"a": "a query on private rows with no privacy guarantee",
+              "b": "post-processing, free",
+              "c": "a query at ε = 1"},
+             "a",
+             {"b": "post-processing may use only the release, never the data again",
+              "c": "nothing in the choice adds noise or calibrates to a sensitivity"}),
+        Step("Which remedy keeps the whole procedure at a stated ε?",
+             {"a": "report the chosen model's accuracy on the same test rows",
+              "b": "train more configurations so that the best is more reliable",
+              "c": "choose with public data, or privately (e.g. the exponential mechanism over the "
+                   "configurations), and count every fit in the budget"},
+             "c",
+             {"a": "that score is the optimistic one this section measures, and it reads the "
+                   "rows again",
+              "b": "every extra fit adds to the sequential bill"}),
+    ),
+    conclusion="Tuning is part of the algorithm: every fit and the choice itself spend budget.",
+)
+
 register(
     {
         "07.1": Exercise(
@@ -645,23 +693,21 @@ register(
             "(one of them strictly); at each ε only the best can survive, and then only if it "
             "beats every point with a smaller ε; equal points do not dominate each other",
         ),
-        "07.2": Exercise(
-            answer=10.0,
-            tolerance=0.5,
-            hint="DPRandomForestClassifier spreads the rows over its 100 trees (disjoint data, "
-            "FI §4.2): divide n by the number of trees",
+        "07.2": Prediction(
+            compute=lambda run: accuracy_gap("nursery", "DiffPID3-Max", "DP forest",
+                                             epsilon=1.0, n=1000, repeat=run),
+            tolerance=5.0,
+            seeds=(0, 1, 2, 3, 4),
+            unit=" points",
+            hint="at n = 1,000 each of the forest's 100 trees sees about ten rows, while one "
+            "DiffPID3 tree sees them all and asks one question per node",
         ),
-        "07.3": Exercise(
+        "07.3": TUNING_ARGUMENT,
+        "07.4": Exercise(
             answer=1.0,
             tolerance=1e-9,
-            hint="the rows of D1 were read by the release at ε = 0.5 and again by the model of "
-            "D1 ∪ D2 at ε = 0.5: sequential composition adds them",
-        ),
-        "07.4": Exercise(
-            answer=15.0,
-            tolerance=1e-9,
-            hint="every configuration is trained on the same private rows with a budget of ε = 1: "
-            "sequential composition adds the 15 budgets",
+            hint="count how many of the 15 fits read any one row, then apply the composition "
+            "rule for fits that read disjoint rows",
         ),
     }
 )
