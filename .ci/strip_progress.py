@@ -1,10 +1,10 @@
 """Tidy the widget outputs of committed notebooks (run by ``make strip`` after nbstripout).
 
 * Transient progress bars (tqdm widgets) are dropped, and so is any widget output outside
-  ``NBVAL_IGNORE_OUTPUT`` cells:
+  cells tagged ``nbval-ignore-output``:
   a notebook executed with an empty result cache shows them, and without widget state they
   would read as raw text (the hygiene test refuses widget outputs outside those cells).
-* An explorer's output (a widget view, kept in ``NBVAL_IGNORE_OUTPUT`` cells) keeps its
+* An explorer's output (a widget view, kept in ``nbval-ignore-output`` cells) keeps its
   place, but its plain-text fallback — what a reader of the unrun notebook sees, e.g.
   ``VBox(children=(HBox(children=(Dropdown(...`` — becomes a sentence saying how to get
   the explorer.
@@ -34,7 +34,7 @@ def strip(path: str) -> int:
         if cell.cell_type != "code":
             continue
         outputs = cell.get("outputs", [])
-        if "NBVAL_IGNORE_OUTPUT" not in cell.source:
+        if "nbval-ignore-output" not in cell.get("metadata", {}).get("tags", []):
             kept = [o for o in outputs if WIDGET not in o.get("data", {})]
             changed += len(outputs) - len(kept)
             cell.outputs = kept

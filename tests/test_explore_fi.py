@@ -1,5 +1,5 @@
 """Notebook 05's library side: the FI explorer over a grid of slider values, the addendum's Table 6,
-the smooth-sensitivity loss, the budget-split lessons, and the exercises' answers."""
+the smooth-sensitivity loss and the budget-split lessons (exercises: tests/test_fi_exercises.py)."""
 
 import math
 from functools import partial
@@ -11,10 +11,9 @@ import pytest
 from dpviz import mechanisms
 from dpviz import reproduce_fi as rf
 from dpviz.errors import InvalidParameterError
-from dpviz.exercises import EXERCISES, check
 from dpviz.experiments import holdout_accuracy
 from dpviz.explore import fi
-from dpviz.trees.depth import FI_TABLE4, fletcher_islam_depth
+from dpviz.trees.depth import FI_TABLE4
 from dpviz.trees.forest import DPRandomForestClassifier
 
 
@@ -196,24 +195,6 @@ def test_independent_assignment_changes_one_tree_and_equal_split_many(seed):
     independent = table.loc["independent per row (dpviz)"]
     assert independent["rows_that_move"] == 0 and independent["trees_changed"] == 1
     assert table.loc["sort and cut into equal parts", "trees_changed"] > 5
-
-
-# ---------------------------------------------------------------------------------- exercises
-def test_exercise_answers(capsys):
-    # 05.1: 12·(11/12)^d < 6 first at d = 8; Table 4 adds one level; ⌊6/2⌋ = 3 more
-    assert 12 * (11 / 12) ** 7 >= 6 > 12 * (11 / 12) ** 8
-    assert EXERCISES["05.1"].answer == 12 == fletcher_islam_depth(12, 6)
-    # 05.2: two classes, gap 4, ε = 0.5: P(majority) = 1 - e^{-2}/2
-    assert EXERCISES["05.2"].answer == pytest.approx(1 - math.exp(-2) / 2)
-    # 05.3: r_j = (ε/2) e^{jε}; loss = log(1 + e^{r_5}) - log(1 + e^{r_4}) at ε = 1
-    r4, r5 = 0.5 * math.exp(4), 0.5 * math.exp(5)
-    expected = math.log1p(math.exp(r5)) - math.log1p(math.exp(r4))
-    assert EXERCISES["05.3"].answer == pytest.approx(expected)
-    for key in ("05.1", "05.2", "05.3"):
-        check(key, EXERCISES[key].answer)
-        assert "correct" in capsys.readouterr().out
-    with pytest.raises(AssertionError, match="Hint"):
-        check("05.2", 0.69)
 
 
 # ---------------------------------------------------------------------------------- ranges

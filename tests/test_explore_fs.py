@@ -1,4 +1,4 @@
-"""Notebook 03's library (dpviz.explore.fs): explorer callbacks over a grid, tables, exercises."""
+"""Notebook 03's library (dpviz.explore.fs): explorer callbacks over a grid, tables."""
 
 import json
 import math
@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 
 from dpviz.errors import InvalidParameterError
-from dpviz.exercises import EXERCISES, check
 from dpviz.experiments import fs_runs
 from dpviz.explore import fs
 from dpviz.reproduce_fs import fs_table1
@@ -243,34 +242,6 @@ def test_binned_adult_for_sulq():
     assert np.array_equal(plain.y_train, data.y_train)
 
 
-# ---------------------------------------------------------------------------------- exercises
-def test_exercise_03_1_matches_the_ledger(capsys):
-    model, _, _ = fs_runs.fit_one("nursery", "sulq", 1.0, 3)
-    ledger = model.ledger_.to_frame()
-    root = ledger[(ledger["depth"] == 0) & (ledger["label"] != "node count")]
-    assert math.isclose(root["epsilon"].max(), EXERCISES["03.1"].answer)
-    check("03.1", root["epsilon"].max())
-    assert "correct" in capsys.readouterr().out
-
-
-def test_exercise_03_2_matches_the_estimator(capsys):
-    data = fs_runs.prepared("adult")
-    model = fs_runs.fs_estimator("max", 1.0, 5, domain=data.domain, size_bound=50_000,
-                              random_state=0)
-    model.fit_encoded(data.X_train, data.y_train, data.domain)
-    assert math.isclose(model.epsilon_, EXERCISES["03.2"].answer)
-    check("03.2", model.epsilon_)
-    assert "correct" in capsys.readouterr().out
-
-
-def test_exercise_03_3(capsys):
-    assert math.isclose(sensitivity_infogain(50_000), EXERCISES["03.3"].answer)
-    check("03.3", round(sensitivity_infogain(50_000), 2))
-    assert "correct" in capsys.readouterr().out
-    with pytest.raises(AssertionError, match="Hint"):
-        check("03.3", 1.0)
-
-
 def test_prepared_is_cached_and_split():
     a = fs_runs.prepared("nursery")
     assert a is fs_runs.prepared("nursery")
@@ -340,3 +311,65 @@ def test_tree_chart_of_a_model_is_json():
     model, _, _ = fs_runs.fit_one("nursery", "max", 1.0, 3)
     _json_strict(tree_chart(model).to_dict())
     _json_strict(tree_chart(model, show_pruned=False).to_dict())
+
+
+# ---------------------------------------------------------------------------------- shipped curves
+@pytest.mark.parametrize("dataset", fs_runs.EXPLORER_DATASETS)
+def test_every_explorer_curve_ships_for_the_current_settings(dataset):
+    """A depth, data-set or criterion move reads the curves (issue 15): they must be shipped."""
+    frame = fs_runs.shipped_curves(dataset)
+    assert frame is not None, "run: make results (or fs_runs.shipped_curves(d, recompute=True))"
+    assert set(frame["criterion"]) == set(fs_runs.CRITERIA)
+    assert set(frame["depth"]) == set(fs_runs.EXPLORER_DEPTHS)
+    finite = frame[np.isfinite(frame["epsilon"])]
+    assert set(finite["epsilon"]) == set(fs_runs.EXPLORER_EPSILONS)
+    runs = finite.groupby(["criterion", "depth", "epsilon"]).size()
+    assert (runs == fs_runs.REPEATS[dataset]).all()
+    assert (frame[~np.isfinite(frame["epsilon"])].groupby(["criterion", "depth"]).size() == 1).all()
+    assert fs.MAX_DEPTH == max(fs_runs.EXPLORER_DEPTHS)
+
+
+@pytest.mark.parametrize(
+    ("dataset", "criteria", "depths"),
+    [("fs-single-split", fs_runs.CRITERIA, (1, 2)), ("nursery", ("max", "sulq"), (1,)),
+     ("adult", ("gini", "sulq"), (1,))],
+)
+def test_shipped_curves_are_what_the_code_computes(dataset, criteria, depths):
+    """Same seeds, same numbers: a change of the algorithms without `make results` fails here."""
+    fresh = fs_runs.explorer_curves(dataset, criteria=criteria, depths=depths)
+    shipped = fs_runs.shipped_curves(dataset)
+    shipped = shipped[shipped["criterion"].isin(criteria) & shipped["depth"].isin(depths)]
+    key = ["criterion", "depth", "epsilon", "repeat"]
+    pd.testing.assert_frame_equal(
+        fresh.sort_values(key).reset_index(drop=True),
+        shipped.sort_values(key).reset_index(drop=True),
+        check_exact=True, check_dtype=False,
+    )
+
+
+def test_explorer_points_come_from_the_shipped_curves_or_are_computed_alike(monkeypatch, tmp_path):
+    monkeypatch.setattr(fs_runs, "_POINTS", {})
+    shipped = fs_runs.explorer_point("nursery", "max", 0.5, 2)
+    grid_point = fs_runs.explorer_curve("nursery", "max", 2)
+    # no shipped file (another results folder): the explorer computes the same fits
+    monkeypatch.setattr("dpviz.experiments.shipped.RESULTS", tmp_path)
+    monkeypatch.setattr(fs_runs, "_POINTS", {})
+    fs_runs._shipped.cache_clear()
+    try:
+        assert fs_runs.shipped_curves("nursery") is None
+        computed = fs_runs.explorer_point("nursery", "max", 0.5, 2)
+        pd.testing.assert_frame_equal(shipped, computed, check_exact=True, check_dtype=False)
+        pd.testing.assert_frame_equal(
+            grid_point, fs_runs.explorer_curve("nursery", "max", 2), check_exact=True,
+            check_dtype=False,
+        )
+    finally:
+        fs_runs._shipped.cache_clear()
+
+
+def test_a_point_off_the_shipped_grid_is_computed(monkeypatch):
+    monkeypatch.setattr(fs_runs, "_POINTS", {})
+    point = fs_runs.explorer_point("fs-single-split", "max", 0.3, 1)  # B not on the grid
+    assert len(point) == fs_runs.REPEATS["fs-single-split"]
+    accuracy = [fs_runs.fit_one("fs-single-split", "max", 0.3, 1, r)[1] for r in range(len(point))]
+    assert point["accuracy"].tolist() == accuracy

@@ -1,5 +1,6 @@
 """Notebook 02's library side (JPW, Private-RDT): the explorer callback over a grid of slider
-values, the widgets, the reproduction tables, the pruning demo and the exercise answers."""
+values, the widgets, the reproduction tables and the pruning demo (its exercises:
+test_jpw_exercises.py)."""
 
 import json
 import math
@@ -11,12 +12,9 @@ import pandas as pd
 import pytest
 
 from dpviz.datasets import load
-from dpviz.exercises import EXERCISES, check
 from dpviz.experiments import holdout_accuracy
 from dpviz.explore import jpw
 from dpviz.reproduce_jpw import make_private_rdt
-from dpviz.trees.random_tree import RandomTree
-from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.widgets import explorer
 
 
@@ -158,25 +156,6 @@ def test_pruning_demo_and_audits():
     assert leak.reject and min(leak.p.count, leak.p_prime.count) == 0
     private = jpw.private_leaf_audit(n_samples=20_000)
     assert not private.reject
-
-
-def test_exercise_answers(capsys):
-    votes = load("votes")
-    model = PrivateRDTClassifier(epsilon=1.0, n_trees=10, domain=votes.domain,
-                                 random_state=0).fit(votes.X, votes.y)
-    per_tree = model.ledger_.to_frame()["epsilon"]
-    assert np.allclose(1 / per_tree, EXERCISES["02.1"].answer)
-    half = len(votes.y) // 2
-    X1, y1, X2, y2 = votes.X[:half], votes.y[:half], votes.X[half:], votes.y[half:]
-    model = PrivateRDTClassifier(epsilon=0.5, n_trees=5, domain=votes.domain,
-                                 random_state=0).fit(X1, y1)
-    model.update(X2, y2, method="rebuild", X_previous=X1, y_previous=y1)
-    assert model.ledger_.spent == pytest.approx(EXERCISES["02.2"].answer)
-    nursery = load("nursery")
-    assert RandomTree(nursery.domain, 8, 123).count_leaves() == EXERCISES["02.3"].answer
-    for key in ("02.1", "02.2", "02.3"):
-        check(key, EXERCISES[key].answer)
-    assert capsys.readouterr().out.count("correct") == 3
 
 
 def test_accuracy_figure_labels_infinity_upright():

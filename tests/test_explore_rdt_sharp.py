@@ -1,5 +1,6 @@
 """Notebook 04's library side: the RDT# explorer over a grid of slider values (its fast path checked
-against the estimators and the reproduction's runs), the "what goes wrong" tables, the exercises."""
+against the estimators and the reproduction's runs), the "what goes wrong" tables (exercises:
+tests/test_rdt_sharp_exercises.py)."""
 
 import ast
 import math
@@ -8,15 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dpviz import keyed
 from dpviz.datasets import load
 from dpviz.errors import InvalidParameterError
-from dpviz.exercises import EXERCISES, check
-from dpviz.experiments.semi_supervised import protocol_split
+from dpviz.experiments.semi_supervised import protocol_split, rdt_sharp_dataset
 from dpviz.explore import rdt_sharp as rs
 from dpviz.reproduce_rdt_sharp import rdt_sharp_runs
 from dpviz.trees.depth import rdt_sharp_depth
 from dpviz.trees.rdt import PrivateRDTClassifier
-from dpviz.trees.rdt_sharp import RDTSharpClassifier
+from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree, region_distance
 
 
 # ---------------------------------------------------------------------------------- fast path
@@ -152,18 +153,6 @@ def test_pseudo_label_table():
     assert acc[5.0] > acc[0.05]
 
 
-# ---------------------------------------------------------------------------------- exercises
-def test_exercise_answers(capsys):
-    assert EXERCISES["04.1"].answer == pytest.approx(0.12)
-    assert EXERCISES["04.2"].answer == min(16 // 2, math.floor(math.log2(100)) + 1) == 7
-    assert EXERCISES["04.3"].answer == math.ceil(10 * 1200 / 8000) == 2
-    for key in ("04.1", "04.2", "04.3"):
-        check(key, EXERCISES[key].answer)
-        assert "correct" in capsys.readouterr().out
-    with pytest.raises(AssertionError, match="Hint"):
-        check("04.1", 0.6 / 205)
-
-
 def test_explorer_title_speaks_of_accuracy_like_its_axis():
     chart = rs.rdt_sharp_explorer_chart("nursery", 0.5, 5, 0)
     spec = chart.to_dict()
@@ -200,3 +189,26 @@ def test_explorer_at_the_ends_of_the_ranges(percent, n_secondary):
         assert f"{n_secondary} secondary trees" in chart.layer[0].title.text
         specs.append(chart.to_dict())
     assert specs[0] != specs[1]
+
+
+# ---------------------------------------------------------------------------------- centre cells
+@pytest.mark.parametrize("dataset", ["mushroom", "votes"])
+def test_cell_keys_pick_the_closest_centre_by_region_distance(dataset):
+    """The small-integer mismatch count of cell_keys is region_distance's choice, row by row."""
+    data = rdt_sharp_dataset(dataset)
+    domain = data.domain
+    codes = domain.encode(data.X)
+    rng = np.random.default_rng(3)
+    for depth in (1, 3):
+        tree = create_tree(domain, depth, codes[:300], n_cells=40, rng=rng)
+        rows = codes[rng.choice(len(codes), 400)]
+        leaves = tree.tree.leaf_keys(rows)
+        expected = np.zeros(len(rows), dtype=np.int64)
+        pos = np.minimum(np.searchsorted(tree.leaf_keys, leaves), len(tree.leaf_keys) - 1)
+        for i in range(len(rows)):
+            if tree.leaf_keys[pos[i]] != leaves[i]:
+                continue
+            slots = tree.slots[pos[i]]
+            slots = slots[slots >= 0]
+            expected[i] = np.argmin(region_distance(rows[i], tree.centres[slots], domain))
+        assert np.array_equal(tree.cell_keys(rows), keyed.child_keys(leaves, expected))

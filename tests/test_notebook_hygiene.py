@@ -1,12 +1,19 @@
 """Checks every committed notebook keeps the workbook's conventions (the notebooks themselves run
 under nbval in `make notebooks`)."""
 
+import re
 from pathlib import Path
 
 import nbformat
 import pytest
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+#: nbval's comment markers: the student's view must not carry them (cell tags instead)
+NBVAL_COMMENT = re.compile(r"^\s*#\s*NBVAL_[A-Z_]+\s*$", re.M)
+
+
+def tags(cell) -> set[str]:
+    return set(cell.get("metadata", {}).get("tags", []))
 
 
 def test_there_is_a_start_notebook():
@@ -22,19 +29,24 @@ def test_notebook_conventions(path):
     assert "widgets" not in nb.metadata, "strip widget state (make strip)"
     sources = [c.source for c in nb.cells if c.cell_type == "code"]
     assert any("check(" in s for s in sources), "a notebook ends with checked exercises"
-    assert any("NBVAL_CHECK_OUTPUT" in s for s in sources), "key numbers are output-checked"
+    assert not any(NBVAL_COMMENT.search(s) for s in sources), (
+        "nbval control goes in cell tags (nbval-check-output, ...), not in comment lines"
+    )
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert any("nbval-check-output" in tags(c) for c in code), "key numbers are output-checked"
+    assert not any("perf_counter" in s or "timeit" in s for s in sources), "timing lives in bench/"
     assert any('alt.renderers.enable("dpviz")' in s for s in sources), (
         "charts use dpviz's renderer (Voilà shows an error under plain mimetype charts)"
     )
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        if "NBVAL_CHECK_OUTPUT" in cell.source:
+        if "nbval-check-output" in tags(cell):
             assert cell.outputs, f"checked cell without committed output: {cell.source[:60]!r}"
         for out in cell.get("outputs", []):
             assert "application/vnd.jupyter.widget-view+json" not in out.get("data", {}) or (
-                "NBVAL_IGNORE_OUTPUT" in cell.source
-            ), "cells that draw widgets must be marked NBVAL_IGNORE_OUTPUT"
+                "nbval-ignore-output" in tags(cell)
+            ), "cells that draw widgets must be tagged nbval-ignore-output"
             text = out.get("data", {}).get("text/plain", "")
             if "application/vnd.jupyter.widget-view+json" in out.get("data", {}):
                 # an unrun notebook shows this fallback text where the explorer will be

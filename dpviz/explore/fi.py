@@ -12,7 +12,7 @@
 * :func:`budget_split_table`, :func:`assignment_changes` — the budget-split
   lesson: disjoint rows with the full ε, all rows with ε/τ, all rows with the
   full ε (wrong), and why each row must pick its tree independently.
-* Exercises ``05.1``–``05.3``.
+* The exercises are in :mod:`dpviz.explore.fi_exercises`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from dpviz import mechanisms
 from dpviz.errors import InvalidParameterError
 from dpviz.exact_laws import LEAF_LABEL_MECHANISMS as LEAF_MECHANISMS
 from dpviz.exact_laws import leaf_label_loss
-from dpviz.exercises import Exercise, register
 from dpviz.paper_results import FI_TABLE6, SYNTH
 from dpviz.plots import accuracy_chart
 from dpviz.reproduce_fi import (
@@ -40,7 +39,6 @@ from dpviz.reproduce_fi import (
     explorer_frame,
     non_private_accuracy,
 )
-from dpviz.trees.depth import fletcher_islam_depth
 from dpviz.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
 
 __all__ = [
@@ -168,9 +166,10 @@ def reproduction_settings(quick: bool) -> dict:
     """What the notebook's reproductions of FI Fig. 4–7 and Table 3 run, in quick or full mode.
 
     FI ran 10 × 10-fold cross-validation on 30 000 rows per synthetic set. The full
-    mode runs 5-fold × 2 repeats on the 30 000 rows (about half an hour the first
-    time, cached on disk afterwards); the quick mode (``DPVIZ_QUICK=1``, the test
-    suite) runs two data sets on 6000 rows with one 2-fold split.
+    settings run 5-fold × 2 repeats on the 30 000 rows (about five minutes on two
+    cores); their results ship with the workbook (:mod:`dpviz.experiments.shipped`).
+    The quick settings (a recomputation under ``DPVIZ_QUICK=1``, the test suite) run
+    two data sets on 6000 rows with one 2-fold split.
     """
     if quick:
         return {
@@ -410,29 +409,3 @@ def assignment_changes(n_rows: int = 6000, n_trees: int = 100, seed: int = 0) ->
             }
         )
     return pd.DataFrame(rows)
-
-
-# ---------------------------------------------------------------------------------- exercises
-register(
-    {
-        "05.1": Exercise(
-            answer=float(fletcher_islam_depth(12, 6)),
-            tolerance=1e-9,
-            hint="smallest d with 12·(11/12)^d < 6 is 8; FI Table 4 adds one (9); then add "
-            "⌊6/2⌋ for the discrete features — or call fletcher_islam_depth(12, 6)",
-        ),
-        "05.2": Exercise(
-            answer=float(
-                mechanisms.report_noisy_max_probabilities(np.array([3, 7]), epsilon=0.5)[1]
-            ),
-            tolerance=0.005,
-            hint="with two classes and gap g, P(majority) = 1 − e^(−ε·g)/2; here g = 4, ε = 0.5",
-        ),
-        "05.3": Exercise(
-            answer=leaf_label_loss("smooth_sensitivity", 1.0)(np.array([4, 0]), np.array([5, 0])),
-            tolerance=0.5,
-            hint="read the row j = 4, ε = 1 of the smooth-sensitivity loss table "
-            "(smooth_sensitivity_loss())",
-        ),
-    }
-)

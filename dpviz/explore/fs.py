@@ -1,4 +1,6 @@
-"""Notebook 03 (FS, private ID3): the explorers' controls and charts, tables, exercises.
+"""Notebook 03 (FS, private ID3): the explorers' controls and charts, tables.
+
+Its exercises are in :mod:`dpviz.explore.fs_exercises`.
 
 Friedman & Schuster (KDD 2010) build the same ID3 twice under a fixed budget B: from
 noisy counts (SuLQ-based ID3, Alg. 1: 2|A| count queries per node, each at ε/(2|A|)) and
@@ -25,7 +27,6 @@ The notebook calls the harness (``fit_one``, ``budget_split``, ``split_choice_ta
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,6 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from dpviz.exercises import Exercise, register
 from dpviz.experiments.fs_runs import (
     ALGORITHM_NAMES,
     CRITERIA,
@@ -347,27 +347,3 @@ def stop_reasons(model: Any) -> pd.Series:
     frame = tree_frame(model)
     leaves = frame[frame["kind"].isin(["leaf", "empty leaf"])]
     return leaves["stop"].value_counts()
-
-
-# ---------------------------------------------------------------------------------- exercises
-register(
-    {
-        "03.1": Exercise(
-            answer=1 / 128,
-            tolerance=1e-9,
-            hint="SuLQ gives each of the d + 1 = 4 levels ε = B/(2(d+1)) = 1/8, and a node "
-            "splits it over 2|A| = 16 count queries (two histograms per attribute)",
-        ),
-        "03.2": Exercise(
-            answer=1 / 42,
-            tolerance=1e-6,
-            hint="with n numeric attributes FS §4.3 gives ε = B/((2+n)d + 2); Adult has n = 6, "
-            "so (2+6)·5 + 2 = 42",
-        ),
-        "03.3": Exercise(
-            answer=math.log2(50_001) + 1 / math.log(2),
-            tolerance=0.01,
-            hint="S(q_IG) = log2(N+1) + 1/ln 2 with the public bound N = 50,000 (FS §4.1)",
-        ),
-    }
-)

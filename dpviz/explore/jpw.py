@@ -33,7 +33,6 @@ from dpviz.audit import AuditResult, audit
 from dpviz.datasets import Dataset, load
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
-from dpviz.exercises import Exercise, register
 from dpviz.experiments import holdout_split
 from dpviz.paper_results import JPW_TABLE1
 from dpviz.plots import accuracy_chart
@@ -541,28 +540,3 @@ def private_leaf_audit(epsilon: float = 1.0, n_samples: int = 50_000, seed: int 
         exact_epsilon=epsilon,
         neighbours="leaf (a=1, b=1): empty under D, one '+' row under D′",
     )
-
-
-# ---------------------------------------------------------------------------------- exercises
-register(
-    {
-        "02.1": Exercise(
-            answer=10.0,
-            tolerance=1e-9,
-            hint="the ensemble's ε = 1 is split over the 10 trees (every tree reads every "
-            "row): ε/N = 0.1 per leaf vector, and the noise scale is 1/(ε/N)",
-        ),
-        "02.2": Exercise(
-            answer=1.0,
-            tolerance=1e-9,
-            hint="'rebuild' reads D1 again after the release at 0.5 on D1: sequential "
-            "composition, 0.5 + 0.5",
-        ),
-        "02.3": Exercise(
-            answer=12960.0,
-            tolerance=0.5,
-            hint="at height 8 every one of Nursery's 8 attributes is used on each path, so the "
-            "number of leaves is the product of the attributes' numbers of values",
-        ),
-    }
-)

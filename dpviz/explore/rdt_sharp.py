@@ -8,7 +8,7 @@
   ε (:class:`dpviz.experiments.semi_supervised.ProtocolRun`, cached per run and per ε).
 * :func:`overpaying_table`, :func:`height_leak_table`, :func:`private_centres`,
   :func:`pseudo_label_table` — the "what goes wrong" demonstrations.
-* Exercises ``04.1``–``04.3``.
+* The exercises are in :mod:`dpviz.explore.rdt_sharp_exercises`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import pandas as pd
 from dpviz.datasets import Dataset
 from dpviz.domain import Categorical
 from dpviz.errors import InvalidParameterError
-from dpviz.exercises import Exercise, register
 from dpviz.experiments.semi_supervised import (
     DATASETS,
     METHODS,
@@ -216,7 +215,7 @@ def rdt_sharp_controls(
 
 # ---------------------------------------------------------------------------------- reproductions
 def reproduction_settings(quick: bool) -> dict:
-    """What notebook 04's reproductions run, in quick (``DPVIZ_QUICK=1``) or full mode.
+    """What notebook 04's reproductions run: full (shipped) or quick (``DPVIZ_QUICK=1``).
 
     The paper: 10 runs per data set, ε from 0.5 to 1.0 in steps of 0.1, p = 5,
     t = 200 (§V). Full mode runs that; quick mode 3 runs, ε ∈ {0.5, 1.0} and
@@ -428,27 +427,3 @@ def pseudo_label_table(
             }
         )
     return pd.DataFrame(rows)
-
-
-# ---------------------------------------------------------------------------------- exercises
-register(
-    {
-        "04.1": Exercise(
-            answer=0.6 / 5,
-            tolerance=1e-9,
-            hint="only the p = 5 primary trees read private rows (Theorem 3); the secondary "
-            "trees are free, so each primary tree gets ε/p",
-        ),
-        "04.2": Exercise(
-            answer=float(rdt_sharp_depth(16, 2.0, 100)),
-            tolerance=1e-9,
-            hint="h = min(⌊k/2⌋, ⌊log_b n⌋ + 1) with k = 16, b = 2 and n = 100: "
-            "⌊16/2⌋ = 8 and ⌊log2 100⌋ + 1 = 6 + 1",
-        ),
-        "04.3": Exercise(
-            answer=2.0,
-            tolerance=1e-9,
-            hint="CreateTree: ⌈N_CELLS·|D_leaf| / N⌉ = ⌈10·1200 / 8000⌉ = ⌈1.5⌉",
-        ),
-    }
-)

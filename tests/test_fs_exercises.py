@@ -1,0 +1,256 @@
+"""Notebook 03's exercises (dpviz.explore.fs_exercises): right answers pass, wrong ones fail.
+
+The reference solutions live here, not in the library or the notebook.
+"""
+
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dpviz.audit import audit
+from dpviz.exercise_kinds import false_alarm_bound, power_lower_bound
+from dpviz.exercises import EXERCISES, check, coverage
+from dpviz.explore import fs_exercises as fx
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "03_private_id3.ipynb"
+D = fx.ROOT_SPLIT_DATA
+
+
+# ------------------------------------------------------------------------ reference solutions
+def _scores(counts, criterion):
+    c = np.asarray(counts, dtype=float)
+    if criterion == "max":
+        return c.max(axis=2).sum(axis=1)
+    tau = c.sum(axis=2)
+    purity = np.divide((c**2).sum(axis=2), tau, out=np.zeros_like(tau), where=tau > 0)
+    return -(tau - purity).sum(axis=1)
+
+
+def reference_split_probabilities(counts, epsilon, criterion):
+    q = _scores(counts, criterion)
+    s = {"max": 1.0, "gini": 2.0}[criterion]
+    w = np.exp(epsilon * (q - q.max()) / (2 * s))
+    return w / w.sum()
+
+
+def reference_mechanism(data, n, rng):
+    rows = np.asarray(data)
+    q = np.array([
+        sum(max(np.sum((rows[:, a] == v) & (rows[:, -1] == c)) for c in (0, 1)) for v in (0, 1))
+        for a in range(rows.shape[1] - 1)
+    ], dtype=float)
+    w = np.exp(1.0 * (q - q.max()) / 2)
+    return rng.choice(len(q), size=n, p=w / w.sum())
+
+
+def _em_mechanism(rate):
+    """The root split with weights exp(rate·q): rate 1/2 is right; others are wrong ε."""
+    def mechanism(data, n, rng):
+        q = np.array([fx.row_counts(data)[a].max(axis=1).sum() for a in range(3)])
+        w = np.exp(rate * (q - q.max()))
+        return rng.choice(3, size=n, p=w / w.sum())
+    return mechanism
+
+
+def _argmax_mechanism(data, n, rng):
+    q = fx.row_counts(data).max(axis=2).sum(axis=1)
+    return np.full(n, int(np.argmax(q)))
+
+
+# ------------------------------------------------------------------------ 03.1 privacy argument
+def test_03_1_argument(capsys):
+    check("03.1", "bbcd")
+    assert "correct" in capsys.readouterr().out
+    with pytest.raises(AssertionError, match="step 4") as err:
+        check("03.1", "bbcb")  # (d+1)(2+n)ε: leaves charged as inner nodes
+    assert "step 1" not in str(err.value)
+    with pytest.raises(AssertionError, match="step 1"):
+        check("03.1", "abcd")
+    with pytest.raises(AssertionError, match="step 3"):
+        check("03.1", "bbad")
+    text = EXERCISES["03.1"].text()
+    assert "Step 4" in text and "bbcd" not in text
+
+
+# ------------------------------------------------------------------------ 03.2 implementation
+def test_03_2_right_answer_passes(capsys):
+    check("03.2", reference_split_probabilities)
+    assert "correct" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong", [
+    lambda counts, epsilon, criterion: reference_split_probabilities(counts, 2 * epsilon,
+                                                                     criterion),  # no factor 2
+    lambda counts, epsilon, criterion: reference_split_probabilities(counts, epsilon, "max")
+    if criterion == "max" else reference_split_probabilities(counts, 2 * epsilon, criterion),
+    lambda counts, epsilon, criterion: np.eye(3)[int(np.argmax(_scores(counts, criterion)))],
+    lambda counts, epsilon, criterion: np.full(3, 1 / 3),
+    lambda counts, epsilon, criterion: reference_split_probabilities(
+        counts, epsilon, criterion)[::-1],
+], ids=["rate eps/S", "gini sensitivity 1", "argmax, no noise", "uniform", "wrong order"])
+def test_03_2_wrong_answers_fail(wrong):
+    with pytest.raises(AssertionError, match="Hint"):
+        check("03.2", wrong)
+
+
+def test_03_2_gini_sign_and_empty_values_matter():
+    def impurity(counts, epsilon, criterion):  # Gini impurity maximised instead of minimised
+        q = _scores(counts, criterion)
+        q = -q if criterion == "gini" else q
+        s = {"max": 1.0, "gini": 2.0}[criterion]
+        w = np.exp(epsilon * (q - q.max()) / (2 * s))
+        return w / w.sum()
+
+    def nan_on_empty(counts, epsilon, criterion):  # 0/0 for a value no row takes
+        c = np.asarray(counts, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            q = -(c.sum(axis=2) - (c**2).sum(axis=2) / c.sum(axis=2)).sum(axis=1)
+        if criterion == "max":
+            return reference_split_probabilities(counts, epsilon, criterion)
+        w = np.exp(epsilon * (q - np.nanmax(q)) / 4)
+        return w / w.sum()
+
+    for wrong in (impurity, nan_on_empty):
+        with pytest.raises(AssertionError):
+            check("03.2", wrong)
+
+
+def test_03_2_exact_law_is_dpviz_exponential_mechanism():
+    """The cases are not degenerate: every attribute has a real chance."""
+    for case in fx.SPLIT_CASES:
+        p = fx.split_probabilities(**case)
+        assert np.isclose(p.sum(), 1) and p.min() > 0.02
+        np.testing.assert_allclose(p, reference_split_probabilities(**case), atol=1e-12)
+        c = np.asarray(case["counts"]).sum(axis=1)
+        assert (c == c[0]).all(), "every attribute sees the same rows"
+
+
+# ------------------------------------------------------------------------ 03.3 audit
+@pytest.fixture(scope="module")
+def good_audit():
+    return audit(reference_mechanism, D, (*D, (0, 0, 1, 0)), epsilon=1.0, n_samples=20_000)
+
+
+def test_03_3_right_answer_passes(capsys, good_audit):
+    assert not good_audit.reject and 0.15 <= good_audit.epsilon_lower <= 0.5
+    check("03.3", (reference_mechanism, good_audit))
+    assert "correct" in capsys.readouterr().out
+
+
+def test_03_3_wrong_mechanisms_fail(good_audit):
+    for wrong in (_argmax_mechanism, _em_mechanism(1.0), _em_mechanism(0.25)):
+        with pytest.raises(AssertionError, match="output law"):
+            check("03.3", (wrong, good_audit))
+
+
+def test_03_3_sampling_test_is_sound():
+    """A right mechanism is refused rarely; no noise or a wrong ε almost surely."""
+    spec = EXERCISES["03.3"]
+    laws = [spec.exact(d) for d in spec.cases]
+    assert false_alarm_bound(laws, n_samples=spec.n_samples) <= 1e-6
+
+    def law(rate):
+        def exact(rows):
+            q = fx.row_counts(rows).max(axis=2).sum(axis=1)
+            w = np.exp(rate * (q - q.max()))
+            return dict(enumerate(w / w.sum()))
+        return exact
+
+    argmax = [{int(np.argmax(fx.row_counts(d).max(axis=2).sum(axis=1))): 1.0} for d in spec.cases]
+    for wrong in ([law(1.0)(d) for d in spec.cases], [law(0.25)(d) for d in spec.cases], argmax):
+        assert power_lower_bound(laws, wrong, n_samples=spec.n_samples) > 1 - 1e-6
+
+
+def test_03_3_inconsistent_audits_fail(good_audit):
+    no_change = audit(reference_mechanism, D, (*D, (0, 0, 0, 0)), epsilon=1.0, n_samples=20_000)
+    with pytest.raises(AssertionError, match="too small"):
+        check("03.3", (reference_mechanism, no_change))  # this row moves every score alike
+    wrong_claim = audit(reference_mechanism, D, (*D, (0, 0, 1, 0)), epsilon=0.5,
+                        n_samples=20_000)
+    with pytest.raises(AssertionError, match="claims"):
+        check("03.3", (reference_mechanism, wrong_claim))
+    few = audit(reference_mechanism, D, (*D, (0, 0, 1, 0)), epsilon=1.0, n_samples=2_000)
+    with pytest.raises(AssertionError, match="samples"):
+        check("03.3", (reference_mechanism, few))
+    far = (*D, *((1, 1, 0, 0), (0, 0, 1, 1)) * 2)  # four rows apart: a3 overtakes a1
+    far_audit = audit(reference_mechanism, D, far, epsilon=1.0, n_samples=20_000)
+    with pytest.raises(AssertionError, match="neighbours"):
+        check("03.3", (reference_mechanism, far_audit))
+
+
+def test_03_3_max_loss_is_exact_over_all_neighbours():
+    """q_Max is monotone, so no neighbour of D (one row added or removed) leaks more than ε/2."""
+    p = np.array(list(fx.root_split_law(D).values()))
+    rows = [tuple(int(b) for b in f"{i:04b}") for i in range(16)]
+    neighbours = [(*D, r) for r in rows] + [D[:i] + D[i + 1:] for i in range(len(D))]
+    losses = [np.abs(np.log(p / np.array(list(fx.root_split_law(n).values())))).max()
+              for n in neighbours]
+    assert max(losses) <= fx.ROOT_SPLIT_MAX_LOSS + 1e-12
+    assert max(losses) > 0.4
+
+
+def test_unanswered_only_print(capsys):
+    for key in ("03.1", "03.2", "03.3", "03.4"):
+        check(key, None)
+        assert "not answered yet" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------ 03.4 prediction
+def test_03_4_prediction(capsys):
+    value = fx.sulq_accuracy_at_b2()
+    assert value >= 95  # twenty times B: each count's noise is 20 times smaller
+    check("03.4", 100)
+    assert "well predicted" in capsys.readouterr().out
+    with pytest.raises(AssertionError, match="Hint"):
+        check("03.4", 55)  # "SuLQ is a coin flip", as at B = 0.1
+
+
+def test_notebook_03_has_one_of_each_kind():
+    assert coverage()["03"] == {"argument": 1, "implementation": 1, "audit": 1, "prediction": 1}
+
+
+# ------------------------------------------------------------------------ the notebook
+def _cells():
+    return json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+
+
+def _text(cell):
+    out = "".join(cell["source"])
+    for o in cell.get("outputs", []):
+        out += "".join(o.get("text", ""))
+        for mime, value in o.get("data", {}).items():  # what a reader sees, not chart data
+            if mime.startswith("text/"):
+                out += "".join(value) if isinstance(value, list) else str(value)
+    return out
+
+
+def test_notebook_imports_the_exercises_first():
+    first = next(c for c in _cells() if c["cell_type"] == "code")
+    assert "fs_exercises" in "".join(first["source"])
+
+
+def test_notebook_gives_no_answer_away():
+    cells = _cells()
+    sources = ["".join(c["source"]) for c in cells]
+    checks = {k: next(i for i, s in enumerate(sources) if re.search(rf"check\w*\(\"{k}\"", s))
+              for k in ("03.1", "03.2", "03.3", "03.4")}
+    for key, i in checks.items():
+        stub = sources[i - 1]
+        assert "None" in stub, f"{key}: the cell before the check is the student's stub"
+        assert "return" not in stub.replace("return None", ""), f"{key}: stub has a solution"
+    everything = "\n".join(_text(c) for c in cells)
+    assert not re.search(r"[\"']b\W*b\W*c\W*d[\"']", everything)  # 03.1's letters
+    numbers = [p for case in fx.SPLIT_CASES for p in fx.split_probabilities(**case)]
+    numbers += list(fx.root_split_law(D).values())
+    for p in numbers:
+        for digits in (3, 4):
+            assert f"{p:.{digits}f}" not in everything, f"exact probability {p} shown"
+    assert "exponential_probabilities(" not in "\n".join(sources[checks["03.2"] - 2:])
+    # 03.4: no output shows the SuLQ tree's accuracy at B = 2 (the explorer's output is a stub)
+    outputs = [_text({"source": [], "outputs": c.get("outputs", [])}) for c in cells]
+    assert not any("SuLQ" in o and "B = 2" in o for o in outputs)
+    assert math.isfinite(fx.sulq_accuracy_at_b2())
