@@ -7,6 +7,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from dpviz.exercises import EXERCISES, coverage
+from dpviz.explore import load_all
+
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 #: nbval's comment markers: the student's view must not carry them (cell tags instead)
 NBVAL_COMMENT = re.compile(r"^\s*#\s*NBVAL_[A-Z_]+\s*$", re.M)
@@ -51,3 +54,18 @@ def test_notebook_conventions(path):
             if "application/vnd.jupyter.widget-view+json" in out.get("data", {}):
                 # an unrun notebook shows this fallback text where the explorer will be
                 assert "run this cell" in text, f"widget fallback text {text[:40]!r} (make strip)"
+
+
+KINDS = ("argument", "implementation", "audit", "prediction")
+
+
+@pytest.mark.parametrize("number", ["02", "03", "04", "05"])
+def test_each_paper_notebook_has_the_four_kinds_of_exercise_and_checks_them(number):
+    load_all()
+    assert all(coverage()[number].get(kind, 0) >= 1 for kind in KINDS), coverage()[number]
+    path = next(p for p in NOTEBOOKS if p.name.startswith(number))
+    nb = nbformat.read(path, as_version=4)
+    checked = set(re.findall(r"check\w*\(\s*\"(\d\d\.\d+)\"", "\n".join(
+        c.source for c in nb.cells if c.cell_type == "code")))
+    registered = {key for key in EXERCISES if key.startswith(number + ".")}
+    assert registered == checked, (registered, checked)

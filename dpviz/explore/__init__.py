@@ -2,8 +2,9 @@
 
 Each module holds the library side of one notebook — the callbacks its sliders
 call (plain functions returning altair charts, unit-tested over a grid of
-values), small tables it shows, and its exercises (registered with
-:func:`dpviz.exercises.register`). Notebooks only call these.
+values) and small tables it shows; its exercises live beside it in
+``<module>_exercises`` (registered with :func:`dpviz.exercises.register` when
+imported). Notebooks only call these.
 
 :func:`quick` tells whether the notebooks run in quick mode (``DPVIZ_QUICK=1``,
 set by ``make notebooks`` so that every notebook runs under nbval in a few
