@@ -3,7 +3,9 @@
 Runs under the project's .venv (``--impl dpviz``) or under bench/.venv-diffprivlib
 (``--impl diffprivlib``). Both read the same train/test splits from ``--data``
 (an .npz written by run.py, so scikit-learn 1.8 vs 1.9 cannot make the data
-differ) and are timed the same way: per data seed one untimed warm-up fit,
+differ) and are timed the same way: per data seed one untimed warm-up fit and
+predict (its predict time is recorded as ``cold_predict_s``: for dpviz it
+includes importing numba and loading its compiled kernel, once per process),
 then for every ε ``--repeats`` fits (model seeds ``100 * data_seed + r``),
 each timed with perf_counter around ``fit`` alone and around ``predict`` on
 the test split. Bounds are the public ``[-bound, bound]`` per feature given on
@@ -86,7 +88,7 @@ def main() -> None:
     args = parser.parse_args()
 
     builders = {"dpviz": dpviz_builder, "diffprivlib": diffprivlib_builder}
-    runs, warned = [], set()
+    runs, warned, cold_predict_s = [], set(), []
     for path in args.data:
         data = np.load(path)
         X_train, y_train = data["X_train"], data["y_train"]
@@ -98,7 +100,8 @@ def main() -> None:
         else:
             lower, upper = X_train.min(axis=0), X_train.max(axis=0)
         build = builders[args.impl](lower, upper, args.max_depth)
-        build(1.0, args.n_trees, 0).fit(X_train, y_train)  # warm-up, untimed
+        warm = build(1.0, args.n_trees, 0).fit(X_train, y_train)  # warm-up, untimed
+        cold_predict_s.append(timed(warm.predict, X_test)[0])  # first predict in the process
         for epsilon in args.epsilons:
             for r in range(args.repeats):
                 model = build(epsilon, args.n_trees, 100 * data_seed + r)
@@ -119,12 +122,13 @@ def main() -> None:
                     "n_train": len(y_train),
                     "n_test": len(y_test),
                 })
-    packages = ["dpviz"] if args.impl == "dpviz" else ["diffprivlib"]
+    packages = ["dpviz", "numba"] if args.impl == "dpviz" else ["diffprivlib"]
     write_result(args.out, {
         "impl": args.impl,
         "versions": versions(*packages, "numpy", "scikit-learn"),
         "warnings": sorted(warned),
         "runs": runs,
+        "cold_predict_s": cold_predict_s,
     })
 
 

@@ -1,4 +1,4 @@
-"""Run the random-tree benchmarks of issue 3 and write their section of docs/benchmarks.md.
+"""Run the random-tree benchmarks of issues 3 and 15 and write their section of docs/benchmarks.md.
 
 Usage (from the repository root; ``make bench`` does exactly this)::
 
@@ -11,15 +11,18 @@ a. ``forest_peer.py``: dpviz's FI forest against diffprivlib's
    ``RandomForestClassifier`` (in its own virtualenv, bench/.venv-diffprivlib,
    created here from bench/requirements-diffprivlib.txt if missing or stale) on
    ``make_classification(30000, 10 informative features)``, 100 trees,
-   ε ∈ {0.1, 0.5, 1, 2, 5}: fit time, its ratio, test accuracy on the same split;
-   then, accuracy only, the variants that locate the accuracy gap (both libraries
-   at ε = ∞, both at depth 5, both with the bounds diffprivlib derives from the rows).
+   ε ∈ {0.1, 0.5, 1, 2, 5}: fit and predict time, their ratios (fit, predict,
+   fit + predict), test accuracy on the same split; dpviz also once more with its
+   pure-numpy engine (``DPVIZ_ENGINE=numpy``); then, accuracy only, the variants
+   that locate the accuracy gap (both libraries at ε = ∞, both at depth 5, both
+   with the bounds diffprivlib derives from the rows).
 b. ``forest_scaling.py``: FI forest fit time and memory for n ∈ {3k, 30k, 300k, 3M}.
 c. ``rdt_mushroom.py``: Private-RDT on Mushroom (h = 11, 10 trees, ε = 1):
    fit+predict time and peak memory.
 
 Timing: ``time.perf_counter`` around the call, one untimed warm-up fit per
-process (and per data seed), the median over the repeats reported.
+process (and per data seed; in (a) a warm-up predict too, its time reported apart),
+the median over the repeats reported.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from sklearn.datasets import make_classification
 from sklearn.model_selection import train_test_split
 
 from dpviz.trees.depth import fletcher_islam_depth
+from dpviz.trees.descend import COMPILED_MIN_VISITS
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -70,7 +74,7 @@ FULL = {
     "data_seeds": list(range(10)),
     "peer_repeats": 3,
     "sizes": [3_000, 30_000, 300_000, 3_000_000],
-    "scaling_repeats": {3_000: 5, 30_000: 5, 300_000: 3, 3_000_000: 2},
+    "scaling_repeats": {3_000: 5, 30_000: 5, 300_000: 3, 3_000_000: 3},
     "mushroom_repeats": 5,
 }
 QUICK = {
@@ -149,10 +153,11 @@ def ensure_peer_venv() -> Path:
     return python
 
 
-def run_worker(python: Path | str, script: str, args: list[str], *, timeout: float) -> dict:
+def run_worker(python: Path | str, script: str, args: list[str], *, timeout: float,
+               env: dict[str, str] | None = None) -> dict:
     """Run ``bench/<script>`` in a fresh process; return the JSON it wrote to ``--out``."""
     out = SCRATCH / f"{Path(script).stem}-{len(list(SCRATCH.glob('*.json')))}.json"
-    env = {**os.environ, **THREAD_ENV, "PYTHONHASHSEED": "0"}
+    env = {**os.environ, **THREAD_ENV, "PYTHONHASHSEED": "0", **(env or {})}
     command = [str(python), str(BENCH / script), *args, "--out", str(out)]
     busy, own = _machine_busy_s(), _children_cpu_s()
     start = time.perf_counter()
@@ -186,7 +191,11 @@ def prepare_peer_data(settings: dict) -> tuple[list[Path], float]:
 
 
 def bench_peer(settings: dict, peer_python: Path, paths: list[Path], clipped: float) -> dict:
-    """Both libraries, alternating per data seed so that both see the same machine load."""
+    """Both libraries, alternating per data seed so that both see the same machine load.
+
+    dpviz runs twice per seed: with its default engine (numba's compiled kernels when
+    installed) and, as "dpviz-numpy", with ``DPVIZ_ENGINE=numpy`` (the pure-numpy path).
+    """
     common = [
         "--epsilons", *map(str, settings["epsilons"]),
         "--bound", str(BOUND),
@@ -194,15 +203,20 @@ def bench_peer(settings: dict, peer_python: Path, paths: list[Path], clipped: fl
         "--repeats", str(settings["peer_repeats"]),
     ]
     results: dict[str, Any] = {}
+    workers = (("dpviz", sys.executable, {}), ("diffprivlib", peer_python, {}),
+               ("dpviz-numpy", sys.executable, {"DPVIZ_ENGINE": "numpy"}))
     for seed, path in zip(settings["data_seeds"], paths, strict=True):
-        for impl, python in (("dpviz", sys.executable), ("diffprivlib", peer_python)):
-            log(f"a. FI forest vs diffprivlib: {impl}, data seed {seed}")
+        for name, python, env in workers:
+            log(f"a. FI forest vs diffprivlib: {name}, data seed {seed}")
+            impl = name.split("-")[0]
             part = run_worker(python, "forest_peer.py",
-                              ["--impl", impl, "--data", str(path), *common], timeout=300)
-            if impl not in results:
-                results[impl] = {**part, "runs": [], "warnings": []}
-            results[impl]["runs"] += part["runs"]
-            results[impl]["warnings"] = sorted({*results[impl]["warnings"], *part["warnings"]})
+                              ["--impl", impl, "--data", str(path), *common], timeout=300,
+                              env=env)
+            if name not in results:
+                results[name] = {**part, "runs": [], "warnings": [], "cold_predict_s": []}
+            results[name]["runs"] += part["runs"]
+            results[name]["cold_predict_s"] += part.get("cold_predict_s", [])
+            results[name]["warnings"] = sorted({*results[name]["warnings"], *part["warnings"]})
     results["clipped_fraction"] = clipped
     return results
 
@@ -280,7 +294,8 @@ def _mean_sd(values: list[float]) -> tuple[float, float]:
 def _by_eps(result: dict, key: str) -> dict[float, list[float]]:
     out: dict[float, list[float]] = {}
     for run in result["runs"]:
-        out.setdefault(run["epsilon"], []).append(run[key])
+        value = run["fit_s"] + run["predict_s"] if key == "fit_predict_s" else run[key]
+        out.setdefault(run["epsilon"], []).append(value)
     return out
 
 
@@ -357,6 +372,7 @@ def render_peer(peer: dict, settings: dict) -> tuple[list[str], dict]:
     ours, theirs = peer["dpviz"], peer["diffprivlib"]
     fit_a, fit_b = _by_eps(ours, "fit_s"), _by_eps(theirs, "fit_s")
     pred_a, pred_b = _by_eps(ours, "predict_s"), _by_eps(theirs, "predict_s")
+    total_a, total_b = _by_eps(ours, "fit_predict_s"), _by_eps(theirs, "fit_predict_s")
     acc_a, acc_b = _by_eps(ours, "accuracy"), _by_eps(theirs, "accuracy")
     runs_per_eps = len(settings["data_seeds"]) * settings["peer_repeats"]
     n_train, n_test = ours["runs"][0]["n_train"], ours["runs"][0]["n_test"]
@@ -381,34 +397,67 @@ def render_peer(peer: dict, settings: dict) -> tuple[list[str], dict]:
         f"({len(settings['data_seeds'])} data seeds × {settings['peer_repeats']} model seeds); "
         f"ratio = diffprivlib median / dpviz median (and the same for the fastest fit of each). "
         f"The two libraries' workers alternate per data seed, so both see the same machine "
-        f"load. Predict: median time on the {n_test:,} test rows. Accuracy: mean ± sd over "
-        f"the same {runs_per_eps} fits, on the held-out {n_test:,} rows.",
+        f"load. Predict: median time on the {n_test:,} test rows, each after its fit (the "
+        f"first predict of each process is an untimed warm-up, see below); fit + predict: "
+        f"median of the per-model sums. Accuracy: mean ± sd over the same {runs_per_eps} "
+        f"fits, on the held-out {n_test:,} rows.",
         "",
         "| ε | dpviz fit | diffprivlib fit | fit ratio (diffprivlib / dpviz) | ratio of best fits "
         "| dpviz accuracy | diffprivlib accuracy | Δ accuracy (points) | dpviz predict "
-        "| diffprivlib predict |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| diffprivlib predict | predict ratio | fit + predict ratio |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     summary = {}
     for eps in settings["epsilons"]:
         fa, fb = statistics.median(fit_a[eps]), statistics.median(fit_b[eps])
         (ma, sa), (mb, sb) = _mean_sd(acc_a[eps]), _mean_sd(acc_b[eps])
         per_seed = _per_seed_delta(ours, theirs, eps)
+        pa, pb = statistics.median(pred_a[eps]), statistics.median(pred_b[eps])
+        ta, tb = statistics.median(total_a[eps]), statistics.median(total_b[eps])
         summary[eps] = {"ratio": fb / fa, "best_ratio": min(fit_b[eps]) / min(fit_a[eps]),
                         "delta": 100 * (ma - mb), "delta_se": _mean_se(per_seed)[1],
-                        "acc_a": ma, "acc_b": mb, "delta_per_seed": per_seed}
+                        "acc_a": ma, "acc_b": mb, "delta_per_seed": per_seed,
+                        "predict_ratio": pb / pa, "total_ratio": tb / ta}
         lines.append(
             f"| {eps:g} | {_fmt_s(fa)} | {_fmt_s(fb)} | **{fb / fa:.2f}×** | "
             f"{min(fit_b[eps]) / min(fit_a[eps]):.2f}× | "
             f"{ma:.3f} ± {sa:.3f} | {mb:.3f} ± {sb:.3f} | {100 * (ma - mb):+.1f} | "
-            f"{_fmt_s(statistics.median(pred_a[eps]))} | "
-            f"{_fmt_s(statistics.median(pred_b[eps]))} |"
+            f"{_fmt_s(pa)} | {_fmt_s(pb)} | **{pb / pa:.2f}×** | **{tb / ta:.2f}×** |"
         )
+    lines += ["", *render_predict_notes(peer, settings)]
     for name, result in (("dpviz", ours), ("diffprivlib", theirs)):
         if result["warnings"]:
             lines += ["", f"Warnings raised by {name} during fit: "
                       + "; ".join(f"`{w}`" for w in result["warnings"])]
     return lines, summary
+
+
+def render_predict_notes(peer: dict, settings: dict) -> list[str]:
+    """The first predict of each process, and dpviz's pure-numpy engine, as sentences."""
+    ours, theirs = peer["dpviz"], peer["diffprivlib"]
+    lines = []
+    if ours.get("cold_predict_s") and theirs.get("cold_predict_s"):
+        cold_a, cold_b = ours["cold_predict_s"], theirs["cold_predict_s"]
+        lines.append(
+            f"First predict in each worker process (the untimed warm-up, one per data seed; "
+            f"median, max): dpviz {_fmt_s(statistics.median(cold_a))}, {_fmt_s(max(cold_a))} "
+            f"— it imports numba and loads the compiled kernel from numba's cache, once per "
+            f"process (compiling it, once per machine, takes about 1 s more); diffprivlib "
+            f"{_fmt_s(statistics.median(cold_b))}, {_fmt_s(max(cold_b))}.")
+    plain = peer.get("dpviz-numpy")
+    if plain:
+        pred_n, pred_b = _by_eps(plain, "predict_s"), _by_eps(theirs, "predict_s")
+        fit_n, fit_b = _by_eps(plain, "fit_s"), _by_eps(theirs, "fit_s")
+        cells = ", ".join(
+            f"ε = {eps:g}: predict {_fmt_s(statistics.median(pred_n[eps]))} "
+            f"({statistics.median(pred_b[eps]) / statistics.median(pred_n[eps]):.2f}×), fit "
+            f"{_fmt_s(statistics.median(fit_n[eps]))} "
+            f"({statistics.median(fit_b[eps]) / statistics.median(fit_n[eps]):.2f}×)"
+            for eps in settings["epsilons"])
+        lines += ["", "dpviz without numba (`DPVIZ_ENGINE=numpy`, the pure-numpy path: the "
+                  "same predictions bit for bit, tested), in the same run, its ratios against "
+                  f"diffprivlib in brackets: {cells}."]
+    return lines
 
 
 def render_scaling(rows: list[dict]) -> list[str]:
@@ -446,6 +495,15 @@ def render_scaling(rows: list[dict]) -> list[str]:
         a, b = rows[0], rows[-1]
         lines += ["", f"From n = {a['n']:,} to {b['n']:,} ({b['n'] / a['n']:,.0f}× the rows) "
                   f"the fit takes {b['fit_median_s'] / a['fit_median_s']:,.0f}× as long."]
+    compiled = [r["n"] for r in rows if r["n"] * (FI_DEPTH - 1) >= COMPILED_MIN_VISITS]
+    if compiled:
+        lines += ["", f"Fits of at least {COMPILED_MIN_VISITS / 1e6:g} M node visits (rows × "
+                  f"materialized levels; here n ≥ {min(compiled):,}) route the rows with "
+                  "numba's compiled kernel (`dpviz.trees.descend`, issue 15): loading numba "
+                  "and the kernel adds about 130 MB to the resident set (LLVM; measured once: "
+                  "111 MB for `import numba`, 22 MB for the kernel), counted in the peak RSS "
+                  "columns, not in the allocations traced. The first such fit of a process "
+                  "also pays the load (0.3–1 s), which the median of 3 repeats leaves out."]
     return lines
 
 
@@ -491,6 +549,8 @@ def render(results: dict, settings: dict, started: dt.datetime, wall_s: float) -
     peer_lines, summary = render_peer(peer, settings)
     ratios = [s["ratio"] for s in summary.values()]
     best = [s["best_ratio"] for s in summary.values()]
+    predict = [s["predict_ratio"] for s in summary.values()]
+    total = [s["total_ratio"] for s in summary.values()]
     at_one = summary.get(1.0)
     cold, warm_total = mushroom["cold"]["total_s"], mushroom["warm_median_total_s"]
 
@@ -498,11 +558,16 @@ def render(results: dict, settings: dict, started: dt.datetime, wall_s: float) -
         return "**met**" if ok else "**not met**"
 
     bar = [
-        "**Issue 3's bar** (benchmarks, not tests), as measured in this run:",
+        "**Issues 3 and 15's bars** (benchmarks, not tests), as measured in this run:",
         "",
         f"- FI forest fit ≥ 10× faster than diffprivlib at 30k × 10, 100 trees: "
         f"{min(ratios):.2f}× to {max(ratios):.2f}× over ε (ratio of medians; of the best "
         f"fits: {min(best):.2f}× to {max(best):.2f}×) — {verdict(min(ratios) >= 10)}.",
+        f"- FI forest predict at least as fast as diffprivlib (issue 15; 7,500 test rows): "
+        f"{min(predict):.2f}× to {max(predict):.2f}× over ε (diffprivlib median / dpviz "
+        f"median) — {verdict(min(predict) >= 1)}.",
+        f"- FI forest fit + predict ≥ 5× faster than diffprivlib (issue 15): "
+        f"{min(total):.2f}× to {max(total):.2f}× over ε — {verdict(min(total) >= 5)}.",
     ]
     if at_one is not None:
         bar.append(
@@ -520,7 +585,7 @@ def render(results: dict, settings: dict, started: dt.datetime, wall_s: float) -
         f"{verdict(mushroom['peak_rss_mb'] < 500)}.",
     ]
     lines = [
-        "## Random trees: FI forest and Private-RDT (issue 3)",
+        "## Random trees: FI forest and Private-RDT (issues 3 and 15)",
         "",
         f"Run {started:%Y-%m-%d %H:%M} UTC, {wall_s / 60:.1f} min in total; dpviz "
         f"{ours.get('dpviz', '?')} at {git_revision()}. Reproduce with `make bench` "
@@ -537,15 +602,15 @@ def render(results: dict, settings: dict, started: dt.datetime, wall_s: float) -
         f"ran, {other_max:.2f} at most (/proc/stat){busy} |",
         f"| Python | {ours['python']} (both environments: {theirs['python']}) |",
         f"| dpviz environment (`.venv`) | numpy {ours['numpy']}, scikit-learn "
-        f"{ours['scikit-learn']} |",
+        f"{ours['scikit-learn']}, numba {ours.get('numba', 'not recorded')} |",
         f"| peer environment (`bench/.venv-diffprivlib`) | diffprivlib "
         f"{theirs['diffprivlib']}, numpy {theirs['numpy']}, scikit-learn "
         f"{theirs['scikit-learn']} |",
         "",
         "Method: every measurement runs in its own Python process, single-threaded "
         "(`OMP_NUM_THREADS=1` etc.; diffprivlib `n_jobs=1`); times are `time.perf_counter()` "
-        "around the call measured inside that process, after one untimed warm-up fit, and "
-        "the **median** of the repeats is reported.",
+        "around the call measured inside that process, after one untimed warm-up fit (and, "
+        "in (a), predict), and the **median** of the repeats is reported.",
         "",
         *bar,
         "",

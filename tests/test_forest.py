@@ -1,3 +1,4 @@
+import importlib.util
 import math
 import warnings
 
@@ -7,6 +8,7 @@ import pytest
 from dpviz.datasets import load
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.synthetic import fi_synth
+from dpviz.trees import descend, forest
 from dpviz.trees.forest import DPRandomForestClassifier
 
 
@@ -164,3 +166,45 @@ def test_votes_from_leaves_refuses_other_trees(synth):
             other.votes_located(a.locate_encoded(codes))
     with pytest.raises(InvalidParameterError, match="same trees"):
         a.votes_located(codes)
+
+
+# ------------------------------------------------------------------ predict on whole trees
+@pytest.fixture(params=["numpy", pytest.param("numba", marks=pytest.mark.skipif(
+    importlib.util.find_spec("numba") is None, reason="numba not installed (optional)"))])
+def engine(request):
+    """Run the test with one engine of dpviz.trees.descend, then restore the default."""
+    before = descend.engine()
+    descend.set_engine(request.param)
+    yield request.param
+    descend.set_engine(before)
+
+
+@pytest.mark.parametrize(("dataset", "disjoint"),
+                         [("synth", True), ("synth", False), ("nursery", True)])
+def test_votes_on_materialized_trees_equal_tree_by_tree_votes(synth, dataset, disjoint, engine,
+                                                               monkeypatch):
+    data = synth if dataset == "synth" else load("nursery")
+    model = DPRandomForestClassifier(
+        epsilon=0.5, n_trees=25, domain=data.domain, unknown="random", disjoint=disjoint,
+        random_state=3,
+    ).fit(data.X, data.y)
+    n = 3000 if dataset == "synth" else 6000  # enough rows for the whole trees' nodes
+    codes = data.domain.encode(data.X[:n]).astype(float)
+    if dataset == "nursery":
+        codes[::7, 1] = -1  # an unknown category: a keyed random child per node
+    releases = model.leaf_labels_ * (25 if disjoint else 1)  # one for all trees, or each its own
+    expected = np.zeros((n, data.domain.n_classes), dtype=np.int64)
+    for tree, release in zip(model.trees_, releases, strict=True):
+        np.add.at(expected, (np.arange(n), release(tree.leaf_keys(codes))), 1)
+    votes_on_whole_trees, plain_vote = [], forest.vote
+
+    def vote(*args):  # the trees are materialized whole: every leaf labelled, then voted
+        votes_on_whole_trees.append(plain_vote(*args))
+        return votes_on_whole_trees[-1]
+
+    monkeypatch.setattr(forest, "vote", vote)
+    np.testing.assert_array_equal(model.votes_encoded(codes), expected)
+    assert len(votes_on_whole_trees) == 1
+    np.testing.assert_array_equal(model.votes_encoded(codes[:100]), expected[:100])
+    assert len(votes_on_whole_trees) == 1  # 100 rows: routed, only the leaves reached
+    np.testing.assert_array_equal(model.votes_located(model.locate_encoded(codes)), expected)

@@ -1,3 +1,8 @@
+import importlib.util
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -6,7 +11,15 @@ from scipy import stats
 from dpviz import keyed
 from dpviz.datasets import load
 from dpviz.domain import Categorical, Domain, Numeric
-from dpviz.trees.random_tree import RandomTree, forest_leaf_keys, forest_route
+from dpviz.errors import InvalidParameterError
+from dpviz.trees import descend
+from dpviz.trees.random_tree import (
+    RandomTree,
+    forest_leaf_keys,
+    forest_leaves,
+    forest_route,
+    forest_top,
+)
 
 
 def reference_path(tree: RandomTree, row: np.ndarray):
@@ -171,3 +184,124 @@ def test_same_key_same_tree_and_mushroom_height_11_is_lazy():
     routing = a.route(codes)
     assert a.max_leaves() > 1e8  # the full tree would be huge...
     assert len(routing.level_keys[-1]) <= len(codes)  # ...only visited leaves exist
+
+
+# ------------------------------------------------------------------ materialized top levels
+ENGINES = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
+    importlib.util.find_spec("numba") is None, reason="numba not installed (optional)"))]
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request):
+    """Run the test with one engine of dpviz.trees.descend, then restore the default."""
+    before = descend.engine()
+    descend.set_engine(request.param)
+    yield request.param
+    descend.set_engine(before)
+
+
+def _forest_cases(mixed_domain):
+    """(trees, codes, tree_of, row_of): full and partial tops, unknown codes, pass-through."""
+    rng = np.random.default_rng(3)
+    mixed = mixed_domain.encode(mixed_rows(300, seed=4)).astype(float)
+    mixed[::13, 0] = -1  # unknown categories
+    mixed[::17, 2] = -1
+    numeric = Domain([Numeric(f"x{j}", -5, 5) for j in range(6)], [0, 1])
+    wide = rng.normal(0, 2, size=(250, 6))
+    binary = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(3)], [0, 1])
+    bits = rng.integers(0, 2, size=(40, 3)).astype(float)
+    cases = []
+    for domain, codes, depth, n_trees in [
+        (mixed_domain, mixed, 3, 2),  # every level fits: leaves materialized
+        (mixed_domain, mixed, 12, 3),  # deeper than the budget: the rest routed lazily
+        (numeric, wide, 4, 3), (numeric, wide, 8, 5), (numeric, wide, 30, 2),
+        (numeric, wide, 0, 3),
+        (binary, bits, 6, 4),  # categorical only, deeper than its attributes: pass-through
+    ]:
+        trees = [RandomTree(domain, depth, int(k)) for k in rng.integers(0, 2**63, n_trees)]
+        n = len(codes)
+        every = (np.repeat(np.arange(n_trees), n), np.tile(np.arange(n), n_trees))
+        cases.append((trees, codes, *every))
+        cases.append((trees, codes, rng.integers(0, n_trees, n), None))  # one tree per row
+    return cases
+
+
+def test_forest_leaves_are_forest_route_leaves_with_either_engine(mixed_domain, engine):
+    whole = []  # forest_leaves materializes at most one node per 8 items
+    for trees, codes, tree_of, row_of in _forest_cases(mixed_domain):
+        whole.append(forest_top(trees, len(tree_of) // 8)[0].levels == trees[0].depth > 0)
+        routing = forest_route(trees, codes, tree_of, row_of)
+        leaves, index = forest_leaves(trees, codes, tree_of, row_of)
+        np.testing.assert_array_equal(leaves, routing.level_keys[-1])
+        np.testing.assert_array_equal(index, routing.level_index[-1])
+        np.testing.assert_array_equal(forest_leaf_keys(trees, codes, tree_of, row_of),
+                                      routing.leaf_keys)
+    assert 2 <= sum(whole) < len(whole)  # both: leaves materialized, and levels left lazy
+
+
+def test_forest_top_materializes_whole_levels_within_the_budget(mixed_domain):
+    trees = [RandomTree(mixed_domain, 4, key) for key in range(3)]
+    top, keys, offsets = forest_top(trees, 10**6)
+    assert top.levels == 4 and top.roots == 3 and top.frontier_size == len(keys)
+    for t, tree in enumerate(trees):  # the frontier is every leaf, tree by tree
+        np.testing.assert_array_equal(keys[offsets[t]:offsets[t + 1]], tree.leaves()[0])
+    n_nodes = top.frontier + top.frontier_size
+    small, _, _ = forest_top(trees, n_nodes - 1)
+    assert small.levels == 3 and small.frontier + small.frontier_size <= n_nodes - 1
+    assert forest_top(trees, 0)[0].levels == 0  # the roots, always
+
+
+@pytest.mark.parametrize("numeric", [False, True])
+def test_vote_counts_the_labels_of_the_leaves_reached(mixed_domain, engine, numeric):
+    if numeric:  # full binary trees: the kernel's arithmetic child numbers
+        domain = Domain([Numeric(f"x{j}", -5, 5) for j in range(5)], [0, 1])
+        codes = np.random.default_rng(7).normal(0, 2, size=(200, 5))
+    else:
+        domain = mixed_domain
+        codes = mixed_domain.encode(mixed_rows(200, seed=5)).astype(float)
+        codes[::11, 0] = -1
+    trees = [RandomTree(domain, 6, key) for key in range(6)]
+    top, keys, _ = forest_top(trees, 10**6)
+    assert top.levels == 6
+
+    def label(keys):  # any pure function of the key
+        return (keyed.uniforms(keys, 9) * 3).astype(np.int64)
+
+    expected = np.zeros((200, 3), dtype=np.int64)
+    for tree in trees:
+        np.add.at(expected, (np.arange(200), label(tree.leaf_keys(codes))), 1)
+    np.testing.assert_array_equal(descend.vote(top, codes, label(keys), 3), expected)
+
+
+def test_descend_and_vote_refuse_what_the_kernel_must_not_read(mixed_domain, engine):
+    codes = mixed_domain.encode(mixed_rows(20, seed=6)).astype(float)
+    top, keys, _ = forest_top([RandomTree(mixed_domain, 3, 1)], 10**6)
+    items = np.zeros(20, dtype=np.int64)
+    for bad_value in (3.0, -2.0, 0.5, np.nan):  # c3 has 3 categories
+        bad = codes.copy()
+        bad[4, 0] = bad_value
+        with pytest.raises(InvalidParameterError, match="column 0"):
+            descend.descend(top, bad, items, np.arange(20))
+    with pytest.raises(InvalidParameterError, match="shape"):
+        descend.descend(top, codes[:, :3], items, np.arange(20))
+    with pytest.raises(InvalidParameterError, match="tree_of"):
+        descend.descend(top, codes, items + 1, np.arange(20))
+    with pytest.raises(InvalidParameterError, match="row_of"):
+        descend.descend(top, codes, items, np.arange(20) + 1)
+    with pytest.raises(InvalidParameterError, match="leaf_label"):
+        descend.vote(top, codes, np.full(len(keys), 2), 2)
+    with pytest.raises(InvalidParameterError, match="leaf_label"):
+        descend.vote(top, codes, np.zeros(len(keys) + 1, dtype=np.int64), 2)
+
+
+def test_engine_names_are_checked():
+    with pytest.raises(InvalidParameterError, match="engine"):
+        descend.set_engine("fortran")
+
+
+def test_importing_dpviz_does_not_import_numba():
+    # numba costs ~0.3 s to import: only the first large routing call loads it
+    code = "import sys, dpviz, dpviz.trees.forest; print('numba' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env={**os.environ, "DPVIZ_ENGINE": "auto"})
+    assert out.stdout.strip() == "False"
