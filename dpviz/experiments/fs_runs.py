@@ -25,12 +25,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
+from tqdm.auto import tqdm
 
 from dpviz import mechanisms
 from dpviz.datasets import load
 from dpviz.domain import Attribute, Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.runner import cache
+from dpviz.experiments.shipped import ShippedResultError, result
 from dpviz.paper_results import FS_TABLE1, FS_TABLE1_ALGORITHMS
 from dpviz.reproduce_fs import evaluate_encoded, fs_fig4, fs_fig5, fs_table1, jpw_table1
 from dpviz.synthetic import fs_numeric_split_data, fs_single_split_data
@@ -54,6 +56,7 @@ __all__ = [
     "ALGORITHM_NAMES",
     "CRITERIA",
     "EXPLORER_DATASETS",
+    "EXPLORER_DEPTHS",
     "EXPLORER_EPSILONS",
     "FS_ROWS",
     "REPEATS",
@@ -64,6 +67,7 @@ __all__ = [
     "check_criterion",
     "check_dataset",
     "explorer_curve",
+    "explorer_curves",
     "explorer_data",
     "explorer_defaults",
     "explorer_depth",
@@ -76,6 +80,7 @@ __all__ = [
     "prepared",
     "pruning_table",
     "query_epsilons",
+    "shipped_curves",
     "split_choice_table",
     "split_point_frame",
     "split_point_grid_frame",
@@ -107,6 +112,12 @@ EXPLORER_EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 
 #: Fits per point of the explorer (the band is their spread); cheap data gets more.
 REPEATS = {"fs-single-split": 10, "nursery": 4, "adult": 4}
+
+
+#: Depths d of the explorers' slider (1 to 6; FS's experiments use 5 or less). Every curve at
+#: these depths ships with the workbook (:func:`shipped_curves`), so a depth, data-set or
+#: criterion move only reads it: computing one took up to 4 s on a 2-core machine.
+EXPLORER_DEPTHS = (1, 2, 3, 4, 5, 6)
 
 
 #: Public bound N on the number of rows, for the InfoGain sensitivity (FS: 5,000 for the
@@ -431,6 +442,10 @@ def explorer_point(
     """
     key = (dataset, criterion, float(epsilon), int(depth))
     if key not in _POINTS:
+        shipped = _shipped_point(*key)
+        if shipped is not None:
+            _POINTS[key] = shipped
+            return shipped
         repeats = 1 if math.isinf(epsilon) else REPEATS[dataset]
         rows = []
         for run in range(repeats):
@@ -446,6 +461,96 @@ def explorer_point(
             )
         _POINTS[key] = pd.DataFrame(rows)
     return _POINTS[key]
+
+
+def explorer_curves(
+    dataset: str,
+    *,
+    criteria: Sequence[str] = CRITERIA,
+    depths: Sequence[int] = EXPLORER_DEPTHS,
+    epsilons: Sequence[float] = EXPLORER_EPSILONS,
+    repeats: int | None = None,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """Every point of the explorer's curves on ``dataset``: what :func:`shipped_curves` ships.
+
+    The fits of :func:`explorer_point` (same seeds, same numbers) at each criterion, depth
+    and B of ``epsilons`` plus ε = ∞, without its in-process cache.
+
+    Parameters
+    ----------
+    dataset : str
+        One of :data:`EXPLORER_DATASETS`.
+    criteria, depths, epsilons : sequence
+        The settings (default: every one the explorer offers, and its curve's budgets).
+    repeats : int, optional
+        Fits per finite B (default :data:`REPEATS` of the data set); one at ε = ∞.
+    progress : bool, default False
+        Show a progress bar over the (criterion, depth) pairs.
+
+    Returns
+    -------
+    DataFrame
+        ``criterion``, ``depth``, ``epsilon``, ``repeat``, ``accuracy``, ``unclassified``,
+        ``leaves``.
+    """
+    check_dataset(dataset)
+    n = REPEATS[dataset] if repeats is None else check_int(repeats, "repeats", minimum=1)
+    settings = [(c, int(d)) for c in criteria for d in depths]
+    frames = []
+    for criterion, depth in tqdm(settings, disable=not progress, desc=f"FS curves, {dataset}"):
+        check_criterion(criterion)
+        for eps in (*epsilons, math.inf):
+            rows = []
+            for run in range(1 if math.isinf(eps) else n):
+                model, accuracy, unclassified = fit_one(dataset, criterion, eps, depth, run)
+                rows.append({"criterion": criterion, "depth": depth, "epsilon": float(eps),
+                             "repeat": run, "accuracy": accuracy, "unclassified": unclassified,
+                             "leaves": model.tree_.n_leaves})
+            frames.append(pd.DataFrame(rows))
+    return pd.concat(frames, ignore_index=True)
+
+
+@functools.cache
+def _shipped(dataset: str, epsilons: tuple[float, ...], repeats: int) -> pd.DataFrame | None:
+    try:
+        frame = result(explorer_curves, dataset, criteria=CRITERIA, depths=EXPLORER_DEPTHS,
+                       epsilons=epsilons, repeats=repeats, recompute=False)
+    except ShippedResultError:
+        return None
+    return frame
+
+
+def shipped_curves(dataset: str, *, recompute: bool | None = False) -> pd.DataFrame | None:
+    """The shipped :func:`explorer_curves` of ``dataset`` (``dpviz/results/``), or None.
+
+    None when no file is shipped for the current settings (:data:`CRITERIA`,
+    :data:`EXPLORER_DEPTHS`, :data:`EXPLORER_EPSILONS`, :data:`REPEATS`): the explorer then
+    computes each point when first asked (:func:`explorer_point`). ``recompute=None`` follows
+    ``DPVIZ_RECOMPUTE`` (``make results`` rewrites the files with
+    ``DPVIZ_RECOMPUTE=1 DPVIZ_SAVE_RESULTS=1``); ``True`` computes the curves now.
+    """
+    check_dataset(dataset)
+    if recompute is not False:
+        return result(explorer_curves, dataset, criteria=CRITERIA, depths=EXPLORER_DEPTHS,
+                      epsilons=tuple(EXPLORER_EPSILONS), repeats=REPEATS[dataset],
+                      recompute=recompute, progress=True)
+    return _shipped(dataset, tuple(EXPLORER_EPSILONS), REPEATS[dataset])
+
+
+def _shipped_point(
+    dataset: str, criterion: str, epsilon: float, depth: int
+) -> pd.DataFrame | None:
+    """The shipped fits of one explorer point (as :func:`explorer_point` computes), or None."""
+    if not (math.isinf(epsilon) or epsilon in EXPLORER_EPSILONS) or depth not in EXPLORER_DEPTHS:
+        return None
+    frame = shipped_curves(dataset)
+    if frame is None:
+        return None
+    rows = frame[(frame["criterion"] == criterion) & (frame["depth"] == depth)
+                 & (frame["epsilon"] == epsilon)]
+    columns = ["epsilon", "repeat", "accuracy", "unclassified", "leaves"]
+    return rows[columns].reset_index(drop=True) if len(rows) else None
 
 
 def explorer_depth(dataset: str, criterion: str, depth: int | None) -> int:

@@ -39,6 +39,7 @@ from dpviz.experiments.fs_runs import (
     ALGORITHM_NAMES,
     CRITERIA,
     EXPLORER_DATASETS,
+    EXPLORER_DEPTHS,
     REPEATS,
     binned_split_point_mass,
     budget_split,
@@ -74,11 +75,13 @@ __all__ = [
 ]
 
 
-#: Largest depth d of the explorers' depth slider. A move of the depth (or data set, or
-#: criterion) refits the whole curve (8 budgets B × up to 10 fits, plus ε = ∞); the fits'
-#: cost grows with the depth: with this bound every move stays under a second on a 2-core
-#: machine (``bench/slider_extremes.py``). FS's experiments use depth 5 or less.
-MAX_DEPTH = 6
+#: Largest depth d of the explorers' depth slider (FS's experiments use depth 5 or less). The
+#: curves at every depth up to it ship with the workbook (``fs_runs.EXPLORER_DEPTHS``,
+#: :func:`~dpviz.experiments.fs_runs.shipped_curves`): a depth, data-set or criterion move
+#: reads them instead of refitting the curve (8 budgets B × up to 10 fits, plus ε = ∞: up to
+#: 4 s on a 2-core machine); only the slider's B, when off the curve's grid, is fitted
+#: (``bench/slider_extremes.py``).
+MAX_DEPTH = max(EXPLORER_DEPTHS)
 
 
 def _budget_line(dataset: str, criterion: str, epsilon: float, depth: int) -> str:

@@ -99,11 +99,28 @@ class CentredTree:
             has = self.leaf_keys[pos] == leaves
             slots = self.slots[pos[has]]  # (m, M)
             valid = slots >= 0
-            dist = region_distance(
-                codes[has][:, None, :], self.centres[np.maximum(slots, 0)], self.tree.domain
-            )
+            dist = _centre_distances(codes[has], self.centres, np.maximum(slots, 0),
+                                     self.tree.domain)
             index[has] = np.argmin(np.where(valid, dist, np.inf), axis=1)
         return keyed.child_keys(leaves, index)
+
+
+def _centre_distances(
+    rows: np.ndarray, centres: np.ndarray, slots: np.ndarray, domain: Domain
+) -> np.ndarray:
+    """``region_distance(rows[:, None, :], centres[slots], domain)``, shape (m, M).
+
+    On an all-categorical domain the distance is the number of mismatching attributes: it
+    is counted on small-integer copies of the codes (a category code is an integer well
+    below 2**15), the same numbers several times faster than on the float codes.
+    """
+    small = domain.categorical_mask.all() and all(
+        a.n_values < 2**15 for a in domain if isinstance(a, Categorical)
+    )
+    if not small:
+        return region_distance(rows[:, None, :], centres[slots], domain)
+    r, c = rows.astype(np.int16), centres.astype(np.int16)
+    return np.count_nonzero(r[:, None, :] != c[slots], axis=-1).astype(np.float64)
 
 
 def create_tree(
