@@ -67,6 +67,9 @@ results: $(STAMP)
 	# the explorer of notebook 07 offers more data sets than the notebook runs (Nursery): ship them all
 	DPVIZ_RECOMPUTE=1 DPVIZ_SAVE_RESULTS=1 DPVIZ_CACHE=off $(BIN)/python -c "from dpviz.explore import compare; \
 		[compare.explorer_frame(d) for d in compare.EXPLORER_DATASETS if d != 'nursery']"
+	# notebook 03's explorer curves at the grid's budgets
+	DPVIZ_RECOMPUTE=1 DPVIZ_SAVE_RESULTS=1 DPVIZ_CACHE=off $(BIN)/python -c "from dpviz.experiments import fs_runs; \
+		[fs_runs.shipped_curves(d, recompute=None) for d in fs_runs.EXPLORER_DATASETS]"
 
 # Benchmarks (not tests): times dpviz against diffprivlib (in its own venv, bench/.venv-diffprivlib,
 # created on first use) and rewrites its sections of docs/benchmarks.md; then the full 200-run

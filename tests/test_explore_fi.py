@@ -207,7 +207,7 @@ def test_controls_ranges_are_the_documented_ones():
     assert list(controls["dataset"].options) == list(fi.EXPLORER_DATASETS)
     assert list(controls["mechanism"].options) == list(fi.LEAF_MECHANISMS)
     values = {name: w.value for name, w in controls.items()}
-    assert values == {"dataset": "SynthA", "epsilon": 1.0, "depth": 0, "n_trees": 100,
+    assert values == {"dataset": "SynthA", "epsilon": 1.0, "depth": 0, "n_trees": fi.MAX_TREES,
                       "mechanism": "rosnam"}
     # FI's own depth of every data set (depth 0) is within the slider's range
     assert max(rf.explorer_depth(name) for name in fi.EXPLORER_DATASETS) <= fi.MAX_DEPTH
