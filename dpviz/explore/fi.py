@@ -67,13 +67,13 @@ EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 #: most 15: SynthG). A move of the depth or trees slider fits the whole curve afresh
 #: (8 ε values × 3 forests, plus the non-private forest) and routes the test rows through
 #: every new tree; its cost grows with depth × trees, and with these bounds every move stays
-#: under a second on a 2-core machine (``bench/slider_extremes.py``: depth 15 took 1.7 s
-#: with 100 trees and 1.4 s with 50, depth 20 with 300 trees 4-15 s). FI's accuracy peaks
-#: well before: deeper trees leave most leaves empty.
+#: under a second on a 2-core machine (``bench/slider_extremes.py``: depth 15 with 100
+#: trees took 1.7 s, depth 20 with 300 trees 4-15 s). FI's accuracy peaks well before:
+#: deeper trees leave most leaves empty.
 MAX_DEPTH = 15
 #: Most trees of the explorer's trees slider; see :data:`MAX_DEPTH`. FI's experiments use
 #: 100, which the reproduction of Fig. 7 (1 to 300 trees) covers.
-MAX_TREES = 30
+MAX_TREES = 50
 #: Leaf mechanisms, as ``DPRandomForestClassifier(leaf_mechanism=...)`` names them.
 _MECHANISM_TITLES = {
     "rosnam": "Report One-Sided Noisy Arg-Max (addendum; ε-DP)",
