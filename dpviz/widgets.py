@@ -152,15 +152,20 @@ def explorer(
     output = widgets.Output()
     status = widgets.HTML()
 
-    def refresh(_: Any = None) -> None:
+    def refresh(_: Any = None, *, first: bool = False) -> None:
         start = time.perf_counter()
         status.value = BUSY
         drawn = False
         with output:  # in a kernel, an exception is shown here (and not raised)
             chart = callback(**{name: w.value for name, w in controls.items()})
-            output.clear_output(wait=True)
-            display(chart)
+            if not first:
+                output.clear_output(wait=True)
+                display(chart)
             drawn = True
+        if drawn and first:
+            # The first chart goes into the widget's state, not through output capture while
+            # the cell runs: Voilà can stall for good capturing it (voila-dashboards/voila#1428).
+            output.append_display_data(chart)
         if not drawn:
             status.value = FAILED
         elif show_time:
@@ -172,6 +177,6 @@ def explorer(
 
     for w in controls.values():
         w.observe(refresh, names="value")
-    refresh()
+    refresh(first=True)
     row = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
     return widgets.VBox([row, status, output])

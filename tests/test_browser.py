@@ -1,144 +1,169 @@
-"""A real-browser test: serve a paper notebook with Voilà, move its ε slider, see the chart change.
+"""Real-browser tests: every notebook in JupyterLab (Run All) and in Voilà, in headless chromium.
+
+For each of the notebooks, in each front-end, the page must show no JavaScript error, no error
+or warning text in an output, no chart without marks, and each explorer's chart must change
+when one of its controls moves (see tests/_browser.py for exactly what is checked). The
+notebooks run in quick mode (``DPVIZ_QUICK=1``), each on a fresh kernel of one JupyterLab
+server and one Voilà server (serving the folder, as ``voila/render/<notebook>``), driven by a
+single chromium. The 16 cases take about 3 minutes on 2 cores (and the culling test 40 s).
 
 Needs Debian's chromium (``/usr/bin/chromium``; `.ci/run` installs it with apt-get) and the
 ``playwright`` package, which drives it (``playwright install`` cannot download browsers here).
-Locally without chromium the test is skipped, and ``make test`` says so in its summary; under
-CI (``CI=true``, set by `.ci/run`) it fails. Saves its screenshot outside the tracked files,
-in ``$DPVIZ_SCREENSHOTS`` (default: the system temporary folder); the README's
-``docs/explorer.png`` is refreshed only on purpose
-(``DPVIZ_SCREENSHOTS=docs .venv/bin/python -m pytest tests/test_browser.py``).
+Locally without chromium the tests are skipped, and ``make test`` says so in its summary; under
+CI (``CI=true``, set by `.ci/run`) they fail. Screenshots (one per notebook and front-end) go
+outside the tracked files, to ``$DPVIZ_SCREENSHOTS`` (default: the system temporary folder);
+the README's ``docs/explorer.png`` (notebook 05's explorer in Voilà after one step down in ε)
+is refreshed only on purpose: ``DPVIZ_SCREENSHOTS=docs .venv/bin/python -m pytest
+tests/test_browser.py -k 05-voila``.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-NOTEBOOK = Path(
-    os.environ.get("DPVIZ_BROWSER_NOTEBOOK", ROOT / "notebooks" / "05_dp_random_forest.ipynb")
+from _browser import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    NOTEBOOKS,
+    PAGE_HELPERS,
+    ROOT,
+    Watch,
+    chart_problems,
+    explorer_problems,
+    finish_voila,
+    free_port,
+    lab_command,
+    make_voila_command,
+    output_problems,
+    require_chromium,
+    run_all_in_lab,
+    screenshot,
+    serve,
+    shut_down_lab_kernel,
+    start_voila,
+    voila_command,
 )
-SCREENSHOT = Path(os.environ.get("DPVIZ_SCREENSHOTS", tempfile.gettempdir())) / "explorer.png"
 
+#: Notebooks that fail a check for a known bug: {(front-end, notebook): reason}. Each is an
+#: xfail(strict=True), so that the fix makes the test fail until the entry is removed.
+KNOWN_BUGS: dict[tuple[str, str], str] = {}
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+#: Each notebook in JupyterLab, then in Voilà (one at a time: running the two at once was
+#: slower on 2 cores, 157-173 s against 126-139 s for notebooks 03, 06 and 07).
+CASES = [
+    pytest.param(front_end, notebook, id=f"{notebook.split('_')[0]}-{front_end}",
+                 marks=[pytest.mark.xfail(reason=KNOWN_BUGS[front_end, notebook], strict=True)]
+                 if (front_end, notebook) in KNOWN_BUGS else [])
+    for notebook in NOTEBOOKS
+    for front_end in ("lab", "voila")
+]
 
 
 @pytest.fixture(scope="module")
-def voila_url():
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail("chromium is missing: .ci/run must `apt-get install chromium`")
-        pytest.skip("no chromium here (install Debian's chromium to run the browser test)")
-    assert NOTEBOOK.exists(), f"{NOTEBOOK} is missing"
-    port = _free_port()
-    voila = Path(sys.executable).with_name("voila")
-    proc = subprocess.Popen(
-        [
-            str(voila),
-            str(NOTEBOOK),
-            "--no-browser",
-            "--Voila.ip=127.0.0.1",
-            f"--port={port}",
-            "--VoilaConfiguration.file_allowlist=['.*']",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        cwd=NOTEBOOK.parent,
-        env={**os.environ, "DPVIZ_QUICK": "1"},
-    )
-    try:
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+def home(request):
+    """A temporary folder for the servers' settings and logs (kept when a test failed)."""
+    folder = Path(tempfile.mkdtemp(prefix="dpviz-browser-"))
+    failed = request.session.testsfailed
+    yield folder
+    if request.session.testsfailed == failed:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
-def test_moving_the_epsilon_slider_changes_the_chart(voila_url):
+@pytest.fixture(scope="module")
+def env(home):
+    # quick mode; the servers' own configuration and runtime files stay out of $HOME
+    return {**os.environ, "DPVIZ_QUICK": "1", "JUPYTER_CONFIG_DIR": str(home / "config"),
+            "JUPYTER_RUNTIME_DIR": str(home / "runtime")}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-            ],
-        )
-        page = browser.new_page(viewport={"width": 1200, "height": 1000})
-        deadline = time.time() + 60
-        while True:  # wait for the server; Voilà then runs the whole notebook before answering
-            try:
-                page.goto(voila_url, timeout=600_000)
-                break
-            except Exception as error:
-                if "ERR_CONNECTION_REFUSED" not in str(error) or time.time() > deadline:
-                    raise
-                time.sleep(1)
-        handle = page.locator(".noUi-handle").first  # the first explorer's ε slider
-        handle.wait_for(timeout=240_000)
-        chart = page.locator(".vega-embed").first
-        chart.wait_for(timeout=240_000)
-        time.sleep(1.0)  # let the first render settle
-        before = chart.screenshot()
-        handle.focus()
-        for _ in range(8):
-            page.keyboard.press("ArrowLeft")  # lower ε
-        changed, deadline = False, time.time() + 60
-        while not changed and time.time() < deadline:
-            time.sleep(0.5)
-            changed = page.locator(".vega-embed").first.screenshot() != before
-        settle = time.time() + 60  # key presses queue updates: wait until the chart is stable
-        last = page.locator(".vega-embed").first.screenshot()
-        while time.time() < settle:
-            time.sleep(2.0)
-            now = page.locator(".vega-embed").first.screenshot()
-            if now == last:
-                break
-            last = now
-        SCREENSHOT.parent.mkdir(exist_ok=True)
-        page.screenshot(path=str(SCREENSHOT), full_page=False)
-        browser.close()
-    assert changed, "the chart did not change after moving the ε slider"
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
 
 
-def test_voila_culls_the_kernels_of_closed_pages_but_not_of_open_ones():
+@pytest.fixture(scope="module")
+def lab_url(browser, home, env):
+    port = free_port()
+    with serve(lab_command(port, home), port, cwd=ROOT, env=env, log=home / "lab.log") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def voila_url(browser, home, env):
+    port = free_port()
+    with serve(voila_command(port), port, cwd=ROOT, env=env, log=home / "voila.log") as url:
+        yield url
+
+
+def _open(front_end: str, notebook: str, browser, lab_url: str, voila_url: str) -> tuple:
+    """A new page with the notebook run (JupyterLab) or loaded (Voilà): (page, watch, problems)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    page.add_init_script(PAGE_HELPERS)
+    watch = Watch(page)
+    if front_end == "lab":
+        return page, watch, run_all_in_lab(page, lab_url, notebook)
+    start_voila(page, voila_url, notebook)
+    return page, watch, finish_voila(page, watch)
+
+
+def test_every_notebook_is_checked():
+    """The browser cases cover the workbook's notebooks (all 8), in both front-ends."""
+    if "DPVIZ_BROWSER_NOTEBOOKS" not in os.environ:
+        assert NOTEBOOKS == sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+        assert len(NOTEBOOKS) == 8
+    assert len(CASES) == 2 * len(NOTEBOOKS) > 0
+
+
+@pytest.mark.parametrize(("front_end", "notebook"), CASES)
+def test_notebook_in_the_browser(front_end, notebook, browser, lab_url, voila_url, home):
+    """Run All in JupyterLab, or the Voilà app: no errors, charts with marks, live explorers."""
+    page, watch, problems = _open(front_end, notebook, browser, lab_url, voila_url)
+    try:
+        problems += output_problems(page)
+        n_charts, problems_charts = chart_problems(page)
+        n_explorers, problems_explorers = explorer_problems(page)
+        page.wait_for_timeout(500)  # delivers the console messages of the last update
+        problems += problems_charts + problems_explorers + watch.problems
+        problems += [p for p in output_problems(page) if p not in problems]  # after the moves
+        readme = front_end == "voila" and notebook.startswith("05_")  # the README's picture
+        shot = screenshot(page, "explorer.png" if readme else
+                          f"dpviz-{front_end}-{Path(notebook).stem}.png")
+        if front_end == "lab":
+            shut_down_lab_kernel(page)
+    finally:
+        page.close()
+    assert not problems, (
+        f"{notebook} in {front_end} ({n_charts} charts, {n_explorers} explorers; "
+        f"screenshot {shot}; server logs in {home}):\n- " + "\n- ".join(problems)
+    )
+    assert n_charts > 0, f"{notebook} shows no chart in {front_end}"
+
+
+def test_voila_culls_the_kernels_of_closed_pages_but_not_of_open_ones(browser):
     """`make voila`'s culling flags, with the timeouts shortened (300 s → 20 s, 60 s → 5 s).
 
     Three pages open three kernels; they survive past the idle timeout while connected (a
     student reading is never cut off) and are shut down once their pages are closed.
     """
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail("chromium is missing: .ci/run must `apt-get install chromium`")
-        pytest.skip("no chromium here (install Debian's chromium to run the browser test)")
-    from playwright.sync_api import sync_playwright
-
-    command = subprocess.run(
-        ["make", "-s", "-n", "voila", "NB=notebooks/00_start_here.ipynb"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
-    ).stdout.splitlines()[-1]
+    command = " ".join(make_voila_command())
     assert "cull_idle_timeout=300" in command and "cull_connected=False" in command
     args = command.replace("cull_idle_timeout=300", "cull_idle_timeout=20")
     args = args.replace("cull_interval=60", "cull_interval=5").split()
-    port = _free_port()
+    port = free_port()
     voila = subprocess.Popen(
-        [str(ROOT / args[0]), *args[1:], f"--port={port}"],
+        [*args, f"--port={port}"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
 
@@ -148,26 +173,24 @@ def test_voila_culls_the_kernels_of_closed_pages_but_not_of_open_ones():
         return len(found.split())
 
     try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM,
-                                        args=["--headless", "--no-sandbox", "--disable-gpu"])
-            deadline = time.time() + 60
-            for _ in range(3):
-                page = browser.new_page()
-                while True:
-                    try:
-                        page.goto(f"http://127.0.0.1:{port}/", timeout=240_000)
-                        break
-                    except Exception as error:
-                        if "ERR_CONNECTION_REFUSED" not in str(error) or time.time() > deadline:
-                            raise
-                        time.sleep(1)
-            # one kernel per page (a retried page load may start one more, which has no page
-            # and is culled like a closed one)
-            assert kernels() >= 3
-            time.sleep(30)  # idle longer than the timeout, but connected
-            assert kernels() >= 3
-            browser.close()
+        context = browser.new_context()
+        deadline = time.time() + 60
+        for _ in range(3):
+            page = context.new_page()
+            while True:
+                try:
+                    page.goto(f"http://127.0.0.1:{port}/", timeout=240_000)
+                    break
+                except Exception as error:
+                    if "ERR_CONNECTION_REFUSED" not in str(error) or time.time() > deadline:
+                        raise
+                    time.sleep(1)
+        # one kernel per page (a retried page load may start one more, which has no page
+        # and is culled like a closed one)
+        assert kernels() >= 3
+        time.sleep(30)  # idle longer than the timeout, but connected
+        assert kernels() >= 3
+        context.close()
         deadline = time.time() + 60
         while kernels() and time.time() < deadline:
             time.sleep(2)
