@@ -65,7 +65,6 @@ __all__ = [
     "compare_controls",
     "compare_explorer_chart",
     "explorer_frame",
-    "fast_summary",
     "grid",
     "pareto_chart",
     "tradeoff_chart",
@@ -338,49 +337,7 @@ def explorer_frame(dataset: str = "nursery") -> pd.DataFrame:
 def _explorer_summary(
     dataset: str, epsilons: tuple[float, ...], sizes: tuple[int, ...], repeats: int
 ) -> pd.DataFrame:
-    return fast_summary(_explorer_frame(dataset, epsilons, sizes, repeats))
-
-
-def fast_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """:func:`~dpviz.experiments.comparison.summary`, the same frame, vectorised.
-
-    ``summary`` takes each group's percentiles with a Python function per group (0.1-0.7 s on
-    an explorer grid, paid at each data-set switch). Here one sort of all the accuracies and
-    numpy's linear interpolation, written out (:func:`_quantiles`), give the same numbers to
-    the bit in milliseconds (``tests/test_explore_compare.py`` checks it).
-    """
-    keys = ["dataset", "algorithm", "private", "epsilon", "n"]
-    grouped = frame.groupby(keys, sort=False)["accuracy"]
-    out = grouped.agg(mean="mean", runs="size")
-    codes = grouped.ngroup().to_numpy()
-    values = frame["accuracy"].to_numpy(dtype=np.float64)
-    out.insert(1, "low", _quantiles(codes, values, len(out), 0.1))
-    out.insert(2, "high", _quantiles(codes, values, len(out), 0.9))
-    return out.reset_index()
-
-
-def _quantiles(codes: np.ndarray, values: np.ndarray, n_groups: int, q: float) -> np.ndarray:
-    """``Series.quantile(q)`` of each group (NaN skipped), as numpy's "linear" method computes it.
-
-    Position h = (m − 1)·q in the m sorted values of a group, a and b the values at ⌊h⌋ and
-    ⌊h⌋ + 1, t = h − ⌊h⌋: a + (b − a)·t, or b − (b − a)·(1 − t) when t ≥ 0.5 (numpy's lerp).
-    """
-    kept = ~np.isnan(values)
-    codes, values = codes[kept], values[kept]
-    order = np.lexsort((values, codes))
-    codes, values = codes[order], values[order]
-    sizes = np.bincount(codes, minlength=n_groups)
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    out = np.full(n_groups, np.nan)
-    has = sizes > 0
-    h = (sizes[has] - 1) * q
-    low = np.floor(h).astype(np.int64)
-    t = h - low
-    a = values[starts[has] + low]
-    b = values[starts[has] + np.minimum(low + 1, sizes[has] - 1)]
-    diff = b - a
-    out[has] = np.where(t >= 0.5, b - diff * (1 - t), a + diff * t)
-    return out
+    return summary(_explorer_frame(dataset, epsilons, sizes, repeats))
 
 
 def _selection(algorithms: Sequence[str] | None) -> list[str]:
