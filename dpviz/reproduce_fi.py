@@ -8,8 +8,10 @@ points lower — the gap is reported, not tuned away. FI used 10 × 10-fold
 cross-validation; the ``n_folds`` / ``n_repeats`` arguments say what we ran.
 
 Also the runner behind notebook 05's explorer (:func:`explorer_frame`): FI forests on a
-fixed train/test split, cached so that moving ε refits only the forests at the new ε
-and votes from the test rows' leaves routed once
+fixed train/test split, cached so that moving ε refits only the forests at the new ε;
+the forests of many ε are fitted together, the training rows routed once
+(:meth:`~dpviz.trees.forest.DPRandomForestClassifier.fit_encoded_epsilons`), and vote
+from the test rows' leaves, routed once per tree structure
 (:meth:`~dpviz.trees.forest.DPRandomForestClassifier.locate_encoded`).
 """
 
@@ -51,6 +53,7 @@ __all__ = [
     "fi_table3",
     "fi_table4",
     "fi_table4_explained",
+    "forest_accuracies",
     "forest_accuracy",
     "non_private_accuracy",
 ]
@@ -149,7 +152,68 @@ def _test_leaves(key: tuple, model: DPRandomForestClassifier, codes: np.ndarray)
     return leaves
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=16)
+def _explorer_split(dataset: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The explorer's fixed split, encoded once: train codes and labels, test codes and labels."""
+    data = explorer_dataset(dataset)
+    X_train, X_test, y_train, y_test = holdout_split(data, TEST_ROWS, 0)
+    domain = data.domain
+    return (domain.encode(X_train), domain.encode_labels(y_train),
+            domain.encode(X_test), domain.encode_labels(y_test))
+
+
+# Accuracies already computed, per (data set, depth, trees, mechanism, seed, disjoint, ε):
+# the explorer's curve is remade from them when a slider comes back (bounded, oldest first).
+_ACCURACY: dict[tuple, float] = {}
+_ACCURACY_SIZE = 4096
+
+
+def forest_accuracies(
+    dataset: str,
+    epsilons: Sequence[float],
+    depth: int,
+    n_trees: int,
+    mechanism: str = "rosnam",
+    seed: int = 0,
+    disjoint: bool = True,
+) -> list[float]:
+    """Test accuracy of one FI forest per ε on the explorer's split (cached in memory).
+
+    The forest at ε is ``DPRandomForestClassifier(ε, n_trees, max_depth=depth,
+    leaf_mechanism=mechanism, disjoint=disjoint, random_state=seed)`` fitted on the
+    training part; its accuracy equals that of its ``predict`` on the :data:`TEST_ROWS`
+    test rows (the unit tests check it against
+    :func:`dpviz.experiments.holdout_accuracy`). The forests of the missing ε are fitted
+    together (:meth:`~dpviz.trees.forest.DPRandomForestClassifier.fit_encoded_epsilons`:
+    the training rows are routed once) and vote from the test rows' leaves, routed once
+    per tree structure (:meth:`~dpviz.trees.forest.DPRandomForestClassifier.votes_located`);
+    the trees do not depend on ε.
+    """
+    key = (dataset, int(depth), int(n_trees), mechanism, int(seed), bool(disjoint))
+    wanted = [float(e) for e in epsilons]
+    missing = [e for e in dict.fromkeys(wanted) if (*key, e) not in _ACCURACY]
+    if missing:
+        data = explorer_dataset(dataset)
+        train, train_labels, test, test_labels = _explorer_split(dataset)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotProvenPrivateWarning)  # said in the chart's title
+            forests = DPRandomForestClassifier(
+                n_trees=int(n_trees),
+                max_depth=int(depth),
+                leaf_mechanism=mechanism,
+                disjoint=disjoint,
+                domain=data.domain,
+                random_state=int(seed),
+            ).fit_encoded_epsilons(train, train_labels, data.domain, missing)
+        leaves = _test_leaves((dataset, int(depth), int(n_trees), int(seed)), forests[0], test)
+        while len(_ACCURACY) + len(missing) > _ACCURACY_SIZE:
+            del _ACCURACY[next(iter(_ACCURACY))]
+        for eps, forest in zip(missing, forests, strict=True):
+            predicted = np.argmax(forest.votes_located(leaves), axis=1)
+            _ACCURACY[(*key, eps)] = float(np.mean(predicted == test_labels))
+    return [_ACCURACY[(*key, e)] for e in wanted]
+
+
 def forest_accuracy(
     dataset: str,
     epsilon: float,
@@ -159,33 +223,8 @@ def forest_accuracy(
     seed: int = 0,
     disjoint: bool = True,
 ) -> float:
-    """Test accuracy of one FI forest on the explorer's split (cached in memory).
-
-    The forest is ``DPRandomForestClassifier(epsilon, n_trees, max_depth=depth,
-    leaf_mechanism=mechanism, disjoint=disjoint, random_state=seed)`` fitted on
-    the training part; the accuracy equals that of its ``predict`` on the
-    :data:`TEST_ROWS` test rows (the unit tests check it against
-    :func:`dpviz.experiments.holdout_accuracy`), computed with
-    :meth:`~dpviz.trees.forest.DPRandomForestClassifier.votes_located` from the
-    test rows' leaves, which are routed once per tree structure (the trees do not
-    depend on ε).
-    """
-    data = explorer_dataset(dataset)
-    X_train, X_test, y_train, y_test = holdout_split(data, TEST_ROWS, 0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", NotProvenPrivateWarning)  # said in the chart's title
-        model = DPRandomForestClassifier(
-            epsilon=epsilon,
-            n_trees=n_trees,
-            max_depth=depth,
-            leaf_mechanism=mechanism,
-            disjoint=disjoint,
-            domain=data.domain,
-            random_state=seed,
-        ).fit(X_train, y_train)
-    leaves = _test_leaves((dataset, depth, n_trees, seed), model, data.domain.encode(X_test))
-    predicted = np.argmax(model.votes_located(leaves), axis=1)
-    return float(np.mean(predicted == data.domain.encode_labels(y_test)))
+    """Test accuracy of one FI forest on the explorer's split (:func:`forest_accuracies`)."""
+    return forest_accuracies(dataset, [epsilon], depth, n_trees, mechanism, seed, disjoint)[0]
 
 
 def explorer_frame(
@@ -197,14 +236,12 @@ def explorer_frame(
     repeats: int = REPEATS,
 ) -> pd.DataFrame:
     """Accuracy of ``repeats`` forests (seeds 0, 1, ...) at each ε: one row per forest."""
+    per_seed = [forest_accuracies(dataset, epsilons, depth, n_trees, mechanism, r)
+                for r in range(repeats)]
     return pd.DataFrame(
         [
-            {
-                "epsilon": float(eps),
-                "repeat": r,
-                "accuracy": forest_accuracy(dataset, float(eps), depth, n_trees, mechanism, r),
-            }
-            for eps in epsilons
+            {"epsilon": float(eps), "repeat": r, "accuracy": per_seed[r][i]}
+            for i, eps in enumerate(epsilons)
             for r in range(repeats)
         ]
     )

@@ -135,6 +135,67 @@ def test_votes_from_leaves_equal_votes_at_every_epsilon(synth, disjoint, n_trees
         np.testing.assert_array_equal(model.votes_located(leaves), model.votes_encoded(codes))
 
 
+@pytest.mark.filterwarnings("ignore::dpviz.errors.NotProvenPrivateWarning")
+@pytest.mark.parametrize("disjoint", [True, False])
+@pytest.mark.parametrize("mechanism", ["rosnam", "exponential", "smooth_sensitivity"])
+def test_forests_at_many_epsilons_equal_separate_fits(synth, disjoint, mechanism, monkeypatch):
+    codes, labels = synth.domain.encode(synth.X), synth.domain.encode_labels(synth.y)
+    test = synth.domain.encode(synth.X[:400])
+    template = DPRandomForestClassifier(
+        n_trees=9, max_depth=7, leaf_mechanism=mechanism, disjoint=disjoint,
+        domain=synth.domain, random_state=11,
+    )
+    epsilons = [0.05, 1.0, 1.0] + ([] if mechanism == "smooth_sensitivity" else [math.inf])
+    routes = []
+    plain = forest.forest_leaf_keys, forest.RandomTree.leaf_keys
+    monkeypatch.setattr(forest, "forest_leaf_keys",
+                        lambda *a: routes.append("forest") or plain[0](*a))
+    monkeypatch.setattr(forest.RandomTree, "leaf_keys",
+                        lambda self, c: routes.append("tree") or plain[1](self, c))
+    forests = template.fit_encoded_epsilons(codes, labels, synth.domain, epsilons)
+    assert len(routes) == (1 if disjoint else 9)  # the rows are routed once, not per ε
+    for eps, model in zip(epsilons, forests, strict=True):
+        alone = DPRandomForestClassifier(
+            epsilon=eps, n_trees=9, max_depth=7, leaf_mechanism=mechanism, disjoint=disjoint,
+            domain=synth.domain, random_state=11,
+        ).fit(synth.X, synth.y)
+        assert model.epsilon == eps and model is not template
+        np.testing.assert_array_equal(model.votes_encoded(test), alone.votes_encoded(test))
+        np.testing.assert_array_equal(model.released_labels(synth.X[:400]),
+                                      alone.released_labels(synth.X[:400]))
+        assert model.ledger_.to_frame().equals(alone.ledger_.to_frame())
+    assert not hasattr(template, "trees_")  # the template is left unfitted
+
+
+def test_forests_at_many_epsilons_refuse_before_reading_any_row(synth, monkeypatch):
+    codes, labels = synth.domain.encode(synth.X), synth.domain.encode_labels(synth.y)
+    read = []
+    monkeypatch.setattr(forest.PrivateTable, "_read",
+                        lambda self: read.append(1) or (self._codes, self._labels))
+    for state in (None, np.random.default_rng(0), True):
+        with pytest.raises(InvalidParameterError, match="int random_state"):
+            DPRandomForestClassifier(
+                n_trees=3, domain=synth.domain, random_state=state
+            ).fit_encoded_epsilons(codes, labels, synth.domain, [1.0])
+    with pytest.raises(InvalidParameterError, match="epsilon"):
+        DPRandomForestClassifier(n_trees=3, domain=synth.domain, random_state=0
+                                 ).fit_encoded_epsilons(codes, labels, synth.domain, [1.0, -1])
+    assert read == []
+
+
+def test_kept_leaves_are_not_reused_with_another_assignment(synth):
+    trees = [forest.RandomTree(synth.domain, 4, k) for k in range(3)]
+    codes = synth.domain.encode(synth.X[:50])
+    routed: list = []
+    table = forest.PrivateTable.from_encoded(codes, synth.domain.encode_labels(synth.y[:50]),
+                                             domain=synth.domain, epsilon=2.0, rng=0)
+    forest.get_majority_labels(table, trees, epsilon=1.0, mechanism="rosnam", disjoint=True,
+                               rng=np.random.default_rng(1), routed=routed)
+    with pytest.raises(RuntimeError, match="another row assignment"):
+        forest.get_majority_labels(table, trees, epsilon=1.0, mechanism="rosnam",
+                                   disjoint=True, rng=np.random.default_rng(2), routed=routed)
+
+
 def test_votes_from_leaves_with_unknown_categories():
     data = load("nursery")
     model = DPRandomForestClassifier(

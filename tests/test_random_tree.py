@@ -135,6 +135,22 @@ def test_categorical_only_tree_uses_each_attribute_once_and_passes_through():
     assert [len(k) for k in routing.level_keys][3:] == [2, 2, 2]
     _, path = reference_path(tree, codes[0])
     assert sorted(a for a, _ in path[:3]) == [0, 1, 2] and path[3:] == [None, None]
+    # the levels below the last attribute are skipped, with the plain walk's leaves
+    assert len(routing.level_keys) == len(routing.level_index) == 6
+    assert [reference_path(tree, row)[0] for row in codes] == routing.leaf_keys.tolist()
+    np.testing.assert_array_equal(routing.leaf_keys, RandomTree(domain, 3, 1).leaf_keys(codes))
+
+
+def test_nursery_trees_deeper_than_its_attributes_route_as_the_plain_walk():
+    """Nursery's 8 categorical attributes: at depth 12 every path ends after 8 tests."""
+    data = load("nursery")
+    codes = data.domain.encode(data.X.iloc[::97])
+    for key in range(3):
+        tree = RandomTree(data.domain, 12, key)
+        leaves = tree.leaf_keys(codes)
+        np.testing.assert_array_equal(leaves, RandomTree(data.domain, 8, key).leaf_keys(codes))
+        for i in range(0, len(codes), 9):
+            assert leaves[i] == reference_path(tree, codes[i])[0]
 
 
 def test_structure_is_drawn_from_the_domain_not_the_rows(mixed_domain):

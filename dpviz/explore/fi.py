@@ -65,11 +65,12 @@ __all__ = [
 EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 #: Largest depth of the explorer's depth slider (0 means FI's depth for the data set, at
 #: most 15: SynthG). A move of the depth or trees slider fits the whole curve afresh
-#: (8 ε values × 3 forests, plus the non-private forest) and routes the test rows through
-#: every new tree; its cost grows with depth × trees, and with these bounds every move stays
-#: under a second on a 2-core machine (``bench/slider_extremes.py``: depth 15 with 100
-#: trees took 1.7 s, depth 20 with 300 trees 4-15 s). FI's accuracy peaks well before:
-#: deeper trees leave most leaves empty.
+#: (8 ε values × 3 forests, fitted together per seed, plus the non-private forest, which
+#: reads every row in every tree) and routes the test rows through every new tree; its cost
+#: grows with depth × trees, and with these bounds every move stays under a second on a
+#: 2-core machine (``bench/slider_extremes.py``: about 0.7 s at depth 15 with 50 trees on
+#: Nursery and Adult; 1.5 s with 100 trees, 4-15 s at depth 20 with 300 trees). FI's
+#: accuracy peaks well before: deeper trees leave most leaves empty.
 MAX_DEPTH = 15
 #: Most trees of the explorer's trees slider; see :data:`MAX_DEPTH`. FI's experiments use
 #: 100, which the reproduction of Fig. 7 (1 to 300 trees) covers.

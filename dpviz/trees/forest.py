@@ -9,13 +9,14 @@ One-Sided Noisy Arg-Max), prediction by majority vote over the trees.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from dpviz.domain import Domain
@@ -78,6 +79,7 @@ def get_majority_labels(
     mechanism: str,
     disjoint: bool,
     rng: np.random.Generator,
+    routed: list | None = None,
 ) -> list[NoisyLeafLabels]:
     """FI Alg. 2, ``GetMajorityLabels``: a private majority label for every leaf of every tree.
 
@@ -101,6 +103,12 @@ def get_majority_labels(
     rng : numpy.random.Generator
         Source of the row-to-tree assignment (secret: the noise generator, never the
         generator of the public tree structures).
+    routed : list, optional
+        Where the rows' leaves are kept between calls on the same trees and rows whose
+        generators are in the same state (:meth:`DPRandomForestClassifier.fit_encoded_epsilons`):
+        empty, the first call fills it; later calls reuse it instead of routing the rows
+        again (the same keys: the assignment is drawn from ``rng`` all the same, and
+        checked to be the one the leaves were routed with).
 
     Returns
     -------
@@ -124,7 +132,9 @@ def get_majority_labels(
     if disjoint:
 
         def route(codes: np.ndarray) -> np.ndarray:
-            return forest_leaf_keys(trees, codes, rng.integers(0, tau, size=codes.shape[0]))
+            assignment = rng.integers(0, tau, size=codes.shape[0])
+            return _route_once(routed, 0, assignment,
+                               lambda: forest_leaf_keys(trees, codes, assignment))
 
         return [
             table.noisy_leaf_labels(
@@ -136,13 +146,32 @@ def get_majority_labels(
         ]
     return [
         table.noisy_leaf_labels(
-            tree.leaf_keys,
+            lambda codes, i=i, tree=tree: _route_once(routed, i, None,
+                                                      lambda: tree.leaf_keys(codes)),
             epsilon=epsilon / tau,
             mechanism=mechanism,
             label=f"tree {i + 1} leaf labels",
         )
         for i, tree in enumerate(trees)
     ]
+
+
+def _route_once(
+    routed: list | None, i: int, assignment: np.ndarray | None, route: Callable[[], np.ndarray]
+) -> np.ndarray:
+    """``route()``, or the leaves kept in ``routed[i]`` by an earlier fit on the same trees."""
+    if routed is None:
+        return route()
+    if i < len(routed):
+        kept_assignment, keys = routed[i]
+        if (assignment is None) != (kept_assignment is None) or (
+            assignment is not None and not np.array_equal(assignment, kept_assignment)
+        ):
+            raise RuntimeError("kept leaves were routed with another row assignment")
+        return keys
+    keys = route()
+    routed.append((assignment, keys))
+    return keys
 
 
 class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -200,7 +229,8 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     :class:`~dpviz.errors.PrivacyLeakWarning`. See ``docs/privacy.md``.
 
     Many ε on the same trees: the trees depend only on ``random_state``, ``n_trees``,
-    ``max_depth`` and the domain, so :meth:`locate_encoded` routes rows once and
+    ``max_depth`` and the domain, so :meth:`fit_encoded_epsilons` fits the forests of many
+    ε routing the training rows once, :meth:`locate_encoded` routes other rows once and
     :meth:`votes_located` gives each refitted forest's :meth:`votes` from them.
     """
 
@@ -254,10 +284,75 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         n_discrete = int(domain.categorical_mask.sum())
         return cap_depth(fletcher_islam_depth(len(domain) - n_discrete, n_discrete))
 
-    def _fit_codes(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain
+    def fit_encoded_epsilons(
+        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, epsilons: Sequence[float]
+    ) -> list[DPRandomForestClassifier]:
+        """One forest per ε on the same trees and row assignment, the rows routed once.
+
+        Each forest equals, bit for bit, ``clone(self).set_params(epsilon=ε).fit_encoded(
+        codes, labels, domain)``: the trees and the row-to-tree assignment depend on
+        ``random_state``, ``n_trees``, ``max_depth`` and the domain, not on ε, so the rows
+        reach the same leaves in every fit, and this method routes them once instead of
+        once per ε (what a sweep over ε, like notebook 05's explorer, spends most on).
+        Only the leaf-label releases, with their noise, are made per ε.
+
+        Parameters
+        ----------
+        codes, labels, domain
+            As for :meth:`fit_encoded`.
+        epsilons : sequence of float
+            The total ε of each forest.
+
+        Returns
+        -------
+        list of DPRandomForestClassifier
+            Fitted clones of this estimator, one per ε, in order.
+
+        Raises
+        ------
+        InvalidParameterError
+            If ``random_state`` is not an int (the forests would not share their trees),
+            or for an invalid ε (before any row is read).
+
+        Notes
+        -----
+        Privacy claim: each forest is that of a fresh fit at its ε (ε-DP, see
+        :func:`get_majority_labels`), with its own ledger. Together they are several
+        releases of the same rows: their ε add up (sequential composition), as for
+        separate fits. Nothing but the returned forests is kept.
+        """
+        if isinstance(self.random_state, bool) or not isinstance(
+            self.random_state, int | np.integer
+        ):
+            raise InvalidParameterError(
+                "fit_encoded_epsilons needs an int random_state (so that the forests share "
+                f"their trees), got {self.random_state!r}"
+            )
+        forests = [clone(self).set_params(epsilon=eps) for eps in epsilons]
+        for forest in forests:  # refuse any bad ε before any row is read
+            forest._check_params()
+        if not isinstance(domain, Domain):
+            raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
+        codes, labels = check_encoded(codes, domain, labels)
+        routed: list = []  # the rows' leaves, routed by the first fit (the same trees in all)
+        for forest in forests:
+            forest._fit_routed(codes, labels, domain, routed)
+        return forests
+
+    def _fit_routed(
+        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, routed: list
     ) -> DPRandomForestClassifier:
-        """FI Alg. 1 ``BuildForest``: depth, τ random trees, then ``GetMajorityLabels``."""
+        """:meth:`fit_encoded` of checked codes, with the rows' leaves kept in ``routed``."""
+        self._set_domain(domain)
+        return self._fit_codes(codes, labels, domain, routed=routed)
+
+    def _fit_codes(
+        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, routed: list | None = None
+    ) -> DPRandomForestClassifier:
+        """FI Alg. 1 ``BuildForest``: depth, τ random trees, then ``GetMajorityLabels``.
+
+        ``routed``: see :meth:`fit_encoded_epsilons`.
+        """
         epsilon = self._epsilon(self.epsilon)
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
         self._check_scale(domain)
@@ -275,6 +370,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
             mechanism=self.leaf_mechanism,
             disjoint=check_bool(self.disjoint, "disjoint"),
             rng=noise_rng,
+            routed=routed,
         )
         table.close()
         self.ledger_ = table.ledger

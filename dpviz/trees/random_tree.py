@@ -101,7 +101,8 @@ def _dense_unique(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray
     present = np.zeros(size, dtype=bool)
     present[values] = True
     unique = np.flatnonzero(present)
-    rank = np.cumsum(present) - 1
+    rank = np.empty(size, dtype=np.int64)  # read only where present: no need to clear
+    rank[unique] = np.arange(len(unique))
     return unique, rank[values]
 
 
@@ -151,9 +152,9 @@ class RandomTree:
             pick = np.floor(u * k).astype(np.int64)
             return np.where(pick < k, pick, 0)  # (the first True of rank > pick, as below)
         available = ~used  # numeric attributes are never marked used
-        n_available = available.sum(axis=1)
-        pick = np.floor(u * n_available).astype(np.int64)
-        rank = np.cumsum(available, axis=1)
+        rank = np.cumsum(available, axis=1, dtype=np.int32)
+        n_available = rank[:, -1]
+        pick = np.floor(u * n_available).astype(np.int32)
         attribute = np.argmax(rank > pick[:, None], axis=1)
         attribute[n_available == 0] = -1
         return attribute
@@ -243,8 +244,17 @@ class RandomTree:
             (codes[:, self._categorical] == UNKNOWN_CODE).any()
         )
         level_keys, level_index = [keys], [node]
-        for _ in range(self.depth if levels is None else levels):
+        n_levels = self.depth if levels is None else levels
+        for level in range(n_levels):
             attribute, threshold = self._level_splits(keys, used, path, thresholds)
+            if used is not None and (attribute < 0).all():
+                # every node has tested every (categorical) attribute: so will its
+                # children, and the levels below pass every item to child 0, whose key is
+                # its parent's (BuildTreeStructure with no attribute left) — the same
+                # nodes, in the same order, to the leaves
+                level_keys += [keys] * (n_levels - level)
+                level_index += [node] * (n_levels - level)
+                break
             # per node (few): a node with no attribute left sends every item to child 0
             # (threshold +inf: "x > inf" is False); a categorical node compares nothing
             none_left = attribute < 0
