@@ -4,7 +4,9 @@ A notebook page (JupyterLab after Run All, or Voilà) is checked in the browser 
 
 * JavaScript errors: uncaught page errors and ``console.error`` messages (none are filtered:
   the one known one, Voilà's Font Awesome stylesheet on a CDN, is served empty — see
-  :data:`OFFLINE_STYLESHEETS`), and requests to other hosts (the workbook works offline);
+  :data:`OFFLINE_STYLESHEETS`), Vega's own warnings (``console.warn`` messages starting
+  with ``WARN``: a spec the renderer corrected, e.g. a dropped sort), and requests to other
+  hosts (the workbook works offline);
 * error or warning text in an output: any stderr output area (but a finished tqdm bar),
   tracebacks, ``...Error``/``...Warning``/``...Exception`` words (code listings of Markdown
   outputs excepted: ``dpviz.pseudocode.show`` prints sources that raise errors), a progress
@@ -294,9 +296,13 @@ class Watch:
             self.total = self.cells
 
     def _console(self, message) -> None:
+        where = message.location.get("url", "")
         if message.type == "error":
-            where = message.location.get("url", "")
             self.problems.append(f"console error: {message.text} ({where})")
+        elif message.type == "warning" and message.text.startswith("WARN "):
+            # Vega's logger (vega-util) prefixes its warnings so: a spec the renderer had
+            # to correct (dropped sort, conflicting scales...) draws something else
+            self.problems.append(f"Vega warning: {message.text} ({where})")
 
     def _request(self, request) -> None:
         host = urlparse(request.url).hostname

@@ -543,7 +543,8 @@ def budget_game_chart(
             .encode(text=alt.Text("line:N"))
             .properties(width=380, height=40)
         )
-    return alt.vconcat(ledger, notes, counts)
+    # two colour scales with different meanings (mechanism; true vs noisy): two legends
+    return alt.vconcat(ledger, notes, counts).resolve_scale(color="independent")
 
 
 # ---------------------------------------------------------------------------------- overlap

@@ -399,9 +399,9 @@ def _explorer_left(
                 scale=alt.Scale(domain=settings, range=["circle", "diamond"]),
                 title=None,
             ),
-            fillOpacity=alt.FillOpacity(
-                "setting", type="nominal", scale=alt.Scale(domain=settings, range=[1, 0]),
-                legend=None,
+            fillOpacity=alt.FillOpacity(  # ordinal: Vega-Lite warns on a nominal opacity
+                "setting", type="ordinal", sort=settings,
+                scale=alt.Scale(domain=settings, range=[1, 0]), legend=None,
             ),
             tooltip=[_NAME_TIP, alt.Tooltip("setting", type="nominal"), _MEAN_TIP],
         ),
