@@ -316,10 +316,16 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
 
         Notes
         -----
-        Privacy claim: each forest is that of a fresh fit at its ε (ε-DP, see
-        :func:`get_majority_labels`), with its own ledger. Together they are several
-        releases of the same rows: their ε add up (sequential composition), as for
-        separate fits. Nothing but the returned forests is kept.
+        Privacy claim: each forest *alone* is that of a fresh fit at its ε (ε-DP, see
+        :func:`get_majority_labels`), with its own ledger. The forests are *not* releases
+        to publish together: like separate fits with the same ``random_state``, they share
+        the noise generator's draws (the same uniforms at every ε) and the row
+        assignment, so the sequential-composition bound (their ε added up) does not cover
+        two of them side by side — correlated noise can cancel (notebook 06, "same noise
+        in both releases"; :func:`dpviz.explore.audit.reused_noise_audits`). They answer
+        "what would the forest look like at ε?" (notebook 05's explorer); to publish
+        several, fit each with its own ``random_state``. Nothing but the returned forests
+        is kept.
         """
         if isinstance(self.random_state, bool) or not isinstance(
             self.random_state, int | np.integer

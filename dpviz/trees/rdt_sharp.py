@@ -456,9 +456,14 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         With an int ``random_state`` the result equals, bit for bit,
         ``clone(self).set_params(epsilon=epsilon).fit_encoded(codes, labels, domain_,
         public=<the public rows of this fit>)`` (same noise generator, same draws); this
-        model is left unchanged. The privacy claim is that of a fresh fit at ``epsilon``:
-        every call is a new release of the private rows (its own ledger; releases at
-        several ε compose: their ε add up).
+        model is left unchanged. The privacy claim is that of a fresh fit at ``epsilon``,
+        for the new model *alone* (its own ledger). Models refitted at several ε from one
+        model share its noise generator's draws (the same uniforms at every ε), so the
+        sequential-composition bound (their ε added up) does not cover two of them side
+        by side — correlated noise can cancel (notebook 06, "same noise in both releases";
+        :func:`dpviz.explore.audit.reused_noise_audits`). They answer "what would the
+        release look like at ε?" (notebook 04's explorer); to publish several, fit each
+        with its own ``random_state``.
 
         Parameters
         ----------
