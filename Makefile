@@ -16,7 +16,7 @@ VOILA_FLAGS := --no-browser --Voila.ip=$(VOILA_IP) --VoilaConfiguration.progress
 	--MappingKernelManager.cull_idle_timeout=300 --MappingKernelManager.cull_interval=60 \
 	--MappingKernelManager.cull_connected=False
 
-.PHONY: setup lab voila test unit notebooks lint strip results bench audit clean
+.PHONY: setup lab voila test data unit notebooks notebooks-portable lint strip results bench audit clean
 
 setup: $(STAMP)
 
@@ -28,15 +28,21 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	@touch $(STAMP)
 
+# Quiet start-up (warnings only), so that the last lines printed are the URL, which opens 00.
 lab: $(STAMP)
-	@echo "Starting JupyterLab on notebooks/00_start_here.ipynb — open the http://127.0.0.1:... URL printed below."
-	$(BIN)/jupyter lab notebooks/00_start_here.ipynb $(LAB_FLAGS)
+	@echo "Starting JupyterLab: open the http://127.0.0.1:... URL printed last (it opens 00_start_here)."
+	@PYTHONWARNINGS=ignore::DeprecationWarning $(BIN)/jupyter lab $(LAB_FLAGS) --ServerApp.root_dir=notebooks \
+		--LabApp.default_url=/lab/tree/00_start_here.ipynb --ServerApp.log_level=WARN --LabApp.log_level=WARN
 
 voila: $(STAMP)
 	@echo "Serving $(NB) with Voilà (idle kernels of closed pages culled after 5 minutes)."
 	$(BIN)/voila $(NB) $(VOILA_FLAGS)
 
-test: lint unit notebooks
+test: data lint unit notebooks notebooks-portable
+
+# the UCI files (downloaded on first use): one short message and a non-zero exit if they cannot be had
+data: $(STAMP)
+	@$(BIN)/python -c "from dpviz.datasets import main; main()"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -45,9 +51,19 @@ unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q
 
 # DPVIZ_QUICK=1: notebooks shrink their repeat counts so that all of them run in a few minutes
+NBVAL := $(BIN)/python -m pytest -q --nbval-lax --nbval-current-env \
+	--nbval-sanitize-with notebooks/nbval_sanitize.cfg -p no:cacheprovider
 notebooks: $(STAMP)
-	DPVIZ_QUICK=1 $(BIN)/python -m pytest -q --nbval-lax --nbval-current-env \
-		--nbval-sanitize-with notebooks/nbval_sanitize.cfg -p no:cacheprovider $(NOTEBOOKS)
+	DPVIZ_QUICK=1 $(NBVAL) $(NOTEBOOKS)
+
+# The compared outputs must not depend on the processor: the same notebooks again on numpy's
+# baseline code paths (no AVX2, no AVX-512: an older CPU than most) and on one core. A machine
+# with AVX-512 reproduces an AVX2 machine's figures with NPY_DISABLE_CPU_FEATURES="X86_V4
+# AVX512_ICL AVX512_SPR"; check numpy.show_runtime(), since numpy ignores names it does not know.
+ONE_CORE := $(if $(shell command -v taskset),taskset -c 0,)
+notebooks-portable: $(STAMP)
+	DPVIZ_QUICK=1 NPY_DISABLE_CPU_FEATURES="X86_V3 X86_V4 AVX512_ICL AVX512_SPR" OMP_NUM_THREADS=1 \
+		NUMBA_NUM_THREADS=1 $(ONE_CORE) $(NBVAL) $(NOTEBOOKS)
 
 strip: $(STAMP)
 	$(BIN)/nbstripout --keep-output --keep-count --extra-keys "metadata.widgets cell.metadata.widgets" $(NOTEBOOKS)

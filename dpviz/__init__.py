@@ -38,3 +38,7 @@ __all__ = [
     "load",
 ]
 __version__ = "0.1.0"
+
+from dpviz import kernel as _kernel
+
+_kernel.install()  # in a Jupyter kernel: missing data files give one message, not tracebacks

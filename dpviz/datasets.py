@@ -52,7 +52,7 @@ import urllib.request
 import zipfile
 import zlib
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
@@ -832,11 +832,59 @@ def _fetch(url: str) -> bytes:
 
 
 def _unavailable(filename: str, folder: Path, url: str, reason: str) -> DataUnavailableError:
-    return DataUnavailableError(
-        f"{filename} is not in {folder} and was not downloaded ({reason}). To provide it, "
-        f"download the archive from {url} and put {filename} in {folder}, or set {ENV_VAR} to "
-        f"a folder holding it."
+    error = DataUnavailableError(_missing_message([filename], folder, [url], reason))
+    error.reason = reason
+    return error
+
+
+def _missing_message(
+    filenames: Sequence[str], folder: Path, urls: Sequence[str], reason: str
+) -> str:
+    """What is missing, where dpviz looked, why it was not downloaded, and how to get it."""
+    return (
+        f"UCI data file(s) missing: {', '.join(filenames)} not in {folder} ({reason}).\n"
+        f"To get them: run `make data` where the internet can be reached (they download on "
+        f"first use), or download {' '.join(urls)}, unzip, and copy those files into {folder} "
+        f"(or set {ENV_VAR} to a folder holding them)."
     )
+
+
+def ensure_files(names: Sequence[str] | None = None, *, download: bool = True) -> Path:
+    """Make sure the raw files of ``names`` (default: every data set) are in :func:`data_dir`.
+
+    Missing files are downloaded (as :func:`load` does); after the first failed download the
+    others are not tried (offline, each would fail the same way).
+
+    Returns
+    -------
+    Path
+        The cache folder.
+
+    Raises
+    ------
+    DataUnavailableError
+        One message naming every file that is still missing, where dpviz looked and how to
+        get the files.
+    """
+    folder = _cache_folder()
+    missing: list[str] = []
+    urls: list[str] = []
+    reason = "download=False" if not download else ""
+    for name in available() if names is None else [str(n).strip().lower() for n in names]:
+        if name not in _SPECS:
+            raise UnknownDatasetError(
+                f"unknown data set {name!r}; the known data sets are {', '.join(available())}"
+            )
+        spec = _SPECS[name]
+        try:
+            _locate(spec, folder, download and not missing)
+        except DataUnavailableError as exc:
+            reason = reason or getattr(exc, "reason", "")
+            missing += [raw.filename for raw in spec.files if not (folder / raw.filename).is_file()]
+            urls.append(spec.archive_url)
+    if missing:
+        raise DataUnavailableError(_missing_message(missing, folder, urls, reason))
+    return folder
 
 
 def _extract(payload: bytes, filename: str) -> bytes | None:
@@ -874,7 +922,7 @@ def _download(spec: _Spec, missing: list[_RawFile], folder: Path) -> None:
     except (OSError, http.client.HTTPException, ValueError) as exc:
         # OSError covers urllib.error.URLError / HTTPError and socket timeouts.
         reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-        raise _unavailable(first, folder, spec.archive_url, f"download failed: {reason}") from exc
+        raise _unavailable(first, folder, spec.archive_url, f"download failed: {reason}") from None
     members: dict[str, bytes] = {}
     try:
         for raw in missing:
@@ -919,7 +967,8 @@ def _locate(spec: _Spec, folder: Path, download: bool) -> list[Path]:
     missing = [raw for raw in spec.files if not (folder / raw.filename).is_file()]
     if missing:
         if not download:
-            raise _unavailable(missing[0].filename, folder, spec.archive_url, "download=False")
+            raise _unavailable(", ".join(r.filename for r in missing), folder, spec.archive_url,
+                               "download=False")
         _download(spec, missing, folder)
     return [folder / raw.filename for raw in spec.files]
 
@@ -1063,3 +1112,11 @@ def load(
     folder = Path(data_dir).expanduser() if data_dir is not None else _cache_folder()
     paths = _locate(spec, folder, download)
     return _load_files(key, chosen, paths).copy()
+
+
+def main() -> None:
+    """``make data``: fetch what is missing, or say in a few lines how to get it (exit 1)."""
+    try:
+        print(f"UCI data files present in {ensure_files()}")
+    except DataUnavailableError as exc:
+        raise SystemExit(f"dpviz: {exc}") from None

@@ -13,3 +13,16 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             "(sudo apt-get install chromium) to run it; .ci/run installs it and never skips",
             yellow=True, bold=True,
         )
+
+
+def pytest_sessionstart(session):
+    """Without the UCI files (and no network to fetch them): one short message, not 60 lines."""
+    import pytest
+
+    from dpviz.datasets import ensure_files
+    from dpviz.errors import DataUnavailableError
+
+    try:
+        ensure_files()
+    except DataUnavailableError as exc:
+        pytest.exit(f"dpviz: {exc}", returncode=3)

@@ -1,0 +1,105 @@
+"""Without the UCI files: one short message, in the shell and in a notebook (issue 22)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from dpviz import datasets
+from dpviz.errors import DataUnavailableError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def calls() -> list[str]:
+    return []
+
+
+@pytest.fixture
+def offline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, calls: list[str]) -> Path:
+    """An empty data folder, and a download that fails as it does without a network."""
+
+    def fail(url: str) -> bytes:
+        calls.append(url)
+        raise OSError("[Errno -2] Name or service not known")
+
+    monkeypatch.setenv(datasets.ENV_VAR, os.fspath(tmp_path))
+    monkeypatch.setattr(datasets, "_fetch", fail)
+    return tmp_path
+
+
+def test_ensure_files_names_every_missing_file_and_tries_one_download(
+    offline: Path, calls: list[str]
+) -> None:
+    with pytest.raises(DataUnavailableError) as info:
+        datasets.ensure_files()
+    message = str(info.value)
+    for name in ("nursery.data", "agaricus-lepiota.data", "house-votes-84.data", "adult.data",
+                 "adult.test"):
+        assert name in message
+    assert str(offline) in message and "DPVIZ_DATA" in message and "make data" in message
+    assert "Name or service not known" in message
+    assert len(message.splitlines()) == 2
+    assert calls == [datasets.NURSERY_ARCHIVE_URL]  # offline: the others are not tried
+    assert info.value.__context__ is None  # no urllib traceback under the message
+
+
+def test_load_offline_has_no_chained_traceback(offline: Path) -> None:
+    with pytest.raises(DataUnavailableError) as info:
+        datasets.load("votes")
+    assert info.value.__suppress_context__  # no urllib traceback under the message
+
+
+def test_make_data_prints_one_message_and_fails(tmp_path: Path) -> None:
+    env = {**os.environ, datasets.ENV_VAR: os.fspath(tmp_path), "no_proxy": "*",
+           "https_proxy": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9"}
+    done = subprocess.run([sys.executable, "-c", "from dpviz.datasets import main; main()"],
+                          env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert lines[0].startswith("dpviz: UCI data file(s) missing: nursery.data") and len(lines) == 2
+
+
+def test_notebook_without_data_shows_one_message_and_goes_on(tmp_path: Path) -> None:
+    """In a kernel: one message, a quiet note per later cell that needs the data, no error."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in (
+        "import dpviz\nfrom dpviz.datasets import load",
+        "votes = load('votes')",
+        "votes.n_rows",  # a cell that needs the data: NameError, stopped quietly
+        "print('synthetic', 2 + 2)",  # a cell that needs none still runs
+        "1 / 0",  # any other error keeps its traceback
+    )]
+    env = {datasets.ENV_VAR: os.fspath(tmp_path), "https_proxy": "http://127.0.0.1:9",
+           "http_proxy": "http://127.0.0.1:9"}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        client = NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                                resources={"metadata": {"path": str(ROOT)}})
+        client.execute()
+    finally:
+        for key, value in old.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    outputs = [cell.outputs for cell in nb.cells]
+    first = outputs[1][0]
+    assert first.output_type == "display_data"
+    assert first.data["text/plain"].startswith("Data files missing")
+    assert "house-votes-84.data" in first.data["text/html"]
+    assert [o.output_type for o in outputs[2]] == ["display_data"]
+    assert outputs[2][0].data["text/plain"].startswith("Skipped: this cell needs the data")
+    assert outputs[3][0].text == "synthetic 4\n"
+    assert [o.output_type for o in outputs[4]] == ["error"]
+    assert outputs[4][0].ename == "ZeroDivisionError"
+    assert not any(o.output_type == "error" for cell in outputs[:4] for o in cell)
