@@ -18,6 +18,8 @@ import altair as alt
 import ipywidgets as widgets
 from IPython.display import display
 
+from dpviz.errors import DataUnavailableError
+
 #: Smallest width of a slider (pixels): squeezed by a row of controls to ~30 px in JupyterLab,
 #: a 20 px drag of the log ε slider jumped from ε = 0.708 to 0.089.
 SLIDER_MIN_WIDTH = 320
@@ -155,13 +157,23 @@ def explorer(
     def refresh(_: Any = None, *, first: bool = False) -> None:
         start = time.perf_counter()
         status.value = BUSY
-        drawn = False
+        drawn, missing = False, None
         with output:  # in a kernel, an exception is shown here (and not raised)
-            chart = callback(**{name: w.value for name, w in controls.items()})
-            if not first:
+            try:
+                chart = callback(**{name: w.value for name, w in controls.items()})
+            except DataUnavailableError as error:
+                missing = error
+            else:
+                if not first:
+                    output.clear_output(wait=True)
+                    display(chart)
+                drawn = True
+        if missing is not None:
+            if first:  # no explorer without its data: the cell says why (dpviz.kernel)
+                raise missing
+            with output:
                 output.clear_output(wait=True)
-                display(chart)
-            drawn = True
+                print(missing)
         if drawn and first:
             # The first chart goes into the widget's state, not through output capture while
             # the cell runs: Voilà can stall for good capturing it (voila-dashboards/voila#1428).

@@ -170,6 +170,21 @@ CHART_MARKS = r"""async () => {
 }"""
 
 
+#: Charts wider than the output area they are drawn in (cut off, or behind a scroll bar).
+CHART_OVERFLOW = r"""() => [...document.querySelectorAll('.vega-embed')].map((embed, i) => {
+  const area = embed.closest('.jp-OutputArea-output, .widget-output');
+  const drawn = embed.querySelector('canvas, svg.marks');
+  if (!area || !drawn) return null;
+  const over = Math.round(drawn.getBoundingClientRect().right - area.getBoundingClientRect().right);
+  return over > 1 ? `chart ${i}: ${over} px wider than its output area` : null;
+}).filter(x => x)"""
+
+
+def overflow_problems(page) -> list[str]:
+    """Charts that do not fit their output area (the page is 1000 px wide: a classroom's window)."""
+    return page.evaluate(CHART_OVERFLOW)
+
+
 def require_chromium() -> None:
     """Skip without chromium, but fail under CI (``CI=true``: `.ci/run` installs it)."""
     if not Path(CHROMIUM).exists():

@@ -41,6 +41,7 @@ from _browser import (
     lab_command,
     make_voila_command,
     output_problems,
+    overflow_problems,
     require_chromium,
     run_all_in_lab,
     screenshot,
@@ -107,9 +108,14 @@ def voila_url(browser, home, env):
         yield url
 
 
+#: A classroom's window: every chart must fit its output area in it (JupyterLab's side bar,
+#: when open, leaves less).
+WINDOW_WIDTH = 1000
+
+
 def _open(front_end: str, notebook: str, browser, lab_url: str, voila_url: str) -> tuple:
     """A new page with the notebook run (JupyterLab) or loaded (Voilà): (page, watch, problems)."""
-    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    page = browser.new_page(viewport={"width": WINDOW_WIDTH, "height": 1000})
     page.add_init_script(PAGE_HELPERS)
     watch = Watch(page)
     if front_end == "lab":
@@ -132,6 +138,7 @@ def test_notebook_in_the_browser(front_end, notebook, browser, lab_url, voila_ur
     page, watch, problems = _open(front_end, notebook, browser, lab_url, voila_url)
     try:
         problems += output_problems(page)
+        problems += overflow_problems(page)
         n_charts, problems_charts = chart_problems(page)
         n_explorers, problems_explorers = explorer_problems(page)
         page.wait_for_timeout(500)  # delivers the console messages of the last update
@@ -149,6 +156,41 @@ def test_notebook_in_the_browser(front_end, notebook, browser, lab_url, voila_ur
         f"screenshot {shot}; server logs in {home}):\n- " + "\n- ".join(problems)
     )
     assert n_charts > 0, f"{notebook} shows no chart in {front_end}"
+
+
+@pytest.mark.parametrize("front_end", ["lab", "voila"])
+def test_a_page_without_the_data_files_says_so_once(front_end, browser, home, env):
+    """No UCI files and no network: notebook 02 shows one short message and no error box.
+
+    Every cell runs (Run All is not stopped); the cells that need the data say in one grey
+    line that they were skipped; the rest (shipped results, synthetic data) still draws.
+    """
+    empty = home / "no-data"
+    empty.mkdir(exist_ok=True)
+    dead = "http://127.0.0.1:9"  # nothing listens there: downloads fail at once, as offline
+    no_data = {**env, "DPVIZ_DATA": str(empty), "http_proxy": dead, "https_proxy": dead}
+    port = free_port()
+    command = (lab_command(port, home / "no-data-lab") if front_end == "lab"
+               else voila_command(port))
+    notebook = "02_private_random_trees.ipynb"
+    with serve(command, port, cwd=ROOT, env=no_data, log=home / f"no-data-{front_end}.log") as url:
+        page, watch, problems = _open(front_end, notebook, browser, url, url)
+        try:
+            notes = page.locator(".dpviz-data-missing").all_text_contents()
+            problems += output_problems(page) + watch.problems
+            boxes = page.locator(".jp-OutputArea-output[data-mime-type="
+                                 "'application/vnd.jupyter.stderr'], .jp-RenderedText"
+                                 "[data-mime-type='application/vnd.jupyter.error']").count()
+            shot = screenshot(page, f"dpviz-no-data-{front_end}.png")
+        finally:
+            if front_end == "lab":
+                shut_down_lab_kernel(page)
+            page.close()
+    first = [n for n in notes if n.startswith("Data files missing")]
+    assert len(first) == 1, f"{len(first)} data messages (screenshot {shot}): {notes}"
+    assert "nursery.data" in first[0] and str(empty) in first[0] and "DPVIZ_DATA" in first[0]
+    assert all(n.startswith("Skipped: this cell needs the data") for n in notes if n not in first)
+    assert boxes == 0 and not problems, f"screenshot {shot}:\n- " + "\n- ".join(problems)
 
 
 def test_voila_culls_the_kernels_of_closed_pages_but_not_of_open_ones(browser):

@@ -294,7 +294,10 @@ def table1_table(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def table1_chart(runs: pd.DataFrame, *, width: int = 170) -> alt.FacetChart:
-    """Ours (mean with a ±1 standard-error bar) and the paper's mean, per algorithm and n."""
+    """Ours (mean with a ±1 standard-error bar) and the paper's mean, per algorithm and n.
+
+    Three panels a row, legend below: the five fit a 1000-px window (narrower in JupyterLab).
+    """
     ours = percent_summary(runs)
     ours["low"] = ours["mean"] - ours["sem"]
     ours["high"] = ours["mean"] + ours["sem"]
@@ -307,7 +310,7 @@ def table1_chart(runs: pd.DataFrame, *, width: int = 170) -> alt.FacetChart:
     )
     base = alt.Chart(frame).encode(
         x=alt.X("n:Q", title="training rows"),
-        color=alt.Color("source:N", title=None),
+        color=alt.Color("source:N", title=None, legend=alt.Legend(orient="bottom")),
     )
     lines = base.mark_line(point=True).encode(
         y=alt.Y("mean:Q", title="accuracy (%)", scale=alt.Scale(domain=[40, 100])),
@@ -319,7 +322,7 @@ def table1_chart(runs: pd.DataFrame, *, width: int = 170) -> alt.FacetChart:
         .properties(width=width, height=150)
         .facet(
             facet=alt.Facet("algorithm:N", sort=list(FS_TABLE1_ALGORITHMS), title=None),
-            columns=5,
+            columns=3,
         )
     )
 
