@@ -154,6 +154,7 @@ OUTPUT_TEXTS = r"""() => {
       if (copy.matches('.jp-RenderedMarkdown')) {
         copy.querySelectorAll('pre').forEach(e => e.remove());
       }
+      copy.querySelectorAll('.dpviz-listing').forEach(e => e.remove());  // pseudocode.show
       return [cell(o), copy.textContent];
     }),
   };
@@ -351,6 +352,7 @@ def run_all_in_lab(page, base: str, notebook: str) -> list[str]:
     completed = page.evaluate(
         """async () => {
             const commands = window.jupyterapp.commands;
+            window.jupyterapp.shell.collapseLeft();  // the file browser: a class reads full width
             await commands.execute('notebook:clear-all-cell-outputs');
             return await commands.execute('notebook:run-all-cells');
         }"""

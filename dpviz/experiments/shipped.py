@@ -248,11 +248,6 @@ def provenance(frame: pd.DataFrame) -> str:
         return f"Recomputed just now in {meta['seconds']:.0f} s."
     if "created" not in meta:
         return "Computed just now."
-    changed = "" if meta["library_digest"] == library_digest() else (
-        " The library has changed since; RECOMPUTE = True checks these numbers against it."
-    )
-    return (
-        f"Shipped result: computed by `{meta['command']}` with dpviz {meta['code_version']} on "
-        f"{meta['created'][:10]} in {meta['seconds']:.0f} s ({meta['machine']}). "
-        f"Set RECOMPUTE = True (first cell) to recompute it.{changed}"
-    )
+    changed = "" if meta["library_digest"] == library_digest() else " (library changed since)"
+    return (f"Shipped result: `{meta['command']}`, dpviz {meta['code_version']}, "
+            f"{meta['created'][:10]}.{changed}")

@@ -39,6 +39,7 @@ from dpviz import audit_targets as targets
 from dpviz import mechanisms
 from dpviz.audit import (
     AuditResult,
+    Interval,
     audit,
     bound_vs_samples,
     clopper_pearson,
@@ -69,6 +70,7 @@ from dpviz.exact_laws import (
     smooth_sensitivity_loss,
 )
 from dpviz.exercises import BreakTask, Exercise, register
+from dpviz.experiments.shipped import result
 from dpviz.plots import audit_histogram_chart, privacy_loss_chart
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
@@ -598,6 +600,70 @@ def model_object_audits(n_samples: int = 1_000, seed: int = 0) -> dict[str, Audi
             release, D, D_prime, epsilon=1.0, n_samples=n_samples, seed=seed,
             neighbours="6 rows vs + canary"),
     }
+
+
+# ------------------------------------------------------------------------------ shipped stories
+#: The stories that train estimators thousands of times (seconds each): notebook 06 reads
+#: their results from ``dpviz/results/`` (``make results`` writes them), so that the page
+#: renders in seconds; ``recompute=True`` runs them again.
+STORIES: dict[str, Callable[..., dict[str, AuditResult]]] = {
+    "estimator_audits": estimator_audits,
+    "estimator_power_audit": lambda n_samples, seed=0: {
+        "FI forest, 5 trees reading every row at ε (5ε)": estimator_power_audit(
+            n_samples, seed=seed)},
+    "pruned_tree_audit": lambda n_samples, seed=0: {
+        "pruned random tree (JPW Fig. 3-4)": pruned_tree_audit(n_samples, seed)},
+    "budget_split_audits": budget_split_audits,
+    "threshold_lattice_audits": threshold_lattice_audits,
+    "model_object_audits": model_object_audits,
+}
+_INTERVALS = ("estimate", "low", "high", "count", "n")
+
+
+def story_frame(story: str, n_samples: int, seed: int = 0) -> pd.DataFrame:
+    """One story's audits as one tidy frame, to ship: a row per candidate event of each audit.
+
+    Each row repeats its audit's verdict fields beside the selection-stage counts of one
+    event; :func:`story_results` turns the frame back into the audits.
+    """
+    frames = []
+    for name, r in STORIES[story](n_samples=n_samples, seed=seed).items():
+        head = {"audit": name, "epsilon": r.epsilon, "epsilon_lower": r.epsilon_lower,
+                "reject": r.reject, "event_chosen": r.event, "direction": r.direction,
+                "neighbours": r.neighbours, "n_samples": r.n_samples, "alpha": r.alpha,
+                "exact_epsilon": math.nan if r.exact_epsilon is None else r.exact_epsilon,
+                "seconds": r.seconds}
+        head |= {f"p_{k}": getattr(r.p, k) for k in _INTERVALS}
+        head |= {f"p_prime_{k}": getattr(r.p_prime, k) for k in _INTERVALS}
+        frames.append(r.selection.assign(**head)[[*head, *r.selection.columns]])
+    return pd.concat(frames, ignore_index=True)
+
+
+def story_results(story: str, n_samples: int, *, recompute: bool | None = None,
+                  seed: int = 0) -> dict[str, AuditResult]:
+    """A story's audits, read from its shipped file (or run again: ``recompute=True``)."""
+    frame = result(story_frame, story, n_samples, seed=seed, recompute=recompute)
+    out = {}
+    for name, rows in frame.groupby("audit", sort=False):
+        top = rows.iloc[0]
+        out[name] = AuditResult(
+            epsilon=float(top["epsilon"]), epsilon_lower=float(top["epsilon_lower"]),
+            reject=bool(top["reject"]), event=str(top["event_chosen"]),
+            direction=str(top["direction"]),
+            p=Interval(*(_interval_field(top[f"p_{k}"], k) for k in _INTERVALS)),
+            p_prime=Interval(*(_interval_field(top[f"p_prime_{k}"], k) for k in _INTERVALS)),
+            neighbours=str(top["neighbours"]), n_samples=int(top["n_samples"]),
+            alpha=float(top["alpha"]),
+            exact_epsilon=None if pd.isna(top["exact_epsilon"]) else float(top["exact_epsilon"]),
+            selection=rows[["event", "count_D", "count_D'", "bound_D/D'", "bound_D'/D"]]
+            .reset_index(drop=True),
+            seconds=float(top["seconds"]),
+        )
+    return out
+
+
+def _interval_field(value: Any, name: str) -> float | int:
+    return int(value) if name in ("count", "n") else float(value)
 
 
 # ------------------------------------------------------------------------------ exercises

@@ -24,20 +24,43 @@ from typing import Any
 __all__ = ["show"]
 
 
-def show(function: Callable[..., Any]) -> Any:
+#: Listings longer than this are shown collapsed (a click opens them): a Voilà page, which
+#: hides code, must not open with screens of source before its first explorer.
+OPEN_LINES = 15
+
+
+def show(function: Callable[..., Any], *, collapsed: bool | None = None) -> Any:
     """The source of ``function`` as a highlighted code block for a notebook cell.
 
     Parameters
     ----------
     function : callable
         A function of :mod:`dpviz.pseudocode` (any function works).
+    collapsed : bool, optional
+        Show only a one-line summary that opens the listing on a click; default: when the
+        source is longer than :data:`OPEN_LINES` lines.
 
     Returns
     -------
-    IPython.display.Markdown
-        A fenced Python block: syntax-highlighted in JupyterLab and Voilà, and stored
-        in the notebook as the source text only.
+    IPython.display.HTML
+        A ``<details>`` block (class ``dpviz-listing``) holding the source highlighted by
+        pygments, with the plain source as its text form.
     """
-    from IPython.display import Markdown
+    from IPython.display import HTML
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
 
-    return Markdown(f"```python\n{inspect.getsource(function).rstrip()}\n```")
+    source = inspect.getsource(function).rstrip()
+    lines = source.count("\n") + 1
+    if collapsed is None:
+        collapsed = lines > OPEN_LINES
+    code = highlight(source, PythonLexer(), HtmlFormatter(noclasses=True, nobackground=True))
+    summary = f"<code>{function.__name__}</code> ({lines} lines of Python)"
+
+    class Listing(HTML):
+        def __repr__(self) -> str:  # the text form: the source itself
+            return source
+
+    return Listing(f'<details class="dpviz-listing"{"" if collapsed else " open"}>'
+                   f'<summary style="cursor:pointer">{summary}</summary>{code}</details>')
