@@ -25,7 +25,7 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
-	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m pip install --quiet --quiet --no-deps -e .  # -qq: setuptools warns on any editable install
 	@touch $(STAMP)
 
 # Quiet start-up (warnings only), so that the last lines printed are the URL, which opens 00.

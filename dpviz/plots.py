@@ -51,6 +51,10 @@ PLACEHOLDER_PNG = (
 )
 
 
+#: The Vega-Lite version of JupyterLab's (and Voilà's) renderer.
+RENDERER_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.6.1.json"
+
+
 def render_chart(spec: dict, **metadata: object) -> tuple[dict, dict]:
     """The ``"dpviz"`` altair renderer: Vega-Lite JSON, a PNG placeholder and a text line.
 
@@ -66,6 +70,10 @@ def render_chart(spec: dict, **metadata: object) -> tuple[dict, dict]:
     (data, metadata)
         The MIME bundle and its metadata, as an altair renderer returns them.
     """
+    # JupyterLab and Voilà draw with Vega-Lite 5.6.1, and every chart here is valid 5.6.1
+    # (tests/test_vega_lite_version.py): say so, instead of altair's newer schema, which
+    # makes the browser console warn of a version mismatch.
+    spec = {**spec, "$schema": RENDERER_SCHEMA}
     data = {
         VEGALITE_MIME_TYPE: spec,
         "image/png": PLACEHOLDER_PNG,
@@ -397,6 +405,7 @@ def accuracy_chart(
     log_x: bool = True,
     title: str = "Accuracy",
     width: int = 420,
+    x_title: str | None = None,
 ) -> alt.Chart:
     """Mean accuracy against ``x`` with a band over repeats and a non-private reference line.
 
@@ -419,6 +428,8 @@ def accuracy_chart(
         Chart title.
     width : int
         Chart width in pixels.
+    x_title : str, optional
+        Title of the x axis (default ``x``): name it as the control that moves it.
 
     Returns
     -------
@@ -440,7 +451,7 @@ def accuracy_chart(
     enc_color = alt.Color(f"{color}:N") if color else alt.ColorValue("steelblue")
     base = alt.Chart(summary, title=title, width=width)
     band = base.mark_area(opacity=0.25).encode(
-        x=alt.X(f"{x}:Q", scale=scale, axis=axis, title=x),
+        x=alt.X(f"{x}:Q", scale=scale, axis=axis, title=x if x_title is None else x_title),
         y=alt.Y("low:Q", title="accuracy", scale=alt.Scale(zero=False)),
         y2=alt.Y2("high:Q"),
         color=enc_color,

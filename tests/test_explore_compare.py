@@ -51,7 +51,7 @@ def test_grid_quick_and_full(monkeypatch):
 # ---------------------------------------------------------------------------------- explorer
 def _layer_data(chart: dict, index: int) -> list[pd.DataFrame]:
     """The data of every layer of panel ``index`` of the explorer's chart (inline datasets)."""
-    panel = chart["hconcat"][index]
+    panel = chart["vconcat"][index]
     return [pd.DataFrame(chart["datasets"][layer["data"]["name"]]) for layer in panel["layer"]]
 
 
@@ -63,7 +63,7 @@ def test_explorer_over_a_grid(tiny_grid, dataset, epsilon, n):
         patch.setattr(cmp, "grid", lambda: dict(TINY))
         chart = cmp.compare_explorer_chart(dataset, epsilon, n)
         spec = chart.to_dict()
-    assert isinstance(chart, alt.HConcatChart)
+    assert isinstance(chart, alt.VConcatChart)
     snapped = min(TINY["epsilons"], key=lambda e: abs(math.log(e / epsilon)))
     ranges, points, refs = _layer_data(spec, 0)
     assert np.allclose(ranges["epsilon"], snapped)
@@ -177,7 +177,7 @@ def test_reference_labels_do_not_overprint(tiny_grid, monkeypatch):
     assert _apart(labels[field], plotted, 260), labels
     assert _log_axis_ok(spec["layer"][1]["encoding"])
     chart = cmp.compare_explorer_chart("nursery", 1.0, 300).to_dict()
-    right = chart["hconcat"][1]["layer"]
+    right = chart["vconcat"][1]["layer"]
     text = next(layer for layer in right if layer["mark"]["type"] == "text")
     labels = pd.DataFrame(chart["datasets"][text["data"]["name"]])
     curve = pd.DataFrame(chart["datasets"][right[0]["data"]["name"]])

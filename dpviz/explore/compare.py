@@ -133,9 +133,10 @@ def _label_positions(
 
 
 def _reference_layer(
-    refs: pd.DataFrame, plotted: Sequence[float] | np.ndarray | pd.Series, height: int
+    refs: pd.DataFrame, plotted: Sequence[float] | np.ndarray | pd.Series, height: int,
+    width: int,
 ) -> alt.LayerChart:
-    """The non-private references as dashed horizontal rules with their names (apart)."""
+    """The non-private references as dashed rules, their names apart in the right margin."""
     refs = _label_positions(refs, plotted, height)
     rules = (
         alt.Chart(refs)
@@ -147,8 +148,8 @@ def _reference_layer(
     )
     labels = (
         alt.Chart(refs)
-        .mark_text(align="left", dx=3, dy=-5, fontSize=10, color="gray")
-        .encode(y="label_y:Q", x=alt.value(0), text="algorithm:N")
+        .mark_text(align="left", baseline="middle", dx=4, fontSize=10, color="gray")
+        .encode(y="label_y:Q", x=alt.value(width), text="algorithm:N")
     )
     return rules + labels
 
@@ -220,7 +221,7 @@ def pareto_chart(frame: pd.DataFrame, dataset: str, n: int, *, width: int = 420)
     )
     refs = reference_accuracy(frame, dataset, n)
     plotted = [*points["mean"], *steps["best"]]
-    return alt.layer(step, dots, _reference_layer(refs, plotted, 260))
+    return alt.layer(step, dots, _reference_layer(refs, plotted, 260, width))
 
 
 def _target_layers(
@@ -437,11 +438,11 @@ def _explorer_right(
         alt.Chart(refs)
         .mark_rule(strokeDash=[6, 4], color="gray")
         .encode(y=ref_y, tooltip=_REF_TIPS),
-        alt.Chart(placed)
-        .mark_text(align="left", dx=3, dy=-5, fontSize=10, color="gray")
+        alt.Chart(placed)  # in the right margin: no dashed rule strikes a name through
+        .mark_text(align="left", baseline="middle", dx=4, fontSize=10, color="gray")
         .encode(
             y=alt.Y("label_y", type="quantitative"),
-            x=alt.value(0),
+            x=alt.value(_PANEL_WIDTH),
             text=alt.Text("algorithm", type="nominal"),
         ),
     ]
@@ -468,7 +469,7 @@ def compare_explorer_chart(
     epsilon: float = 1.0,
     n: int = 1000,
     algorithms: Sequence[str] | None = None,
-) -> alt.HConcatChart:
+) -> alt.VConcatChart:
     """Explorer callback: every algorithm's accuracy at (data set, ε, n), and against ε.
 
     Parameters
@@ -488,10 +489,10 @@ def compare_explorer_chart(
 
     Returns
     -------
-    altair.HConcatChart
-        Left: mean accuracy of each algorithm at (ε, n) with its band over
+    altair.VConcatChart
+        Top: mean accuracy of each algorithm at (ε, n) with its band over
         repeats (10th-90th percentile), a hollow diamond at its own ε = ∞
-        accuracy, and the non-private references as dashed rules. Right:
+        accuracy, and the non-private references as dashed rules. Below:
         :func:`~dpviz.plots.accuracy_chart` of the same algorithms against ε at
         this n, the slider's ε marked in red.
     """
@@ -513,8 +514,8 @@ def compare_explorer_chart(
     curve_rows = frame[(frame["n"] == size) & frame["algorithm"].isin(chosen) & frame["private"]]
     right = _explorer_right(curve_rows, refs, eps, size)
     runs = int(stats["runs"].max())
-    return alt.HConcatChart(
-        hconcat=[left, right],
+    return alt.VConcatChart(  # one above the other: side by side they overflow 1000 px
+        vconcat=[left, right],
         title=alt.Title(
             f"{data.name}: every algorithm at the same (ε, n)",
             subtitle=f"hold-out accuracy on {n_test_rows(data)} test rows, {runs} runs per point",

@@ -148,7 +148,8 @@ def fs_explorer_chart(
             + explorer_data(dataset, criterion).note,
         ],
     )
-    chart = accuracy_chart(finite, reference=reference, highlight=eps, title=title, width=460)
+    chart = accuracy_chart(finite, reference=reference, highlight=eps, title=title, width=460,
+                           x_title="B (the total budget ε)")
     return chart.properties(title=title)  # on the layer, where Vega-Lite shows it
 
 
