@@ -113,4 +113,5 @@ def test_disjoint_rows_each_reach_one_tree(datasets):
 
 def test_show_renders_the_paper_procedures():
     for function in (fi.build_forest, fi.build_tree, fi.get_majority_labels, fi.classify):
-        assert "def " + function.__name__ in show(function).data
+        assert repr(show(function)).startswith("def " + function.__name__)
+        assert "dpviz-listing" in show(function).data
