@@ -406,6 +406,7 @@ def accuracy_chart(
     title: str = "Accuracy",
     width: int = 420,
     x_title: str | None = None,
+    band_opacity: float = 0.25,
 ) -> alt.Chart:
     """Mean accuracy against ``x`` with a band over repeats and a non-private reference line.
 
@@ -430,6 +431,8 @@ def accuracy_chart(
         Chart width in pixels.
     x_title : str, optional
         Title of the x axis (default ``x``): name it as the control that moves it.
+    band_opacity : float
+        Opacity of each band: lower it when many lines overlap (their bands add up).
 
     Returns
     -------
@@ -450,7 +453,7 @@ def accuracy_chart(
     axis = log_axis(shown) if log_x else alt.Axis(labelOverlap=True)
     enc_color = alt.Color(f"{color}:N") if color else alt.ColorValue("steelblue")
     base = alt.Chart(summary, title=title, width=width)
-    band = base.mark_area(opacity=0.25).encode(
+    band = base.mark_area(opacity=band_opacity).encode(
         x=alt.X(f"{x}:Q", scale=scale, axis=axis, title=x if x_title is None else x_title),
         y=alt.Y("low:Q", title="accuracy", scale=alt.Scale(zero=False)),
         y2=alt.Y2("high:Q"),

@@ -340,7 +340,8 @@ def runs_chart(
     """Accuracy (%) against the number of training rows, one line per algorithm, band over runs."""
     frame = runs if algorithms is None else runs[runs["algorithm"].isin(algorithms)]
     frame = frame.assign(accuracy=100 * frame["accuracy"])
-    return accuracy_chart(frame, x="n", color="algorithm", log_x=False, title=title, width=420)
+    return accuracy_chart(frame, x="n", color="algorithm", log_x=False, title=title, width=420,
+                          band_opacity=0.1)  # five or six bands overlap: keep them light
 
 
 def published_table1() -> str | None:
