@@ -265,7 +265,7 @@ def audit_histogram_chart(result: AuditResult, *, width: int = 380) -> alt.Chart
     frame = result.to_frame()
     base = alt.Chart(frame, title=f"P[output ∈ {result.event}]", width=width)
     bars = base.mark_bar().encode(
-        x=alt.X("neighbour:N", title=None),
+        x=alt.X("neighbour:N", title=None, axis=alt.Axis(labelAngle=0)),  # D and D′ upright
         y=alt.Y("estimate:Q", title="probability"),
         color=alt.Color("neighbour:N", legend=None),
         tooltip=["neighbour", alt.Tooltip("estimate:Q", format=".4g"), "count", "n"],
