@@ -263,6 +263,7 @@ def split_point_chart(
             y=alt.Y(
                 "probability:Q",
                 scale=alt.Scale(type="log", domain=[1e-12, 1]),
+                axis=alt.Axis(format=".0e", values=[1e-12, 1e-9, 1e-6, 1e-3, 1]),  # one format
                 title="P(bin)",
             ),
             y2=alt.datum(1e-12),
