@@ -539,7 +539,7 @@ def compare_controls(
         "epsilon": selection_slider(eps_options, nearest(epsilon, g["epsilons"]), "ε (log)"),
         "n": selection_slider(size_options, int(nearest(n, g["sizes"])), "n (log)"),
         "algorithms": widgets.SelectMultiple(
-            options=list(PRIVATE), value=list(PRIVATE), rows=len(PRIVATE), description="show"
+            options=list(PRIVATE), value=list(PRIVATE), rows=4, description="show",  # scrolls
         ),
     }
 
