@@ -12,9 +12,16 @@ LAB_FLAGS := --allow-root $(if $(DISPLAY),,--no-browser) --ServerApp.ip=127.0.0.
 # is shut down (checked every minute). Connected students are never culled, however long they read.
 NB ?= notebooks/05_dp_random_forest.ipynb
 VOILA_IP ?= 127.0.0.1
+# A cell that never answers (a wedged kernel) must not leave a dead page: Voilà's executor has no
+# cell timeout by default (nbclient timeout=None). After 120 s the kernel is interrupted and, if that
+# does not free it, the cell is reported as timed out (error_on_timeout) instead of waiting forever.
+# (One token per flag, no spaces: tests/_browser.py splits `make -n voila` on whitespace.)
 VOILA_FLAGS := --no-browser --Voila.ip=$(VOILA_IP) --VoilaConfiguration.progressive_rendering=True \
 	--MappingKernelManager.cull_idle_timeout=300 --MappingKernelManager.cull_interval=60 \
-	--MappingKernelManager.cull_connected=False
+	--MappingKernelManager.cull_connected=False \
+	--VoilaExecutor.timeout=120 --VoilaExecutor.interrupt_on_timeout=True \
+	--VoilaExecutor.error_on_timeout=ename=CellTimeoutError \
+	--VoilaExecutor.error_on_timeout=evalue=no_kernel_reply_within_120s
 
 .PHONY: setup lab voila test data unit notebooks notebooks-portable lint strip results bench audit clean
 
@@ -51,7 +58,9 @@ unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q
 
 # DPVIZ_QUICK=1: notebooks shrink their repeat counts so that all of them run in a few minutes
-NBVAL := $(BIN)/python -m pytest -q --nbval-lax --nbval-current-env \
+# --nbval-cell-timeout: nbval's default is 2000 s and it does not poll the kernel while a cell
+# runs, so a wedged or silently dead kernel would look like a 33-minute hang (quick-mode cells take < 30 s)
+NBVAL := $(BIN)/python -m pytest -q --nbval-lax --nbval-current-env --nbval-cell-timeout=300 \
 	--nbval-sanitize-with notebooks/nbval_sanitize.cfg -p no:cacheprovider
 notebooks: $(STAMP)
 	DPVIZ_QUICK=1 $(NBVAL) $(NOTEBOOKS)
