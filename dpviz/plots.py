@@ -247,7 +247,7 @@ def noisy_counts_chart(
 
 
 # ---------------------------------------------------------------------------------- audits
-def audit_histogram_chart(result: AuditResult, *, width: int = 380) -> alt.Chart:
+def audit_histogram_chart(result: AuditResult, *, width: int = 300) -> alt.Chart:
     """The chosen event's probability under D and D′ with their Clopper–Pearson intervals.
 
     Parameters

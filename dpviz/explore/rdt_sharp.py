@@ -255,8 +255,11 @@ def describe_settings(settings: dict) -> str:
     )
 
 
-def error_chart(frame: pd.DataFrame, *, width: int = 220) -> alt.FacetChart:
+def error_chart(frame: pd.DataFrame, *, width: int = 200) -> alt.FacetChart:
     """Test error against ε per method (mean line, min–max band over runs), one panel per data set.
+
+    Three panels a row, the legend below them: the chart fits JupyterLab's output area (about
+    800 px in a 1000-px window).
 
     ``frame``: one row per run, with ``dataset``, ``epsilon``, ``method`` and ``error``
     (as :func:`dpviz.experiments.semi_supervised.protocol_runs` returns).
@@ -267,7 +270,7 @@ def error_chart(frame: pd.DataFrame, *, width: int = 220) -> alt.FacetChart:
         .agg(mean="mean", low="min", high="max", runs="size")
         .reset_index()
     )
-    color = alt.Color("method:N", title=None)
+    color = alt.Color("method:N", title=None, legend=alt.Legend(orient="bottom"))
     x = alt.X("epsilon:Q", title="ε", scale=alt.Scale(zero=False))
     band = alt.Chart().mark_area(opacity=0.2).encode(
         x=x, y=alt.Y("low:Q", title="test error"), y2="high:Q", color=color
