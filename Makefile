@@ -27,14 +27,15 @@ VOILA_FLAGS := --no-browser --Voila.ip=$(VOILA_IP) --VoilaConfiguration.progress
 
 setup: $(STAMP)
 
+# The install removes rfc3987-syntax, jsonschema's optional IRI checker (pulled in by jupyter-events):
+# it builds a grammar for about 3 s whenever altair is imported, so every notebook would open 3 s
+# later. Nothing here checks IRIs, and jsonschema skips that format without it.
+
 $(STAMP): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "dpviz needs Python 3.11+, found " + sys.version.split()[0])'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
-	# rfc3987-syntax, jsonschema's optional IRI checker (pulled in by jupyter-events), builds a grammar
-	# for about 3 s whenever altair is imported: every notebook would open 3 s later. Nothing here
-	# checks IRIs, and jsonschema skips that format without it.
 	$(BIN)/python -m pip uninstall --quiet --yes rfc3987-syntax
 	$(BIN)/python -m pip install --quiet --quiet --no-deps -e .  # -qq: setuptools warns on any editable install
 	@touch $(STAMP)

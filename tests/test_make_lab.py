@@ -21,11 +21,10 @@ def _free_port() -> int:
 
 
 def test_make_lab_prints_last_a_url_that_opens_the_start_notebook(tmp_path: Path) -> None:
-    lines = subprocess.run(["make", "-s", "-n", "lab"], cwd=ROOT, capture_output=True, text=True,
-                           check=True).stdout.strip().splitlines()
-    command = shlex.split(" ".join(line.rstrip("\\") for line in lines if "jupyter" in line
-                                   or line.startswith(("\t", " ", "--"))))
-    command = command[command.index("PYTHONWARNINGS=ignore::DeprecationWarning") + 1:]
+    printed = subprocess.run(["make", "-s", "-n", "lab"], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout
+    text = printed[printed.index("PYTHONWARNINGS=ignore::DeprecationWarning"):]
+    command = shlex.split(text.replace("\\\n", " "))[1:]  # the jupyter command, its flags
     command[0] = str(ROOT / command[0])
     port = _free_port()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
