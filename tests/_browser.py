@@ -186,6 +186,22 @@ def overflow_problems(page) -> list[str]:
     return page.evaluate(CHART_OVERFLOW)
 
 
+#: Where the page's first explorer starts (px from the top of the page), or null without one.
+FIRST_EXPLORER_TOP = r"""() => {
+  const x = window.__dpviz.explorers()[0];
+  return x ? Math.round(x.getBoundingClientRect().top + window.scrollY) : null;
+}"""
+
+
+def explorer_position_problems(page, screens: int = 2) -> list[str]:
+    """A Voilà page's first explorer must start within its first ``screens`` screens (a class
+    opens the page and moves a slider; it does not scroll through listings first)."""
+    top, height = page.evaluate(FIRST_EXPLORER_TOP), page.viewport_size["height"]
+    if top is not None and top > screens * height:
+        return [f"the first explorer starts {top} px down, below the first {screens} screens"]
+    return []
+
+
 def require_chromium() -> None:
     """Skip without chromium, but fail under CI (``CI=true``: `.ci/run` installs it)."""
     if not Path(CHROMIUM).exists():

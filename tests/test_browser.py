@@ -35,6 +35,7 @@ from _browser import (
     ROOT,
     Watch,
     chart_problems,
+    explorer_position_problems,
     explorer_problems,
     finish_voila,
     free_port,
@@ -137,6 +138,8 @@ def test_notebook_in_the_browser(front_end, notebook, browser, lab_url, voila_ur
     """Run All in JupyterLab, or the Voilà app: no errors, charts with marks, live explorers."""
     page, watch, problems = _open(front_end, notebook, browser, lab_url, voila_url)
     try:
+        if front_end == "voila":
+            problems += explorer_position_problems(page)
         problems += output_problems(page)
         problems += overflow_problems(page)
         n_charts, problems_charts = chart_problems(page)
