@@ -186,6 +186,58 @@ class _Group:
         return max((m.spent for m in self.members), default=0.0)
 
 
+def _as_numbers(ids: np.ndarray) -> np.ndarray:
+    """``ids`` as numbers, NaN for any element that is not a real number (None, text, ...).
+
+    A public function's output on private rows may hold such values for some rows only.
+    Mapping them to NaN (no cell, no leaf) instead of raising keeps every query's behaviour
+    the same whether or not such a row exists: an exception after reading the rows would
+    tell the caller so, for free.
+    """
+    if ids.dtype.kind in "biuf":
+        return ids
+    flat = [v if isinstance(v, (int, float, np.integer, np.floating)) else math.nan
+            for v in ids.ravel().tolist()]
+    return np.asarray(flat, dtype=np.float64).reshape(ids.shape)
+
+
+def _cell_ids(ids: np.ndarray, n: int) -> np.ndarray:
+    """Cell ids in ``[0, n)`` as int64, and -1 for a row in no cell (outside, NaN, not a number)."""
+    ids = _as_numbers(ids)
+    with np.errstate(invalid="ignore"):
+        valid = (ids >= 0) & (ids < n)
+    return np.where(valid, ids, -1).astype(np.int64)
+
+
+def _leaf_keys(keys: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
+    """(uint64 keys of the rows that reach a leaf, mask of those rows) from a route's output.
+
+    A key that is not a non-negative integer below 2**64 reaches no leaf: the row is not
+    counted, as a cell id outside the cells (see :func:`_as_numbers`).
+    """
+    keys = np.asarray(keys)
+    if keys.shape != (n_rows,):
+        raise InvalidParameterError(
+            f"the route must return one leaf key per row, got shape {keys.shape}"
+        )
+    if keys.dtype.kind == "u":
+        return keys.astype(np.uint64), np.ones(n_rows, dtype=bool)
+    if keys.dtype.kind in "ib":
+        reached = keys >= 0
+        return keys[reached].astype(np.uint64), reached
+    values = keys.ravel().tolist()
+    reached = np.array([_is_leaf_key(v) for v in values], dtype=bool)
+    kept = [int(v) for v, r in zip(values, reached, strict=True) if r]
+    return np.asarray(kept, dtype=np.uint64), reached
+
+
+def _is_leaf_key(value: object) -> bool:
+    """An integer (or integral float) in ``[0, 2**64)``; not a bool, None or text."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return float(value).is_integer() and 0 <= value < 2**64
+
+
 class PrivateTable:
     """Private rows behind a PINQ-style interface (FS §2.2): noisy answers, each paid for.
 
@@ -385,7 +437,7 @@ class PrivateTable:
         self._check_count_query(epsilon, mechanism)
         self._charge(epsilon, label, mechanism)
         codes, _ = self._read()
-        return self._noisy(np.array(codes.shape[0]), epsilon, mechanism).item()
+        return np.asarray(self._noisy(np.array(codes.shape[0]), epsilon, mechanism)).item()
 
     def noisy_class_counts(
         self,
@@ -484,7 +536,7 @@ class PrivateTable:
             n = check_int(n_cells, "n_cells", minimum=1)
 
             def cell_ids(codes: np.ndarray) -> np.ndarray:
-                # A row mapped outside [0, n) (or to NaN) belongs to no cell and is dropped,
+                # A row mapped outside [0, n) (or to NaN, None, text) is in no cell and is dropped,
                 # as PINQ's Partition drops records whose key is not listed: raising here
                 # would tell the caller whether such a row exists, for free.
                 ids = np.asarray(by(codes))
@@ -493,8 +545,7 @@ class PrivateTable:
                         "the cell function must return one id per row (a row-wise function "
                         f"of the encoded rows), got shape {ids.shape}"
                     )
-                valid = (ids >= 0) & (ids < n)
-                return np.where(valid, ids, -1).astype(np.int64)
+                return _cell_ids(ids, n)
 
             return cell_ids, n
         raise InvalidParameterError(f"by must be an attribute name, a function or None, got {by!r}")
@@ -700,9 +751,10 @@ class PrivateTable:
         release.check(epsilon, mechanism)  # refuses before any charge or read
         self._charge(epsilon, label, mechanism)
         codes, labels = self._read()
+        keys, reached = _leaf_keys(route(codes), codes.shape[0])
         return release.release(
-            route(codes),
-            self._labels_or_raise(labels),
+            keys,
+            self._labels_or_raise(labels)[reached],
             self.domain.n_classes,
             epsilon=epsilon,
             mechanism=mechanism,
