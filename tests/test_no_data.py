@@ -68,7 +68,9 @@ def test_make_data_prints_one_message_and_fails(tmp_path: Path) -> None:
     assert lines[0].startswith("dpviz: UCI data file(s) missing: nursery.data") and len(lines) == 2
 
 
-def test_notebook_without_data_shows_one_message_and_goes_on(tmp_path: Path) -> None:
+def test_notebook_without_data_shows_one_message_and_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """In a kernel: one message, a quiet note per later cell that needs the data, no error."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src in (
@@ -78,20 +80,12 @@ def test_notebook_without_data_shows_one_message_and_goes_on(tmp_path: Path) -> 
         "print('synthetic', 2 + 2)",  # a cell that needs none still runs
         "1 / 0",  # any other error keeps its traceback
     )]
-    env = {datasets.ENV_VAR: os.fspath(tmp_path), "https_proxy": "http://127.0.0.1:9",
-           "http_proxy": "http://127.0.0.1:9"}
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        client = NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
-                                resources={"metadata": {"path": str(ROOT)}})
-        client.execute()
-    finally:
-        for key, value in old.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+    monkeypatch.setenv(datasets.ENV_VAR, os.fspath(tmp_path))  # the kernel inherits them
+    monkeypatch.setenv("https_proxy", "http://127.0.0.1:9")
+    monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")
+    client = NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(ROOT)}})
+    client.execute()
     outputs = [cell.outputs for cell in nb.cells]
     first = outputs[1][0]
     assert first.output_type == "display_data"
