@@ -785,8 +785,9 @@ class Prediction:
         distance); must not give the value away.
     seeds : tuple of int, default (0,)
         Runs of ``compute``; the value is their mean. With two or more runs the accepted
-        distance is ``max(tolerance, spread_factor × their standard deviation)``, so it
-        follows the run-to-run spread; with one run, choose ``tolerance`` from that spread.
+        distance is ``max(tolerance, spread_factor × the mean's standard error)`` (their
+        standard deviation / √runs), so it follows the run-to-run spread of the value shown;
+        with one run, choose ``tolerance`` from that spread.
     spread_factor, far_factor : float, default 3.0
     unit : str
         Appended to the numbers shown (e.g. ``" points"``).
@@ -818,7 +819,8 @@ class Prediction:
         if not np.isfinite(runs).all():
             raise InvalidParameterError(f"compute returned a non-finite value: {runs.tolist()}")
         spread = float(runs.std(ddof=1)) if len(runs) > 1 else 0.0
-        return float(runs.mean()), spread, max(self.tolerance, self.spread_factor * spread)
+        standard_error = spread / math.sqrt(len(runs))
+        return float(runs.mean()), spread, max(self.tolerance, self.spread_factor * standard_error)
 
     def verify(self, answer: Any, key: str) -> str:
         """Compute the value; say how far the prediction was (AssertionError if too far)."""

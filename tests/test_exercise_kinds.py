@@ -450,11 +450,11 @@ def test_prediction_wrong_shows_the_value_and_a_hint_only_when_far():
         check_prediction("T.6", "ten")
 
 
-def test_prediction_tolerance_follows_the_run_to_run_spread():
+def test_prediction_tolerance_follows_the_standard_error_of_the_mean_shown():
     noisy = Prediction(compute=lambda s: float(np.random.default_rng(s).normal(0, 1)),
                        tolerance=0.01, hint="h", seeds=tuple(range(10)))
     _, spread, accepted = noisy.evaluate()
-    assert 0.5 < spread < 2 and accepted == pytest.approx(3 * spread)
+    assert 0.5 < spread < 2 and accepted == pytest.approx(3 * spread / np.sqrt(10))
     single = Prediction(compute=lambda s: 2.0, tolerance=0.01, hint="h")
     assert single.evaluate() == (2.0, 0.0, 0.01)
 

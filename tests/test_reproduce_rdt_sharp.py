@@ -27,11 +27,12 @@ def test_rdt_sharp_beats_labeled_only_private_rdt_on_nursery_at_epsilon_half():
     # paper's 20%, 0.37, never)
     fraction, _ = labeled_fraction("nursery", n_runs=10)
     assert fraction in (0.25, 0.3, 0.4)
-    # 10 paired runs (same split and seed for both methods). Measured gaps at ε = 0.5 (t = 20,
-    # 60 runs): 0.13 at 25%, 0.10 at 30%, 0.06 at 40%, per-run spread ≤ 0.06, so 10 runs
-    # resolve the sign at any of them. Mushroom is not tested here: its mean gap at ε = 0.5
-    # (0.04 at 2%, 0.02 ± 0.02 at 1%) is below what 10 runs with a per-run spread of 0.09-0.15
-    # can resolve (notebook 04). 50 secondary trees keep the test fast.
+    # 10 paired runs (the same split for both methods, each with its own seed). Measured gaps at
+    # ε = 0.5 (t = 20, 60 runs, one seed for both methods): 0.13 at 25%, 0.10 at 30%, 0.06 at
+    # 40%, per-run spread ≤ 0.06, so 10 runs resolve the sign at any of them. Mushroom is not
+    # tested here: its mean gap at ε = 0.5 (0.04 at 2%, 0.02 ± 0.02 at 1%) is below what 10 runs
+    # with a per-run spread of 0.09-0.15 can resolve (notebook 04). 50 secondary trees keep the
+    # test fast.
     table = rdt_sharp_vs_epsilon("nursery", fraction, epsilons=(0.5,), n_runs=10, n_secondary=50)
     error = table.set_index("method")["error"]
     assert error["rdt_sharp"] < error["private_rdt"]

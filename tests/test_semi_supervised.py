@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpviz.audit import Event, audit
 from dpviz.datasets import load
+from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments import holdout_accuracy
 from dpviz.experiments import semi_supervised as ss
@@ -41,15 +43,17 @@ def test_protocol_runs_equal_fresh_fits_of_the_estimators(votes):
     for row in frame.itertuples():
         split = ss.protocol_split(votes.n_rows, 0.3, row.run)
         n_labeled = len(split.labeled)
+        # each method's own seed: run, fraction in millionths, all public rows (0), method
+        seed = ss.fit_seed(row.run, 300_000, 0, list(ss.METHODS).index(row.method))
         if row.method == "rdt_sharp":
             model = RDTSharpClassifier(
                 row.epsilon, n_secondary=4, n_labeled=n_labeled, domain=votes.domain,
-                random_state=row.run,
+                random_state=seed,
             ).fit(X.iloc[split.labeled], y.iloc[split.labeled], X.iloc[split.public])
         else:
             depth = RDTSharpClassifier(n_labeled=n_labeled).height(votes.domain)
             model = PrivateRDTClassifier(
-                row.epsilon, n_trees=5, max_depth=depth, domain=votes.domain, random_state=row.run
+                row.epsilon, n_trees=5, max_depth=depth, domain=votes.domain, random_state=seed
             ).fit(X.iloc[split.labeled], y.iloc[split.labeled])
         truth = y.iloc[split.test].to_numpy()
         assert row.error == float(np.mean(model.predict(X.iloc[split.test]) != truth))
@@ -65,18 +69,142 @@ def test_protocol_run_gives_the_same_answer_in_any_order(votes):
     assert a.depth == RDTSharpClassifier(n_labeled=a.n_labeled).height(votes.domain)
 
 
+def test_fit_seed_is_a_function_of_the_seed_and_the_key():
+    seeds = {ss.fit_seed(s, *key) for s in (0, 1) for key in ((), (1,), (2,), (1, 0), (0, 1))}
+    assert len(seeds) == 10 and all(0 <= s < 2**63 for s in seeds)
+    assert ss.fit_seed(3, 300_000, 0, 1) == ss.fit_seed(np.int64(3), 300_000, 0, 1)
+
+
+def test_every_fit_of_a_run_has_its_own_seed_on_the_same_rows(votes):
+    runs = [ss.ProtocolRun(votes, f, 2, n_secondary=2, n_unlabeled=u)
+            for f in (0.3, 0.4) for u in (None, 50)]
+    seeds = [r.fit_seed_of(m) for r in runs for m in ss.METHODS]
+    assert len(set(seeds)) == len(seeds) == 12
+    assert seeds[0] == ss.fit_seed(2, 300_000, 0, 0) and seeds[5] == ss.fit_seed(2, 300_000, 51, 2)
+    # the rows stay paired: one split per (fraction, unlabeled size), the labeled sets nested
+    np.testing.assert_array_equal(runs[0].split.labeled, runs[1].split.labeled)
+    assert set(runs[0].split.labeled) < set(runs[2].split.labeled)
+    # the comparison's arms: the same rows for every method, each fitted with its own seed
+    X, y = votes.X.iloc[:300], votes.y.iloc[:300]
+    arms = [ss.SemiSupervisedArm(m, 0.7, 40, 150, 3, votes.domain, random_state=4).fit(X, y)
+            for m in ss.METHODS]
+    assert len({arm.model_.random_state for arm in arms}) == 3
+    assert [arm.model_.random_state for arm in arms] == [ss.fit_seed(4, i) for i in range(3)]
+
+
+def _private_rdt(run, random_state, epsilon):
+    """Private-RDT as ``run`` fits it on its labeled rows, with the given seed."""
+    return ss.fit_method(
+        "private_rdt", run.codes, run.labels, run.data.domain, labeled=run.split.labeled,
+        public=run.split.public, epsilon=epsilon, random_state=random_state, max_depth=run.depth,
+    )
+
+
+def test_nested_fractions_of_one_run_do_not_share_noise(votes):
+    """Private-RDT at 30% and 40% labeled in one run: nested rows, each fit with its own seed.
+
+    With one seed for both (as before ``fit_seed``) the two fits have the same trees and
+    the same secret key for the first tree's noise, so every leaf of that tree empty in
+    both releases the same noisy counts: side by side they show which leaves are empty.
+    (The later trees' keys are drawn after the noise of the leaves that hold rows, so they
+    agree only when the fits hold rows in as many leaves.) With the protocol's seeds no
+    tree agrees beyond chance.
+    """
+    runs = [ss.ProtocolRun(votes, f, 0, n_secondary=2) for f in (0.3, 0.4)]
+    assert set(runs[0].split.labeled) < set(runs[1].split.labeled)
+    assert runs[0].depth == runs[1].depth
+    seeds = [r.fit_seed_of("private_rdt") for r in runs]
+    assert seeds[0] != seeds[1]
+    rng = np.random.default_rng(0)
+    X = votes.X.apply(lambda column: rng.permutation(column.to_numpy()))  # spread over leaves
+
+    def released(states, epsilon):
+        return [_private_rdt(r, s, epsilon).released_counts(X)
+                for r, s in zip(runs, states, strict=True)]
+
+    for states, shared in (((0, 0), True), (seeds, False)):
+        exact = released(states, math.inf)  # the same trees as at ε = 0.5 (same seeds)
+        empty = (exact[0].sum(axis=-1) == 0) & (exact[1].sum(axis=-1) == 0)  # (tree, row)
+        assert empty.sum() > 1000
+        noisy = released(states, 0.5)
+        equal = (noisy[0] == noisy[1]).all(axis=-1)  # (tree, row)
+        if shared:
+            assert empty[0].sum() > 100 and equal[0][empty[0]].all()
+        else:
+            assert equal[0][empty[0]].mean() < 0.05 and equal[empty].mean() < 0.05
+
+
+def _nested_fits(shared: bool):
+    """A mechanism for dpviz.audit: the canary's leaf in two Private-RDT fits on nested rows.
+
+    The data is ``(codes, labels, m)``: the first fit (ε = 0.5) reads the first ``m`` rows,
+    the second (ε = 0.5) all of them, like the labeled sets of one run at 30% and 40%. One
+    tree of height 1 on one attribute (x / y); the output is the released counts of leaf
+    y in both fits. ``shared``: one random_state for both fits; otherwise
+    :func:`~dpviz.experiments.semi_supervised.fit_seed` of it with each fraction's key, as
+    :class:`~dpviz.experiments.semi_supervised.ProtocolRun` derives them.
+    """
+    domain = Domain([Categorical("a", ("x", "y"))], ("0", "1"))
+    canary = np.array([["y"]], dtype=object)
+    method = list(ss.METHODS).index("private_rdt")
+
+    def release(data, n, rng):
+        codes, labels, m = data
+        out = np.empty((n, 4), dtype=np.int64)
+        for i, seed in enumerate(rng.integers(0, 2**31, size=n)):
+            states = [int(seed)] * 2 if shared else [
+                ss.fit_seed(int(seed), fraction, 0, method) for fraction in (300_000, 400_000)
+            ]
+            fits = [
+                PrivateRDTClassifier(0.5, n_trees=1, max_depth=1, domain=domain, random_state=s)
+                .fit_encoded(codes[:rows], labels[:rows], domain)
+                for s, rows in zip(states, (m, len(codes)), strict=True)
+            ]
+            out[i] = np.concatenate([f.released_counts(canary)[0, 0] for f in fits])
+        return out
+
+    return release
+
+
+def test_nested_fits_of_one_seed_are_not_covered_by_composition():
+    """Why each fit gets its own seed, audited: one seed on nested rows leaks beyond ε1 + ε2.
+
+    D: three rows at x, the first two in the smaller set; D′ adds a canary at y to the
+    larger set only (a row labeled at 40% but not at 30%). Under D leaf y is empty in both
+    fits: with one seed both release the same keyed noise there, so the two fits' counts
+    are equal with probability 1; under D′ the second fit counts the canary with fresh
+    noise, and they rarely are. Seeds from ``fit_seed`` pass the audit at ε = 1.0.
+    """
+    D = (np.zeros((3, 1)), np.array([0, 1, 0]), 2)
+    D_prime = (np.array([[0.0], [0.0], [0.0], [1.0]]), np.array([0, 1, 0, 1]), 2)
+    equal = Event("leaf y: the same counts in both fits",
+                  lambda o: (o[:, :2] == o[:, 2:]).all(axis=1))
+    shared = audit(_nested_fits(True), D, D_prime, epsilon=1.0, extra_events=[equal],
+                   n_samples=1000, seed=0)
+    assert shared.reject and shared.epsilon_lower > 2
+    assert shared.direction == "D/D'" and shared.p.count == shared.p.n
+    separate = audit(_nested_fits(False), D, D_prime, epsilon=1.0, extra_events=[equal],
+                     n_samples=1000, seed=0)
+    assert not separate.reject
+
+
 def _old_arm(method, epsilon, n_labeled, n_public, n_secondary, data, random_state, X, y):
-    """The comparison arm as notebook 07 fitted it before the harness (the reference)."""
+    """The comparison arm as notebook 07 fitted it before the harness (the reference).
+
+    The rows come from ``random_state`` (the same for every method: paired); the fit's seed
+    is derived from it and the method (``fit_seed``), so that arms never share noise.
+    """
     rng = np.random.default_rng([random_state, 11])
     rows = rng.permutation(len(X))[: n_labeled + n_public]
     labeled, public = rows[:n_labeled], rows[n_labeled:]
+    seed = ss.fit_seed(random_state, list(ss.METHODS.values()).index(method))
     if method == "RDT#":
         return RDTSharpClassifier(
             epsilon, n_secondary=n_secondary, n_labeled=n_labeled, domain=data.domain,
-            random_state=random_state,
+            random_state=seed,
         ).fit(X.iloc[labeled], y.iloc[labeled], X.iloc[public])
     use = labeled if method == "Private-RDT, labeled rows" else rows
-    return PrivateRDTClassifier(epsilon, domain=data.domain, random_state=random_state).fit(
+    return PrivateRDTClassifier(epsilon, domain=data.domain, random_state=seed).fit(
         X.iloc[use], y.iloc[use]
     )
 

@@ -8,6 +8,13 @@ fitting on ``n`` training rows drawn at random — the same rows for every learn
 and ε of the repeat (paired comparisons). :func:`summary` gives the mean and
 spread per point; :func:`rdt_sharp_comparison` runs RDT#, which also needs public
 unlabeled rows, against Private-RDT on the labeled rows only.
+
+The accuracies are evaluations of curves, not releases to publish together: every
+learner, ε and n of repeat ``r`` fits with estimator seed ``seed + r`` (common random
+numbers, on purpose), so the models of one learner at several ε or n share trees and
+noise draws (leaves empty in both get the same noisy counts), and the
+sequential-composition bound (their ε added up) does not cover two of them side by
+side. To publish several models, fit each with its own ``random_state``.
 """
 
 from __future__ import annotations
@@ -180,7 +187,8 @@ def compare(
     Each data set is split once (stratified; :data:`TEST_ROWS` test rows, or a
     quarter of the rows if fewer). Repeat ``r`` draws ``n`` training rows from the
     rest with seed ``seed + r`` — the same rows for every algorithm and ε — and
-    fits with estimator seed ``seed + r``.
+    fits with estimator seed ``seed + r`` (evaluations, not releases to publish
+    together: see the module's docstring).
 
     Parameters
     ----------
@@ -304,7 +312,10 @@ def rdt_sharp_comparison(
     population that are *public* (no privacy cost) but unlabeled. It is therefore
     not in the main grid. Here each run draws ``n_labeled + n_public`` rows of the
     training part; the first ``n_labeled`` are the private labeled data, the rest
-    are handed to RDT# without labels.
+    are handed to RDT# without labels. The arms of repeat ``r`` draw the same rows
+    (paired) but each method fits with its own seed derived from ``seed + r``
+    (:class:`~dpviz.experiments.semi_supervised.SemiSupervisedArm`); a method's ε values
+    share it (points of one curve, not releases to publish together).
 
     Returns
     -------

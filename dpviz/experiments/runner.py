@@ -10,6 +10,14 @@ re-running a notebook is quick, and long sweeps show a tqdm progress bar.
 Seeds: fold ``f`` of repeat ``r`` uses split seed ``seed + r`` and estimator
 seed ``seed + 1000·r + f`` for every setting, so settings are compared on the
 same splits (paired), and the same call always gives the same table.
+
+The outputs are evaluations, not releases to publish together: the fits of one fold
+at different settings (ε, depth, number of trees, ...) share their seed on purpose
+(common random numbers make the curves smoother), so they may share trees and noise
+draws, and the sequential-composition bound (their ε added up) does not cover two of
+them side by side. The same holds for :func:`holdout_accuracy`, whose repeat ``r`` uses
+seed ``seed + r`` at every setting. To publish several models, fit each with its own
+``random_state``.
 """
 
 from __future__ import annotations
@@ -163,7 +171,8 @@ def holdout_accuracy(
     """Accuracy of ``repeats`` fits on one stratified train/test split (fast, for explorers).
 
     The split is fixed by ``seed`` and cached per data set (so moving a slider
-    changes only the model); repeat ``r`` uses estimator seed ``seed + r``.
+    changes only the model); repeat ``r`` uses estimator seed ``seed + r`` (at every
+    setting: evaluations, not releases to publish together).
 
     Returns
     -------

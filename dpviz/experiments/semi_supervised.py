@@ -11,14 +11,31 @@ unlabeled. Every experiment with it goes through this module:
   both with p = 5 trees and RDT#'s height min(⌊k/2⌋, ⌊log_b n⌋ + 1) for the public
   labeled size n, so the comparison isolates what the public rows add. One row per run.
 * :class:`ProtocolRun` — one run of the protocol, for many ε: the split, the encoded rows
-  and RDT#'s public structure are computed once; each ε is a new release
-  (:meth:`~dpviz.trees.rdt_sharp.RDTSharpClassifier.refit_encoded`, equal to a fresh fit).
+  and RDT#'s public structure are computed once; each ε is a refit on them
+  (:meth:`~dpviz.trees.rdt_sharp.RDTSharpClassifier.refit_encoded`, equal to a fresh fit
+  with the same seed).
 * :func:`fit_method` — one fit of ``"rdt_sharp"`` (RDT#), ``"private_rdt"`` (Private-RDT,
   labeled rows) or ``"private_rdt_all"`` (Private-RDT, if the public rows were labeled: a
   reference with more private labeled data), on given labeled and public rows.
 * :class:`SemiSupervisedArm` — the same as an estimator (``fit(X, y)`` / ``predict(X)``)
   that draws ``n_labeled + n_public`` of its training rows at random, for
   :func:`dpviz.experiments.holdout_accuracy` (notebook 07's RDT# comparison).
+* :func:`fit_seed` — the seed of each fit, derived from the run's seed.
+
+Seeds. The rows are paired: every method and setting of a run reads the split of the
+run's seed, and the labeled sets of different fractions are nested prefixes of one
+permutation. The fits are not: each (fraction, unlabeled size, method) gets its own
+``random_state`` from :func:`fit_seed`. With one seed for all of them, two fits on
+overlapping rows would share their trees and noise draws, so leaves empty in both would
+get the same noisy counts and the pair would reveal which leaves are empty (two fits at
+ε = 0.5 on nested rows are audited at ε ≥ 3.7, above the 1.0 of sequential composition:
+``tests/test_semi_supervised.py::test_nested_fits_of_one_seed_are_not_covered_by_composition``).
+
+The ε values of one run are different: RDT#'s refits and Private-RDT's fits at each ε
+share their tree structures and noise on purpose. They are points of one curve ("what
+would the release look like at ε?"), *not* releases to publish together: the
+sequential-composition bound does not cover two of them side by side. To publish
+several, fit each with its own ``random_state``.
 
 Only the estimators' public API is used (``fit_encoded``, ``predict_encoded``,
 ``refit_encoded``, ``locate_encoded``, ``predict_located``, documented attributes).
@@ -51,6 +68,7 @@ __all__ = [
     "Split",
     "draw_rows",
     "fit_method",
+    "fit_seed",
     "protocol_runs",
     "protocol_split",
     "rdt_sharp_dataset",
@@ -73,6 +91,38 @@ def rdt_sharp_dataset(name: str) -> Dataset:
     if name == "synthetic":
         return boolean_tree_data(2000, 9, flip=0.05, random_state=0)
     return load(name)
+
+
+def fit_seed(seed: int, *key: int) -> int:
+    """An independent 63-bit seed for one fit, derived from a run's seed and the fit's key.
+
+    Fits that read overlapping private rows must not share a ``random_state``: they would
+    draw the same trees and the same noise, so leaves empty in both would release equal
+    noisy counts, which reveals that they are empty. This gives each fit its own seed,
+    from ``np.random.SeedSequence(entropy=seed, spawn_key=key)``.
+
+    Parameters
+    ----------
+    seed : int
+        The run's seed (an integer ≥ 0), e.g. the one of its split.
+    *key : int
+        What tells the fit apart from the run's other fits (integers ≥ 0, each below
+        2**32), e.g. the labeled fraction in millionths, the unlabeled size and the
+        method's index in :data:`METHODS`.
+
+    Returns
+    -------
+    int
+        A seed in [0, 2**63), a function of ``seed`` and ``key`` only; different keys or
+        seeds give statistically independent seeds.
+    """
+    state = np.random.SeedSequence(entropy=int(seed), spawn_key=tuple(int(k) for k in key))
+    return int(state.generate_state(2, np.uint64)[0] >> np.uint64(1))
+
+
+def _method_index(method: str) -> int:
+    """The position of a method (key or display name) in :data:`METHODS`: part of its fit seed."""
+    return list(METHODS).index(_method_key(method))
 
 
 def _method_key(method: str) -> str:
@@ -188,6 +238,12 @@ class SemiSupervisedArm:
     public (their labels are dropped, except by ``"private_rdt_all"``), and fits
     :func:`fit_method` on them. Private-RDT here uses its own defaults (``n_trees=10``,
     height k/2) unless told otherwise. For :func:`dpviz.experiments.holdout_accuracy`.
+
+    Arms of different methods with the same ``random_state`` draw the same rows (paired
+    comparisons) but fit with different seeds, ``fit_seed(random_state, i)`` for the
+    method's index ``i`` in :data:`METHODS`, so that no two of them share noise. Arms of
+    one method at several ε with the same ``random_state`` do share it: points of one
+    curve, not releases to publish together.
     """
 
     def __init__(
@@ -213,8 +269,9 @@ class SemiSupervisedArm:
         labeled, public = draw_rows(len(codes), self.n_labeled, self.n_public, self.random_state)
         self.model_ = fit_method(
             self.method, codes, labels, self.domain, labeled=labeled, public=public,
-            epsilon=self.epsilon, random_state=self.random_state, n_secondary=self.n_secondary,
-            n_trees=self.n_trees, max_depth=self.max_depth,
+            epsilon=self.epsilon, random_state=fit_seed(self.random_state,
+                                                        _method_index(self.method)),
+            n_secondary=self.n_secondary, n_trees=self.n_trees, max_depth=self.max_depth,
         )
         return self
 
@@ -227,11 +284,22 @@ class ProtocolRun:
     """One run of RDT#'s protocol, evaluated at any ε without redoing the public work.
 
     The split, the encoded rows, RDT#'s tree structures and centres and the cells of the
-    test rows are computed once (at the first ε asked for); every ε is then a new release
-    of the labeled rows (:meth:`RDTSharpClassifier.refit_encoded`, bit for bit a fresh fit
-    with ``random_state=seed``) and a fresh Private-RDT fit, whose test rows' leaves are
-    also routed once (:meth:`PrivateRDTClassifier.locate_encoded`: its trees do not depend
-    on ε, nor on which rows it is fitted on).
+    test rows are computed once (at the first ε asked for); every ε is then a refit on the
+    labeled rows (:meth:`RDTSharpClassifier.refit_encoded`, bit for bit a fresh fit with
+    ``random_state=fit_seed_of("rdt_sharp")``) and a fresh Private-RDT fit, whose test rows'
+    leaves are routed once per method (:meth:`PrivateRDTClassifier.locate_encoded`: its
+    trees do not depend on ε, nor on which rows it is fitted on).
+
+    The split comes from ``seed``, the same for every method (paired). Each method's fits
+    use their own seed, :meth:`fit_seed_of` (from ``seed``, the fraction, the unlabeled
+    size and the method), so that fits of different methods, fractions or unlabeled sizes
+    never share noise. The ε values of one method do share it, on purpose: its models at
+    several ε are *not* releases to publish together. Like separate fits with the same
+    ``random_state``, they share the trees and the noise generator's draws (the same
+    uniforms at every ε), so the sequential-composition bound (their ε added up) does not
+    cover two of them side by side (``tests/test_rdt_sharp.py`` audits RDT#'s refits).
+    They answer "what would the release look like at ε?"; to publish several, fit each
+    with its own ``random_state``.
 
     Parameters
     ----------
@@ -239,7 +307,8 @@ class ProtocolRun:
     fraction : float
         Labeled rows, as a fraction of the whole data set.
     seed : int
-        Seed of the split and of the estimators (``random_state``).
+        Seed of the split, and the run's seed from which each fit's seed is derived
+        (:func:`fit_seed`).
     n_secondary : int
         RDT#'s secondary trees t.
     n_unlabeled : int, optional
@@ -256,7 +325,7 @@ class ProtocolRun:
         n_unlabeled: int | None = None,
     ) -> None:
         self.data, self.fraction, self.seed = data, fraction, seed
-        self.n_secondary = n_secondary
+        self.n_secondary, self.n_unlabeled = n_secondary, n_unlabeled
         self.split = protocol_split(data.n_rows, fraction, seed, n_unlabeled)
         self.codes = data.domain.encode(data.X)
         self.labels = data.domain.encode_labels(data.y)
@@ -264,7 +333,7 @@ class ProtocolRun:
         self._base: RDTSharpClassifier | None = None
         self._test_cells: np.ndarray | None = None
         self._labeled_cells: np.ndarray | None = None
-        self._rdt_test_leaves: list | None = None
+        self._rdt_test_leaves: dict[str, list] = {}  # per Private-RDT method: its own trees
 
     @property
     def n_labeled(self) -> int:
@@ -281,14 +350,26 @@ class ProtocolRun:
         """Class codes of the test rows."""
         return self.labels[self.split.test]
 
+    def fit_seed_of(self, method: str) -> int:
+        """The ``random_state`` of the method's fits in this run (at every ε).
+
+        :func:`fit_seed` of ``seed`` and the key (fraction in millionths, unlabeled size
+        ``0`` for all the public rows or ``n_unlabeled + 1``, the method's index in
+        :data:`METHODS`).
+        """
+        unlabeled = 0 if self.n_unlabeled is None else int(self.n_unlabeled) + 1
+        return fit_seed(
+            self.seed, round(self.fraction * 10**6), unlabeled, _method_index(method)
+        )
+
     def rdt_sharp(self, epsilon: float) -> RDTSharpClassifier:
-        """RDT# fitted at ``epsilon`` (the first call fits; later ones re-release)."""
+        """RDT# fitted at ``epsilon`` (the first call fits; later ones refit, sharing noise)."""
         labeled = self.split.labeled
         if self._base is None:
             self._base = fit_method(
                 "rdt_sharp", self.codes, self.labels, self.data.domain, labeled=labeled,
-                public=self.split.public, epsilon=epsilon, random_state=self.seed,
-                n_secondary=self.n_secondary,
+                public=self.split.public, epsilon=epsilon,
+                random_state=self.fit_seed_of("rdt_sharp"), n_secondary=self.n_secondary,
             )
             self._test_cells = self._base.locate_encoded(self.codes[self.split.test])
             self._labeled_cells = self._base.locate_encoded(self.codes[labeled])
@@ -305,12 +386,12 @@ class ProtocolRun:
             return model.predict_located(self._test_cells)
         model = fit_method(
             method, self.codes, self.labels, self.data.domain, labeled=self.split.labeled,
-            public=self.split.public, epsilon=epsilon, random_state=self.seed,
+            public=self.split.public, epsilon=epsilon, random_state=self.fit_seed_of(method),
             max_depth=self.depth,
         )
-        if self._rdt_test_leaves is None:  # the same trees for both methods and every ε
-            self._rdt_test_leaves = model.locate_encoded(self.codes[self.split.test])
-        return model.predict_located(self._rdt_test_leaves)
+        if method not in self._rdt_test_leaves:  # the method's trees: the same at every ε
+            self._rdt_test_leaves[method] = model.locate_encoded(self.codes[self.split.test])
+        return model.predict_located(self._rdt_test_leaves[method])
 
     def error(self, method: str, epsilon: float) -> float:
         """Test error (a fraction) of the method at ``epsilon``."""
@@ -345,8 +426,11 @@ def protocol_runs(
 ) -> pd.DataFrame:
     """RDT#'s protocol: one row per (fraction, unlabeled size, run, ε, method).
 
-    Run ``r`` uses the split and ``random_state`` ``seed + r`` for every setting, so the
-    methods and the ε values are compared on the same rows (paired).
+    Run ``r`` is :class:`ProtocolRun` with seed ``seed + r``: the split of that seed for
+    every setting, so the methods and the ε values are compared on the same rows (paired);
+    each (fraction, unlabeled size, method) fits with its own seed derived from it
+    (:func:`fit_seed`), and the ε values of one method share it (points of one curve, not
+    releases to publish together).
 
     Returns
     -------

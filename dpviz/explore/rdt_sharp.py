@@ -97,7 +97,7 @@ def mean_values(name: str) -> float:
 
 @lru_cache(maxsize=12)  # up to ~10 MB each with t = 200
 def _run(name: str, percent: float, n_secondary: int, run: int) -> ProtocolRun:
-    """Run ``run`` of the protocol (split and seed ``run``), its public work done once."""
+    """Run ``run`` of the protocol (the split of seed ``run``), its public work done once."""
     return ProtocolRun(_dataset(name), percent / 100, run, n_secondary=n_secondary)
 
 
@@ -109,7 +109,10 @@ def run_errors(
 
     Run ``run`` of :func:`dpviz.experiments.semi_supervised.protocol_runs` with
     ``fractions=(percent / 100,)``, ``seed=0``: RDT# and Private-RDT (p = 5 trees, RDT#'s
-    height) fitted on the split of seed ``run`` with ``random_state=run``.
+    height) fitted on the split of seed ``run``, each with its own seed derived from ``run``
+    (:meth:`~dpviz.experiments.semi_supervised.ProtocolRun.fit_seed_of`). The ε values of a
+    run share each method's seed and noise: points of one curve, not releases to publish
+    together.
     """
     protocol = _run(dataset, float(percent), int(n_secondary), int(run))
     return tuple(protocol.error(method, float(epsilon)) for method in _SHOWN)
