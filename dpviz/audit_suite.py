@@ -14,22 +14,24 @@ versions of dpviz:
 
 Every target calls the code that ships (the estimators' ``fit``, ``update`` and their
 public lookups ``released_counts`` / ``released_labels``, or the leaf releases and
-mechanisms the estimators call), never a copy. Three roles:
+mechanisms the estimators call), never a copy. Two roles:
 
 ``claim``
-    A correct path: the audit must *not* reject its claimed ε.
-``control``
-    A power control: the same path secretly spending 2ε (or composing wrongly) while
-    claiming ε — the audit must reject it, so a pass of the corresponding claim means
-    something. Every family has one.
+    A correct path: the audit must *not* reject its claimed ε. Each claim carries a
+    **planted bug** (:class:`Bug`): the same path, on the same neighbours and events, with
+    a fault of the kind the row rules out — a choice made by exact argmax, a doubled ε, a
+    missing split of the budget, reused noise, a release read from exact counts — which the
+    audit must reject, as mutation testing checks a test suite. A claim without one (or
+    whose bug is not caught) has no power and is marked as not counting as evidence.
 ``no claim``
     A path that is not proven private (float Laplace, the withdrawn FI smooth-sensitivity
     label, the non-private pruned tree): kept for teaching, and the audit shows why.
 
-:func:`run_suite` runs the cases; :func:`claims_table` turns the results into the table
-that ``make audit`` writes into ``docs/privacy.md`` (the tests run the same cases with
-fewer samples, ``tests/test_audit_suite.py``). An audit refutes, it never proves: a row
-that says "no violation found" is a lower bound below the claim at that many samples.
+:func:`run_suite` runs the cases and their bugs; :func:`claims_table` turns the results
+into the table that ``make audit`` writes into ``docs/privacy.md`` (the tests run the same
+cases with fewer samples, ``tests/test_audit_suite.py``). An audit refutes, it never
+proves: a row that says "no violation found" is a lower bound below the claim at that
+many samples, and counts only because its planted bug is caught at the same size.
 """
 
 from __future__ import annotations
@@ -39,8 +41,9 @@ import platform
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -71,6 +74,7 @@ __all__ = [
     "NEIGHBOURS",
     "TABLE_END",
     "TABLE_START",
+    "Bug",
     "Case",
     "Target",
     "cases",
@@ -101,18 +105,38 @@ class Target:
 
 
 @dataclass(frozen=True)
+class Bug:
+    """A planted bug: a claim's release path with a fault of the kind the claim rules out.
+
+    Attributes
+    ----------
+    name : str
+        What is wrong, e.g. "spends 2ε" or "attribute chosen by exact argmax".
+    build : callable
+        Returns the buggy :class:`Target`, on the claim's neighbours and events.
+    epsilon : float, optional
+        The ε the buggy path would claim (default: the claim's), e.g. a ledger that misses
+        a charge.
+    """
+
+    name: str
+    build: Callable[[], Target] = field(repr=False)
+    epsilon: float | None = None
+
+
+@dataclass(frozen=True)
 class Case:
     """One release path × option, its claim, and how to audit it.
 
     Attributes
     ----------
     family : str
-        The audit family (each has a power control).
+        The audit family.
     estimator : str
         The estimator or shipped component.
     option : str
         The privacy-relevant option audited.
-    role : {"claim", "control", "no claim"}
+    role : {"claim", "no claim"}
         See the module docstring.
     epsilon : float
         The ε the audit checks: the claimed ε (for "no claim" rows, the nominal one).
@@ -122,10 +146,14 @@ class Case:
         What the audited output is (what an observer of the release sees).
     build : callable
         Returns the :class:`Target`.
+    bug : Bug, optional
+        The claim's planted bug (its power check).
+    no_power : str
+        For a claim without a bug: why none can be caught (the row is not evidence).
     whole : bool
         A whole-estimator audit (one fit per sample: fewer samples in the tests).
     min_samples : int
-        Run with at least this many samples per neighbour (a control whose gap is small).
+        Run the case and its bug with at least this many samples per neighbour.
     """
 
     family: str
@@ -136,18 +164,52 @@ class Case:
     neighbours: str
     released: str
     build: Callable[[], Target] = field(repr=False)
+    bug: Bug | None = None
+    no_power: str = ""
     whole: bool = True
     min_samples: int = 0
 
     @property
     def expect_reject(self) -> bool:
-        """A control or an unproven path must be rejected; a claim must not."""
+        """An unproven path must be rejected; a claim must not."""
         return self.role != "claim"
 
     @property
     def name(self) -> str:
         """A short id: ``estimator [option] (role)``."""
         return f"{self.estimator} [{self.option}] ({self.role})"
+
+
+def planted(target: Target, path: str, replacement: Any) -> Target:
+    """``target`` run with the object at ``path`` (a dotted name) replaced: a planted bug."""
+
+    def mechanism(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        with mock.patch(path, replacement):
+            return target.mechanism(data, n, rng)
+
+    return replace(target, mechanism=mechanism)
+
+
+_EXPONENTIAL = mechanisms.exponential_mechanism
+
+
+def _exact_argmax(utilities: Any, *, epsilon: float, **kw: Any) -> Any:
+    """Planted bug: the exponential mechanism replaced by the exact argmax (ties at random)."""
+    return _EXPONENTIAL(utilities, epsilon=math.inf, **kw)
+
+
+def _exponential_times(k: float) -> Callable[..., Any]:
+    """Planted bug: every exponential mechanism spends ``k`` times the ε it is charged."""
+
+    def exponential(utilities: Any, *, epsilon: float, **kw: Any) -> Any:
+        return _EXPONENTIAL(utilities, epsilon=k * epsilon, **kw)
+
+    return exponential
+
+
+def _no_noise(values: Any, **kw: Any) -> np.ndarray:
+    """Planted bug: the discrete Laplace sampler returns the exact values (no noise)."""
+    return np.asarray(values)
 
 
 # ------------------------------------------------------------------------------- data
@@ -222,12 +284,13 @@ def fit_release(
     return mechanism
 
 
-def _numeric_target(cls: type, output: Callable[[Any, np.ndarray], np.ndarray]) -> Target:
+def _numeric_target(cls: type, output: Callable[[Any, np.ndarray], np.ndarray],
+                    epsilon: float = EPS) -> Target:
     """One tree of height 2 over the numeric problem; ``output(model, canary)`` is released."""
     domain, X, y, canary = _numeric_problem()
 
     def make(seed: int) -> Any:
-        return cls(epsilon=EPS, n_trees=1, max_depth=2, domain=domain, random_state=seed)
+        return cls(epsilon=epsilon, n_trees=1, max_depth=2, domain=domain, random_state=seed)
 
     neighbours = (X, y), with_row(X, y, canary, "n")
     return Target(fit_release(make, lambda m: output(m, canary)), *neighbours)
@@ -260,34 +323,41 @@ def _rdt_cases() -> list[Case]:
             events = _shift_events(range(0, 2 * n_trees, 2), [0] * n_trees)
         return Target(fit_release(make, out), D, D_prime, events)
 
-    def rdt_numeric() -> Target:
-        return _numeric_target(PrivateRDTClassifier, lambda m, c: m.released_counts(c)[0, 0])
+    def rdt_numeric(epsilon: float) -> Target:
+        return _numeric_target(PrivateRDTClassifier, lambda m, c: m.released_counts(c)[0, 0],
+                               epsilon)
+
+    def proba(epsilon: float) -> Target:
+        return Target(fit_release(lambda s: PrivateRDTClassifier(
+            epsilon=epsilon, n_trees=1, max_depth=3, clip_negative=True, domain=domain,
+            random_state=s), lambda m: np.round(m.predict_proba(canary)[0], 6)), D, D_prime)
 
     released = "noisy class counts of the canary's leaf"
     name = "PrivateRDTClassifier"
     family = "Private-RDT leaf counts"
+    doubled = "spends 2ε"
     return [
         Case(family, name, "noise='discrete_laplace', 1 tree", "claim", EPS, hood, released,
-             lambda: rdt(EPS)),
-        Case(family, name, "noise='discrete_laplace', spends 2ε", "control", EPS, hood,
-             released, lambda: rdt(2 * EPS)),
+             lambda: rdt(EPS), Bug(doubled, lambda: rdt(2 * EPS))),
         Case(family, name, "3 trees (ε/3 each)", "claim", EPS, hood,
-             released + " in every tree, and their sum", lambda: rdt(EPS, 3)),
-        Case(family, name, "3 trees at the full ε each", "control", EPS, hood,
-             released + " in every tree, and their sum", lambda: rdt(3 * EPS, 3)),
+             released + " in every tree, and their sum", lambda: rdt(EPS, 3),
+             Bug("budget not split: every tree at the full ε", lambda: rdt(3 * EPS, 3))),
         Case(family, name, "numeric attributes", "claim", EPS,
-             "4 rows near 0 vs + canary (0.97, 0.97)", released, rdt_numeric),
+             "4 rows near 0 vs + canary (0.97, 0.97)", released, lambda: rdt_numeric(EPS),
+             Bug(doubled, lambda: rdt_numeric(2 * EPS))),
         Case(family, name, "clip_negative=True", "claim", EPS, hood,
-             "predict_proba of the canary (post-processing)",
-             lambda: Target(fit_release(lambda s: PrivateRDTClassifier(
-                 epsilon=EPS, n_trees=1, max_depth=3, clip_negative=True, domain=domain,
-                 random_state=s), lambda m: np.round(m.predict_proba(canary)[0], 6)),
-                 D, D_prime)),
+             "predict_proba of the canary (post-processing)", lambda: proba(EPS),
+             Bug("probabilities from the exact counts (not the released ones)",
+                 lambda: proba(math.inf))),
         Case(family, name, "huge ε = 30: exact equality with the ε = ∞ output", "claim", 30.0,
-             hood, released, lambda: rdt(30.0)),
+             hood, released, lambda: rdt(30.0),
+             no_power="a bound above ε = 30 needs about e^30 samples; the row only shows the "
+             "fit runs and its output is well formed"),
         Case(family, name, "tiny ε at the sampler's minimum (2^-20)", "claim",
              mechanisms.MIN_NOISE_RATE, hood, released,
-             lambda: rdt(mechanisms.MIN_NOISE_RATE)),
+             lambda: rdt(mechanisms.MIN_NOISE_RATE),
+             Bug("no noise below the sampler's minimum rate (exact counts)",
+                 lambda: rdt(math.inf))),
         Case(family, name, "noise='laplace' (float)", "no claim", EPS, hood,
              released + " (doubles): lattice events", lambda: rdt(EPS, noise="laplace")),
     ]
@@ -297,17 +367,29 @@ def _update_cases() -> list[Case]:
     domain, X, y, canary = categorical_problem()
     batch = np.array([["0", "0", "1"]], dtype=object), ["y"]
 
-    def update(method: str, canary_in: str) -> Target:
+    def update(method: str, canary_in: str, epsilon: float = EPS,
+               reseeded: bool = False) -> Target:
+        """The two releases of a fit and its update, on the case's neighbours.
+
+        ``reseeded``: the planted bug of an update that restarts the fit's generators; its
+        release is then the fit of D1 ∪ D2 with the fit's own seed (same trees, same noise).
+        """
         def run(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
             (X1, y1), (X2, y2) = data if canary_in == "D1" else ((X, y), data)
             seeds = rng.integers(0, 2**63, size=n)
             out = []
             for s in seeds:
-                model = PrivateRDTClassifier(epsilon=EPS, n_trees=1, max_depth=3,
-                                             domain=domain, random_state=int(s)).fit(X1, y1)
+                def make(s: int = int(s)) -> PrivateRDTClassifier:
+                    return PrivateRDTClassifier(epsilon=epsilon, n_trees=1, max_depth=3,
+                                                domain=domain, random_state=s)
+                model = make().fit(X1, y1)
                 before = model.released_counts(canary)[0, 0]
                 kw = {} if method == "jpw" else {"X_previous": X1, "y_previous": y1}
-                after = model.update(X2, y2, method=method, **kw).released_counts(canary)[0, 0]
+                if reseeded:
+                    model = make().fit(np.vstack([X1, X2]), [*y1, *y2])
+                else:
+                    model = model.update(X2, y2, method=method, **kw)
+                after = model.released_counts(canary)[0, 0]
                 out.append(np.concatenate([before, after, after - before,
                                            [before[0] + after[0]]]))
             return np.array(out)
@@ -317,23 +399,34 @@ def _update_cases() -> list[Case]:
                           _shift_events([0, 2], [0, 0]))
         return Target(run, batch, with_row(*batch, canary, "n"), _shift_events([4], [0]))
 
+    def reseeded(method: str, canary_in: str) -> Target:
+        return update(method, canary_in, reseeded=True)
+
     family = "Private-RDT update (two releases)"
     name = "PrivateRDTClassifier.update"
     released = ("both releases' counts of the canary's leaf, their difference "
                 "'after − before' and their sum")
+    d1, d2 = "D1 = 6 rows vs D1 + canary", "D2 = one row vs D2 + canary"
+    charged_once = "the ledger charges ε, not 2ε (misses the second release)"
     return [
-        Case(family, name, "method='jpw', canary in D2", "claim", EPS,
-             "D2 = one row vs D2 + canary", released, lambda: update("jpw", "D2")),
-        Case(family, name, "method='jpw', canary in D1", "claim", EPS,
-             "D1 = 6 rows vs D1 + canary", released, lambda: update("jpw", "D1")),
-        Case(family, name, "method='recount' (ledger 2ε), canary in D1", "claim", 2 * EPS,
-             "D1 = 6 rows vs D1 + canary", released, lambda: update("recount", "D1")),
-        Case(family, name, "method='recount' judged as if it cost ε", "control", EPS,
-             "D1 = 6 rows vs D1 + canary", released, lambda: update("recount", "D1")),
-        Case(family, name, "method='rebuild' (ledger 2ε), canary in D2", "claim", 2 * EPS,
-             "D2 = one row vs D2 + canary", released, lambda: update("rebuild", "D2")),
-        Case(family, name, "method='rebuild' (ledger 2ε), canary in D1", "claim", 2 * EPS,
-             "D1 = 6 rows vs D1 + canary", released, lambda: update("rebuild", "D1")),
+        Case(family, name, "method='jpw', canary in D2", "claim", EPS, d2, released,
+             lambda: update("jpw", "D2"), Bug("spends 2ε", lambda: update("jpw", "D2", 2 * EPS))),
+        Case(family, name, "method='jpw', canary in D1", "claim", EPS, d1, released,
+             lambda: update("jpw", "D1"), Bug("spends 2ε", lambda: update("jpw", "D1", 2 * EPS))),
+        Case(family, name, "method='recount' (ledger 2ε), canary in D1", "claim", 2 * EPS, d1,
+             released, lambda: update("recount", "D1"),
+             Bug(charged_once, lambda: update("recount", "D1"), epsilon=EPS)),
+        Case(family, name, "method='recount' (ledger 2ε), canary in D2", "claim", 2 * EPS, d2,
+             released, lambda: update("recount", "D2"),
+             Bug("reused noise: the update restarts the fit's generators",
+                 lambda: reseeded("recount", "D2"))),
+        Case(family, name, "method='rebuild' (ledger 2ε), canary in D2", "claim", 2 * EPS, d2,
+             released, lambda: update("rebuild", "D2"),
+             Bug("reused noise: the update restarts the fit's generators",
+                 lambda: reseeded("rebuild", "D2"))),
+        Case(family, name, "method='rebuild' (ledger 2ε), canary in D1", "claim", 2 * EPS, d1,
+             released, lambda: update("rebuild", "D1"),
+             Bug(charged_once, lambda: update("rebuild", "D1"), epsilon=EPS)),
     ]
 
 
@@ -356,30 +449,35 @@ def _forest_cases() -> list[Case]:
 
     # the smooth-sensitivity label's worst case: a pure leaf that grows, (1, 0) vs (2, 0)
     pure = (with_row(X, y, canary, "n"), with_row(*with_row(X, y, canary, "n"), canary, "n"))
-    def forest_numeric() -> Target:
+
+    def forest_numeric(epsilon: float) -> Target:
         return _numeric_target(DPRandomForestClassifier,
-                               lambda m, c: m.released_labels(c)[:, 0])
+                               lambda m, c: m.released_labels(c)[:, 0], epsilon)
 
     family = "FI forest leaf labels"
     name = "DPRandomForestClassifier"
     released = "the canary's leaf label"
+    votes = released + " in every tree, and the votes"
+    doubled = "spends 2ε"
     return [
         Case(family, name, "leaf_mechanism='rosnam', 1 tree", "claim", EPS, hood, released,
-             lambda: forest(EPS)),
-        Case(family, name, "leaf_mechanism='rosnam', spends 2ε", "control", EPS, hood,
-             released, lambda: forest(2 * EPS)),
-        Case(family, name, "disjoint=True, 5 trees", "claim", EPS, hood,
-             released + " in every tree, and the votes", lambda: forest(EPS, 5)),
-        Case(family, name, "disjoint=False, 3 trees (ε/3 each)", "claim", EPS, hood,
-             released + " in every tree, and the votes",
-             lambda: forest(EPS, 3, disjoint=False)),
-        Case(family, name, "disjoint=False, 3 trees at the full ε each", "control", EPS, hood,
-             released + " in every tree, and the votes",
-             lambda: forest(3 * EPS, 3, disjoint=False)),
+             lambda: forest(EPS), Bug(doubled, lambda: forest(2 * EPS))),
+        Case(family, name, "disjoint=True, 5 trees", "claim", EPS, hood, votes,
+             lambda: forest(EPS, 5),
+             Bug("rows not split between the trees, every tree at the full ε",
+                 lambda: forest(5 * EPS, 5, disjoint=False))),
+        Case(family, name, "disjoint=False, 3 trees (ε/3 each)", "claim", EPS, hood, votes,
+             lambda: forest(EPS, 3, disjoint=False),
+             Bug("budget not split: every tree at the full ε",
+                 lambda: forest(3 * EPS, 3, disjoint=False))),
         Case(family, name, "leaf_mechanism='exponential'", "claim", EPS, hood, released,
-             lambda: forest(EPS, leaf_mechanism="exponential")),
+             lambda: forest(EPS, leaf_mechanism="exponential"),
+             Bug("label by exact argmax", lambda: planted(
+                 forest(EPS, leaf_mechanism="exponential"),
+                 "dpviz.mechanisms.exponential_mechanism", _exact_argmax))),
         Case(family, name, "numeric attributes", "claim", EPS,
-             "4 rows near 0 vs + canary (0.97, 0.97)", released, forest_numeric),
+             "4 rows near 0 vs + canary (0.97, 0.97)", released, lambda: forest_numeric(EPS),
+             Bug(doubled, lambda: forest_numeric(2 * EPS))),
         Case(family, name, "leaf_mechanism='smooth_sensitivity' (FI 2017)", "no claim", EPS,
              "canary's leaf (1, 0) vs (2, 0)", released,
              lambda: forest(EPS, data=pure, leaf_mechanism="smooth_sensitivity")),
@@ -410,23 +508,49 @@ def _rdt_sharp_cases() -> list[Case]:
         output = out or (lambda m: m.released_counts(canary)[0, 0])
         return Target(fit_release(make, output, fit), a, b, events)
 
-    one, two = (X[:1], y[:1]), (X[:2], y[:2])
+    # the height rule needs k/2 >= 2 to tell one row from two: six binary attributes
+    wide = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(6)], ["n", "y"])
+    row = np.full((1, 6), "0", dtype=object)
+    public_wide = np.array([["0"] * 6, ["1"] * 6], dtype=object)
+
+    def height(private_count: bool) -> Target:
+        def make(seed: int) -> RDTSharpClassifier:
+            return RDTSharpClassifier(epsilon=EPS, n_primary=1, n_secondary=2, domain=wide,
+                                      random_state=seed)
+
+        def fit(model: RDTSharpClassifier, X_: Any, y_: Any) -> RDTSharpClassifier:
+            if private_count:  # the paper's rule with the private row count
+                model.set_params(n_labeled=len(y_))
+            return model.fit(X_, y_, public_wide)
+
+        one, two = (row, ["n"]), (np.vstack([row, row]), ["n", "y"])
+        return Target(fit_release(make, lambda m: np.array([m.depth_]), fit), one, two)
+
+    def labels(epsilon: float) -> Target:
+        # a canary of class y: its empty cell's exact counts (0, 0) give class n (ties: the
+        # lowest class), its own row gives y
+        return sharp(epsilon, out=lambda m: np.append(m.pseudo_labels_,
+                                                      m.predict(canary) == "n"),
+                     data=(D, with_row(X, y, canary, "y")), max_depth=3)
+
     family = "RDT# centre counts"
     name = "RDTSharpClassifier"
     released = "noisy counts of the canary's cell (primary tree)"
     return [
         Case(family, name, "noise='discrete_laplace'", "claim", EPS, hood, released,
-             lambda: sharp(EPS, max_depth=3)),
-        Case(family, name, "noise='discrete_laplace', spends 2ε", "control", EPS, hood,
-             released, lambda: sharp(2 * EPS, max_depth=3)),
+             lambda: sharp(EPS, max_depth=3),
+             Bug("spends 2ε", lambda: sharp(2 * EPS, max_depth=3))),
         Case(family, name, "pseudo-labels and predictions (post-processing)", "claim", EPS,
-             hood, "pseudo-labels of the public rows and the canary's prediction",
-             lambda: sharp(EPS, out=lambda m: np.append(m.pseudo_labels_,
-                                                        m.predict(canary) == "n"),
-                           max_depth=3)),
+             hood.replace("(n)", "(y)"),
+             "pseudo-labels of the public rows and the canary's prediction",
+             lambda: labels(EPS),
+             Bug("pseudo-labels from the exact counts (not the released ones)",
+                 lambda: labels(math.inf))),
         Case(family, name, "default height (no n_labeled, no max_depth)", "claim", EPS,
-             "1 row vs 2 rows", "the released trees' height",
-             lambda: sharp(EPS, out=lambda m: np.array([m.depth_]), data=(one, two))),
+             "1 row vs 2 rows (six binary attributes)", "the released trees' height",
+             lambda: height(False),
+             Bug("height from the private row count (the paper's rule)",
+                 lambda: height(True))),
         Case(family, name, "noise='laplace' (float)", "no claim", EPS, hood,
              released + " (doubles): lattice events",
              lambda: sharp(EPS, max_depth=3, noise="laplace")),
@@ -439,6 +563,22 @@ _PRUNED_DATA = (
     (np.array([["0", "0"], ["0", "1"]] * 3, dtype=object), ["-", "+"] * 3),
     (np.array([["0", "0"], ["0", "1"]] * 3 + [["1", "1"]], dtype=object), ["-", "+"] * 3 + ["+"]),
 )
+
+
+def split_problem() -> tuple[Domain, tuple[Any, Any], tuple[Any, Any]]:
+    """A root that splits and an attribute choice the canary decides (FS trees, depth 1).
+
+    60 rows in which ``a0`` and ``a1`` both separate the classes perfectly (000 → n,
+    110 → y) and ``a2`` is constant: under D the two best attributes tie; the canary 010
+    (y) agrees with ``a1`` and not with ``a0``, so under D′ ``a1`` is strictly best under
+    every criterion. A choice by exact argmax takes ``a0`` half the time under D and never
+    under D′; the exponential mechanism moves it by at most its ε share.
+    """
+    domain = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(3)], ["n", "y"])
+    X = np.array([["0", "0", "0"]] * 30 + [["1", "1", "0"]] * 30, dtype=object)
+    y = ["n"] * 30 + ["y"] * 30
+    canary = np.array([["0", "1", "0"]], dtype=object)
+    return domain, (X, y), with_row(X, y, canary, "y")
 
 
 def _fs_cases() -> list[Case]:
@@ -460,65 +600,74 @@ def _fs_cases() -> list[Case]:
         # N_T (6 under D) and the class-"n" count (3 under D) both gain one
         return Target(fit_release(make, out), D, D_prime, _shift_events([0, 1], [6, 3]))
 
-    # 60 rows at 000 (so that the root passes the stopping rule N_T/(t|C|) >= √2/ε and
-    # splits), the canary at 111: the child holding the canary is empty under D
-    big = (np.full((60, 3), "0", dtype=object), ["n", "y"] * 30)
-    big_prime = with_row(*big, canary, "n")
+    split_domain, split_D, split_D_prime = split_problem()
 
-    def split(cls: type, budget: float, **kw: Any) -> Target:
+    def split(cls: type, **kw: Any) -> Target:
         def make(seed: int) -> Any:
-            return cls(epsilon=budget, max_depth=1, domain=domain, random_state=seed, **kw)
+            return cls(epsilon=EPS, max_depth=1, domain=split_domain, random_state=seed, **kw)
 
         def out(m: Any) -> np.ndarray:
             root = m.tree_.root
-            attribute = -1 if root.attribute is None else domain.index(root.attribute)
+            attribute = -1 if root.attribute is None else split_domain.index(root.attribute)
             labels = [c.label for c in root.children] or [root.label, root.label]
             return np.array([attribute, root.noisy_count, *labels])
 
-        return Target(fit_release(make, out), big, big_prime)
+        return Target(fit_release(make, out), split_D, split_D_prime)
 
-    numeric_domain, nX, ny, ncanary = _numeric_problem()
+    def argmax(target: Target) -> Target:
+        return planted(target, "dpviz.mechanisms.exponential_mechanism", _exact_argmax)
+
+    # one numeric attribute; classes at 0.1 and 0.9 (the root splits: 60 rows), the canary
+    # (y) at 0.3 lifts the quality of every split point in (0.3, 0.9) by one
+    numeric = Domain([Numeric("x", 0.0, 1.0)], ["n", "y"])
+    nX, ny = np.array([[0.1]] * 30 + [[0.9]] * 30), ["n"] * 30 + ["y"] * 30
+    n_hood = ((nX, ny), with_row(nX, ny, np.array([[0.3]]), "y"))
+    below = [Event("x < 0.3", lambda o: np.asarray(o)[:, 0] < 0.3)]
+    share = EPS / 5  # B / ((2 + n)d + 2) with n = d = 1: the split point's ε
 
     def numeric_threshold() -> Target:
         def make(seed: int) -> DiffPC45Classifier:
-            return DiffPC45Classifier(epsilon=EPS, max_depth=1, domain=numeric_domain,
+            return DiffPC45Classifier(epsilon=EPS, max_depth=1, domain=numeric,
                                       random_state=seed)
 
         def out(m: DiffPC45Classifier) -> np.ndarray:
-            root = m.tree_.root
-            points = [root.split_points.get(a.name, math.nan) for a in numeric_domain]
-            return np.array(points)
+            return np.array([m.tree_.root.split_points.get("x", math.nan)])
 
-        return Target(fit_release(make, out), (nX, ny), with_row(nX, ny, ncanary, "n"))
+        return Target(fit_release(make, out), *n_hood, below)
 
     family = "FS trees (the released tree)"
     released = "root's noisy count and class counts, and count + class-n count"
-    hood_big = "60 rows at 000 vs + canary 111 (n); the root splits"
+    hood_split = "60 rows, a0 and a1 tie vs + canary 010 (y), which favours a1; the root splits"
+    chosen = "root attribute, root count, leaf labels"
+    by_argmax = "attribute chosen by exact argmax"
     return [
         Case(family, "DiffPID3Classifier", "max_depth=0 (one leaf)", "claim", EPS, hood,
-             released, lambda: leaf(DiffPID3Classifier, EPS)),
-        Case(family, "DiffPID3Classifier", "max_depth=0, spends 2ε", "control", EPS, hood,
-             released, lambda: leaf(DiffPID3Classifier, 2 * EPS)),
+             released, lambda: leaf(DiffPID3Classifier, EPS),
+             Bug("spends 2ε", lambda: leaf(DiffPID3Classifier, 2 * EPS))),
         Case(family, "SuLQID3Classifier", "max_depth=0 (one leaf)", "claim", EPS, hood,
-             released, lambda: leaf(SuLQID3Classifier, EPS)),
-        Case(family, "DiffPID3Classifier", "max_depth=1, criterion='max'", "claim", EPS,
-             hood_big, "root attribute, root count, leaf labels",
-             lambda: split(DiffPID3Classifier, EPS, criterion="max")),
-        Case(family, "DiffPID3Classifier", "max_depth=1, criterion='gini'", "claim", EPS,
-             hood_big, "root attribute, root count, leaf labels",
-             lambda: split(DiffPID3Classifier, EPS, criterion="gini")),
-        Case(family, "DiffPID3Classifier", "max_depth=1, criterion='infogain'", "claim", EPS,
-             hood_big, "root attribute, root count, leaf labels",
-             lambda: split(DiffPID3Classifier, EPS, criterion="infogain", size_bound=50)),
-        Case(family, "SuLQID3Classifier", "max_depth=1", "claim", EPS, hood_big,
-             "root attribute, root count, leaf labels",
-             lambda: split(SuLQID3Classifier, EPS)),
-        Case(family, "DiffPC45Classifier", "numeric split points (public grid), prune=True",
-             "claim", EPS, "4 rows near 0 vs + canary (0.97, 0.97)",
-             "the root's released split points (doubles): value events", numeric_threshold),
+             released, lambda: leaf(SuLQID3Classifier, EPS),
+             Bug("spends 2ε", lambda: leaf(SuLQID3Classifier, 2 * EPS))),
+        *[Case(family, "DiffPID3Classifier", f"max_depth=1, criterion='{c}'", "claim", EPS,
+               hood_split, chosen, lambda kw=kw: split(DiffPID3Classifier, **kw),
+               Bug(by_argmax, lambda kw=kw: argmax(split(DiffPID3Classifier, **kw))))
+          for c, kw in (("max", {"criterion": "max"}), ("gini", {"criterion": "gini"}),
+                        ("infogain", {"criterion": "infogain", "size_bound": 100}))],
+        Case(family, "SuLQID3Classifier", "max_depth=1", "claim", EPS, hood_split, chosen,
+             lambda: split(SuLQID3Classifier),
+             Bug("counts released without noise (exact attribute scores)",
+                 lambda: planted(split(SuLQID3Classifier),
+                                 "dpviz.mechanisms.discrete_laplace", _no_noise))),
         Case(family, "DiffPC45Classifier", "categorical, prune=True (noisy-count pruning)",
-             "claim", EPS, hood_big, "root attribute, root count, leaf labels after pruning",
-             lambda: split(DiffPC45Classifier, EPS, prune=True)),
+             "claim", EPS, hood_split, chosen + " after pruning",
+             lambda: split(DiffPC45Classifier, prune=True),
+             Bug(by_argmax, lambda: argmax(split(DiffPC45Classifier, prune=True)))),
+        Case(family, "DiffPC45Classifier", "numeric split points (public grid), at the split "
+             "point's share ε/5 of B = 1", "claim", share,
+             "60 rows at 0.1 (n) and 0.9 (y) vs + canary 0.3 (y); the root splits",
+             "the root's released split point (a double): value events", numeric_threshold,
+             Bug("split point at 8× its ε", lambda: planted(
+                 numeric_threshold(), "dpviz.mechanisms.exponential_mechanism",
+                 _exponential_times(8))), min_samples=4_000),
         Case(family, "RandomDecisionTreeClassifier", "prune=True (Fan et al., not private)",
              "no claim", EPS, "six rows at a = 0 vs + one row at a = 1",
              "the number of non-empty leaves of the pruned tree",
@@ -540,38 +689,33 @@ def _mechanism_cases() -> list[Case]:
 
     lattice = [Event(f"[0] {e.name}", lambda x, e=e: e(np.asarray(x)[:, 0]))
                for e in laplace_lattice_events(1.0, 0.0)]
+    doubled, argmax = "spends 2ε", "exact argmax (no noise)"
     return [
         Case(family_counts, "NoisyLeafCounts", "discrete Laplace, empty vs one row", "claim",
              EPS, "leaf (0, 0) vs (1, 0)", "the leaf's noisy counts",
-             t(targets.leaf_vector(EPS), c0, c1), whole=False),
-        Case(family_counts, "NoisyLeafCounts", "discrete Laplace, spends 2ε", "control", EPS,
-             "leaf (0, 0) vs (1, 0)", "the leaf's noisy counts",
-             t(targets.leaf_vector(2 * EPS), c0, c1), whole=False),
+             t(targets.leaf_vector(EPS), c0, c1),
+             Bug(doubled, t(targets.leaf_vector(2 * EPS), c0, c1)), whole=False),
         Case(family_counts, "NoisyLeafCounts", "float Laplace (noise='laplace')", "no claim",
              EPS, "leaf (0, 0) vs (1, 0)", "the leaf's noisy counts (doubles)",
              t(targets.leaf_vector(EPS, "laplace"), c0, c1, lattice), whole=False),
         Case(family_counts, "mechanisms.discrete_laplace", "a count", "claim", EPS,
-             "count 10 vs 11", "the noisy count",
-             t(targets.discrete_laplace_count(EPS), 10, 11), whole=False),
+             "count 10 vs 11", "the noisy count", t(targets.discrete_laplace_count(EPS), 10, 11),
+             Bug(doubled, t(targets.discrete_laplace_count(2 * EPS), 10, 11)), whole=False),
         Case(family_labels, "NoisyLeafLabels", "rosnam, empty vs one row", "claim", EPS,
-             "leaf (0, 0) vs (1, 0)", "the leaf's label",
-             t(targets.leaf_label(EPS), c0, c1), whole=False),
-        Case(family_labels, "NoisyLeafLabels", "rosnam, spends 2ε", "control", EPS,
-             "leaf (0, 0) vs (1, 0)", "the leaf's label",
-             t(targets.leaf_label(2 * EPS), c0, c1), whole=False),
+             "leaf (0, 0) vs (1, 0)", "the leaf's label", t(targets.leaf_label(EPS), c0, c1),
+             Bug(doubled, t(targets.leaf_label(2 * EPS), c0, c1)), whole=False),
         Case(family_labels, "NoisyLeafLabels", "smooth_sensitivity (FI 2017)", "no claim", EPS,
              "leaf (1, 0) vs (2, 0)", "the leaf's label",
              t(targets.leaf_label(EPS, "smooth_sensitivity"), np.array([1, 0]),
                np.array([2, 0])), whole=False),
         Case(family_select, "mechanisms.exponential_mechanism", "21 candidates", "claim", EPS,
              "utilities (0, 1, …, 1) vs (1, 0, …, 0)", "the chosen index",
-             t(targets.exponential_choice(EPS), u, u_prime), whole=False),
-        Case(family_select, "mechanisms.exponential_mechanism", "spends 2ε", "control", EPS,
-             "utilities (0, 1, …, 1) vs (1, 0, …, 0)", "the chosen index",
-             t(targets.exponential_choice(2 * EPS), u, u_prime), whole=False),
+             t(targets.exponential_choice(EPS), u, u_prime),
+             Bug(argmax, t(targets.exponential_choice(math.inf), u, u_prime)), whole=False),
         Case(family_select, "mechanisms.report_noisy_max", "counts", "claim", EPS,
              "counts (0, 0) vs (1, 0)", "the chosen index",
-             t(targets.report_noisy_max_choice(EPS), c0, c1), whole=False),
+             t(targets.report_noisy_max_choice(EPS), c0, c1),
+             Bug(doubled, t(targets.report_noisy_max_choice(2 * EPS), c0, c1)), whole=False),
     ]
 
 
@@ -583,8 +727,8 @@ def _split_point_cases() -> list[Case]:
     D_prime = (np.array([1.0, 2.0]), np.zeros(2, dtype=np.int64))
     ranges = [(0.0, 1.0), (1.0, high)]  # D's score-constant ranges (the lattices of D)
     lattice = uniform_lattice_events(ranges)
-    # the power control's neighbours: a second class at b between grid points 200 and 201;
-    # the added row lifts the quality of every candidate above b (exact loss at 4ε: 1.79)
+    # discriminating neighbours: a second class at b between grid points 200 and 201; the
+    # added row lifts the quality of every candidate above b (exact loss at 4ε: 1.79)
     two_class = Domain([Numeric("x", low, high)], (0, 1))
     grid = split_grid(low, high, DEFAULT_SPLIT_CELLS)
     b = (grid[200] + grid[201]) / 2
@@ -592,42 +736,161 @@ def _split_point_cases() -> list[Case]:
              (np.array([1.0, b, 0.5]), np.array([0, 1, 1])))
     above = [Event(f"x > {t:.8g}", lambda y, t=t: np.asarray(y) > t) for t in grid[195:206]]
     family = "FS split point (DiffPC4.5, §4.3)"
-    hood = "values {1} vs {1, 2} on the public range [0, 1e6]"
+    hood = "values {1} vs {1, 2} on the public range [0, 1e6], one class"
     released = "the released threshold (a double): lattice and value events"
+
+    def continuous() -> Target:
+        return Target(targets.split_point_continuous(low, high, epsilon=EPS), D, D_prime,
+                      lattice)
+
+    def grid_target(domain: Domain, epsilon: float, data: Any, events: Any) -> Target:
+        return Target(targets.split_point_grid(domain, epsilon=epsilon), *data, events)
+
     return [
         Case(family, "private_split_point", "public grid of 256 cells (shipped)", "claim", EPS,
-             hood, released,
-             lambda: Target(targets.split_point_grid(one_class, epsilon=EPS), D, D_prime,
-                            lattice)),
-        Case(family, "private_split_point", "spends 4ε (the mechanism loses ε/2 per ε on "
-             "monotone qualities, so 4ε is the first multiple that must fail)", "control", EPS,
              "one row of class 1 added to {(1, 0), (b, 1)}", "the released threshold",
-             lambda: Target(targets.split_point_grid(two_class, epsilon=4 * EPS), *tight,
-                            above), min_samples=4_000),
+             lambda: grid_target(two_class, EPS, tight, above),
+             Bug("spends 4ε (the mechanism loses ε/2 per ε on monotone qualities, so 4ε is "
+                 "the first multiple that must fail)",
+                 lambda: grid_target(two_class, 4 * EPS, tight, above)), min_samples=4_000),
+        Case(family, "private_split_point", "public grid: no floating-point lattice", "claim",
+             EPS, hood, released, lambda: grid_target(one_class, EPS, (D, D_prime), lattice),
+             Bug("a uniform draw between data points (FS §4.3 as printed)", continuous)),
         Case(family, "choose_split_point_continuous", "FS §4.3 as printed: uniform in a "
-             "data-dependent range", "no claim", EPS, hood, released,
-             lambda: Target(targets.split_point_continuous(low, high, epsilon=EPS), D,
-                            D_prime, lattice)),
+             "data-dependent range", "no claim", EPS, hood, released, continuous),
+    ]
+
+
+def _two_fits(fit_pair: Callable[[Any, int, int], tuple[np.ndarray, np.ndarray]]) -> Mechanism:
+    """Per sample, two releases of one data set and their difference.
+
+    ``fit_pair(data, seed_a, seed_b)`` makes both; the seeds are independent 63-bit
+    draws (the planted bug passes one of them twice).
+    """
+
+    def mechanism(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        seeds = rng.integers(0, 2**63, size=(n, 2))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            out = [np.concatenate([a, b, b - a]) for a, b in
+                   (fit_pair(data, int(s), int(t)) for s, t in seeds)]
+        return np.array(out, dtype=float)
+
+    return mechanism
+
+
+def _side_by_side_cases() -> list[Case]:
+    """Two models of overlapping data published together.
+
+    Sequential composition covers them if, and only if, each has its own seed.
+    """
+    domain, X, y, canary = categorical_problem()
+    family = "two models side by side (sequential composition)"
+
+    def nested(one_seed: bool) -> Target:
+        # the labelled-fraction search: fit 1 on a prefix D1, fit 2 on a longer prefix D2;
+        # the canary sits in D2 only (its leaf empty in fit 1 under both neighbours)
+        def pair(data: Any, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+            (X1, y1), (X2, y2) = data
+            def fit(X_: Any, y_: Any, seed: int) -> np.ndarray:
+                return PrivateRDTClassifier(epsilon=0.5, n_trees=1, max_depth=3, domain=domain,
+                                            random_state=seed).fit(X_, y_).released_counts(
+                                                canary)[0, 0]
+            return fit(X1, y1, a), fit(X2, y2, a if one_seed else b)
+
+        d2 = with_row(X, y, np.array([["0", "0", "1"]], dtype=object), "y")
+        return Target(_two_fits(pair), ((X, y), d2), ((X, y), with_row(*d2, canary, "n")))
+
+    def forests(one_seed: bool) -> Target:
+        # one leaf whose counts are (3, 2) vs (3, 3): FI's 0/1-utility exponential label
+        leaf_domain = Domain([Categorical("a", ("x",))], ("0", "1"))
+        row = np.zeros((1, 1))
+
+        def forest(seed: int, epsilon: float = 1.0) -> DPRandomForestClassifier:
+            return DPRandomForestClassifier(epsilon, n_trees=1, max_depth=1, domain=leaf_domain,
+                                            leaf_mechanism="exponential", random_state=seed)
+
+        def pair(counts: Any, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+            codes, classes = np.zeros((sum(counts), 1)), np.repeat([0, 1], counts)
+            if one_seed:
+                fits = forest(a).fit_encoded_epsilons(codes, classes, leaf_domain, [0.2, 1.0])
+            else:
+                fits = [forest(a, 0.2).fit_encoded(codes, classes, leaf_domain),
+                        forest(b, 1.0).fit_encoded(codes, classes, leaf_domain)]
+            return tuple(f.predict_encoded(row)[:1].astype(float) for f in fits)
+
+        differ = Event("1 at ε = 0.2, 0 at ε = 1", lambda o: (o[:, 0] == 1) & (o[:, 1] == 0))
+        return Target(_two_fits(pair), (3, 2), (3, 3), [differ])
+
+    def sharp(one_seed: bool) -> Target:
+        public = np.array([["0", "0", "0"], ["1", "1", "1"]], dtype=object)
+
+        def model(seed: int, epsilon: float) -> RDTSharpClassifier:
+            return RDTSharpClassifier(epsilon, n_primary=1, n_secondary=2, max_depth=3,
+                                      domain=domain, random_state=seed)
+
+        def pair(data: Any, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+            X_, y_ = data
+            base = model(a, 1.0).fit(X_, y_, public)
+            if one_seed:
+                codes = domain.encode(X_)
+                refit = base.refit_encoded(codes, domain.encode_labels(y_), epsilon=0.2)
+            else:
+                refit = model(b, 0.2).fit(X_, y_, public)
+            return base.released_counts(canary)[0, 0], refit.released_counts(canary)[0, 0]
+
+        # the same uniforms at both ε: under D the refit's count is about 5× the base's,
+        # under D′ (both shifted by one) about 5× − 4 (columns: base n, y; refit n, y; ...)
+        events = [Event(f"refit − 5·base (class n) {op} {t}",
+                        lambda o, t=t, op=op: (o[:, 2] - 5 * o[:, 0] <= t) if op == "≤"
+                        else (o[:, 2] - 5 * o[:, 0] >= t))
+                  for t in (-4, -3, -2, -1, 0, 1) for op in ("≤", "≥")]
+        return Target(_two_fits(pair), (X, y), with_row(X, y, canary, "n"), events)
+
+    both = "both models' counts of the canary's leaf and their difference"
+    reused = "one seed for both (reused noise)"
+    return [
+        Case(family, "PrivateRDTClassifier", "nested labelled sets, ε = 0.5 each, own seeds "
+             "(the labelled-fraction search)", "claim", 1.0,
+             "D1 ⊂ D2; the canary in D2 only", both, lambda: nested(False),
+             Bug(reused, lambda: nested(True))),
+        Case(family, "DPRandomForestClassifier", "ε = 0.2 and 1, own seeds", "claim", 1.2,
+             "one leaf (3, 2) vs (3, 3)", "both forests' label of the leaf",
+             lambda: forests(False),
+             Bug(reused + ": fit_encoded_epsilons", lambda: forests(True))),
+        Case(family, "RDTSharpClassifier", "ε = 1 and 0.2, own seeds", "claim", 1.2,
+             "6 rows at 000 vs + canary 111 (n); 2 public rows", both, lambda: sharp(False),
+             Bug(reused + ": refit_encoded", lambda: sharp(True))),
     ]
 
 
 def cases() -> list[Case]:
     """Every case of the suite, in the order of the claims table."""
     return [*_mechanism_cases(), *_rdt_cases(), *_update_cases(), *_forest_cases(),
-            *_rdt_sharp_cases(), *_fs_cases(), *_split_point_cases()]
+            *_rdt_sharp_cases(), *_fs_cases(), *_split_point_cases(), *_side_by_side_cases()]
 
 
 # ------------------------------------------------------------------------------- running
-def run_case(case: Case, n_samples: int, seed: int = 0) -> AuditResult:
-    """Audit one case with ``n_samples`` per neighbour (automatic + the case's own events)."""
-    target = case.build()
-    n_samples = max(n_samples, case.min_samples)
+#: One row of the suite's results: the case, its audit, and its planted bug's audit.
+Row = tuple[Case, AuditResult, AuditResult | None]
+
+
+def run_case(case: Case, n_samples: int, seed: int = 0, *, bug: bool = False) -> AuditResult:
+    """Audit one case (or, with ``bug=True``, its planted bug) with ``n_samples`` per neighbour.
+
+    The bug is audited exactly as the case: the same neighbours, the same events, the
+    same sample size and seed, against the ε the buggy path would claim.
+    """
+    if bug and case.bug is None:
+        raise ValueError(f"{case.name} has no planted bug")
+    target = case.bug.build() if bug else case.build()
+    epsilon = case.bug.epsilon if bug and case.bug.epsilon is not None else case.epsilon
     return audit(
         target.mechanism,
         target.D,
         target.D_prime,
-        epsilon=case.epsilon,
-        n_samples=n_samples,
+        epsilon=epsilon,
+        n_samples=max(n_samples, case.min_samples),
         seed=seed,
         extra_events=target.events,
         neighbours=case.neighbours,
@@ -635,10 +898,10 @@ def run_case(case: Case, n_samples: int, seed: int = 0) -> AuditResult:
     )
 
 
-def _run_index(job: tuple[int, int, int]) -> tuple[int, AuditResult]:
-    """Worker: run case number ``i`` of :func:`cases` (rebuilt here: cases hold closures)."""
-    i, n_samples, seed = job
-    return i, run_case(cases()[i], n_samples, seed)
+def _run_index(job: tuple[int, bool, int, int]) -> tuple[tuple[int, bool], AuditResult]:
+    """Worker: run case number ``i`` of :func:`cases` or its bug (cases hold closures)."""
+    i, bug, n_samples, seed = job
+    return (i, bug), run_case(cases()[i], n_samples, seed, bug=bug)
 
 
 def run_suite(
@@ -648,20 +911,21 @@ def run_suite(
     seed: int = 0,
     select: Callable[[Case], bool] | None = None,
     processes: int = 1,
-) -> list[tuple[Case, AuditResult]]:
-    """Run every case (or those ``select`` keeps).
+) -> list[Row]:
+    """Run every case and its planted bug (or those ``select`` keeps).
 
     Whole estimators get ``n_whole`` fits per neighbour, shipped components
-    ``n_mechanism`` samples. ``processes > 1`` runs cases in parallel worker processes
-    (fork), each case with its own fixed seed, so the results do not depend on it.
+    ``n_mechanism`` samples. ``processes > 1`` runs the audits in parallel worker
+    processes (fork), each with its own fixed seed, so the results do not depend on it.
     """
     all_cases = cases()
     jobs = [
-        (i, n_whole if case.whole else n_mechanism, seed)
+        (i, bug, n_whole if case.whole else n_mechanism, seed)
         for i, case in enumerate(all_cases)
         if select is None or select(case)
+        for bug in ((False, True) if case.bug is not None else (False,))
     ]
-    jobs.sort(key=lambda job: -job[1])  # longest first
+    jobs.sort(key=lambda job: -max(job[2], all_cases[job[0]].min_samples))  # longest first
     if processes > 1:
         import multiprocessing
 
@@ -669,18 +933,31 @@ def run_suite(
             done = dict(pool.imap_unordered(_run_index, jobs))
     else:
         done = dict(map(_run_index, jobs))
-    return [(all_cases[i], done[i]) for i in sorted(done)]
+    return [(all_cases[i], done[i, False], done.get((i, True)))
+            for i in sorted({i for i, _ in done})]
 
 
-def claims_table(results: Sequence[tuple[Case, AuditResult]]) -> pd.DataFrame:
-    """The privacy-claims table: one row per case, with the audit's verdict."""
+def power(case: Case, bug_result: AuditResult | None) -> str:
+    """Whether a claim's row counts as evidence: its planted bug caught, and at what bound."""
+    if case.role != "claim":
+        return "n/a (no claim)"
+    if case.bug is None or bug_result is None:
+        return f"none ({case.no_power}): not evidence"
+    if not bug_result.reject:
+        return f"NOT caught (ε ≥ {bug_result.epsilon_lower:.2f}): not evidence"
+    return f"caught: ε ≥ {bug_result.epsilon_lower:.2f} > {bug_result.epsilon:.6g}"
+
+
+def claims_table(results: Sequence[Row]) -> pd.DataFrame:
+    """The privacy-claims table: one row per case, with the audit's verdict and its power."""
     rows = []
-    for case, r in results:
+    for case, r, bug in results:
         ok = r.reject == case.expect_reject
+        has_power = case.role == "claim" and bug is not None and bug.reject
         if case.role == "claim":
             verdict = "no violation found" if not r.reject else "VIOLATION (bug)"
         else:
-            verdict = "rejected, as it must be" if r.reject else "NOT rejected (no power)"
+            verdict = "rejected, as it must be" if r.reject else "NOT rejected"
         rows.append({
             "family": case.family,
             "estimator": case.estimator,
@@ -693,7 +970,10 @@ def claims_table(results: Sequence[tuple[Case, AuditResult]]) -> pd.DataFrame:
             "samples": r.n_samples,
             "event": r.event,
             "verdict": verdict,
-            "as expected": ok,
+            "planted bug": case.bug.name if case.bug is not None else "—",
+            "power": power(case, bug),
+            "evidence": has_power and not r.reject,
+            "as expected": ok and (case.role != "claim" or case.bug is None or has_power),
         })
     return pd.DataFrame(rows)
 
@@ -703,7 +983,7 @@ TABLE_START = "<!-- claims-table:start (generated by `make audit`: bench/privacy
 TABLE_END = "<!-- claims-table:end -->"
 
 _COLUMNS = ("estimator", "option", "role", "claimed ε", "neighbours", "released",
-            "ε lower bound (95%)", "samples", "verdict")
+            "ε lower bound (95%)", "samples", "verdict", "planted bug", "power")
 
 
 def claims_markdown(table: pd.DataFrame, header: str) -> str:
