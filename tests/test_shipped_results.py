@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib
 import inspect
 import json
@@ -12,7 +13,12 @@ import pandas as pd
 import pytest
 
 from dpviz.experiments import shipped
-from dpviz.experiments.shipped import ShippedResultError, provenance, result
+from dpviz.experiments.shipped import (
+    ShippedResultError,
+    ShippedResultIntegrityError,
+    provenance,
+    result,
+)
 
 SHIPPED = sorted(shipped.RESULTS.glob("*.json"))
 META_KEYS = {"function", "arguments", "code_version", "dpviz_version", "library_digest", "created",
@@ -114,3 +120,54 @@ def test_an_optional_result_that_is_not_shipped_is_computed(results_dir):
     assert toy_sweep.calls == [True] and len(frame) == 4
     with pytest.raises(ShippedResultError, match="missing must be"):
         result(toy_sweep, "adult", missing="ignore")
+
+
+def test_saving_records_the_digest_of_the_csv_bytes_on_disk(results_dir, monkeypatch):
+    monkeypatch.setenv("DPVIZ_SAVE_RESULTS", "1")
+    made = result(toy_sweep, "votes", recompute=True)
+    csv = results_dir / "toy_sweep-votes.csv"
+    digest = hashlib.sha256(csv.read_bytes()).hexdigest()
+    assert json.loads(csv.with_suffix(".json").read_text())["csv_sha256"] == digest
+    assert made.attrs["provenance"]["csv_sha256"] == digest
+    assert b"\r" not in csv.read_bytes()  # the same bytes on every system
+
+
+# ---------------------------------------------------------------------------------- stamping
+def _unstamp(meta_path):
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    del meta["csv_sha256"]
+    shipped._write_meta(meta_path, meta)
+
+
+def test_stamping_adds_only_the_digest_in_the_format_saving_writes(results_dir, monkeypatch):
+    monkeypatch.setenv("DPVIZ_SAVE_RESULTS", "1")
+    result(toy_sweep, "votes", recompute=True)
+    result(toy_sweep, "adult", recompute=True)
+    saved = {p.name: p.read_bytes() for p in results_dir.iterdir()}
+    _unstamp(results_dir / "toy_sweep-votes.json")
+    assert shipped.stamp() == [results_dir / "toy_sweep-votes.json"]
+    assert {p.name: p.read_bytes() for p in results_dir.iterdir()} == saved
+    assert shipped.stamp() == []  # re-runnable: stamped files are left alone
+
+
+def test_stamping_refuses_a_csv_that_does_not_match_and_writes_nothing(results_dir, monkeypatch):
+    monkeypatch.setenv("DPVIZ_SAVE_RESULTS", "1")
+    result(toy_sweep, "votes", recompute=True)
+    result(toy_sweep, "adult", recompute=True)
+    _unstamp(results_dir / "toy_sweep-adult.json")
+    csv = results_dir / "toy_sweep-votes.csv"
+    csv.write_text(csv.read_text() + csv.read_text().splitlines()[-1] + "\n")
+    before = {p.name: p.read_bytes() for p in results_dir.iterdir()}
+    with pytest.raises(ShippedResultIntegrityError,
+                       match=r"nothing stamped: toy_sweep-votes\.csv does not match.*make results"):
+        shipped.stamp()
+    assert {p.name: p.read_bytes() for p in results_dir.iterdir()} == before
+
+
+def test_the_stamp_command(results_dir, monkeypatch, capsys):
+    monkeypatch.setenv("DPVIZ_SAVE_RESULTS", "1")
+    result(toy_sweep, "votes", recompute=True)
+    _unstamp(results_dir / "toy_sweep-votes.json")
+    shipped.main(["--stamp"])
+    assert "stamped 1 file(s)" in capsys.readouterr().out
+    assert "csv_sha256" in json.loads((results_dir / "toy_sweep-votes.json").read_text())
