@@ -15,10 +15,13 @@ default and recomputes on request:
 * ``make results`` re-runs every notebook with ``DPVIZ_RECOMPUTE=1 DPVIZ_SAVE_RESULTS=1``,
   which rewrites the files, so the shipped files are exactly what the notebooks ask for.
 
-Integrity: each JSON records the SHA-256 of its CSV's bytes (``csv_sha256``). Files written
-by an older ``make results`` carry no digest; ``python -m dpviz.experiments.shipped --stamp``
-(:func:`stamp`) records the digest of each CSV as it is now in every JSON that has none,
-changing nothing else, and refuses a recorded digest that does not match.
+Integrity: each JSON records the SHA-256 of its CSV's bytes (``csv_sha256``), and
+:func:`result` refuses a CSV whose bytes do not match it, or a JSON without one
+(:class:`ShippedResultIntegrityError`): an edited number, a truncated or duplicated file is
+never shown as a shipped result. Files written by an older ``make results`` carry no digest;
+``python -m dpviz.experiments.shipped --stamp`` (:func:`stamp`) records the digest of each
+CSV as it is now in every JSON that has none, changing nothing else, and refuses a recorded
+digest that does not match.
 
 Privacy: these are accuracy experiments on the public UCI data sets; the files hold
 summary statistics (means, standard deviations, counts of runs), not rows.
@@ -191,6 +194,24 @@ def _read_meta(path: Path) -> dict:
     return meta
 
 
+def _verified_csv(path: Path, meta: dict) -> pd.DataFrame:
+    """The shipped CSV ``path``, parsed from the very bytes whose SHA-256 was checked."""
+    data = path.read_bytes()
+    recorded = meta.get(DIGEST_KEY)
+    if recorded is None:
+        raise ShippedResultIntegrityError(
+            f"the shipped {path.name} has no SHA-256 in {path.with_suffix('.json').name}, so "
+            f"it cannot be checked: {_FIX}"
+        )
+    if recorded != csv_digest(data):
+        raise ShippedResultIntegrityError(
+            f"the shipped {path.name} was changed since it was made (its SHA-256 differs from "
+            f"the one in {path.with_suffix('.json').name}): restore it (git checkout "
+            f"dpviz/results), {_FIX}"
+        )
+    return _read_csv(io.BytesIO(data))
+
+
 def _recompute(function: Callable[..., pd.DataFrame], args: tuple, kwargs: dict) -> pd.DataFrame:
     # past the on-disk cache: recompute means recompute
     run = getattr(function, "__wrapped__", function)
@@ -258,6 +279,9 @@ def result(
     ------
     ShippedResultError
         No shipped file for this call, or one made with other arguments.
+    ShippedResultIntegrityError
+        The shipped CSV's bytes do not match the SHA-256 its JSON records, or the JSON
+        records none (or is missing or unreadable).
     """
     if recompute is None:
         recompute = recompute_requested()
@@ -274,7 +298,7 @@ def result(
             "(RECOMPUTE = True in the notebook, or DPVIZ_RECOMPUTE=1) or regenerate the files "
             "(make results)"
         )
-    meta = json.loads(path.with_suffix(".json").read_text())
+    meta = _read_meta(path)
     wanted = json.loads(json.dumps(_arguments(function, args, kwargs)))
     if meta["arguments"] != wanted:
         raise ShippedResultError(
@@ -282,7 +306,7 @@ def result(
             f"{wanted}: recompute it (RECOMPUTE = True, or DPVIZ_RECOMPUTE=1) or regenerate the "
             "shipped files (make results)"
         )
-    frame = _read_csv(path)
+    frame = _verified_csv(path, meta)
     frame.attrs["provenance"] = meta
     return frame
 
