@@ -13,7 +13,7 @@ import shutil
 import pandas as pd
 import pytest
 
-from dpviz.experiments import fs_runs, shipped
+from dpviz.experiments import fs_runs, runner, shipped
 from dpviz.experiments.shipped import (
     ShippedResultError,
     ShippedResultIntegrityError,
@@ -91,6 +91,34 @@ def test_recomputing_bypasses_the_on_disk_cache(results_dir):
 
     result(cached, "votes", recompute=True)
     assert toy_sweep.calls == [True]
+
+
+def _inner_step(n: int) -> pd.DataFrame:
+    _inner_step.calls += 1
+    return pd.DataFrame({"n": [n], "value": [1 / 3]})
+
+
+_inner_step.calls = 0
+_cached_step = runner.cache(_inner_step)
+
+
+def reproduction_with_a_cached_step(dataset: str, n: int = 2) -> pd.DataFrame:
+    """Not cached itself, but calls a cached function (as fs_runs.table1_runs does)."""
+    return _cached_step(n).assign(dataset=dataset)
+
+
+def test_recomputing_bypasses_the_cache_of_the_functions_it_calls(results_dir, monkeypatch):
+    monkeypatch.setenv("DPVIZ_CACHE", str(results_dir / "cache"))
+    _inner_step.calls = 0
+    _cached_step(2)
+    _cached_step(2)
+    assert _inner_step.calls == 1  # the cache works outside a recomputation
+    monkeypatch.setenv("DPVIZ_SAVE_RESULTS", "1")
+    frame = result(reproduction_with_a_cached_step, "votes", recompute=True)
+    assert _inner_step.calls == 2  # run again, not read from the cache
+    assert provenance(frame).startswith("Shipped result") and frame["value"].iloc[0] == 1 / 3
+    _cached_step(2)
+    assert _inner_step.calls == 2  # the cache is still there for other callers
 
 
 def test_arguments_that_cannot_be_recorded_are_refused(results_dir, monkeypatch):

@@ -48,6 +48,7 @@ import pandas as pd
 
 from dpviz import __version__
 from dpviz.errors import DPVizError
+from dpviz.experiments.runner import cache_bypassed
 
 __all__ = [
     "RESULTS",
@@ -213,12 +214,13 @@ def _verified_csv(path: Path, meta: dict) -> pd.DataFrame:
 
 
 def _recompute(function: Callable[..., pd.DataFrame], args: tuple, kwargs: dict) -> pd.DataFrame:
-    # past the on-disk cache: recompute means recompute
+    # past the on-disk cache, the cached functions it calls included: recompute means recompute
     run = getattr(function, "__wrapped__", function)
     if "progress" in inspect.signature(run).parameters:
         kwargs = {**kwargs, "progress": True}
     start = time.perf_counter()
-    frame = run(*args, **kwargs)
+    with cache_bypassed():
+        frame = run(*args, **kwargs)
     seconds = time.perf_counter() - start
     if not isinstance(frame, pd.DataFrame):
         raise ShippedResultError(
