@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib
 import inspect
 import json
 import math
+import shutil
 
 import pandas as pd
 import pytest
 
-from dpviz.experiments import shipped
-from dpviz.experiments.shipped import ShippedResultError, provenance, result
+from dpviz.experiments import fs_runs, runner, shipped
+from dpviz.experiments.shipped import (
+    ShippedResultError,
+    ShippedResultIntegrityError,
+    provenance,
+    result,
+)
+from dpviz.reproduce_jpw import jpw_accuracy
 
-SHIPPED = sorted(shipped.RESULTS.glob("*.json"))
+REAL = shipped.RESULTS
+SHIPPED = sorted(REAL.glob("*.json"))
 META_KEYS = {"function", "arguments", "code_version", "dpviz_version", "library_digest", "created",
-             "seconds", "machine", "command"}
+             "seconds", "machine", "command", "csv_sha256"}
 
 
 def toy_sweep(dataset: str, epsilons: tuple = (0.5, math.inf), *, n_runs: int = 2,
@@ -84,6 +93,34 @@ def test_recomputing_bypasses_the_on_disk_cache(results_dir):
     assert toy_sweep.calls == [True]
 
 
+def _inner_step(n: int) -> pd.DataFrame:
+    _inner_step.calls += 1
+    return pd.DataFrame({"n": [n], "value": [1 / 3]})
+
+
+_inner_step.calls = 0
+_cached_step = runner.cache(_inner_step)
+
+
+def reproduction_with_a_cached_step(dataset: str, n: int = 2) -> pd.DataFrame:
+    """Not cached itself, but calls a cached function (as fs_runs.table1_runs does)."""
+    return _cached_step(n).assign(dataset=dataset)
+
+
+def test_recomputing_bypasses_the_cache_of_the_functions_it_calls(results_dir, monkeypatch):
+    monkeypatch.setenv("DPVIZ_CACHE", str(results_dir / "cache"))
+    _inner_step.calls = 0
+    _cached_step(2)
+    _cached_step(2)
+    assert _inner_step.calls == 1  # the cache works outside a recomputation
+    monkeypatch.setenv("DPVIZ_SAVE_RESULTS", "1")
+    frame = result(reproduction_with_a_cached_step, "votes", recompute=True)
+    assert _inner_step.calls == 2  # run again, not read from the cache
+    assert provenance(frame).startswith("Shipped result") and frame["value"].iloc[0] == 1 / 3
+    _cached_step(2)
+    assert _inner_step.calls == 2  # the cache is still there for other callers
+
+
 def test_arguments_that_cannot_be_recorded_are_refused(results_dir, monkeypatch):
     monkeypatch.setenv("DPVIZ_SAVE_RESULTS", "1")
     with pytest.raises(ShippedResultError, match="cannot record"):
@@ -114,3 +151,151 @@ def test_an_optional_result_that_is_not_shipped_is_computed(results_dir):
     assert toy_sweep.calls == [True] and len(frame) == 4
     with pytest.raises(ShippedResultError, match="missing must be"):
         result(toy_sweep, "adult", missing="ignore")
+
+
+# ------------------------------------------------------------------ integrity of shipped files
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_each_shipped_json_records_the_sha256_of_its_csv(path):
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    digest = hashlib.sha256(path.with_suffix(".csv").read_bytes()).hexdigest()
+    assert meta.get("csv_sha256") == digest, (
+        f"{path.name}: run python -m dpviz.experiments.shipped --stamp, or make results"
+    )
+
+
+@pytest.fixture
+def jpw_copy(tmp_path, monkeypatch):
+    """A copy of the shipped jpw_accuracy files (the issue's example), read from ``tmp_path``."""
+    monkeypatch.setattr(shipped, "RESULTS", tmp_path)
+    monkeypatch.delenv("DPVIZ_RECOMPUTE", raising=False)
+    for suffix in (".csv", ".json"):
+        shutil.copy(REAL / f"jpw_accuracy{suffix}", tmp_path)
+    return tmp_path / "jpw_accuracy.csv"
+
+
+def read_jpw() -> pd.DataFrame:
+    return result(jpw_accuracy, epsilons=(0.5, 0.75, 1.0, math.inf), n_runs=10, n_folds=10)
+
+
+def _lines(csv):
+    return csv.read_text(encoding="utf-8").splitlines(keepends=True)
+
+
+ALTERATIONS = {
+    "a number changed": lambda lines: [line.replace("89.40663580246915", "99.40663580246915")
+                                       for line in lines],
+    "text in a numeric column": lambda lines: [line.replace("89.40663580246915", "n/a")
+                                               for line in lines],
+    "half the rows removed": lambda lines: lines[: 1 + (len(lines) - 1) // 2],
+    "the rows duplicated": lambda lines: lines + lines[1:],
+}
+
+
+def test_an_untouched_shipped_file_loads(jpw_copy):
+    frame = read_jpw()
+    assert (frame["mean"] > 80).all() and len(frame) == len(_lines(jpw_copy)) - 1
+    assert provenance(frame).startswith("Shipped result: `make results`")
+
+
+@pytest.mark.parametrize("alteration", ALTERATIONS)
+def test_an_altered_shipped_csv_is_refused(jpw_copy, alteration):
+    before = _lines(jpw_copy)
+    after = ALTERATIONS[alteration](before)
+    assert after != before
+    jpw_copy.write_text("".join(after), encoding="utf-8")
+    with pytest.raises(ShippedResultIntegrityError,
+                       match=r"jpw_accuracy\.csv was changed.*make results.*DPVIZ_RECOMPUTE=1"):
+        read_jpw()
+
+
+def test_a_shipped_csv_with_other_line_endings_is_refused(jpw_copy):
+    jpw_copy.write_bytes(jpw_copy.read_bytes().replace(b"\n", b"\r\n"))
+    with pytest.raises(ShippedResultIntegrityError, match="was changed"):
+        read_jpw()
+
+
+def test_a_shipped_json_without_a_digest_is_refused(jpw_copy):
+    meta_path = jpw_copy.with_suffix(".json")
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    del meta["csv_sha256"]
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(ShippedResultIntegrityError,
+                       match=r"jpw_accuracy\.csv has no SHA-256.*make results.*DPVIZ_RECOMPUTE=1"):
+        read_jpw()
+
+
+@pytest.mark.parametrize("content", [None, "{", "[]"], ids=["missing", "truncated", "a list"])
+def test_a_shipped_csv_without_a_readable_json_is_refused(jpw_copy, content):
+    meta_path = jpw_copy.with_suffix(".json")
+    if content is None:
+        meta_path.unlink()
+    else:
+        meta_path.write_text(content, encoding="utf-8")
+    with pytest.raises(ShippedResultIntegrityError, match=r"jpw_accuracy.*make results"):
+        read_jpw()
+
+
+def test_saving_records_the_digest_of_the_csv_bytes_on_disk(results_dir, monkeypatch):
+    monkeypatch.setenv("DPVIZ_SAVE_RESULTS", "1")
+    made = result(toy_sweep, "votes", recompute=True)
+    csv = results_dir / "toy_sweep-votes.csv"
+    digest = hashlib.sha256(csv.read_bytes()).hexdigest()
+    assert json.loads(csv.with_suffix(".json").read_text())["csv_sha256"] == digest
+    assert made.attrs["provenance"]["csv_sha256"] == digest
+    assert b"\r" not in csv.read_bytes()  # the same bytes on every system
+
+
+def test_an_altered_explorer_curves_file_is_refused_not_skipped(tmp_path, monkeypatch):
+    name = "explorer_curves-nursery"
+    for suffix in (".csv", ".json"):
+        shutil.copy(REAL / f"{name}{suffix}", tmp_path)
+    monkeypatch.setattr(shipped, "RESULTS", tmp_path)
+    csv = tmp_path / f"{name}.csv"
+    csv.write_text("".join(_lines(csv)[:10]), encoding="utf-8")
+    fs_runs._shipped.cache_clear()
+    try:
+        with pytest.raises(ShippedResultIntegrityError, match=f"{name}.csv was changed"):
+            fs_runs.shipped_curves("nursery")
+    finally:
+        fs_runs._shipped.cache_clear()
+
+
+# ---------------------------------------------------------------------------------- stamping
+def _unstamp(meta_path):
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    del meta["csv_sha256"]
+    shipped._write_meta(meta_path, meta)
+
+
+def test_stamping_adds_only_the_digest_in_the_format_saving_writes(results_dir, monkeypatch):
+    monkeypatch.setenv("DPVIZ_SAVE_RESULTS", "1")
+    result(toy_sweep, "votes", recompute=True)
+    result(toy_sweep, "adult", recompute=True)
+    saved = {p.name: p.read_bytes() for p in results_dir.iterdir()}
+    _unstamp(results_dir / "toy_sweep-votes.json")
+    assert shipped.stamp() == [results_dir / "toy_sweep-votes.json"]
+    assert {p.name: p.read_bytes() for p in results_dir.iterdir()} == saved
+    assert shipped.stamp() == []  # re-runnable: stamped files are left alone
+
+
+def test_stamping_refuses_a_csv_that_does_not_match_and_writes_nothing(results_dir, monkeypatch):
+    monkeypatch.setenv("DPVIZ_SAVE_RESULTS", "1")
+    result(toy_sweep, "votes", recompute=True)
+    result(toy_sweep, "adult", recompute=True)
+    _unstamp(results_dir / "toy_sweep-adult.json")
+    csv = results_dir / "toy_sweep-votes.csv"
+    csv.write_text(csv.read_text() + csv.read_text().splitlines()[-1] + "\n")
+    before = {p.name: p.read_bytes() for p in results_dir.iterdir()}
+    with pytest.raises(ShippedResultIntegrityError,
+                       match=r"nothing stamped: toy_sweep-votes\.csv does not match.*make results"):
+        shipped.stamp()
+    assert {p.name: p.read_bytes() for p in results_dir.iterdir()} == before
+
+
+def test_the_stamp_command(results_dir, monkeypatch, capsys):
+    monkeypatch.setenv("DPVIZ_SAVE_RESULTS", "1")
+    result(toy_sweep, "votes", recompute=True)
+    _unstamp(results_dir / "toy_sweep-votes.json")
+    shipped.main(["--stamp"])
+    assert "stamped 1 file(s)" in capsys.readouterr().out
+    assert "csv_sha256" in json.loads((results_dir / "toy_sweep-votes.json").read_text())

@@ -32,7 +32,7 @@ from dpviz.datasets import load
 from dpviz.domain import Attribute, Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.runner import cache
-from dpviz.experiments.shipped import ShippedResultError, result
+from dpviz.experiments.shipped import ShippedResultError, ShippedResultIntegrityError, result
 from dpviz.paper_results import FS_TABLE1, FS_TABLE1_ALGORITHMS
 from dpviz.reproduce_fs import evaluate_encoded, fs_fig4, fs_fig5, fs_table1, jpw_table1
 from dpviz.synthetic import fs_numeric_split_data, fs_single_split_data
@@ -516,6 +516,8 @@ def _shipped(dataset: str, epsilons: tuple[float, ...], repeats: int) -> pd.Data
     try:
         frame = result(explorer_curves, dataset, criteria=CRITERIA, depths=EXPLORER_DEPTHS,
                        epsilons=epsilons, repeats=repeats, recompute=False)
+    except ShippedResultIntegrityError:
+        raise  # an altered file is a fault to show, not a file that is absent
     except ShippedResultError:
         return None
     return frame
@@ -526,8 +528,9 @@ def shipped_curves(dataset: str, *, recompute: bool | None = False) -> pd.DataFr
 
     None when no file is shipped for the current settings (:data:`CRITERIA`,
     :data:`EXPLORER_DEPTHS`, :data:`EXPLORER_EPSILONS`, :data:`REPEATS`): the explorer then
-    computes each point when first asked (:func:`explorer_point`). ``recompute=None`` follows
-    ``DPVIZ_RECOMPUTE`` (``make results`` rewrites the files with
+    computes each point when first asked (:func:`explorer_point`). A shipped file that was
+    altered raises :class:`~dpviz.experiments.shipped.ShippedResultIntegrityError`.
+    ``recompute=None`` follows ``DPVIZ_RECOMPUTE`` (``make results`` rewrites the files with
     ``DPVIZ_RECOMPUTE=1 DPVIZ_SAVE_RESULTS=1``); ``True`` computes the curves now.
     """
     check_dataset(dataset)

@@ -22,13 +22,15 @@ seed ``seed + r`` at every setting. To publish several models, fit each with its
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import inspect
 import itertools
 import os
 import warnings
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +44,10 @@ from dpviz import __version__
 from dpviz.datasets import Dataset
 from dpviz.validation import check_int
 
-__all__ = ["cache", "holdout_accuracy", "holdout_split", "summarize", "sweep"]
+__all__ = ["cache", "cache_bypassed", "holdout_accuracy", "holdout_split", "summarize", "sweep"]
 
 EstimatorFactory = Callable[..., Any]
+_BYPASSED = contextvars.ContextVar("dpviz_cache_bypassed", default=False)
 
 
 def cache_dir() -> Path:
@@ -58,16 +61,24 @@ def cache(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
     """Memoize a reproduction function on disk with :class:`joblib.Memory` (keyed by arguments).
 
     The cache lives in :func:`cache_dir`, in a sub-folder per dpviz version; set
-    ``DPVIZ_CACHE=off`` to bypass it (the unit tests do). joblib keys on the
-    function's own code and arguments only: after changing an algorithm it calls,
-    clear the folder (``make clean``). The ``progress`` flag is not part of the key.
+    ``DPVIZ_CACHE=off`` to bypass it (the unit tests do), as :func:`cache_bypassed` does
+    for a recomputation. joblib keys on the function's own code and arguments only: after
+    changing an algorithm it calls, clear the folder (``make clean``). The ``progress``
+    flag is not part of the key.
+
+    Entries carry no digest, unlike the shipped results: the folder is the user's own,
+    written only by their own runs, so whoever can alter a pickle there can alter the code
+    that reads it, or a digest kept beside it. Deleting the folder (``make clean``) resets
+    it. Nothing read from it is labelled a shipped result: ``shipped.result`` reads only
+    the shipped files, and recomputes (and ``make results`` saves) inside
+    :func:`cache_bypassed`.
     """
     memoized: Callable[..., pd.DataFrame] | None = None
 
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> pd.DataFrame:
         nonlocal memoized
-        if os.environ.get("DPVIZ_CACHE", "").lower() == "off":
+        if _BYPASSED.get() or os.environ.get("DPVIZ_CACHE", "").lower() == "off":
             return function(*args, **kwargs)
         if memoized is None:
             ignore = ["progress"] if "progress" in inspect.signature(function).parameters else []
@@ -75,6 +86,21 @@ def cache(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
         return memoized(*args, **kwargs)
 
     return wrapper
+
+
+@contextlib.contextmanager
+def cache_bypassed() -> Iterator[None]:
+    """Within the block every :func:`cache`-d function runs: no cache read, no cache write.
+
+    :func:`dpviz.experiments.shipped.result` recomputes inside it, so a recomputation (and a
+    file ``make results`` ships) never comes from the cache, even through a cached function
+    that the reproduction calls.
+    """
+    token = _BYPASSED.set(True)
+    try:
+        yield
+    finally:
+        _BYPASSED.reset(token)
 
 
 def sweep(

@@ -15,15 +15,25 @@ default and recomputes on request:
 * ``make results`` re-runs every notebook with ``DPVIZ_RECOMPUTE=1 DPVIZ_SAVE_RESULTS=1``,
   which rewrites the files, so the shipped files are exactly what the notebooks ask for.
 
+Integrity: each JSON records the SHA-256 of its CSV's bytes (``csv_sha256``), and
+:func:`result` refuses a CSV whose bytes do not match it, or a JSON without one
+(:class:`ShippedResultIntegrityError`): an edited number, a truncated or duplicated file is
+never shown as a shipped result. Files written by an older ``make results`` carry no digest;
+``python -m dpviz.experiments.shipped --stamp`` (:func:`stamp`) records the digest of each
+CSV as it is now in every JSON that has none, changing nothing else, and refuses a recorded
+digest that does not match.
+
 Privacy: these are accuracy experiments on the public UCI data sets; the files hold
 summary statistics (means, standard deviations, counts of runs), not rows.
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import hashlib
 import inspect
+import io
 import json
 import math
 import os
@@ -38,23 +48,34 @@ import pandas as pd
 
 from dpviz import __version__
 from dpviz.errors import DPVizError
+from dpviz.experiments.runner import cache_bypassed
 
 __all__ = [
     "RESULTS",
     "ShippedResultError",
+    "ShippedResultIntegrityError",
+    "csv_digest",
     "library_digest",
     "provenance",
     "recompute_requested",
     "result",
     "result_path",
+    "stamp",
 ]
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 PACKAGE = Path(__file__).resolve().parents[1]
+DIGEST_KEY = "csv_sha256"
+_FIX = ("regenerate the shipped files (make results) or recompute it in the notebook "
+        "(RECOMPUTE = True, or DPVIZ_RECOMPUTE=1)")
 
 
 class ShippedResultError(DPVizError, LookupError):
     """A shipped result is missing, or was made with other arguments than the call asks for."""
+
+
+class ShippedResultIntegrityError(ShippedResultError):
+    """A shipped CSV is not the file its JSON describes: its SHA-256 differs or is not recorded."""
 
 
 def recompute_requested() -> bool:
@@ -130,27 +151,76 @@ def _git_commit() -> str:
     return commit + ("-dirty" if changed else "")
 
 
-def _save(path: Path, frame: pd.DataFrame, meta: dict) -> None:
+def csv_digest(data: bytes) -> str:
+    """SHA-256 (64 hex digits) of a shipped CSV's bytes, as its JSON records it."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def _write_meta(path: Path, meta: dict) -> None:
+    path.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _save(path: Path, frame: pd.DataFrame, meta: dict) -> dict:
+    """Write ``frame`` as ``path`` and ``meta``, with the CSV's SHA-256, beside it; return that."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(path, index=False)
-    back = _read_csv(path)
+    frame.to_csv(path, index=False, lineterminator="\n")  # the same bytes on every system
+    data = path.read_bytes()
+    back = _read_csv(io.BytesIO(data))
     pd.testing.assert_frame_equal(back, frame.reset_index(drop=True), check_exact=True,
                                   check_dtype=False)
-    path.with_suffix(".json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
+    meta = {**meta, DIGEST_KEY: csv_digest(data)}
+    _write_meta(path.with_suffix(".json"), meta)
+    return meta
 
 
-def _read_csv(path: Path) -> pd.DataFrame:
-    return pd.read_csv(path, keep_default_na=False,
+def _read_csv(source: Path | io.BytesIO) -> pd.DataFrame:
+    return pd.read_csv(source, keep_default_na=False,
                        na_values=["", "NaN", "nan"])
 
 
+def _read_meta(path: Path) -> dict:
+    """The JSON beside the shipped CSV ``path``; refused when missing or unreadable."""
+    meta_path = path.with_suffix(".json")
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ShippedResultIntegrityError(
+            f"the shipped {path.name} has no readable {meta_path.name} "
+            f"({type(error).__name__}): {_FIX}"
+        ) from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("arguments"), dict):
+        raise ShippedResultIntegrityError(
+            f"{meta_path.name} does not describe a shipped result (no arguments): {_FIX}"
+        )
+    return meta
+
+
+def _verified_csv(path: Path, meta: dict) -> pd.DataFrame:
+    """The shipped CSV ``path``, parsed from the very bytes whose SHA-256 was checked."""
+    data = path.read_bytes()
+    recorded = meta.get(DIGEST_KEY)
+    if recorded is None:
+        raise ShippedResultIntegrityError(
+            f"the shipped {path.name} has no SHA-256 in {path.with_suffix('.json').name}, so "
+            f"it cannot be checked: {_FIX}"
+        )
+    if recorded != csv_digest(data):
+        raise ShippedResultIntegrityError(
+            f"the shipped {path.name} was changed since it was made (its SHA-256 differs from "
+            f"the one in {path.with_suffix('.json').name}): restore it (git checkout "
+            f"dpviz/results), {_FIX}"
+        )
+    return _read_csv(io.BytesIO(data))
+
+
 def _recompute(function: Callable[..., pd.DataFrame], args: tuple, kwargs: dict) -> pd.DataFrame:
-    # past the on-disk cache: recompute means recompute
+    # past the on-disk cache, the cached functions it calls included: recompute means recompute
     run = getattr(function, "__wrapped__", function)
     if "progress" in inspect.signature(run).parameters:
         kwargs = {**kwargs, "progress": True}
     start = time.perf_counter()
-    frame = run(*args, **kwargs)
+    with cache_bypassed():
+        frame = run(*args, **kwargs)
     seconds = time.perf_counter() - start
     if not isinstance(frame, pd.DataFrame):
         raise ShippedResultError(
@@ -173,8 +243,7 @@ def _recompute(function: Callable[..., pd.DataFrame], args: tuple, kwargs: dict)
             ),
             "command": "make results",
         }
-        _save(result_path(function, *args), frame, meta)
-        frame.attrs["provenance"] = meta
+        frame.attrs["provenance"] = _save(result_path(function, *args), frame, meta)
     return frame
 
 
@@ -212,6 +281,9 @@ def result(
     ------
     ShippedResultError
         No shipped file for this call, or one made with other arguments.
+    ShippedResultIntegrityError
+        The shipped CSV's bytes do not match the SHA-256 its JSON records, or the JSON
+        records none (or is missing or unreadable).
     """
     if recompute is None:
         recompute = recompute_requested()
@@ -228,7 +300,7 @@ def result(
             "(RECOMPUTE = True in the notebook, or DPVIZ_RECOMPUTE=1) or regenerate the files "
             "(make results)"
         )
-    meta = json.loads(path.with_suffix(".json").read_text())
+    meta = _read_meta(path)
     wanted = json.loads(json.dumps(_arguments(function, args, kwargs)))
     if meta["arguments"] != wanted:
         raise ShippedResultError(
@@ -236,7 +308,7 @@ def result(
             f"{wanted}: recompute it (RECOMPUTE = True, or DPVIZ_RECOMPUTE=1) or regenerate the "
             "shipped files (make results)"
         )
-    frame = _read_csv(path)
+    frame = _verified_csv(path, meta)
     frame.attrs["provenance"] = meta
     return frame
 
@@ -251,3 +323,68 @@ def provenance(frame: pd.DataFrame) -> str:
     changed = "" if meta["library_digest"] == library_digest() else " (library changed since)"
     return (f"Shipped result: `{meta['command']}`, dpviz {meta['code_version']}, "
             f"{meta['created'][:10]}.{changed}")
+
+
+def stamp(folder: Path | None = None) -> list[Path]:
+    """Record each shipped CSV's SHA-256 in its JSON where none is recorded yet.
+
+    For files written before ``make results`` recorded digests (or by an older checkout):
+    ``python -m dpviz.experiments.shipped --stamp``. Only the ``csv_sha256`` key is added,
+    after the others, in :func:`_save`'s format; nothing is recomputed. Nothing is written
+    unless every file can be stamped.
+
+    Parameters
+    ----------
+    folder
+        The folder of the shipped files; :data:`RESULTS` by default.
+
+    Returns
+    -------
+    list of Path
+        The JSON files that were stamped (already stamped ones are left alone).
+
+    Raises
+    ------
+    ShippedResultIntegrityError
+        A JSON whose CSV is missing, or whose recorded digest does not match its CSV (a file
+        changed after it was made: restore it or regenerate it with ``make results``).
+    """
+    folder = RESULTS if folder is None else folder
+    pending, refused = [], []
+    for meta_path in sorted(folder.glob("*.json")):
+        csv = meta_path.with_suffix(".csv")
+        if not csv.exists():
+            refused.append(f"{csv.name} is missing")
+            continue
+        meta = _read_meta(csv)
+        digest = csv_digest(csv.read_bytes())
+        if meta.get(DIGEST_KEY) is None:
+            pending.append((meta_path, {**meta, DIGEST_KEY: digest}))
+        elif meta[DIGEST_KEY] != digest:
+            refused.append(f"{csv.name} does not match the SHA-256 in {meta_path.name}")
+    if refused:
+        raise ShippedResultIntegrityError(
+            "nothing stamped: " + "; ".join(refused) + ": restore these files (git checkout "
+            "dpviz/results) or regenerate them (make results)"
+        )
+    for meta_path, meta in pending:
+        _write_meta(meta_path, meta)
+    return [meta_path for meta_path, _ in pending]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m dpviz.experiments.shipped --stamp``: see :func:`stamp`."""
+    parser = argparse.ArgumentParser(
+        prog="python -m dpviz.experiments.shipped",
+        description="Record each shipped CSV's SHA-256 in its JSON (dpviz/results/).",
+    )
+    parser.add_argument("--stamp", action="store_true", required=True,
+                        help="add the digest to every JSON that has none")
+    parser.parse_args(argv)
+    stamped = stamp()
+    print(f"stamped {len(stamped)} file(s) in {RESULTS}" +
+          "".join(f"\n  {path.name}" for path in stamped))
+
+
+if __name__ == "__main__":
+    main()
