@@ -87,3 +87,7 @@ class NotProvenPrivateWarning(UserWarning):
     releases ``rng.uniform(start, end)`` with private range ends, a data-dependent
     floating-point lattice (Mironov 2012).
     """
+
+
+class CacheUnavailableWarning(UserWarning):
+    """The on-disk result cache (``$DPVIZ_CACHE``) cannot be written: results are recomputed."""
