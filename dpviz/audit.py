@@ -85,21 +85,34 @@ def _check_alpha(alpha: object, name: str = "alpha") -> float:
     ``alpha = 1`` is 0 % confidence: the Clopper–Pearson "bounds" collapse to the
     medians and an audit reports noise as a violation (a correct Laplace at ε = 1 was
     rejected). ``alpha = 0`` asks for 100 % confidence: the bounds are 0 and 1 and an
-    audit can never find anything.
+    audit can never find anything. Each gets its own message.
 
     Raises
     ------
     InvalidParameterError
         ``alpha`` is not a real number strictly between 0 and 1 (NaN included).
     """
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
+    why = _alpha_problem(alpha)
+    if why:
         raise InvalidParameterError(
             f"{name} must satisfy 0 < alpha < 1 (it is 1 − the confidence), got {alpha!r}: "
-            "alpha = 1 is 0 % confidence (the bounds collapse to medians and noise looks "
-            "like a violation), alpha = 0 gives bounds that never say anything; "
-            "use e.g. 0.05 for 95 % confidence"
+            f"{why}; use e.g. 0.05 for 95 % confidence"
         )
-    return float(alpha)
+    return float(alpha)  # type: ignore[arg-type]
+
+
+def _alpha_problem(alpha: object) -> str:
+    """What is wrong with ``alpha`` as 1 − a confidence level ("" if nothing)."""
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or math.isnan(alpha):
+        return "alpha must be a real number"
+    if alpha >= 1:
+        return (
+            "alpha >= 1 is 0 % confidence (the bounds collapse to medians and noise looks "
+            "like a violation)"
+        )
+    if alpha <= 0:
+        return "alpha <= 0 would be 100 % confidence (bounds of 0 and 1, which never reject)"
+    return ""
 
 
 def _check_counts(count: object, n: int) -> np.ndarray:

@@ -252,6 +252,24 @@ def test_audit_refuses_an_alpha_outside_zero_one(alpha):
     assert repr(alpha) in str(info.value) or str(alpha) in str(info.value)
 
 
+@pytest.mark.parametrize("alpha", [0, 0.0, -0.1])
+def test_alpha_zero_gets_its_own_message(alpha):
+    with pytest.raises(InvalidParameterError, match=r"100 % confidence") as info:
+        audit(targets.discrete_laplace_count(1.0), 10, 11, epsilon=1.0, n_samples=2_000,
+              alpha=alpha)
+    message = str(info.value)
+    assert "never reject" in message
+    assert "alpha = 1" not in message and "0 % confidence" not in message.replace("100 %", "")
+
+
+@pytest.mark.parametrize("alpha", [1, 1.0, 1.5])
+def test_alpha_one_keeps_its_message(alpha):
+    with pytest.raises(InvalidParameterError, match=r"is 0 % confidence") as info:
+        audit(targets.discrete_laplace_count(1.0), 10, 11, epsilon=1.0, n_samples=2_000,
+              alpha=alpha)
+    assert "100 %" not in str(info.value)
+
+
 def test_alpha_one_used_to_reject_a_correct_laplace():
     # the reported symptom, refused before any sampling
     with pytest.raises(InvalidParameterError, match="confidence"):
