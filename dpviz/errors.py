@@ -61,7 +61,7 @@ class UnknownDatasetError(DPVizError, KeyError):
 
 
 class DataUnavailableError(DPVizError, FileNotFoundError):
-    """A data file is missing from the cache and could not be downloaded."""
+    """A data file is missing (and could not be downloaded), unreadable, or not a file."""
 
 
 class DataIntegrityError(DPVizError, ValueError):
