@@ -38,6 +38,7 @@ from dpviz.lattice import uniform_lattice_member_any
 from dpviz.validation import check_epsilon, check_int, check_positive, check_probability
 
 __all__ = [
+    "BATCH_SIZE",
     "AuditResult",
     "Event",
     "Interval",
@@ -85,21 +86,34 @@ def _check_alpha(alpha: object, name: str = "alpha") -> float:
     ``alpha = 1`` is 0 % confidence: the Clopper–Pearson "bounds" collapse to the
     medians and an audit reports noise as a violation (a correct Laplace at ε = 1 was
     rejected). ``alpha = 0`` asks for 100 % confidence: the bounds are 0 and 1 and an
-    audit can never find anything.
+    audit can never find anything. Each gets its own message.
 
     Raises
     ------
     InvalidParameterError
         ``alpha`` is not a real number strictly between 0 and 1 (NaN included).
     """
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
+    why = _alpha_problem(alpha)
+    if why:
         raise InvalidParameterError(
             f"{name} must satisfy 0 < alpha < 1 (it is 1 − the confidence), got {alpha!r}: "
-            "alpha = 1 is 0 % confidence (the bounds collapse to medians and noise looks "
-            "like a violation), alpha = 0 gives bounds that never say anything; "
-            "use e.g. 0.05 for 95 % confidence"
+            f"{why}; use e.g. 0.05 for 95 % confidence"
         )
-    return float(alpha)
+    return float(alpha)  # type: ignore[arg-type]
+
+
+def _alpha_problem(alpha: object) -> str:
+    """What is wrong with ``alpha`` as 1 − a confidence level ("" if nothing)."""
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or math.isnan(alpha):
+        return "alpha must be a real number"
+    if alpha >= 1:
+        return (
+            "alpha >= 1 is 0 % confidence (the bounds collapse to medians and noise looks "
+            "like a violation)"
+        )
+    if alpha <= 0:
+        return "alpha <= 0 would be 100 % confidence (bounds of 0 and 1, which never reject)"
+    return ""
 
 
 def _check_counts(count: object, n: int) -> np.ndarray:
@@ -429,11 +443,13 @@ def _sample(mechanism: Mechanism, data: Any, n: int, rng: np.random.Generator,
 
 
 def _select(
-    events: Sequence[Event], sel_a: np.ndarray, sel_b: np.ndarray, alpha: float
+    events: Sequence[Event], ka: np.ndarray, kb: np.ndarray, n_a: int, n_b: int, alpha: float
 ) -> tuple[int, str, pd.DataFrame]:
-    """The event and direction with the largest lower bound on the selection samples."""
-    n_a, n_b = len(sel_a), len(sel_b)
-    ka, kb = _counts(events, sel_a), _counts(events, sel_b)
+    """The event and direction with the largest lower bound on the selection counts.
+
+    ``ka`` and ``kb`` count each event's outputs among the ``n_a`` and ``n_b`` selection
+    samples of D and D′.
+    """
     a_low, a_high = clopper_pearson(ka, n_a, alpha / 2)
     b_low, b_high = clopper_pearson(kb, n_b, alpha / 2)
     forward = _log_ratio_bound(a_low, b_high)
@@ -458,6 +474,76 @@ def _select(
         else "D'/D"
     )
     return i, direction, table
+
+
+#: Samples per neighbour drawn by one call of the mechanism. An audit of more samples than
+#: this draws and counts them in batches of this size, so its memory stays bounded whatever
+#: ``n_samples`` is (about ``BATCH_SIZE`` times the size of one output, times a few, per
+#: neighbour: tens of MB for scalar outputs). Up to ``BATCH_SIZE`` samples an audit draws
+#: them all at once, as it always did: the same seed gives the same result.
+BATCH_SIZE = 1_000_000
+
+
+def _batches(n: int) -> list[int]:
+    """Sizes of the batches of ``n`` samples: ``BATCH_SIZE`` each, the last one smaller."""
+    return [min(BATCH_SIZE, n - start) for start in range(0, n, BATCH_SIZE)]
+
+
+def _candidates(
+    events: str | Sequence[Event], extra_events: Sequence[Event], a: np.ndarray, b: np.ndarray
+) -> list[Event]:
+    """The candidate events: ``events`` (or :func:`auto_events` of ``a`` and ``b``) + extras."""
+    candidates = auto_events(a, b) if isinstance(events, str) else list(events)
+    candidates += list(extra_events)
+    if not candidates:
+        raise InvalidParameterError("no candidate events")
+    return candidates
+
+
+def _audit_at_once(
+    mechanism: Mechanism, pair: tuple[Any, Any], events: str | Sequence[Event],
+    extra_events: Sequence[Event], n_samples: int, n_sel: int, alpha: float,
+    rng: np.random.Generator,
+) -> tuple[Event, str, pd.DataFrame, int, int]:
+    """All ``n_samples`` of D, then of D′, in one call each; select on the first ``n_sel``."""
+    out_a = _sample(mechanism, pair[0], n_samples, rng, "D")
+    out_b = _sample(mechanism, pair[1], n_samples, rng, "D'")
+    sel_a, est_a = out_a[:n_sel], out_a[n_sel:]
+    sel_b, est_b = out_b[:n_sel], out_b[n_sel:]
+    candidates = _candidates(events, extra_events, sel_a, sel_b)
+    ka, kb = _counts(candidates, sel_a), _counts(candidates, sel_b)
+    i, direction, table = _select(candidates, ka, kb, n_sel, n_sel, alpha)
+    event = candidates[i]
+    return event, direction, table, int(event(est_a).sum()), int(event(est_b).sum())
+
+
+def _audit_in_batches(
+    mechanism: Mechanism, pair: tuple[Any, Any], events: str | Sequence[Event],
+    extra_events: Sequence[Event], n_samples: int, n_sel: int, alpha: float,
+    rng: np.random.Generator,
+) -> tuple[Event, str, pd.DataFrame, int, int]:
+    """The selection, then the estimation, ``BATCH_SIZE`` samples of D and of D′ at a time.
+
+    Only counts are kept: every candidate's on the selection batches, then the chosen
+    event's on the estimation batches. ``events="auto"`` builds the candidates from the
+    first selection batch (``BATCH_SIZE`` samples of each neighbour).
+    """
+    candidates: list[Event] = []
+    ka = kb = np.zeros(0, dtype=np.int64)
+    for m in _batches(n_sel):
+        a = _sample(mechanism, pair[0], m, rng, "D")
+        b = _sample(mechanism, pair[1], m, rng, "D'")
+        if not candidates:
+            candidates = _candidates(events, extra_events, a, b)
+            ka = kb = np.zeros(len(candidates), dtype=np.int64)
+        ka, kb = ka + _counts(candidates, a), kb + _counts(candidates, b)
+    i, direction, table = _select(candidates, ka, kb, n_sel, n_sel, alpha)
+    event = candidates[i]
+    count_a = count_b = 0
+    for m in _batches(n_samples - n_sel):
+        count_a += int(event(_sample(mechanism, pair[0], m, rng, "D")).sum())
+        count_b += int(event(_sample(mechanism, pair[1], m, rng, "D'")).sum())
+    return event, direction, table, count_a, count_b
 
 
 def audit(
@@ -490,7 +576,9 @@ def audit(
         Candidate events (see :func:`auto_events`), or the caller's own, e.g. an
         event that encodes a sampler's floating-point lattice.
     n_samples : int
-        Samples per neighbour, split into selection and estimation parts.
+        Samples per neighbour, split into selection and estimation parts. Above
+        :data:`BATCH_SIZE` they are drawn and counted in batches (memory stays bounded;
+        with ``events="auto"`` the candidate events then come from the first batch).
     alpha : float
         1 − confidence, with 0 < alpha < 1; each side's Clopper–Pearson bound uses α/2.
         ``alpha = 1`` (0 % confidence) is refused: the bounds would collapse to medians
@@ -530,22 +618,15 @@ def audit(
     fraction = check_probability(selection_fraction, "selection_fraction")
     if not 0 < fraction < 1:
         raise InvalidParameterError(f"selection_fraction must be in (0, 1), got {fraction!r}")
+    if isinstance(events, str) and events != "auto":
+        raise InvalidParameterError(f"events must be 'auto' or a list of Event, got {events!r}")
     rng = np.random.default_rng(seed)
     n_sel = max(int(n_samples * fraction), 10)
     n_est = n_samples - n_sel
-    out_a = _sample(mechanism, D, n_samples, rng, "D")
-    out_b = _sample(mechanism, D_prime, n_samples, rng, "D'")
-    sel_a, est_a = out_a[:n_sel], out_a[n_sel:]
-    sel_b, est_b = out_b[:n_sel], out_b[n_sel:]
-    if isinstance(events, str) and events != "auto":
-        raise InvalidParameterError(f"events must be 'auto' or a list of Event, got {events!r}")
-    candidates = auto_events(sel_a, sel_b) if isinstance(events, str) else list(events)
-    candidates += list(extra_events)
-    if not candidates:
-        raise InvalidParameterError("no candidate events")
-    i, direction, table = _select(candidates, sel_a, sel_b, alpha)
-    event = candidates[i]
-    ka, kb = int(event(est_a).sum()), int(event(est_b).sum())
+    run = _audit_at_once if n_samples <= BATCH_SIZE else _audit_in_batches
+    event, direction, table, ka, kb = run(
+        mechanism, (D, D_prime), events, extra_events, n_samples, n_sel, alpha, rng
+    )
     a_low, a_high = clopper_pearson(ka, n_est, alpha / 2)
     b_low, b_high = clopper_pearson(kb, n_est, alpha / 2)
     p = Interval(ka / n_est, float(a_low), float(a_high), ka, n_est)

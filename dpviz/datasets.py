@@ -492,7 +492,7 @@ def _read_raw(path: Path, spec: _RawFile, data: bytes | None = None) -> pd.DataF
     when the file's SHA-256 is not the official one (:data:`SHA256`).
     """
     if data is None:
-        data = path.read_bytes()
+        data = _read_bytes(path)
     frame = _parse_raw(data, f"{spec.filename} (in {path.parent})", spec)
     _check_digest(path, data, hashlib.sha256(data).hexdigest(), spec)
     return frame
@@ -864,7 +864,8 @@ def ensure_files(names: Sequence[str] | None = None, *, download: bool = True) -
     ------
     DataUnavailableError
         One message naming every file that is still missing, where dpviz looked and how to
-        get the files.
+        get the files; or, first, the data folder that is a file or the data file that is a
+        folder.
     """
     folder = _cache_folder()
     missing: list[str] = []
@@ -876,6 +877,7 @@ def ensure_files(names: Sequence[str] | None = None, *, download: bool = True) -
                 f"unknown data set {name!r}; the known data sets are {', '.join(available())}"
             )
         spec = _SPECS[name]
+        _check_places(spec, folder)  # not "missing": a file or folder is in the way
         try:
             _locate(spec, folder, download and not missing)
         except DataUnavailableError as exc:
@@ -963,7 +965,39 @@ def _download(spec: _Spec, missing: list[_RawFile], folder: Path) -> None:
             ) from exc
 
 
+def _check_places(spec: _Spec, folder: Path) -> None:
+    """Refuse a data folder that is a file, or a data file that is a folder, naming it."""
+    if folder.exists() and not folder.is_dir():
+        raise DataUnavailableError(
+            f"UCI data folder {folder} is a file, not a folder.\n"
+            f"To fix: set {ENV_VAR} (or load's data_dir) to the folder holding the UCI files, "
+            "or unset it to use the project's data/ folder."
+        )
+    for raw in spec.files:
+        path = folder / raw.filename
+        if path.exists() and not path.is_file():
+            raise DataUnavailableError(
+                f"UCI data file {raw.filename} in {folder} is not a regular file (a folder?).\n"
+                f"To fix: remove or rename {path}; the file is then downloaded on first use "
+                f"(or copy it there from {spec.archive_url})."
+            )
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The content of a raw file; an unreadable one raises :class:`DataUnavailableError`."""
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise DataUnavailableError(
+            f"UCI data file {path.name} in {path.parent} cannot be read "
+            f"({exc.strerror or exc}).\n"
+            f"To fix: make it readable (chmod a+r {path}), or delete it so that it is downloaded "
+            f"again, or set {ENV_VAR} to a folder holding readable copies."
+        ) from exc
+
+
 def _locate(spec: _Spec, folder: Path, download: bool) -> list[Path]:
+    _check_places(spec, folder)
     missing = [raw for raw in spec.files if not (folder / raw.filename).is_file()]
     if missing:
         if not download:
@@ -999,7 +1033,7 @@ def _load_files(
 ) -> Dataset:
     """Read the files, then parse, check and build unless their content was seen before."""
     spec = _SPECS[name]
-    contents = [path.read_bytes() for path in paths]
+    contents = [_read_bytes(path) for path in paths]
     digests = tuple(hashlib.sha256(data).hexdigest() for data in contents)
 
     def frame(raw: _RawFile, path: Path, data: bytes, digest: str) -> pd.DataFrame:
@@ -1074,7 +1108,8 @@ def load(
     InvalidParameterError
         An unknown option or option value.
     DataUnavailableError
-        A file is missing and could not be downloaded (offline, or ``download=False``).
+        A file is missing and could not be downloaded (offline, or ``download=False``),
+        cannot be read, or is a folder; or the data folder is a file.
     DataIntegrityError
         A file does not have the documented rows, class counts or values, or its
         SHA-256 is not the official UCI file's (:data:`SHA256`; a mirror's other line

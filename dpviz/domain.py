@@ -49,7 +49,8 @@ class Categorical:
         Column name.
     values : sequence of hashable
         Every value the attribute can take, in the order of the documentation.
-        The code of a value is its position in this list.
+        The code of a value is its position in this list. A bare string is refused
+        (``"xyz"`` is not the values ``"x"``, ``"y"``, ``"z"``; write ``["xyz"]``).
 
     """
 
@@ -57,6 +58,13 @@ class Categorical:
     values: tuple[Hashable, ...]
 
     def __post_init__(self) -> None:
+        if isinstance(self.values, str | bytes | bytearray):
+            # tuple("xyz") would silently make the values "x", "y" and "z"
+            kind = "string" if isinstance(self.values, str) else "bytes object"
+            raise InvalidParameterError(
+                f"Categorical({self.name!r}, {self.values!r}): values must be a list of values, "
+                f"not one {kind} (did you mean [{self.values!r}]?)"
+            )
         values = tuple(self.values)
         object.__setattr__(self, "values", values)
         if len(values) == 0:

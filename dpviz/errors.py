@@ -61,7 +61,7 @@ class UnknownDatasetError(DPVizError, KeyError):
 
 
 class DataUnavailableError(DPVizError, FileNotFoundError):
-    """A data file is missing from the cache and could not be downloaded."""
+    """A data file is missing (and could not be downloaded), unreadable, or not a file."""
 
 
 class DataIntegrityError(DPVizError, ValueError):
@@ -87,3 +87,7 @@ class NotProvenPrivateWarning(UserWarning):
     releases ``rng.uniform(start, end)`` with private range ends, a data-dependent
     floating-point lattice (Mironov 2012).
     """
+
+
+class CacheUnavailableWarning(UserWarning):
+    """The on-disk result cache (``$DPVIZ_CACHE``) cannot be written: results are recomputed."""

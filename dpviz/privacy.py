@@ -517,9 +517,16 @@ class PrivateTable:
         return self._noisy(exact, epsilon, mechanism)
 
     def _cell_function(
-        self, by: str | Callable[[np.ndarray], np.ndarray] | None, n_cells: int | None
+        self,
+        by: str | Callable[[np.ndarray], np.ndarray] | None,
+        n_cells: int | None,
+        name: str = "n_cells",
     ) -> tuple[Callable[[np.ndarray], np.ndarray], int]:
-        """Validate ``by`` and return (codes -> cell ids, number of cells) without reading rows."""
+        """Validate ``by`` and return (codes -> cell ids, number of cells) without reading rows.
+
+        ``name`` is the caller's name of ``n_cells`` (``n_parts`` for :meth:`partition`),
+        used in the error messages.
+        """
         if by is None:
             return (lambda codes: np.zeros(codes.shape[0], dtype=np.int64)), 1
         if isinstance(by, str):
@@ -532,8 +539,8 @@ class PrivateTable:
             return (lambda codes: codes[:, j].astype(np.int64)), attribute.n_values
         if callable(by):
             if n_cells is None:
-                raise InvalidParameterError("n_cells (public) is required when by is a function")
-            n = check_int(n_cells, "n_cells", minimum=1)
+                raise InvalidParameterError(f"{name} (public) is required when by is a function")
+            n = check_int(n_cells, name, minimum=1)
 
             def cell_ids(codes: np.ndarray) -> np.ndarray:
                 # A row mapped outside [0, n) (or to NaN, None, text) is in no cell and is dropped,
@@ -601,7 +608,7 @@ class PrivateTable:
                 raise InvalidParameterError(
                     f"threshold applies to numeric attributes only, not {by!r}"
                 )
-            assign, n = self._cell_function(by, n_parts)
+            assign, n = self._cell_function(by, n_parts, "n_parts")
             if isinstance(by, str):
                 attribute = self.domain[by]
                 assert isinstance(attribute, Categorical)

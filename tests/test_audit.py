@@ -3,12 +3,14 @@ no violation for the correct mechanisms, rejection of the known failures. Fixed 
 Whole-estimator audits of every option: tests/test_audit_suite.py."""
 
 import math
+import tracemalloc
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
+from dpviz import audit as audit_module
 from dpviz import audit_targets as targets
 from dpviz import mechanisms
 from dpviz.audit import (
@@ -252,6 +254,24 @@ def test_audit_refuses_an_alpha_outside_zero_one(alpha):
     assert repr(alpha) in str(info.value) or str(alpha) in str(info.value)
 
 
+@pytest.mark.parametrize("alpha", [0, 0.0, -0.1])
+def test_alpha_zero_gets_its_own_message(alpha):
+    with pytest.raises(InvalidParameterError, match=r"100 % confidence") as info:
+        audit(targets.discrete_laplace_count(1.0), 10, 11, epsilon=1.0, n_samples=2_000,
+              alpha=alpha)
+    message = str(info.value)
+    assert "never reject" in message
+    assert "alpha = 1" not in message and "0 % confidence" not in message.replace("100 %", "")
+
+
+@pytest.mark.parametrize("alpha", [1, 1.0, 1.5])
+def test_alpha_one_keeps_its_message(alpha):
+    with pytest.raises(InvalidParameterError, match=r"is 0 % confidence") as info:
+        audit(targets.discrete_laplace_count(1.0), 10, 11, epsilon=1.0, n_samples=2_000,
+              alpha=alpha)
+    assert "100 %" not in str(info.value)
+
+
 def test_alpha_one_used_to_reject_a_correct_laplace():
     # the reported symptom, refused before any sampling
     with pytest.raises(InvalidParameterError, match="confidence"):
@@ -365,3 +385,80 @@ def test_bound_vs_samples_refuses_missing_events_and_no_mechanisms():
     with pytest.raises(InvalidParameterError, match="'b'"):
         bound_vs_samples({"a": (mech, 0, 1), "b": (mech, 0, 1)}, epsilon=1.0, sizes=(100,),
                          events={"a": laplace_lattice_events(1.0)})
+
+
+# ---------------------------------------------------------------- memory bounded (batches)
+def _spy(mechanism, asked):
+    """``mechanism``, recording how many samples each call asks for."""
+
+    def spied(data, n, rng):
+        asked.append(n)
+        return mechanism(data, n, rng)
+
+    return spied
+
+
+def test_up_to_the_batch_size_an_audit_draws_everything_at_once():
+    # the samples of D, then of D', in one call each: the results of a seed stay the same
+    mechanism = targets.discrete_laplace_count(1.0)
+    asked = []
+    result = audit(_spy(mechanism, asked), 10, 11, epsilon=1.0, n_samples=20_000, seed=4)
+    assert asked == [20_000, 20_000]
+    rng = np.random.default_rng(4)
+    out_a, out_b = mechanism(10, 20_000, rng), mechanism(11, 20_000, rng)
+    event = next(e for e in auto_events(out_a[:4_000], out_b[:4_000]) if e.name == result.event)
+    assert result.p.count == int(event(out_a[4_000:]).sum())
+    assert result.p_prime.count == int(event(out_b[4_000:]).sum())
+
+
+def test_a_large_audit_asks_for_one_batch_at_a_time(monkeypatch):
+    monkeypatch.setattr(audit_module, "BATCH_SIZE", 1_000)
+    asked = []
+    result = audit(_spy(targets.discrete_laplace_count(1.0), asked), 10, 11, epsilon=1.0,
+                   n_samples=20_500, seed=0)
+    assert max(asked) == 1_000
+    assert sum(asked) == 2 * 20_500  # every sample of both neighbours, none twice
+    assert result.n_samples == 20_500 and result.p.n == result.p_prime.n == 20_500 - 4_100
+    assert result.selection[["count_D", "count_D'"]].to_numpy().max() <= 4_100
+
+
+def test_batched_and_unbatched_counts_agree_on_a_deterministic_mechanism(monkeypatch):
+    # outputs that do not depend on the draws: both ways must count exactly the same
+    def pattern(data, n, rng):
+        return (np.arange(n) % 4 < data).astype(np.int64)
+
+    whole = audit(pattern, 1, 2, epsilon=0.1, n_samples=20_000)
+    monkeypatch.setattr(audit_module, "BATCH_SIZE", 1_000)
+    batched = audit(pattern, 1, 2, epsilon=0.1, n_samples=20_000)
+    assert (batched.event, batched.direction) == (whole.event, whole.direction)
+    assert batched.p == whole.p and batched.p_prime == whole.p_prime
+    assert batched.epsilon_lower == whole.epsilon_lower
+    pd.testing.assert_frame_equal(batched.selection, whole.selection)
+
+
+@pytest.mark.parametrize(("claimed", "reject"), [(1.0, False), (0.5, True)])
+def test_batched_and_unbatched_audits_agree(monkeypatch, claimed, reject):
+    # a correct discrete Laplace at ε = 1: no violation of ε = 1, a violation of ε = 0.5
+    mechanism = targets.discrete_laplace_count(1.0)
+    whole = audit(mechanism, 10, 11, epsilon=claimed, n_samples=N)
+    monkeypatch.setattr(audit_module, "BATCH_SIZE", 7_000)
+    batched = audit(mechanism, 10, 11, epsilon=claimed, n_samples=N)
+    assert whole.reject is batched.reject is reject
+    for w, b in ((whole.p, batched.p), (whole.p_prime, batched.p_prime)):
+        if batched.event == whole.event:  # the same event: estimates of one probability
+            se = math.sqrt(w.estimate * (1 - w.estimate) / w.n) + 1e-12
+            assert abs(w.estimate - b.estimate) < 5 * math.sqrt(2) * se
+    assert batched.epsilon_lower == pytest.approx(whole.epsilon_lower, abs=0.15)
+
+
+def test_a_large_audit_keeps_its_memory_bounded(monkeypatch):
+    monkeypatch.setattr(audit_module, "BATCH_SIZE", 10_000)
+    n = 2_000_000  # at once: 2 x 16 MB of outputs alone
+    tracemalloc.start()
+    try:
+        result = audit(targets.laplace_count(1.0), 0, 1, epsilon=1.0, n_samples=n)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.p.n == n - n // 5
+    assert peak < 8e6, f"peak {peak / 1e6:.1f} MB"

@@ -466,6 +466,63 @@ def test_offline_and_missing_raises_data_unavailable(empty_cache: Path) -> None:
     assert list(empty_cache.iterdir()) == []
 
 
+def test_a_data_folder_that_is_a_file_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "not_a_folder"
+    folder.write_text("a file")
+    monkeypatch.setenv(datasets.ENV_VAR, os.fspath(folder))
+    for call in (lambda: datasets.load("votes"), datasets.ensure_files):
+        with pytest.raises(DataUnavailableError) as info:
+            call()
+        message = str(info.value)
+        assert f"UCI data folder {folder} is a file, not a folder" in message
+        assert "not in" not in message and "DPVIZ_DATA" in message
+        assert len(message.splitlines()) == 2
+
+
+def test_a_data_file_that_is_a_folder_is_named(empty_cache: Path) -> None:
+    (empty_cache / "house-votes-84.data").mkdir()
+    for call in (lambda: datasets.load("votes"), lambda: datasets.ensure_files(["votes"])):
+        with pytest.raises(DataUnavailableError) as info:
+            call()
+        message = str(info.value)
+        assert "house-votes-84.data" in message and str(empty_cache) in message
+        assert "not a regular file" in message and "not in" not in message
+        assert len(message.splitlines()) == 2
+    assert (empty_cache / "house-votes-84.data").is_dir()  # left as it was
+
+
+def _unreadable_by_chmod(path: Path) -> None:
+    if os.name != "posix" or os.geteuid() == 0:
+        pytest.skip("root reads a chmod 000 file: use the /proc/self/mem variant")
+    path.write_text("republican,n,y\n")
+    path.chmod(0)
+
+
+def _unreadable_proc_mem(path: Path) -> None:
+    # a regular file that even root cannot read: reading /proc/self/mem at 0 fails (EIO)
+    if not Path("/proc/self/mem").is_file():
+        pytest.skip("no /proc/self/mem here")
+    path.symlink_to("/proc/self/mem")
+
+
+@pytest.mark.parametrize("make_unreadable", [_unreadable_by_chmod, _unreadable_proc_mem],
+                         ids=["chmod", "proc-mem"])
+def test_an_unreadable_data_file_is_named(empty_cache: Path, make_unreadable) -> None:
+    path = empty_cache / "house-votes-84.data"
+    make_unreadable(path)
+    try:
+        with pytest.raises(DataUnavailableError) as info:
+            datasets.load("votes")
+    finally:
+        if not path.is_symlink():
+            path.chmod(0o644)
+    message = str(info.value)
+    assert f"UCI data file house-votes-84.data in {empty_cache} cannot be read" in message
+    assert "DPVIZ_DATA" in message and len(message.splitlines()) == 2
+
+
 def test_download_false_never_fetches(empty_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls = _fake_fetch(monkeypatch, b"")
     with pytest.raises(DataUnavailableError) as info:

@@ -128,6 +128,20 @@ def test_invalid_domains(make):
         make()
 
 
+@pytest.mark.parametrize(("values", "kind"), [("xyz", "string"), (b"xyz", "bytes object")])
+def test_a_bare_string_is_not_a_value_list(values, kind):
+    # tuple("xyz") made the values "x", "y", "z" without a word
+    with pytest.raises(InvalidParameterError) as info:
+        Categorical("a", values)
+    message = str(info.value)
+    assert message.startswith(f"Categorical('a', {values!r}): values must be a list of values")
+    assert f"not one {kind}" in message and f"[{values!r}]" in message
+
+
+def test_one_value_in_a_list_is_fine():
+    assert Categorical("a", ["xyz"]).values == ("xyz",)
+
+
 def test_from_data_warns_and_learns_from_rows():
     X = frame(colour=["b", "a", "b"], age=[3.0, 1.0, 2.0])
     with pytest.warns(PrivacyLeakWarning):

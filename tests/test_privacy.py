@@ -166,6 +166,14 @@ def test_histogram_with_cell_function(domain, data):
         t.noisy_histogram("temp", epsilon=1.0)
 
 
+@pytest.mark.parametrize("n_parts", [None, 0, -1])
+def test_partition_by_function_names_n_parts(domain, data, n_parts):
+    t = table(domain, data)
+    with pytest.raises(InvalidParameterError, match="n_parts") as info:
+        t.partition(lambda codes: codes[:, 0], n_parts=n_parts)
+    assert "n_cells" not in str(info.value)
+
+
 def test_partition_requires_threshold_for_numeric(domain, data):
     t = table(domain, data)
     with pytest.raises(InvalidParameterError, match="threshold"):

@@ -28,6 +28,7 @@ import functools
 import inspect
 import itertools
 import os
+import tempfile
 import warnings
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -42,6 +43,7 @@ from tqdm.auto import tqdm
 
 from dpviz import __version__
 from dpviz.datasets import Dataset
+from dpviz.errors import CacheUnavailableWarning
 from dpviz.validation import check_int
 
 __all__ = ["cache", "cache_bypassed", "holdout_accuracy", "holdout_split", "summarize", "sweep"]
@@ -57,14 +59,45 @@ def cache_dir() -> Path:
     )
 
 
+_WRITABLE: dict[Path, bool] = {}
+
+
+def _writable(folder: Path) -> bool:
+    """Whether ``folder`` (created if missing) takes files; warn once per folder if not.
+
+    The answer is remembered for the process, so an unwritable ``$DPVIZ_CACHE`` gives
+    one :class:`~dpviz.errors.CacheUnavailableWarning`, not one per cached call.
+    """
+    if folder not in _WRITABLE:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+        except OSError as error:
+            _WRITABLE[folder] = False
+            setting = os.environ.get("DPVIZ_CACHE")
+            where = f"DPVIZ_CACHE={setting}" if setting else f"the result cache {folder.parent}"
+            warnings.warn(
+                f"{where} is not writable ({error.strerror or error}): running without the "
+                "cache (set DPVIZ_CACHE to a writable folder, or to off)",
+                CacheUnavailableWarning,
+                stacklevel=3,
+            )
+        else:
+            _WRITABLE[folder] = True
+    return _WRITABLE[folder]
+
+
 def cache(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
     """Memoize a reproduction function on disk with :class:`joblib.Memory` (keyed by arguments).
 
     The cache lives in :func:`cache_dir`, in a sub-folder per dpviz version; set
     ``DPVIZ_CACHE=off`` to bypass it (the unit tests do), as :func:`cache_bypassed` does
-    for a recomputation. joblib keys on the function's own code and arguments only: after
-    changing an algorithm it calls, clear the folder (``make clean``). The ``progress``
-    flag is not part of the key.
+    for a recomputation. A folder that cannot be written (read-only, under a regular
+    file, under ``/proc``) is bypassed too, with one
+    :class:`~dpviz.errors.CacheUnavailableWarning` per folder and process. joblib keys on
+    the function's own code and arguments only: after changing an algorithm it calls,
+    clear the folder (``make clean``). The ``progress`` flag is not part of the key.
 
     Entries carry no digest, unlike the shipped results: the folder is the user's own,
     written only by their own runs, so whoever can alter a pickle there can alter the code
@@ -73,17 +106,19 @@ def cache(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
     the shipped files, and recomputes (and ``make results`` saves) inside
     :func:`cache_bypassed`.
     """
-    memoized: Callable[..., pd.DataFrame] | None = None
+    ignore = ["progress"] if "progress" in inspect.signature(function).parameters else []
+    memoized: dict[Path, Callable[..., pd.DataFrame]] = {}
 
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> pd.DataFrame:
-        nonlocal memoized
         if _BYPASSED.get() or os.environ.get("DPVIZ_CACHE", "").lower() == "off":
             return function(*args, **kwargs)
-        if memoized is None:
-            ignore = ["progress"] if "progress" in inspect.signature(function).parameters else []
-            memoized = Memory(cache_dir() / __version__, verbose=0).cache(function, ignore=ignore)
-        return memoized(*args, **kwargs)
+        folder = cache_dir() / __version__
+        if not _writable(folder):
+            return function(*args, **kwargs)
+        if folder not in memoized:
+            memoized[folder] = Memory(folder, verbose=0).cache(function, ignore=ignore)
+        return memoized[folder](*args, **kwargs)
 
     return wrapper
 

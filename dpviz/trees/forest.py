@@ -234,6 +234,8 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     :meth:`votes_located` gives each refitted forest's :meth:`votes` from them.
     """
 
+    _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
+
     def __init__(
         self,
         epsilon: float = 1.0,

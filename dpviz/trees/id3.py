@@ -73,7 +73,7 @@ from dpviz import mechanisms
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.privacy import Ledger, PrivateTable
-from dpviz.trees._base import DPEstimatorMixin, check_encoded
+from dpviz.trees._base import DPEstimatorMixin, check_encoded, whole_numbers_as_nominal
 from dpviz.trees.id3_pruning import (
     bottom_up_aggregate,
     pessimistic_errors,
@@ -705,6 +705,7 @@ def _cell_function(split: _Split) -> Callable[[np.ndarray], np.ndarray]:
 class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the FS estimators (subclasses define ``_build``)."""
 
+    _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
     _algorithm = "FS tree"
 
     def _check_params(self) -> None:
@@ -896,6 +897,15 @@ class SuLQID3Classifier(_FSTreeClassifier):
     """
 
     _algorithm = "SuLQ-based ID3"
+
+    def _domain_input(self, X: Any) -> Any:
+        """Without a Domain, a column of whole numbers is nominal (its codes are the values).
+
+        SuLQ-based ID3 handles nominal attributes only (FS Alg. 1): an integer-coded column,
+        scikit-learn's ``categorical`` input (the tag this class carries), is read as one;
+        a column with fractions stays numeric and ``fit`` refuses it.
+        """
+        return whole_numbers_as_nominal(super()._domain_input(X))
 
     def __init__(
         self,

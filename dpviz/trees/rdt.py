@@ -283,6 +283,8 @@ class PrivateRDTClassifier(_RDTBase):
     warns :class:`~dpviz.errors.PrivacyLeakWarning`. See ``docs/privacy.md``.
     """
 
+    _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
+
     def __init__(
         self,
         epsilon: float = 1.0,

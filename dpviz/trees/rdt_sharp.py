@@ -250,6 +250,8 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     :class:`~dpviz.errors.PrivacyLeakWarning`.
     """
 
+    _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
+
     def __init__(
         self,
         epsilon: float = 1.0,
