@@ -58,7 +58,7 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import DataConversionWarning
 
-from dpviz.domain import Domain, check_unique_columns
+from dpviz.domain import Domain, check_not_time, check_unique_columns
 from dpviz.errors import EmptyDataError, InvalidParameterError, MissingValueError
 from dpviz.privacy import PRIOR_MECHANISM, Ledger, PrivateTable
 from dpviz.validation import check_epsilon, check_random_state
@@ -572,6 +572,7 @@ def _infer_kinds(X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
     columns = {}
     for j in range(X.shape[1]):
         col = X[:, j]
+        check_not_time(f"x{j}", col)
         if pd.isna(col).any():
             raise MissingValueError(
                 f"column {j} of X has a missing value (row {int(np.flatnonzero(pd.isna(col))[0])})"
