@@ -15,6 +15,7 @@ their public bounds).
 
 from __future__ import annotations
 
+import datetime
 import functools
 import math
 import warnings
@@ -104,8 +105,25 @@ class Numeric:
         Public bounds, taken from documentation (never from the rows). Values
         outside are clipped on encoding (the standard practice for bounded
         DP mechanisms) unless ``out_of_bounds="raise"`` is asked for; an infinite
-        value is always refused (:meth:`Domain.encode`).
+        value is always refused (:meth:`Domain.encode`). Dates and durations are
+        refused (:func:`check_not_time`): give numbers in a stated unit, and the
+        bounds in that unit.
 
+    Notes
+    -----
+    A value below ``low`` is read as ``low``, one above ``high`` as ``high``: it
+    behaves exactly like the bound (the same routing, the same counts). Clipping to
+    the public bounds is what keeps the sensitivity: every row falls in one cell of
+    the public partitions the trees and split grids draw inside ``[low, high]``, so
+    one row still changes one count by one, whatever its value.
+
+    Bounds that exclude all the data clip every value to one end: the attribute then
+    holds a single value, its splits separate nothing, and nothing says so. dpviz
+    cannot warn from the data: a warning computed from the rows (that values were
+    clipped, or how many) would itself be a release of the private data that no ε
+    pays for. Take the bounds from documentation; the curator, who holds the rows,
+    can check them with ``domain.encode(X, out_of_bounds="raise")``, which names the
+    first value outside (an answer for the curator alone, never to publish).
     """
 
     name: str
@@ -177,6 +195,60 @@ def _lookup(index: pd.Index, values: np.ndarray) -> np.ndarray:
         by_str = {str(v): i for i, v in enumerate(index)}
         codes[miss] = [by_str.get(str(v), UNKNOWN_CODE) for v in values[miss]]
     return codes
+
+
+#: Python and numpy types of dates, times and durations (``pd.Timestamp`` and
+#: ``pd.Timedelta`` are subclasses): never read as numbers.
+_TIME_TYPES = (datetime.date, datetime.time, datetime.timedelta, np.datetime64, np.timedelta64,
+               pd.Period)
+_TIME_KINDS = ("datetime64", "datetime", "date", "time", "timedelta64", "timedelta", "period")
+
+
+def check_not_time(name: str, column: object) -> None:
+    """Refuse a column of dates or durations where a number is read (a numeric attribute).
+
+    A ``timedelta64`` or ``datetime64`` column converts to a count of its dtype's unit
+    (nanoseconds, for pandas) and an object column of numpy durations to a count of
+    theirs: read as numbers, they would be clipped to bounds written in another unit,
+    silently. dpviz refuses them, naming the column: convert them to a number in a
+    stated unit first, and give the domain public bounds in that unit.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``column`` (a Series or array) has a datetime, timedelta or period dtype, or
+        holds date, time or duration objects.
+    """
+    values = column if isinstance(column, pd.Series | pd.Index) else np.asarray(column)
+    found = _time_kind(values)
+    if found is None:
+        return
+    example = (f"X[{name!r}].dt.total_seconds() / 3600 for hours" if found == "durations" else
+               f"(X[{name!r}] - pd.Timestamp('2000-01-01')).dt.days for days since a public date")
+    raise InvalidParameterError(
+        f"attribute {name!r} holds {found} ({values.dtype}), not numbers: convert them to a "
+        f"number in a stated unit first, e.g. {example}, with public bounds in that unit"
+    )
+
+
+def _time_kind(values: pd.Series | pd.Index | np.ndarray) -> str | None:
+    """``"durations"``, ``"dates"`` (dates, times, periods) or None for other columns."""
+    dtype = values.dtype
+    if dtype.kind == "m":
+        return "durations"
+    if dtype.kind == "M" or isinstance(dtype, pd.PeriodDtype):
+        return "dates"
+    if dtype.kind != "O":
+        return None
+    kind = pd.api.types.infer_dtype(values, skipna=True)
+    if kind.startswith(("mixed", "unknown")):  # look at the values themselves
+        found = [v for v in values if isinstance(v, _TIME_TYPES)]
+        if not found:
+            return None
+        kind = "timedelta" if isinstance(found[0], datetime.timedelta | np.timedelta64) else "date"
+    if kind not in _TIME_KINDS:
+        return None
+    return "durations" if kind.startswith("timedelta") else "dates"
 
 
 def check_unique_columns(X: pd.DataFrame) -> None:
@@ -465,6 +537,9 @@ class Domain:
         self._check_columns(X)
         if isinstance(X, pd.DataFrame):
             frame = X[[self.names[j] for j in numeric]]
+            for name, dtype in frame.dtypes.items():
+                if dtype.kind in "mMO" or isinstance(dtype, pd.PeriodDtype):
+                    check_not_time(str(name), frame[name])
             try:
                 return frame.to_numpy(dtype=np.float64)
             except (TypeError, ValueError):
@@ -472,6 +547,9 @@ class Domain:
                     self._as_float(self.attributes[j], X[self.names[j]].to_numpy())
                 raise
         arr = np.asarray(X)
+        if arr.dtype.kind in "mMO":
+            for j in numeric:
+                check_not_time(self.names[j], arr[:, j])
         try:
             if len(numeric) == arr.shape[1]:  # all numeric: no (slow) fancy column indexing
                 return arr.astype(np.float64, copy=False)
@@ -612,6 +690,7 @@ class Domain:
         attributes: list[Attribute] = []
         for name in frame.columns:
             col = frame[name]
+            check_not_time(str(name), col)  # no unit: neither numbers nor categories
             if col.isna().any():
                 raise MissingValueError(f"attribute {name!r} has a missing value")
             if pd.api.types.is_bool_dtype(col) or not pd.api.types.is_numeric_dtype(col):

@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
@@ -63,6 +63,9 @@ __all__ = ["BudgetExceededError", "Ledger", "LedgerEntry", "PrivateTable"]
 
 #: Relative tolerance of the budget check (rounding of sums of ε).
 BUDGET_RTOL = 1e-9
+
+#: The mechanism recorded by :meth:`PrivateTable.charge_prior` (a copy of earlier spending).
+PRIOR_MECHANISM = "(earlier release)"
 
 CountMechanism = Literal["discrete_laplace", "laplace"]
 SelectMechanism = Literal["exponential", "report_noisy_max"]
@@ -122,10 +125,36 @@ class Ledger:
     def _record(
         self, label: str, mechanism: str, epsilon: float, charged: float, path: tuple[str, ...]
     ) -> None:
-        self.entries.append(
-            LedgerEntry(len(self.entries), label, mechanism, epsilon, charged, path)
-        )
-        self.spent += charged
+        entry = LedgerEntry(len(self.entries), label, mechanism, epsilon, charged, path)
+        self.spent += charged  # first: an interrupt in between over-counts, never under-counts
+        self.entries.append(entry)
+
+    def record_discarded(self, what: str, start: int, others: Sequence[Ledger] = ()) -> None:
+        """Keep the charges of a release that was computed, then discarded (an interrupted fit).
+
+        A fit interrupted after some queries leaves the model as it was, but the queries
+        were answered (their answers may survive in the traceback), so their ε was spent.
+        The entries from ``start`` on (queries made on this ledger: a JPW batch) are
+        relabelled ``"interrupted <what>: <label>"`` and charged in full: a batch within
+        its parallel share cost nothing more, unless its rows are passed again — which
+        is what a retry does, and what the per-batch accounts cannot see. The queries of
+        ``others`` (the discarded release's own ledgers) are appended under that label,
+        their charges added to :attr:`spent` — except :meth:`PrivateTable.charge_prior`
+        entries, which copy spending this ledger already holds. :attr:`spent` may then
+        exceed :attr:`total`: the record never under-counts, and a later query that raises
+        the spend is refused (one that raises nothing, e.g. a JPW batch within its parallel
+        share, is answered).
+        """
+        own = self.entries[start:]
+        self.spent += sum(e.epsilon - e.charged for e in own)  # first: never under-counts
+        self.entries[start:] = [
+            replace(e, label=f"interrupted {what}: {e.label}", charged=e.epsilon) for e in own
+        ]
+        for ledger in others:
+            for e in ledger.entries:
+                if e.mechanism != PRIOR_MECHANISM:
+                    self._record(f"interrupted {what}: {e.label}", e.mechanism, e.epsilon,
+                                 e.charged, e.path)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per query: query, label, mechanism, epsilon, charged, path, depth."""
@@ -375,7 +404,8 @@ class PrivateTable:
         updates, increase = self._plan(epsilon)
         ledger = self.ledger
         limit = ledger.total * (1 + BUDGET_RTOL)
-        if ledger.spent + increase > limit:
+        # an increase of 0 (a parallel part) adds no loss, even past a discarded release's record
+        if increase > 0.0 and ledger.spent + increase > limit:
             raise BudgetExceededError(
                 f"query {label!r} needs ε = {epsilon:.6g} (raising the total spend by "
                 f"{increase:.6g}) but only {ledger.remaining:.6g} of the budget "
@@ -866,7 +896,7 @@ class PrivateTable:
         earlier ε counts against this table's budget too.
         """
         epsilon = check_epsilon(epsilon)
-        self._charge(epsilon, label, "(earlier release)")
+        self._charge(epsilon, label, PRIOR_MECHANISM)
 
     def close(self) -> None:
         """Drop the private rows; the ledger and accounting stay, further queries raise.

@@ -1,4 +1,5 @@
 import warnings
+from datetime import date, timedelta
 
 import numpy as np
 import pandas as pd
@@ -155,3 +156,63 @@ def test_public_domain_does_not_warn(domain):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         domain.encode(frame(colour=["red"], age=[1], children=["1"]))
+
+
+# ---------------------------------------------------------------- bounds and time columns
+def test_bounds_that_exclude_all_the_data_clip_every_value_to_one_end(domain):
+    """Documented beside Numeric: no warning (it would be computed from the rows)."""
+    for ages, end in (([101, 150.5, 1e12], 100.0), ([-1e-9, -7, -1e300], 0.0)):
+        for column in (ages, np.asarray(ages, dtype=object)):
+            X = frame(colour=["red"] * 3, age=column, children=["1"] * 3)
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                np.testing.assert_array_equal(domain.encode(X)[:, 1], [end] * 3)
+            np.testing.assert_array_equal(domain.encode(X.to_numpy())[:, 1], [end] * 3)
+    np.testing.assert_array_equal(  # integers too; values inside are kept as they are
+        domain.encode(frame(colour=["red"] * 3, age=[-3, 0, 200], children=["1"] * 3))[:, 1],
+        [0, 0, 100],
+    )
+
+
+TIME_COLUMNS = {
+    "timedelta64": (pd.to_timedelta([1, 2, 3], unit="D"), "durations"),
+    "datetime64": (pd.to_datetime(["2020-01-01", "2020-02-01", "2021-01-01"]), "dates"),
+    "datetime64 with a time zone": (
+        pd.to_datetime(["2020-01-01"] * 3).tz_localize("UTC"), "dates"),
+    "period": (pd.period_range("2020-01", periods=3, freq="M"), "dates"),
+    "numpy timedelta64 objects": (
+        np.array([np.timedelta64(5, "s")] * 3, dtype=object), "durations"),
+    "Python timedelta objects": (np.array([timedelta(hours=1)] * 3, dtype=object), "durations"),
+    "Python dates": (np.array([date(2020, 1, 1)] * 3, dtype=object), "dates"),
+    "numbers and a duration": (np.array([1.0, np.timedelta64(5, "s"), 2], dtype=object),
+                               "durations"),
+}
+
+
+@pytest.mark.parametrize("kind", list(TIME_COLUMNS))
+def test_dates_and_durations_are_refused_where_a_number_is_read(domain, kind):
+    """A timedelta64 column read as nanoseconds was clipped to 100, silently."""
+    column, what = TIME_COLUMNS[kind]
+    X = frame(colour=["red"] * 3, age=column, children=["1"] * 3)
+    match = rf"attribute 'age' holds {what} .*stated unit.*public bounds in that unit"
+    with pytest.raises(InvalidParameterError, match=match):
+        domain.encode(X)
+    with pytest.raises(InvalidParameterError, match=match):  # read by position: the same
+        domain.encode(X.to_numpy())
+    with pytest.raises(InvalidParameterError, match=match), warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        Domain.from_data(X, [0, 1, 0])  # neither a number nor a category
+
+
+def test_a_numpy_timedelta_array_is_refused_too():
+    domain = Domain([Numeric("wait", 0, 100)], ["no", "yes"])
+    with pytest.raises(InvalidParameterError, match=r"'wait' holds durations \(timedelta64"):
+        domain.encode(np.array([[1], [2]], dtype="m8[s]"))
+    with pytest.raises(InvalidParameterError, match=r"'wait' holds dates \(datetime64"):
+        domain.encode(np.array([["2020-01-01"]], dtype="M8[D]"))
+
+
+def test_numbers_in_object_columns_are_still_numbers(domain):
+    X = frame(colour=["red"] * 2, age=np.array([1, 2.5], dtype=object), children=["1"] * 2)
+    np.testing.assert_array_equal(domain.encode(X)[:, 1], [1, 2.5])
+    np.testing.assert_array_equal(domain.encode(X.to_numpy())[:, 1], [1, 2.5])

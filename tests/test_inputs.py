@@ -7,7 +7,9 @@
 * an ε that underflows when divided is reported with the user's value;
 * duplicated column names are refused with their names;
 * a refused ``PrivateRDTClassifier.update`` leaves the ledger and the model unchanged;
-* ``cross_val_predict(method="predict_proba")`` with string classes gives the documented hint.
+* ``cross_val_predict(method="predict_proba")`` with string classes gives the documented hint;
+* values outside a numeric attribute's public bounds behave like the bound (documented, pinned),
+  and dates and durations are refused where a number is read.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_array_equal
+from sklearn.base import clone
 from sklearn.model_selection import cross_val_predict
 
 from dpviz.datasets import load
@@ -262,3 +265,52 @@ def test_cross_val_predict_proba_with_string_classes_gives_the_hint():
         cross_val_predict(est, data.X, data.y, cv=3, method="predict_proba")
     predicted = cross_val_predict(est, data.X, data.y, cv=3)  # predict keeps the labels
     assert set(predicted) <= set(data.domain.classes)
+
+
+# ================================================================ 8. bounds and time columns
+@pytest.mark.parametrize("index", range(6))
+def test_values_outside_the_bounds_behave_like_the_bound(index):
+    """The documented clipping (Numeric's Notes): a fit, and every prediction, read a value
+    below ``low`` as ``low`` and one above ``high`` as ``high``."""
+    domain = Domain([Numeric("a", 0, 10), Categorical("c", ("x", "y"))], ["n", "p"])
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-5, 15, 400)  # half of the values outside [0, 10]
+    X = pd.DataFrame({"a": a, "c": rng.choice(["x", "y"], 400)})
+    y = np.where(a + rng.normal(0, 2, 400) > 5, "p", "n")
+    model = _estimators(domain)[index]
+    at_bounds = clone(model).fit(X.assign(a=X["a"].clip(0, 10)), y)
+    model.fit(X, y)
+    test = pd.DataFrame({"a": [-1e9, -0.5, 0.0, 10.0, 10.5, 1e9], "c": ["x"] * 6})
+    proba = model.predict_proba(test)
+    assert_array_equal(proba, at_bounds.predict_proba(test))
+    assert_array_equal(proba[[0, 1]], proba[[2, 2]])
+    assert_array_equal(proba[[4, 5]], proba[[3, 3]])
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_bounds_that_exclude_all_the_data_make_the_attribute_one_value(index):
+    domain = Domain([Numeric("a", 0, 10), Categorical("c", ("x", "y"))], ["n", "p"])
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"a": rng.uniform(20, 30, 200), "c": rng.choice(["x", "y"], 200)})
+    y = np.where(X["c"] == "x", "p", "n")
+    model = _estimators(domain)[index]
+    one_value = clone(model).fit(X.assign(a=10.0), y)
+    model.fit(X, y)
+    assert_array_equal(model.predict_proba(X), one_value.predict_proba(X))
+
+
+def test_a_duration_column_is_refused_by_every_estimator():
+    domain, X, y = _small()
+    waits = X.assign(a=pd.to_timedelta(X["a"], unit="h"))
+    for model in _estimators(domain):
+        with pytest.raises(InvalidParameterError, match="'a' holds durations"):
+            model.fit(waits, y)
+        model.fit(X, y)  # and at prediction time
+        with pytest.raises(InvalidParameterError, match="'a' holds durations"):
+            model.predict(waits)
+    with warnings.catch_warnings():  # without a domain: neither numeric nor categorical
+        warnings.simplefilter("ignore")
+        for array in (waits, waits.to_numpy(), np.array([[1], [2]], dtype="m8[s]")):
+            labels = y[: len(array)]
+            with pytest.raises(InvalidParameterError, match="holds durations"):
+                PrivateRDTClassifier(random_state=0).fit(array, labels)

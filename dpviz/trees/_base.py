@@ -35,24 +35,41 @@ Input conventions (those of scikit-learn, so that its estimator checks pass):
 * Without a domain the classes are the sorted observed labels, so ``y`` must
   hold at least two classes: a one-class model is refused (a public Domain that
   lists every class makes a one-class sample fine).
+
+Fitting is all or nothing (``DPEstimatorMixin._atomic``): ``fit``, ``fit_encoded``,
+Private-RDT's ``update`` and the paths that make new models (the forest's
+``fit_encoded_epsilons``, RDT#'s ``refit_encoded``) build on a working copy and set every
+fitted attribute in one store at the end. An exception — a ``KeyboardInterrupt`` included —
+leaves the estimator as it was (fitted as before, or unfitted: ``NotFittedError``). Queries
+answered before it were paid for: a (re)fitted model's ``ledger_`` records them, labelled
+``"interrupted ..."`` (its ``spent`` may then exceed its ``total``), and the exception
+carries them (a note, and their ledgers in ``dpviz_ledgers``) — the only record when the
+estimator was unfitted or the path makes new models.
 """
 
 from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.exceptions import DataConversionWarning
 
-from dpviz.domain import Domain, check_unique_columns
+from dpviz.domain import Domain, check_not_time, check_unique_columns
 from dpviz.errors import EmptyDataError, InvalidParameterError, MissingValueError
+from dpviz.privacy import PRIOR_MECHANISM, Ledger, PrivateTable
 from dpviz.validation import check_epsilon, check_random_state
 
-__all__ = ["DPEstimatorMixin", "check_encoded", "release_generators", "tidy_classes"]
+__all__ = [
+    "DPEstimatorMixin",
+    "check_encoded",
+    "keep_discarded",
+    "release_generators",
+    "tidy_classes",
+]
 
 _NUMERIC_KINDS = ("integer", "floating", "mixed-integer-float", "decimal")
 
@@ -61,7 +78,9 @@ class DPEstimatorMixin:
     """Shared fit/predict input handling for dpviz classifiers.
 
     Subclasses define the parameters ``domain`` (a :class:`Domain` or ``None``),
-    ``unknown`` (``"raise"`` or ``"random"``) and ``random_state``.
+    ``unknown`` (``"raise"`` or ``"random"``) and ``random_state``. Every fitting path
+    runs through :meth:`_atomic` (all or nothing, see the module docstring) and makes its
+    private tables with :meth:`_private_table`.
     """
 
     domain: Domain | None
@@ -177,6 +196,14 @@ class DPEstimatorMixin:
         if not isinstance(domain, Domain):
             raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
         codes, labels = check_encoded(codes, domain, labels)
+        return self._atomic(
+            "fit_encoded", lambda work: work._fit_domain_codes(codes, labels, domain, **fit_params)
+        )
+
+    def _fit_domain_codes(
+        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, **fit_params: Any
+    ) -> Any:
+        """:meth:`_fit_codes` after setting ``domain_`` (checked codes; run on a working copy)."""
         self._set_domain(domain)
         return self._fit_codes(codes, labels, domain, **fit_params)
 
@@ -203,8 +230,64 @@ class DPEstimatorMixin:
     def fit(self, X: Any, y: Any) -> Any:
         """Fit on ``X`` (DataFrame or array) and labels ``y`` with the public ``domain``."""
         self._check_params()
+        return self._atomic("fit", lambda work: work._fit_data(X, y))
+
+    def _fit_data(self, X: Any, y: Any) -> Any:
+        """Validate and encode ``X, y``, then :meth:`_fit_codes` (run on a working copy)."""
         codes, labels, domain = self._fit_inputs(X, y)
         return self._fit_codes(codes, labels, domain)
+
+    # -------------------------------------------------------------- all or nothing
+    def _atomic(self, what: str, path: Callable[[Any], Any], *, record: bool = True) -> Any:
+        """Run a fitting path on a working copy of this estimator, then commit it in one store.
+
+        ``path(work)`` fits ``work``, a shallow copy of this estimator (the same parameters,
+        fitted attributes and generators). Its attributes replace this estimator's in one
+        store, so an exception anywhere in the path — a ``KeyboardInterrupt`` included —
+        leaves this estimator as it was: fitted as before, or unfitted. The generators are
+        shared, not restored: a retry draws fresh structure and noise, never the noise of
+        the discarded release.
+
+        Queries answered before the exception were paid for: their record is kept
+        (:func:`keep_discarded`) in this estimator's ``ledger_`` when it is fitted (unless
+        ``record=False``: the paths that make a new model and leave this one unchanged)
+        and, always, on the exception (a note and its ``dpviz_ledgers`` attribute).
+
+        Returns
+        -------
+        self
+        """
+        ledger = getattr(self, "ledger_", None) if record else None
+        start = len(ledger.entries) if ledger is not None else 0
+        opened: list[Ledger] = []  # the ledgers of the tables the path makes
+        work = object.__new__(type(self))
+        work.__dict__.update(vars(self), _opened=opened)
+        state: dict[str, Any] | None = None
+        try:
+            path(work)
+            state = vars(work)
+            del state["_opened"]
+            self.__dict__ = state  # one store: the old model or the new, never a mix
+        except BaseException as exc:
+            if vars(self) is not state:  # not committed: the release is discarded
+                keep_discarded(exc, f"{type(self).__name__}.{what}", opened, ledger, start)
+            raise
+        return self
+
+    def _private_table(
+        self,
+        codes: np.ndarray,
+        labels: np.ndarray,
+        domain: Domain,
+        epsilon: float,
+        rng: np.random.Generator,
+    ) -> PrivateTable:
+        """The private rows of a fitting path; its ledger is kept if the path is discarded."""
+        table = PrivateTable.from_encoded(codes, labels, domain=domain, epsilon=epsilon, rng=rng)
+        opened = getattr(self, "_opened", None)
+        if opened is not None:
+            opened.append(table.ledger)
+        return table
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities of each row (columns in ``classes_`` order)."""
@@ -364,6 +447,36 @@ class DPEstimatorMixin:
         return self.classes_[np.asarray(codes, dtype=np.int64)]
 
 
+def keep_discarded(
+    exc: BaseException, what: str, opened: list[Ledger], ledger: Ledger | None, start: int
+) -> None:
+    """Record the queries of a discarded fitting path (see ``DPEstimatorMixin._atomic``).
+
+    ``opened``: the ledgers of the tables the path made; ``ledger``: the fitted model's
+    ledger, whose entries from ``start`` on were charged by the path (a JPW batch), or
+    None. The queries go into ``ledger`` (:meth:`Ledger.record_discarded`) and onto
+    ``exc``: a note saying where they are recorded, and the ledgers in its
+    ``dpviz_ledgers`` attribute. Nothing is added when the path answered no query.
+    """
+    own = [] if ledger is None else ledger.entries[start:]
+    queries = own + [e for lg in opened for e in lg.entries if e.mechanism != PRIOR_MECHANISM]
+    if not queries:
+        return
+    if ledger is not None:
+        ledger.record_discarded(what.rsplit(".", 1)[-1], start, opened)
+        where = "in the estimator's ledger_ (labelled 'interrupted'; the model is as before)"
+    else:
+        where = "in this exception's dpviz_ledgers (the estimator is as before, or unfitted)"
+    exc.dpviz_ledgers = [  # type: ignore[attr-defined]
+        *getattr(exc, "dpviz_ledgers", []), *opened, *([ledger] if own else [])
+    ]
+    exc.add_note(
+        f"dpviz: {what} stopped after {len(queries)} private queries (at most ε = "
+        f"{sum(e.epsilon for e in queries):.6g}) whose release was discarded; "
+        f"their privacy cost was incurred and is recorded {where}"
+    )
+
+
 def _string_column_names(X: Any) -> np.ndarray | None:
     """``feature_names_in_`` for ``X``: its column names if all are strings, else None."""
     if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
@@ -459,6 +572,7 @@ def _infer_kinds(X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
     columns = {}
     for j in range(X.shape[1]):
         col = X[:, j]
+        check_not_time(f"x{j}", col)
         if pd.isna(col).any():
             raise MissingValueError(
                 f"column {j} of X has a missing value (row {int(np.flatnonzero(pd.isna(col))[0])})"

@@ -23,7 +23,7 @@ from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
-from dpviz.trees._base import DPEstimatorMixin, check_encoded
+from dpviz.trees._base import DPEstimatorMixin, check_encoded, keep_discarded
 from dpviz.trees.depth import cap_depth, check_depth, fletcher_islam_depth
 from dpviz.trees.descend import vote
 from dpviz.trees.random_tree import (
@@ -327,7 +327,9 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         in both releases"; :func:`dpviz.explore.audit.reused_noise_audits`). They answer
         "what would the forest look like at ε?" (notebook 05's explorer); to publish
         several, fit each with its own ``random_state``. Nothing but the returned forests
-        is kept.
+        is kept. Interrupted, it returns nothing and leaves this estimator unchanged; the
+        queries of the forests made so far are recorded on the exception only (a note,
+        and their ledgers in its ``dpviz_ledgers``).
         """
         if isinstance(self.random_state, bool) or not isinstance(
             self.random_state, int | np.integer
@@ -343,16 +345,29 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
             raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
         codes, labels = check_encoded(codes, domain, labels)
         routed: list = []  # the rows' leaves, routed by the first fit (the same trees in all)
-        for forest in forests:
-            forest._fit_routed(codes, labels, domain, routed)
+        try:
+            for forest in forests:
+                forest._fit_routed(codes, labels, domain, routed)
+        except BaseException as exc:  # the finished forests are discarded too: keep their cost
+            done = [f.ledger_ for f in forests if hasattr(f, "ledger_")]
+            keep_discarded(exc, f"{type(self).__name__}.fit_encoded_epsilons", done, None, 0)
+            raise
         return forests
 
     def _fit_routed(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain, routed: list
     ) -> DPRandomForestClassifier:
         """:meth:`fit_encoded` of checked codes, with the rows' leaves kept in ``routed``."""
-        self._set_domain(domain)
-        return self._fit_codes(codes, labels, domain, routed=routed)
+        return self._atomic(
+            "fit_encoded_epsilons",
+            lambda work: work._fit_routed_codes(codes, labels, domain, routed),
+        )
+
+    def _fit_routed_codes(
+        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, routed: list
+    ) -> DPRandomForestClassifier:
+        """:meth:`_fit_routed` on the working copy."""
+        return self._fit_domain_codes(codes, labels, domain, routed=routed)
 
     def _fit_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain, routed: list | None = None
@@ -368,9 +383,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         self.depth_ = self._tree_depth(domain)
         keys = structure_rng.integers(0, 2**63, size=n_trees)
         self.trees_ = [RandomTree(domain, self.depth_, int(k)) for k in keys]
-        table = PrivateTable.from_encoded(
-            codes, labels, domain=domain, epsilon=epsilon, rng=noise_rng
-        )
+        table = self._private_table(codes, labels, domain, epsilon, noise_rng)
         self.leaf_labels_ = get_majority_labels(
             table,
             self.trees_,

@@ -728,7 +728,7 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         # the public key of the unknown-category routing (drawn first, as before: the
         # noise that follows is unchanged), see ``route``
         self._unknown_key_ = int(rng.integers(0, 2**63 - 1))
-        table = PrivateTable.from_encoded(codes, labels, domain=domain, epsilon=budget, rng=rng)
+        table = self._private_table(codes, labels, domain, budget, rng)
         root = self._build(table, list(domain.names), depth, budget)
         self.ledger_: Ledger = table.ledger
         self.epsilon_ = root.epsilon

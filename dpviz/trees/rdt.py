@@ -328,9 +328,7 @@ class PrivateRDTClassifier(_RDTBase):
         self._structure_rng, self._noise_rng = self._rngs()
         self.depth_ = self._depth(len(domain))
         self.trees_ = self._make_trees(self._structure_rng, self.depth_)
-        table = PrivateTable.from_encoded(
-            codes, labels, domain=domain, epsilon=epsilon, rng=self._noise_rng
-        )
+        table = self._private_table(codes, labels, domain, epsilon, self._noise_rng)
         self.leaf_counts_ = self._release(table, self.trees_, epsilon)
         table.close()
         self._table = table
@@ -473,10 +471,33 @@ class PrivateRDTClassifier(_RDTBase):
         -------
         PrivateRDTClassifier
             ``self``, updated; ``ledger_`` shows the cost.
+
+        Notes
+        -----
+        All or nothing: an update stopped by an exception (a ``KeyboardInterrupt``
+        included) leaves the model as it was; the queries it had answered stay in
+        ``ledger_``, labelled ``"interrupted update: ..."`` and charged in full (not as a
+        parallel batch: a retry passes the same rows again, which the per-batch accounts
+        cannot see), so ``ledger_.spent`` may exceed ``ledger_.total``.
         """
         check_is_fitted(self, "trees_")
         epsilon = self._check_update(method, X_previous, y_previous)
         codes, labels = self._more_rows(X_new, y_new)
+        return self._atomic(
+            "update",
+            lambda work: work._update(codes, labels, epsilon, method, X_previous, y_previous),
+        )
+
+    def _update(
+        self,
+        codes: np.ndarray,
+        labels: np.ndarray,
+        epsilon: float,
+        method: str,
+        X_previous: Any,
+        y_previous: Any,
+    ) -> PrivateRDTClassifier:
+        """The releases of :meth:`update` on the encoded batch (run on a working copy)."""
         if method == "jpw":
             batch = self._table.append(codes, labels)
             new = self._release(batch, self.trees_, epsilon, tag=f" ({batch.path[0]})")
@@ -490,9 +511,8 @@ class PrivateRDTClassifier(_RDTBase):
         # Fresh randomness for the new release: the fitted model's generators continue (a
         # reseeded generator would repeat the trees and the noise of the first release, so
         # that "after − before" is an exact count).
-        table = PrivateTable.from_encoded(
-            union, union_labels, domain=self.domain_, epsilon=previous + epsilon,
-            rng=self._noise_rng,
+        table = self._private_table(
+            union, union_labels, self.domain_, previous + epsilon, self._noise_rng
         )
         table.charge_prior(previous, label="earlier release on D1 (sequential)")
         rebuild = method == "rebuild"

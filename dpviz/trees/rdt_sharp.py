@@ -22,7 +22,6 @@ from dpviz import keyed
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafCounts
-from dpviz.privacy import PrivateTable
 from dpviz.trees._base import DPEstimatorMixin, check_encoded
 from dpviz.trees.depth import cap_depth, check_depth, rdt_sharp_depth
 from dpviz.trees.random_tree import RandomTree, tree_bytes
@@ -306,6 +305,10 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         secondary ensemble: RDT# reduces to Private-RDT with p trees.
         """
         self._check_params()
+        return self._atomic("fit", lambda work: work._fit_data(X, y, X_public))
+
+    def _fit_data(self, X: Any, y: Any, X_public: Any = None) -> RDTSharpClassifier:
+        """Validate and encode the rows, then :meth:`_fit_codes` (run on a working copy)."""
         codes, labels, domain = self._fit_inputs(X, y)
         public = None if X_public is None else domain.encode(X_public)
         return self._fit_codes(codes, labels, domain, public=public)
@@ -394,9 +397,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         epsilon = self._epsilon(self.epsilon)
         n_primary = len(self.primary_)
-        table = PrivateTable.from_encoded(
-            codes, labels, domain=domain, epsilon=epsilon, rng=noise_rng
-        )
+        table = self._private_table(codes, labels, domain, epsilon, noise_rng)
         routes = (
             [tree.cell_keys for tree in self.primary_]
             if cells is None
@@ -490,7 +491,10 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         1.2 of composition (two separate fits pass;
         ``tests/test_rdt_sharp.py::test_refits_of_one_model_side_by_side_are_not_covered_by_composition``).
         They answer "what would the release look like at ε?" (notebook 04's explorer); to
-        publish several, fit each with its own ``random_state``.
+        publish several, fit each with its own ``random_state``. An interrupted refit
+        returns nothing and leaves this model (and its ``ledger_``) unchanged; the queries
+        it had answered are recorded on the exception (a note, and their ledger in its
+        ``dpviz_ledgers``).
         """
         check_is_fitted(self, "primary_")
         model = copy.copy(self)
@@ -512,9 +516,17 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _release_again(
         self, codes: np.ndarray, labels: np.ndarray, cells: np.ndarray | None
     ) -> RDTSharpClassifier:
-        """The private part of Fig. 5 again, with this model's noise generator."""
+        """The private part of Fig. 5 again, with this model's noise generator.
+
+        All or nothing, on the copy :meth:`refit_encoded` made; an exception leaves the
+        record of its queries on the exception only (the model refitted from is unchanged).
+        """
         _, noise_rng = self._rngs()
-        return self._release(codes, labels, self.domain_, noise_rng, cells)
+        return self._atomic(
+            "refit_encoded",
+            lambda work: work._release(codes, labels, self.domain_, noise_rng, cells),
+            record=False,
+        )
 
     def locate_encoded(self, codes: np.ndarray) -> np.ndarray:
         """The cell (leaf, then nearest centre) of each encoded row in every tree of E1 ∪ E2.

@@ -1,0 +1,352 @@
+"""Faults leave nothing half-done: every fitting path is all or nothing.
+
+Each path is interrupted at several points by a KeyboardInterrupt raised from an internal
+function on its k-th call (and, once, by a real timer signal). After the interrupt a model
+fitted before is exactly as it was (the same attributes, the same predictions), a model
+never fitted is unfitted (NotFittedError), and every query answered before the interrupt
+is still recorded: in the model's ``ledger_`` when the path was (re)fitting the model, and
+always on the exception (``dpviz_ledgers``).
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import check_is_fitted
+
+from dpviz.datasets import load
+from dpviz.domain import Domain
+from dpviz.leaf_release import NoisyLeafCounts
+from dpviz.privacy import PRIOR_MECHANISM, Ledger, PrivateTable
+from dpviz.trees import forest as forest_module
+from dpviz.trees import rdt_sharp as rdt_sharp_module
+from dpviz.trees.forest import DPRandomForestClassifier
+from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
+from dpviz.trees.random_tree import RandomTree
+from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
+from dpviz.trees.rdt_sharp import RDTSharpClassifier
+
+TARGETS = {
+    "PrivateTable": PrivateTable,
+    "RandomTree": RandomTree,
+    "Domain": Domain,
+    "NoisyLeafCounts": NoisyLeafCounts,
+    "forest": forest_module,
+    "rdt_sharp": rdt_sharp_module,
+}
+
+
+@pytest.fixture(scope="module")
+def data():
+    """Two disjoint batches of Nursery (and of Adult, for C4.5's numeric attributes)."""
+    nursery, adult = load("nursery"), load("adult")
+    order = np.random.default_rng(0).permutation(len(nursery.X))
+    a, b, pub, test = order[:1500], order[1500:2500], order[2500:4000], order[4000:5000]
+    rows = np.random.default_rng(1).permutation(len(adult.X))[:1600]
+    d = nursery.domain
+    return SimpleNamespace(
+        domain=d, X1=nursery.X.iloc[a], y1=nursery.y.iloc[a], X2=nursery.X.iloc[b],
+        y2=nursery.y.iloc[b], public=nursery.X.iloc[pub], test=nursery.X.iloc[test],
+        codes1=d.encode(nursery.X.iloc[a]), labels1=d.encode_labels(nursery.y.iloc[a]),
+        codes2=d.encode(nursery.X.iloc[b]), labels2=d.encode_labels(nursery.y.iloc[b]),
+        public_codes=d.encode(nursery.X.iloc[pub]),
+        adult=adult.domain, A1=adult.X.iloc[rows[:800]], b1=adult.y.iloc[rows[:800]],
+        A2=adult.X.iloc[rows[800:1400]], b2=adult.y.iloc[rows[800:1400]],
+        A_test=adult.X.iloc[rows[1400:]],
+    )
+
+
+class Interrupter:
+    """Raise KeyboardInterrupt on the k-th call of ``target.name``; spy on the charges.
+
+    ``before`` holds ``(ledger, mechanism, charged)`` of every query recorded before the
+    interrupt (``Ledger._record`` is called by every answered query).
+    """
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, point: str) -> None:
+        where, k = point.split("#")
+        target, name = where.rsplit(".", 1)
+        self.charges: list[tuple[Ledger, str, float]] = []
+        self.before: list[tuple[Ledger, str, float]] | None = None
+        original, calls = getattr(TARGETS[target], name), [0]
+
+        def interrupted(*args: Any, **kwargs: Any) -> Any:
+            calls[0] += 1
+            if calls[0] == int(k):
+                self.before = list(self.charges)
+                raise KeyboardInterrupt
+            return original(*args, **kwargs)
+
+        record = Ledger._record
+
+        def spy(ledger: Ledger, label: str, mechanism: str, epsilon: float, charged: float,
+                path: tuple[str, ...]) -> None:
+            self.charges.append((ledger, mechanism, charged))
+            record(ledger, label, mechanism, epsilon, charged, path)
+
+        monkeypatch.setattr(TARGETS[target], name, interrupted)
+        monkeypatch.setattr(Ledger, "_record", spy)
+
+
+@dataclass
+class Path:
+    """A fitting path: the estimator, how to fit it before (or not), and the call."""
+
+    make: Callable[[Any], Any]
+    call: Callable[[Any, Any], Any]
+    prefit: Callable[[Any, Any], Any] | None = None
+    on_model: bool = True  # the path refits the model (else it makes new models)
+    points: list[str] = field(default_factory=list)
+
+
+def _rdt(d):
+    return PrivateRDTClassifier(epsilon=1.0, n_trees=3, domain=d.domain, random_state=0)
+
+
+def _forest(d, disjoint=True):
+    return DPRandomForestClassifier(epsilon=1.0, n_trees=6, max_depth=3, disjoint=disjoint,
+                                    domain=d.domain, random_state=0)
+
+
+def _sharp(d):
+    return RDTSharpClassifier(epsilon=1.0, n_primary=3, n_secondary=4, max_depth=3,
+                              domain=d.domain, random_state=0)
+
+
+def _update(method):
+    def call(m, d):
+        return m.update(d.X2, d.y2, method=method, X_previous=d.X1, y_previous=d.y1)
+
+    return call
+
+
+GENERIC = ["PrivateTable._charge#1", "PrivateTable._charge#2", "PrivateTable._read#2"]
+RDT_FIT = [*GENERIC, "Domain.encode#1", "PrivateTable.noisy_leaf_counts#3",
+           "RandomTree.leaf_keys#2", "PrivateTable.close#1"]
+RDT_FIT_ENCODED = [p for p in RDT_FIT if not p.startswith("Domain")]
+FOREST_FIT = ["PrivateTable._charge#1", "PrivateTable._read#1", "forest.forest_leaf_keys#1",
+              "PrivateTable.close#1"]
+SHARP_FIT = [*GENERIC, "PrivateTable.noisy_leaf_counts#3", "rdt_sharp.classify#1",
+             "rdt_sharp._exact_release#2"]
+FS_FIT = [*GENERIC, "PrivateTable._charge#5", "PrivateTable.partition#1"]
+
+
+def _fit1(m, d):
+    return m.fit(d.X1, d.y1)
+
+
+def _fit2(m, d):
+    return m.fit(d.X2, d.y2)
+
+
+def _enc1(m, d):
+    return m.fit_encoded(d.codes1, d.labels1, d.domain)
+
+
+def _enc2(m, d):
+    return m.fit_encoded(d.codes2, d.labels2, d.domain)
+
+
+def _sharp_fit(m, d):
+    return m.fit(d.X2, d.y2, d.public)
+
+
+def _sharp_enc(m, d):
+    return m.fit_encoded(d.codes2, d.labels2, d.domain, public=d.public_codes)
+
+
+def _fs(cls, **kw):
+    def make(d):
+        if cls is DiffPC45Classifier:  # ε = 5: the root splits (on 800 rows), on split points
+            return cls(epsilon=5.0, max_depth=2, domain=d.adult, random_state=0, **kw)
+        return cls(epsilon=1.0, max_depth=2, domain=d.domain, random_state=0, **kw)
+
+    return make
+
+
+def _fs_fit(m, d):
+    return m.fit(*((d.A2, d.b2) if isinstance(m, DiffPC45Classifier) else (d.X2, d.y2)))
+
+
+def _fs_prefit(m, d):
+    return m.fit(*((d.A1, d.b1) if isinstance(m, DiffPC45Classifier) else (d.X1, d.y1)))
+
+
+PATHS = {
+    "rdt.fit (first)": Path(_rdt, _fit2, points=RDT_FIT),
+    "rdt.fit (refit)": Path(_rdt, _fit2, _fit1, points=RDT_FIT),
+    "rdt.fit_encoded (first)": Path(_rdt, _enc2, points=RDT_FIT_ENCODED),
+    "rdt.fit_encoded (refit)": Path(_rdt, _enc2, _enc1, points=RDT_FIT_ENCODED),
+    "rdt.update jpw": Path(_rdt, _update("jpw"), _fit1, points=[
+        *GENERIC, "PrivateTable.append#1", "NoisyLeafCounts.add#2", "Domain.encode#1"]),
+    "rdt.update recount": Path(_rdt, _update("recount"), _fit1, points=[
+        *GENERIC, "PrivateTable._charge#4", "PrivateTable.close#1"]),
+    "rdt.update rebuild": Path(_rdt, _update("rebuild"), _fit1, points=[
+        *GENERIC, "RandomTree.__init__#2", "PrivateTable.noisy_leaf_counts#3"]),
+    "random tree.fit (first)": Path(
+        lambda d: RandomDecisionTreeClassifier(n_trees=3, domain=d.domain, random_state=0),
+        _fit2, points=["RandomTree.route#1", "RandomTree.route#3"]),
+    "random tree.fit (refit)": Path(
+        lambda d: RandomDecisionTreeClassifier(n_trees=3, domain=d.domain, random_state=0),
+        _fit2, _fit1, points=["Domain.encode#1", "RandomTree.route#2"]),
+    "forest.fit (first)": Path(_forest, _fit2, points=FOREST_FIT),
+    "forest.fit (refit)": Path(_forest, _fit2, _fit1, points=FOREST_FIT),
+    "forest.fit (refit, shared rows)": Path(
+        lambda d: _forest(d, disjoint=False), _fit2, _fit1,
+        points=["PrivateTable.noisy_leaf_labels#3", "PrivateTable._read#5"]),
+    "forest.fit_encoded (refit)": Path(_forest, _enc2, _enc1, points=FOREST_FIT),
+    "forest.fit_encoded_epsilons": Path(
+        _forest, lambda m, d: m.fit_encoded_epsilons(d.codes2, d.labels2, d.domain,
+                                                     [0.5, 1.0, 2.0]),
+        _fit1, on_model=False,
+        points=["PrivateTable._charge#1", "PrivateTable._charge#2", "PrivateTable._read#3",
+                "PrivateTable.close#3"]),
+    "rdt#.fit (first)": Path(_sharp, _sharp_fit, points=SHARP_FIT),
+    "rdt#.fit (refit)": Path(_sharp, _sharp_fit, lambda m, d: m.fit(d.X1, d.y1, d.public),
+                             points=SHARP_FIT),
+    "rdt#.fit_encoded (refit)": Path(
+        _sharp, _sharp_enc,
+        lambda m, d: m.fit_encoded(d.codes1, d.labels1, d.domain, public=d.public_codes),
+        points=SHARP_FIT),
+    "rdt#.refit_encoded": Path(
+        _sharp, lambda m, d: m.refit_encoded(d.codes1, d.labels1, epsilon=0.5),
+        lambda m, d: m.fit(d.X1, d.y1, d.public), on_model=False, points=SHARP_FIT),
+    **{
+        f"{cls.__name__}.fit ({state})": Path(_fs(cls), _fs_fit, prefit, points=FS_FIT)
+        for cls in (DiffPID3Classifier, DiffPC45Classifier, SuLQID3Classifier)
+        for state, prefit in (("first", None), ("refit", _fs_prefit))
+    },
+}
+
+CASES = [(name, point) for name, path in PATHS.items() for point in path.points]
+
+
+def _recorded(ledgers: list[Ledger]) -> float:
+    return sum(e.charged for lg in ledgers for e in lg.entries if e.mechanism != PRIOR_MECHANISM)
+
+
+@pytest.mark.parametrize(("name", "point"), CASES, ids=[f"{n}: {p}" for n, p in CASES])
+def test_an_interrupted_path_leaves_the_model_as_it_was(data, monkeypatch, name, point):
+    path = PATHS[name]
+    model = path.make(data)
+    if path.prefit is not None:  # then refit with another seed (a finished refit differs)
+        path.prefit(model, data).set_params(random_state=1)
+    attributes = dict(vars(model))
+    ledger = getattr(model, "ledger_", None)
+    spent, n_entries = (ledger.spent, len(ledger.entries)) if ledger is not None else (0.0, 0)
+    test = data.A_test if isinstance(model, DiffPC45Classifier) else data.test
+    proba = model.predict_proba(test) if path.prefit is not None else None
+    spy = Interrupter(monkeypatch, point)
+    with pytest.raises(KeyboardInterrupt) as info:
+        path.call(model, data)
+    # exactly as before: the same attributes, holding the same objects
+    assert vars(model).keys() == attributes.keys()
+    assert all(vars(model)[k] is v for k, v in attributes.items())
+    if proba is None:
+        with pytest.raises(NotFittedError):
+            check_is_fitted(model)
+        with pytest.raises(NotFittedError):
+            model.predict(test)
+    else:
+        np.testing.assert_array_equal(model.predict_proba(test), proba)
+    charged = spy.before
+    assert charged is not None
+    new = [c for lg, mechanism, c in charged if mechanism != PRIOR_MECHANISM]
+    exc = info.value
+    if not new:  # nothing was answered: nothing to record
+        assert not getattr(exc, "__notes__", None)
+        assert ledger is None or (ledger.spent, len(ledger.entries)) == (spent, n_entries)
+        return
+    assert any(note.startswith("dpviz: ") for note in exc.__notes__)
+    assert _recorded(exc.dpviz_ledgers) >= sum(new) - 1e-12
+    if ledger is not None and path.on_model:  # the model's ledger holds every charge too
+        assert ledger.spent >= spent + sum(new) - 1e-12
+        interrupted = [e for e in ledger.entries if e.label.startswith("interrupted ")]
+        assert len(interrupted) == len(new)
+    elif ledger is not None:  # a path that makes new models leaves this one's ledger alone
+        assert (ledger.spent, len(ledger.entries)) == (spent, n_entries)
+
+
+def test_a_batch_update_after_an_interrupted_refit_is_still_answered(data, monkeypatch):
+    """The interrupted refit's record puts the spend over the total; a parallel batch adds 0."""
+    model = _rdt(data).fit(data.X1, data.y1)
+    Interrupter(monkeypatch, "PrivateTable.noisy_leaf_counts#3")
+    with pytest.raises(KeyboardInterrupt):
+        model.set_params(random_state=1).fit(data.X1, data.y1)
+    assert model.ledger_.spent == pytest.approx(1.0 + 2 / 3)
+    model.update(data.X2, data.y2)  # JPW: the new batch is read by its own releases only
+    assert model.ledger_.spent == pytest.approx(1.0 + 2 / 3)
+    assert model.ledger_.to_frame()["path"].tolist()[-3:] == ["batch 2"] * 3
+
+
+def test_an_interrupted_batch_is_charged_in_full_so_a_retry_is_covered(data, monkeypatch):
+    """Two of three batch releases answered: in parallel they would add 0; a retry reads D2
+    again, so they are charged in full (2/3), and the retry, a parallel batch, adds 0."""
+    model = _rdt(data).fit(data.X1, data.y1)
+    Interrupter(monkeypatch, "PrivateTable.noisy_leaf_counts#3")
+    with pytest.raises(KeyboardInterrupt):
+        model.update(data.X2, data.y2)
+    frame = model.ledger_.to_frame()
+    assert model.ledger_.spent == pytest.approx(1.0 + 2 / 3)
+    assert frame["charged"].sum() == pytest.approx(model.ledger_.spent)
+    assert frame["label"].str.startswith("interrupted update: ").sum() == 2
+    model.update(data.X2, data.y2)
+    assert model.ledger_.spent == pytest.approx(1.0 + 2 / 3)
+    assert model.ledger_.to_frame()["path"].tolist()[-3:] == ["batch 3"] * 3
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs signal.setitimer")
+def test_a_timer_interrupt_leaves_the_old_model_or_the_new_never_a_mix():
+    """A real SIGALRM raising KeyboardInterrupt at several points of a ~0.5 s refit."""
+    adult = load("adult")
+    codes = np.tile(adult.domain.encode(adult.X), (2, 1))
+    labels = np.tile(adult.domain.encode_labels(adult.y), 2)
+    test = codes[:2000]
+    model = PrivateRDTClassifier(n_trees=10, domain=adult.domain, random_state=0)
+    start = time.perf_counter()
+    model.fit_encoded(codes, labels, adult.domain)
+    duration = time.perf_counter() - start
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    added = []  # per delay: ε added to the old ledger (NaN: the refit finished)
+    try:
+        for seed, fraction in enumerate((0.02, 0.3, 0.6, 0.9), start=1):
+            model.set_params(random_state=seed)
+            attributes, ledger = dict(vars(model)), model.ledger_
+            spent, before = ledger.spent, model.predict_encoded(test)
+            try:
+                signal.setitimer(signal.ITIMER_REAL, fraction * duration)
+                model.fit_encoded(codes, labels, adult.domain)
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            except KeyboardInterrupt:
+                pass
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            if model.ledger_ is ledger:  # interrupted: the old model, exactly
+                assert vars(model).keys() == attributes.keys()
+                assert all(vars(model)[k] is v for k, v in attributes.items())
+                np.testing.assert_array_equal(model.predict_encoded(test), before)
+                assert ledger.spent >= spent
+                added.append(ledger.spent - spent)
+            else:  # the refit finished: all of it is the new model
+                fresh = clone(model).fit_encoded(codes, labels, adult.domain)
+                np.testing.assert_array_equal(model.predict_encoded(test),
+                                              fresh.predict_encoded(test))
+                added.append(math.nan)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    assert not math.isnan(added[0])  # 2 % into the refit: interrupted
+    assert any(a > 0 for a in added)  # later: after some releases, which the ledger keeps
