@@ -166,7 +166,8 @@ def _group_ordered(pmf: dict[Any, float], max_cells: int) -> LawCells:
     _, first, cell = np.unique(group, return_index=True, return_inverse=True)
     last = np.append(first[1:], len(outcomes)) - 1
     names = tuple(
-        repr(outcomes[a]) if a == b else f"{outcomes[a]!r} … {outcomes[b]!r}"
+        f"the output {outcomes[a]!r}" if a == b
+        else f"the outputs from {outcomes[a]!r} to {outcomes[b]!r}"
         for a, b in zip(first, last, strict=True)
     )
     probs = np.bincount(cell, weights=p, minlength=len(names))
@@ -192,6 +193,15 @@ def _quantile(cdf: Callable[[float], float], q: float) -> float:
     return hi
 
 
+def _interval_words(a: float, b: float) -> str:
+    """The cell (a, b] of a continuous law, in words."""
+    if a == -math.inf:
+        return f"the outputs up to {b:.6g}"
+    if b == math.inf:
+        return f"the outputs above {a:.6g}"
+    return f"the outputs above {a:.6g} and up to {b:.6g}"
+
+
 def law_cells(law: LawLike, max_cells: int = 30) -> LawCells:
     """Cut ``law`` into the cells the sampling test counts (see the module docstring).
 
@@ -205,14 +215,15 @@ def law_cells(law: LawLike, max_cells: int = 30) -> LawCells:
         cdf = law.cdf
         edges = np.unique([_quantile(cdf, j / max_cells) for j in range(1, max_cells)])
         cum = np.array([0.0, *(float(cdf(e)) for e in edges), 1.0])
-        names = tuple(f"({a:.6g}, {b:.6g}]" for a, b in
+        names = tuple(_interval_words(a, b) for a, b in
                       zip([-math.inf, *edges], [*edges, math.inf], strict=True))
         return LawCells(names, np.diff(cum).clip(0.0, 1.0), edges=edges)
     pmf = _discrete(law)
     if len(pmf) > max_cells and all(_is_number(o) for o in pmf):
         return _group_ordered(pmf, max_cells)
     outcomes = list(pmf)
-    return LawCells(tuple(repr(o) for o in outcomes), np.array([pmf[o] for o in outcomes]),
+    return LawCells(tuple(f"the output {o!r}" for o in outcomes),
+                    np.array([pmf[o] for o in outcomes]),
                     cell_of={o: i for i, o in enumerate(outcomes)})
 
 
@@ -257,7 +268,7 @@ def sampling_findings(outputs: Sequence[Any], laws: Sequence[LawLike], *, n_samp
             lo, hi = _region(n_samples, float(p), level)
             if not lo <= k <= hi:
                 how = "too often" if k > hi else "too rarely"
-                found.append(f"{where}: outcome {name} came up {k:,} times in {n_samples:,} "
+                found.append(f"{where}: {name} came up {k:,} times in {n_samples:,} "
                               f"draws ({k / n_samples:.1%}), {how} for the law asked for")
     return found
 

@@ -91,8 +91,8 @@ EXERCISES: dict[str, Spec] = {
     "00.1": Exercise(
         answer=0.5,
         tolerance=1e-9,
-        hint="the count costs 0.5 (sequential); the two disjoint parts cost the larger of "
-        "their spends, max(1.0, 0.25) (parallel); subtract both from 2",
+        hint="which queries read the same rows (their costs add up) and which read disjoint "
+        "parts (only the larger of their costs counts)? What is left of the budget?",
     ),
 }
 

@@ -501,13 +501,17 @@ def test_specs_validate_their_parameters():
 
 # ================================================================== the sampling test itself
 def test_law_cells_of_each_law_type():
-    assert law_cells({"a": 0.25, "b": 0.75}).names == ("'a'", "'b'")
+    assert law_cells({"a": 0.25, "b": 0.75}).names == ("the output 'a'", "the output 'b'")
     assert law_cells([0.5, 0.5]).probs.tolist() == [0.5, 0.5]
     wide = mechanisms.discrete_laplace_pmf(np.arange(-400, 401), epsilon=0.1)
     grouped = law_cells(DiscreteLaw(np.arange(-400, 401), wide / wide.sum()), max_cells=20)
     assert len(grouped.names) <= 21 and grouped.probs.sum() == pytest.approx(1)
+    # the findings name cells in words a student reads, not in notation
+    assert grouped.names[0] == "the outputs from -400 to " + grouped.names[0].split(" to ")[1]
     cont = law_cells(laplace_law(10, 1.0), max_cells=10)
     assert len(cont.names) == 10 and np.allclose(cont.probs, 0.1)
+    assert cont.names[0].startswith("the outputs up to ")
+    assert cont.names[-1].startswith("the outputs above ") and " and " not in cont.names[-1]
     with pytest.raises(InvalidParameterError, match="sum to 1"):
         law_cells({"a": 0.5})
 

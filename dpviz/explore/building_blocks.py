@@ -616,8 +616,8 @@ register(
         "01.1": Exercise(
             answer=math.log(3.0),
             tolerance=0.01,
-            hint="P(noise = 0) = tanh(ε/2) for the discrete Laplace; solve tanh(ε/2) = 1/2, "
-            "i.e. ε = 2·artanh(1/2) = ln 3",
+            hint="P(noise = 0) = tanh(ε/2) for the discrete Laplace: solve tanh(ε/2) = 1/2 "
+            "for ε",
         ),
         "01.2": Exercise(
             answer=1.0 - math.exp(-1.0) / 2.0,
@@ -628,8 +628,8 @@ register(
         "01.3": Exercise(
             answer=0.8,
             tolerance=1e-9,
-            hint="a row can be in both groups, so it changes both answers: the two queries "
-            "compose sequentially, 0.4 + 0.4",
+            hint="a row can be in both groups, so it can change both answers: do the two "
+            "queries compose in parallel or sequentially?",
         ),
     }
 )
