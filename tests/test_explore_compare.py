@@ -279,3 +279,20 @@ def test_the_vectorised_summary_is_the_per_group_one(dataset):
     noisy = frame.assign(accuracy=np.random.default_rng(0).random(len(frame)))
     noisy.loc[noisy.index[::37], "accuracy"] = np.nan
     pd.testing.assert_frame_equal(summary(noisy), _reference_summary(noisy), check_exact=True)
+
+
+def test_the_notebooks_explorer_does_not_open_on_the_setting_07_2_asks_to_predict():
+    """07.2 asks for a prediction before the reader moves the explorer there."""
+    import json
+    import re
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "notebooks" / "07_compare_all.ipynb"
+    sources = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
+    opening = [re.search(r'compare_controls\("(\w+)", epsilon=([\d.]+), n=(\d+)\)', s)
+               for s in sources if "compare_controls(" in s]
+    assert opening and all(opening)
+    question = next(s for s in sources if "**2. Predict, then move the slider.**" in s)
+    assert "Nursery at n = 1,000 and\nε = 1" in question
+    for m in opening:
+        assert (m[1], float(m[2]), int(m[3])) != ("nursery", 1.0, 1000)

@@ -114,7 +114,7 @@ def _equal_split_law_at_1(rows: Sequence[int]) -> dict[int, float]:
 EQUAL_SPLIT_MAX_LOSS = equal_split_loss((1, 1, 1), (1, 1, 1, 0))
 
 #: The explorer setting of exercise 05.5 (depth 0: FI's depth for the data set).
-PREDICTION_SETTING = {"dataset": "Nursery", "epsilon": 0.1, "depth": 0, "n_trees": 100,
+PREDICTION_SETTING = {"dataset": "Nursery", "epsilon": 0.1, "depth": 0, "n_trees": 50,
                       "mechanism": "rosnam"}
 
 
@@ -248,9 +248,9 @@ NURSERY_PREDICTION = Prediction(
     seeds=(0, 1, 2),
     spread_factor=1.0,
     hint="at ε = 0.1 each leaf's noise has scale 10; how many of the 11 460 training rows does "
-    "one leaf of one tree hold when each tree gets a hundredth of them and has hundreds of "
+    "one leaf of one tree hold when each tree gets a fiftieth of them and has hundreds of "
     "leaves? If most labels are close to random draws among Nursery's five classes, what is "
-    "the vote of 100 such trees worth?",
+    "the vote of 50 such trees worth?",
 )
 
 register({"05.1": SPLIT_ARGUMENT, "05.2": ROSNAM_LABEL, "05.3": PERMUTE_AND_FLIP,
