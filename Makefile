@@ -54,7 +54,7 @@ test: data lint unit notebooks notebooks-portable
 
 # the UCI files (downloaded on first use): one short message and a non-zero exit if they cannot be had
 data: $(STAMP)
-	@$(BIN)/python -c "from dpviz.datasets import main; main()"
+	@$(BIN)/python -c "from dpviz.data.uci import main; main()"
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

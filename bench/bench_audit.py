@@ -1,4 +1,4 @@
-"""Benchmarks of dpviz.audit (issue 6): sampling speed, time to catch the FI 2017 flaw, and
+"""Benchmarks of dpviz.audit.engine (issue 6): sampling speed, time to catch the FI 2017 flaw, and
 whole-estimator audit throughput. Writes its own section of docs/benchmarks.md.
 
     .venv/bin/python bench/bench_audit.py      (also run by `make bench`)
@@ -16,8 +16,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run import machine, update_doc
 
-from dpviz import audit_targets as targets
-from dpviz.audit import audit, estimator_mechanism, leaf_count_neighbours, search_neighbours
+from dpviz.audit import targets
+from dpviz.audit.engine import audit, estimator_mechanism, leaf_count_neighbours, search_neighbours
 from dpviz.domain import Categorical, Domain
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier

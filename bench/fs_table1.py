@@ -21,8 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from dpviz.paper_results import FS_TABLE1_ALGORITHMS
-from dpviz.reproduce_fs import fs_table1, table1_markdown
+from dpviz.data.published import FS_TABLE1_ALGORITHMS
+from dpviz.experiments.reproduce_fs import fs_table1, table1_markdown
 
 
 def main(argv: list[str] | None = None) -> int:

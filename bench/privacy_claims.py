@@ -9,7 +9,7 @@ import os
 import sys
 import time
 
-from dpviz import audit_suite
+from dpviz.audit import suite as audit_suite
 
 
 def main() -> int:

@@ -62,7 +62,7 @@ SECTION = "random-trees"
 N_FEATURES = 10
 CLASS_SEP = 1.0  # make_classification's default
 # Public bounds [-B, B] from the generator's construction, never from the rows: dpviz's FI
-# Synth rule (dpviz.synthetic.fi_synth, bound="typical"; this is exactly SynthB's setting),
+# Synth rule (dpviz.data.synthetic.fi_synth, bound="typical"; this is exactly SynthB's setting),
 # B = ceil(2 * sqrt(n_informative / 3 + class_sep**2)): two typical standard deviations.
 BOUND = float(math.ceil(2.0 * math.sqrt(N_FEATURES / 3.0 + CLASS_SEP**2)))  # 5.0
 FI_DEPTH = fletcher_islam_depth(N_FEATURES, 0)  # 8: dpviz's default depth on this data

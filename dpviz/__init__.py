@@ -5,7 +5,7 @@ mechanisms, the PINQ-style privacy layer, the private tree algorithms of the
 four papers, the empirical privacy audit, and the chart builders.
 """
 
-from dpviz.datasets import Dataset, load
+from dpviz.data.uci import Dataset, load
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import (
     BudgetExceededError,
@@ -39,6 +39,6 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
-from dpviz import kernel as _kernel
+from dpviz.ui import kernel as _kernel
 
 _kernel.install()  # in a Jupyter kernel: missing data files give one message, not tracebacks

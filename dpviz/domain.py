@@ -4,7 +4,7 @@ Differential privacy protects the *rows*; everything an algorithm may look at
 without paying budget — which values a categorical attribute can take, the
 range of a numeric attribute, the list of classes — must be public. dpviz
 writes these down from each data set's documentation (see
-:mod:`dpviz.datasets`) and never learns them from private rows, except through
+:mod:`dpviz.data.uci`) and never learns them from private rows, except through
 :meth:`Domain.from_data`, which warns with :class:`~dpviz.errors.PrivacyLeakWarning`.
 
 A :class:`Domain` encodes a DataFrame into a float array that the tree
@@ -500,7 +500,7 @@ class Domain:
                 bad = int(np.flatnonzero(missing)[0])
                 raise MissingValueError(
                     f"attribute {a.name!r} has a missing value (row {bad}); the papers' rules for "
-                    "missing values are applied by dpviz.datasets.load, or impute them first"
+                    "missing values are applied by dpviz.data.uci.load, or impute them first"
                 )
             out[:, j] = self._encode_categorical(a, col, unknown)
         return out
@@ -519,7 +519,7 @@ class Domain:
             bad = int(np.flatnonzero(nan[:, col])[0])
             raise MissingValueError(
                 f"attribute {a.name!r} has a missing value (row {bad}); the papers' rules for "
-                "missing values are applied by dpviz.datasets.load, or impute them first"
+                "missing values are applied by dpviz.data.uci.load, or impute them first"
             )
         inf = np.isinf(block)
         col = int(np.argmax(inf.any(axis=0)))

@@ -54,7 +54,7 @@ class EmptyDataError(DPVizError, ValueError):
 
 
 class UnknownDatasetError(DPVizError, KeyError):
-    """:func:`dpviz.datasets.load` was asked for a data set it does not know."""
+    """:func:`dpviz.data.uci.load` was asked for a data set it does not know."""
 
     def __str__(self) -> str:  # KeyError quotes its message; keep it readable
         return str(self.args[0]) if self.args else ""

@@ -5,7 +5,7 @@ can only return a finite, structured set of doubles — its *lattice*. When the 
 depends on the private data, the output's mere membership in it can reveal the data,
 whatever ε the distribution "on the reals" was meant to have: Mironov (CCS 2012, "On
 significance of the least significant bits for differential privacy") shows it for the
-textbook Laplace mechanism, and :func:`dpviz.audit.laplace_lattice_events` encodes that
+textbook Laplace mechanism, and :func:`dpviz.audit.engine.laplace_lattice_events` encodes that
 attack for dpviz's own inversion Laplace sampler (:func:`dpviz.mechanisms.laplace`).
 
 This module holds the membership test of numpy's uniform sampler.

@@ -53,7 +53,7 @@ from dpviz.errors import (
     NotProvenPrivateWarning,
 )
 from dpviz.leaf_release import FLOAT_LAPLACE_MESSAGE, NoisyLeafCounts, NoisyLeafLabels
-from dpviz.plots import ledger_chart
+from dpviz.ui.plots import ledger_chart
 from dpviz.validation import check_epsilon, check_int, check_positive, check_random_state
 
 if TYPE_CHECKING:
@@ -185,7 +185,7 @@ class Ledger:
         )
 
     def chart(self, by: str = "label") -> alt.Chart:
-        """An altair bar chart of where the budget went (see :func:`dpviz.plots.ledger_chart`)."""
+        """An altair bar chart of where the budget went (:func:`~dpviz.ui.plots.ledger_chart`)."""
         return ledger_chart(self, by=by)
 
     def __repr__(self) -> str:

@@ -14,7 +14,7 @@ A notebook page (JupyterLab after Run All, or Voilà) is checked in the browser 
 * charts without marks: each chart is exported to SVG through vega-embed's own "Save as SVG"
   action (the notebooks draw on a canvas, which has no mark elements to count), and every
   panel of a concatenated chart needs at least one mark item (``g.role-mark`` with children);
-* explorers (the boxes of :func:`dpviz.widgets.explorer`: controls, status, chart output)
+* explorers (the boxes of :func:`dpviz.ui.widgets.explorer`: controls, status, chart output)
   whose chart does not change when one control moves (the first slider, one keyboard step,
   or else the first drop-down's next option), or whose new chart has no marks or shows an
   error; the outputs are checked again after the moves.

@@ -19,7 +19,7 @@ def pytest_sessionstart(session):
     """Without the UCI files (and no network to fetch them): one short message, not 60 lines."""
     import pytest
 
-    from dpviz.datasets import ensure_files
+    from dpviz.data.uci import ensure_files
     from dpviz.errors import DataUnavailableError
 
     try:

@@ -10,9 +10,10 @@ import warnings
 import numpy as np
 import pytest
 
-from dpviz import audit_targets, keyed, mechanisms
-from dpviz.audit import Event, audit, laplace_lattice_events
-from dpviz.audit_suite import categorical_problem
+from dpviz import keyed, mechanisms
+from dpviz.audit import targets as audit_targets
+from dpviz.audit.engine import Event, audit, laplace_lattice_events
+from dpviz.audit.suite import categorical_problem
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import (
     InvalidParameterError,
@@ -81,7 +82,7 @@ def test_finding_3_released_split_points_lie_on_the_public_grid():
     """FS §4.3 thresholds were uniform draws between data values (a data-dependent lattice);
     now every released threshold is a point of the public grid (the audit of both samplers
     is in tests/test_id3_split_point.py)."""
-    from dpviz.synthetic import fs_numeric_split_data
+    from dpviz.data.synthetic import fs_numeric_split_data
     from dpviz.trees.id3 import DiffPC45Classifier, split_grid
 
     data = fs_numeric_split_data(500, random_state=0)

@@ -1,4 +1,4 @@
-"""The audit machinery (dpviz.audit) and the shipped components at 10^5 samples per neighbour:
+"""The audit machinery and the shipped components at 10^5 samples per neighbour:
 no violation for the correct mechanisms, rejection of the known failures. Fixed seeds.
 Whole-estimator audits of every option: tests/test_audit_suite.py."""
 
@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dpviz import audit as audit_module
-from dpviz import audit_targets as targets
 from dpviz import mechanisms
-from dpviz.audit import (
+from dpviz.audit import engine as audit_module
+from dpviz.audit import targets
+from dpviz.audit.engine import (
     Event,
     audit,
     auto_events,
@@ -91,7 +91,7 @@ def test_leaf_label_mechanisms_survive_a_neighbour_search(mechanism):
 
 def test_rdt_sharp_primary_counts(monkeypatch):
     """A primary tree's centre counts: route D and D' (plus a canary) through a real RDT# tree."""
-    from dpviz.datasets import load
+    from dpviz.data.uci import load
     from dpviz.trees.rdt_sharp import create_tree
 
     ds = load("votes")

@@ -1,4 +1,4 @@
-"""The adversarial audit suite (dpviz.audit_suite) at test size: every release path of every
+"""The adversarial audit suite (dpviz.audit.suite) at test size: every release path of every
 exported estimator × its privacy-relevant options, audited on worst-case neighbours.
 
 Each correct path must come out "no violation found", and its planted bug (the same path, on
@@ -14,7 +14,7 @@ import os
 import numpy as np
 import pytest
 
-from dpviz import audit_suite
+from dpviz.audit import suite as audit_suite
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier

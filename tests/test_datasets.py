@@ -1,6 +1,6 @@
-"""Tests of dpviz.datasets: the documented facts of the four UCI files, the cache and the download.
+"""Tests of dpviz.data.uci: the documented facts of the four UCI files, the cache and the download.
 
-The raw files are found through the loader's cache (``dpviz.datasets.data_dir()``),
+The raw files are found through the loader's cache (``dpviz.data.uci.data_dir()``),
 never through a hard-coded path: CI seeds the cache by copying the reference
 files into the project's ``data/`` folder before running the tests. The network
 is never used: an autouse fixture makes ``_fetch`` fail, and the download tests
@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dpviz import datasets
+from dpviz.data import uci as datasets
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import (
     DataIntegrityError,
@@ -120,7 +120,7 @@ def test_unknown_name_lists_the_known_names() -> None:
 
 def test_default_data_dir_is_the_project_data_folder(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(datasets.ENV_VAR, raising=False)
-    project = Path(datasets.__file__).resolve().parent.parent
+    project = Path(datasets.__file__).resolve().parents[2]
     assert datasets.data_dir() == project / "data"
 
 

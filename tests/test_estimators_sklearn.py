@@ -30,7 +30,7 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from dpviz.datasets import load
+from dpviz.data.uci import load
 from dpviz.domain import Domain, Numeric
 from dpviz.errors import (
     ColumnMismatchError,

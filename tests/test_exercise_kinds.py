@@ -13,11 +13,12 @@ import math
 import numpy as np
 import pytest
 
-from dpviz import exercises, mechanisms
-from dpviz.audit import audit
+from dpviz import mechanisms
+from dpviz.audit.engine import audit
+from dpviz.audit.exact_laws import ContinuousLaw, DiscreteLaw
 from dpviz.errors import InvalidParameterError
-from dpviz.exact_laws import ContinuousLaw, DiscreteLaw
-from dpviz.exercise_kinds import (
+from dpviz.ui import exercises
+from dpviz.ui.exercise_kinds import (
     Argument,
     AuditTask,
     BreakTask,
@@ -29,7 +30,7 @@ from dpviz.exercise_kinds import (
     power_lower_bound,
     sampling_findings,
 )
-from dpviz.exercises import (
+from dpviz.ui.exercises import (
     EXERCISES,
     check,
     check_argument,
@@ -117,7 +118,7 @@ def em_sampler(utilities, epsilon, rng, *, factor=0.5):
 
 # ------------------------------------------------------------------ worked example 3: audits
 def rr_mechanism(bit, n, rng, epsilon=1.0):
-    """Randomized response at ε, vectorized in the dpviz.audit convention."""
+    """Randomized response at ε, vectorized in the dpviz.audit.engine convention."""
     flip = rng.random(n) >= math.exp(epsilon) / (1 + math.exp(epsilon))
     return np.where(flip, 1 - bit, bit)
 

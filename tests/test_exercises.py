@@ -5,8 +5,8 @@ import pytest
 
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
-from dpviz.exercises import EXERCISES, check
 from dpviz.privacy import PrivateTable
+from dpviz.ui.exercises import EXERCISES, check
 
 
 def test_unanswered_does_not_fail(capsys):

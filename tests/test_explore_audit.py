@@ -7,12 +7,14 @@ import time
 import numpy as np
 import pytest
 
-from dpviz import audit_setups, exact_laws, mechanisms
-from dpviz.audit import audit
+from dpviz import mechanisms
+from dpviz.audit import exact_laws
+from dpviz.audit import setups as audit_setups
+from dpviz.audit.engine import audit
 from dpviz.errors import InvalidParameterError
-from dpviz.exercises import EXERCISES, check
 from dpviz.explore import audit as au
-from dpviz.widgets import SLIDER_MIN_WIDTH
+from dpviz.ui.exercises import EXERCISES, check
+from dpviz.ui.widgets import SLIDER_MIN_WIDTH
 
 GRID_EPS = (0.2, 1.0, 3.0)
 GRID_N = (2_000, 20_000)

@@ -10,9 +10,9 @@ import pytest
 
 from dpviz import mechanisms
 from dpviz.errors import InvalidParameterError
-from dpviz.exercises import EXERCISES, check
 from dpviz.explore import building_blocks as bb
 from dpviz.privacy import PrivateTable
+from dpviz.ui.exercises import EXERCISES, check
 
 EPSILONS = (0.01, 0.1, 0.3, 1.0, 3.0, 10.0)
 
@@ -150,7 +150,7 @@ def test_exercise_answers(capsys):
     p = mechanisms.report_noisy_max_probabilities([5, 10], epsilon=0.2)[1]
     assert EXERCISES["01.2"].answer == pytest.approx(p)
     # 01.3: two queries that may read the same row compose sequentially
-    from dpviz.datasets import load
+    from dpviz.data.uci import load
 
     data = load("nursery")
     table = PrivateTable(data.X, data.y, domain=data.domain, epsilon=2.0, rng=0)

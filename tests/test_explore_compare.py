@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 
 from dpviz.errors import InvalidParameterError
-from dpviz.exercises import EXERCISES, check
 from dpviz.experiments import comparison, pareto, pitfalls, registry, shipped
 from dpviz.explore import compare as cmp
-from dpviz.widgets import SLIDER_MIN_WIDTH
+from dpviz.ui.exercises import EXERCISES, check
+from dpviz.ui.widgets import SLIDER_MIN_WIDTH
 
 # A small grid for the explorer tests: every learner, 2 ε × 2 n × 2 runs per data set.
 TINY = {"epsilons": (0.1, 1.0), "sizes": (100, 300), "repeats": 2}

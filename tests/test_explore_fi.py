@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from dpviz import mechanisms
-from dpviz import reproduce_fi as rf
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments import holdout_accuracy
+from dpviz.experiments import reproduce_fi as rf
 from dpviz.explore import fi
 from dpviz.trees.depth import FI_TABLE4
 from dpviz.trees.forest import DPRandomForestClassifier

@@ -10,8 +10,8 @@ import pytest
 
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments import fs_runs
+from dpviz.experiments.reproduce_fs import fs_table1
 from dpviz.explore import fs
-from dpviz.reproduce_fs import fs_table1
 from dpviz.trees.id3 import split_grid
 from dpviz.trees.id3_quality import sensitivity_infogain
 from dpviz.trees.id3_view import tree_chart

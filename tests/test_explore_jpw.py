@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpviz.datasets import load
+from dpviz.data.uci import load
 from dpviz.experiments import holdout_accuracy
+from dpviz.experiments.reproduce_jpw import make_private_rdt
 from dpviz.explore import jpw
-from dpviz.reproduce_jpw import make_private_rdt
-from dpviz.widgets import explorer
+from dpviz.ui.widgets import explorer
 
 
 @pytest.fixture

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from dpviz import keyed
-from dpviz.datasets import load
+from dpviz.data.uci import load
 from dpviz.errors import InvalidParameterError
+from dpviz.experiments.reproduce_rdt_sharp import rdt_sharp_runs
 from dpviz.experiments.semi_supervised import fit_seed, protocol_split, rdt_sharp_dataset
 from dpviz.explore import rdt_sharp as rs
-from dpviz.reproduce_rdt_sharp import rdt_sharp_runs
 from dpviz.trees.depth import rdt_sharp_depth
 from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree, region_distance

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpviz.audit import audit
-from dpviz.exercises import EXERCISES, check
+from dpviz.audit.engine import audit
 from dpviz.explore import fi_exercises as fe
 from dpviz.mechanisms import exponential_probabilities, report_noisy_max
+from dpviz.ui.exercises import EXERCISES, check
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "05_dp_random_forest.ipynb"
 KEYS = ("05.1", "05.2", "05.3", "05.4", "05.5")

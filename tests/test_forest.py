@@ -5,11 +5,11 @@ import warnings
 import numpy as np
 import pytest
 
-from dpviz.audit import Event, audit
-from dpviz.datasets import load
+from dpviz.audit.engine import Event, audit
+from dpviz.data.synthetic import fi_synth
+from dpviz.data.uci import load
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
-from dpviz.synthetic import fi_synth
 from dpviz.trees import descend, forest
 from dpviz.trees.forest import DPRandomForestClassifier
 
@@ -186,7 +186,7 @@ def test_forests_at_many_epsilons_refuse_before_reading_any_row(synth, monkeypat
 
 
 def _two_epsilon_labels(shared: bool):
-    """A mechanism for dpviz.audit: the labels of one leaf in forests at ε = 0.2 and ε = 1.
+    """A mechanism for dpviz.audit.engine: the labels of one leaf in forests at ε = 0.2 and ε = 1.
 
     The data is a leaf's class counts. ``shared``: both forests from one
     ``fit_encoded_epsilons`` call (one random_state, so the same noise draws at both ε);

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpviz.audit import audit
-from dpviz.exercise_kinds import false_alarm_bound, power_lower_bound
-from dpviz.exercises import EXERCISES, check, coverage
+from dpviz.audit.engine import audit
 from dpviz.explore import fs_exercises as fx
+from dpviz.ui.exercise_kinds import false_alarm_bound, power_lower_bound
+from dpviz.ui.exercises import EXERCISES, check, coverage
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "03_private_id3.ipynb"
 D = fx.ROOT_SPLIT_DATA

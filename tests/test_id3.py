@@ -14,10 +14,10 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from dpviz.data.synthetic import fs_numeric_split_data, fs_random_tree_data, fs_single_split_data
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning, PrivacyLeakWarning
 from dpviz.privacy import PrivateTable
-from dpviz.synthetic import fs_numeric_split_data, fs_random_tree_data, fs_single_split_data
 from dpviz.trees.id3 import (
     LABEL_POINT,
     POINT_MECHANISM,
@@ -508,7 +508,7 @@ def test_views(random_tree):
 
 # ----------------------------------------------------------------------------- speed
 def test_fit_at_defaults_is_fast():
-    from dpviz.datasets import load
+    from dpviz.data.uci import load
 
     try:
         nursery, adult = load("nursery", download=False), load("adult", download=False)

@@ -19,12 +19,12 @@ from scipy import stats
 from sklearn.base import clone
 
 import dpviz
-from dpviz.audit import Event, audit
+from dpviz.audit.engine import Event, audit
+from dpviz.data.synthetic import fs_numeric_split_data
 from dpviz.domain import Domain, Numeric
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.lattice import uniform_lattice_member, uniform_lattice_member_any
 from dpviz.privacy import PrivateTable
-from dpviz.synthetic import fs_numeric_split_data
 from dpviz.trees.id3 import (
     DEFAULT_SPLIT_CELLS,
     LABEL_POINT,

@@ -24,7 +24,7 @@ from numpy.testing import assert_array_equal
 from sklearn.base import clone
 from sklearn.model_selection import cross_val_predict
 
-from dpviz.datasets import load
+from dpviz.data.uci import load
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import ColumnMismatchError, InvalidParameterError, UnknownLabelError
 from dpviz.trees.forest import DPRandomForestClassifier

@@ -24,7 +24,7 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
-from dpviz.datasets import load
+from dpviz.data.uci import load
 from dpviz.domain import Domain
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import PRIOR_MECHANISM, Ledger, PrivateTable

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from dpviz import mechanisms
-from dpviz.audit import audit
-from dpviz.exact_laws import DiscreteLaw, discrete_laplace_law
-from dpviz.exercise_kinds import false_alarm_bound, power_lower_bound
-from dpviz.exercises import EXERCISES, check, coverage
+from dpviz.audit.engine import audit
+from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_law
 from dpviz.explore import jpw
 from dpviz.explore import jpw_exercises as ex
+from dpviz.ui.exercise_kinds import false_alarm_bound, power_lower_bound
+from dpviz.ui.exercises import EXERCISES, check, coverage
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "02_private_random_trees.ipynb"
 ARGUMENT_ANSWER = "bbabc"

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from dpviz import datasets
+from dpviz.data import uci as datasets
 from dpviz.errors import DataUnavailableError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,7 +60,7 @@ def test_load_offline_has_no_chained_traceback(offline: Path) -> None:
 def test_make_data_prints_one_message_and_fails(tmp_path: Path) -> None:
     env = {**os.environ, datasets.ENV_VAR: os.fspath(tmp_path), "no_proxy": "*",
            "https_proxy": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9"}
-    done = subprocess.run([sys.executable, "-c", "from dpviz.datasets import main; main()"],
+    done = subprocess.run([sys.executable, "-c", "from dpviz.data.uci import main; main()"],
                           env=env, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 1
     assert done.stdout == ""
@@ -74,7 +74,7 @@ def test_notebook_without_data_shows_one_message_and_goes_on(
     """In a kernel: one message, a quiet note per later cell that needs the data, no error."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src in (
-        "import dpviz\nfrom dpviz.datasets import load",
+        "import dpviz\nfrom dpviz.data.uci import load",
         "votes = load('votes')",
         "votes.n_rows",  # a cell that needs the data: NameError, stopped quietly
         "print('synthetic', 2 + 2)",  # a cell that needs none still runs

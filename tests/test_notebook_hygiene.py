@@ -7,8 +7,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpviz.exercises import EXERCISES, coverage
 from dpviz.explore import load_all
+from dpviz.ui.exercises import EXERCISES, coverage
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 #: nbval's comment markers: the student's view must not carry them (cell tags instead)

@@ -4,14 +4,14 @@ import pytest
 
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
-from dpviz.plots import (
+from dpviz.privacy import PrivateTable
+from dpviz.ui.plots import (
     accuracy_chart,
     epsilon_bound_chart,
     ledger_chart,
     log_ticks,
     noisy_counts_chart,
 )
-from dpviz.privacy import PrivateTable
 
 
 def _table():
@@ -57,9 +57,9 @@ def _layer_data(chart, i):
 
 
 def test_audit_charts():
-    from dpviz import audit_targets as targets
-    from dpviz.audit import audit, bound_vs_samples
-    from dpviz.plots import audit_histogram_chart, epsilon_bound_chart, privacy_loss_chart
+    from dpviz.audit import targets
+    from dpviz.audit.engine import audit, bound_vs_samples
+    from dpviz.ui.plots import audit_histogram_chart, epsilon_bound_chart, privacy_loss_chart
 
     result = audit(targets.discrete_laplace_count(1.0), 0, 1, epsilon=1.0, n_samples=5_000)
     hist = audit_histogram_chart(result)
@@ -123,7 +123,7 @@ def test_the_dpviz_renderer_adds_a_png_so_voila_shows_no_set_data_error():
 
     import altair as alt
 
-    from dpviz.plots import PLACEHOLDER_PNG
+    from dpviz.ui.plots import PLACEHOLDER_PNG
 
     with alt.renderers.enable("dpviz"):
         bundle, _ = alt.Chart(pd.DataFrame({"x": [1, 2]})).mark_point().encode(

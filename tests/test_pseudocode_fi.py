@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpviz.datasets import load
+from dpviz.data.synthetic import fi_synth
+from dpviz.data.uci import load
 from dpviz.pseudocode import fi, show
-from dpviz.synthetic import fi_synth
 from dpviz.trees.forest import DPRandomForestClassifier
 
 

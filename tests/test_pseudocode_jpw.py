@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
-from dpviz.datasets import load
+from dpviz.data.uci import load
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import NotProvenPrivateWarning
 from dpviz.pseudocode import jpw, show

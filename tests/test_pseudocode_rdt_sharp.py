@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from dpviz.datasets import load
+from dpviz.data.synthetic import boolean_tree_data
+from dpviz.data.uci import load
 from dpviz.pseudocode import rdt_sharp as ref
-from dpviz.synthetic import boolean_tree_data
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
 

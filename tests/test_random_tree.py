@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from dpviz import keyed
-from dpviz.datasets import load
+from dpviz.data.uci import load
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.trees import descend

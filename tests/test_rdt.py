@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpviz.datasets import load
+from dpviz.data.uci import load
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier, classify

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpviz.audit import Event, audit
-from dpviz.datasets import load
+from dpviz.audit.engine import Event, audit
+from dpviz.data.uci import load
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError, PrivacyLeakWarning
 from dpviz.trees.rdt import PrivateRDTClassifier
@@ -187,7 +187,7 @@ def test_refit_encoded_equals_a_fresh_fit_bit_for_bit(split, noise, n_secondary)
 
 
 def _refit_counts(shared: bool):
-    """A mechanism for dpviz.audit: the canary's cell in RDT# at ε = 1 and at ε = 0.2.
+    """A mechanism for dpviz.audit.engine: the canary's cell in RDT# at ε = 1 and at ε = 0.2.
 
     Three binary attributes, four public rows, one primary tree of height 1, no secondary
     tree (public post-processing); the data is the encoded labeled rows. The output is the

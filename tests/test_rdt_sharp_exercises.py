@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from dpviz import mechanisms
-from dpviz.audit import audit
-from dpviz.exercises import EXERCISES, check, coverage
+from dpviz.audit.engine import audit
 from dpviz.explore import rdt_sharp as rs
 from dpviz.explore import rdt_sharp_exercises as rx
 from dpviz.trees.rdt import classify
+from dpviz.ui.exercises import EXERCISES, check, coverage
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "04_semi_supervised_rdt_sharp.ipynb"
 KEYS = ("04.1", "04.2", "04.3", "04.4")

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.dummy import DummyClassifier
 
-from dpviz.datasets import load
+from dpviz.data.uci import load
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments import registry
 from dpviz.trees.forest import DPRandomForestClassifier

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpviz.paper_results import FS_TABLE1, FS_TABLE1_ALGORITHMS, JPW_TABLE1
-from dpviz.reproduce_fs import (
+from dpviz.data.published import FS_TABLE1, FS_TABLE1_ALGORITHMS, JPW_TABLE1
+from dpviz.experiments.reproduce_fs import (
     fs_fig4,
     fs_fig5,
     fs_fig8,
@@ -133,7 +133,7 @@ def test_fs_random_trees_small():
 
 
 def test_fs_fig8_small():
-    from dpviz.datasets import load
+    from dpviz.data.uci import load
 
     try:
         adult = load("adult", download=False)

@@ -4,8 +4,8 @@ statistical ones on fixed seeds with margins far above their run-to-run spread."
 import numpy as np
 import pytest
 
-from dpviz.reproduce_fi import fi_figure7, fi_table2, fi_table3, fi_table4
-from dpviz.reproduce_jpw import jpw_accuracy, jpw_update
+from dpviz.experiments.reproduce_fi import fi_figure7, fi_table2, fi_table3, fi_table4
+from dpviz.experiments.reproduce_jpw import jpw_accuracy, jpw_update
 
 
 def test_fi_table2_exact():

@@ -1,6 +1,10 @@
 """RDT#'s protocol with fixed seeds: labeled fractions, RDT# vs labeled-only Private-RDT."""
 
-from dpviz.reproduce_rdt_sharp import labeled_fraction, rdt_sharp_runs, rdt_sharp_vs_epsilon
+from dpviz.experiments.reproduce_rdt_sharp import (
+    labeled_fraction,
+    rdt_sharp_runs,
+    rdt_sharp_vs_epsilon,
+)
 
 
 def test_labeled_fraction_protocol_on_mushroom():
@@ -47,7 +51,7 @@ def test_runs_table_shape():
 
 
 def test_more_public_rows_lower_the_error():
-    from dpviz.reproduce_rdt_sharp import error_vs_unlabeled
+    from dpviz.experiments.reproduce_rdt_sharp import error_vs_unlabeled
 
     # Nursery at 25% labeled, ε = 0.5: 250 public rows -> 0.27, 8000 -> 0.19 (t = 20, 40 paired
     # runs; per-run spread of the gap 0.06), so 5 runs resolve the sign (a margin of 0.05 would

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpviz.audit import Event, audit
-from dpviz.datasets import load
+from dpviz.audit.engine import Event, audit
+from dpviz.data.uci import load
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments import holdout_accuracy
@@ -135,7 +135,7 @@ def test_nested_fractions_of_one_run_do_not_share_noise(votes):
 
 
 def _nested_fits(shared: bool):
-    """A mechanism for dpviz.audit: the canary's leaf in two Private-RDT fits on nested rows.
+    """A mechanism for dpviz.audit.engine: the canary's leaf in two Private-RDT fits on nested rows.
 
     The data is ``(codes, labels, m)``: the first fit (ε = 0.5) reads the first ``m`` rows,
     the second (ε = 0.5) all of them, like the labeled sets of one run at 30% and 40%. One

@@ -14,13 +14,13 @@ import pandas as pd
 import pytest
 
 from dpviz.experiments import fs_runs, runner, shipped
+from dpviz.experiments.reproduce_jpw import jpw_accuracy
 from dpviz.experiments.shipped import (
     ShippedResultError,
     ShippedResultIntegrityError,
     provenance,
     result,
 )
-from dpviz.reproduce_jpw import jpw_accuracy
 
 REAL = shipped.RESULTS
 SHIPPED = sorted(REAL.glob("*.json"))

@@ -1,4 +1,4 @@
-"""Tests of dpviz.synthetic: the papers' synthetic data generators."""
+"""Tests of dpviz.data.synthetic: the papers' synthetic data generators."""
 
 from __future__ import annotations
 
@@ -11,11 +11,8 @@ from scipy.stats import ks_2samp, kstest
 from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier
 
-from dpviz import synthetic
-from dpviz.datasets import Dataset
-from dpviz.domain import Categorical, Numeric
-from dpviz.errors import InvalidParameterError
-from dpviz.synthetic import (
+from dpviz.data import synthetic
+from dpviz.data.synthetic import (
     FI_SYNTH_SETTINGS,
     boolean_tree_data,
     fi_synth,
@@ -23,6 +20,9 @@ from dpviz.synthetic import (
     fs_random_tree_data,
     fs_single_split_data,
 )
+from dpviz.data.uci import Dataset
+from dpviz.domain import Categorical, Numeric
+from dpviz.errors import InvalidParameterError
 
 SEED = 20240611
 

@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpviz.datasets import load
+from dpviz.data.uci import load
 from dpviz.experiments import holdout_accuracy
-from dpviz.plots import accuracy_chart
 from dpviz.trees.rdt import PrivateRDTClassifier
-from dpviz.widgets import (
+from dpviz.ui.plots import accuracy_chart
+from dpviz.ui.widgets import (
     BUSY,
     FAILED,
     choice_dropdown,

@@ -29,12 +29,12 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from dpviz.datasets import Dataset, load
+from dpviz.data.synthetic import fi_synth
+from dpviz.data.uci import Dataset, load
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.registry import ALGORITHMS, PRIVATE, REFERENCES, applicable, make_estimator
 from dpviz.experiments.runner import cache, holdout_accuracy
 from dpviz.experiments.semi_supervised import METHODS, SemiSupervisedArm
-from dpviz.synthetic import fi_synth
 from dpviz.validation import check_epsilon, check_int
 
 __all__ = [
@@ -70,7 +70,7 @@ TEST_ROWS = 1000
 def load_dataset(name: str) -> Dataset:
     """A data set of :data:`DATASETS` by name (loaded once; the hold-out split is cached on it).
 
-    ``synth-a`` to ``synth-g`` are FI's SynthA-G (:func:`dpviz.synthetic.fi_synth`, seed 0).
+    ``synth-a`` to ``synth-g`` are FI's SynthA-G (:func:`dpviz.data.synthetic.fi_synth`, seed 0).
     """
     key = str(name).strip().lower()
     if key not in DATASETS:

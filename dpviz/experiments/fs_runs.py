@@ -1,7 +1,7 @@
 """The FS runs behind notebook 03: its explorers' data, fits and ε curves, and small tables.
 
 :mod:`dpviz.explore.fs` draws these; the full reproductions of the paper are in
-:mod:`dpviz.reproduce_fs`. Contents: the explorer's data sets and settings
+:mod:`dpviz.experiments.reproduce_fs`. Contents: the explorer's data sets and settings
 (:func:`prepared`, :func:`explorer_data`), one fit (:func:`fs_estimator`,
 :func:`fit_one`), the budget split per query (:func:`budget_split`,
 :func:`query_epsilons`), the in-process accuracy cache (:func:`explorer_point`,
@@ -28,14 +28,14 @@ from sklearn.model_selection import train_test_split
 from tqdm.auto import tqdm
 
 from dpviz import mechanisms
-from dpviz.datasets import load
+from dpviz.data.published import FS_TABLE1, FS_TABLE1_ALGORITHMS
+from dpviz.data.synthetic import fs_numeric_split_data, fs_single_split_data
+from dpviz.data.uci import load
 from dpviz.domain import Attribute, Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
+from dpviz.experiments.reproduce_fs import evaluate_encoded, fs_fig4, fs_fig5, fs_table1, jpw_table1
 from dpviz.experiments.runner import cache
 from dpviz.experiments.shipped import ShippedResultError, ShippedResultIntegrityError, result
-from dpviz.paper_results import FS_TABLE1, FS_TABLE1_ALGORITHMS
-from dpviz.reproduce_fs import evaluate_encoded, fs_fig4, fs_fig5, fs_table1, jpw_table1
-from dpviz.synthetic import fs_numeric_split_data, fs_single_split_data
 from dpviz.trees.id3 import (
     DEFAULT_SPLIT_CELLS,
     SQRT2,
@@ -219,7 +219,7 @@ def _binned(domain: Domain, codes: np.ndarray, n_bins: int) -> tuple[Domain, np.
 def prepared(dataset: str, binned: bool = False) -> Prepared:
     """The explorer's rows of ``dataset``, split and encoded once (cached in-process).
 
-    * ``"fs-single-split"``: :func:`~dpviz.synthetic.fs_single_split_data` with
+    * ``"fs-single-split"``: :func:`~dpviz.data.synthetic.fs_single_split_data` with
       :data:`FS_ROWS` noisy training rows (p_noise = 0.1, seed 0) and its 10,000 noiseless
       test rows, as FS Table 1;
     * ``"nursery"``: all 12,960 rows, a stratified 75/25 split (seed 0);
@@ -598,7 +598,8 @@ def split_choice_table(
 ) -> pd.DataFrame:
     """FS Table 1 on the back of an envelope: the chance of the right split, per criterion.
 
-    For each size, one training set of FS Table 1 (:func:`~dpviz.synthetic.fs_single_split_data`,
+    For each size, one training set of FS Table 1
+    (:func:`~dpviz.data.synthetic.fs_single_split_data`,
     seed ``random_state``) and its *exact* counts τ_jc per attribute (teaching only: a
     private algorithm never sees them). DiffPID3 at depth 1 chooses the root's attribute by
     the exponential mechanism at ε = B/4 with P(A) ∝ exp(ε q(A) / 2S); this table gives
@@ -665,7 +666,7 @@ def split_point_frame(
 ) -> pd.DataFrame:
     """The range-based exponential mechanism of FS §4.3 at the root of FS Fig. 4's data.
 
-    One training set of :func:`~dpviz.synthetic.fs_numeric_split_data` (split at 35 on a
+    One training set of :func:`~dpviz.data.synthetic.fs_numeric_split_data` (split at 35 on a
     numeric attribute over [0, 100]); at the root, the split point of that attribute is
     drawn at ε = B/((2+3)·1+2) (depth 1, three numeric attributes) with density
     ∝ exp(ε q(r) / 2S) over [0, 100]: a score-constant range is chosen with probability
@@ -876,7 +877,7 @@ def table1_runs(
     Returns
     -------
     DataFrame
-        As :func:`dpviz.reproduce_fs.fs_table1`.
+        As :func:`dpviz.experiments.reproduce_fs.fs_table1`.
     """
     sizes = tuple(sizes)
     private = _fs_table1(
@@ -914,7 +915,7 @@ def jpw_runs(
     Returns
     -------
     DataFrame
-        As :func:`dpviz.reproduce_fs.jpw_table1`.
+        As :func:`dpviz.experiments.reproduce_fs.jpw_table1`.
     """
     return _jpw_table1(tuple(datasets), runs=runs, progress=progress)
 

@@ -21,8 +21,8 @@ from sklearn.model_selection import train_test_split
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.comparison import load_dataset, n_test_rows
 from dpviz.experiments.registry import jpw_n_trees
+from dpviz.experiments.reproduce_jpw import UpdateExperiment
 from dpviz.experiments.runner import cache, holdout_accuracy
-from dpviz.reproduce_jpw import UpdateExperiment
 from dpviz.trees.id3 import DiffPID3Classifier
 from dpviz.validation import check_epsilon, check_int
 
@@ -36,7 +36,7 @@ def budget_pitfall(
     """JPW's update experiment (§VI-B) with each arm's *claimed* and *true* total ε.
 
     The training part is split into an old batch D1 and a new batch D2
-    (:class:`dpviz.reproduce_jpw.UpdateExperiment`). A model of D1 has been
+    (:class:`dpviz.experiments.reproduce_jpw.UpdateExperiment`). A model of D1 has been
     released at ε; then:
 
     * ``update`` — JPW's update with D2 at ε: total ε (parallel composition);

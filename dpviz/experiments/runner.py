@@ -42,7 +42,7 @@ from sklearn.model_selection import StratifiedKFold
 from tqdm.auto import tqdm
 
 from dpviz import __version__
-from dpviz.datasets import Dataset
+from dpviz.data.uci import Dataset
 from dpviz.errors import CacheUnavailableWarning
 from dpviz.validation import check_int
 

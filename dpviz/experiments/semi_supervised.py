@@ -52,10 +52,10 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from dpviz.datasets import Dataset, load
+from dpviz.data.synthetic import boolean_tree_data
+from dpviz.data.uci import Dataset, load
 from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
-from dpviz.synthetic import boolean_tree_data
 from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
 

@@ -3,7 +3,7 @@
 Each module holds the library side of one notebook — the callbacks its sliders
 call (plain functions returning altair charts, unit-tested over a grid of
 values) and small tables it shows; its exercises live beside it in
-``<module>_exercises`` (registered with :func:`dpviz.exercises.register` when
+``<module>_exercises`` (registered with :func:`dpviz.ui.exercises.register` when
 imported). Notebooks only call these.
 
 :func:`quick` tells whether the notebooks run in quick mode (``DPVIZ_QUICK=1``,

@@ -13,7 +13,7 @@ The library side of ``notebooks/06_privacy_audit.ipynb``:
   :func:`pruned_tree_audit` (JPW Fig. 3–4), :func:`budget_split_audits` (a forest that
   reads every row in every tree with the full ε), :func:`estimator_audits` (whole
   estimators, end to end) and :func:`floating_point_audits` (Mironov 2012);
-* the exercises: ``06.1`` and ``06.2`` (numbers, checked by :func:`dpviz.exercises.check`)
+* the exercises: ``06.1`` and ``06.2`` (numbers, checked by :func:`dpviz.ui.exercises.check`)
   and ``06.3`` / ``06.4`` (a broken mechanism the student writes, checked by
   :func:`check_broken`, which audits it).
 
@@ -35,9 +35,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from dpviz import audit_targets as targets
 from dpviz import mechanisms
-from dpviz.audit import (
+from dpviz.audit import targets
+from dpviz.audit.engine import (
     AuditResult,
     Interval,
     audit,
@@ -48,7 +48,13 @@ from dpviz.audit import (
     search_neighbours,
     uniform_lattice_events,
 )
-from dpviz.audit_setups import (
+from dpviz.audit.exact_laws import (
+    ContinuousLaw,
+    DiscreteLaw,
+    exact_event_losses,
+    smooth_sensitivity_loss,
+)
+from dpviz.audit.setups import (
     BROKEN,
     CORRECT,
     SETUPS,
@@ -60,21 +66,15 @@ from dpviz.audit_setups import (
     make_setup,
     run_audit,
 )
-from dpviz.audit_suite import categorical_problem, fit_release, with_row
+from dpviz.audit.suite import categorical_problem, fit_release, with_row
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
-from dpviz.exact_laws import (
-    ContinuousLaw,
-    DiscreteLaw,
-    exact_event_losses,
-    smooth_sensitivity_loss,
-)
-from dpviz.exercises import BreakTask, Exercise, register
 from dpviz.experiments.shipped import result
-from dpviz.plots import audit_histogram_chart, privacy_loss_chart
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
-from dpviz.widgets import SLIDER_MIN_WIDTH
+from dpviz.ui.exercises import BreakTask, Exercise, register
+from dpviz.ui.plots import audit_histogram_chart, privacy_loss_chart
+from dpviz.ui.widgets import SLIDER_MIN_WIDTH
 
 __all__ = [
     "ADDENDUM_TABLE6",
@@ -308,7 +308,7 @@ def bound_growth(epsilon: float = 0.5,
 # ------------------------------------------------------------------------------ story 1
 #: FI addendum (2021) Table 6: leaf counts (f_A, f_B) at ε = 0.1 and the probability (%) of
 #: outputting the majority label B, with the original smooth-sensitivity mechanism and with
-#: the updated formula exp(ε·f_c). (Could move to dpviz.paper_results.)
+#: the updated formula exp(ε·f_c). (Could move to dpviz.data.published.)
 ADDENDUM_TABLE6 = pd.DataFrame(
     {
         "f_A": [5, 105, 0, 0, 10, 10],
@@ -363,8 +363,8 @@ def smooth_sensitivity_story(epsilons: Sequence[float] = (1.0, 0.5, 0.1), *,
                              seed: int = 0) -> pd.DataFrame:
     """Story 1: find the neighbours that break the FI 2017 label, and measure its loss.
 
-    For each claimed ε: :func:`dpviz.audit.search_neighbours` over
-    :func:`dpviz.audit.leaf_count_neighbours` (``n_search`` samples per candidate pair),
+    For each claimed ε: :func:`dpviz.audit.engine.search_neighbours` over
+    :func:`dpviz.audit.engine.leaf_count_neighbours` (``n_search`` samples per candidate pair),
     then a fresh audit of ``n_samples`` on the best pair; the exact loss of that pair is
     reported beside the measured lower bound, and the addendum's estimate (about 2ε).
     """

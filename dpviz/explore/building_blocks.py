@@ -32,12 +32,12 @@ import numpy as np
 import pandas as pd
 
 from dpviz import mechanisms
-from dpviz.audit import AuditResult, Event, audit
-from dpviz.datasets import Dataset, load
+from dpviz.audit.engine import AuditResult, Event, audit
+from dpviz.data.uci import Dataset, load
 from dpviz.errors import BudgetExceededError, InvalidParameterError, NotProvenPrivateWarning
-from dpviz.exercises import Exercise, register
-from dpviz.plots import ledger_chart, noisy_counts_chart
 from dpviz.privacy import PrivateTable
+from dpviz.ui.exercises import Exercise, register
+from dpviz.ui.plots import ledger_chart, noisy_counts_chart
 from dpviz.validation import check_epsilon
 
 __all__ = [
@@ -511,7 +511,7 @@ def budget_game_chart(
 ) -> alt.VConcatChart:
     """Explorer callback: the ledger of :func:`budget_game` and the class counts it released.
 
-    Top: where the budget went (:func:`dpviz.plots.ledger_chart`), with the
+    Top: where the budget went (:func:`dpviz.ui.plots.ledger_chart`), with the
     refused queries listed under it. Bottom: the noisy class counts against the
     true ones (for teaching: a real analyst never sees the truth), or a note if
     that query was refused.
@@ -551,7 +551,7 @@ def budget_game_chart(
 def overlapping_counts(epsilon: float) -> object:
     """Two counts over groups that may share rows, each with discrete Laplace noise at ε.
 
-    A mechanism for :func:`dpviz.audit.audit`: the data is the pair of true
+    A mechanism for :func:`dpviz.audit.engine.audit`: the data is the pair of true
     counts, the output the pair of noisy counts (shape (n, 2)). It is what
     answering "how many rows have health = recommended?" and "how many rows
     have finance = convenient?" at ε each releases. If the groups are disjoint,

@@ -29,7 +29,6 @@ import numpy as np
 import pandas as pd
 
 from dpviz.errors import InvalidParameterError
-from dpviz.exercises import Argument, Exercise, Prediction, Step, register
 from dpviz.experiments.comparison import (
     EPSILONS,
     SIZES,
@@ -52,9 +51,10 @@ from dpviz.experiments.pareto import (
 from dpviz.experiments.registry import ALGORITHMS, PRIVATE
 from dpviz.experiments.shipped import recompute_requested, result
 from dpviz.explore import quick
-from dpviz.plots import accuracy_chart, log_axis
+from dpviz.ui.exercises import Argument, Exercise, Prediction, Step, register
+from dpviz.ui.plots import accuracy_chart, log_axis
+from dpviz.ui.widgets import choice_dropdown, selection_slider
 from dpviz.validation import check_epsilon, check_int
-from dpviz.widgets import choice_dropdown, selection_slider
 
 __all__ = [
     "EXERCISE_POINTS",
@@ -493,7 +493,7 @@ def compare_explorer_chart(
         Top: mean accuracy of each algorithm at (ε, n) with its band over
         repeats (10th-90th percentile), a hollow diamond at its own ε = ∞
         accuracy, and the non-private references as dashed rules. Below:
-        :func:`~dpviz.plots.accuracy_chart` of the same algorithms against ε at
+        :func:`~dpviz.ui.plots.accuracy_chart` of the same algorithms against ε at
         this n, the slider's ε marked in red.
     """
     check_epsilon(epsilon)

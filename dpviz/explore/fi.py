@@ -3,7 +3,7 @@
 * :func:`fi_explorer_chart` — the explorer callback: accuracy of the FI forest
   against ε (band over repeats, non-private reference), for a data set, a
   depth, a number of trees and a leaf mechanism; the accuracies come from
-  :func:`dpviz.reproduce_fi.explorer_frame` (the runner on a fixed split).
+  :func:`dpviz.experiments.reproduce_fi.explorer_frame` (the runner on a fixed split).
 * :func:`fi_table6` — the addendum's Table 6 with the three distributions it
   mixes up (FI 2017's smooth-sensitivity mechanism, the softmax exp(ε·f_c) the
   table prints, and the Report One-Sided Noisy Arg-Max its text defines).
@@ -25,12 +25,11 @@ import numpy as np
 import pandas as pd
 
 from dpviz import mechanisms
+from dpviz.audit.exact_laws import LEAF_LABEL_MECHANISMS as LEAF_MECHANISMS
+from dpviz.audit.exact_laws import leaf_label_loss
+from dpviz.data.published import FI_TABLE6, SYNTH
 from dpviz.errors import InvalidParameterError
-from dpviz.exact_laws import LEAF_LABEL_MECHANISMS as LEAF_MECHANISMS
-from dpviz.exact_laws import leaf_label_loss
-from dpviz.paper_results import FI_TABLE6, SYNTH
-from dpviz.plots import accuracy_chart
-from dpviz.reproduce_fi import (
+from dpviz.experiments.reproduce_fi import (
     EXPLORER_DATASETS,
     REPEATS,
     TEST_ROWS,
@@ -39,7 +38,8 @@ from dpviz.reproduce_fi import (
     explorer_frame,
     non_private_accuracy,
 )
-from dpviz.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
+from dpviz.ui.plots import accuracy_chart
+from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
 
 __all__ = [
     "EPSILON_GRID",
@@ -153,7 +153,7 @@ def fi_controls(
     -------
     dict
         Keyword arguments of :func:`fi_explorer_chart` as widgets, for
-        :func:`dpviz.widgets.explorer`.
+        :func:`dpviz.ui.widgets.explorer`.
     """
     return {
         "dataset": choice_dropdown(EXPLORER_DATASETS, dataset),

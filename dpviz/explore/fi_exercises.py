@@ -1,26 +1,27 @@
 """Notebook 05's exercises (Fletcher & Islam's forest, 2021 addendum): one of each kind of issue 14.
 
-Importing this module registers them with :func:`dpviz.exercises.register`; the notebook
+Importing this module registers them with :func:`dpviz.ui.exercises.register`; the notebook
 imports it in its first code cell.
 
-* ``05.1`` (:class:`~dpviz.exercises.Argument`) — why sending each row to a tree drawn
+* ``05.1`` (:class:`~dpviz.ui.exercises.Argument`) — why sending each row to a tree drawn
   independently for that row gives parallel composition directly, while FI's equal split
   ("disjoint subsets [...] sampled without replacement": shuffle, cut into τ equal parts)
   does not.
-* ``05.2`` (:class:`~dpviz.exercises.Implementation`, a sampler) — a leaf's label by Report
+* ``05.2`` (:class:`~dpviz.ui.exercises.Implementation`, a sampler) — a leaf's label by Report
   One-Sided Noisy Arg-Max (the addendum), checked against
   :func:`dpviz.mechanisms.report_noisy_max_probabilities` (:func:`leaf_label_law`).
-* ``05.3`` (:class:`~dpviz.exercises.Implementation`, a sampler) — the same label by
+* ``05.3`` (:class:`~dpviz.ui.exercises.Implementation`, a sampler) — the same label by
   permute-and-flip (McKenna & Sheldon 2020), the mechanism through which ROSNAM's privacy
   is proved (Ding et al. 2021: identical in distribution); same exact law.
-* ``05.4`` (:class:`~dpviz.exercises.AuditTask`) — the student wraps FI's equal split for
+* ``05.4`` (:class:`~dpviz.ui.exercises.AuditTask`) — the student wraps FI's equal split for
   two trees whose rows all reach one leaf (shuffle, cut with ``np.array_split``, one ROSNAM
   label per tree) and audits the claim ε = 1 on neighbours of their choice. The exact law
   (:func:`equal_split_law`) enumerates the splits; its worst-case loss over neighbours,
   :data:`EQUAL_SPLIT_MAX_LOSS`, is above ε.
-* ``05.5`` (:class:`~dpviz.exercises.Prediction`) — the explorer's accuracy on Nursery at
-  ε = 0.1 (:func:`nursery_accuracy`, from :func:`dpviz.reproduce_fi.forest_accuracy`, the
-  function the explorer's curve is made of).
+* ``05.5`` (:class:`~dpviz.ui.exercises.Prediction`) — the explorer's accuracy on Nursery at
+  ε = 0.1 (:func:`nursery_accuracy`, from
+  :func:`dpviz.experiments.reproduce_fi.forest_accuracy`, the function
+  the explorer's curve is made of).
 
 The exact laws come from :func:`dpviz.mechanisms.report_noisy_max_probabilities`; the
 reference solutions live in ``tests/test_fi_exercises.py`` only.
@@ -34,9 +35,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from dpviz.errors import InvalidParameterError
-from dpviz.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
+from dpviz.experiments.reproduce_fi import explorer_depth, forest_accuracy
 from dpviz.mechanisms import report_noisy_max_probabilities
-from dpviz.reproduce_fi import explorer_depth, forest_accuracy
+from dpviz.ui.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
 from dpviz.validation import check_epsilon
 
 __all__ = [
@@ -121,7 +122,7 @@ PREDICTION_SETTING = {"dataset": "Nursery", "epsilon": 0.1, "depth": 0, "n_trees
 def nursery_accuracy(seed: int = 0) -> float:
     """Accuracy of forest ``seed`` of the explorer at :data:`PREDICTION_SETTING`.
 
-    :func:`dpviz.reproduce_fi.forest_accuracy` is what the explorer's curve is made of
+    :func:`dpviz.experiments.reproduce_fi.forest_accuracy` is what the explorer's curve is made of
     (seeds 0, 1, 2; the chart's subtitle prints their mean at the slider's ε).
     """
     s = PREDICTION_SETTING

@@ -10,7 +10,8 @@ points by the exponential mechanism of §4.3 (on a public grid of each attribute
 in dpviz) and pruning with noisy counts (Alg. 3). The algorithms live in
 :mod:`dpviz.trees.id3` (the paper's words in :mod:`dpviz.pseudocode.fs`); the harness
 (data sets, fits, cached curves and runs, exact probabilities) in
-:mod:`dpviz.experiments.fs_runs`, the paper's reproductions in :mod:`dpviz.reproduce_fs`.
+:mod:`dpviz.experiments.fs_runs`, the paper's reproductions in
+:mod:`dpviz.experiments.reproduce_fs`.
 This module only draws:
 
 * :func:`fs_explorer_chart` — the explorer callback: hold-out accuracy against B for one
@@ -35,6 +36,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from dpviz.data.published import FS_TABLE1, FS_TABLE1_ALGORITHMS
 from dpviz.experiments.fs_runs import (
     ALGORITHM_NAMES,
     CRITERIA,
@@ -52,12 +54,11 @@ from dpviz.experiments.fs_runs import (
     explorer_point,
     fit_one,
 )
-from dpviz.paper_results import FS_TABLE1, FS_TABLE1_ALGORITHMS
-from dpviz.plots import accuracy_chart
-from dpviz.reproduce_fs import jpw_table1_comparison, percent_summary
+from dpviz.experiments.reproduce_fs import jpw_table1_comparison, percent_summary
 from dpviz.trees.id3_view import ledger_level_chart, tree_chart, tree_frame
+from dpviz.ui.plots import accuracy_chart
+from dpviz.ui.widgets import choice_dropdown, depth_slider, epsilon_slider, int_slider
 from dpviz.validation import check_epsilon, check_int
-from dpviz.widgets import choice_dropdown, depth_slider, epsilon_slider, int_slider
 
 __all__ = [
     "MAX_DEPTH",
@@ -163,7 +164,7 @@ def fs_controls(
     dict
         ``dataset``, ``epsilon`` (B, log scale 0.05–10), ``depth`` (1 to :data:`MAX_DEPTH`)
         and ``criterion``
-        widgets for :func:`dpviz.widgets.explorer` (create them before the explorer so that
+        widgets for :func:`dpviz.ui.widgets.explorer` (create them before the explorer so that
         the reset happens before the chart is redrawn).
     """
     picker = choice_dropdown(list(EXPLORER_DATASETS), check_dataset(dataset))
@@ -281,7 +282,7 @@ def table1_table(runs: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     runs : DataFrame
-        From :func:`table1_runs` (or :func:`dpviz.reproduce_fs.fs_table1`).
+        From :func:`table1_runs` (or :func:`dpviz.experiments.reproduce_fs.fs_table1`).
     """
     ours = percent_summary(runs)
     merged = ours.merge(FS_TABLE1, on=["n", "algorithm"], suffixes=("", "_paper"))
@@ -330,7 +331,7 @@ def table1_chart(runs: pd.DataFrame, *, width: int = 170) -> alt.FacetChart:
 
 
 def jpw_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """Our JPW Table I next to theirs (see :func:`dpviz.reproduce_fs.jpw_table1_comparison`)."""
+    """Our JPW Table I next to theirs (see :func:`~.reproduce_fs.jpw_table1_comparison`)."""
     table = jpw_table1_comparison(runs)
     return table.round(1)
 

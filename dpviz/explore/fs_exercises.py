@@ -1,21 +1,21 @@
 """Notebook 03's exercises (FS, private ID3): one of each kind, registered on import.
 
-* ``03.1`` — a privacy argument (:class:`~dpviz.exercises.Argument`): why spending
+* ``03.1`` — a privacy argument (:class:`~dpviz.ui.exercises.Argument`): why spending
   ε = B/((2+n)d + 2) per query makes DiffPC4.5 (DiffPID3 for n = 0) B-DP — sequential
   composition inside a node and across levels, parallel composition across the nodes
   of a level, also when the partition depends on earlier releases.
 * ``03.2`` — an implementation checked against exact probabilities
-  (:class:`~dpviz.exercises.Implementation`): the probability that DiffPID3 chooses each
+  (:class:`~dpviz.ui.exercises.Implementation`): the probability that DiffPID3 chooses each
   attribute at a node, from the node's counts τ_jc, for the Max and Gini scores. The
   exact law is :func:`dpviz.mechanisms.exponential_probabilities` of the scores of
   :mod:`dpviz.trees.id3_quality`.
-* ``03.3`` — an audit of something not pre-wrapped (:class:`~dpviz.exercises.AuditTask`):
+* ``03.3`` — an audit of something not pre-wrapped (:class:`~dpviz.ui.exercises.AuditTask`):
   the student wraps DiffPID3-Max's root split (rows → counts → q_Max → exponential
   mechanism at ε = 1) as ``mechanism(data, n, rng)``, chooses a neighbour of a small data
   set and audits it. q_Max is monotone under add/remove neighbours, so the split's true
   privacy loss is at most ε/2 (:data:`ROOT_SPLIT_MAX_LOSS`): an audit bound above
   ε/2 + margin means the two data sets were not neighbours.
-* ``03.4`` — predict, then move the slider (:class:`~dpviz.exercises.Prediction`): the
+* ``03.4`` — predict, then move the slider (:class:`~dpviz.ui.exercises.Prediction`): the
   accuracy explorer's SuLQ-based ID3 on ``fs-single-split`` at depth 1 and B = 2,
   computed by :func:`dpviz.experiments.fs_runs.explorer_point`.
 
@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from dpviz.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
 from dpviz.experiments.fs_runs import explorer_point
 from dpviz.mechanisms import exponential_probabilities
 from dpviz.trees.id3_quality import get_criterion, q_max, sensitivity_max
+from dpviz.ui.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
 
 __all__ = [
     "ROOT_SPLIT_DATA",

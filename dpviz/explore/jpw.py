@@ -10,8 +10,8 @@ noise on every component of each tree's leaf vector (Fig. 5, Theorem 3).
   :func:`jpw_controls` builds its widgets (picking a data set resets depth and
   trees to the paper's defaults).
 * :func:`accuracy_table`, :func:`claims_table`, :func:`accuracy_figure` and
-  :func:`update_table` present :func:`dpviz.reproduce_jpw.jpw_accuracy` and
-  :func:`~dpviz.reproduce_jpw.jpw_update` next to the paper's claims (JPW print
+  :func:`update_table` present :func:`dpviz.experiments.reproduce_jpw.jpw_accuracy` and
+  :func:`~dpviz.experiments.reproduce_jpw.jpw_update` next to the paper's claims (JPW print
   their accuracies only as charts).
 * :func:`private_id3_noise` (Table I), :func:`leaf_vector_table` and the pruning
   demo (:func:`pruning_neighbours`, :func:`pruning_demo`, :func:`pruning_audit`,
@@ -28,20 +28,20 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from dpviz import audit_targets
-from dpviz.audit import AuditResult, audit
-from dpviz.datasets import Dataset, load
+from dpviz.audit import targets as audit_targets
+from dpviz.audit.engine import AuditResult, audit
+from dpviz.data.published import JPW_TABLE1
+from dpviz.data.uci import Dataset, load
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments import holdout_split
-from dpviz.paper_results import JPW_TABLE1
-from dpviz.plots import accuracy_chart
-from dpviz.reproduce_jpw import JPW_DATASETS, make_private_rdt
+from dpviz.experiments.reproduce_jpw import JPW_DATASETS, make_private_rdt
 from dpviz.trees.depth import fan_depth
 from dpviz.trees.random_tree import RandomTree
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
+from dpviz.ui.plots import accuracy_chart
+from dpviz.ui.widgets import choice_dropdown, depth_slider, epsilon_slider, trees_slider
 from dpviz.validation import check_epsilon, check_int
-from dpviz.widgets import choice_dropdown, depth_slider, epsilon_slider, trees_slider
 
 __all__ = [
     "EXPLORER_EPSILONS",
@@ -238,7 +238,7 @@ def jpw_controls(dataset: str = "nursery", epsilon: float = 1.0) -> dict[str, An
     -------
     dict
         ``dataset``, ``epsilon``, ``depth``, ``n_trees`` widgets for
-        :func:`dpviz.widgets.explorer` (create them *before* the explorer so that
+        :func:`dpviz.ui.widgets.explorer` (create them *before* the explorer so that
         the reset happens before the chart is redrawn).
     """
     defaults = explorer_defaults(dataset)
@@ -330,7 +330,7 @@ def accuracy_table(results: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     results : DataFrame
-        From :func:`dpviz.reproduce_jpw.jpw_accuracy`.
+        From :func:`dpviz.experiments.reproduce_jpw.jpw_accuracy`.
 
     Returns
     -------
@@ -432,7 +432,7 @@ def update_table(results: pd.DataFrame) -> pd.DataFrame:
     Parameters
     ----------
     results : DataFrame
-        From :func:`dpviz.reproduce_jpw.jpw_update`.
+        From :func:`dpviz.experiments.reproduce_jpw.jpw_update`.
 
     Returns
     -------

@@ -1,23 +1,23 @@
 """Notebook 02's exercises (JPW, Private-RDT): one of each kind of issue 14.
 
-Importing this module registers them with :func:`dpviz.exercises.register`; the notebook
+Importing this module registers them with :func:`dpviz.ui.exercises.register`; the notebook
 imports it in its first code cell.
 
-* ``02.1`` (:class:`~dpviz.exercises.Argument`) — why JPW's update with appended rows D2
+* ``02.1`` (:class:`~dpviz.ui.exercises.Argument`) — why JPW's update with appended rows D2
   keeps the whole release ε-DP, and why re-counting D1 ∪ D2 does not.
-* ``02.2`` (:class:`~dpviz.exercises.Implementation`, a sampler) — what Fig. 2's
+* ``02.2`` (:class:`~dpviz.ui.exercises.Implementation`, a sampler) — what Fig. 2's
   ``Classify`` sums for one class: the released counts of the leaves a test row reaches
   in the N trees, each tree released at ε/N, empty leaves included. Its exact law is
   the convolution of N discrete Laplace laws (:func:`summed_count_law`).
-* ``02.3`` (:class:`~dpviz.exercises.AuditTask`) — the student wraps the rejected
+* ``02.3`` (:class:`~dpviz.ui.exercises.AuditTask`) — the student wraps the rejected
   "recount" update on one leaf (release 1 = count of D1 + noise, release 2 = count of
   D1 ∪ D2 + fresh noise, both at ε; the observer adds them) and audits the claim that
   it costs ε, on neighbours of their choice (:func:`recount_sum_law`).
-* ``02.4`` (:class:`~dpviz.exercises.Prediction`) — the explorer's accuracy on Mushroom
+* ``02.4`` (:class:`~dpviz.ui.exercises.Prediction`) — the explorer's accuracy on Mushroom
   at ε = 0.1 once the height is lowered to 3 (:func:`mushroom_low_tree_accuracy`, read
   from :func:`dpviz.explore.jpw.explorer_curve`, the explorer's own function).
 
-The exact laws come from :func:`dpviz.exact_laws.discrete_laplace_law` (itself
+The exact laws come from :func:`dpviz.audit.exact_laws.discrete_laplace_law` (itself
 :func:`dpviz.mechanisms.discrete_laplace_pmf`), convolved; the reference solutions live
 in ``tests/test_jpw_exercises.py`` only.
 """
@@ -28,9 +28,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dpviz.exact_laws import DiscreteLaw, discrete_laplace_law
-from dpviz.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
+from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_law
 from dpviz.explore import jpw
+from dpviz.ui.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
 from dpviz.validation import check_epsilon
 
 __all__ = [
@@ -63,7 +63,7 @@ def summed_count_law(counts: Sequence[int], epsilon: float) -> DiscreteLaw:
     What Fig. 2's ``Classify`` adds up for one class of one test row: the released count of
     the leaf the row reaches in each of the N trees of a Private-RDT ensemble released at a
     total ε (ε/N per tree; every leaf gets noise, whether training rows reached it or not).
-    Tails below about 1e-19 per term are cut (:func:`~dpviz.exact_laws.discrete_laplace_law`).
+    Tails below about 1e-19 per term are cut (:func:`~dpviz.audit.exact_laws.discrete_laplace_law`).
     """
     eps = check_epsilon(epsilon)
     noise = _noise_sum(len(counts), eps / len(counts))

@@ -22,7 +22,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from dpviz.datasets import Dataset
+from dpviz.data.uci import Dataset
 from dpviz.domain import Categorical
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.semi_supervised import (
@@ -32,10 +32,10 @@ from dpviz.experiments.semi_supervised import (
     ProtocolRun,
     rdt_sharp_dataset,
 )
-from dpviz.plots import accuracy_chart
 from dpviz.trees.depth import rdt_sharp_depth
 from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree
-from dpviz.widgets import choice_dropdown, epsilon_slider, int_slider
+from dpviz.ui.plots import accuracy_chart
+from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider
 
 __all__ = [
     "DEFAULT_PERCENT",
@@ -207,7 +207,7 @@ def rdt_sharp_controls(
     -------
     dict
         Keyword arguments of :func:`rdt_sharp_explorer_chart` as widgets, for
-        :func:`dpviz.widgets.explorer`.
+        :func:`dpviz.ui.widgets.explorer`.
     """
     return {
         "dataset": choice_dropdown(EXPLORER_DATASETS, dataset),

@@ -6,7 +6,7 @@
 * ``04.2`` — an implementation checked against exact probabilities: the pseudo-label of one
   public row, from the exact counts of the cell it falls in in each primary tree (AddNoise
   at ε/p per tree, then Classify). Its exact law, :func:`pseudo_label_law`, is built from
-  :func:`dpviz.exact_laws.discrete_laplace_law` by convolution.
+  :func:`dpviz.audit.exact_laws.discrete_laplace_law` by convolution.
 * ``04.3`` — an audit of something not pre-wrapped: a leaf whose centre is drawn among the
   private rows that reach it (the variant of lesson 2), written by the student as
   ``mechanism(data, n, rng)`` and audited against ε = 1 on neighbours of their choice.
@@ -24,9 +24,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dpviz.exact_laws import discrete_laplace_law
-from dpviz.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
+from dpviz.audit.exact_laws import discrete_laplace_law
 from dpviz.explore.rdt_sharp import run_errors
+from dpviz.ui.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
 
 __all__ = [
     "PREDICTION_SETTING",
@@ -44,7 +44,7 @@ PREDICTION_SETTING = {"dataset": "nursery", "epsilon": 0.05, "percent": 30, "n_s
 def noise_sum_law(rate: float, n_terms: int) -> tuple[np.ndarray, np.ndarray]:
     """Support and pmf of the sum of ``n_terms`` independent discrete Laplace noises at ``rate``.
 
-    Each term is :func:`dpviz.exact_laws.discrete_laplace_law` (tails below 1e-19 cut);
+    Each term is :func:`dpviz.audit.exact_laws.discrete_laplace_law` (tails below 1e-19 cut);
     the sum's pmf is their convolution.
     """
     one = discrete_laplace_law(0, rate)

@@ -198,7 +198,7 @@ def attribute_qualities(
 
     The quality function of DiffPID3's attribute choice (evaluated inside
     :meth:`PrivateTable.select`, which applies the exponential mechanism to it); the audit
-    target :func:`dpviz.audit_targets.diffpid3_split_choice` calls this same function.
+    target :func:`dpviz.audit.targets.diffpid3_split_choice` calls this same function.
     """
     tables = [_split_counts(codes, labels, s, n_classes) for s in splits]
     return np.array([criterion.quality(c) for c in tables], dtype=np.float64)
@@ -1024,7 +1024,7 @@ class DiffPID3Classifier(_FSTreeClassifier):
 
     Examples
     --------
-    >>> from dpviz.synthetic import fs_single_split_data
+    >>> from dpviz.data.synthetic import fs_single_split_data
     >>> data = fs_single_split_data(3000, random_state=0)
     >>> model = DiffPID3Classifier(0.1, max_depth=1, domain=data.domain, random_state=0)
     >>> model.fit(data.X, data.y).score(data.test.X, data.test.y) > 0.9

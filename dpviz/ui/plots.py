@@ -25,11 +25,11 @@ import numpy as np
 import pandas as pd
 from altair.vegalite.v5.display import VEGALITE_MIME_TYPE
 
-from dpviz.audit import clopper_pearson
+from dpviz.audit.engine import clopper_pearson
 from dpviz.errors import InvalidParameterError
 
 if TYPE_CHECKING:
-    from dpviz.audit import AuditResult
+    from dpviz.audit.engine import AuditResult
     from dpviz.privacy import Ledger
 
 __all__ = [
@@ -253,7 +253,7 @@ def audit_histogram_chart(result: AuditResult, *, width: int = 300) -> alt.Chart
     Parameters
     ----------
     result : AuditResult
-        An audit from :func:`dpviz.audit.audit`.
+        An audit from :func:`dpviz.audit.engine.audit`.
     width : int
         Chart width in pixels.
 
@@ -346,7 +346,7 @@ def epsilon_bound_chart(frame: pd.DataFrame, *, width: int = 420) -> alt.Chart:
     ----------
     frame : DataFrame
         Columns ``mechanism``, ``n_samples``, ``epsilon_lower`` and ``epsilon``
-        (the claim), e.g. from :func:`dpviz.audit.bound_vs_samples`.
+        (the claim), e.g. from :func:`dpviz.audit.engine.bound_vs_samples`.
     width : int
         Chart width in pixels.
 

@@ -1,9 +1,9 @@
 """The mechanisms the audit notebook audits: correct ones, broken ones, and what is known.
 
 Each :class:`AuditSetup` is one mechanism with its neighbouring inputs, its candidate
-events and (where known) its exact output distribution (:mod:`dpviz.exact_laws`).
+events and (where known) its exact output distribution (:mod:`dpviz.audit.exact_laws`).
 :data:`SETUPS` lists them (:data:`CORRECT` and :data:`BROKEN`), :func:`make_setup` builds
-one at an ε, :func:`run_audit` audits it with :func:`dpviz.audit.audit`. The explorer of
+one at an ε, :func:`run_audit` audits it with :func:`dpviz.audit.engine.audit`. The explorer of
 notebook 06 (:mod:`dpviz.explore.audit`) is a view of these.
 """
 
@@ -18,16 +18,15 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from dpviz import audit_targets as targets
 from dpviz import mechanisms
-from dpviz.audit import (
+from dpviz.audit import targets
+from dpviz.audit.engine import (
     AuditResult,
     audit,
     laplace_lattice_events,
     leaf_count_neighbours,
 )
-from dpviz.errors import InvalidParameterError
-from dpviz.exact_laws import (
+from dpviz.audit.exact_laws import (
     ContinuousLaw,
     DiscreteLaw,
     Law,
@@ -38,6 +37,7 @@ from dpviz.exact_laws import (
     label_law,
     pair_epsilon,
 )
+from dpviz.errors import InvalidParameterError
 
 Mechanism = Callable[[Any, int, np.random.Generator], np.ndarray]
 

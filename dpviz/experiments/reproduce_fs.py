@@ -2,8 +2,8 @@
 
 Every function runs one experiment of the papers and returns one row per run (or per
 fold), so a notebook can plot it or summarise it next to the published numbers, which
-are in :mod:`dpviz.paper_results` (:data:`~dpviz.paper_results.FS_TABLE1`,
-:data:`~dpviz.paper_results.JPW_TABLE1`).
+are in :mod:`dpviz.data.published` (:data:`~dpviz.data.published.FS_TABLE1`,
+:data:`~dpviz.data.published.JPW_TABLE1`).
 
 ==========================  ==========================================================
 function                    paper
@@ -41,11 +41,11 @@ import pandas as pd
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
-from dpviz.datasets import Dataset, load
+from dpviz.data.published import FS_TABLE1, FS_TABLE1_ALGORITHMS, JPW_TABLE1
+from dpviz.data.synthetic import fs_numeric_split_data, fs_random_tree_data, fs_single_split_data
+from dpviz.data.uci import Dataset, load
 from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
-from dpviz.paper_results import FS_TABLE1, FS_TABLE1_ALGORITHMS, JPW_TABLE1
-from dpviz.synthetic import fs_numeric_split_data, fs_random_tree_data, fs_single_split_data
 from dpviz.trees.id3 import (
     DiffPID3Classifier,
     SuLQID3Classifier,
@@ -166,7 +166,7 @@ def fs_table1(
     """FS Table 1 (§5.1.1): accuracy of each algorithm on a single binary split.
 
     For every size and run a new training set is drawn by
-    :func:`~dpviz.synthetic.fs_single_split_data` (ten binary attributes, binary class,
+    :func:`~dpviz.data.synthetic.fs_single_split_data` (ten binary attributes, binary class,
     ``p_noise``), each algorithm is trained at depth d = 1 with budget B (FS: the SuLQ
     count budget is "a mere 0.00125" = B / (2(d+1)) / (2|A|), hence d = 1) and scored on
     the noiseless test set. "ID3" is the non-private, unlimited-depth ID3 (see
@@ -337,7 +337,7 @@ def fs_fig4(
 ) -> pd.DataFrame:
     """FS Fig. 4 (§5.1.1): a single split at 35 on a numeric attribute over [0, 100].
 
-    Data from :func:`~dpviz.synthetic.fs_numeric_split_data` (7 binary and 3 numeric
+    Data from :func:`~dpviz.data.synthetic.fs_numeric_split_data` (7 binary and 3 numeric
     attributes); DiffPC4.5 with each criterion at depth 1 and budget B (split points by
     the exponential mechanism over the public grid of [0, 100] in 256 cells, where 35 is
     not a grid point: its neighbours are 34.77 and 35.16; ε = B / ((2+3)·1 + 2)); the J48
@@ -613,7 +613,7 @@ def _random_tree_run(
 ) -> Dataset:
     """Training rows of one run drawn from generating tree ``tree`` (shared across runs).
 
-    :func:`~dpviz.synthetic.fs_random_tree_data` derives the tree, the rows and the test
+    :func:`~dpviz.data.synthetic.fs_random_tree_data` derives the tree, the rows and the test
     set from one seed; to keep the tree and the test set fixed across runs we generate
     ``n * (run + 1)`` rows from the tree seed and keep the last ``n`` (independent rows of
     the same tree), which is exact since the rows are i.i.d. given the tree.

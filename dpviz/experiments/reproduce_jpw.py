@@ -20,7 +20,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from tqdm.auto import tqdm
 
-from dpviz.datasets import load
+from dpviz.data.uci import load
 from dpviz.experiments import cache, summarize, sweep
 from dpviz.trees.rdt import PrivateRDTClassifier
 

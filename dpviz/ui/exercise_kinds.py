@@ -1,6 +1,6 @@
 """Exercise kinds that make students think: arguments, implementations, audits, predictions.
 
-:mod:`dpviz.exercises` keeps the registry and the ``check_*`` entry points the notebooks
+:mod:`dpviz.ui.exercises` keeps the registry and the ``check_*`` entry points the notebooks
 call; this module holds the specifications of the four kinds and how an answer to each
 is verified. A ``verify`` method returns the confirmation to print, or raises
 ``AssertionError`` with a hint that does not give the answer away.
@@ -11,7 +11,7 @@ is verified. A ``verify`` method returns the confirmation to print, or raises
   absolute tolerance), or it is a sampler ``f(..., rng)`` whose frequencies over
   ``n_samples`` seeded draws per case are compared with the exact law.
 * :class:`AuditTask` — the student wraps a piece of an algorithm as a mechanism and
-  audits it with :func:`dpviz.audit.audit`; the mechanism's law and the audit's result
+  audits it with :func:`dpviz.audit.engine.audit`; the mechanism's law and the audit's result
   are both checked. :class:`BreakTask` — a "break it" exercise: the broken mechanism
   must have the *specific* law asked for (e.g. Laplace at 2ε), and the checker audits it.
 * :class:`Prediction` — predict a number, then move the slider: the value is computed
@@ -22,7 +22,7 @@ The sampling test
 Each exact law is cut into cells: one cell per outcome of a discrete law (consecutive
 outcomes of a numeric law with more than ``max_cells`` outcomes are grouped into about
 ``max_cells`` cells of similar mass), and ``max_cells`` intervals of equal mass for a
-:class:`dpviz.exact_laws.ContinuousLaw`. The count of every cell of every case is
+:class:`dpviz.audit.exact_laws.ContinuousLaw`. The count of every cell of every case is
 compared with its exact Binomial(n, p) law by a two-sided exact test at level
 ``false_alarm / m``, m the number of cells with 0 < p < 1 over all cases (Bonferroni). An
 output the law never gives, a cell of probability 0 hit or a cell of probability 1
@@ -45,9 +45,9 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import stats
 
-from dpviz.audit import AuditResult, Mechanism, audit
+from dpviz.audit.engine import AuditResult, Mechanism, audit
+from dpviz.audit.exact_laws import ContinuousLaw, DiscreteLaw
 from dpviz.errors import InvalidParameterError
-from dpviz.exact_laws import ContinuousLaw, DiscreteLaw
 from dpviz.validation import check_int, check_positive
 
 __all__ = [
@@ -65,7 +65,8 @@ __all__ = [
 ]
 
 #: A law as the specs accept it: {outcome: probability}, probabilities of the outcomes
-#: 0 … k−1, a :class:`~dpviz.exact_laws.DiscreteLaw` or a :class:`~dpviz.exact_laws.ContinuousLaw`.
+#: 0 … k−1, a :class:`~dpviz.audit.exact_laws.DiscreteLaw` or a
+#: :class:`~dpviz.audit.exact_laws.ContinuousLaw`.
 LawLike = Mapping[Any, float] | Sequence[float] | np.ndarray | DiscreteLaw | ContinuousLaw
 MAX_SHOWN = 3  # findings shown in a message
 
@@ -622,7 +623,7 @@ class AuditTask:
     The check refuses (i) a mechanism whose output law on each of ``cases`` is not
     ``exact`` (the sampling test of the module docstring, ``n_samples`` draws per case,
     false alarm at most ``false_alarm``), so a mechanism without noise or with the wrong
-    noise is refused; (ii) an :class:`~dpviz.audit.AuditResult` that is not a consistent
+    noise is refused; (ii) an :class:`~dpviz.audit.engine.AuditResult` that is not a consistent
     audit of it: claimed ε other than ``epsilon``, fewer than ``min_samples`` samples
     per neighbour, confidence below 1 − ``max_alpha``, a verdict other than ``violation``,
     a bound above ``max_loss + margin`` (more than the mechanism can leak on any
@@ -683,7 +684,7 @@ class AuditTask:
         """The confirmation, or AssertionError on a wrong mechanism or an inconsistent audit."""
         if not isinstance(result, AuditResult):
             raise AssertionError(f"Exercise {key}: pass the AuditResult that "
-                                 f"dpviz.audit.audit returned, got {type(result).__name__}")
+                                 f"dpviz.audit.engine.audit returned, got {type(result).__name__}")
         _check_law(self, mechanism, key)
         problems = []
         if not math.isclose(result.epsilon, self.epsilon, rel_tol=1e-9):
@@ -727,7 +728,7 @@ class BreakTask:
     The student's ``mechanism(data, n, rng)`` must have the exact law ``exact(data)`` on
     both neighbours ``D`` and ``D_prime`` (the sampling test of the module docstring: a
     mechanism broken in another way is refused even if an audit would reject it). Then
-    :func:`dpviz.audit.audit` (``audit_samples`` per neighbour, seed ``seed``) must find
+    :func:`dpviz.audit.engine.audit` (``audit_samples`` per neighbour, seed ``seed``) must find
     the violation of the claimed ``epsilon``.
 
     Parameters

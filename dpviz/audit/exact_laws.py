@@ -1,6 +1,6 @@
 """Exact output distributions of small mechanisms, for the audits' exact curves.
 
-An empirical audit (:mod:`dpviz.audit`) estimates P[M(D) ∈ E] from samples; where the
+An empirical audit (:mod:`dpviz.audit.engine`) estimates P[M(D) ∈ E] from samples; where the
 output distribution is known in closed form, these classes give the exact probability of
 the same named events (``x = v``, ``x ≤ t``, ``x > t``, ``[i] x > t``) so the notebooks can
 draw the true privacy loss beside the estimate, and :func:`pair_epsilon` gives the exact
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from dpviz import mechanisms
-from dpviz.audit import clopper_pearson
+from dpviz.audit.engine import clopper_pearson
 from dpviz.errors import InvalidParameterError
 
 __all__ = [
@@ -115,7 +115,7 @@ def exact_event_losses(names: Sequence[str], law: Law, law_prime: Law) -> pd.Dat
     Parameters
     ----------
     names : sequence of str
-        Event names as :func:`dpviz.audit.auto_events` writes them (``x = 3``,
+        Event names as :func:`dpviz.audit.engine.auto_events` writes them (``x = 3``,
         ``x ≤ 2.5``, ``[1] x > 7``).
     law, law_prime : exact output distributions under D and D′.
 
@@ -123,7 +123,7 @@ def exact_event_losses(names: Sequence[str], law: Law, law_prime: Law) -> pd.Dat
     -------
     DataFrame
         Columns ``event`` and ``loss`` (finite losses only), for
-        :func:`dpviz.plots.privacy_loss_chart`.
+        :func:`dpviz.ui.plots.privacy_loss_chart`.
     """
     rows = []
     for name in names:
@@ -189,7 +189,7 @@ def leaf_label_loss(mechanism: str, epsilon: float) -> Callable[[Any, Any], floa
     """``loss(D, D′)``: the exact privacy loss max_c |log P_D(c) / P_D′(c)| of a leaf label.
 
     ``D`` and ``D′`` are the leaf's class counts under two neighbours; the function suits
-    the ``exact`` argument of :func:`dpviz.audit.search_neighbours`.
+    the ``exact`` argument of :func:`dpviz.audit.engine.search_neighbours`.
     """
 
     def loss(d: Any, d_prime: Any) -> float:

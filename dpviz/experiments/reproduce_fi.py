@@ -1,7 +1,7 @@
 """Reproductions of Fletcher & Islam (2017) with the corrected (ROSNAM) leaf mechanism.
 
 Each function returns a tidy DataFrame with our numbers next to the paper's
-(:mod:`dpviz.paper_results`). FI's accuracies were measured with the
+(:mod:`dpviz.data.published`). FI's accuracies were measured with the
 smooth-sensitivity mechanism that the 2021 addendum withdrew; ours use Report
 One-Sided Noisy Arg-Max unless a function says otherwise, so expect them a few
 points lower — the gap is reported, not tuned away. FI used 10 × 10-fold
@@ -27,11 +27,11 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from dpviz import mechanisms
-from dpviz.datasets import Dataset, load
+from dpviz.data.published import FI_FIG4, FI_FIG5, FI_FIG6, FI_FIG7, FI_TABLE2, FI_TABLE3, SYNTH
+from dpviz.data.synthetic import fi_synth
+from dpviz.data.uci import Dataset, load
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.experiments import cache, holdout_split, summarize, sweep
-from dpviz.paper_results import FI_FIG4, FI_FIG5, FI_FIG6, FI_FIG7, FI_TABLE2, FI_TABLE3, SYNTH
-from dpviz.synthetic import fi_synth
 from dpviz.trees.depth import FI_TABLE4, expected_untested, fletcher_islam_depth
 from dpviz.trees.forest import DPRandomForestClassifier, ForestLeaves
 from dpviz.trees.random_tree import RandomTree

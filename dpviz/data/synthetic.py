@@ -1,6 +1,6 @@
 """Synthetic data sets of the four papers, generated from documented recipes.
 
-Every generator returns a :class:`dpviz.datasets.Dataset` whose
+Every generator returns a :class:`dpviz.data.uci.Dataset` whose
 :class:`~dpviz.domain.Domain` is written down from the *generator's
 parameters* (the list of values of a nominal attribute, the interval ``[0, 100]``
 of a numeric one, the clipping range of a ``make_classification`` feature),
@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 from sklearn.datasets import make_classification
 
-from dpviz.datasets import Dataset
+from dpviz.data.uci import Dataset
 from dpviz.domain import Attribute, Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.validation import check_int, check_positive, check_probability, check_random_state

@@ -22,9 +22,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from dpviz.data.published import RDT_SHARP_TABLE2
 from dpviz.experiments import cache
 from dpviz.experiments.semi_supervised import protocol_runs, rdt_sharp_dataset
-from dpviz.paper_results import RDT_SHARP_TABLE2
 
 __all__ = [
     "error_vs_labeled",

@@ -1,4 +1,4 @@
-"""Everything private in dpviz, as ``mechanism(data, n, rng)`` for :func:`dpviz.audit.audit`.
+"""Everything private in dpviz, as ``mechanism(data, n, rng)`` for :func:`dpviz.audit.engine.audit`.
 
 Each function returns a vectorized mechanism drawing ``n`` independent outputs by
 calling the code that ships — the mechanisms of :mod:`dpviz.mechanisms`, the leaf

@@ -9,15 +9,15 @@ Five kinds of exercise share the registry (each notebook's module in
 :mod:`dpviz.explore` registers its own with :func:`register`):
 
 * :class:`Exercise` — a number (:func:`check`);
-* :class:`~dpviz.exercise_kinds.Argument` — a privacy argument in steps, one letter
+* :class:`~dpviz.ui.exercise_kinds.Argument` — a privacy argument in steps, one letter
   per step (:func:`check_argument`);
-* :class:`~dpviz.exercise_kinds.Implementation` — a function checked against exact
+* :class:`~dpviz.ui.exercise_kinds.Implementation` — a function checked against exact
   probabilities, or a sampler checked by a seeded statistical test
   (:func:`check_implementation`);
-* :class:`~dpviz.exercise_kinds.AuditTask` — a mechanism the student wraps and audits
-  (:func:`check_audit`), and :class:`~dpviz.exercise_kinds.BreakTask` — a mechanism
+* :class:`~dpviz.ui.exercise_kinds.AuditTask` — a mechanism the student wraps and audits
+  (:func:`check_audit`), and :class:`~dpviz.ui.exercise_kinds.BreakTask` — a mechanism
   broken in one specific way, audited by the check (:func:`check_break`);
-* :class:`~dpviz.exercise_kinds.Prediction` — predict, then move the slider: the value
+* :class:`~dpviz.ui.exercise_kinds.Prediction` — predict, then move the slider: the value
   is computed live and shown after the answer (:func:`check_prediction`).
 
 :func:`check` accepts every kind. The answers of the numeric exercises are in plain
@@ -34,9 +34,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpviz.audit import AuditResult
+from dpviz.audit.engine import AuditResult
 from dpviz.errors import InvalidParameterError
-from dpviz.exercise_kinds import (
+from dpviz.ui.exercise_kinds import (
     Argument,
     AuditTask,
     BreakTask,

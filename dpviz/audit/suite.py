@@ -48,9 +48,9 @@ from unittest import mock
 import numpy as np
 import pandas as pd
 
-from dpviz import audit_targets as targets
 from dpviz import mechanisms
-from dpviz.audit import (
+from dpviz.audit import targets
+from dpviz.audit.engine import (
     AuditResult,
     Event,
     audit,

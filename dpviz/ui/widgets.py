@@ -169,7 +169,7 @@ def explorer(
                     display(chart)
                 drawn = True
         if missing is not None:
-            if first:  # no explorer without its data: the cell says why (dpviz.kernel)
+            if first:  # no explorer without its data: the cell says why (dpviz.ui.kernel)
                 raise missing
             with output:
                 output.clear_output(wait=True)

@@ -798,7 +798,7 @@ def _cache_folder() -> Path:
     override = os.environ.get(ENV_VAR, "").strip()
     if override:
         return Path(override).expanduser()
-    return Path(__file__).resolve().parent.parent / "data"
+    return Path(__file__).resolve().parents[2] / "data"
 
 
 def decode_mushroom(frame: pd.DataFrame) -> pd.DataFrame:
