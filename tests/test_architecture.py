@@ -1,4 +1,10 @@
-"""The package's shape, checked from the source (issue 12's bar).
+"""The package's shape, checked from the source (issues 12 and 24).
+
+* Layers you can see in the folders (:data:`ALLOWED`): the core (the modules at the top of
+  ``dpviz``), ``data``, ``trees``, ``pseudocode`` and ``audit`` import nothing above them and
+  neither altair nor ipywidgets; ``experiments`` imports no UI; ``ui`` (charts, widgets,
+  exercise checking) imports only the layers below it; ``explore`` (one module per notebook)
+  may import anything, and only the notebooks and tests import it.
 
 * ``dpviz.explore`` (the notebooks' views) imports nothing from ``dpviz.leaf_release``
   or ``dpviz.keyed``: explorers use estimators through their public API only.
@@ -16,6 +22,7 @@
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
 from pathlib import Path
 
@@ -109,6 +116,87 @@ def _cycles() -> list[list[str]]:
         if name not in index:
             visit(name)
     return components
+
+
+#: The layers each layer may import (besides itself and the package root ``dpviz``).
+ALLOWED = {
+    "core": {"core"},
+    "data": {"core"},
+    "trees": {"core"},
+    "pseudocode": {"core", "trees"},
+    "audit": {"core", "data", "trees"},
+    "experiments": {"core", "data", "trees"},
+    "ui": {"core", "data", "trees", "audit"},
+    "explore": {"core", "data", "trees", "pseudocode", "audit", "experiments", "ui"},
+}
+#: Layers that must not import a chart or widget library.
+NO_UI_LIBRARIES = {"core", "data", "trees", "pseudocode", "audit", "experiments"}
+UI_LIBRARIES = {"altair", "ipywidgets"}
+
+
+def layer(name: str) -> str:
+    """The layer of module ``name``: its folder under ``dpviz``, or ``core`` at the top."""
+    parts = name.split(".")
+    if len(parts) == 1:
+        return "root"
+    return parts[1] if len(parts) > 2 or (PACKAGE / parts[1]).is_dir() else "core"
+
+
+def _external_imports(name: str) -> set[str]:
+    """The top-level names of the non-dpviz packages ``name`` imports (at any level)."""
+    _, tree = MODULES[name]
+    skipped = _type_checking_nodes(tree)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module.split(".")[0])
+    return found - {"dpviz"}
+
+
+def layer_violations(modules: dict) -> list[str]:
+    """Imports that cross the layers the wrong way, as ``"a -> b"`` lines."""
+    found = []
+    for name in modules:
+        own = layer(name)
+        if own == "root":
+            continue
+        for other in sorted(_imports(name)):
+            target = layer(other)
+            if target not in ("root", own) and target not in ALLOWED[own]:
+                found.append(f"{name} -> {other}")
+        if own in NO_UI_LIBRARIES:
+            found += [f"{name} -> {lib}" for lib in sorted(_external_imports(name) & UI_LIBRARIES)]
+    return found
+
+
+def test_layers_import_only_what_is_below_them():
+    assert layer_violations(MODULES) == []
+
+
+def test_layer_rule_has_power(monkeypatch):
+    """A planted upward import and a planted altair import in the core are both found."""
+    planted = dict(MODULES)
+    source = "import altair\nfrom dpviz.ui.plots import ledger_chart\n"
+    planted["dpviz.privacy"] = (MODULES["dpviz.privacy"][0], ast.parse(source))
+    monkeypatch.setattr(sys.modules[__name__], "MODULES", planted)
+    assert {"dpviz.privacy -> dpviz.ui.plots", "dpviz.privacy -> altair"} <= set(
+        layer_violations(planted))
+
+
+def test_every_module_is_in_a_known_layer():
+    assert {layer(n) for n in MODULES} <= set(ALLOWED) | {"root"}
+
+
+def test_importing_the_estimators_loads_no_ui_library():
+    code = ("import sys, dpviz.trees.forest, dpviz.trees.id3, dpviz.trees.rdt_sharp,"
+            " dpviz.audit.suite;"
+            " print(sorted(m for m in sys.modules if m.split('.')[0] in ('altair', 'ipywidgets')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_no_import_cycles():
