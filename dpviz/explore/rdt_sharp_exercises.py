@@ -1,20 +1,9 @@
-"""Notebook 04's exercises (RDT#): one of each kind issue 14 asks for, registered on import.
+"""Notebook 04's exercises (RDT#), registered on import.
 
-* ``04.1`` — a privacy argument: why the secondary ensemble costs nothing (post-processing of
-  the primary release and public rows), and why centres drawn among the *private* rows
-  break the guarantee however much noise the counters get.
-* ``04.2`` — an implementation checked against exact probabilities: the pseudo-label of one
-  public row, from the exact counts of the cell it falls in in each primary tree (AddNoise
-  at ε/p per tree, then Classify). Its exact law, :func:`pseudo_label_law`, is built from
-  :func:`dpviz.audit.exact_laws.discrete_laplace_law` by convolution.
-* ``04.3`` — an audit of something not pre-wrapped: a leaf whose centre is drawn among the
-  private rows that reach it (the variant of lesson 2), written by the student as
-  ``mechanism(data, n, rng)`` and audited against ε = 1 on neighbours of their choice.
-* ``04.4`` — predict, then move the slider: RDT#'s test accuracy in the explorer at a stated
-  setting, computed by the explorer's own :func:`dpviz.explore.rdt_sharp.run_errors`.
-
-The notebook imports this module in its first code cell; the reference solutions live in
-``tests/test_rdt_sharp_exercises.py``, never here or in the notebook.
+``04.1`` argues why the secondary ensemble is free and private centres are not; ``04.2``
+implements a public row's pseudo-label (:func:`pseudo_label_law`); ``04.3`` audits centres
+drawn among private rows (:func:`centre_law`); ``04.4`` predicts the explorer's accuracy.
+The reference solutions live in ``tests/test_rdt_sharp_exercises.py`` only.
 """
 
 from __future__ import annotations
@@ -29,24 +18,15 @@ from dpviz.explore.rdt_sharp import run_errors
 from dpviz.ui.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
 
 __all__ = [
-    "PREDICTION_SETTING",
-    "centre_law",
-    "explorer_accuracy",
-    "noise_sum_law",
-    "pseudo_label_law",
+    "PREDICTION_SETTING", "centre_law", "explorer_accuracy", "noise_sum_law", "pseudo_label_law",
 ]
 
 #: The explorer setting of exercise 04.4 (keyword arguments of ``rdt_sharp_explorer_chart``).
 PREDICTION_SETTING = {"dataset": "nursery", "epsilon": 0.05, "percent": 30, "n_secondary": 20}
 
 
-# ---------------------------------------------------------------------------------- exact laws
 def noise_sum_law(rate: float, n_terms: int) -> tuple[np.ndarray, np.ndarray]:
-    """Support and pmf of the sum of ``n_terms`` independent discrete Laplace noises at ``rate``.
-
-    Each term is :func:`dpviz.audit.exact_laws.discrete_laplace_law` (tails below 1e-19 cut);
-    the sum's pmf is their convolution.
-    """
+    """Support and pmf of a sum of ``n_terms`` independent discrete Laplace noises at ``rate``."""
     one = discrete_laplace_law(0, rate)
     pmf = np.array([1.0])
     for _ in range(int(n_terms)):
@@ -56,9 +36,8 @@ def noise_sum_law(rate: float, n_terms: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pseudo_label_law(totals: Sequence[int], rate: float, n_terms: int) -> np.ndarray:
-    """P(argmax_t S_t = k), S_t = ``totals[t]`` + a sum of ``n_terms`` noises at ``rate``.
+    """P(argmax_t S_t = k), S_t = ``totals[t]`` + ``n_terms`` noises at ``rate``, ties lowest.
 
-    The S_t are independent; ties go to the lowest class (as ``np.argmax``):
     ``P(L = k) = Σ_s P(S_k = s) Π_{j<k} P(S_j < s) Π_{j>k} P(S_j ≤ s)``.
     """
     support, pmf = noise_sum_law(rate, n_terms)
@@ -97,7 +76,6 @@ def explorer_accuracy(seed: int) -> float:
                             s["epsilon"])[0]
 
 
-# ---------------------------------------------------------------------------------- exercises
 _ARGUMENT = Argument(
     claim="RDT# with p primary trees, each releasing its noisy centre counters at ε/p, and t "
     "secondary trees filled with the pseudo-labeled public rows is ε-DP (add/remove one "
