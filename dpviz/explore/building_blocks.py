@@ -27,19 +27,9 @@ from dpviz.ui.plots import ledger_chart, noisy_counts_chart
 from dpviz.validation import check_epsilon
 
 __all__ = [
-    "COUNT_MECHANISMS",
-    "SELECTION_EXAMPLES",
-    "budget_game",
-    "budget_game_chart",
-    "exact_checks",
-    "noise_chart",
-    "noise_frame",
-    "noise_std",
-    "overlap_audit",
-    "overlapping_counts",
-    "sampled_checks",
-    "selection_chart",
-    "selection_frame",
+    "COUNT_MECHANISMS", "SELECTION_EXAMPLES", "budget_game", "budget_game_chart", "exact_checks",
+    "noise_chart", "noise_frame", "noise_std", "overlap_audit", "sampled_checks",
+    "selection_chart", "selection_frame",
 ]
 
 #: The two count mechanisms of the noise explorer, by their names in dpviz.mechanisms.
@@ -91,14 +81,8 @@ def _laplace_cdf(x: np.ndarray, scale: float) -> np.ndarray:
     return np.where(x < 0, half, 1.0 - half)
 
 
-def noise_frame(
-    epsilon: float,
-    mechanism: str = "discrete_laplace",
-    *,
-    count: int = 100,
-    n_samples: int = 20_000,
-    seed: int = 0,
-) -> pd.DataFrame:
+def noise_frame(epsilon: float, mechanism: str = "discrete_laplace", *, count: int = 100,
+                n_samples: int = 20_000, seed: int = 0) -> pd.DataFrame:
     """``n_samples`` noisy releases of ``count``, binned, beside each bin's exact probability.
 
     One row per bin ``[start, end)`` (half-integer edges for the discrete Laplace) over the
@@ -129,14 +113,8 @@ def noise_frame(
                          "sampled": sampled, "exact": exact})
 
 
-def noise_chart(
-    epsilon: float,
-    mechanism: str = "discrete_laplace",
-    *,
-    count: int = 100,
-    n_samples: int = 20_000,
-    seed: int = 0,
-) -> alt.Chart:
+def noise_chart(epsilon: float, mechanism: str = "discrete_laplace", *, count: int = 100,
+                n_samples: int = 20_000, seed: int = 0) -> alt.Chart:
     """Explorer callback: sampled noisy counts (bars), exact law (line), true count (rule)."""
     frame = noise_frame(epsilon, mechanism, count=count, n_samples=n_samples, seed=seed)
     name = "discrete Laplace" if mechanism == "discrete_laplace" else "Laplace"
@@ -184,14 +162,9 @@ def _selection_samples(utilities: np.ndarray, epsilon: float, n_samples: int,
             for name, (_, sample, kw) in _SELECTORS.items()}
 
 
-def selection_frame(
-    utilities: Sequence[float],
-    epsilon: float,
-    *,
-    labels: Sequence[str] | None = None,
-    n_samples: int = 20_000,
-    seed: int = 0,
-) -> pd.DataFrame:
+def selection_frame(utilities: Sequence[float], epsilon: float, *,
+                    labels: Sequence[str] | None = None, n_samples: int = 20_000,
+                    seed: int = 0) -> pd.DataFrame:
     """Exact and sampled probabilities that each mechanism selects each candidate.
 
     ``utilities`` are counts (sensitivity 1, monotone). One row per (mechanism, candidate):
@@ -317,13 +290,8 @@ def _nursery() -> Dataset:
 
 
 def budget_game(
-    count_epsilon: float,
-    classes_epsilon: float,
-    per_group_epsilon: float,
-    *,
-    budget: float = 1.0,
-    group_by: str = "health",
-    seed: int = 0,
+    count_epsilon: float, classes_epsilon: float, per_group_epsilon: float, *,
+    budget: float = 1.0, group_by: str = "health", seed: int = 0,
 ) -> tuple[PrivateTable, dict[str, object], list[str]]:
     """Spend ``budget`` on Nursery: the row count, the class counts, the class counts per group.
 
@@ -358,14 +326,9 @@ def budget_game(
     return table, answers, refused
 
 
-def budget_game_chart(
-    count_epsilon: float = 0.1,
-    classes_epsilon: float = 0.4,
-    per_group_epsilon: float = 0.4,
-    *,
-    budget: float = 1.0,
-    seed: int = 0,
-) -> alt.VConcatChart:
+def budget_game_chart(count_epsilon: float = 0.1, classes_epsilon: float = 0.4,
+                      per_group_epsilon: float = 0.4, *, budget: float = 1.0,
+                      seed: int = 0) -> alt.VConcatChart:
     """Explorer callback: :func:`budget_game`'s ledger, its refusals, and its class counts."""
     table, answers, refused = budget_game(
         count_epsilon, classes_epsilon, per_group_epsilon, budget=budget, seed=seed
@@ -381,11 +344,8 @@ def budget_game_chart(
     data = _nursery()
     if "class counts" in answers:
         counts = noisy_counts_chart(
-            data.domain.classes,
-            data.class_counts.to_numpy(),
-            np.asarray(answers["class counts"]),
-            title=f"Class counts released at ε = {classes_epsilon:.3g}",
-            width=380,
+            data.domain.classes, data.class_counts.to_numpy(), np.asarray(answers["class counts"]),
+            title=f"Class counts released at ε = {classes_epsilon:.3g}", width=380,
         )
     else:
         counts = (
@@ -398,74 +358,42 @@ def budget_game_chart(
     return alt.vconcat(ledger, notes, counts).resolve_scale(color="independent")
 
 
-def overlapping_counts(epsilon: float) -> object:
-    """An audit mechanism: two true counts in, each with discrete Laplace noise at ε out.
-
-    ε-DP if the groups are disjoint, only 2ε-DP if a row can be in both.
-    """
-    eps = check_epsilon(epsilon)
-
-    def release(counts: tuple[int, int], n: int, rng: np.random.Generator) -> np.ndarray:
-        first = mechanisms.discrete_laplace(int(counts[0]), epsilon=eps, rng=rng, size=n)
-        second = mechanisms.discrete_laplace(int(counts[1]), epsilon=eps, rng=rng, size=n)
-        return np.column_stack([first, second])
-
-    return release
-
-
-def overlap_audit(
-    epsilon: float = 1.0,
-    *,
-    counts: tuple[int, int] = (20, 30),
-    overlap: bool = True,
-    n_samples: int = 20_000,
-    seed: int = 0,
-) -> AuditResult:
+def overlap_audit(epsilon: float = 1.0, *, counts: tuple[int, int] = (20, 30),
+                  overlap: bool = True, n_samples: int = 20_000, seed: int = 0) -> AuditResult:
     """Audit "two counts at ε over a partition cost ε" when D′ adds a row to both groups or one.
 
     The event "both answers above D's counts" has exact ratio e^{2ε} (overlap) or e^ε.
     """
     eps = check_epsilon(epsilon)
+
+    def release(counts: tuple[int, int], n: int, rng: np.random.Generator) -> np.ndarray:
+        """Two counts, each with discrete Laplace noise at ε."""
+        first = mechanisms.discrete_laplace(int(counts[0]), epsilon=eps, rng=rng, size=n)
+        second = mechanisms.discrete_laplace(int(counts[1]), epsilon=eps, rng=rng, size=n)
+        return np.column_stack([first, second])
+
     c1, c2 = int(counts[0]), int(counts[1])
-    D = (c1, c2)
-    D_prime = (c1 + 1, c2 + 1) if overlap else (c1 + 1, c2)
-    event = Event(
-        f"both answers > D's counts ({c1}, {c2})",
-        lambda x: (np.asarray(x)[:, 0] > c1) & (np.asarray(x)[:, 1] > c2),
-    )
+    event = Event(f"both answers > D's counts ({c1}, {c2})",
+                  lambda x: (np.asarray(x)[:, 0] > c1) & (np.asarray(x)[:, 1] > c2))
     where = "a row in both groups" if overlap else "a row in the first group only"
-    return audit(
-        overlapping_counts(eps),
-        D,
-        D_prime,
-        epsilon=eps,
-        events=[event],
-        n_samples=n_samples,
-        seed=seed,
-        exact_epsilon=(2 if overlap else 1) * eps,
-        neighbours=f"D′ = D plus {where}",
-    )
+    return audit(release, (c1, c2), (c1 + 1, c2 + int(overlap)), epsilon=eps,
+                 events=[event], n_samples=n_samples, seed=seed,
+                 exact_epsilon=(2 if overlap else 1) * eps, neighbours=f"D′ = D plus {where}")
 
 
-register(
-    {
-        "01.1": Exercise(
-            answer=math.log(3.0),
-            tolerance=0.01,
-            hint="P(noise = 0) = tanh(ε/2) for the discrete Laplace: solve tanh(ε/2) = 1/2 "
-            "for ε",
-        ),
-        "01.2": Exercise(
-            answer=1.0 - math.exp(-1.0) / 2.0,
-            tolerance=0.005,
-            hint="call report_noisy_max_probabilities([5, 10], epsilon=0.2) and take the "
-            "second entry; for two candidates with gap g it is 1 - exp(-ε·g)/2",
-        ),
-        "01.3": Exercise(
-            answer=0.8,
-            tolerance=1e-9,
-            hint="a row can be in both groups, so it can change both answers: do the two "
-            "queries compose in parallel or sequentially?",
-        ),
-    }
-)
+register({
+    "01.1": Exercise(
+        answer=math.log(3.0), tolerance=0.01,
+        hint="P(noise = 0) = tanh(ε/2) for the discrete Laplace: solve tanh(ε/2) = 1/2 for ε",
+    ),
+    "01.2": Exercise(
+        answer=1.0 - math.exp(-1.0) / 2.0, tolerance=0.005,
+        hint="call report_noisy_max_probabilities([5, 10], epsilon=0.2) and take the "
+        "second entry; for two candidates with gap g it is 1 - exp(-ε·g)/2",
+    ),
+    "01.3": Exercise(
+        answer=0.8, tolerance=1e-9,
+        hint="a row can be in both groups, so it can change both answers: do the two "
+        "queries compose in parallel or sequentially?",
+    ),
+})

@@ -158,9 +158,7 @@ ROSNAM_LABEL = Implementation(
         {"counts": (2, 6, 5), "epsilon": 1.0},
         {"counts": (0, 0, 0), "epsilon": 1.0},
     ),
-    exact=leaf_label_law,
-    sampler=True,
-    n_samples=10_000,
+    exact=leaf_label_law, sampler=True, n_samples=10_000,
     hint="one independent noise draw per class, never negative; which scale may the noise "
     "have when every count can only grow by one (notebook 01 §0, docs/privacy.md §1)? Return "
     "the position of the largest noisy count, an int, not the count itself",
@@ -172,21 +170,15 @@ PERMUTE_AND_FLIP = Implementation(
         {"counts": (2, 6, 5), "epsilon": 1.0},
         {"counts": (0, 0, 0), "epsilon": 1.0},
     ),
-    exact=leaf_label_law,
-    sampler=True,
-    n_samples=10_000,
+    exact=leaf_label_law, sampler=True, n_samples=10_000,
     hint="visit the classes in a fresh random order each draw; a class with the largest count "
     "must always be accepted; the acceptance probability must fall by the same factor per "
     "missing row as ROSNAM's odds do at this ε — compare both on counts (0, 1)",
 )
 
 EQUAL_SPLIT_AUDIT = AuditTask(
-    cases=((1,), (1, 0), (0, 0, 1), (1, 1, 0, 1, 0)),
-    exact=_equal_split_law_at_1,
-    epsilon=1.0,
-    violation=True,
-    max_loss=EQUAL_SPLIT_MAX_LOSS,
-    n_samples=10_000,
+    cases=((1,), (1, 0), (0, 0, 1), (1, 1, 0, 1, 0)), exact=_equal_split_law_at_1, epsilon=1.0,
+    violation=True, max_loss=EQUAL_SPLIT_MAX_LOSS, n_samples=10_000,
     hint="reread the recipe: shuffle with rng.permutation, cut with np.array_split(rows, 2) "
     "(the first tree takes the extra row), one ROSNAM label at ε = 1 per tree from its part's "
     "class counts (np.bincount(part, minlength=2)); return the n values 2·label₁ + label₂ as "
@@ -194,10 +186,7 @@ EQUAL_SPLIT_AUDIT = AuditTask(
 )
 
 NURSERY_PREDICTION = Prediction(
-    compute=nursery_accuracy,
-    tolerance=0.06,
-    seeds=(0, 1, 2),
-    spread_factor=1.0,
+    compute=nursery_accuracy, tolerance=0.06, seeds=(0, 1, 2), spread_factor=1.0,
     hint="at ε = 0.1 each leaf's noise has scale 10; how many of the 11 460 training rows does "
     "one leaf of one tree hold when each tree gets a fiftieth of them and has hundreds of "
     "leaves? If most labels are close to random draws among Nursery's five classes, what is "

@@ -127,28 +127,21 @@ SUMMED_COUNT = Implementation(
         {"counts": (4, 0, 7), "epsilon": 0.5},
         {"counts": (25,), "epsilon": 2.0},
     ),
-    exact=summed_count_law,
-    sampler=True,
-    n_samples=10_000,
+    exact=summed_count_law, sampler=True, n_samples=10_000,
     hint="go back to Fig. 5 and the budget split of this notebook: how much ε does each "
     "tree get, and which leaves get noise? Each tree's noise is drawn independently; "
     "dpviz.mechanisms.discrete_laplace draws discrete Laplace noise",
 )
 
 RECOUNT_AUDIT = AuditTask(
-    cases=((5, 3), (0, 0)),
-    exact=recount_sum_law,
-    epsilon=1.0,
-    violation=True,
-    max_loss=2.0,
+    cases=((5, 3), (0, 0)), exact=recount_sum_law, epsilon=1.0, violation=True, max_loss=2.0,
     min_bound=1.0,
     hint="reread the question: which count does each release add noise to, at which ε, and "
     "is the second release's noise drawn afresh? Return n draws of R1 + R2 as an array",
 )
 
 LOW_TREE_PREDICTION = Prediction(
-    compute=mushroom_low_tree_accuracy,
-    tolerance=5.0,
+    compute=mushroom_low_tree_accuracy, tolerance=5.0,
     unit="%",
     hint="at height 3 a tree has only a few leaves, so each holds hundreds of Mushroom's "
     "8,124 rows: compare that with noise at ε/10 per tree — and ask how well three "

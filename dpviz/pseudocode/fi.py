@@ -24,18 +24,8 @@ from dpviz.trees.random_tree import ATTRIBUTE_STREAM, SPLIT_STREAM, UNKNOWN_STRE
 from dpviz.validation import check_random_state
 
 __all__ = [
-    "Node",
-    "build_forest",
-    "build_tree",
-    "child_key",
-    "classify",
-    "count_rows",
-    "get_majority_labels",
-    "leaves",
-    "majority_label",
-    "reach_leaf",
-    "release_labels",
-    "uniform",
+    "Node", "build_forest", "build_tree", "child_key", "classify", "count_rows",
+    "get_majority_labels", "leaves", "majority_label", "reach_leaf", "release_labels", "uniform",
 ]
 
 
@@ -53,15 +43,8 @@ class Node:
 
 # ---------------------------------------------------------------------------------- Algorithm 1
 def build_forest(
-    epsilon: float,
-    x: np.ndarray,
-    tau: int,
-    domain: Domain,
-    C: np.ndarray,
-    *,
-    d: int | None = None,
-    mechanism: str = "rosnam",
-    disjoint: bool = True,
+    epsilon: float, x: np.ndarray, tau: int, domain: Domain, C: np.ndarray, *,
+    d: int | None = None, mechanism: str = "rosnam", disjoint: bool = True,
     random_state: int | np.random.Generator | None = None,
 ) -> list[Node]:
     """FI Alg. 1, ``BuildForest(ε, x, τ, S, R, C)``: τ random trees, then their leaves' labels.
@@ -112,15 +95,8 @@ def build_tree(
 
 
 def get_majority_labels(
-    epsilon: float,
-    x: np.ndarray,
-    C: np.ndarray,
-    F: list[Node],
-    domain: Domain,
-    *,
-    mechanism: str = "rosnam",
-    disjoint: bool = True,
-    noise: np.random.Generator,
+    epsilon: float, x: np.ndarray, C: np.ndarray, F: list[Node], domain: Domain, *,
+    mechanism: str = "rosnam", disjoint: bool = True, noise: np.random.Generator,
 ) -> list[Node]:
     """FI Alg. 2, ``GetMajorityLabels(ε, x, C, F)``: a private label for every leaf of every tree.
 

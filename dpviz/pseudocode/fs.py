@@ -21,15 +21,8 @@ from dpviz.trees.id3_quality import get_criterion, sulq_information_gain
 from dpviz.validation import check_random_state
 
 __all__ = [
-    "Leaf",
-    "Node",
-    "build_diffp_id3",
-    "build_sulq_id3",
-    "classify",
-    "diffp_id3",
-    "leaf",
-    "private_table",
-    "sulq_id3",
+    "Leaf", "Node", "build_diffp_id3", "build_sulq_id3", "classify", "diffp_id3", "leaf",
+    "private_table", "sulq_id3",
 ]
 
 
@@ -103,16 +96,8 @@ def build_sulq_id3(T: PrivateTable, A: list[str], C: list[Any], d: int, eps: flo
 
 
 # ---------------------------------------------------------------------------- Algorithm 2
-def diffp_id3(
-    T: PrivateTable,
-    A: list[str],
-    C: list[Any],
-    d: int,
-    B: float,
-    *,
-    criterion: str = "max",
-    N: int | None = None,
-) -> Leaf | Node:
+def diffp_id3(T: PrivateTable, A: list[str], C: list[Any], d: int, B: float, *,
+              criterion: str = "max", N: int | None = None) -> Leaf | Node:
     """FS Algorithm 2, procedure DiffPID3 (lines 1-5), with the quality q of FS §4.1.
 
     ``N``: the public bound on |T| that InfoGain's sensitivity needs.

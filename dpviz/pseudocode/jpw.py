@@ -7,7 +7,7 @@ built whole, so use small domains (Votes at height 8: 256 leaves).
 :class:`~dpviz.trees.rdt.PrivateRDTClassifier` releases the same trees and noisy leaf vectors
 for the same seed without building them (node keys, rows routed level by level, lazy noise
 for unvisited leaves: :mod:`dpviz.leaf_release`). :func:`private_rdt` is ε-DP in the rows
-(add/remove one) with discrete Laplace noise; argument: docs/privacy.md §8; pruning is not
+(add/remove one) with discrete Laplace noise (argument: docs/privacy.md §8.2); pruning is not
 private (JPW Fig. 3–4).
 """
 
@@ -25,20 +25,9 @@ from dpviz.pseudocode import child_key, noisy, tree_keys, uniform
 from dpviz.trees.random_tree import ATTRIBUTE_STREAM, SPLIT_STREAM
 
 __all__ = [
-    "Node",
-    "add_instance",
-    "add_noise",
-    "build_tree_structure",
-    "classify",
-    "counts",
-    "leaf_reached",
-    "leaves",
-    "private_rdt",
-    "prune",
-    "random_decision_trees",
-    "tree_keys",
-    "update",
-    "update_statistics",
+    "Node", "add_instance", "add_noise", "build_tree_structure", "classify", "counts",
+    "leaf_reached", "leaves", "private_rdt", "prune", "random_decision_trees", "tree_keys",
+    "update", "update_statistics",
 ]
 
 #: A training set: rows ``x`` (codes of ``domain.encode``) with class codes ``t``.
@@ -164,22 +153,14 @@ def add_noise(
     reached = sorted((leaf for leaf in V if sum(leaf.alpha) > 0), key=lambda leaf: leaf.key)
     fresh = {leaf.key: mechanisms.open_uniforms(noise_rng, (2 * T,)) for leaf in reached}
     for leaf in V:
-        if leaf.key in fresh:
-            u = fresh[leaf.key]
-        else:
-            u = keyed.secret_uniforms(secret, np.array([leaf.key], dtype=np.uint64), 2 * T)[0]
+        u = fresh[leaf.key] if leaf.key in fresh else keyed.secret_uniforms(
+            secret, np.array([leaf.key], dtype=np.uint64), 2 * T)[0]
         leaf.alpha = noisy(np.array(leaf.alpha), epsilon, u, noise).tolist()
 
 
 def private_rdt(
-    D: Rows,
-    domain: Domain,
-    *,
-    epsilon: float,
-    N: int,
-    h: int,
-    structure_rng: np.random.Generator,
-    noise_rng: np.random.Generator,
+    D: Rows, domain: Domain, *, epsilon: float, N: int, h: int,
+    structure_rng: np.random.Generator, noise_rng: np.random.Generator,
     noise: str = "discrete_laplace",
 ) -> list[Node]:
     """JPW Fig. 5, Algorithm Private-RDT: N trees at ε/N each, no pruning.
@@ -189,24 +170,16 @@ def private_rdt(
     ε-DP in the rows (add/remove one) with discrete Laplace noise; argument: docs/privacy.md
     §8.2. ``noise_rng`` stays with the curator.
     """
-    X = list(range(len(domain)))
-    ensemble = []
-    for key in tree_keys(structure_rng, N):
-        R = build_tree_structure(X, h, key, domain)
-        update_statistics(R, D)
-        add_noise(R, epsilon / N, noise_rng, noise)
-        ensemble.append(R)
+    # for each tree: R = BuildTreeStructure(X), UpdateStatistics(R, D), no pruning
+    ensemble = random_decision_trees(D, domain, N=N, h=h, structure_rng=structure_rng,
+                                     prune_empty=False)
+    for R in ensemble:
+        add_noise(R, epsilon / N, noise_rng, noise)  # "add noise to each component of V"
     return ensemble
 
 
-def update(
-    ensemble: list[Node],
-    D2: Rows,
-    *,
-    epsilon: float,
-    noise_rng: np.random.Generator,
-    noise: str = "discrete_laplace",
-) -> None:
+def update(ensemble: list[Node], D2: Rows, *, epsilon: float, noise_rng: np.random.Generator,
+           noise: str = "discrete_laplace") -> None:
     """JPW §V-B: add a batch D2 (disjoint from the fit's rows) at no extra ε.
 
     ``noise_rng`` continues the fit's (``PrivateRDTClassifier.update(method="jpw")``).
@@ -221,13 +194,8 @@ def update(
 
 def _cleared_clone(r: Node) -> Node:
     """Step 1 of §V-B: the same structure, every counter 0."""
-    return Node(
-        r.key,
-        F=r.F,
-        threshold=r.threshold,
-        children=[None if c is None else _cleared_clone(c) for c in r.children],
-        alpha=[0] * len(r.alpha),
-    )
+    return Node(r.key, F=r.F, threshold=r.threshold, alpha=[0] * len(r.alpha),
+                children=[None if c is None else _cleared_clone(c) for c in r.children])
 
 
 def leaf_reached(R: Node, x: Sequence[float]) -> Node:

@@ -25,19 +25,8 @@ from dpviz.trees.random_tree import ATTRIBUTE_STREAM
 from dpviz.trees.rdt_sharp import region_distance
 
 __all__ = [
-    "Leaf",
-    "Node",
-    "add_instance",
-    "add_labeled",
-    "add_noise",
-    "cell_key",
-    "classify",
-    "create_tree",
-    "leaf_of",
-    "leaves",
-    "nearest_center",
-    "rdt_sharp",
-    "rdt_sharp_tree",
+    "Leaf", "Node", "add_instance", "add_labeled", "add_noise", "cell_key", "classify",
+    "create_tree", "leaf_of", "leaves", "nearest_center", "rdt_sharp", "rdt_sharp_tree",
 ]
 
 

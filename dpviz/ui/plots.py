@@ -25,15 +25,8 @@ if TYPE_CHECKING:
     from dpviz.privacy import Ledger
 
 __all__ = [
-    "PLACEHOLDER_PNG",
-    "accuracy_chart",
-    "audit_histogram_chart",
-    "epsilon_bound_chart",
-    "ledger_chart",
-    "log_axis",
-    "log_ticks",
-    "noisy_counts_chart",
-    "privacy_loss_chart",
+    "PLACEHOLDER_PNG", "accuracy_chart", "audit_histogram_chart", "epsilon_bound_chart",
+    "ledger_chart", "log_axis", "log_ticks", "noisy_counts_chart", "privacy_loss_chart",
     "render_chart",
 ]
 
@@ -126,11 +119,8 @@ def ledger_chart(ledger: Ledger, *, by: str = "label", width: int = 420) -> alt.
 
 
 def noisy_counts_chart(
-    labels: Sequence[Hashable],
-    true_counts: Sequence[float] | np.ndarray,
-    noisy_counts: Sequence[float] | np.ndarray,
-    *,
-    title: str = "True and noisy counts",
+    labels: Sequence[Hashable], true_counts: Sequence[float] | np.ndarray,
+    noisy_counts: Sequence[float] | np.ndarray, *, title: str = "True and noisy counts",
     width: int = 360,
 ) -> alt.Chart:
     """Grouped bars of the true and the noisy count of each label (for teaching only)."""
@@ -245,34 +235,16 @@ def epsilon_bound_chart(frame: pd.DataFrame, *, width: int = 420) -> alt.Chart:
 
 
 def accuracy_chart(
-    frame: pd.DataFrame,
-    *,
-    x: str = "epsilon",
-    color: str | None = None,
-    reference: float | pd.DataFrame | None = None,
-    highlight: float | None = None,
-    log_x: bool = True,
-    title: str = "Accuracy",
-    width: int = 420,
-    x_title: str | None = None,
+    frame: pd.DataFrame, *, x: str = "epsilon", color: str | None = None,
+    reference: float | pd.DataFrame | None = None, highlight: float | None = None,
+    log_x: bool = True, title: str = "Accuracy", width: int = 420, x_title: str | None = None,
     band_opacity: float = 0.25,
 ) -> alt.Chart:
     """Mean accuracy against ``x``, a 10–90th percentile band over repeats, a reference line.
 
-    Parameters
-    ----------
-    frame : DataFrame
-        One row per run: ``x``, ``accuracy`` (and ``color`` if given).
-    color : str, optional
-        Column distinguishing lines (e.g. the algorithm).
-    reference : float or DataFrame, optional
-        Non-private accuracy: one dashed rule, or a frame with ``accuracy`` (and ``color``).
-    highlight : float, optional
-        The slider's current ``x``, marked with a vertical rule.
-    x_title : str, optional
-        Title of the x axis (default ``x``).
-    band_opacity : float
-        Lower it when many bands overlap.
+    ``frame`` has one row per run (``x``, ``accuracy``, and the ``color`` column that tells
+    lines apart); ``reference``: the non-private accuracy, a number or a frame with
+    ``accuracy`` (and ``color``); ``highlight``: the slider's ``x``, marked by a rule.
     """
     keys = [x] + ([color] if color else [])
     summary = (

@@ -27,17 +27,8 @@ BUSY = "<small>computing…</small>"
 FAILED = "<small>not updated: see the error below</small>"
 
 __all__ = [
-    "BUSY",
-    "DROPDOWN_MIN_WIDTH",
-    "FAILED",
-    "SLIDER_MIN_WIDTH",
-    "choice_dropdown",
-    "depth_slider",
-    "epsilon_slider",
-    "explorer",
-    "int_slider",
-    "selection_slider",
-    "trees_slider",
+    "BUSY", "DROPDOWN_MIN_WIDTH", "FAILED", "SLIDER_MIN_WIDTH", "choice_dropdown", "depth_slider",
+    "epsilon_slider", "explorer", "int_slider", "selection_slider", "trees_slider",
 ]
 
 
