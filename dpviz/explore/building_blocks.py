@@ -130,21 +130,15 @@ def noise_chart(epsilon: float, mechanism: str = "discrete_laplace", *, count: i
         x=alt.X("start:Q", title="released count", scale=alt.Scale(zero=False)),
         x2=alt.X2("end:Q"),
         y=alt.Y("sampled:Q", title="probability"),
-        tooltip=[
-            alt.Tooltip("start:Q", format=".4g"),
-            alt.Tooltip("end:Q", format=".4g"),
-            alt.Tooltip("sampled:Q", format=".4f", title=f"sampled ({n_samples} draws)"),
-            alt.Tooltip("exact:Q", format=".4f"),
-        ],
+        tooltip=[alt.Tooltip("start:Q", format=".4g"), alt.Tooltip("end:Q", format=".4g"),
+                 alt.Tooltip("sampled:Q", format=".4f", title=f"sampled ({n_samples} draws)"),
+                 alt.Tooltip("exact:Q", format=".4f")],
     )
     line = base.mark_line(color="black", point=alt.OverlayMarkDef(size=12, color="black")).encode(
         x=alt.X("centre:Q"), y=alt.Y("exact:Q")
     )
-    truth = (
-        alt.Chart(pd.DataFrame({"count": [count]}))
-        .mark_rule(color="firebrick", strokeDash=[6, 4])
-        .encode(x=alt.X("count:Q"))
-    )
+    truth = alt.Chart(pd.DataFrame({"count": [count]})).mark_rule(
+        color="firebrick", strokeDash=[6, 4]).encode(x=alt.X("count:Q"))
     return alt.layer(bars, line, truth)
 
 

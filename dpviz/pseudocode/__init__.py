@@ -17,7 +17,7 @@ import numpy as np
 
 from dpviz import keyed, mechanisms
 
-__all__ = ["child_key", "noisy", "show", "tree_keys", "uniform"]
+__all__ = ["child_key", "leaf_uniforms", "noisy", "show", "tree_keys", "uniform"]
 
 #: Listings longer than this are shown collapsed, so a Voilà page does not open on source.
 OPEN_LINES = 15
@@ -37,6 +37,20 @@ def tree_keys(structure_rng: np.random.Generator, N: int) -> list[int]:
     """The root keys of N trees, drawn as the estimators draw them (public structure)."""
     seeds = structure_rng.integers(0, 2**63, size=N)
     return [int(k) for k in keyed.splitmix64(seeds.astype(np.uint64))]
+
+
+def leaf_uniforms(rng: np.random.Generator, keys: list[int], reached: list[int],
+                  k: int) -> dict[int, np.ndarray]:
+    """``k`` uniforms for the noise of each leaf key, drawn as the fast release draws them.
+
+    First a secret key, then fresh uniforms for the ``reached`` leaves in key order; every
+    other leaf's come from the secret key (the estimator computes them on look-up).
+    """
+    secret = keyed.new_secret_key(rng)
+    reached = sorted(reached)
+    fresh = dict(zip(reached, mechanisms.open_uniforms(rng, (len(reached), k)), strict=True))
+    return {key: fresh[key] if key in fresh else
+            keyed.secret_uniforms(secret, np.array([key], dtype=np.uint64), k)[0] for key in keys}
 
 
 def noisy(counts: Any, epsilon: float, u: np.ndarray, noise: str) -> np.ndarray:

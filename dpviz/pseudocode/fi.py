@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpviz import keyed, mechanisms
+from dpviz import mechanisms
 from dpviz.domain import UNKNOWN_CODE, Domain
-from dpviz.pseudocode import child_key, tree_keys, uniform
+from dpviz.pseudocode import child_key, leaf_uniforms, tree_keys, uniform
 from dpviz.trees._base import release_generators
 from dpviz.trees.depth import fletcher_islam_depth
 from dpviz.trees.random_tree import ATTRIBUTE_STREAM, SPLIT_STREAM, UNKNOWN_STREAM
@@ -130,19 +130,12 @@ def release_labels(
 ) -> None:
     """Line 25 for the leaves ``L`` of one release: each leaf's label at ε, from its own noise.
 
-    Reached leaves draw fresh noise in key order; the others' noise comes from a secret key
-    (the estimator computes it when the leaf is looked up).
+    An empty leaf gets a uniformly random label (its counts tie at 0).
     """
-    n_classes = len(L[0].f)
-    secret = keyed.new_secret_key(noise)
-    reached = sorted((leaf for leaf in L if leaf.f.sum() > 0), key=lambda leaf: leaf.key)
-    fresh = mechanisms.open_uniforms(noise, (len(reached), n_classes))
-    for leaf, u in zip(reached, fresh, strict=True):
-        leaf.label = majority_label(leaf.f, u, epsilon, mechanism)
+    u = leaf_uniforms(noise, [leaf.key for leaf in L],
+                      [leaf.key for leaf in L if leaf.f.sum() > 0], len(L[0].f))
     for leaf in L:
-        if leaf.f.sum() == 0:  # an empty leaf: a uniformly random label (ties of zeros)
-            u = keyed.secret_uniforms(secret, np.array([leaf.key], dtype=np.uint64), n_classes)
-            leaf.label = majority_label(leaf.f, u[0], epsilon, mechanism)
+        leaf.label = majority_label(leaf.f, u[leaf.key], epsilon, mechanism)
 
 
 def majority_label(

@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpviz import keyed, mechanisms
 from dpviz.domain import Domain
-from dpviz.pseudocode import child_key, noisy, tree_keys, uniform
+from dpviz.pseudocode import child_key, leaf_uniforms, noisy, tree_keys, uniform
 from dpviz.trees.random_tree import ATTRIBUTE_STREAM, SPLIT_STREAM
 
 __all__ = [
@@ -142,20 +141,14 @@ def add_noise(
     """JPW Fig. 5, "Add Lap(1/ε) to each component of the leaf vector", every leaf.
 
     Discrete Laplace by default (``"laplace"``: not proven private in floating point).
-    Uniforms as the estimator draws them: a secret key, fresh ones for the reached leaves
-    in key order, the others from the secret key (computed lazily there).
     """
     if math.isinf(epsilon):
         return
     V = list(leaves(R))
-    T = len(V[0].alpha)
-    secret = keyed.new_secret_key(noise_rng)
-    reached = sorted((leaf for leaf in V if sum(leaf.alpha) > 0), key=lambda leaf: leaf.key)
-    fresh = {leaf.key: mechanisms.open_uniforms(noise_rng, (2 * T,)) for leaf in reached}
+    u = leaf_uniforms(noise_rng, [leaf.key for leaf in V],
+                      [leaf.key for leaf in V if sum(leaf.alpha) > 0], 2 * len(V[0].alpha))
     for leaf in V:
-        u = fresh[leaf.key] if leaf.key in fresh else keyed.secret_uniforms(
-            secret, np.array([leaf.key], dtype=np.uint64), 2 * T)[0]
-        leaf.alpha = noisy(np.array(leaf.alpha), epsilon, u, noise).tolist()
+        leaf.alpha = noisy(np.array(leaf.alpha), epsilon, u[leaf.key], noise).tolist()
 
 
 def private_rdt(

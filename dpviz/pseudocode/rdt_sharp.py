@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpviz import keyed, mechanisms
+from dpviz import keyed
 from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
-from dpviz.pseudocode import child_key, noisy, uniform
+from dpviz.pseudocode import child_key, leaf_uniforms, noisy, uniform
 from dpviz.trees._base import release_generators
 from dpviz.trees.random_tree import ATTRIBUTE_STREAM
 from dpviz.trees.rdt_sharp import region_distance
@@ -116,22 +116,15 @@ def leaves(r: Node | Leaf) -> list[Leaf]:
 def add_noise(
     R: Node | Leaf, epsilon: float, rng: np.random.Generator, noise: str = "discrete_laplace"
 ) -> None:
-    """Fig. 5, ``AddNoise(R, ε)``: α_c[i] ← α_c[i] + Lap(1/ε) for every centre c and class i.
-
-    Uniforms as the fast release draws them: a secret key, fresh ones for the reached
-    centres in key order, the others from the secret key.
-    """
+    """Fig. 5, ``AddNoise(R, ε)``: α_c[i] ← α_c[i] + Lap(1/ε) for every centre c and class i."""
     if math.isinf(epsilon):
         return  # the non-private reference: exact counts
-    secret = keyed.new_secret_key(rng)
     regions = [(cell_key(lf, c), lf, c) for lf in leaves(R) for c in range(len(lf.alpha))]
-    reached = sorted(key for key, lf, c in regions if lf.alpha[c].any())
-    T = len(regions[0][1].alpha[0])
-    fresh = dict(zip(reached, mechanisms.open_uniforms(rng, (len(reached), 2 * T)), strict=True))
+    u = leaf_uniforms(rng, [key for key, _, _ in regions],
+                      [key for key, lf, c in regions if lf.alpha[c].any()],
+                      2 * len(regions[0][1].alpha[0]))
     for key, lf, c in regions:
-        u = fresh[key] if key in fresh else keyed.secret_uniforms(
-            secret, np.array([key], dtype=np.uint64), 2 * T)[0]
-        lf.alpha[c] = noisy(lf.alpha[c], epsilon, u, noise)
+        lf.alpha[c] = noisy(lf.alpha[c], epsilon, u[key], noise)
 
 
 def classify(E: list[Node | Leaf], x: np.ndarray, domain: Domain) -> np.ndarray:
