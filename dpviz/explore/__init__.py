@@ -1,14 +1,7 @@
-"""Explorer callbacks and helpers of the notebooks, one module per notebook.
+"""The notebooks' library side, one module per notebook: explorer callbacks and tables.
 
-Each module holds the library side of one notebook — the callbacks its sliders
-call (plain functions returning altair charts, unit-tested over a grid of
-values) and small tables it shows; its exercises live beside it in
-``<module>_exercises`` (registered with :func:`dpviz.ui.exercises.register` when
-imported). Notebooks only call these.
-
-:func:`quick` tells whether the notebooks run in quick mode (``DPVIZ_QUICK=1``,
-set by ``make notebooks`` so that every notebook runs under nbval in a few
-minutes): sweeps then use fewer repeats, and each notebook says so.
+Each ``<module>_exercises`` beside it registers that notebook's exercises on import.
+:func:`quick` is true under ``DPVIZ_QUICK=1`` (``make notebooks``): sweeps use fewer repeats.
 """
 
 from __future__ import annotations

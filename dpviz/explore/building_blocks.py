@@ -1,23 +1,9 @@
 """Notebook 01 (building blocks): noise for counts, private selection, composition, the ledger.
 
-The callbacks of the notebook's explorers are plain functions returning altair
-charts (unit-tested over a grid of slider values):
-
-* :func:`noise_chart` — samples of a noisy count (Laplace or discrete Laplace)
-  against the exact pdf / pmf, for one ε;
-* :func:`selection_chart` — the selection probabilities of the exponential
-  mechanism and of report-noisy-max on a small utility vector, exact and sampled;
-* :func:`budget_game_chart` — a :class:`~dpviz.privacy.PrivateTable` with a
-  budget of 1 answering three queries whose ε the reader chooses, and its ledger.
-
-:func:`exact_checks` is the notebook's "reproduction": exact probabilities of
-the mechanisms next to the published numbers where a paper prints one, and
-:func:`sampled_checks` compares them with sampled frequencies. The "what goes
-wrong" section uses :func:`overlapping_counts` and :func:`overlap_audit`: two
-counts over *overlapping* groups, each answered at ε, cost 2ε, not ε.
-
-Charts use explicit channel objects (``alt.X("a:Q")``, not the shorthand ``"a:Q"``):
-in altair 5.5 every shorthand string costs several milliseconds to parse.
+Explorer callbacks :func:`noise_chart`, :func:`selection_chart` and :func:`budget_game_chart`;
+the reproduction :func:`exact_checks` / :func:`sampled_checks`; and, for "what goes wrong",
+:func:`overlap_audit` (two counts over overlapping groups at ε each cost 2ε). Charts use
+channel objects (``alt.X("a:Q")``): altair 5.5 parses each shorthand string slowly.
 """
 
 from __future__ import annotations
@@ -41,19 +27,9 @@ from dpviz.ui.plots import ledger_chart, noisy_counts_chart
 from dpviz.validation import check_epsilon
 
 __all__ = [
-    "COUNT_MECHANISMS",
-    "SELECTION_EXAMPLES",
-    "budget_game",
-    "budget_game_chart",
-    "exact_checks",
-    "noise_chart",
-    "noise_frame",
-    "noise_std",
-    "overlap_audit",
-    "overlapping_counts",
-    "sampled_checks",
-    "selection_chart",
-    "selection_frame",
+    "COUNT_MECHANISMS", "SELECTION_EXAMPLES", "budget_game", "budget_game_chart", "exact_checks",
+    "noise_chart", "noise_frame", "noise_std", "overlap_audit", "sampled_checks",
+    "selection_chart", "selection_frame",
 ]
 
 #: The two count mechanisms of the noise explorer, by their names in dpviz.mechanisms.
@@ -65,24 +41,24 @@ SELECTION_EXAMPLES: dict[str, tuple[tuple[str, ...], tuple[int, ...]]] = {
     "votes (10, 8, 5, 0)": (("A", "B", "C", "D"), (10, 8, 5, 0)),
 }
 
-#: The selection mechanisms compared, in the order shown.
-SELECTION_MECHANISMS = (
-    "exponential, exp(εu/2Δ)",
-    "exponential for counts, exp(εu/Δ)",
-    "report noisy max",
-)
+#: The selection mechanisms compared, in the order shown: exact law, sampler, keywords.
+_SELECTORS = {
+    "exponential, exp(εu/2Δ)": (
+        mechanisms.exponential_probabilities, mechanisms.exponential_mechanism, {}),
+    "exponential for counts, exp(εu/Δ)": (
+        mechanisms.exponential_probabilities, mechanisms.exponential_mechanism,
+        {"monotone": True}),
+    "report noisy max": (
+        mechanisms.report_noisy_max_probabilities, mechanisms.report_noisy_max, {}),
+}
+SELECTION_MECHANISMS = tuple(_SELECTORS)
 
 _BINS = 60  # at most this many histogram bins
 _MASS = 0.999  # the histogram covers the central 99.9% of the noise
 
 
-# ---------------------------------------------------------------------------------- noise
 def noise_std(epsilon: float, mechanism: str = "discrete_laplace") -> float:
-    """Standard deviation of the noise added to a count (sensitivity 1) at ``epsilon``.
-
-    Laplace(1/ε): √2/ε. Discrete Laplace with q = e^{−ε}: √(2q)/(1 − q), slightly
-    smaller (and → √2/ε as ε → 0).
-    """
+    """The std of a count's noise at ``epsilon``: √2/ε (Laplace), √(2q)/(1 − q), q = e^{−ε}."""
     eps = check_epsilon(epsilon)
     _check_count_mechanism(mechanism)
     if mechanism == "laplace":
@@ -105,37 +81,13 @@ def _laplace_cdf(x: np.ndarray, scale: float) -> np.ndarray:
     return np.where(x < 0, half, 1.0 - half)
 
 
-def noise_frame(
-    epsilon: float,
-    mechanism: str = "discrete_laplace",
-    *,
-    count: int = 100,
-    n_samples: int = 20_000,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """Binned noisy releases of one count next to the exact probability of each bin.
+def noise_frame(epsilon: float, mechanism: str = "discrete_laplace", *, count: int = 100,
+                n_samples: int = 20_000, seed: int = 0) -> pd.DataFrame:
+    """``n_samples`` noisy releases of ``count``, binned, beside each bin's exact probability.
 
-    Parameters
-    ----------
-    epsilon : float
-        ε of the release (sensitivity 1).
-    mechanism : {"discrete_laplace", "laplace"}
-        The noise: :func:`dpviz.mechanisms.discrete_laplace` or :func:`~dpviz.mechanisms.laplace`.
-    count : int
-        The true count.
-    n_samples : int
-        Number of independent releases drawn.
-    seed : int
-        Seed of the draws.
-
-    Returns
-    -------
-    DataFrame
-        One row per bin covering the central 99.9% of the noise (at most 60 bins):
-        ``start``, ``end`` (the bin is ``[start, end)``; for the discrete Laplace
-        the edges are half-integers, so a bin of width 1 is centred on its count),
-        ``centre``, ``sampled`` (fraction of the releases in the bin) and ``exact``
-        (its probability).
+    One row per bin ``[start, end)`` (half-integer edges for the discrete Laplace) over the
+    central 99.9% of the noise, at most 60: ``start``, ``end``, ``centre``, ``sampled``
+    (fraction of the releases) and ``exact``.
     """
     eps = check_epsilon(epsilon)
     _check_count_mechanism(mechanism)
@@ -149,45 +101,21 @@ def noise_frame(
         pmf = np.asarray(mechanisms.discrete_laplace_pmf(ks, epsilon=eps))
         exact = np.add.reduceat(pmf, np.arange(0, len(ks), width))
         samples = mechanisms.discrete_laplace(count, epsilon=eps, rng=seed, size=n_samples)
-        edges = np.append(starts, starts[-1] + width).astype(float)
-        sampled = np.histogram(samples, bins=edges - 0.5)[0] / n_samples
-        return pd.DataFrame(
-            {
-                "start": starts - 0.5,
-                "end": starts + width - 0.5,
-                "centre": starts + (width - 1) / 2.0,
-                "sampled": sampled,
-                "exact": exact,
-            }
-        )
-    edges = count + np.linspace(-half, half, _BINS + 1)
-    exact = np.diff(_laplace_cdf(edges - count, 1.0 / eps))
-    samples = mechanisms.laplace(float(count), epsilon=eps, rng=seed, size=n_samples)
+        edges = np.append(starts, starts[-1] + width).astype(float) - 0.5
+        centre = starts + (width - 1) / 2.0
+    else:
+        edges = count + np.linspace(-half, half, _BINS + 1)
+        exact = np.diff(_laplace_cdf(edges - count, 1.0 / eps))
+        samples = mechanisms.laplace(float(count), epsilon=eps, rng=seed, size=n_samples)
+        centre = (edges[:-1] + edges[1:]) / 2
     sampled = np.histogram(samples, bins=edges)[0] / n_samples
-    return pd.DataFrame(
-        {
-            "start": edges[:-1],
-            "end": edges[1:],
-            "centre": (edges[:-1] + edges[1:]) / 2,
-            "sampled": sampled,
-            "exact": exact,
-        }
-    )
+    return pd.DataFrame({"start": edges[:-1], "end": edges[1:], "centre": centre,
+                         "sampled": sampled, "exact": exact})
 
 
-def noise_chart(
-    epsilon: float,
-    mechanism: str = "discrete_laplace",
-    *,
-    count: int = 100,
-    n_samples: int = 20_000,
-    seed: int = 0,
-) -> alt.Chart:
-    """Explorer callback: histogram of noisy counts and the exact pmf / pdf at ``epsilon``.
-
-    Bars are the fraction of ``n_samples`` releases in each bin; the black line is
-    the exact probability of the bin; the red rule is the true count.
-    """
+def noise_chart(epsilon: float, mechanism: str = "discrete_laplace", *, count: int = 100,
+                n_samples: int = 20_000, seed: int = 0) -> alt.Chart:
+    """Explorer callback: sampled noisy counts (bars), exact law (line), true count (rule)."""
     frame = noise_frame(epsilon, mechanism, count=count, n_samples=n_samples, seed=seed)
     name = "discrete Laplace" if mechanism == "discrete_laplace" else "Laplace"
     std = noise_std(epsilon, mechanism)
@@ -202,90 +130,41 @@ def noise_chart(
         x=alt.X("start:Q", title="released count", scale=alt.Scale(zero=False)),
         x2=alt.X2("end:Q"),
         y=alt.Y("sampled:Q", title="probability"),
-        tooltip=[
-            alt.Tooltip("start:Q", format=".4g"),
-            alt.Tooltip("end:Q", format=".4g"),
-            alt.Tooltip("sampled:Q", format=".4f", title=f"sampled ({n_samples} draws)"),
-            alt.Tooltip("exact:Q", format=".4f"),
-        ],
+        tooltip=[alt.Tooltip("start:Q", format=".4g"), alt.Tooltip("end:Q", format=".4g"),
+                 alt.Tooltip("sampled:Q", format=".4f", title=f"sampled ({n_samples} draws)"),
+                 alt.Tooltip("exact:Q", format=".4f")],
     )
     line = base.mark_line(color="black", point=alt.OverlayMarkDef(size=12, color="black")).encode(
         x=alt.X("centre:Q"), y=alt.Y("exact:Q")
     )
-    truth = (
-        alt.Chart(pd.DataFrame({"count": [count]}))
-        .mark_rule(color="firebrick", strokeDash=[6, 4])
-        .encode(x=alt.X("count:Q"))
-    )
+    truth = alt.Chart(pd.DataFrame({"count": [count]})).mark_rule(
+        color="firebrick", strokeDash=[6, 4]).encode(x=alt.X("count:Q"))
     return alt.layer(bars, line, truth)
 
 
-# ---------------------------------------------------------------------------------- selection
 def _selection_probabilities(utilities: np.ndarray, epsilon: float) -> dict[str, np.ndarray]:
-    """Exact output distributions of the three selection mechanisms (sensitivity 1)."""
-    return {
-        SELECTION_MECHANISMS[0]: mechanisms.exponential_probabilities(
-            utilities, epsilon=epsilon, sensitivity=1.0
-        ),
-        SELECTION_MECHANISMS[1]: mechanisms.exponential_probabilities(
-            utilities, epsilon=epsilon, sensitivity=1.0, monotone=True
-        ),
-        SELECTION_MECHANISMS[2]: mechanisms.report_noisy_max_probabilities(
-            utilities, epsilon=epsilon, sensitivity=1.0
-        ),
-    }
+    """Exact laws of the three selection mechanisms (sensitivity 1)."""
+    return {name: exact(utilities, epsilon=epsilon, sensitivity=1.0, **kw)
+            for name, (exact, _, kw) in _SELECTORS.items()}
 
 
-def _selection_samples(
-    utilities: np.ndarray, epsilon: float, n_samples: int, seed: int
-) -> dict[str, np.ndarray]:
-    """Sampled choices of the three selection mechanisms."""
+def _selection_samples(utilities: np.ndarray, epsilon: float, n_samples: int,
+                       seed: int | np.random.Generator) -> dict[str, np.ndarray]:
+    """``n_samples`` choices of each selection mechanism, drawn in the order shown."""
     rng = np.random.default_rng(seed)
-    return {
-        SELECTION_MECHANISMS[0]: mechanisms.exponential_mechanism(
-            utilities, epsilon=epsilon, sensitivity=1.0, rng=rng, size=n_samples
-        ),
-        SELECTION_MECHANISMS[1]: mechanisms.exponential_mechanism(
-            utilities, epsilon=epsilon, sensitivity=1.0, rng=rng, size=n_samples, monotone=True
-        ),
-        SELECTION_MECHANISMS[2]: mechanisms.report_noisy_max(
-            utilities, epsilon=epsilon, sensitivity=1.0, rng=rng, size=n_samples
-        ),
-    }
+    return {name: sample(utilities, epsilon=epsilon, sensitivity=1.0, rng=rng, size=n_samples, **kw)
+            for name, (_, sample, kw) in _SELECTORS.items()}
 
 
-def selection_frame(
-    utilities: Sequence[float],
-    epsilon: float,
-    *,
-    labels: Sequence[str] | None = None,
-    n_samples: int = 20_000,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """Exact and sampled selection probabilities of three private selection mechanisms.
+def selection_frame(utilities: Sequence[float], epsilon: float, *,
+                    labels: Sequence[str] | None = None, n_samples: int = 20_000,
+                    seed: int = 0) -> pd.DataFrame:
+    """Exact and sampled probabilities that each mechanism selects each candidate.
 
-    Parameters
-    ----------
-    utilities : sequence of float
-        The candidates' utilities, here counts (sensitivity 1, monotone: adding a
-        row raises one count and lowers none).
-    epsilon : float
-        ε of the selection.
-    labels : sequence of str, optional
-        Candidate names (default "0", "1", ...).
-    n_samples : int
-        Draws per mechanism for the sampled frequencies.
-    seed : int
-        Seed of the draws.
-
-    Returns
-    -------
-    DataFrame
-        One row per (mechanism, candidate): ``utility``, ``exact``, ``sampled``.
-        The mechanisms: the exponential mechanism with the general calibration
-        exp(εu/2Δ) (McSherry & Talwar 2007), its monotone version exp(εu/Δ) (the
-        softmax of the FI addendum's Table 6), and report noisy max with one-sided
-        exponential noise of scale Δ/ε (the addendum's text).
+    ``utilities`` are counts (sensitivity 1, monotone). One row per (mechanism, candidate):
+    ``utility``, ``exact``, ``sampled``. The mechanisms: exp(εu/2Δ) (McSherry & Talwar
+    2007), its monotone exp(εu/Δ) (FI addendum Table 6's softmax), and report noisy max
+    with one-sided exponential noise of scale Δ/ε (the addendum's text).
     """
     eps = check_epsilon(epsilon)
     u = np.asarray(utilities, dtype=float)
@@ -294,30 +173,18 @@ def selection_frame(
         raise InvalidParameterError(f"labels must have {len(u)} names, got {len(names)}")
     exact = _selection_probabilities(u, eps)
     samples = _selection_samples(u, eps, n_samples, seed)
-    rows = []
-    for mechanism in SELECTION_MECHANISMS:
-        freq = np.bincount(samples[mechanism], minlength=len(u)) / n_samples
-        for i, name in enumerate(names):
-            rows.append(
-                {
-                    "mechanism": mechanism,
-                    "candidate": name,
-                    "utility": u[i],
-                    "exact": float(exact[mechanism][i]),
-                    "sampled": float(freq[i]),
-                }
-            )
-    return pd.DataFrame(rows)
+    freq = {m: np.bincount(samples[m], minlength=len(u)) / n_samples for m in SELECTION_MECHANISMS}
+    return pd.DataFrame([
+        {"mechanism": m, "candidate": name, "utility": u[i], "exact": float(exact[m][i]),
+         "sampled": float(freq[m][i])}
+        for m in SELECTION_MECHANISMS for i, name in enumerate(names)
+    ])
 
 
 def selection_chart(
     epsilon: float, example: str = "counts (5, 10)", *, n_samples: int = 20_000, seed: int = 0
 ) -> alt.Chart:
-    """Explorer callback: who wins a private selection at ``epsilon``, per mechanism.
-
-    Bars are the exact probabilities of each candidate, one colour per mechanism;
-    black ticks are the frequencies in ``n_samples`` draws.
-    """
+    """Explorer callback: each candidate's exact chance per mechanism (bars), sampled (ticks)."""
     if example not in SELECTION_EXAMPLES:
         raise InvalidParameterError(
             f"example must be one of {list(SELECTION_EXAMPLES)}, got {example!r}"
@@ -337,16 +204,11 @@ def selection_chart(
         x=x,
         xOffset=offset,
         y=alt.Y("exact:Q", title="probability of being chosen", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color(
-            "mechanism:N", sort=list(SELECTION_MECHANISMS), legend=alt.Legend(orient="bottom")
-        ),
-        tooltip=[
-            alt.Tooltip("mechanism:N"),
-            alt.Tooltip("candidate:N"),
-            alt.Tooltip("utility:Q"),
-            alt.Tooltip("exact:Q", format=".4f"),
-            alt.Tooltip("sampled:Q", format=".4f", title=f"sampled ({n_samples} draws)"),
-        ],
+        color=alt.Color("mechanism:N", sort=list(SELECTION_MECHANISMS),
+                        legend=alt.Legend(orient="bottom")),
+        tooltip=[alt.Tooltip("mechanism:N"), alt.Tooltip("candidate:N"), alt.Tooltip("utility:Q"),
+                 alt.Tooltip("exact:Q", format=".4f"),
+                 alt.Tooltip("sampled:Q", format=".4f", title=f"sampled ({n_samples} draws)")],
     )
     ticks = base.mark_tick(color="black", thickness=2, size=14).encode(
         x=x, xOffset=offset, y=alt.Y("sampled:Q")
@@ -354,17 +216,8 @@ def selection_chart(
     return alt.layer(bars, ticks)
 
 
-# ---------------------------------------------------------------------------------- checks
 def exact_checks() -> pd.DataFrame:
-    """Exact probabilities of the building blocks next to the numbers papers print.
-
-    Returns
-    -------
-    DataFrame
-        ``mechanism``, ``setting``, ``quantity``, ``exact`` (from the closed forms
-        in :mod:`dpviz.mechanisms`), ``published`` (NaN where no paper prints it)
-        and ``source``.
-    """
+    """The building blocks' exact probabilities beside the numbers papers print (or NaN)."""
     eps = 1.0
     dl_zero = float(mechanisms.discrete_laplace_pmf(0, epsilon=eps))
     dl_tail = 1.0 - float(np.sum(mechanisms.discrete_laplace_pmf(np.arange(-2, 3), epsilon=eps)))
@@ -396,15 +249,7 @@ def exact_checks() -> pd.DataFrame:
 
 
 def sampled_checks(n_samples: int = 200_000, seed: int = 0) -> pd.DataFrame:
-    """The probabilities of :func:`exact_checks` estimated from ``n_samples`` draws each.
-
-    Returns
-    -------
-    DataFrame
-        ``mechanism``, ``quantity``, ``exact``, ``sampled``, ``se`` (the binomial
-        standard error √(p(1−p)/n)) and ``z`` = (sampled − exact)/se, for every
-        probability row (the standard-deviation row is compared on its own scale).
-    """
+    """:func:`exact_checks` from ``n_samples`` draws each, with standard errors and z-scores."""
     rng = np.random.default_rng(seed)
     exact = exact_checks()
     n = n_samples
@@ -414,21 +259,13 @@ def sampled_checks(n_samples: int = 200_000, seed: int = 0) -> pd.DataFrame:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotProvenPrivateWarning)
         smooth = mechanisms.smooth_sensitivity_label([5, 10], epsilon=0.1, rng=rng, size=n)
-    sampled = [
-        float(np.std(mechanisms.laplace(0.0, epsilon=0.01, rng=rng, size=n))),
-        float(np.mean(np.abs(lap) > 3)),
-        float(np.mean(dl == 0)),
-        float(np.mean(np.abs(dl) >= 3)),
-        float(np.mean(mechanisms.exponential_mechanism(
-            counts, epsilon=0.1, sensitivity=1.0, rng=rng, size=n) == 1)),
-        float(np.mean(mechanisms.exponential_mechanism(
-            counts, epsilon=0.1, sensitivity=1.0, rng=rng, size=n, monotone=True) == 1)),
-        float(np.mean(mechanisms.report_noisy_max(
-            counts, epsilon=0.1, sensitivity=1.0, rng=rng, size=n) == 1)),
-        float(np.mean(smooth == 1)),
-    ]
+    std = float(np.std(mechanisms.laplace(0.0, epsilon=0.01, rng=rng, size=n)))
+    chosen = _selection_samples(counts, 0.1, n, rng)
     out = exact[["mechanism", "quantity", "exact"]].copy()
-    out["sampled"] = sampled
+    out["sampled"] = [std, float(np.mean(np.abs(lap) > 3)), float(np.mean(dl == 0)),
+                      float(np.mean(np.abs(dl) >= 3)),
+                      *(float(np.mean(c == 1)) for c in chosen.values()),
+                      float(np.mean(smooth == 1))]
     p = out["exact"].to_numpy()
     se = np.empty(len(p))
     # the std row: the sample std of n Laplace draws has standard error ≈ σ·√5/(2√n)
@@ -440,7 +277,6 @@ def sampled_checks(n_samples: int = 200_000, seed: int = 0) -> pd.DataFrame:
     return out
 
 
-# ---------------------------------------------------------------------------------- ledger game
 @functools.cache
 def _nursery() -> Dataset:
     """Nursery, loaded once per process (the game's tables are built from it)."""
@@ -448,31 +284,14 @@ def _nursery() -> Dataset:
 
 
 def budget_game(
-    count_epsilon: float,
-    classes_epsilon: float,
-    per_group_epsilon: float,
-    *,
-    budget: float = 1.0,
-    group_by: str = "health",
-    seed: int = 0,
+    count_epsilon: float, classes_epsilon: float, per_group_epsilon: float, *,
+    budget: float = 1.0, group_by: str = "health", seed: int = 0,
 ) -> tuple[PrivateTable, dict[str, object], list[str]]:
-    """Spend a budget on Nursery with three queries, in order; refused ones are recorded.
+    """Spend ``budget`` on Nursery: the row count, the class counts, the class counts per group.
 
-    The queries: (1) the number of rows at ``count_epsilon``; (2) the class
-    counts at ``classes_epsilon``; (3) the class counts within each value of
-    ``group_by`` at ``per_group_epsilon`` each — disjoint groups, so they cost
-    ``per_group_epsilon`` together (parallel composition). A query that would
-    exceed the budget raises :class:`~dpviz.errors.BudgetExceededError` before
-    reading any row; the game records the refusal and goes on.
-
-    Returns
-    -------
-    table : PrivateTable
-        The table (its ``ledger`` holds the answered queries).
-    answers : dict
-        The noisy answers of the queries that were answered, by query name.
-    refused : list of str
-        One message per refused query.
+    The groups of ``group_by`` are disjoint, so (3) costs ``per_group_epsilon`` in all. A
+    query beyond the budget is refused before reading a row. Returns the table (its ledger),
+    the answers by query name, and one message per refused query.
     """
     data = _nursery()
     table = PrivateTable(data.X, data.y, domain=data.domain, epsilon=budget, rng=seed)
@@ -501,21 +320,10 @@ def budget_game(
     return table, answers, refused
 
 
-def budget_game_chart(
-    count_epsilon: float = 0.1,
-    classes_epsilon: float = 0.4,
-    per_group_epsilon: float = 0.4,
-    *,
-    budget: float = 1.0,
-    seed: int = 0,
-) -> alt.VConcatChart:
-    """Explorer callback: the ledger of :func:`budget_game` and the class counts it released.
-
-    Top: where the budget went (:func:`dpviz.ui.plots.ledger_chart`), with the
-    refused queries listed under it. Bottom: the noisy class counts against the
-    true ones (for teaching: a real analyst never sees the truth), or a note if
-    that query was refused.
-    """
+def budget_game_chart(count_epsilon: float = 0.1, classes_epsilon: float = 0.4,
+                      per_group_epsilon: float = 0.4, *, budget: float = 1.0,
+                      seed: int = 0) -> alt.VConcatChart:
+    """Explorer callback: :func:`budget_game`'s ledger, its refusals, and its class counts."""
     table, answers, refused = budget_game(
         count_epsilon, classes_epsilon, per_group_epsilon, budget=budget, seed=seed
     )
@@ -530,11 +338,8 @@ def budget_game_chart(
     data = _nursery()
     if "class counts" in answers:
         counts = noisy_counts_chart(
-            data.domain.classes,
-            data.class_counts.to_numpy(),
-            np.asarray(answers["class counts"]),
-            title=f"Class counts released at ε = {classes_epsilon:.3g}",
-            width=380,
+            data.domain.classes, data.class_counts.to_numpy(), np.asarray(answers["class counts"]),
+            title=f"Class counts released at ε = {classes_epsilon:.3g}", width=380,
         )
     else:
         counts = (
@@ -547,89 +352,42 @@ def budget_game_chart(
     return alt.vconcat(ledger, notes, counts).resolve_scale(color="independent")
 
 
-# ---------------------------------------------------------------------------------- overlap
-def overlapping_counts(epsilon: float) -> object:
-    """Two counts over groups that may share rows, each with discrete Laplace noise at ε.
+def overlap_audit(epsilon: float = 1.0, *, counts: tuple[int, int] = (20, 30),
+                  overlap: bool = True, n_samples: int = 20_000, seed: int = 0) -> AuditResult:
+    """Audit "two counts at ε over a partition cost ε" when D′ adds a row to both groups or one.
 
-    A mechanism for :func:`dpviz.audit.engine.audit`: the data is the pair of true
-    counts, the output the pair of noisy counts (shape (n, 2)). It is what
-    answering "how many rows have health = recommended?" and "how many rows
-    have finance = convenient?" at ε each releases. If the groups are disjoint,
-    one row changes one count and the pair is ε-DP (parallel composition); if a
-    row can be in both, it changes both counts and the pair is only 2ε-DP.
+    The event "both answers above D's counts" has exact ratio e^{2ε} (overlap) or e^ε.
     """
     eps = check_epsilon(epsilon)
 
     def release(counts: tuple[int, int], n: int, rng: np.random.Generator) -> np.ndarray:
+        """Two counts, each with discrete Laplace noise at ε."""
         first = mechanisms.discrete_laplace(int(counts[0]), epsilon=eps, rng=rng, size=n)
         second = mechanisms.discrete_laplace(int(counts[1]), epsilon=eps, rng=rng, size=n)
         return np.column_stack([first, second])
 
-    return release
-
-
-def overlap_audit(
-    epsilon: float = 1.0,
-    *,
-    counts: tuple[int, int] = (20, 30),
-    overlap: bool = True,
-    n_samples: int = 20_000,
-    seed: int = 0,
-) -> AuditResult:
-    """Audit the claim "two counts at ε over a partition cost ε" on neighbours D, D′.
-
-    D′ adds one row to D. With ``overlap=True`` the new row belongs to both groups
-    (both counts grow by 1); with ``overlap=False`` to the first only (a true
-    partition). The event tested is "both noisy counts are above D's counts",
-    whose exact probability ratio is e^{2ε} with overlap and e^{ε} without.
-
-    Returns
-    -------
-    AuditResult
-        With ``exact_epsilon`` = 2ε (overlap) or ε (disjoint).
-    """
-    eps = check_epsilon(epsilon)
     c1, c2 = int(counts[0]), int(counts[1])
-    D = (c1, c2)
-    D_prime = (c1 + 1, c2 + 1) if overlap else (c1 + 1, c2)
-    event = Event(
-        f"both answers > D's counts ({c1}, {c2})",
-        lambda x: (np.asarray(x)[:, 0] > c1) & (np.asarray(x)[:, 1] > c2),
-    )
+    event = Event(f"both answers > D's counts ({c1}, {c2})",
+                  lambda x: (np.asarray(x)[:, 0] > c1) & (np.asarray(x)[:, 1] > c2))
     where = "a row in both groups" if overlap else "a row in the first group only"
-    return audit(
-        overlapping_counts(eps),
-        D,
-        D_prime,
-        epsilon=eps,
-        events=[event],
-        n_samples=n_samples,
-        seed=seed,
-        exact_epsilon=(2 if overlap else 1) * eps,
-        neighbours=f"D′ = D plus {where}",
-    )
+    return audit(release, (c1, c2), (c1 + 1, c2 + int(overlap)), epsilon=eps,
+                 events=[event], n_samples=n_samples, seed=seed,
+                 exact_epsilon=(2 if overlap else 1) * eps, neighbours=f"D′ = D plus {where}")
 
 
-# ---------------------------------------------------------------------------------- exercises
-register(
-    {
-        "01.1": Exercise(
-            answer=math.log(3.0),
-            tolerance=0.01,
-            hint="P(noise = 0) = tanh(ε/2) for the discrete Laplace: solve tanh(ε/2) = 1/2 "
-            "for ε",
-        ),
-        "01.2": Exercise(
-            answer=1.0 - math.exp(-1.0) / 2.0,
-            tolerance=0.005,
-            hint="call report_noisy_max_probabilities([5, 10], epsilon=0.2) and take the "
-            "second entry; for two candidates with gap g it is 1 - exp(-ε·g)/2",
-        ),
-        "01.3": Exercise(
-            answer=0.8,
-            tolerance=1e-9,
-            hint="a row can be in both groups, so it can change both answers: do the two "
-            "queries compose in parallel or sequentially?",
-        ),
-    }
-)
+register({
+    "01.1": Exercise(
+        answer=math.log(3.0), tolerance=0.01,
+        hint="P(noise = 0) = tanh(ε/2) for the discrete Laplace: solve tanh(ε/2) = 1/2 for ε",
+    ),
+    "01.2": Exercise(
+        answer=1.0 - math.exp(-1.0) / 2.0, tolerance=0.005,
+        hint="call report_noisy_max_probabilities([5, 10], epsilon=0.2) and take the "
+        "second entry; for two candidates with gap g it is 1 - exp(-ε·g)/2",
+    ),
+    "01.3": Exercise(
+        answer=0.8, tolerance=1e-9,
+        hint="a row can be in both groups, so it can change both answers: do the two "
+        "queries compose in parallel or sequentially?",
+    ),
+})

@@ -1,30 +1,11 @@
-"""Notebook 05's exercises (Fletcher & Islam's forest, 2021 addendum): one of each kind of issue 14.
+"""Notebook 05's exercises (Fletcher & Islam's forest, 2021 addendum), registered on import.
 
-Importing this module registers them with :func:`dpviz.ui.exercises.register`; the notebook
-imports it in its first code cell.
-
-* ``05.1`` (:class:`~dpviz.ui.exercises.Argument`) — why sending each row to a tree drawn
-  independently for that row gives parallel composition directly, while FI's equal split
-  ("disjoint subsets [...] sampled without replacement": shuffle, cut into τ equal parts)
-  does not.
-* ``05.2`` (:class:`~dpviz.ui.exercises.Implementation`, a sampler) — a leaf's label by Report
-  One-Sided Noisy Arg-Max (the addendum), checked against
-  :func:`dpviz.mechanisms.report_noisy_max_probabilities` (:func:`leaf_label_law`).
-* ``05.3`` (:class:`~dpviz.ui.exercises.Implementation`, a sampler) — the same label by
-  permute-and-flip (McKenna & Sheldon 2020), the mechanism through which ROSNAM's privacy
-  is proved (Ding et al. 2021: identical in distribution); same exact law.
-* ``05.4`` (:class:`~dpviz.ui.exercises.AuditTask`) — the student wraps FI's equal split for
-  two trees whose rows all reach one leaf (shuffle, cut with ``np.array_split``, one ROSNAM
-  label per tree) and audits the claim ε = 1 on neighbours of their choice. The exact law
-  (:func:`equal_split_law`) enumerates the splits; its worst-case loss over neighbours,
-  :data:`EQUAL_SPLIT_MAX_LOSS`, is above ε.
-* ``05.5`` (:class:`~dpviz.ui.exercises.Prediction`) — the explorer's accuracy on Nursery at
-  ε = 0.1 (:func:`nursery_accuracy`, from
-  :func:`dpviz.experiments.reproduce_fi.forest_accuracy`, the function
-  the explorer's curve is made of).
-
-The exact laws come from :func:`dpviz.mechanisms.report_noisy_max_probabilities`; the
-reference solutions live in ``tests/test_fi_exercises.py`` only.
+``05.1`` argues why one independent tree draw per row gives parallel composition and FI's
+equal split does not; ``05.2`` and ``05.3`` implement a leaf's label by ROSNAM and by
+permute-and-flip (:func:`leaf_label_law`); ``05.4`` audits the equal split
+(:func:`equal_split_law`, worst loss :data:`EQUAL_SPLIT_MAX_LOSS` > ε); ``05.5`` predicts
+the explorer's accuracy on Nursery. The reference solutions live in
+``tests/test_fi_exercises.py`` only.
 """
 
 from __future__ import annotations
@@ -41,27 +22,14 @@ from dpviz.ui.exercises import Argument, AuditTask, Implementation, Prediction, 
 from dpviz.validation import check_epsilon
 
 __all__ = [
-    "EQUAL_SPLIT_AUDIT",
-    "EQUAL_SPLIT_MAX_LOSS",
-    "NURSERY_PREDICTION",
-    "PERMUTE_AND_FLIP",
-    "PREDICTION_SETTING",
-    "ROSNAM_LABEL",
-    "SPLIT_ARGUMENT",
-    "equal_split_law",
-    "equal_split_loss",
-    "leaf_label_law",
-    "nursery_accuracy",
+    "EQUAL_SPLIT_AUDIT", "EQUAL_SPLIT_MAX_LOSS", "NURSERY_PREDICTION", "PERMUTE_AND_FLIP",
+    "PREDICTION_SETTING", "ROSNAM_LABEL", "SPLIT_ARGUMENT", "equal_split_law", "equal_split_loss",
+    "leaf_label_law", "nursery_accuracy",
 ]
 
 
-# ---------------------------------------------------------------------------------- exact laws
 def leaf_label_law(counts: Sequence[int], epsilon: float) -> dict[int, float]:
-    """Exact law of a leaf's ROSNAM label: {class index: probability}.
-
-    From :func:`dpviz.mechanisms.report_noisy_max_probabilities` (counts are monotone:
-    noise of scale 1/ε). An empty leaf gets a uniformly random label.
-    """
+    """Exact law of a leaf's ROSNAM label: {class index: probability}."""
     p = report_noisy_max_probabilities(np.asarray(counts), epsilon=check_epsilon(epsilon))
     return {c: float(q) for c, q in enumerate(p)}
 
@@ -69,17 +37,9 @@ def leaf_label_law(counts: Sequence[int], epsilon: float) -> dict[int, float]:
 def equal_split_law(rows: Sequence[int], epsilon: float = 1.0) -> dict[int, float]:
     """Exact law of ``2·label₁ + label₂`` for FI's equal split over two one-leaf trees.
 
-    ``rows`` are the class labels (0 or 1) of rows that all reach the same leaf in each
-    of the two trees. The rows are shuffled uniformly and cut with ``np.array_split``
-    into two parts, the first taking the extra row when their number is odd; each tree's
-    leaf releases its ROSNAM label at ``epsilon`` from its part's class counts. Every
-    subset of ⌈n/2⌉ rows is equally likely to be the first part, so the number of its
-    rows of class 1 is hypergeometric.
-
-    Raises
-    ------
-    InvalidParameterError
-        A label other than 0 or 1.
+    ``rows``: class labels 0/1, shuffled and cut by ``np.array_split`` (the first part takes
+    the extra row); each part's ROSNAM label at ε. The first part's class-1 rows are
+    hypergeometric.
     """
     eps = check_epsilon(epsilon)
     labels = [int(r) for r in rows]
@@ -109,9 +69,8 @@ def _equal_split_law_at_1(rows: Sequence[int]) -> dict[int, float]:
     return equal_split_law(rows, 1.0)
 
 
-#: The largest exact loss of :func:`equal_split_law` at ε = 1 over neighbours (one row
-#: added): three rows of one class against the same plus one row of the other class
-#: (``tests/test_fi_exercises.py`` checks it is the maximum over data sets of up to 20 rows).
+#: The largest exact loss of :func:`equal_split_law` at ε = 1 over neighbours (checked over
+#: data sets of up to 20 rows in ``tests/test_fi_exercises.py``).
 EQUAL_SPLIT_MAX_LOSS = equal_split_loss((1, 1, 1), (1, 1, 1, 0))
 
 #: The explorer setting of exercise 05.5 (depth 0: FI's depth for the data set).
@@ -120,17 +79,12 @@ PREDICTION_SETTING = {"dataset": "Nursery", "epsilon": 0.1, "depth": 0, "n_trees
 
 
 def nursery_accuracy(seed: int = 0) -> float:
-    """Accuracy of forest ``seed`` of the explorer at :data:`PREDICTION_SETTING`.
-
-    :func:`dpviz.experiments.reproduce_fi.forest_accuracy` is what the explorer's curve is made of
-    (seeds 0, 1, 2; the chart's subtitle prints their mean at the slider's ε).
-    """
+    """Accuracy of the explorer's forest ``seed`` at :data:`PREDICTION_SETTING`."""
     s = PREDICTION_SETTING
     return forest_accuracy(s["dataset"], s["epsilon"], explorer_depth(s["dataset"], s["depth"]),
                            s["n_trees"], s["mechanism"], seed)
 
 
-# ---------------------------------------------------------------------------------- 05.1
 SPLIT_ARGUMENT = Argument(
     claim="dpviz's forest sends each row to a tree drawn uniformly for that row, independently "
     "of the other rows and of the noise, and releases every leaf's label by ROSNAM at ε: the "
@@ -197,7 +151,6 @@ SPLIT_ARGUMENT = Argument(
     "may be larger than claimed — exercise 05.4 measures it.",
 )
 
-# ---------------------------------------------------------------------------------- 05.2
 ROSNAM_LABEL = Implementation(
     cases=(
         {"counts": (3, 7), "epsilon": 0.5},
@@ -205,49 +158,35 @@ ROSNAM_LABEL = Implementation(
         {"counts": (2, 6, 5), "epsilon": 1.0},
         {"counts": (0, 0, 0), "epsilon": 1.0},
     ),
-    exact=leaf_label_law,
-    sampler=True,
-    n_samples=10_000,
+    exact=leaf_label_law, sampler=True, n_samples=10_000,
     hint="one independent noise draw per class, never negative; which scale may the noise "
     "have when every count can only grow by one (notebook 01 §0, docs/privacy.md §1)? Return "
     "the position of the largest noisy count, an int, not the count itself",
 )
 
-# ---------------------------------------------------------------------------------- 05.3
 PERMUTE_AND_FLIP = Implementation(
     cases=(
         {"counts": (3, 7), "epsilon": 0.5},
         {"counts": (2, 6, 5), "epsilon": 1.0},
         {"counts": (0, 0, 0), "epsilon": 1.0},
     ),
-    exact=leaf_label_law,
-    sampler=True,
-    n_samples=10_000,
+    exact=leaf_label_law, sampler=True, n_samples=10_000,
     hint="visit the classes in a fresh random order each draw; a class with the largest count "
     "must always be accepted; the acceptance probability must fall by the same factor per "
     "missing row as ROSNAM's odds do at this ε — compare both on counts (0, 1)",
 )
 
-# ---------------------------------------------------------------------------------- 05.4
 EQUAL_SPLIT_AUDIT = AuditTask(
-    cases=((1,), (1, 0), (0, 0, 1), (1, 1, 0, 1, 0)),
-    exact=_equal_split_law_at_1,
-    epsilon=1.0,
-    violation=True,
-    max_loss=EQUAL_SPLIT_MAX_LOSS,
-    n_samples=10_000,
+    cases=((1,), (1, 0), (0, 0, 1), (1, 1, 0, 1, 0)), exact=_equal_split_law_at_1, epsilon=1.0,
+    violation=True, max_loss=EQUAL_SPLIT_MAX_LOSS, n_samples=10_000,
     hint="reread the recipe: shuffle with rng.permutation, cut with np.array_split(rows, 2) "
     "(the first tree takes the extra row), one ROSNAM label at ε = 1 per tree from its part's "
     "class counts (np.bincount(part, minlength=2)); return the n values 2·label₁ + label₂ as "
     "an array",
 )
 
-# ---------------------------------------------------------------------------------- 05.5
 NURSERY_PREDICTION = Prediction(
-    compute=nursery_accuracy,
-    tolerance=0.06,
-    seeds=(0, 1, 2),
-    spread_factor=1.0,
+    compute=nursery_accuracy, tolerance=0.06, seeds=(0, 1, 2), spread_factor=1.0,
     hint="at ε = 0.1 each leaf's noise has scale 10; how many of the 11 460 training rows does "
     "one leaf of one tree hold when each tree gets a fiftieth of them and has hundreds of "
     "leaves? If most labels are close to random draws among Nursery's five classes, what is "

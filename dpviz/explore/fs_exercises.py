@@ -1,25 +1,9 @@
-"""Notebook 03's exercises (FS, private ID3): one of each kind, registered on import.
+"""Notebook 03's exercises (FS, private ID3), registered on import.
 
-* ``03.1`` — a privacy argument (:class:`~dpviz.ui.exercises.Argument`): why spending
-  ε = B/((2+n)d + 2) per query makes DiffPC4.5 (DiffPID3 for n = 0) B-DP — sequential
-  composition inside a node and across levels, parallel composition across the nodes
-  of a level, also when the partition depends on earlier releases.
-* ``03.2`` — an implementation checked against exact probabilities
-  (:class:`~dpviz.ui.exercises.Implementation`): the probability that DiffPID3 chooses each
-  attribute at a node, from the node's counts τ_jc, for the Max and Gini scores. The
-  exact law is :func:`dpviz.mechanisms.exponential_probabilities` of the scores of
-  :mod:`dpviz.trees.id3_quality`.
-* ``03.3`` — an audit of something not pre-wrapped (:class:`~dpviz.ui.exercises.AuditTask`):
-  the student wraps DiffPID3-Max's root split (rows → counts → q_Max → exponential
-  mechanism at ε = 1) as ``mechanism(data, n, rng)``, chooses a neighbour of a small data
-  set and audits it. q_Max is monotone under add/remove neighbours, so the split's true
-  privacy loss is at most ε/2 (:data:`ROOT_SPLIT_MAX_LOSS`): an audit bound above
-  ε/2 + margin means the two data sets were not neighbours.
-* ``03.4`` — predict, then move the slider (:class:`~dpviz.ui.exercises.Prediction`): the
-  accuracy explorer's SuLQ-based ID3 on ``fs-single-split`` at depth 1 and B = 2,
-  computed by :func:`dpviz.experiments.fs_runs.explorer_point`.
-
-The reference solutions are in ``tests/test_fs_exercises.py``, not here.
+``03.1`` argues the budget split ε = B/((2+n)d + 2); ``03.2`` implements DiffPID3's split
+probabilities (:func:`split_probabilities`); ``03.3`` audits the root split, whose true loss
+is at most ε/2 (:data:`ROOT_SPLIT_MAX_LOSS`); ``03.4`` predicts SuLQ-ID3's accuracy at B = 2.
+The reference solutions live in ``tests/test_fs_exercises.py`` only.
 """
 
 from __future__ import annotations
@@ -35,19 +19,12 @@ from dpviz.trees.id3_quality import get_criterion, q_max, sensitivity_max
 from dpviz.ui.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
 
 __all__ = [
-    "ROOT_SPLIT_DATA",
-    "ROOT_SPLIT_EPSILON",
-    "ROOT_SPLIT_MAX_LOSS",
-    "SPLIT_CASES",
-    "root_split_law",
-    "row_counts",
-    "split_probabilities",
-    "sulq_accuracy_at_b2",
+    "ROOT_SPLIT_DATA", "ROOT_SPLIT_EPSILON", "ROOT_SPLIT_MAX_LOSS", "SPLIT_CASES",
+    "root_split_law", "row_counts", "split_probabilities", "sulq_accuracy_at_b2",
 ]
 
-#: The nodes of exercise 03.2: counts τ_jc of shape (attributes, values, classes). Every
-#: attribute sees the same rows (the class totals agree); a value no row takes is a row of
-#: zeros (the 3-class node's second and third attributes have two values only).
+#: The nodes of exercise 03.2: counts τ_jc (attributes, values, classes); a value no row
+#: takes is a row of zeros.
 SPLIT_CASES: tuple[dict[str, Any], ...] = (
     {"counts": (((27, 3), (4, 26)), ((16, 14), (15, 15)), ((20, 12), (11, 17))),
      "epsilon": 0.2, "criterion": "max"},
@@ -65,8 +42,7 @@ ROOT_SPLIT_DATA: tuple[tuple[int, int, int, int], ...] = (
 )
 #: The ε the root split claims in exercise 03.3.
 ROOT_SPLIT_EPSILON = 1.0
-#: The split's exact worst-case privacy loss: q_Max is monotone (adding a row raises each
-#: attribute's score by 0 or 1), so P(A) moves by a factor of at most exp(ε/2).
+#: The split's exact worst-case loss: q_Max is monotone, so P(A) moves by at most exp(ε/2).
 ROOT_SPLIT_MAX_LOSS = ROOT_SPLIT_EPSILON / 2
 #: A second data set on which the student's mechanism's law is checked (a2 decides).
 _OTHER_DATA = ((0, 0, 1, 0), (1, 0, 0, 0), (1, 0, 1, 0), (0, 1, 1, 1), (1, 1, 0, 1),
@@ -74,21 +50,7 @@ _OTHER_DATA = ((0, 0, 1, 0), (1, 0, 0, 0), (1, 0, 1, 0), (0, 1, 1, 1), (1, 1, 0,
 
 
 def split_probabilities(counts: Sequence[Any], epsilon: float, criterion: str) -> np.ndarray:
-    """Exact P(DiffPID3 splits on each attribute) at a node with counts τ_jc (FS Alg. 2 l. 14).
-
-    Parameters
-    ----------
-    counts : array_like, shape (attributes, values, classes)
-    epsilon : float
-        The ε of the exponential-mechanism query.
-    criterion : {"max", "gini"}
-        The score; its sensitivity is 1 or 2 (InfoGain's needs a size bound N).
-
-    Returns
-    -------
-    numpy.ndarray
-        One probability per attribute.
-    """
+    """Exact P(DiffPID3 splits on each attribute) at a node with counts τ_jc (FS Alg. 2 l. 14)."""
     crit = get_criterion(criterion)
     scores = np.asarray(crit.quality(np.asarray(counts, dtype=np.float64)), dtype=np.float64)
     return exponential_probabilities(scores, epsilon=epsilon, sensitivity=crit.sensitivity(None))
@@ -112,10 +74,7 @@ def root_split_law(rows: Sequence[Sequence[int]]) -> dict[int, float]:
 
 
 def sulq_accuracy_at_b2(seed: int = 0) -> float:
-    """The accuracy explorer's value (%) for ``sulq`` on ``fs-single-split``, depth 1, B = 2.
-
-    The explorer's own point (its fits 0–9); ``seed`` is unused (the point is fixed).
-    """
+    """The explorer's accuracy (%) for ``sulq`` on ``fs-single-split``, depth 1, B = 2 (fixed)."""
     return 100.0 * float(explorer_point("fs-single-split", "sulq", 2.0, 1)["accuracy"].mean())
 
 
@@ -180,26 +139,21 @@ _BUDGET = Argument(
 register({
     "03.1": _BUDGET,
     "03.2": Implementation(
-        cases=SPLIT_CASES,
-        exact=split_probabilities,
+        cases=SPLIT_CASES, exact=split_probabilities,
         hint="score each attribute from its own table of counts (Max: rows its split would "
         "classify right; Gini: minus the weighted impurity, a value without rows adds 0), "
         "then weight the scores as the exponential mechanism does for the score's "
         "sensitivity (section 2) and normalise",
     ),
     "03.3": AuditTask(
-        cases=(ROOT_SPLIT_DATA, _OTHER_DATA),
-        exact=root_split_law,
-        epsilon=ROOT_SPLIT_EPSILON,
-        max_loss=ROOT_SPLIT_MAX_LOSS,
-        min_bound=0.15,
+        cases=(ROOT_SPLIT_DATA, _OTHER_DATA), exact=root_split_law, epsilon=ROOT_SPLIT_EPSILON,
+        max_loss=ROOT_SPLIT_MAX_LOSS, min_bound=0.15,
         hint="count τ_jc of every attribute from the rows, score each attribute with q_Max "
         "(sensitivity 1) and draw n attributes with the exponential mechanism at ε = 1; "
         "return an array of n attribute indices 0, 1, 2",
     ),
     "03.4": Prediction(
-        compute=sulq_accuracy_at_b2,
-        tolerance=6.0,
+        compute=sulq_accuracy_at_b2, tolerance=6.0,
         unit="%",
         hint="at B = 2 each count query gets twenty times the ε it had at B = 0.1: scale the "
         "noise's standard deviation (section 1's table) accordingly and compare it with the "

@@ -1,25 +1,9 @@
-"""Notebook 02's exercises (JPW, Private-RDT): one of each kind of issue 14.
+"""Notebook 02's exercises (JPW, Private-RDT), registered on import.
 
-Importing this module registers them with :func:`dpviz.ui.exercises.register`; the notebook
-imports it in its first code cell.
-
-* ``02.1`` (:class:`~dpviz.ui.exercises.Argument`) — why JPW's update with appended rows D2
-  keeps the whole release ε-DP, and why re-counting D1 ∪ D2 does not.
-* ``02.2`` (:class:`~dpviz.ui.exercises.Implementation`, a sampler) — what Fig. 2's
-  ``Classify`` sums for one class: the released counts of the leaves a test row reaches
-  in the N trees, each tree released at ε/N, empty leaves included. Its exact law is
-  the convolution of N discrete Laplace laws (:func:`summed_count_law`).
-* ``02.3`` (:class:`~dpviz.ui.exercises.AuditTask`) — the student wraps the rejected
-  "recount" update on one leaf (release 1 = count of D1 + noise, release 2 = count of
-  D1 ∪ D2 + fresh noise, both at ε; the observer adds them) and audits the claim that
-  it costs ε, on neighbours of their choice (:func:`recount_sum_law`).
-* ``02.4`` (:class:`~dpviz.ui.exercises.Prediction`) — the explorer's accuracy on Mushroom
-  at ε = 0.1 once the height is lowered to 3 (:func:`mushroom_low_tree_accuracy`, read
-  from :func:`dpviz.explore.jpw.explorer_curve`, the explorer's own function).
-
-The exact laws come from :func:`dpviz.audit.exact_laws.discrete_laplace_law` (itself
-:func:`dpviz.mechanisms.discrete_laplace_pmf`), convolved; the reference solutions live
-in ``tests/test_jpw_exercises.py`` only.
+``02.1`` argues that JPW's update keeps ε (a recount does not); ``02.2`` implements what
+``Classify`` sums for one class (:func:`summed_count_law`); ``02.3`` audits the recount
+(:func:`recount_sum_law`); ``02.4`` predicts the explorer's accuracy at height 3. The
+reference solutions live in ``tests/test_jpw_exercises.py`` only.
 """
 
 from __future__ import annotations
@@ -34,20 +18,13 @@ from dpviz.ui.exercises import Argument, AuditTask, Implementation, Prediction, 
 from dpviz.validation import check_epsilon
 
 __all__ = [
-    "LOW_TREE_PREDICTION",
-    "PREDICTION_SETTING",
-    "RECOUNT_AUDIT",
-    "SUMMED_COUNT",
-    "UPDATE_ARGUMENT",
-    "mushroom_low_tree_accuracy",
-    "recount_sum_law",
-    "summed_count_law",
+    "LOW_TREE_PREDICTION", "PREDICTION_SETTING", "RECOUNT_AUDIT", "SUMMED_COUNT",
+    "UPDATE_ARGUMENT", "mushroom_low_tree_accuracy", "recount_sum_law", "summed_count_law",
 ]
 
 
-# ---------------------------------------------------------------------------------- exact laws
 def _noise_sum(n_terms: int, epsilon: float) -> DiscreteLaw:
-    """The law of the sum of ``n_terms`` independent discrete Laplace noises at ``epsilon``."""
+    """The law of a sum of ``n_terms`` independent discrete Laplace noises at ``epsilon``."""
     one = discrete_laplace_law(0, epsilon)
     pmf = np.asarray(one.pmf, dtype=float)
     total = pmf
@@ -60,10 +37,7 @@ def _noise_sum(n_terms: int, epsilon: float) -> DiscreteLaw:
 def summed_count_law(counts: Sequence[int], epsilon: float) -> DiscreteLaw:
     """Exact law of Σᵢ (counts[i] + noise_i), noise_i discrete Laplace at ε/N, N = len(counts).
 
-    What Fig. 2's ``Classify`` adds up for one class of one test row: the released count of
-    the leaf the row reaches in each of the N trees of a Private-RDT ensemble released at a
-    total ε (ε/N per tree; every leaf gets noise, whether training rows reached it or not).
-    Tails below about 1e-19 per term are cut (:func:`~dpviz.audit.exact_laws.discrete_laplace_law`).
+    What Fig. 2's ``Classify`` sums for one class over the N trees of a Private-RDT ensemble.
     """
     eps = check_epsilon(epsilon)
     noise = _noise_sum(len(counts), eps / len(counts))
@@ -71,11 +45,9 @@ def summed_count_law(counts: Sequence[int], epsilon: float) -> DiscreteLaw:
 
 
 def recount_sum_law(data: tuple[int, int], epsilon: float = 1.0) -> DiscreteLaw:
-    """Exact law of R1 + R2 for the "recount" update of one leaf count (JPW §V-B, option 2).
+    """Exact law of R1 + R2 = 2·c1 + c2 + two noises at ε, for the "recount" of (c1, c2).
 
-    ``data = (c1, c2)``: the leaf's count in D1 and in D2. R1 = c1 + noise (the first
-    release), R2 = c1 + c2 + fresh noise (the recount of D1 ∪ D2), both discrete Laplace at
-    ``epsilon``: R1 + R2 = 2·c1 + c2 + the sum of two independent noises.
+    R1 = c1 + noise (the first release), R2 = c1 + c2 + fresh noise (JPW §V-B, option 2).
     """
     c1, c2 = (int(c) for c in data)
     noise = _noise_sum(2, check_epsilon(epsilon))
@@ -87,19 +59,13 @@ PREDICTION_SETTING = {"dataset": "mushroom", "epsilon": 0.1, "depth": 3, "n_tree
 
 
 def mushroom_low_tree_accuracy(seed: int = 0) -> float:
-    """The explorer's mean accuracy (%) at :data:`PREDICTION_SETTING`.
-
-    Read from :func:`dpviz.explore.jpw.explorer_curve` — the curve the explorer draws, whose
-    fits are seeded (seeds 0, 1, 2 on one 75/25 split), so ``seed`` is not used: the value
-    is the one the student sees after moving the sliders.
-    """
+    """The explorer's mean accuracy (%) at :data:`PREDICTION_SETTING` (its fixed seeds)."""
     s = PREDICTION_SETTING
     curve = jpw.explorer_curve(s["dataset"], s["depth"], s["n_trees"])
     at = np.isclose(curve["epsilon"], s["epsilon"])
     return 100.0 * float(curve.loc[at, "accuracy"].mean())
 
 
-# ---------------------------------------------------------------------------------- 02.1
 UPDATE_ARGUMENT = Argument(
     claim="A Private-RDT ensemble of N trees is released at ε on D1; later a batch D2 of new "
     "rows (disjoint from D1) is added with JPW's update (§V-B: count D2 alone into cleared "
@@ -155,37 +121,27 @@ UPDATE_ARGUMENT = Argument(
     "of D2.",
 )
 
-# ---------------------------------------------------------------------------------- 02.2
 SUMMED_COUNT = Implementation(
     cases=(
         {"counts": (0, 0, 0, 0, 0), "epsilon": 1.0},
         {"counts": (4, 0, 7), "epsilon": 0.5},
         {"counts": (25,), "epsilon": 2.0},
     ),
-    exact=summed_count_law,
-    sampler=True,
-    n_samples=10_000,
+    exact=summed_count_law, sampler=True, n_samples=10_000,
     hint="go back to Fig. 5 and the budget split of this notebook: how much ε does each "
     "tree get, and which leaves get noise? Each tree's noise is drawn independently; "
     "dpviz.mechanisms.discrete_laplace draws discrete Laplace noise",
 )
 
-# ---------------------------------------------------------------------------------- 02.3
 RECOUNT_AUDIT = AuditTask(
-    cases=((5, 3), (0, 0)),
-    exact=recount_sum_law,
-    epsilon=1.0,
-    violation=True,
-    max_loss=2.0,
+    cases=((5, 3), (0, 0)), exact=recount_sum_law, epsilon=1.0, violation=True, max_loss=2.0,
     min_bound=1.0,
     hint="reread the question: which count does each release add noise to, at which ε, and "
     "is the second release's noise drawn afresh? Return n draws of R1 + R2 as an array",
 )
 
-# ---------------------------------------------------------------------------------- 02.4
 LOW_TREE_PREDICTION = Prediction(
-    compute=mushroom_low_tree_accuracy,
-    tolerance=5.0,
+    compute=mushroom_low_tree_accuracy, tolerance=5.0,
     unit="%",
     hint="at height 3 a tree has only a few leaves, so each holds hundreds of Mushroom's "
     "8,124 rows: compare that with noise at ε/10 per tree — and ask how well three "

@@ -1,20 +1,9 @@
-"""Notebook 04's exercises (RDT#): one of each kind issue 14 asks for, registered on import.
+"""Notebook 04's exercises (RDT#), registered on import.
 
-* ``04.1`` — a privacy argument: why the secondary ensemble costs nothing (post-processing of
-  the primary release and public rows), and why centres drawn among the *private* rows
-  break the guarantee however much noise the counters get.
-* ``04.2`` — an implementation checked against exact probabilities: the pseudo-label of one
-  public row, from the exact counts of the cell it falls in in each primary tree (AddNoise
-  at ε/p per tree, then Classify). Its exact law, :func:`pseudo_label_law`, is built from
-  :func:`dpviz.audit.exact_laws.discrete_laplace_law` by convolution.
-* ``04.3`` — an audit of something not pre-wrapped: a leaf whose centre is drawn among the
-  private rows that reach it (the variant of lesson 2), written by the student as
-  ``mechanism(data, n, rng)`` and audited against ε = 1 on neighbours of their choice.
-* ``04.4`` — predict, then move the slider: RDT#'s test accuracy in the explorer at a stated
-  setting, computed by the explorer's own :func:`dpviz.explore.rdt_sharp.run_errors`.
-
-The notebook imports this module in its first code cell; the reference solutions live in
-``tests/test_rdt_sharp_exercises.py``, never here or in the notebook.
+``04.1`` argues why the secondary ensemble is free and private centres are not; ``04.2``
+implements a public row's pseudo-label (:func:`pseudo_label_law`); ``04.3`` audits centres
+drawn among private rows (:func:`centre_law`); ``04.4`` predicts the explorer's accuracy.
+The reference solutions live in ``tests/test_rdt_sharp_exercises.py`` only.
 """
 
 from __future__ import annotations
@@ -29,24 +18,15 @@ from dpviz.explore.rdt_sharp import run_errors
 from dpviz.ui.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
 
 __all__ = [
-    "PREDICTION_SETTING",
-    "centre_law",
-    "explorer_accuracy",
-    "noise_sum_law",
-    "pseudo_label_law",
+    "PREDICTION_SETTING", "centre_law", "explorer_accuracy", "noise_sum_law", "pseudo_label_law",
 ]
 
 #: The explorer setting of exercise 04.4 (keyword arguments of ``rdt_sharp_explorer_chart``).
 PREDICTION_SETTING = {"dataset": "nursery", "epsilon": 0.05, "percent": 30, "n_secondary": 20}
 
 
-# ---------------------------------------------------------------------------------- exact laws
 def noise_sum_law(rate: float, n_terms: int) -> tuple[np.ndarray, np.ndarray]:
-    """Support and pmf of the sum of ``n_terms`` independent discrete Laplace noises at ``rate``.
-
-    Each term is :func:`dpviz.audit.exact_laws.discrete_laplace_law` (tails below 1e-19 cut);
-    the sum's pmf is their convolution.
-    """
+    """Support and pmf of a sum of ``n_terms`` independent discrete Laplace noises at ``rate``."""
     one = discrete_laplace_law(0, rate)
     pmf = np.array([1.0])
     for _ in range(int(n_terms)):
@@ -56,9 +36,8 @@ def noise_sum_law(rate: float, n_terms: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pseudo_label_law(totals: Sequence[int], rate: float, n_terms: int) -> np.ndarray:
-    """P(argmax_t S_t = k), S_t = ``totals[t]`` + a sum of ``n_terms`` noises at ``rate``.
+    """P(argmax_t S_t = k), S_t = ``totals[t]`` + ``n_terms`` noises at ``rate``, ties lowest.
 
-    The S_t are independent; ties go to the lowest class (as ``np.argmax``):
     ``P(L = k) = Σ_s P(S_k = s) Π_{j<k} P(S_j < s) Π_{j>k} P(S_j ≤ s)``.
     """
     support, pmf = noise_sum_law(rate, n_terms)
@@ -97,67 +76,59 @@ def explorer_accuracy(seed: int) -> float:
                             s["epsilon"])[0]
 
 
-# ---------------------------------------------------------------------------------- exercises
 _ARGUMENT = Argument(
     claim="RDT# with p primary trees, each releasing its noisy centre counters at ε/p, and t "
     "secondary trees filled with the pseudo-labeled public rows is ε-DP (add/remove one "
     "private labeled row), whatever t is.",
     steps=(
-        Step(
-            "One private labeled row is added. Before any noise, what changes in one primary "
-            "tree?",
-            {"a": "its test attributes and its centres, which are chosen after the data is seen",
-             "b": "one class counter of one centre (the closest centre in the leaf the row "
-                  "reaches), by 1",
-             "c": "nothing: a row is only counted once it has a pseudo-label"},
-            "b",
-            {"a": "both are drawn from the attribute list and the public rows alone, before "
-                  "any private row is read (Theorem 3's proof starts from the empty structure)",
-             "c": "the primary trees count the private labeled rows themselves (AddLabeled); "
-                  "pseudo-labels are for the public rows, which only the secondary trees count"},
-        ),
-        Step(
-            "Each primary tree adds noise at ε/p to every counter. What do the p primary "
-            "trees' releases cost together?",
-            {"a": "ε/p: the trees read the same rows, so they share one cost",
-             "b": "ε/p, by parallel composition: a row falls in one cell per tree",
-             "c": "ε: the p releases of ε/p each read the same rows, and sequential "
-                  "composition adds their costs"},
-            "c",
-            {"a": "reading the same rows again is what makes costs add up; it never divides them",
-             "b": "parallel composition holds within one tree, whose cells are disjoint; across "
-                  "trees every private row is counted once per tree"},
-        ),
-        Step(
-            "The pseudo-labels and the t secondary trees are computed from …",
-            {"a": "the primary trees' released noisy counters and the public rows, nothing "
-                  "else: post-processing, free whatever t is",
-             "b": "the private rows, through the pseudo-labels, so each secondary tree must be "
-                  "paid for (ε/(p + t) per tree)",
-             "c": "public rows only, but the pseudo-labels need fresh noise before the "
-                  "secondary trees may use them"},
-            "a",
-            {"b": "a pseudo-label is a function of the released counters and a public row; no "
-                  "private row is read again. Paying for the secondary trees is safe but "
-                  "wasteful (lesson 1)",
-             "c": "noise protects private data when it is read; the pseudo-labels read only an "
-                  "output that is already ε-DP, and post-processing keeps it so (notebook 01 §0)"},
-        ),
-        Step(
-            "A variant draws each leaf's centres among the private rows that reach it. Why can "
-            "no amount of noise on the counters make it ε-DP?",
-            {"a": "it can: noise of scale p/ε covers the centres too, since a row has "
-                  "sensitivity 1",
-             "b": "the released trees contain private rows verbatim: a centre equal to a row "
-                  "that only one neighbour holds has positive probability on that neighbour "
-                  "and probability 0 on the other, a ratio no finite ε bounds",
-             "c": "the counters of centres taken from private rows would need ε/(p + t) each"},
-            "b",
-            {"a": "noise goes on the counters only; a centre is published as it is, a whole "
-                  "row, and a sensitivity says nothing about a value that is copied out",
-             "c": "the counters are fine at ε/p; what leaks is the centres themselves, not how "
-                  "the counters are paid for"},
-        ),
+        Step("One private labeled row is added. Before any noise, what changes in one primary "
+             "tree?",
+             {"a": "its test attributes and its centres, which are chosen after the data is seen",
+              "b": "one class counter of one centre (the closest centre in the leaf the row "
+                   "reaches), by 1",
+              "c": "nothing: a row is only counted once it has a pseudo-label"},
+             "b",
+             {"a": "both are drawn from the attribute list and the public rows alone, before "
+                   "any private row is read (Theorem 3's proof starts from the empty structure)",
+              "c": "the primary trees count the private labeled rows themselves (AddLabeled); "
+                   "pseudo-labels are for the public rows, which only the secondary trees count"}),
+        Step("Each primary tree adds noise at ε/p to every counter. What do the p primary "
+             "trees' releases cost together?",
+             {"a": "ε/p: the trees read the same rows, so they share one cost",
+              "b": "ε/p, by parallel composition: a row falls in one cell per tree",
+              "c": "ε: the p releases of ε/p each read the same rows, and sequential "
+                   "composition adds their costs"},
+             "c",
+             {"a": "reading the same rows again is what makes costs add up; it never divides them",
+              "b": "parallel composition holds within one tree, whose cells are disjoint; across "
+                   "trees every private row is counted once per tree"}),
+        Step("The pseudo-labels and the t secondary trees are computed from …",
+             {"a": "the primary trees' released noisy counters and the public rows, nothing "
+                   "else: post-processing, free whatever t is",
+              "b": "the private rows, through the pseudo-labels, so each secondary tree must be "
+                   "paid for (ε/(p + t) per tree)",
+              "c": "public rows only, but the pseudo-labels need fresh noise before the "
+                   "secondary trees may use them"},
+             "a",
+             {"b": "a pseudo-label is a function of the released counters and a public row; no "
+                   "private row is read again. Paying for the secondary trees is safe but "
+                   "wasteful (lesson 1)",
+              "c": "noise protects private data when it is read; the pseudo-labels read only an "
+                   "output that is already ε-DP, and post-processing keeps it so "
+                   "(notebook 01 §0)"}),
+        Step("A variant draws each leaf's centres among the private rows that reach it. Why can "
+             "no amount of noise on the counters make it ε-DP?",
+             {"a": "it can: noise of scale p/ε covers the centres too, since a row has "
+                   "sensitivity 1",
+              "b": "the released trees contain private rows verbatim: a centre equal to a row "
+                   "that only one neighbour holds has positive probability on that neighbour "
+                   "and probability 0 on the other, a ratio no finite ε bounds",
+              "c": "the counters of centres taken from private rows would need ε/(p + t) each"},
+             "b",
+             {"a": "noise goes on the counters only; a centre is published as it is, a whole "
+                   "row, and a sensitivity says nothing about a value that is copied out",
+              "c": "the counters are fine at ε/p; what leaks is the centres themselves, not how "
+                   "the counters are paid for"}),
     ),
     conclusion="Theorem 3: only the p primary trees read private rows, ε/p each, ε in all "
     "whatever t — and the argument needs the structure and the centres to be public (built "
@@ -172,24 +143,18 @@ register(
                 {"counts": ((3, 1), (2, 0), (4, 2), (0, 0), (1, 1)), "epsilon": 0.5},
                 {"counts": ((3, 2, 1), (1, 3, 2)), "epsilon": 2.0},
             ),
-            exact=_pseudo_label_exact,
-            sampler=True,
+            exact=_pseudo_label_exact, sampler=True,
             hint="every counter of every primary tree gets its own noise, at that tree's "
             "share of the budget; the pseudo-label compares the sums over the trees",
         ),
         "04.3": AuditTask(
-            cases=((4, 4, 7, 9), (1, 2, 2, 2, 3, 5)),
-            exact=centre_law,
-            epsilon=1.0,
-            violation=True,
+            cases=((4, 4, 7, 9), (1, 2, 2, 2, 3, 5)), exact=centre_law, epsilon=1.0, violation=True,
             min_bound=2.0,
             hint="the leaf's one centre is one of its private rows, each row equally likely "
             "(a value held by two rows is twice as likely)",
         ),
         "04.4": Prediction(
-            compute=explorer_accuracy,
-            tolerance=0.05,
-            seeds=(0, 1, 2),
+            compute=explorer_accuracy, tolerance=0.05, seeds=(0, 1, 2),
             hint="at this ε every primary counter gets noise of scale p/ε = 100: what are the "
             "pseudo-labels worth then, and what accuracy does always answering one class "
             "get on this data set?",

@@ -1,18 +1,10 @@
 """The four papers' pseudocode as short, eager Python that a student reads beside the paper.
 
-One module per paper; each function is named after the paper's procedure, uses the
-paper's variable names, works eagerly and recursively on small domains, and cites the
-figure or algorithm it transcribes. Tests check that, for the same seed and keys,
-each gives exactly the outputs of the fast estimator in :mod:`dpviz.trees` (which
-routes all rows level by level with numpy and materializes only visited leaves):
-the fast code is an optimisation of this one, not a different algorithm.
-
-* :mod:`~dpviz.pseudocode.jpw` — Jagannathan, Pillaipakkamnatt & Wright, Fig. 1, 2 and 5.
-* :mod:`~dpviz.pseudocode.fs` — Friedman & Schuster, Algorithm 2 (DiffPID3) and SuLQ-ID3.
-* :mod:`~dpviz.pseudocode.rdt_sharp` — Jagannathan, Monteleoni & Pillaipakkamnatt, RDT#.
-* :mod:`~dpviz.pseudocode.fi` — Fletcher & Islam, Algorithm 1 (BuildForest).
-
-:func:`show` displays a function's source in a notebook.
+One module per paper (:mod:`~dpviz.pseudocode.jpw`, :mod:`~dpviz.pseudocode.fs`,
+:mod:`~dpviz.pseudocode.rdt_sharp`, :mod:`~dpviz.pseudocode.fi`), in the paper's names, on
+small domains. For the same seed each gives exactly the outputs of the fast estimator in
+:mod:`dpviz.trees` (tests/test_pseudocode_*.py): the fast code is an optimisation of this
+one. Below: the node-key helpers they share, and :func:`show` for a notebook.
 """
 
 from __future__ import annotations
@@ -21,30 +13,63 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["show"]
+import numpy as np
 
+from dpviz import keyed, mechanisms
 
-#: Listings longer than this are shown collapsed (a click opens them): a Voilà page, which
-#: hides code, must not open with screens of source before its first explorer.
+__all__ = ["child_key", "leaf_uniforms", "noisy", "show", "tree_keys", "uniform"]
+
+#: Listings longer than this are shown collapsed, so a Voilà page does not open on source.
 OPEN_LINES = 15
 
 
+def uniform(key: int, stream: int) -> float:
+    """A node's public uniform in (0, 1) for one of its random choices (one per stream)."""
+    return float(keyed.uniforms(np.array([key], dtype=np.uint64), stream)[0])
+
+
+def child_key(key: int, i: int) -> int:
+    """The key of child ``i`` of the node with key ``key``."""
+    return int(keyed.child_keys(np.array([key], dtype=np.uint64), np.array([i]))[0])
+
+
+def tree_keys(structure_rng: np.random.Generator, N: int) -> list[int]:
+    """The root keys of N trees, drawn as the estimators draw them (public structure)."""
+    seeds = structure_rng.integers(0, 2**63, size=N)
+    return [int(k) for k in keyed.splitmix64(seeds.astype(np.uint64))]
+
+
+def leaf_uniforms(rng: np.random.Generator, keys: list[int], reached: list[int],
+                  k: int) -> dict[int, np.ndarray]:
+    """``k`` uniforms for the noise of each leaf key, drawn as the fast release draws them.
+
+    First a secret key, then fresh uniforms for the ``reached`` leaves in key order; every
+    other leaf's come from the secret key (the estimator computes them on look-up).
+    """
+    secret = keyed.new_secret_key(rng)
+    reached = sorted(reached)
+    fresh = dict(zip(reached, mechanisms.open_uniforms(rng, (len(reached), k)), strict=True))
+    return {key: fresh[key] if key in fresh else
+            keyed.secret_uniforms(secret, np.array([key], dtype=np.uint64), k)[0] for key in keys}
+
+
+def noisy(counts: Any, epsilon: float, u: np.ndarray, noise: str) -> np.ndarray:
+    """``counts`` + noise at ε from the uniforms ``u``, two per count.
+
+    Discrete Laplace, or the paper's float Laplace (``"laplace"``: not proven private).
+    """
+    T = len(counts)
+    if noise == "discrete_laplace":
+        return np.asarray(mechanisms.discrete_laplace(counts, epsilon=epsilon,
+                                                      uniforms=u.reshape(T, 2)))
+    return np.asarray(mechanisms.laplace(counts, epsilon=epsilon, uniforms=u[:T]))
+
+
 def show(function: Callable[..., Any], *, collapsed: bool | None = None) -> Any:
-    """The source of ``function`` as a highlighted code block for a notebook cell.
+    """The source of ``function`` as a highlighted ``<details class="dpviz-listing">`` block.
 
-    Parameters
-    ----------
-    function : callable
-        A function of :mod:`dpviz.pseudocode` (any function works).
-    collapsed : bool, optional
-        Show only a one-line summary that opens the listing on a click; default: when the
-        source is longer than :data:`OPEN_LINES` lines.
-
-    Returns
-    -------
-    IPython.display.HTML
-        A ``<details>`` block (class ``dpviz-listing``) holding the source highlighted by
-        pygments, with the plain source as its text form.
+    Collapsed (a click opens it) by default when longer than :data:`OPEN_LINES` lines; its
+    text form is the plain source.
     """
     from IPython.display import HTML
     from pygments import highlight

@@ -1,28 +1,12 @@
 """Fletcher & Islam (2017) Algorithms 1–2 with the 2021 addendum's leaf label, as eager Python.
 
-The reference implementation of :class:`dpviz.trees.forest.DPRandomForestClassifier`,
-one function per procedure of the paper and in its names:
-
-* :func:`build_forest` — Alg. 1 ``BuildForest(ε, x, τ, S, R, C)``;
-* :func:`build_tree` — Alg. 2 ``BuildTree(d, d′, S, R)``, lines 1–19;
-* :func:`get_majority_labels` — Alg. 2 ``GetMajorityLabels(ε, x, C, F)``, lines 20–29,
-  with :func:`majority_label` (line 25) by the addendum's Report One-Sided Noisy Arg-Max;
-* :func:`classify` — FI §2.3: every tree votes with the label of the leaf a row reaches.
-
-Every tree is built in full (all ``m^d`` leaves), so use it on small domains only
-(``votes``: 16 two-valued features, depth 8, 256 leaves a tree; SynthA: 5 numeric
-features, depth 5, 32 leaves). The fast estimator never builds a tree: it computes a
-node's feature and split point from the node's key only for the nodes the rows visit,
-routes all rows through all τ trees level by level with numpy, and labels the leaves no
-row reaches lazily (see :func:`get_majority_labels`). Both draw the same random numbers
-in the same order, so for the same ``random_state`` they release the same forest, leaf
-for leaf (``tests/test_pseudocode_fi.py``).
-
-Privacy claim (the estimator's): ε-differential privacy for add/remove one row with
-``mechanism="rosnam"`` (FI 2021 addendum §2; McKenna & Sheldon 2020) or
-``"exponential"`` (McSherry & Talwar 2007), by parallel composition over the disjoint
-leaves (FI §4.2, Definition 3). ``"smooth_sensitivity"`` (FI 2017 §4.1, Theorem 1) has
-no proof — the addendum withdraws it — and warns.
+The reference of :class:`dpviz.trees.forest.DPRandomForestClassifier`, one function per
+procedure in the paper's names; :func:`classify` is FI §2.3's vote. Every tree is built in
+full (``m^d`` leaves): small domains only. The estimator computes only the visited nodes from
+their keys and labels unreached leaves lazily, drawing the same random numbers in the same
+order, so both release the same forest for the same seed. ε-DP in the rows (add/remove one)
+with ``"rosnam"`` or ``"exponential"``; argument: docs/privacy.md §8.2.
+``"smooth_sensitivity"`` (FI 2017) has no proof and warns.
 """
 
 from __future__ import annotations
@@ -31,42 +15,25 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpviz import keyed, mechanisms
+from dpviz import mechanisms
 from dpviz.domain import UNKNOWN_CODE, Domain
+from dpviz.pseudocode import child_key, leaf_uniforms, tree_keys, uniform
 from dpviz.trees._base import release_generators
 from dpviz.trees.depth import fletcher_islam_depth
 from dpviz.trees.random_tree import ATTRIBUTE_STREAM, SPLIT_STREAM, UNKNOWN_STREAM
 from dpviz.validation import check_random_state
 
 __all__ = [
-    "Node",
-    "build_forest",
-    "build_tree",
-    "child_key",
-    "classify",
-    "count_rows",
-    "get_majority_labels",
-    "leaves",
-    "majority_label",
-    "reach_leaf",
-    "release_labels",
-    "uniform",
+    "Node", "build_forest", "build_tree", "child_key", "classify", "count_rows",
+    "get_majority_labels", "leaves", "majority_label", "reach_leaf", "release_labels", "uniform",
 ]
-
-# the keyed streams from which dpviz.trees.random_tree draws a node's randomness
-FEATURE_STREAM, SPLIT_POINT_STREAM = ATTRIBUTE_STREAM, SPLIT_STREAM
-UNKNOWN_VALUE_STREAM = UNKNOWN_STREAM
 
 
 @dataclass
 class Node:
-    """A node of a random decision tree: an inner node tests feature ``g``, a leaf has a label.
+    """A node: an inner node tests feature ``g``, a leaf has a label."""
 
-    ``key`` is the node's 64-bit key: its feature and split point are drawn from it
-    (:func:`uniform`), and its children's keys are derived from it.
-    """
-
-    key: int
+    key: int  # its feature, split point and children's keys are drawn from it
     g: int | None = None  # the feature tested (its column in the domain); None: a leaf
     p: float | None = None  # split point of a continuous feature: x_g <= p left, > p right
     children: list[Node] = field(default_factory=list)
@@ -74,57 +41,17 @@ class Node:
     label: int | None = None  # a leaf's private majority label
 
 
-def uniform(key: int, stream: int) -> float:
-    """A public uniform in (0, 1) drawn from a node's key (one per stream)."""
-    return float(keyed.uniforms(np.array([key], dtype=np.uint64), stream)[0])
-
-
-def child_key(key: int, i: int) -> int:
-    """The key of child ``i`` of the node with key ``key``."""
-    return int(keyed.child_keys(np.array([key], dtype=np.uint64), np.array([i]))[0])
-
-
 # ---------------------------------------------------------------------------------- Algorithm 1
 def build_forest(
-    epsilon: float,
-    x: np.ndarray,
-    tau: int,
-    domain: Domain,
-    C: np.ndarray,
-    *,
-    d: int | None = None,
-    mechanism: str = "rosnam",
-    disjoint: bool = True,
+    epsilon: float, x: np.ndarray, tau: int, domain: Domain, C: np.ndarray, *,
+    d: int | None = None, mechanism: str = "rosnam", disjoint: bool = True,
     random_state: int | np.random.Generator | None = None,
 ) -> list[Node]:
     """FI Alg. 1, ``BuildForest(ε, x, τ, S, R, C)``: τ random trees, then their leaves' labels.
 
-    Parameters
-    ----------
-    epsilon : float
-        The privacy budget ε (``math.inf``: exact majority labels).
-    x : ndarray (n, k)
-        The rows, encoded with ``domain`` (``domain.encode``).
-    tau : int
-        τ, the number of trees.
-    domain : Domain
-        Public: its numeric attributes are S (continuous, with public bounds), its
-        categorical ones R (discrete).
-    C : ndarray (n,)
-        The rows' class codes (``domain.encode_labels``).
-    d : int, optional
-        The tree depth; default Theorem 2 as FI Table 4 applies it (line 3).
-    mechanism, disjoint
-        As :class:`~dpviz.trees.forest.DPRandomForestClassifier`'s ``leaf_mechanism``
-        and ``disjoint``.
-    random_state : int, Generator or None
-        Split, like the estimator's, into a public structure generator (the trees'
-        keys) and a secret noise generator (row-to-tree assignment, leaf noise).
-
-    Returns
-    -------
-    list of Node
-        F, the forest: τ trees whose leaves carry their private label.
+    ``x``: the encoded rows; ``C``: their class codes; S and R: the domain's numeric and
+    categorical attributes; ``d``: default FI's Theorem 2 (line 3); ``mechanism`` and
+    ``disjoint`` as the estimator's ``leaf_mechanism`` and ``disjoint``.
     """
     structure, noise = release_generators(check_random_state(random_state))
     discrete = domain.categorical_mask
@@ -133,8 +60,7 @@ def build_forest(
     if d is None:
         d = fletcher_islam_depth(len(S), len(R))  # line 3
     F = []
-    for tree_key in structure.integers(0, 2**63, size=tau):  # lines 4-7
-        root_key = int(keyed.splitmix64(np.array([tree_key], dtype=np.uint64))[0])
+    for root_key in tree_keys(structure, tau):  # lines 4-7
         F.append(build_tree(d, 0, S, R, domain, root_key))
     return get_majority_labels(epsilon, x, C, F, domain, mechanism=mechanism,
                                disjoint=disjoint, noise=noise)  # line 8
@@ -146,17 +72,15 @@ def build_tree(
 ) -> Node:
     """FI Alg. 2, ``BuildTree(d, d′, S, R)``: a random tree drawn from the public domain alone.
 
-    ``S`` maps each continuous feature to its current domain (lower, upper bound), ``R``
-    lists the discrete features not yet tested on the path. A node with no feature left
-    (every discrete one used, no continuous one) is a leaf.
+    ``S``: each continuous feature's current (low, high); ``R``: the discrete features left.
     """
     T = Node(key)
     features = sorted([*S, *R])  # S ∪ R, in the domain's order
     if d_prime < d and features:  # line 3: termination criteria
-        T.g = g = features[int(uniform(key, FEATURE_STREAM) * len(features))]  # line 4
+        T.g = g = features[int(uniform(key, ATTRIBUTE_STREAM) * len(features))]  # line 4
         if g in S:  # lines 5-10
             low, high = S[g]
-            T.p = p = low + uniform(key, SPLIT_POINT_STREAM) * (high - low)  # line 6
+            T.p = p = low + uniform(key, SPLIT_STREAM) * (high - low)  # line 6
             T.children = [
                 build_tree(d, d_prime + 1, {**S, g: (low, p)}, R, domain, child_key(key, 0)),
                 build_tree(d, d_prime + 1, {**S, g: (p, high)}, R, domain, child_key(key, 1)),
@@ -171,23 +95,14 @@ def build_tree(
 
 
 def get_majority_labels(
-    epsilon: float,
-    x: np.ndarray,
-    C: np.ndarray,
-    F: list[Node],
-    domain: Domain,
-    *,
-    mechanism: str = "rosnam",
-    disjoint: bool = True,
-    noise: np.random.Generator,
+    epsilon: float, x: np.ndarray, C: np.ndarray, F: list[Node], domain: Domain, *,
+    mechanism: str = "rosnam", disjoint: bool = True, noise: np.random.Generator,
 ) -> list[Node]:
     """FI Alg. 2, ``GetMajorityLabels(ε, x, C, F)``: a private label for every leaf of every tree.
 
-    ``disjoint`` (line 22): x_t, the rows of tree t, are disjoint — each row picks its
-    tree uniformly at random, independently of the other rows (FI sample "without
-    replacement"; an equal split would let one added row move others between trees
-    and break parallel composition) — and the leaves of all trees are *one* release at
-    the full ε. Otherwise every tree reads all of x at ε/τ (FI Fig. 5's comparison).
+    ``disjoint`` (line 22): each row picks its tree uniformly at random, independently of
+    the other rows (an equal split would let one added row move others between trees), and
+    all leaves are one release at ε. Otherwise every tree reads all of x at ε/τ.
     """
     tau = len(F)
     if disjoint:
@@ -215,21 +130,12 @@ def release_labels(
 ) -> None:
     """Line 25 for the leaves ``L`` of one release: each leaf's label at ε, from its own noise.
 
-    The fast estimator stores labels only for the leaves some row reaches (drawing their
-    noise in the order of the leaves' keys) and computes any other leaf's label when it
-    is looked up, from noise keyed by the leaf under a secret key (SipHash-2-4,
-    :func:`dpviz.keyed.secret_uniforms`): independent noise for every leaf, as here.
+    An empty leaf gets a uniformly random label (its counts tie at 0).
     """
-    n_classes = len(L[0].f)
-    secret = keyed.new_secret_key(noise)
-    reached = sorted((leaf for leaf in L if leaf.f.sum() > 0), key=lambda leaf: leaf.key)
-    fresh = mechanisms.open_uniforms(noise, (len(reached), n_classes))
-    for leaf, u in zip(reached, fresh, strict=True):
-        leaf.label = majority_label(leaf.f, u, epsilon, mechanism)
+    u = leaf_uniforms(noise, [leaf.key for leaf in L],
+                      [leaf.key for leaf in L if leaf.f.sum() > 0], len(L[0].f))
     for leaf in L:
-        if leaf.f.sum() == 0:  # an empty leaf: a uniformly random label (ties of zeros)
-            u = keyed.secret_uniforms(secret, np.array([leaf.key], dtype=np.uint64), n_classes)
-            leaf.label = majority_label(leaf.f, u[0], epsilon, mechanism)
+        leaf.label = majority_label(leaf.f, u[leaf.key], epsilon, mechanism)
 
 
 def majority_label(
@@ -237,10 +143,9 @@ def majority_label(
 ) -> int:
     """Alg. 2 line 25: the leaf's majority label, chosen privately from its counts ``f``.
 
-    ``"rosnam"`` (the addendum): Report One-Sided Noisy Arg-Max, argmax_c f_c + E_c with
-    E_c ~ Exponential(scale 1/ε), here −log(u_c)/ε. ``"exponential"``: utility 1 for
-    the majority labels, 0 otherwise, at global sensitivity 1. ``"smooth_sensitivity"``:
-    FI 2017's Theorem 1 — NOT PROVEN PRIVATE (warns).
+    ``"rosnam"``: argmax_c f_c + E_c, E_c ~ Exponential(1/ε) (the addendum);
+    ``"exponential"``: utility 1 for the majority labels, else 0; ``"smooth_sensitivity"``:
+    FI 2017's Theorem 1, NOT PROVEN PRIVATE (warns).
     """
     if mechanism == "rosnam":
         return int(mechanisms.report_noisy_max(f, epsilon=epsilon, sensitivity=1, uniforms=u))
@@ -260,31 +165,20 @@ def leaves(T: Node) -> list[Node]:
 
 
 def reach_leaf(T: Node, row: np.ndarray) -> Node:
-    """The leaf that ``row`` reaches: follow the tests from the root (FI §2.3, "filtering").
-
-    An unknown category (code −1, prediction only) goes to a child drawn from the node's key.
-    """
+    """The leaf ``row`` reaches (FI §2.3); an unknown category goes to a keyed random child."""
     while T.children:
         value = row[T.g]
         if T.p is not None:
             T = T.children[int(value > T.p)]
         elif value == UNKNOWN_CODE:
-            T = T.children[int(uniform(T.key, UNKNOWN_VALUE_STREAM) * len(T.children))]
+            T = T.children[int(uniform(T.key, UNKNOWN_STREAM) * len(T.children))]
         else:
             T = T.children[int(value)]
     return T
 
 
 def classify(F: list[Node], x: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
-    """FI §2.3: each tree votes for its leaf's label; the forest predicts the majority.
-
-    Returns
-    -------
-    votes : ndarray (n, n_classes)
-        Trees voting for each class.
-    predicted : ndarray (n,)
-        The most voted class (ties: the first class).
-    """
+    """FI §2.3: each tree votes for its leaf's label. Returns the votes and the majority."""
     votes = np.zeros((len(x), n_classes), dtype=np.int64)
     for i, row in enumerate(x):
         for T in F:

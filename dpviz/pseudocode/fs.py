@@ -1,37 +1,10 @@
-"""Friedman & Schuster (KDD 2010), Algorithms 1 and 2, as eager recursive Python.
+"""Friedman & Schuster (KDD 2010), Algorithms 1 (SuLQ-based ID3) and 2 (DiffPID3), eagerly.
 
-The paper's procedures in its own words and names, on categorical domains:
-
-* :func:`sulq_id3` / :func:`build_sulq_id3` — Algorithm 1, SuLQ-based ID3 (lines 1-25):
-  the information gain of every attribute from noisy counts (FS eq. (2));
-* :func:`diffp_id3` / :func:`build_diffp_id3` — Algorithm 2, DiffPID3 (lines 1-18): one
-  exponential-mechanism query per node with the quality q of FS §4.1;
-* :func:`leaf` (lines 10-12 of both) and :func:`classify` (prediction).
-
-T is a :class:`~dpviz.privacy.PrivateTable`: the PINQ interface the paper writes its
-pseudocode against (FS §2.2: NoisyCount, Partition, the exponential mechanism), so the
-functions below never see a row, only noisy answers. :func:`private_table` opens one the
-way the estimators do, so that for the same ``random_state`` the noise draws line up and
-the trees are identical (``tests/test_pseudocode_fs.py``).
-
-How the estimators of :mod:`dpviz.trees.id3` differ, and why:
-
-* the same queries in the same order, but the estimators also keep a ledger label per
-  query, handle numeric attributes (FS §4.3: a split point per node by the exponential
-  mechanism over a *public grid* of the attribute's range, because a uniform draw inside
-  data-dependent ranges releases a data-dependent floating-point lattice), prune
-  (FS Alg. 3, DiffPC4.5) and offer the non-private reference ε = ∞;
-* ``predict`` does not descend the tree row by row as :func:`classify` does: the tree is
-  flattened into arrays once and all rows are routed level by level with numpy
-  (:func:`dpviz.trees.id3_tree.route`); the answers are the same.
-
-Privacy claim (as the estimators): B-differential privacy for add/remove-one-row
-neighbours. Each level gets ε = B / (2(d+1)); a node spends ε on N_T and ε on the split
-(Alg. 2: the exponential mechanism, McSherry & Talwar 2007, Thm. 6; Alg. 1: 2|𝒜| noisy
-histograms at ε / (2|𝒜|) each, sequential composition) or on the leaf's class counts
-(disjoint classes). The nodes of one level read disjoint parts of T (parallel
-composition, McSherry 2009, Thm. 2) and the d + 1 levels compose sequentially (Thm. 1):
-(d+1)·2ε = B (FS §3, §4).
+T is a :class:`~dpviz.privacy.PrivateTable`, the PINQ interface the paper writes against
+(NoisyCount, Partition, the exponential mechanism): the code sees noisy answers only.
+:func:`private_table` opens it as :mod:`dpviz.trees.id3`'s estimators do, which ask the
+same queries in the same order (and add numeric attributes, pruning, ε = ∞ and flat,
+vectorised prediction). B-DP in the rows (add/remove one); argument: docs/privacy.md §8.2.
 """
 
 from __future__ import annotations
@@ -48,15 +21,8 @@ from dpviz.trees.id3_quality import get_criterion, sulq_information_gain
 from dpviz.validation import check_random_state
 
 __all__ = [
-    "Leaf",
-    "Node",
-    "build_diffp_id3",
-    "build_sulq_id3",
-    "classify",
-    "diffp_id3",
-    "leaf",
-    "private_table",
-    "sulq_id3",
+    "Leaf", "Node", "build_diffp_id3", "build_sulq_id3", "classify", "diffp_id3", "leaf",
+    "private_table", "sulq_id3",
 ]
 
 
@@ -81,12 +47,7 @@ class Node:
 def private_table(
     codes: np.ndarray, labels: np.ndarray, domain: Domain, B: float, random_state: Any
 ) -> PrivateTable:
-    """T: the private rows behind the PINQ interface, opened as the estimators open it.
-
-    The estimators first draw the seed of their (random) routing of unknown categories at
-    prediction time, then hand the same generator to the table; the same draw here keeps
-    the noise of the reference and of the estimator identical.
-    """
+    """T: the private rows behind the PINQ interface, opened as the estimators open it."""
     rng = check_random_state(random_state)
     rng.integers(0, 2**63 - 1)  # the estimator's unknown-routing key (unused here)
     return PrivateTable.from_encoded(codes, labels, domain=domain, epsilon=B, rng=rng)
@@ -95,8 +56,7 @@ def private_table(
 def leaf(T: PrivateTable, N_T: float, eps: float) -> Leaf:
     """Lines 10-12: T_c = Partition(T, r_C = c); N_c = NoisyCount_ε(T_c); argmax_c N_c.
 
-    The class partition and its counts are one histogram query (disjoint classes, ε for
-    all of them); ties of the arg-max are broken uniformly at random.
+    One histogram query (disjoint classes); ties broken uniformly at random.
     """
     N_c = T.noisy_class_counts(epsilon=eps)
     best = [c for c in range(len(N_c)) if N_c[c] == N_c.max()]
@@ -136,21 +96,11 @@ def build_sulq_id3(T: PrivateTable, A: list[str], C: list[Any], d: int, eps: flo
 
 
 # ---------------------------------------------------------------------------- Algorithm 2
-def diffp_id3(
-    T: PrivateTable,
-    A: list[str],
-    C: list[Any],
-    d: int,
-    B: float,
-    *,
-    criterion: str = "max",
-    N: int | None = None,
-) -> Leaf | Node:
-    """FS Algorithm 2, procedure DiffPID3 (lines 1-5).
+def diffp_id3(T: PrivateTable, A: list[str], C: list[Any], d: int, B: float, *,
+              criterion: str = "max", N: int | None = None) -> Leaf | Node:
+    """FS Algorithm 2, procedure DiffPID3 (lines 1-5), with the quality q of FS §4.1.
 
-    ``criterion`` names the quality function q of FS §4.1 (``"max"``, ``"gini"`` or
-    ``"infogain"``) and ``N`` the public bound on |T| its sensitivity may need (InfoGain:
-    S = log2(N+1) + 1/ln 2; Gini 2; Max 1).
+    ``N``: the public bound on |T| that InfoGain's sensitivity needs.
     """
     q = get_criterion(criterion)
     S = q.sensitivity(N)
@@ -188,11 +138,10 @@ def tau(rows: np.ndarray, classes: np.ndarray, j: int, n_values: int, n_C: int) 
 
 # ---------------------------------------------------------------------------- prediction
 def classify(tree: Leaf | Node, r: np.ndarray, domain: Domain, fallback: Node | None = None) -> int:
-    """The class code of the encoded row ``r``: follow the edge of r's value down to a leaf.
+    """The class of the encoded row ``r``: follow the edges of r's values down to a leaf.
 
-    A leaf with N_T <= 0 saw no rows (ID3 has no class there: the row is *unclassified*);
-    like the estimators, it answers with the noisy majority of the nearest ancestor whose
-    N_T > 0 (its leaves' class counts, negatives as 0, summed: post-processing).
+    A leaf with N_T <= 0 answers, as the estimators do, with the noisy majority of the
+    nearest ancestor whose N_T > 0.
     """
     if isinstance(tree, Leaf):
         if tree.N_T <= 0 and fallback is not None:

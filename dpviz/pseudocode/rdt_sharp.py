@@ -1,30 +1,12 @@
 """RDT# (Jagannathan, Monteleoni & Pillaipakkamnatt 2013), Fig. 3-5, as eager recursive Python.
 
-Read beside the paper's Figure 3 (``CreateTree``, ``AddLabeled``, ``AddInstance``),
-Figure 4 (``Classify``) and Figure 5 (the RDT# Classifier and ``AddNoise``). The names
-are the paper's: ``D`` the rows reaching a node, ``N = |D_npriv|``, ``X`` the attributes
-still available, ``d`` the depth, ``h`` the height, ``F`` the test attribute,
-``num_centers``, ``alpha`` (the counters α_c[t] of a centre), ``E1``/``E2``, ``p``/``t``.
-
-Every tree here is built in full (every child of every node, empty or not), as in the
-paper, so use it on small domains only (Votes, a few Mushroom attributes).
-:class:`dpviz.trees.rdt_sharp.RDTSharpClassifier` is the fast version: it routes all rows
-level by level with numpy, keeps only the leaves that public rows reach, and gives the
-centres of the other leaves their noise lazily from a secret-keyed pseudorandom function.
-For the same seed the two give exactly the same released noisy centre counts,
-pseudo-labels and predictions (``tests/test_pseudocode_rdt_sharp.py``), because this
-module replays the fast version's randomness: tree keys and centre orders from its
-public structure generator, attribute choices from the node keys
-(:func:`dpviz.keyed.uniforms`), noise from its secret noise generator in the same order.
-
-Categorical attributes only, as Fig. 3 ("the algorithm as presented works only for
-categorical attributes"); the fast version also splits numeric attributes at random
-thresholds (Fan et al. 2003).
-
-Privacy: ε-DP for add/remove one private labeled row (RDT# Theorem 3), with
-``noise="discrete_laplace"``: only the p primary trees read private rows, each releases
-its centre counts (sensitivity 1) with noise of scale p/ε; the structures, the centres and
-the secondary ensemble use only the public rows and the primary trees' released output.
+In the paper's names (``D``, ``N = |D_npriv|``, ``X``, ``d``, ``h``, ``F``, ``num_centers``,
+``alpha``, ``E1``/``E2``, ``p``/``t``), categorical attributes only, every tree built in full:
+small domains only. :class:`dpviz.trees.rdt_sharp.RDTSharpClassifier` is the fast version;
+this one replays its randomness (tree keys and centre orders from the structure generator,
+attributes from node keys, noise from the secret generator), so for the same seed both
+release the same noisy counts, pseudo-labels and predictions. ε-DP in the private rows
+(add/remove one) with discrete Laplace noise; argument: docs/privacy.md §8.2.
 """
 
 from __future__ import annotations
@@ -34,30 +16,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpviz import keyed, mechanisms
+from dpviz import keyed
 from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
+from dpviz.pseudocode import child_key, leaf_uniforms, noisy, uniform
 from dpviz.trees._base import release_generators
+from dpviz.trees.random_tree import ATTRIBUTE_STREAM
 from dpviz.trees.rdt_sharp import region_distance
 
 __all__ = [
-    "Leaf",
-    "Node",
-    "add_instance",
-    "add_labeled",
-    "add_noise",
-    "cell_key",
-    "classify",
-    "create_tree",
-    "leaf_of",
-    "leaves",
-    "nearest_center",
-    "rdt_sharp",
-    "rdt_sharp_tree",
+    "Leaf", "Node", "add_instance", "add_labeled", "add_noise", "cell_key", "classify",
+    "create_tree", "leaf_of", "leaves", "nearest_center", "rdt_sharp", "rdt_sharp_tree",
 ]
-
-#: The keyed streams of a node's random choices (those of :mod:`dpviz.trees.random_tree`).
-ATTRIBUTE_STREAM = 1
 
 
 @dataclass
@@ -84,11 +54,8 @@ def create_tree(
 ) -> Node | Leaf:
     """Fig. 3, ``CreateTree(D, N, X, d, h)``: a random tree with centres from public rows.
 
-    ``D`` holds the positions (in ``D_npriv``) of the public rows reaching this node.
-    "Randomly choose an attribute F" is a keyed draw from the node's ``key``, and
-    "Select num_centers instances of D at random" takes the rows of D that come first in
-    ``order``, a random order of all public rows drawn once per tree (both as the fast
-    version draws them). With no attribute left before depth h the node is a leaf.
+    ``D``: positions in ``D_npriv`` of the rows reaching the node; the random centres are
+    the rows of D first in ``order``, a random order drawn once per tree.
     """
     if d == h or not X:
         num_centers = min(math.ceil(N_CELLS * len(D) / N), len(D)) if N else 0
@@ -97,15 +64,13 @@ def create_tree(
         # "each leaf has at least one center": a leaf without public rows has one implicit
         # centre whose region is the whole leaf
         return Leaf(key, centers, [np.zeros(T, dtype=np.int64) for _ in centers or [None]])
-    u = keyed.uniforms(np.array([key], dtype=np.uint64), ATTRIBUTE_STREAM)[0]
-    F = X[math.floor(u * len(X))]
+    F = X[math.floor(uniform(key, ATTRIBUTE_STREAM) * len(X))]
     r = Node(key, F)
     m = int(domain.n_values[F])  # F has m valid values
     for i in range(m):
         D_i = [row for row in D if D_npriv[row][F] == i]
-        child_key = int(keyed.child_keys(np.array([key], dtype=np.uint64), np.array([i]))[0])
         r.children.append(create_tree(
-            D_i, N, [a for a in X if a != F], d + 1, h, D_npriv=D_npriv, key=child_key,
+            D_i, N, [a for a in X if a != F], d + 1, h, D_npriv=D_npriv, key=child_key(key, i),
             order=order, N_CELLS=N_CELLS, T=T, domain=domain,
         ))
     return r
@@ -140,7 +105,7 @@ def add_labeled(r: Node | Leaf, D: np.ndarray, labels: np.ndarray, domain: Domai
 
 def cell_key(leaf: Leaf, c: int) -> int:
     """The key of centre ``c``'s region (how the fast version names a centre's counts)."""
-    return int(keyed.child_keys(np.array([leaf.key], dtype=np.uint64), np.array([c]))[0])
+    return child_key(leaf.key, c)
 
 
 def leaves(r: Node | Leaf) -> list[Leaf]:
@@ -151,38 +116,22 @@ def leaves(r: Node | Leaf) -> list[Leaf]:
 def add_noise(
     R: Node | Leaf, epsilon: float, rng: np.random.Generator, noise: str = "discrete_laplace"
 ) -> None:
-    """Fig. 5, ``AddNoise(R, ε)``: α_c[i] ← α_c[i] + Lap(1/ε) for every centre c and class i.
-
-    The uniforms behind each centre's noise are drawn as the fast release draws them:
-    first a secret key, then fresh uniforms for the centres some labeled row reached
-    (in the order of their keys); the other centres' uniforms come from the secret key
-    (:func:`dpviz.keyed.secret_uniforms`). Every centre gets independent noise either way.
-    ``noise="discrete_laplace"``: integer (two-sided geometric) noise, the proven choice.
-    """
+    """Fig. 5, ``AddNoise(R, ε)``: α_c[i] ← α_c[i] + Lap(1/ε) for every centre c and class i."""
     if math.isinf(epsilon):
         return  # the non-private reference: exact counts
-    secret = keyed.new_secret_key(rng)
     regions = [(cell_key(lf, c), lf, c) for lf in leaves(R) for c in range(len(lf.alpha))]
-    reached = sorted(key for key, lf, c in regions if lf.alpha[c].any())
-    T = len(regions[0][1].alpha[0])
-    fresh = dict(zip(reached, mechanisms.open_uniforms(rng, (len(reached), 2 * T)), strict=True))
+    u = leaf_uniforms(rng, [key for key, _, _ in regions],
+                      [key for key, lf, c in regions if lf.alpha[c].any()],
+                      2 * len(regions[0][1].alpha[0]))
     for key, lf, c in regions:
-        u = fresh[key] if key in fresh else keyed.secret_uniforms(
-            secret, np.array([key], dtype=np.uint64), 2 * T)[0]
-        if noise == "discrete_laplace":
-            lf.alpha[c] = mechanisms.discrete_laplace(
-                lf.alpha[c], epsilon=epsilon, uniforms=u.reshape(T, 2))
-        else:  # the paper's float Laplace: not proven private in floating point
-            lf.alpha[c] = np.asarray(
-                mechanisms.laplace(lf.alpha[c], epsilon=epsilon, uniforms=u[:T]))
+        lf.alpha[c] = noisy(lf.alpha[c], epsilon, u[key], noise)
 
 
 def classify(E: list[Node | Leaf], x: np.ndarray, domain: Domain) -> np.ndarray:
     """Fig. 4, ``Classify``: P(t|x) = Σ_i α_i[t] / Σ_τ Σ_i α_i[τ] over the trees of E.
 
-    α_i is the counter of the centre closest to x in the leaf x reaches in tree i.
-    Noisy sums can be negative: they count as 0, and if no class has a positive sum the
-    mass goes to the classes with the largest sum (as :func:`dpviz.trees.rdt.classify`).
+    α_i: the counter of the centre closest to x in its leaf of tree i. Negative sums count
+    as 0; if none is positive the largest sums share the mass (as ``dpviz.trees.rdt``).
     """
     total = sum(lf.alpha[nearest_center(lf, x, domain)] for lf in (leaf_of(R, x) for R in E))
     total = np.asarray(total, dtype=np.float64)
@@ -196,10 +145,9 @@ def classify(E: list[Node | Leaf], x: np.ndarray, domain: Domain) -> np.ndarray:
 def rdt_sharp_tree(
     D_npriv: np.ndarray, h: int, rng: np.random.Generator, *, N_CELLS: int, domain: Domain
 ) -> Node | Leaf:
-    """Fig. 3, ``Algorithm RDT#`` (without AddLabeled): ``CreateTree(D_npriv, |D_npriv|, X, 0, h)``.
+    """Fig. 3, ``Algorithm RDT#`` without AddLabeled: ``CreateTree(D_npriv, |D_npriv|, X, 0, h)``.
 
-    Draws the tree's key and then the random order of the public rows from ``rng`` (the
-    public structure generator).
+    Draws the tree's key, then the random order of the public rows, from ``rng`` (public).
     """
     key = int(keyed.splitmix64(np.array([int(rng.integers(0, 2**63))], dtype=np.uint64))[0])
     N = len(D_npriv)
@@ -216,33 +164,10 @@ def rdt_sharp(
 ) -> tuple[list, np.ndarray, list]:
     """Fig. 5, ``Algorithm RDT# Classifier``: E1 on the private rows, pseudo-labels, then E2.
 
-    Parameters
-    ----------
-    D_priv, labels : ndarray
-        The private labeled rows (encoded with ``domain``) and their class codes.
-    D_npriv : ndarray
-        The non-private unlabeled rows, encoded.
-    epsilon : float
-        Total ε; each primary tree gets ε/p (Theorem 3).
-    h : int
-        The trees' height (public: see ``RDTSharpClassifier.height``).
-    domain : Domain
-        The public schema (categorical attributes only).
-    p, t, N_CELLS : int
-        Primary and secondary ensemble sizes and the number of centres (paper: 5, 200, 10).
-    noise : {"discrete_laplace", "laplace"}
-        AddNoise's noise.
-    seed : int
-        The fast estimator's ``random_state``.
-
-    Returns
-    -------
-    E1 : list of trees
-        The primary trees with their noisy counters (the only private release).
-    pseudo_labels : ndarray
-        The class E1 gives each row of ``D_npriv``.
-    E2 : list of trees
-        The secondary trees, filled with the pseudo-labeled public rows (exact counts).
+    ``D_priv``/``labels``: the private labeled rows (encoded); ``D_npriv``: the public
+    unlabeled rows; each of the p primary trees gets ε/p; ``seed``: the fast estimator's
+    ``random_state``. Returns E1 (the only private release), the pseudo-labels of
+    ``D_npriv`` and E2 (the secondary trees, exact counts of the pseudo-labeled rows).
     """
     if not domain.categorical_mask.all():
         raise InvalidParameterError("this reference handles categorical attributes only (Fig. 3)")

@@ -1,10 +1,8 @@
-"""What dpviz adds to a Jupyter kernel: missing data files stop a cell quietly, with one message.
+"""The kernel hook: a missing data file stops a cell quietly, with one message per kernel.
 
-Offline and without the UCI files, the first cell that loads a data set shows one short message
-(what is missing, where dpviz looked, how to get the files). Every later cell that needs the
-data stops with a one-line note instead of a traceback, and ends without an error, so that Run All
-and Voilà go on to the cells that need no data (synthetic data, shipped results). Any other error
-shows its usual traceback.
+The first cell that lacks the UCI files says what is missing and where dpviz looked; later
+cells that need them stop with a one-line note and end without an error, so that Run All and
+Voilà go on to the cells that need no data. Any other error shows its usual traceback.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from typing import Any
 
 from dpviz.errors import DataUnavailableError
 
-#: The message of the first missing-data error of this kernel (None: none yet).
+#: The message of the first missing-data error of this kernel (empty: none yet).
 _first_message: list[str] = []
 
 
@@ -63,6 +61,5 @@ def install() -> None:
     from IPython import get_ipython
 
     shell = get_ipython()
-    if shell is None or getattr(shell, "kernel", None) is None:
-        return
-    shell.set_custom_exc((DataUnavailableError, NameError), _handler)
+    if shell is not None and getattr(shell, "kernel", None) is not None:
+        shell.set_custom_exc((DataUnavailableError, NameError), _handler)

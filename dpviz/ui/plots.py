@@ -1,17 +1,9 @@
-"""Altair chart builders used by the notebooks.
+"""Altair chart builders of the notebooks: each returns a chart built from a tidy DataFrame.
 
-Each function returns an ``altair.Chart`` built from a tidy DataFrame, so a
-notebook only calls it and a test can inspect its data and encoding. Charts
-use Vega-Lite 5 (altair >= 5.5, < 6), which JupyterLab and Voilà render offline.
-
-The notebooks display charts with the ``"dpviz"`` altair renderer registered here
-(``alt.renderers.enable("dpviz")``): altair's ``"mimetype"`` output plus a one-pixel
-``image/png`` placeholder. JupyterLab's Vega renderer, after drawing a chart whose
-output has no ``image/png``, renders a PNG and writes it back into the output model with
-``model.setData``; Voilà's models of plain cell outputs have no ``setData``, so every
-static chart showed "Javascript Error: e.setData is not a function" under it. With a PNG
-present the renderer skips that step; both front-ends still prefer (rank) and draw the
-Vega-Lite chart.
+Charts are Vega-Lite 5 (altair >= 5.5, < 6). The notebooks draw them with the ``"dpviz"``
+renderer registered here: altair's ``"mimetype"`` output plus a one-pixel ``image/png``
+placeholder, without which JupyterLab's Vega renderer calls ``model.setData`` to store a PNG,
+which Voilà's outputs lack ("e.setData is not a function").
 """
 
 from __future__ import annotations
@@ -33,15 +25,8 @@ if TYPE_CHECKING:
     from dpviz.privacy import Ledger
 
 __all__ = [
-    "PLACEHOLDER_PNG",
-    "accuracy_chart",
-    "audit_histogram_chart",
-    "epsilon_bound_chart",
-    "ledger_chart",
-    "log_axis",
-    "log_ticks",
-    "noisy_counts_chart",
-    "privacy_loss_chart",
+    "PLACEHOLDER_PNG", "accuracy_chart", "audit_histogram_chart", "epsilon_bound_chart",
+    "ledger_chart", "log_axis", "log_ticks", "noisy_counts_chart", "privacy_loss_chart",
     "render_chart",
 ]
 
@@ -49,33 +34,15 @@ __all__ = [
 PLACEHOLDER_PNG = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAAC0lEQVR42mNgAAIAAAUAAen63NgAAAAASUVORK5CYII="
 )
-
-
-#: The Vega-Lite version of JupyterLab's (and Voilà's) renderer.
+#: The Vega-Lite version of JupyterLab's (and Voilà's) renderer; every chart here is valid
+#: 5.6.1 (tests/test_vega_lite_version.py), and altair's newer schema makes the console warn.
 RENDERER_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.6.1.json"
 
 
 def render_chart(spec: dict, **metadata: object) -> tuple[dict, dict]:
-    """The ``"dpviz"`` altair renderer: Vega-Lite JSON, a PNG placeholder and a text line.
-
-    Parameters
-    ----------
-    spec : dict
-        The chart's Vega-Lite specification (altair passes it).
-    **metadata
-        Renderer options (altair's ``embed_options``), kept as the output's metadata.
-
-    Returns
-    -------
-    (data, metadata)
-        The MIME bundle and its metadata, as an altair renderer returns them.
-    """
-    # JupyterLab and Voilà draw with Vega-Lite 5.6.1, and every chart here is valid 5.6.1
-    # (tests/test_vega_lite_version.py): say so, instead of altair's newer schema, which
-    # makes the browser console warn of a version mismatch.
-    spec = {**spec, "$schema": RENDERER_SCHEMA}
+    """The ``"dpviz"`` altair renderer: Vega-Lite JSON, a PNG placeholder and a text line."""
     data = {
-        VEGALITE_MIME_TYPE: spec,
+        VEGALITE_MIME_TYPE: {**spec, "$schema": RENDERER_SCHEMA},
         "image/png": PLACEHOLDER_PNG,
         "text/plain": "<altair chart: run the notebook to see it>",
     }
@@ -85,26 +52,11 @@ def render_chart(spec: dict, **metadata: object) -> tuple[dict, dict]:
 alt.renderers.register("dpviz", render_chart)
 
 
-# ---------------------------------------------------------------------------------- axes
 def log_ticks(low: float, high: float, *, max_ticks: int = 6) -> list[float]:
-    """Tick values for a log axis over [low, high] whose labels do not run together.
+    """At most ``max_ticks`` increasing log-axis ticks over [low, high] that do not run together.
 
-    Vega's default ticks on a log scale label 1, 2, ..., 9 times every power of ten, which
-    run together on a narrow chart ("0.010.02", "3,0004,000"). These are the 1-2-5 steps of
-    the decades around the range when at most ``max_ticks`` of them fit, else the powers of
-    ten (every other one, or fewer, when even those are too many).
-
-    Parameters
-    ----------
-    low, high : float
-        The positive range of the data (``low <= high``).
-    max_ticks : int, default 6
-        At most this many ticks.
-
-    Returns
-    -------
-    list of float
-        Increasing tick values.
+    The 1-2-5 steps of the decades around the range if they fit, else the powers of ten
+    (every k-th one if needed); Vega's default labels 1..9 of every decade.
     """
     if not (math.isfinite(low) and math.isfinite(high) and 0 < low <= high):
         raise InvalidParameterError(
@@ -119,16 +71,15 @@ def log_ticks(low: float, high: float, *, max_ticks: int = 6) -> list[float]:
         ticks = [t for t in ticks if 10.0**first <= t <= 10.0**last]
         if len(ticks) <= max_ticks:
             return ticks
-    step = math.ceil(len(ticks) / max_ticks)
-    return ticks[::step]
+    return ticks[:: math.ceil(len(ticks) / max_ticks)]
 
 
 def log_axis(values: Sequence[float] | np.ndarray | pd.Series, *, fmt: str = "~g",
              max_ticks: int = 6) -> alt.Axis:
-    """A log axis with :func:`log_ticks` over the positive finite ``values`` and format ``fmt``.
+    """A log axis with :func:`log_ticks` over the positive finite ``values``, d3 format ``fmt``.
 
-    ``fmt`` is a d3 format: ``"~g"`` (0.01, 0.5, 10) for ε, ``"~s"`` (1k, 10k) for counts.
-    Without positive finite values the axis keeps Vega's ticks, with the format.
+    ``"~g"`` (0.01, 0.5, 10) suits ε, ``"~s"`` (1k, 10k) counts; without positive finite
+    values Vega's ticks are kept.
     """
     array = np.asarray(values, dtype=float)
     array = array[np.isfinite(array) & (array > 0)]
@@ -139,24 +90,10 @@ def log_axis(values: Sequence[float] | np.ndarray | pd.Series, *, fmt: str = "~g
 
 
 def ledger_chart(ledger: Ledger, *, by: str = "label", width: int = 420) -> alt.Chart:
-    """Where the privacy budget went: charged ε per group of queries, against the total.
+    """Bars of the ε each group of queries charged to the total, coloured by mechanism.
 
-    Parameters
-    ----------
-    ledger : Ledger
-        The ledger of a :class:`~dpviz.privacy.PrivateTable`.
-    by : {"label", "mechanism", "depth", "path"}
-        How to group the queries on the vertical axis.
-    width : int
-        Chart width in pixels.
-
-    Returns
-    -------
-    altair.Chart
-        Horizontal bars of the ε each group *charged* to the total (queries inside
-        a partition are charged the maximum over the parts, so a group may
-        contain many queries that charged nothing), coloured by mechanism.
-
+    ``by`` is ``"label"``, ``"mechanism"``, ``"depth"`` or ``"path"``. Queries inside a
+    partition are charged the maximum over the parts, so a group may charge nothing.
     """
     frame = ledger.to_frame()
     if by not in ("label", "mechanism", "depth", "path"):
@@ -171,53 +108,22 @@ def ledger_chart(ledger: Ledger, *, by: str = "label", width: int = 420) -> alt.
         if len(frame)
         else pd.DataFrame({k: [] for k in [*keys, "charged", "queries", "epsilon"]})
     )
-    total = ledger.total
-    title = f"Budget spent: {ledger.spent:.3g} of ε = {total:.3g} ({len(frame)} queries)"
-    bars = (
-        alt.Chart(grouped, title=title, width=width)
-        .mark_bar()
-        .encode(
-            x=alt.X("sum(charged):Q", title="ε charged to the total"),
-            y=alt.Y(f"{by}:N", sort=None, title=by),
-            color=alt.Color("mechanism:N", title="mechanism"),
-            tooltip=[
-                by,
-                "mechanism",
-                "queries",
-                alt.Tooltip("charged:Q", format=".4g"),
-                alt.Tooltip("epsilon:Q", title="largest query ε", format=".4g"),
-            ],
-        )
+    title = f"Budget spent: {ledger.spent:.3g} of ε = {ledger.total:.3g} ({len(frame)} queries)"
+    return alt.Chart(grouped, title=title, width=width).mark_bar().encode(
+        x=alt.X("sum(charged):Q", title="ε charged to the total"),
+        y=alt.Y(f"{by}:N", sort=None, title=by),
+        color=alt.Color("mechanism:N", title="mechanism"),
+        tooltip=[by, "mechanism", "queries", alt.Tooltip("charged:Q", format=".4g"),
+                 alt.Tooltip("epsilon:Q", title="largest query ε", format=".4g")],
     )
-    return bars
 
 
 def noisy_counts_chart(
-    labels: Sequence[Hashable],
-    true_counts: Sequence[float] | np.ndarray,
-    noisy_counts: Sequence[float] | np.ndarray,
-    *,
-    title: str = "True and noisy counts",
+    labels: Sequence[Hashable], true_counts: Sequence[float] | np.ndarray,
+    noisy_counts: Sequence[float] | np.ndarray, *, title: str = "True and noisy counts",
     width: int = 360,
 ) -> alt.Chart:
-    """Side-by-side bars of true and noisy counts per label (for teaching only).
-
-    Parameters
-    ----------
-    labels : sequence
-        One label per count (e.g. the domain's classes).
-    true_counts, noisy_counts : array-like
-        The exact counts (never shown to a real analyst) and their noisy release.
-    title : str
-        Chart title.
-    width : int
-        Chart width in pixels.
-
-    Returns
-    -------
-    altair.Chart
-        Grouped bars, one colour for "true" and one for "noisy".
-    """
+    """Grouped bars of the true and the noisy count of each label (for teaching only)."""
     true_counts = np.asarray(true_counts, dtype=float)
     noisy_counts = np.asarray(noisy_counts, dtype=float)
     labels = [str(v) for v in labels]
@@ -226,44 +132,23 @@ def noisy_counts_chart(
             f"labels, true_counts and noisy_counts must have the same length, got "
             f"{len(labels)}, {true_counts.size}, {noisy_counts.size}"
         )
-    frame = pd.DataFrame(
-        {
-            "label": labels * 2,
-            "count": np.concatenate([true_counts, noisy_counts]),
-            "release": ["true"] * len(labels) + ["noisy"] * len(labels),
-        }
-    )
-    return (
-        alt.Chart(frame, title=title, width=width)
-        .mark_bar()
-        .encode(
-            x=alt.X("label:N", sort=labels, title=None),
-            xOffset=alt.XOffset("release:N", sort=["true", "noisy"]),
-            y=alt.Y("count:Q", title="count"),
-            color=alt.Color("release:N", sort=["true", "noisy"], title=None),
-            tooltip=["label", "release", alt.Tooltip("count:Q", format=".0f")],
-        )
+    frame = pd.DataFrame({
+        "label": labels * 2,
+        "count": np.concatenate([true_counts, noisy_counts]),
+        "release": ["true"] * len(labels) + ["noisy"] * len(labels),
+    })
+    return alt.Chart(frame, title=title, width=width).mark_bar().encode(
+        x=alt.X("label:N", sort=labels, title=None),
+        xOffset=alt.XOffset("release:N", sort=["true", "noisy"]),
+        y=alt.Y("count:Q", title="count"),
+        color=alt.Color("release:N", sort=["true", "noisy"], title=None),
+        tooltip=["label", "release", alt.Tooltip("count:Q", format=".0f")],
     )
 
 
-# ---------------------------------------------------------------------------------- audits
 def audit_histogram_chart(result: AuditResult, *, width: int = 300) -> alt.Chart:
-    """The chosen event's probability under D and D′ with their Clopper–Pearson intervals.
-
-    Parameters
-    ----------
-    result : AuditResult
-        An audit from :func:`dpviz.audit.engine.audit`.
-    width : int
-        Chart width in pixels.
-
-    Returns
-    -------
-    altair.Chart
-        Two bars (P[M(D) ∈ E], P[M(D′) ∈ E]) with error bars.
-    """
-    frame = result.to_frame()
-    base = alt.Chart(frame, title=f"P[output ∈ {result.event}]", width=width)
+    """Bars of P[M(D) ∈ E] and P[M(D′) ∈ E] with their Clopper–Pearson intervals."""
+    base = alt.Chart(result.to_frame(), title=f"P[output ∈ {result.event}]", width=width)
     bars = base.mark_bar().encode(
         x=alt.X("neighbour:N", title=None, axis=alt.Axis(labelAngle=0)),  # D and D′ upright
         y=alt.Y("estimate:Q", title="probability"),
@@ -277,27 +162,11 @@ def audit_histogram_chart(result: AuditResult, *, width: int = 300) -> alt.Chart
 
 
 def privacy_loss_chart(
-    result: AuditResult,
-    *,
-    exact: pd.DataFrame | None = None,
-    width: int = 460,
+    result: AuditResult, *, exact: pd.DataFrame | None = None, width: int = 460
 ) -> alt.Chart:
-    """The privacy-loss profile: log P[M(D) ∈ E] / P[M(D′) ∈ E] for every candidate event.
+    """The loss log P[M(D) ∈ E] / P[M(D′) ∈ E] of every candidate event, a 95% band, ±ε.
 
-    Parameters
-    ----------
-    result : AuditResult
-        Its selection stage holds every candidate event's counts.
-    exact : DataFrame, optional
-        Columns ``event`` and ``loss``: the exact log-ratio where it is known.
-    width : int
-        Chart width in pixels.
-
-    Returns
-    -------
-    altair.Chart
-        Points with a 95% band per event (from the selection samples), the lines
-        ±ε of the claim, and the exact curve when given.
+    ``exact`` (columns ``event``, ``loss``) adds the exact log-ratio as a line.
     """
     table = result.selection
     n = max(int(result.n_samples - result.p.n), 1)  # selection samples per neighbour
@@ -310,15 +179,13 @@ def privacy_loss_chart(
         low = np.log(a_low) - np.log(b_high)
         high = np.log(a_high) - np.log(b_low)
     cap = 3 * max(result.epsilon if np.isfinite(result.epsilon) else 1.0, abs(point).max())
-    frame = pd.DataFrame(
-        {
-            "event": table["event"],
-            "order": np.arange(len(table)),
-            "log_ratio": point,
-            "low": np.clip(low, -cap, cap),
-            "high": np.clip(high, -cap, cap),
-        }
-    )
+    frame = pd.DataFrame({
+        "event": table["event"],
+        "order": np.arange(len(table)),
+        "log_ratio": point,
+        "low": np.clip(low, -cap, cap),
+        "high": np.clip(high, -cap, cap),
+    })
     base = alt.Chart(frame, width=width, title="Privacy loss per event: log P[D] / P[D′]")
     x = alt.X("order:O", title="event", axis=alt.Axis(labels=False, ticks=False))
     band = base.mark_rule(opacity=0.4).encode(x=x, y=alt.Y("low:Q", title="log-ratio"), y2="high:Q")
@@ -328,11 +195,8 @@ def privacy_loss_chart(
     layers = [band, points]
     if np.isfinite(result.epsilon):
         lines = pd.DataFrame({"y": [result.epsilon, -result.epsilon], "label": ["+ε", "−ε"]})
-        layers.append(
-            alt.Chart(lines)
-            .mark_rule(strokeDash=[6, 4], color="firebrick")
-            .encode(y="y:Q", tooltip=["label"])
-        )
+        layers.append(alt.Chart(lines).mark_rule(strokeDash=[6, 4], color="firebrick")
+                      .encode(y="y:Q", tooltip=["label"]))
     if exact is not None:
         merged = frame.merge(exact, on="event", how="inner")
         layers.append(alt.Chart(merged).mark_line(color="black").encode(x=x, y="loss:Q"))
@@ -340,20 +204,10 @@ def privacy_loss_chart(
 
 
 def epsilon_bound_chart(frame: pd.DataFrame, *, width: int = 420) -> alt.Chart:
-    """The audit's ε lower bound against the number of samples, per mechanism.
+    """The audit's ε lower bound against the samples, per mechanism, with the claim dashed.
 
-    Parameters
-    ----------
-    frame : DataFrame
-        Columns ``mechanism``, ``n_samples``, ``epsilon_lower`` and ``epsilon``
-        (the claim), e.g. from :func:`dpviz.audit.engine.bound_vs_samples`.
-    width : int
-        Chart width in pixels.
-
-    Returns
-    -------
-    altair.Chart
-        Lines of the bound (log-scaled samples) with the claimed ε as a dashed rule.
+    ``frame`` has columns ``mechanism``, ``n_samples``, ``epsilon_lower`` and ``epsilon``
+    (e.g. from :func:`dpviz.audit.engine.bound_vs_samples`).
     """
     sizes = sorted(pd.unique(frame["n_samples"]))
     axis = (
@@ -361,91 +215,42 @@ def epsilon_bound_chart(frame: pd.DataFrame, *, width: int = 420) -> alt.Chart:
         if len(sizes) <= 6
         else log_axis(frame["n_samples"], fmt="~s")
     )
-    names = [str(v) for v in pd.unique(frame["mechanism"])]
-    legend = alt.Legend(
-        orient="bottom",
-        direction="vertical",
-        columns=1,
-        labelLimit=_text_width(names),  # the default (160 px) cuts long mechanism names
-        title=None,
+    longest = max((len(str(v)) for v in pd.unique(frame["mechanism"])), default=0)
+    # Vega's default labelLimit (160 px) cuts long mechanism names: ~0.65 em a character
+    legend = alt.Legend(orient="bottom", direction="vertical", columns=1,
+                        labelLimit=max(160, math.ceil(0.65 * 11 * longest) + 10), title=None)
+    lines = alt.Chart(frame, width=width, title="Lower bound on ε as the audit grows").mark_line(
+        point=True
+    ).encode(
+        x=alt.X("n_samples:Q", scale=alt.Scale(type="log"), axis=axis,
+                title="samples per neighbour"),
+        y=alt.Y("epsilon_lower:Q", title="ε lower bound (95%)"),
+        color=alt.Color("mechanism:N", legend=legend),
+        tooltip=["mechanism", "n_samples", alt.Tooltip("epsilon_lower:Q", format=".3f")],
     )
-    lines = (
-        alt.Chart(frame, width=width, title="Lower bound on ε as the audit grows")
-        .mark_line(point=True)
-        .encode(
-            x=alt.X(
-                "n_samples:Q", scale=alt.Scale(type="log"), axis=axis,
-                title="samples per neighbour",
-            ),
-            y=alt.Y("epsilon_lower:Q", title="ε lower bound (95%)"),
-            color=alt.Color("mechanism:N", legend=legend),
-            tooltip=["mechanism", "n_samples", alt.Tooltip("epsilon_lower:Q", format=".3f")],
-        )
-    )
-    claim = (
-        alt.Chart(frame).mark_rule(strokeDash=[6, 4], color="firebrick").encode(y="mean(epsilon):Q")
+    claim = alt.Chart(frame).mark_rule(strokeDash=[6, 4], color="firebrick").encode(
+        y="mean(epsilon):Q"
     )
     return lines + claim
 
 
-def _text_width(labels: Sequence[str], font_size: float = 11) -> int:
-    """A generous width in pixels of the longest label (for legends' ``labelLimit``)."""
-    longest = max((len(label) for label in labels), default=0)
-    return max(160, math.ceil(0.65 * font_size * longest) + 10)
-
-
-# ---------------------------------------------------------------------------------- accuracy
 def accuracy_chart(
-    frame: pd.DataFrame,
-    *,
-    x: str = "epsilon",
-    color: str | None = None,
-    reference: float | pd.DataFrame | None = None,
-    highlight: float | None = None,
-    log_x: bool = True,
-    title: str = "Accuracy",
-    width: int = 420,
-    x_title: str | None = None,
+    frame: pd.DataFrame, *, x: str = "epsilon", color: str | None = None,
+    reference: float | pd.DataFrame | None = None, highlight: float | None = None,
+    log_x: bool = True, title: str = "Accuracy", width: int = 420, x_title: str | None = None,
     band_opacity: float = 0.25,
 ) -> alt.Chart:
-    """Mean accuracy against ``x`` with a band over repeats and a non-private reference line.
+    """Mean accuracy against ``x``, a 10–90th percentile band over repeats, a reference line.
 
-    Parameters
-    ----------
-    frame : DataFrame
-        One row per run: ``x``, ``accuracy`` (and ``color`` if given).
-    x : str
-        The swept parameter (ε, depth, trees, ...).
-    color : str, optional
-        Column distinguishing lines (e.g. the algorithm).
-    reference : float or DataFrame, optional
-        Non-private accuracy: a number (one dashed rule) or a frame with
-        ``accuracy`` (and ``color``) columns.
-    highlight : float, optional
-        Mark this ``x`` (the slider's current value) with a vertical rule.
-    log_x : bool
-        Log-scale x axis (for ε).
-    title : str
-        Chart title.
-    width : int
-        Chart width in pixels.
-    x_title : str, optional
-        Title of the x axis (default ``x``): name it as the control that moves it.
-    band_opacity : float
-        Opacity of each band: lower it when many lines overlap (their bands add up).
-
-    Returns
-    -------
-    altair.Chart
-        Line of the mean, band from the 10th to 90th percentile (min–max with few
-        repeats), dashed reference, optional highlight.
+    ``frame`` has one row per run (``x``, ``accuracy``, and the ``color`` column that tells
+    lines apart); ``reference``: the non-private accuracy, a number or a frame with
+    ``accuracy`` (and ``color``); ``highlight``: the slider's ``x``, marked by a rule.
     """
     keys = [x] + ([color] if color else [])
     summary = (
         frame.groupby(keys)["accuracy"]
-        .agg(
-            mean="mean", low=lambda s: s.quantile(0.1), high=lambda s: s.quantile(0.9), runs="size"
-        )
+        .agg(mean="mean", low=lambda s: s.quantile(0.1), high=lambda s: s.quantile(0.9),
+             runs="size")
         .reset_index()
     )
     scale = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
@@ -463,31 +268,20 @@ def accuracy_chart(
         x=alt.X(f"{x}:Q"),
         y=alt.Y("mean:Q"),
         color=enc_color,
-        tooltip=[
-            *(alt.Tooltip(f"{k}:{'N' if k == color else 'Q'}") for k in keys),
-            alt.Tooltip("mean:Q", format=".3f"),
-            alt.Tooltip("runs:Q"),
-        ],
+        tooltip=[*(alt.Tooltip(f"{k}:{'N' if k == color else 'Q'}") for k in keys),
+                 alt.Tooltip("mean:Q", format=".3f"), alt.Tooltip("runs:Q")],
     )
     layers: list[alt.Chart] = [band, line]
     if reference is not None:
         ref = (
-            pd.DataFrame({"accuracy": [float(reference)], "label": ["non-private"]})
-            if not isinstance(reference, pd.DataFrame)
-            else reference.assign(label="non-private")
+            reference.assign(label="non-private") if isinstance(reference, pd.DataFrame)
+            else pd.DataFrame({"accuracy": [float(reference)], "label": ["non-private"]})
         )
-        layers.append(
-            alt.Chart(ref)
-            .mark_rule(strokeDash=[6, 4], color="gray")
-            .encode(
-                y=alt.Y("accuracy:Q"),
-                tooltip=[alt.Tooltip("label:N"), alt.Tooltip("accuracy:Q", format=".3f")],
-            )
-        )
+        layers.append(alt.Chart(ref).mark_rule(strokeDash=[6, 4], color="gray").encode(
+            y=alt.Y("accuracy:Q"),
+            tooltip=[alt.Tooltip("label:N"), alt.Tooltip("accuracy:Q", format=".3f")],
+        ))
     if highlight is not None:
-        layers.append(
-            alt.Chart(pd.DataFrame({x: [highlight]}))
-            .mark_rule(color="firebrick")
-            .encode(x=alt.X(f"{x}:Q"))
-        )
+        layers.append(alt.Chart(pd.DataFrame({x: [highlight]})).mark_rule(color="firebrick")
+                      .encode(x=alt.X(f"{x}:Q")))
     return alt.layer(*layers)
