@@ -39,7 +39,7 @@ import math
 import warnings
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -53,11 +53,7 @@ from dpviz.errors import (
     NotProvenPrivateWarning,
 )
 from dpviz.leaf_release import FLOAT_LAPLACE_MESSAGE, NoisyLeafCounts, NoisyLeafLabels
-from dpviz.ui.plots import ledger_chart
 from dpviz.validation import check_epsilon, check_int, check_positive, check_random_state
-
-if TYPE_CHECKING:
-    import altair as alt
 
 __all__ = ["BudgetExceededError", "Ledger", "LedgerEntry", "PrivateTable"]
 
@@ -183,10 +179,6 @@ class Ledger:
             .agg(queries=("query", "size"), charged=("charged", "sum"))
             .reset_index()
         )
-
-    def chart(self, by: str = "label") -> alt.Chart:
-        """An altair bar chart of where the budget went (:func:`~dpviz.ui.plots.ledger_chart`)."""
-        return ledger_chart(self, by=by)
 
     def __repr__(self) -> str:
         return f"Ledger(spent={self.spent:.6g} of {self.total:.6g}, {len(self.entries)} queries)"
