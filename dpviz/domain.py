@@ -1,16 +1,10 @@
 """The public schema of a data set: attribute value lists, numeric bounds and class labels.
 
-Differential privacy protects the *rows*; everything an algorithm may look at
-without paying budget — which values a categorical attribute can take, the
-range of a numeric attribute, the list of classes — must be public. dpviz
-writes these down from each data set's documentation (see
-:mod:`dpviz.data.uci`) and never learns them from private rows, except through
-:meth:`Domain.from_data`, which warns with :class:`~dpviz.errors.PrivacyLeakWarning`.
-
-A :class:`Domain` encodes a DataFrame into a float array that the tree
-algorithms route with numpy: categorical attributes become integer codes
-``0 .. m-1`` in documented order, numeric attributes stay floats (clipped to
-their public bounds).
+Everything an algorithm may look at without paying budget is written down from each data
+set's documentation (:mod:`dpviz.data.uci`), never learned from the rows (except by
+:meth:`Domain.from_data`, which warns :class:`~dpviz.errors.PrivacyLeakWarning`). A
+:class:`Domain` encodes a DataFrame into floats: categorical codes ``0 .. m-1`` in
+documented order, numeric values clipped to their public bounds (docs/privacy.md §4).
 """
 
 from __future__ import annotations
@@ -35,24 +29,15 @@ from dpviz.errors import (
     UnknownLabelError,
 )
 
-#: Code given to a categorical value outside the public domain when
-#: ``Domain.encode(..., unknown="mark")`` is used (prediction time only).
+#: Code of a categorical value outside the public domain, ``encode(..., unknown="mark")``.
 UNKNOWN_CODE = -1
 
 
 @dataclass(frozen=True)
 class Categorical:
-    """A nominal attribute with its full, documented list of values.
+    """A nominal attribute: every value it can take, in documented order (code = position).
 
-    Parameters
-    ----------
-    name : str
-        Column name.
-    values : sequence of hashable
-        Every value the attribute can take, in the order of the documentation.
-        The code of a value is its position in this list. A bare string is refused
-        (``"xyz"`` is not the values ``"x"``, ``"y"``, ``"z"``; write ``["xyz"]``).
-
+    A bare string is refused (``"xyz"`` is not the values ``"x"``, ``"y"``, ``"z"``).
     """
 
     name: str
@@ -60,7 +45,6 @@ class Categorical:
 
     def __post_init__(self) -> None:
         if isinstance(self.values, str | bytes | bytearray):
-            # tuple("xyz") would silently make the values "x", "y" and "z"
             kind = "string" if isinstance(self.values, str) else "bytes object"
             raise InvalidParameterError(
                 f"Categorical({self.name!r}, {self.values!r}): values must be a list of values, "
@@ -87,43 +71,17 @@ class Categorical:
         """The values as a pandas Index, for fast lookup of codes (built once)."""
         return pd.Index(self.values, dtype=object)
 
-    @property
-    def is_categorical(self) -> bool:
-        """Always true for :class:`Categorical`."""
-        return True
+    is_categorical = True
 
 
 @dataclass(frozen=True)
 class Numeric:
-    """A continuous attribute with public bounds ``[low, high]``.
+    """A continuous attribute with public bounds ``[low, high]`` from documentation.
 
-    Parameters
-    ----------
-    name : str
-        Column name.
-    low, high : float
-        Public bounds, taken from documentation (never from the rows). Values
-        outside are clipped on encoding (the standard practice for bounded
-        DP mechanisms) unless ``out_of_bounds="raise"`` is asked for; an infinite
-        value is always refused (:meth:`Domain.encode`). Dates and durations are
-        refused (:func:`check_not_time`): give numbers in a stated unit, and the
-        bounds in that unit.
-
-    Notes
-    -----
-    A value below ``low`` is read as ``low``, one above ``high`` as ``high``: it
-    behaves exactly like the bound (the same routing, the same counts). Clipping to
-    the public bounds is what keeps the sensitivity: every row falls in one cell of
-    the public partitions the trees and split grids draw inside ``[low, high]``, so
-    one row still changes one count by one, whatever its value.
-
-    Bounds that exclude all the data clip every value to one end: the attribute then
-    holds a single value, its splits separate nothing, and nothing says so. dpviz
-    cannot warn from the data: a warning computed from the rows (that values were
-    clipped, or how many) would itself be a release of the private data that no ε
-    pays for. Take the bounds from documentation; the curator, who holds the rows,
-    can check them with ``domain.encode(X, out_of_bounds="raise")``, which names the
-    first value outside (an answer for the curator alone, never to publish).
+    Values outside are clipped on encoding (they behave exactly like the bound), which
+    keeps the sensitivity; dpviz cannot warn when bounds exclude the data, since the
+    warning would be a free release (docs/privacy.md §4). Infinite values, dates and
+    durations are refused.
     """
 
     name: str
@@ -140,10 +98,7 @@ class Numeric:
         object.__setattr__(self, "low", low)
         object.__setattr__(self, "high", high)
 
-    @property
-    def is_categorical(self) -> bool:
-        """Always false for :class:`Numeric`."""
-        return False
+    is_categorical = False
 
 
 Attribute = Categorical | Numeric
@@ -156,13 +111,16 @@ def _column_array(column: object) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=1024)
-def _mapping_cached(values: tuple) -> dict:
+def _mapping(values: tuple) -> dict:
+    """``value -> position`` for a (small, public) tuple of values, cached."""
     return {v: i for i, v in enumerate(values)}
 
 
-def _mapping(index: pd.Index) -> dict:
-    """``value -> position`` for a (small, public) index of values, cached."""
-    return _mapping_cached(tuple(index))
+def _missing(a: Attribute, row: int) -> MissingValueError:
+    return MissingValueError(
+        f"attribute {a.name!r} has a missing value (row {row}); the papers' rules for "
+        "missing values are applied by dpviz.data.uci.load, or impute them first"
+    )
 
 
 def _is_number(value: object) -> bool:
@@ -179,13 +137,12 @@ def _is_int(value: object) -> bool:
 
 
 def _lookup(index: pd.Index, values: np.ndarray) -> np.ndarray:
-    """Codes of ``values`` in ``index`` (−1 when absent), accepting the string form of a value.
+    """Codes of ``values`` in ``index`` (−1 when absent); 2 and 2.0 also match a documented "2".
 
-    E.g. the value 2 matches a documented "2". Integral floats match integers (2.0 → 2).
     Small inputs use a dict (pandas' per-call overhead dominates below a few hundred rows).
     """
     if len(values) <= 256:
-        mapping = _mapping(index)
+        mapping = _mapping(tuple(index))
         codes = np.fromiter((mapping.get(v, UNKNOWN_CODE) for v in values.tolist()),
                             dtype=np.int64, count=len(values))
     else:
@@ -197,27 +154,17 @@ def _lookup(index: pd.Index, values: np.ndarray) -> np.ndarray:
     return codes
 
 
-#: Python and numpy types of dates, times and durations (``pd.Timestamp`` and
-#: ``pd.Timedelta`` are subclasses): never read as numbers.
+#: Types of dates, times and durations (``pd.Timestamp``, ``pd.Timedelta`` are subclasses).
 _TIME_TYPES = (datetime.date, datetime.time, datetime.timedelta, np.datetime64, np.timedelta64,
                pd.Period)
 _TIME_KINDS = ("datetime64", "datetime", "date", "time", "timedelta64", "timedelta", "period")
 
 
 def check_not_time(name: str, column: object) -> None:
-    """Refuse a column of dates or durations where a number is read (a numeric attribute).
+    """Refuse a column of dates or durations where a number is read, naming the column.
 
-    A ``timedelta64`` or ``datetime64`` column converts to a count of its dtype's unit
-    (nanoseconds, for pandas) and an object column of numpy durations to a count of
-    theirs: read as numbers, they would be clipped to bounds written in another unit,
-    silently. dpviz refuses them, naming the column: convert them to a number in a
-    stated unit first, and give the domain public bounds in that unit.
-
-    Raises
-    ------
-    InvalidParameterError
-        If ``column`` (a Series or array) has a datetime, timedelta or period dtype, or
-        holds date, time or duration objects.
+    Read as numbers they would be counts of some unit (nanoseconds, for pandas), clipped
+    silently to bounds written in another; the message says how to convert them.
     """
     values = column if isinstance(column, pd.Series | pd.Index) else np.asarray(column)
     found = _time_kind(values)
@@ -252,17 +199,7 @@ def _time_kind(values: pd.Series | pd.Index | np.ndarray) -> str | None:
 
 
 def check_unique_columns(X: pd.DataFrame) -> None:
-    """Refuse a DataFrame whose column names repeat, naming the repeated ones.
-
-    A column is found by its name, so two columns of one name leave it ambiguous which
-    holds the attribute (pandas would hand back both, and the encoding would fail deep
-    inside numpy or mix the two).
-
-    Raises
-    ------
-    ColumnMismatchError
-        If a column name occurs more than once.
-    """
+    """Refuse (:class:`ColumnMismatchError`) a DataFrame whose column names repeat."""
     duplicated = X.columns[X.columns.duplicated()]
     if len(duplicated):
         names = list(dict.fromkeys(duplicated))
@@ -273,16 +210,9 @@ def check_unique_columns(X: pd.DataFrame) -> None:
 
 
 class Domain:
-    """Public schema: the attributes (categorical or numeric) and the class labels.
+    """Public schema: the attributes in column order and the class labels (code = position).
 
-    Parameters
-    ----------
-    attributes : sequence of Categorical or Numeric
-        The features, in column order.
-    classes : sequence of hashable
-        Every class label, in documented order; label ``classes[k]`` is encoded as ``k``.
-    target : str
-        Name of the label column, used for display.
+    ``target`` names the label column, for display.
 
     Examples
     --------
@@ -338,10 +268,7 @@ class Domain:
         if not isinstance(other, Domain):
             return NotImplemented
         return (self.attributes, self.classes, self.target) == (
-            other.attributes,
-            other.classes,
-            other.target,
-        )
+            other.attributes, other.classes, other.target)
 
     def __hash__(self) -> int:
         return hash((self.attributes, self.classes, self.target))
@@ -371,20 +298,14 @@ class Domain:
     @property
     def n_values(self) -> np.ndarray:
         """Number of values of each categorical attribute (0 for numeric ones)."""
-        return np.array(
-            [a.n_values if isinstance(a, Categorical) else 0 for a in self.attributes],
-            dtype=np.int64,
-        )
+        return np.array([a.n_values if isinstance(a, Categorical) else 0
+                         for a in self.attributes], dtype=np.int64)
 
     @property
     def bounds(self) -> np.ndarray:
         """Array of shape (k, 2): numeric bounds, or ``[0, m]`` for a categorical of m values."""
-        return np.array(
-            [
-                (a.low, a.high) if isinstance(a, Numeric) else (0.0, float(a.n_values))
-                for a in self.attributes
-            ]
-        )
+        return np.array([(a.low, a.high) if isinstance(a, Numeric) else (0.0, float(a.n_values))
+                         for a in self.attributes])
 
     def select(self, names: Sequence[str]) -> Domain:
         """A new Domain with only the attributes ``names`` (in that order)."""
@@ -392,35 +313,14 @@ class Domain:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per attribute: its kind and its public values or bounds (for display)."""
-        rows = []
-        for a in self.attributes:
-            if isinstance(a, Categorical):
-                rows.append(
-                    {
-                        "attribute": a.name,
-                        "kind": "categorical",
-                        "size": a.n_values,
-                        "public domain": ", ".join(map(str, a.values)),
-                    }
-                )
-            else:
-                rows.append(
-                    {
-                        "attribute": a.name,
-                        "kind": "numeric",
-                        "size": np.nan,
-                        "public domain": f"[{a.low:g}, {a.high:g}]",
-                    }
-                )
-        rows.append(
-            {
-                "attribute": self.target,
-                "kind": "class",
-                "size": self.n_classes,
-                "public domain": ", ".join(map(str, self.classes)),
-            }
-        )
-        return pd.DataFrame(rows)
+        rows = [
+            (a.name, "categorical", a.n_values, ", ".join(map(str, a.values)))
+            if isinstance(a, Categorical) else
+            (a.name, "numeric", np.nan, f"[{a.low:g}, {a.high:g}]")
+            for a in self.attributes
+        ]
+        rows.append((self.target, "class", self.n_classes, ", ".join(map(str, self.classes))))
+        return pd.DataFrame(rows, columns=["attribute", "kind", "size", "public domain"])
 
     # ------------------------------------------------------------------ encoding
     def encode(
@@ -430,40 +330,13 @@ class Domain:
         unknown: Literal["raise", "mark"] = "raise",
         out_of_bounds: Literal["clip", "raise"] = "clip",
     ) -> np.ndarray:
-        """Encode features into a float array of shape (n, k).
+        """Encode features into floats (n, k): categorical codes and clipped numeric values.
 
-        Parameters
-        ----------
-        X : DataFrame or array of shape (n, k)
-            A DataFrame must have exactly the domain's columns (any order); an
-            array is read positionally.
-        unknown : {"raise", "mark"}
-            What to do with a categorical value outside the public domain:
-            raise :class:`~dpviz.errors.UnknownCategoryError` naming the attribute
-            and the value (default), or give it the code :data:`UNKNOWN_CODE`
-            (``-1``) so that an estimator can apply its documented prediction-time
-            policy (e.g. route to a random child). Never use ``"mark"`` for
-            training data.
-        out_of_bounds : {"clip", "raise"}
-            Numeric values outside the public bounds are clipped (default) or refused.
-
-        Returns
-        -------
-        ndarray of float64, shape (n, k)
-            Categorical codes (as floats) and numeric values.
-
-        Raises
-        ------
-        ColumnMismatchError
-            Columns missing, extra or duplicated (DataFrame), or wrong width (array).
-        MissingValueError
-            A NaN / None anywhere.
-        InvalidParameterError
-            An infinite numeric value (``inf``, or the string ``"inf"`` in an object
-            column), which is refused rather than clipped.
-        UnknownCategoryError
-            An unknown category with ``unknown="raise"``.
-
+        ``X`` is a DataFrame with exactly the domain's columns, or an array read by position.
+        ``unknown="mark"`` gives an unknown category :data:`UNKNOWN_CODE` (prediction time
+        only) instead of raising :class:`~dpviz.errors.UnknownCategoryError`;
+        ``out_of_bounds="raise"`` refuses numeric values outside the bounds (for the
+        curator's eyes only). Missing values, infinities and mismatched columns raise.
         """
         if unknown not in ("raise", "mark"):
             raise InvalidParameterError(f"unknown must be 'raise' or 'mark', got {unknown!r}")
@@ -497,30 +370,19 @@ class Domain:
             col = self._column(X, j)
             missing = np.isnan(col) if col.dtype.kind == "f" else pd.isna(col)
             if missing.any():
-                bad = int(np.flatnonzero(missing)[0])
-                raise MissingValueError(
-                    f"attribute {a.name!r} has a missing value (row {bad}); the papers' rules for "
-                    "missing values are applied by dpviz.data.uci.load, or impute them first"
-                )
+                raise _missing(a, int(np.flatnonzero(missing)[0]))
             out[:, j] = self._encode_categorical(a, col, unknown)
         return out
 
     def _refuse_non_finite(self, block: np.ndarray, numeric: np.ndarray) -> None:
-        """Name the attribute and row of the first NaN (missing) or infinite numeric value.
+        """Name the attribute and row of the first NaN or infinite numeric value.
 
-        Infinity is refused whatever the column's dtype (a float column, or ``inf`` /
-        ``"inf"`` in an object or string column): clipping it to the public bound would
-        silently turn an error in the data into the most extreme legal value.
+        Infinity is refused, not clipped: that would turn an error into the extreme value.
         """
         nan = np.isnan(block)
         if nan.any():
             col = int(np.argmax(nan.any(axis=0)))
-            a = self.attributes[numeric[col]]
-            bad = int(np.flatnonzero(nan[:, col])[0])
-            raise MissingValueError(
-                f"attribute {a.name!r} has a missing value (row {bad}); the papers' rules for "
-                "missing values are applied by dpviz.data.uci.load, or impute them first"
-            )
+            raise _missing(self.attributes[numeric[col]], int(np.flatnonzero(nan[:, col])[0]))
         inf = np.isinf(block)
         col = int(np.argmax(inf.any(axis=0)))
         a = self.attributes[numeric[col]]
@@ -600,16 +462,7 @@ class Domain:
             )
 
     def encode_labels(self, y: pd.Series | np.ndarray | Sequence[Hashable]) -> np.ndarray:
-        """Encode class labels into int64 codes ``0 .. n_classes-1``.
-
-        Raises
-        ------
-        MissingValueError
-            A label is missing.
-        UnknownLabelError
-            A label is not one of ``classes``; the message names it.
-
-        """
+        """Encode class labels into int64 codes ``0 .. n_classes-1`` (unknown or missing: raise)."""
         values = _column_array(y).ravel()
         if (np.isnan(values) if values.dtype.kind == "f" else pd.isna(values)).any():
             raise MissingValueError(f"the labels ({self.target!r}) contain a missing value")
@@ -638,10 +491,7 @@ class Domain:
         return classes[np.asarray(codes, dtype=np.int64)]
 
     def decode(self, encoded: np.ndarray) -> pd.DataFrame:
-        """Turn an encoded array back into a DataFrame of documented values (for display).
-
-        Unknown codes (``-1``) decode to ``None``.
-        """
+        """An encoded array back as a DataFrame of documented values (unknown codes: None)."""
         encoded = np.asarray(encoded, dtype=np.float64)
         if encoded.ndim != 2 or encoded.shape[1] != len(self):
             raise ColumnMismatchError(f"expected shape (n, {len(self)}), got {encoded.shape}")
@@ -656,7 +506,6 @@ class Domain:
                 data[a.name] = encoded[:, j]
         return pd.DataFrame(data)
 
-    # ------------------------------------------------------------------ leaking constructor
     @classmethod
     def from_data(
         cls,
@@ -665,14 +514,9 @@ class Domain:
         *,
         target: str = "class",
     ) -> Domain:
-        """Derive a domain from the data itself — NOT differentially private.
+        """Derive a domain from the rows (observed values, min and max, labels): NOT private.
 
-        Categorical columns (object, string, category or bool dtype) get their
-        sorted observed values; numeric columns get their observed min and max;
-        classes are the sorted observed labels. The observed values and bounds
-        are functions of the private rows, so this emits
-        :class:`~dpviz.errors.PrivacyLeakWarning`. Provide a documented
-        :class:`Domain` instead whenever the data is private.
+        Warns :class:`~dpviz.errors.PrivacyLeakWarning`; pass a documented Domain instead.
         """
         warnings.warn(
             "the domain (categories, numeric bounds, classes) was derived from the data, which "
@@ -680,13 +524,8 @@ class Domain:
             PrivacyLeakWarning,
             stacklevel=2,
         )
-        frame = (
-            X
-            if isinstance(X, pd.DataFrame)
-            else pd.DataFrame(
-                np.asarray(X), columns=[f"x{j}" for j in range(np.asarray(X).shape[1])]
-            )
-        )
+        frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(
+            np.asarray(X), columns=[f"x{j}" for j in range(np.asarray(X).shape[1])])
         attributes: list[Attribute] = []
         for name in frame.columns:
             col = frame[name]

@@ -1,8 +1,4 @@
-"""Exceptions and warnings raised by dpviz.
-
-Every error names the parameter (or attribute) and the offending value, so a
-student who mistypes a slider value or a column name learns what to fix.
-"""
+"""Exceptions and warnings raised by dpviz; every error names the parameter and the value."""
 
 from __future__ import annotations
 
@@ -16,11 +12,7 @@ class InvalidParameterError(DPVizError, ValueError):
 
 
 class BudgetExceededError(DPVizError, RuntimeError):
-    """A query would spend more privacy budget than remains.
-
-    Raised by :class:`dpviz.privacy.PrivateTable` *before* the query reads any
-    private row, so a refused query reveals nothing.
-    """
+    """A query would spend more budget than remains (raised before any row is read)."""
 
 
 class UnknownCategoryError(DPVizError, ValueError):
@@ -69,24 +61,11 @@ class DataIntegrityError(DPVizError, ValueError):
 
 
 class PrivacyLeakWarning(UserWarning):
-    """A parameter that should be public was derived from the private data.
-
-    Following diffprivlib's convention: e.g. an estimator fitted without a
-    :class:`dpviz.domain.Domain` learns the categories and bounds from the rows,
-    which is not differentially private.
-    """
+    """A parameter that should be public was derived from the private data (diffprivlib's name)."""
 
 
 class NotProvenPrivateWarning(UserWarning):
-    """A mechanism without a valid privacy proof is being used (kept for teaching).
-
-    The Fletcher & Islam (2017) smooth-sensitivity exponential mechanism was
-    withdrawn by its author in the 2021 addendum: its real privacy cost may be
-    about twice the stated ε. The continuous split point of Friedman & Schuster
-    §4.3 as printed (:func:`dpviz.trees.id3_split_point.choose_split_point_continuous`)
-    releases ``rng.uniform(start, end)`` with private range ends, a data-dependent
-    floating-point lattice (Mironov 2012).
-    """
+    """A mechanism without a valid privacy proof is used, for teaching (docs/privacy.md §5)."""
 
 
 class CacheUnavailableWarning(UserWarning):

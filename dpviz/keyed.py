@@ -1,34 +1,11 @@
 """Counter-based randomness: random numbers that are a pure function of a key.
 
-A random tree on Mushroom with height 11 has up to ~10^8 leaves, almost all of
-them empty. dpviz never builds them. Two kinds of keyed randomness serve two
-different purposes:
-
-* **Public structure** (:func:`uniforms`, :func:`child_keys`): the attribute and
-  split point of a tree node are computed on demand from the node's 64-bit key
-  with a stateless mixer (SplitMix64, Steele, Lea & Flood, OOPSLA 2014 — the
-  mixer behind Java's SplittableRandom). The structure of a random tree is
-  public (it is drawn from the Domain, never from rows), so nothing here needs to
-  be secret: SplitMix64 is invertible, and two released split points of a node
-  pin its key — which is fine, because a structure key protects nothing.
-* **Secret noise** (:func:`secret_uniforms`): the noise of a leaf that no
-  training row visited is computed on demand from a 128-bit *secret* noise key
-  with SipHash-2-4 (Aumasson & Bernstein, INDOCRYPT 2012), a keyed pseudorandom
-  function giving each leaf a 64-bit seed (expanded within the leaf by
-  SplitMix64). Released noisy values then reveal nothing usable about the key
-  (under the standard assumption that SipHash is a PRF), so the lazily released
-  model has, to any computationally bounded observer, the distribution of a
-  fully materialized one with independent noise in every leaf.
-
-Both give **open uniforms** on the grid ``(k + 1/2) / 2**52``,
-``k = 0 … 2**52 - 1`` (:func:`uniforms_from_bits`): every value is an exact
-double, never 0 and never 1 (so ``log`` and ``log(-log u)`` are always finite),
-and the same grid is used by :func:`dpviz.mechanisms.open_uniforms` for noise
-drawn from a generator — one grid, one set of samplers.
-
-Keys of different nodes (or streams) collide with probability about
-n²/2^65 — for 10^8 visited nodes about 3e-4 over a whole experiment — and a
-collision only correlates two nodes' public structure; it never reads data.
+Public structure (:func:`uniforms`, :func:`child_keys`): a tree node's attribute and split
+point come from its 64-bit key through SplitMix64 (Steele, Lea & Flood 2014), public and
+invertible. Secret noise (:func:`secret_uniforms`): an unvisited leaf's noise comes from
+SipHash-2-4 (Aumasson & Bernstein 2012) under a 128-bit secret key. Both give open
+uniforms on the grid ``(k + 1/2) / 2**52`` (:func:`uniforms_from_bits`), the grid of
+:func:`dpviz.mechanisms.open_uniforms`. Why this is safe: docs/privacy.md §8.1.
 """
 
 from __future__ import annotations
@@ -65,7 +42,7 @@ def _mix64(z: np.ndarray) -> np.ndarray:
 
 
 def splitmix64(x: np.ndarray) -> np.ndarray:
-    """The SplitMix64 output function applied elementwise to uint64 values (wrapping arithmetic)."""
+    """SplitMix64's output function, elementwise on uint64 (wrapping arithmetic)."""
     return _mix64(np.asarray(x, dtype=np.uint64) + _GOLDEN)
 
 
@@ -83,34 +60,16 @@ def child_keys(parent_keys: np.ndarray, child_index: np.ndarray) -> np.ndarray:
 
 
 def uniforms_from_bits(bits: np.ndarray) -> np.ndarray:
-    """Open uniforms ``(k + 1/2) / 2**52`` from the top 52 bits ``k`` of uint64 words.
-
-    Every output is an exact double in ``[2**-53, 1 - 2**-53]``; with uniform words, each
-    of the 2**52 grid points has probability exactly 2**-52.
-    """
+    """Open uniforms ``(k + 1/2) / 2**52`` (exact doubles, never 0 or 1) from the top 52 bits."""
     k = np.asarray(bits, dtype=np.uint64) >> _DROP
     return (k.astype(np.float64) + 0.5) * 2.0**-UNIFORM_BITS
 
 
 def uniforms(keys: np.ndarray, stream: int, n: int | None = None) -> np.ndarray:
-    """Public uniforms in the open interval (0, 1), a pure function of ``(keys, stream)``.
+    """Public open uniforms, a pure function of ``(keys, stream)`` (tree structure only).
 
-    For the public structure of random trees only (SplitMix64 is not a secret-keyed
-    function: see the module docstring). Noise uses :func:`secret_uniforms`.
-
-    Parameters
-    ----------
-    keys : array of uint64
-        One key per row.
-    stream : int
-        Which independent stream of numbers to draw (e.g. 0 = attribute choice, 1 = split point).
-    n : int, optional
-        Draw ``n`` numbers per key (shape ``(*keys.shape, n)``) instead of one.
-
-    Returns
-    -------
-    ndarray of float64
-        On the grid of :func:`uniforms_from_bits`: never exactly 0 or 1.
+    ``stream`` selects an independent stream (e.g. 0 = attribute, 1 = split point); ``n``
+    draws ``n`` numbers per key (shape ``(*keys.shape, n)``) instead of one.
     """
     base = derive(keys, stream)
     if n is not None:
@@ -155,23 +114,10 @@ _CHUNK = 16_384  # elements per pass: the state stays in the CPU cache
 
 
 def siphash24(key: np.ndarray, words: list[np.ndarray]) -> np.ndarray:
-    """SipHash-2-4 of the message ``words`` (little-endian uint64 words) under a 128-bit key.
+    """SipHash-2-4 tags (uint64) of the messages ``words`` under the key ``(k0, k1)``.
 
-    Vectorized: the words broadcast against each other, one tag per element (computed in
-    cache-sized chunks with in-place numpy operations).
-
-    Parameters
-    ----------
-    key : array of 2 uint64
-        ``(k0, k1)``, the key's two little-endian halves.
-    words : list of arrays of uint64
-        The message, 8 bytes per word (messages whose length is a multiple of 8).
-
-    Returns
-    -------
-    ndarray of uint64
-        The 64-bit tags, shape of the broadcast words (the reference implementation's test
-        vectors are checked in the tests).
+    The words (little-endian uint64, 8 bytes each) broadcast against each other, one tag
+    per element, computed in cache-sized chunks in place.
     """
     k0, k1 = (np.uint64(int(k)) for k in np.asarray(key, dtype=np.uint64))
     shape = np.broadcast_shapes(*(np.shape(w) for w in words)) if words else ()
@@ -184,12 +130,8 @@ def siphash24(key: np.ndarray, words: list[np.ndarray]) -> np.ndarray:
         stop = min(start + _CHUNK, n)
         m = stop - start
         scratch = tmp[:m]
-        v = [
-            np.full(m, k0 ^ _C0, dtype=np.uint64),
-            np.full(m, k1 ^ _C1, dtype=np.uint64),
-            np.full(m, k0 ^ _C2, dtype=np.uint64),
-            np.full(m, k1 ^ _C3, dtype=np.uint64),
-        ]
+        v = [np.full(m, k ^ c, dtype=np.uint64) for k, c in ((k0, _C0), (k1, _C1), (k0, _C2),
+                                                                 (k1, _C3))]
         for word in [*(w[start:stop] for w in flat), last]:
             v[3] ^= word
             _sipround(v, scratch)
@@ -208,28 +150,9 @@ def new_secret_key(rng: np.random.Generator) -> np.ndarray:
 
 
 def secret_uniforms(secret: np.ndarray, keys: np.ndarray, n: int) -> np.ndarray:
-    """``n`` open uniforms per key: a SipHash-2-4 seed per key, expanded by SplitMix64.
+    """``n`` open uniforms per key (m, n): the SplitMix64 stream from ``SipHash-2-4(secret, key)``.
 
-    Each key gets a 64-bit seed ``SipHash-2-4(secret, key)`` — a pseudorandom function of
-    the key under the 128-bit ``secret`` — and its ``n`` uniforms are the first ``n``
-    outputs of the SplitMix64 generator started at that seed. Seeing every uniform of one
-    key may reveal that key's seed (SplitMix64 is invertible), which determines nothing
-    about any other key or about the secret (one SipHash call per key, not per uniform).
-
-    Parameters
-    ----------
-    secret : array of 2 uint64
-        The noise key of one release (:func:`new_secret_key`); a curator secret.
-    keys : array of uint64, shape (m,)
-        Public keys, e.g. the leaves of a random tree.
-    n : int
-        Uniforms per key.
-
-    Returns
-    -------
-    ndarray of float64, shape (m, n)
-        Open uniforms on the 52-bit grid, independent across keys and across secrets (for
-        a computationally bounded observer who does not know ``secret``).
+    ``secret`` is one release's noise key (:func:`new_secret_key`), a curator secret.
     """
     seeds = siphash24(secret, [np.asarray(keys, dtype=np.uint64).reshape(-1)])
     steps = (np.arange(1, n + 1, dtype=np.uint64) * _GOLDEN).reshape(1, -1)

@@ -1,25 +1,11 @@
 """Floating-point lattices of samplers, and membership tests to use as audit events.
 
-A sampler that computes its output in floating point from a uniform random number
-can only return a finite, structured set of doubles — its *lattice*. When the lattice
-depends on the private data, the output's mere membership in it can reveal the data,
-whatever ε the distribution "on the reals" was meant to have: Mironov (CCS 2012, "On
-significance of the least significant bits for differential privacy") shows it for the
-textbook Laplace mechanism, and :func:`dpviz.audit.engine.laplace_lattice_events` encodes that
-attack for dpviz's own inversion Laplace sampler (:func:`dpviz.mechanisms.laplace`).
-
-This module holds the membership test of numpy's uniform sampler.
-``numpy.random.Generator.uniform(start, end)`` returns
-``start + (end - start) * next_double()`` with ``next_double() = (next_uint64 >> 11) · 2^-53``,
-i.e. one of the 2^53 doubles ``fl(start + fl((end - start) · k·2^-53))``, k = 0 .. 2^53 − 1.
-:func:`uniform_lattice_member` decides, for each value, whether it is one of them: the
-value is inverted to the nearest k and the candidates k − 2 .. k + 2 are recomputed
-exactly as numpy does (float64 multiplication, then addition, each correctly rounded).
-
-Used as an audit event ("the output is on the lattice of D's ranges") it turns a
-data-dependent lattice into a measurable privacy loss: e.g. the continuous split point of
-Friedman & Schuster §4.3, ``rng.uniform(start, end)`` over ranges whose ends are the
-private rows' values (:func:`dpviz.trees.id3_split_point.choose_split_point_continuous`).
+A sampler computing its output in floating point can only return a structured set of
+doubles, its *lattice*; when the lattice depends on the data, membership reveals the data
+whatever the ε on the reals (Mironov 2012; :func:`dpviz.audit.engine.laplace_lattice_events`
+for dpviz's float Laplace). This module decides membership in the lattice of
+``numpy.random.Generator.uniform(start, end)`` — e.g. FS §4.3's split point drawn between
+private values (:func:`dpviz.trees.id3_split_point.choose_split_point_continuous`).
 """
 
 from __future__ import annotations
@@ -46,28 +32,10 @@ def uniform_lattice_member(
 ) -> np.ndarray:
     """Whether each value could be returned by ``numpy.random.Generator.uniform(start, end)``.
 
-    Parameters
-    ----------
-    values : array_like of float
-        The outputs to test (any shape).
-    start, end : float or array_like
-        The sampler's ends, broadcast against ``values`` (e.g. one range per value).
-
-    Returns
-    -------
-    ndarray of bool
-        True where ``value == fl(start + fl((end - start) · k·2^-53))`` for some integer
-        ``0 <= k < 2^53`` (checked exactly for the five k nearest to the inverse).
-        NaN and infinite values are never members.
-
-    Notes
-    -----
-    numpy (``random_uniform`` in ``distributions.c``) computes ``off + scale * U`` with
-    ``scale = high - low`` computed once in float64 and ``U = (next_uint64 >> 11) · 2^-53``
-    (exactly representable). The inverse ``k ≈ (value - start) / (end - start) · 2^53`` is
-    off by at most a few units from a k that reproduces ``value`` when one exists (the
-    rounding of the subtraction, division and multiplication), so checking k − 2 .. k + 2
-    decides membership. ``end == start`` gives the one-point lattice ``{start}``.
+    True where ``value == fl(start + fl((end - start)·k·2^-53))`` for an integer
+    ``0 <= k < 2^53``, as numpy's ``random_uniform`` computes it; ``start``, ``end``
+    broadcast against ``values``. The inverse k is off by a few units at most (the
+    roundings), so the five nearest k decide. NaN and infinities are never members.
 
     Examples
     --------
@@ -112,20 +80,7 @@ def uniform_lattice_member_any(
     values: np.ndarray | Sequence[float] | float,
     ranges: Sequence[tuple[float, float]],
 ) -> np.ndarray:
-    """Whether each value lies on the lattice of ``uniform(start, end)`` for one of ``ranges``.
-
-    Parameters
-    ----------
-    values : array_like of float
-        The outputs to test.
-    ranges : sequence of (start, end)
-        The sampler's possible ends, e.g. the score-constant ranges of FS §4.3 on a data set.
-
-    Returns
-    -------
-    ndarray of bool
-        The union of :func:`uniform_lattice_member` over the ranges.
-    """
+    """The union of :func:`uniform_lattice_member` over ``ranges`` of (start, end)."""
     y = np.asarray(values, dtype=np.float64)
     out = np.zeros(y.shape, dtype=bool)
     for start, end in ranges:

@@ -1,32 +1,14 @@
 """Lazy releases of per-leaf statistics of random trees: noisy counts and noisy labels.
 
-A random tree's leaves are a public set fixed before any row is read (the tree
-structure comes from the Domain), so releasing one noisy statistic per leaf is
-one histogram-style query: one row changes one leaf's statistics. These objects
-are what :meth:`dpviz.privacy.PrivateTable.noisy_leaf_counts` and
-:meth:`~dpviz.privacy.PrivateTable.noisy_leaf_labels` return.
-
-How a release is made (:meth:`NoisyLeafCounts.release`, :meth:`NoisyLeafLabels.release`):
-
-* every leaf that holds a training row gets its noisy statistic **at release time**,
-  drawn with fresh uniforms from the noise generator by the mechanism's own sampler
-  (:mod:`dpviz.mechanisms`); only that *noisy* value is stored — the exact counts are
-  dropped;
-* every other leaf (exact count 0) gets the same mechanism applied to zero counts with
-  uniforms from a keyed pseudorandom function (SipHash-2-4 under a fresh 128-bit
-  secret key, :func:`dpviz.keyed.secret_uniforms`), computed on demand, so a tree with
-  10^8 leaves is never materialized and looking a leaf up twice gives the same answer.
-
-The map from every leaf to its noisy statistic therefore has the distribution of a
-fully materialized release with independent noise per leaf (to any observer who
-cannot break SipHash), and the release uses the same sampler in both cases.
-
-Curator secrets. The object keeps two things that are *not* part of the release:
-the set of visited leaves (which leaves hold a row — the pruning leak of JPW Fig. 3)
-and the secret key (with which the noise of unvisited leaves can be recomputed, so
-that an unvisited leaf can be told from a visited one). Publish lookups
-(predictions) or an export of the materialized release, never the object: pickling
-it warns :class:`~dpviz.errors.PrivacyLeakWarning` (see ``docs/privacy.md``).
+A random tree's leaves are public (fixed from the Domain before any row is read), so one
+noisy statistic per leaf is one histogram-style query. At release time every leaf holding
+a row gets its noisy statistic from fresh uniforms of the noise generator (the exact
+counts are dropped); every other leaf gets the same mechanism applied to zero counts with
+uniforms from SipHash-2-4 under a fresh 128-bit secret key, computed on demand
+(:func:`dpviz.keyed.secret_uniforms`). To an observer who cannot break SipHash the map
+has the law of a fully materialized release (docs/privacy.md §8.1). The set of visited
+leaves and the key are curator secrets: pickling a finite-ε release warns
+:class:`~dpviz.errors.PrivacyLeakWarning` (docs/privacy.md §2).
 """
 
 from __future__ import annotations
@@ -64,26 +46,15 @@ FLOAT_LAPLACE_MESSAGE = (
 )
 
 
-def _visited_counts(
-    leaf_keys: np.ndarray, labels: np.ndarray, n_classes: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct visited leaves (sorted) and their exact class counts (m, T)."""
-    keys, inverse = np.unique(np.asarray(leaf_keys, dtype=np.uint64), return_inverse=True)
-    labels = np.asarray(labels, dtype=np.int64)
-    counts = np.bincount(
-        inverse.ravel() * n_classes + labels, minlength=len(keys) * n_classes
-    ).reshape(len(keys), n_classes)
-    return keys, counts
-
-
 class _LeafRelease:
-    """Shared state of a lazy per-leaf release: stored noisy values of the visited leaves.
+    """A lazy per-leaf release: stored noisy values of the visited leaves, keyed noise elsewhere.
 
     Subclasses define ``MECHANISMS``, ``_uniforms_per_leaf`` and ``_apply`` (the mechanism
     applied to exact counts with given uniforms, through :mod:`dpviz.mechanisms`).
     """
 
     MECHANISMS: tuple[str, ...] = ()
+    _DETERMINISTIC_AT_INF: tuple[str, ...] = ()  # mechanisms needing no randomness at ε = inf
 
     def __init__(
         self,
@@ -126,28 +97,20 @@ class _LeafRelease:
         mechanism: str,
         rng: np.random.Generator | None,
     ) -> Any:
-        """Release the statistic of every leaf from the rows' leaves and labels.
+        """Release every leaf's statistic from the rows' leaf keys and class codes.
 
-        Parameters
-        ----------
-        leaf_keys : array of uint64
-            The leaf reached by each private row.
-        labels : array of int
-            Each private row's class code.
-        n_classes : int
-            Number of classes (public).
-        epsilon : float
-            ε of the release (``inf``: the exact, non-private reference).
-        mechanism : str
-            One of ``MECHANISMS``.
-        rng : numpy.random.Generator or None
-            The (secret) noise generator: fresh uniforms for the visited leaves and the
-            secret key of the others. Unused (may be None) at ε = inf.
+        ``rng`` is the secret noise generator (fresh uniforms for the visited leaves, then
+        the secret key of the others); it may be None at ε = inf for deterministic
+        mechanisms.
         """
         cls.check(epsilon, mechanism)
         cls._warn_if_not_proven(epsilon, mechanism)
-        visited, counts = _visited_counts(leaf_keys, labels, n_classes)
-        if math.isinf(epsilon) and mechanism in getattr(cls, "_DETERMINISTIC_AT_INF", ()):
+        visited, inverse = np.unique(np.asarray(leaf_keys, dtype=np.uint64), return_inverse=True)
+        counts = np.bincount(
+            inverse.ravel() * n_classes + np.asarray(labels, dtype=np.int64),
+            minlength=len(visited) * n_classes,
+        ).reshape(len(visited), n_classes)
+        if math.isinf(epsilon) and mechanism in cls._DETERMINISTIC_AT_INF:
             return cls(visited, counts, n_classes, epsilon=epsilon, mechanism=mechanism,
                        secret=None)
         if rng is None:
@@ -168,11 +131,11 @@ class _LeafRelease:
 
     @staticmethod
     def _apply(
-        counts: np.ndarray, uniforms: np.ndarray, *, epsilon: float, mechanism: str
+        counts: np.ndarray, uniforms: np.ndarray | None, *, epsilon: float, mechanism: str
     ) -> np.ndarray:  # pragma: no cover - overridden
         raise NotImplementedError
 
-    def _lookup(self, leaf_keys: np.ndarray) -> np.ndarray:
+    def __call__(self, leaf_keys: np.ndarray) -> np.ndarray:
         """The released value of each given leaf (visited: stored; others: keyed noise)."""
         leaf_keys = np.asarray(leaf_keys, dtype=np.uint64)
         visited = self._visited
@@ -183,15 +146,9 @@ class _LeafRelease:
         miss = ~hit
         if miss.any():
             zeros = np.zeros((int(miss.sum()), self.n_classes), dtype=np.int64)
-            if self._secret is None:  # ε = inf: an unvisited leaf's exact statistic
-                out[miss] = self._apply(zeros, None, epsilon=self.epsilon,
-                                        mechanism=self.mechanism)
-            else:
-                u = keyed.secret_uniforms(
-                    self._secret, leaf_keys[miss], self._uniforms_per_leaf(self.n_classes)
-                )
-                out[miss] = self._apply(zeros, u, epsilon=self.epsilon,
-                                        mechanism=self.mechanism)
+            u = None if self._secret is None else keyed.secret_uniforms(  # None: ε = inf, exact
+                self._secret, leaf_keys[miss], self._uniforms_per_leaf(self.n_classes))
+            out[miss] = self._apply(zeros, u, epsilon=self.epsilon, mechanism=self.mechanism)
         return out
 
     @property
@@ -207,18 +164,12 @@ class _LeafRelease:
 
 
 class NoisyLeafCounts(_LeafRelease):
-    """Noisy class-count vectors of every leaf of a random tree (JPW Fig. 5), computed lazily.
+    """Noisy class counts (m, T) of every leaf of a random tree (JPW Fig. 5), computed lazily.
 
-    Privacy claim: the vector of all leaves' class counts has L1 sensitivity 1
-    under add/remove one row (JPW Theorem 3), so adding independent discrete
-    Laplace noise with P(k) ∝ exp(−ε|k|) to every component is ε-DP
-    (:func:`dpviz.mechanisms.discrete_laplace`, up to its documented float-rounding
-    δ). Empty leaves get pure noise like the others. ``mechanism="laplace"`` (the
-    paper's continuous Laplace) is NOT PROVEN PRIVATE in floating point and warns
-    :class:`~dpviz.errors.NotProvenPrivateWarning` (Mironov 2012).
-
-    Build with :meth:`release` (or :meth:`dpviz.privacy.PrivateTable.noisy_leaf_counts`).
-    Calling the object with leaf keys returns their noisy counts, shape (m, T).
+    ε-DP in the rows (add/remove one): the leaf vector has L1 sensitivity 1 (JPW Theorem 3)
+    and every leaf gets independent discrete Laplace noise; argument: docs/privacy.md §8.1.
+    ``mechanism="laplace"`` (float) is not proven private and warns. Build with
+    :meth:`release` or :meth:`dpviz.privacy.PrivateTable.noisy_leaf_counts`.
     """
 
     MECHANISMS = ("discrete_laplace", "laplace")
@@ -254,10 +205,6 @@ class NoisyLeafCounts(_LeafRelease):
             mechanisms.laplace(counts, epsilon=epsilon, uniforms=uniforms[:, :t])
         ).reshape(m, t)
 
-    def __call__(self, leaf_keys: np.ndarray) -> np.ndarray:
-        """Noisy class counts (m, T) of the given leaves (any leaves, visited or not)."""
-        return self._lookup(leaf_keys)
-
     def add(self, other: NoisyLeafCounts) -> SummedLeafCounts:
         """The sum of two releases on the same tree (JPW §V-B step 4: add the leaf vectors)."""
         return SummedLeafCounts((self, other))
@@ -280,30 +227,13 @@ class SummedLeafCounts:
 
 
 class NoisyLeafLabels(_LeafRelease):
-    """A private label for every leaf of a random tree (FI Alg. 2 line 25), computed lazily.
+    """A private label code for every leaf of a random tree (FI Alg. 2 line 25), lazily.
 
-    Mechanisms (``mechanism``), each sampled by its function in :mod:`dpviz.mechanisms`:
-
-    ``"rosnam"`` (default)
-        Report One-Sided Noisy Arg-Max (FI 2021 addendum;
-        :func:`~dpviz.mechanisms.report_noisy_max`): argmax over classes of
-        count + Exponential(scale 1/ε). Class counts are monotone with
-        sensitivity 1, so this is ε-DP (McKenna & Sheldon 2020 prove it as
-        permute-and-flip; Ding et al. 2021 show the two are the same
-        distribution). An empty leaf gets a uniformly random label.
-    ``"exponential"``
-        FI 2017's 0/1 utility (1 for the majority labels) with its *global*
-        sensitivity 1 (:func:`~dpviz.mechanisms.exponential_mechanism`):
-        P(c) ∝ exp(ε·u_c / 2). ε-DP (McSherry & Talwar 2007), but the 0/1
-        utility wastes the counts (FI Fig. 4's "global sensitivity").
-    ``"smooth_sensitivity"``
-        FI 2017 §4.1 (:func:`~dpviz.mechanisms.smooth_sensitivity_label`): the
-        same utility with the smooth sensitivity e^{−jε} in place of Δ. NOT
-        PROVEN PRIVATE (withdrawn by the 2021 addendum); warns
-        :class:`~dpviz.errors.NotProvenPrivateWarning`. Kept for the audit lesson.
-
-    Build with :meth:`release` (or :meth:`dpviz.privacy.PrivateTable.noisy_leaf_labels`);
-    calling the object with leaf keys returns their label codes.
+    ``mechanism``: ``"rosnam"`` (default), Report One-Sided Noisy Arg-Max on the class
+    counts, ε-DP; ``"exponential"``, FI 2017's 0/1 majority utility with global sensitivity
+    1, ε-DP; ``"smooth_sensitivity"``, FI 2017 §4.1, NOT PROVEN PRIVATE (warns). Arguments:
+    docs/privacy.md §8.1. Build with :meth:`release` or
+    :meth:`dpviz.privacy.PrivateTable.noisy_leaf_labels`.
     """
 
     MECHANISMS = ("rosnam", "exponential", "smooth_sensitivity")
@@ -346,7 +276,3 @@ class NoisyLeafLabels(_LeafRelease):
                     counts, epsilon=epsilon, uniforms=uniforms
                 )
         return np.atleast_1d(np.asarray(out, dtype=np.int64))
-
-    def __call__(self, leaf_keys: np.ndarray) -> np.ndarray:
-        """The private label code of each given leaf (any leaves, visited or not)."""
-        return self._lookup(leaf_keys)

@@ -1,36 +1,12 @@
-"""The PINQ-style privacy layer: the only door to private rows, and the budget ledger.
+"""The PINQ-style privacy layer (FS §2.2, McSherry 2009): the only door to private rows.
 
-Friedman & Schuster (KDD 2010, §2.2) build their DP ID3 on McSherry's PINQ
-(SIGMOD 2009): the data sits behind an object that answers only noisy
-aggregate queries, and every answer is paid for from a fixed budget.
-
-Privacy claim
--------------
-Neighbouring data sets differ by adding or removing one row. Every query
-answered by a :class:`PrivateTable` is ε_q-differentially private for its own
-ε_q (see each method). By **sequential composition** (McSherry 2009, Thm. 1;
-FS §2.2) a sequence of queries on one table costs the sum of their ε; by
-**parallel composition** (McSherry 2009, Thm. 2; FS §2.2) queries on the
-disjoint parts created by :meth:`PrivateTable.partition` cost the *maximum* of
-the parts' spends, because one row falls in exactly one part. The
-:class:`Ledger` records every query and the increase it caused at the root;
-the sum of those increases never exceeds ``Ledger.total``, and a query that
-would exceed it raises :class:`BudgetExceededError` *before* any row is read.
-So everything a table releases is ``Ledger.total``-DP (ε-DP, pure).
-
-Floating point: the budget check allows a relative slack of 1e-9 so that, e.g.,
-ten queries of 0.1 fit in a budget of 1.0 despite rounding. Count queries with
-``mechanism="laplace"`` (float Laplace) are not proven private in float64 and warn
-:class:`~dpviz.errors.NotProvenPrivateWarning`; the default discrete Laplace is.
-
-Refusals and errors. Every check that can refuse a query — the budget, the
-mechanism, an ε below the samplers' minimum — runs before the query reads a row.
-No query raises depending on rows it has not paid for: a cell function that maps
-a row outside its cells does not count it (as PINQ's Partition drops records whose
-key is not listed). Functions passed in (cell functions, qualities, mechanisms)
-must be total, row-wise functions; their own exceptions are outside the claim.
-The threat model — what is released, what the curator keeps — is in
-``docs/privacy.md``.
+A :class:`PrivateTable` answers only noisy aggregate queries, each paid for from a fixed
+budget recorded by its :class:`Ledger`. Everything a table and its partitions release is
+``Ledger.total``-DP in the rows (add/remove one), by sequential and parallel composition;
+argument: docs/privacy.md §8.1. Every refusal (budget, mechanism, ε below the samplers'
+minimum) happens before a row is read, and no query raises depending on rows it has not
+paid for. Functions passed in (cell functions, routes, qualities, mechanisms) must be
+total and row-wise; their own exceptions are outside the claim (docs/privacy.md §4).
 """
 
 from __future__ import annotations
@@ -39,7 +15,7 @@ import math
 import warnings
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -53,15 +29,11 @@ from dpviz.errors import (
     NotProvenPrivateWarning,
 )
 from dpviz.leaf_release import FLOAT_LAPLACE_MESSAGE, NoisyLeafCounts, NoisyLeafLabels
-from dpviz.ui.plots import ledger_chart
 from dpviz.validation import check_epsilon, check_int, check_positive, check_random_state
-
-if TYPE_CHECKING:
-    import altair as alt
 
 __all__ = ["BudgetExceededError", "Ledger", "LedgerEntry", "PrivateTable"]
 
-#: Relative tolerance of the budget check (rounding of sums of ε).
+#: Relative tolerance of the budget check (ten queries of 0.1 fit in 1.0 despite rounding).
 BUDGET_RTOL = 1e-9
 
 #: The mechanism recorded by :meth:`PrivateTable.charge_prior` (a copy of earlier spending).
@@ -69,48 +41,23 @@ PRIOR_MECHANISM = "(earlier release)"
 
 CountMechanism = Literal["discrete_laplace", "laplace"]
 SelectMechanism = Literal["exponential", "report_noisy_max"]
+Route = Callable[[np.ndarray], np.ndarray]
 
 
 @dataclass(frozen=True)
 class LedgerEntry:
-    """One answered query.
+    """One answered query; ``charged`` is the increase of the root's spend (≤ ``epsilon``)."""
 
-    Attributes
-    ----------
-    query : int
-        Sequence number (0-based) in the ledger.
-    label : str
-        What the query was for (e.g. ``"node count"``, ``"split attribute"``).
-    mechanism : str
-        The noise mechanism that answered it.
-    epsilon : float
-        The ε the query used on its own table.
-    charged : float
-        The increase it caused in the root's spend: ``epsilon`` for a query on
-        the root, possibly less (even 0) inside a partition where a sibling part
-        has already spent more (parallel composition).
-    path : tuple of str
-        The partition path from the root to the table that answered.
-
-    """
-
-    query: int
-    label: str
+    query: int  # sequence number in the ledger
+    label: str  # what the query was for
     mechanism: str
-    epsilon: float
-    charged: float
-    path: tuple[str, ...]
+    epsilon: float  # the ε the query used on its own table
+    charged: float  # less than epsilon (even 0) in a partition part (parallel composition)
+    path: tuple[str, ...]  # partition path from the root to the table that answered
 
 
 class Ledger:
-    """The record of every query against one private data set, and its total budget.
-
-    Parameters
-    ----------
-    total : float
-        The total ε of the data set (``math.inf`` only for the non-private reference).
-
-    """
+    """The record of every query against one private data set, and its total ε."""
 
     def __init__(self, total: float) -> None:
         self.total = check_epsilon(total, "epsilon", allow_inf=True)
@@ -130,20 +77,13 @@ class Ledger:
         self.entries.append(entry)
 
     def record_discarded(self, what: str, start: int, others: Sequence[Ledger] = ()) -> None:
-        """Keep the charges of a release that was computed, then discarded (an interrupted fit).
+        """Keep the charges of a release computed, then discarded (an interrupted fit).
 
-        A fit interrupted after some queries leaves the model as it was, but the queries
-        were answered (their answers may survive in the traceback), so their ε was spent.
-        The entries from ``start`` on (queries made on this ledger: a JPW batch) are
-        relabelled ``"interrupted <what>: <label>"`` and charged in full: a batch within
-        its parallel share cost nothing more, unless its rows are passed again — which
-        is what a retry does, and what the per-batch accounts cannot see. The queries of
-        ``others`` (the discarded release's own ledgers) are appended under that label,
-        their charges added to :attr:`spent` — except :meth:`PrivateTable.charge_prior`
-        entries, which copy spending this ledger already holds. :attr:`spent` may then
-        exceed :attr:`total`: the record never under-counts, and a later query that raises
-        the spend is refused (one that raises nothing, e.g. a JPW batch within its parallel
-        share, is answered).
+        The entries from ``start`` on are relabelled ``"interrupted <what>: <label>"`` and
+        charged in full (a retry passes the same rows again); the entries of ``others``
+        (the discarded release's own ledgers) are appended, except copies of earlier
+        spending (:meth:`PrivateTable.charge_prior`). :attr:`spent` may then exceed
+        :attr:`total`: the record never under-counts (docs/privacy.md §3).
         """
         own = self.entries[start:]
         self.spent += sum(e.epsilon - e.charged for e in own)  # first: never under-counts
@@ -160,15 +100,8 @@ class Ledger:
         """One row per query: query, label, mechanism, epsilon, charged, path, depth."""
         columns = ["query", "label", "mechanism", "epsilon", "charged", "path", "depth"]
         rows = [
-            {
-                "query": e.query,
-                "label": e.label,
-                "mechanism": e.mechanism,
-                "epsilon": e.epsilon,
-                "charged": e.charged,
-                "path": " / ".join(e.path) if e.path else "(root)",
-                "depth": len(e.path),
-            }
+            (e.query, e.label, e.mechanism, e.epsilon, e.charged,
+             " / ".join(e.path) if e.path else "(root)", len(e.path))
             for e in self.entries
         ]
         return pd.DataFrame(rows, columns=columns)
@@ -183,10 +116,6 @@ class Ledger:
             .agg(queries=("query", "size"), charged=("charged", "sum"))
             .reset_index()
         )
-
-    def chart(self, by: str = "label") -> alt.Chart:
-        """An altair bar chart of where the budget went (:func:`~dpviz.ui.plots.ledger_chart`)."""
-        return ledger_chart(self, by=by)
 
     def __repr__(self) -> str:
         return f"Ledger(spent={self.spent:.6g} of {self.total:.6g}, {len(self.entries)} queries)"
@@ -218,10 +147,8 @@ class _Group:
 def _as_numbers(ids: np.ndarray) -> np.ndarray:
     """``ids`` as numbers, NaN for any element that is not a real number (None, text, ...).
 
-    A public function's output on private rows may hold such values for some rows only.
-    Mapping them to NaN (no cell, no leaf) instead of raising keeps every query's behaviour
-    the same whether or not such a row exists: an exception after reading the rows would
-    tell the caller so, for free.
+    Such a row then falls in no cell instead of raising: an exception after reading the
+    rows would reveal, for free, that such a row exists.
     """
     if ids.dtype.kind in "biuf":
         return ids
@@ -241,8 +168,8 @@ def _cell_ids(ids: np.ndarray, n: int) -> np.ndarray:
 def _leaf_keys(keys: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
     """(uint64 keys of the rows that reach a leaf, mask of those rows) from a route's output.
 
-    A key that is not a non-negative integer below 2**64 reaches no leaf: the row is not
-    counted, as a cell id outside the cells (see :func:`_as_numbers`).
+    A key that is not an integer in ``[0, 2**64)`` (not a bool, None or text) reaches no
+    leaf: the row is not counted.
     """
     keys = np.asarray(keys)
     if keys.shape != (n_rows,):
@@ -255,26 +182,43 @@ def _leaf_keys(keys: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
         reached = keys >= 0
         return keys[reached].astype(np.uint64), reached
     values = keys.ravel().tolist()
-    reached = np.array([_is_leaf_key(v) for v in values], dtype=bool)
+    reached = np.array(
+        [not isinstance(v, bool) and isinstance(v, (int, float)) and float(v).is_integer()
+         and 0 <= v < 2**64 for v in values], dtype=bool)
     kept = [int(v) for v, r in zip(values, reached, strict=True) if r]
     return np.asarray(kept, dtype=np.uint64), reached
 
 
-def _is_leaf_key(value: object) -> bool:
-    """An integer (or integral float) in ``[0, 2**64)``; not a bool, None or text."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return float(value).is_integer() and 0 <= value < 2**64
+def _check_encoded(
+    codes: np.ndarray, labels: np.ndarray | None, domain: Domain
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Rows already encoded with ``domain`` (float codes, int label codes), checked."""
+    codes = np.asarray(codes, dtype=np.float64)
+    if codes.ndim != 2 or codes.shape[1] != len(domain):
+        raise InvalidParameterError(f"codes must have shape (n, {len(domain)}), got {codes.shape}")
+    if labels is not None:
+        labels = np.asarray(labels, dtype=np.int64)
+        if labels.shape != (codes.shape[0],):
+            raise InvalidParameterError(
+                f"labels must have shape ({codes.shape[0]},), got {labels.shape}"
+            )
+        if labels.size and (labels.min() < 0 or labels.max() >= domain.n_classes):
+            raise InvalidParameterError(f"labels must be codes in 0..{domain.n_classes - 1}")
+    return codes, labels
+
+
+def _table_rng(rng: object) -> np.random.Generator:
+    """The table's noise generator (a Generator or an int seed; never implicit entropy)."""
+    return check_random_state(rng, "rng", allow_none=False)
 
 
 class PrivateTable:
     """Private rows behind a PINQ-style interface (FS §2.2): noisy answers, each paid for.
 
-    The rows are encoded with a public :class:`~dpviz.domain.Domain`. No method
-    returns a row, an exact count or the table's size; :meth:`_read` is the one
-    place the rows are read, and every query first charges the ledger (which
-    refuses with :class:`BudgetExceededError` if the budget would be exceeded)
-    and only then calls it.
+    No method returns a row, an exact count or the table's size: every query charges the
+    ledger first (refusing with :class:`BudgetExceededError` before any row is read) and
+    only then reads the rows. ``epsilon``-DP in the rows (add/remove one) for everything
+    this table and its partitions release; argument: docs/privacy.md §8.1.
 
     Parameters
     ----------
@@ -285,18 +229,9 @@ class PrivateTable:
     domain : Domain
         The public schema.
     epsilon : float
-        Total budget. ``math.inf`` builds the non-private reference table, whose
-        queries at ε = inf return exact answers.
+        Total budget; ``math.inf`` is the non-private reference (exact answers at ε = inf).
     rng : numpy.random.Generator or int
         Source of the noise.
-
-    Notes
-    -----
-    Privacy claim: everything released by this table and the tables derived
-    from it by :meth:`partition` is ``epsilon``-DP for add/remove-one-row
-    neighbours, by sequential and parallel composition (McSherry 2009, Thms. 1–2;
-    FS §2.2). See the module docstring.
-
     """
 
     def __init__(
@@ -325,19 +260,7 @@ class PrivateTable:
         rng: np.random.Generator | int,
     ) -> PrivateTable:
         """Build a table from rows already encoded with ``domain`` (see ``Domain.encode``)."""
-        codes = np.asarray(codes, dtype=np.float64)
-        if codes.ndim != 2 or codes.shape[1] != len(domain):
-            raise InvalidParameterError(
-                f"codes must have shape (n, {len(domain)}), got {codes.shape}"
-            )
-        if labels is not None:
-            labels = np.asarray(labels, dtype=np.int64)
-            if labels.shape != (codes.shape[0],):
-                raise InvalidParameterError(
-                    f"labels must have shape ({codes.shape[0]},), got {labels.shape}"
-                )
-            if labels.size and (labels.min() < 0 or labels.max() >= domain.n_classes):
-                raise InvalidParameterError(f"labels must be codes in 0..{domain.n_classes - 1}")
+        codes, labels = _check_encoded(codes, labels, domain)
         table = cls.__new__(cls)
         table._init(codes, labels, domain, Ledger(epsilon), _table_rng(rng), _Account(None), ())
         return table
@@ -360,6 +283,16 @@ class PrivateTable:
         self._account = account
         self.path = path
 
+    def _child(
+        self, codes: np.ndarray, labels: np.ndarray | None, group: _Group, path: tuple[str, ...]
+    ) -> PrivateTable:
+        """A table of some rows with its own account in ``group``, sharing ledger and rng."""
+        account = _Account(group)
+        group.members.append(account)
+        child = PrivateTable.__new__(PrivateTable)
+        child._init(codes, labels, self.domain, self.ledger, self.rng, account, path)
+        return child
+
     # ------------------------------------------------------------------ accounting
     @property
     def spent(self) -> float:
@@ -368,11 +301,7 @@ class PrivateTable:
 
     @property
     def remaining(self) -> float:
-        """The most this table can still spend (limited by every ancestor).
-
-        A part of a partition may spend up to the largest spend among its
-        siblings for free (parallel composition), plus what its owner can still spend.
-        """
+        """The most this table can still spend (limited by every ancestor)."""
         return max(self._capacity(self._account), 0.0)
 
     def _capacity(self, account: _Account) -> float:
@@ -456,12 +385,9 @@ class PrivateTable:
         mechanism: CountMechanism = "discrete_laplace",
         label: str = "count",
     ) -> float:
-        """The number of rows plus noise (FS §2.2 NoisyCount).
+        """The number of rows plus noise (FS §2.2 NoisyCount); ε-DP (sensitivity 1).
 
-        Privacy claim: ε-DP; a count has sensitivity 1 under add/remove one row
-        (Dwork et al. 2006). Discrete Laplace by default (integer noise);
-        ``"laplace"`` is the classic continuous version, not proven private in
-        floating point (Mironov 2012; warns).
+        ``mechanism="laplace"`` (float Laplace) is not proven private and warns.
         """
         epsilon = check_epsilon(epsilon, allow_inf=True)
         self._check_count_query(epsilon, mechanism)
@@ -476,19 +402,14 @@ class PrivateTable:
         mechanism: CountMechanism = "discrete_laplace",
         label: str = "class counts",
     ) -> np.ndarray:
-        """The number of rows of each class (in ``domain.classes`` order), each plus noise.
-
-        Privacy claim: ε-DP; the class histogram has L1 sensitivity 1 under
-        add/remove one row, since a row falls in exactly one class (parallel
-        composition of NoisyCount over the class partition, FS §2.2).
-        """
+        """Noisy number of rows of each class (``domain.classes`` order); ε-DP."""
         return self.noisy_histogram(
             None, epsilon=epsilon, classes=True, mechanism=mechanism, label=label
         )[0]
 
     def noisy_histogram(
         self,
-        by: str | Callable[[np.ndarray], np.ndarray] | None,
+        by: str | Route | None,
         *,
         epsilon: float,
         n_cells: int | None = None,
@@ -496,66 +417,45 @@ class PrivateTable:
         mechanism: CountMechanism = "discrete_laplace",
         label: str = "histogram",
     ) -> np.ndarray:
-        """Noisy counts of the rows in each cell (and each class), released together.
+        """Noisy counts of the rows in each public cell (and class), released together.
+
+        ε-DP for the whole array: the cells are disjoint and public, so one row changes one
+        count by one (docs/privacy.md §8.1).
 
         Parameters
         ----------
         by : str, callable or None
-            A categorical attribute name (cells = its public values, in order),
-            a public function mapping the encoded rows (n, k) to int cell ids in
-            ``[0, n_cells)``, e.g. the leaf of a random tree, or ``None`` (one cell).
-        epsilon : float
-            ε of the whole histogram.
+            A categorical attribute (cells = its values), a public row-wise function of
+            the encoded rows to cell ids in ``[0, n_cells)`` (rows mapped elsewhere are
+            not counted), or ``None`` (one cell).
         n_cells : int, optional
-            Number of cells; required when ``by`` is a callable. Public.
+            Number of cells (public); required when ``by`` is a callable.
         classes : bool
-            Count per (cell, class) (default) or per cell only.
-        mechanism : {"discrete_laplace", "laplace"}
-            The noise added to every count.
-        label : str
-            Name of the query in the ledger.
-
-        Returns
-        -------
-        ndarray of shape (n_cells, n_classes) or (n_cells,)
-
-        Notes
-        -----
-        Privacy claim: ε-DP for the whole array. Cells (and classes) are
-        disjoint, so adding or removing one row changes exactly one count by 1:
-        L1 sensitivity 1, and the noise of scale 1/ε on every cell — occupied or
-        not, the set of cells being public — gives ε-DP (Dwork et al. 2006;
-        parallel composition, FS §2.2).
-
+            Count per (cell, class) (default), shape (n_cells, n_classes), or per cell.
         """
         epsilon = check_epsilon(epsilon, allow_inf=True)
         self._check_count_query(epsilon, mechanism)
-        cells = self._cell_function(by, n_cells)
-        n_cells_ = cells[1]
+        cells, n = self._cell_function(by, n_cells)
         n_classes = self.domain.n_classes
         if classes and self._labels is None:
             self._labels_or_raise(None)
         self._charge(epsilon, label, mechanism)
         codes, labels = self._read()
-        cell_ids = cells[0](codes)
-        kept = cell_ids >= 0  # rows mapped outside the cells are not counted (no error)
+        cell_ids = cells(codes)
+        kept = cell_ids >= 0
         if classes:
             flat = cell_ids[kept] * n_classes + self._labels_or_raise(labels)[kept]
-            exact = np.bincount(flat, minlength=n_cells_ * n_classes).reshape(n_cells_, n_classes)
+            exact = np.bincount(flat, minlength=n * n_classes).reshape(n, n_classes)
         else:
-            exact = np.bincount(cell_ids[kept], minlength=n_cells_)
+            exact = np.bincount(cell_ids[kept], minlength=n)
         return self._noisy(exact, epsilon, mechanism)
 
     def _cell_function(
-        self,
-        by: str | Callable[[np.ndarray], np.ndarray] | None,
-        n_cells: int | None,
-        name: str = "n_cells",
-    ) -> tuple[Callable[[np.ndarray], np.ndarray], int]:
-        """Validate ``by`` and return (codes -> cell ids, number of cells) without reading rows.
+        self, by: str | Route | None, n_cells: int | None, name: str = "n_cells"
+    ) -> tuple[Route, int]:
+        """(codes -> cell ids, number of cells) for ``by``, validated without reading rows.
 
-        ``name`` is the caller's name of ``n_cells`` (``n_parts`` for :meth:`partition`),
-        used in the error messages.
+        ``name`` is the caller's name of ``n_cells`` (``n_parts`` for :meth:`partition`).
         """
         if by is None:
             return (lambda codes: np.zeros(codes.shape[0], dtype=np.int64)), 1
@@ -573,9 +473,7 @@ class PrivateTable:
             n = check_int(n_cells, name, minimum=1)
 
             def cell_ids(codes: np.ndarray) -> np.ndarray:
-                # A row mapped outside [0, n) (or to NaN, None, text) is in no cell and is dropped,
-                # as PINQ's Partition drops records whose key is not listed: raising here
-                # would tell the caller whether such a row exists, for free.
+                # a row outside [0, n) is dropped (as PINQ's Partition drops unlisted keys)
                 ids = np.asarray(by(codes))
                 if ids.shape != (codes.shape[0],):
                     raise InvalidParameterError(
@@ -588,38 +486,19 @@ class PrivateTable:
         raise InvalidParameterError(f"by must be an attribute name, a function or None, got {by!r}")
 
     def partition(
-        self,
-        by: str | Callable[[np.ndarray], np.ndarray],
-        *,
-        threshold: float | None = None,
-        n_parts: int | None = None,
+        self, by: str | Route, *, threshold: float | None = None, n_parts: int | None = None
     ) -> list[PrivateTable]:
         """Split the rows into disjoint public parts (FS §2.2 Partition); free of charge.
+
+        The parts share this table's ledger and are charged to it by the *maximum* of
+        their spends (parallel composition, docs/privacy.md §8.1); their sizes stay private.
 
         Parameters
         ----------
         by : str or callable
-            A categorical attribute (one part per public value, in domain order),
-            a numeric attribute with ``threshold`` (parts ``x <= threshold`` and
-            ``x > threshold``), or a public function mapping encoded rows to part
-            ids in ``[0, n_parts)``.
-        threshold : float, optional
-            Split point for a numeric attribute (public).
-        n_parts : int, optional
-            Number of parts when ``by`` is a function (public).
-
-        Returns
-        -------
-        list of PrivateTable
-            The parts, sharing this table's ledger and noise source.
-
-        Notes
-        -----
-        Parallel composition (McSherry 2009, Thm. 2): the parts are charged to
-        this table by the *maximum* of their spends, not the sum, because adding
-        or removing one row changes exactly one part. The partition itself
-        releases nothing (the parts' sizes stay private).
-
+            A categorical attribute (one part per value, in domain order), a numeric one
+            with ``threshold`` (parts ``x <= threshold`` and ``x > threshold``), or a public
+            function of the encoded rows to part ids in ``[0, n_parts)``.
         """
         if isinstance(by, str) and isinstance(self.domain[by], Numeric):
             if threshold is None:
@@ -645,28 +524,14 @@ class PrivateTable:
                 names = [f"{by} = {v}" for v in attribute.values]
             else:
                 names = [f"part {i}" for i in range(n)]
-        codes, labels = (
-            self._read()
-        )  # routing is a public function of each row; nothing is released
+        codes, labels = self._read()  # routing is public and row-wise; nothing is released
         ids = assign(codes)
         group = _Group(self._account)
-        parts = []
-        for i, name in enumerate(names):
-            mask = ids == i
-            part = PrivateTable.__new__(PrivateTable)
-            account = _Account(group)
-            group.members.append(account)
-            part._init(
-                codes[mask],
-                None if labels is None else labels[mask],
-                self.domain,
-                self.ledger,
-                self.rng,
-                account,
-                (*self.path, name),
-            )
-            parts.append(part)
-        return parts
+        return [
+            self._child(codes[ids == i], None if labels is None else labels[ids == i], group,
+                        (*self.path, name))
+            for i, name in enumerate(names)
+        ]
 
     def select(
         self,
@@ -681,32 +546,10 @@ class PrivateTable:
     ) -> object:
         """Choose a candidate with a good quality score, privately (FS §2.2, Alg. 2 line 12).
 
-        Parameters
-        ----------
-        candidates : sequence
-            The public candidates (e.g. attribute names, class labels).
-        quality : callable
-            ``quality(codes, labels) -> array of len(candidates)``, evaluated on
-            the private rows. Its sensitivity (the most one row can change any
-            score) must be ``sensitivity``.
-        sensitivity : float
-            Public bound Δ on the quality's sensitivity.
-        mechanism : {"exponential", "report_noisy_max"}
-            The exponential mechanism (McSherry & Talwar 2007; FS §2.2) or report
-            noisy max with one-sided exponential noise (FI addendum).
-        epsilon : float
-            ε of this selection.
-        monotone : bool
-            Use the tighter calibration for qualities that all move in the same
-            direction between neighbours (e.g. counts).
-        label : str
-            Name of the query in the ledger.
-
-        Notes
-        -----
-        Privacy claim: ε-DP when ``quality`` has sensitivity ``sensitivity``
-        (McSherry & Talwar 2007, Thm. 6; for report-noisy-max, Ding et al. 2021).
-
+        ε-DP when ``quality(codes, labels)`` (one score per candidate) has sensitivity
+        ``sensitivity``; ``mechanism`` is :func:`~dpviz.mechanisms.exponential_mechanism` or
+        :func:`~dpviz.mechanisms.report_noisy_max`, ``monotone`` their tighter calibration
+        for qualities that all move the same way (docs/privacy.md §8.1).
         """
         epsilon = check_epsilon(epsilon, allow_inf=True)
         sensitivity = check_positive(sensitivity, "sensitivity")
@@ -726,19 +569,15 @@ class PrivateTable:
             raise InvalidParameterError(
                 f"quality must return {len(candidates)} scores, got shape {scores.shape}"
             )
-        if mechanism == "exponential":
-            index = mechanisms.exponential_mechanism(
-                scores, epsilon=epsilon, sensitivity=sensitivity, rng=self.rng, monotone=monotone
-            )
-        else:
-            index = mechanisms.report_noisy_max(
-                scores, epsilon=epsilon, sensitivity=sensitivity, rng=self.rng, monotone=monotone
-            )
+        choose = (mechanisms.exponential_mechanism if mechanism == "exponential"
+                  else mechanisms.report_noisy_max)
+        index = choose(scores, epsilon=epsilon, sensitivity=sensitivity, rng=self.rng,
+                       monotone=monotone)
         return candidates[int(index)]
 
     def noisy_leaf_counts(
         self,
-        route: Callable[[np.ndarray], np.ndarray],
+        route: Route,
         *,
         epsilon: float,
         mechanism: CountMechanism = "discrete_laplace",
@@ -746,40 +585,15 @@ class PrivateTable:
     ) -> NoisyLeafCounts:
         """Noisy class counts of every leaf of a random tree, released lazily (JPW Fig. 5).
 
-        Parameters
-        ----------
-        route : callable
-            A public function mapping the encoded rows to the uint64 key of the
-            leaf each reaches (e.g. :meth:`dpviz.trees.random_tree.RandomTree.leaf_keys`);
-            the tree's set of leaves must be fixed without looking at the rows.
-        epsilon : float
-            ε of the whole leaf vector.
-        mechanism : {"discrete_laplace", "laplace"}
-            Noise on each component.
-        label : str
-            Name of the query in the ledger.
-
-        Returns
-        -------
-        NoisyLeafCounts
-            A callable ``leaf keys -> noisy counts (m, n_classes)``.
-
-        Notes
-        -----
-        Privacy claim: ε-DP. The leaf vector has L1 sensitivity 1 under
-        add/remove one row (JPW Theorem 3) and every leaf — visited or not —
-        gets independent noise of scale 1/ε (see :mod:`dpviz.leaf_release`).
+        ``route`` is a public function of the encoded rows to the uint64 key of the leaf
+        each reaches, the tree fixed without the rows. ε-DP for the whole leaf vector
+        (L1 sensitivity 1, JPW Theorem 3; :mod:`dpviz.leaf_release`).
         """
         self._check_count_mechanism(mechanism)
         return self._leaf_release(NoisyLeafCounts, route, epsilon, mechanism, label)
 
     def _leaf_release(
-        self,
-        release: type,
-        route: Callable[[np.ndarray], np.ndarray],
-        epsilon: float,
-        mechanism: str,
-        label: str,
+        self, release: type, route: Route, epsilon: float, mechanism: str, label: str
     ) -> Any:
         """Charge, read, route the rows to leaves, and build the lazy ``release``."""
         epsilon = check_epsilon(epsilon, allow_inf=True)
@@ -800,37 +614,17 @@ class PrivateTable:
 
     def noisy_leaf_labels(
         self,
-        route: Callable[[np.ndarray], np.ndarray],
+        route: Route,
         *,
         epsilon: float,
         mechanism: str = "rosnam",
         label: str = "leaf labels",
     ) -> NoisyLeafLabels:
-        """A private majority label for every leaf of a random tree (FI Alg. 2 line 25), lazily.
+        """A private label for every leaf of a random tree (FI Alg. 2 line 25), lazily.
 
-        Parameters
-        ----------
-        route : callable
-            Public function: encoded rows -> uint64 leaf keys (see :meth:`noisy_leaf_counts`).
-        epsilon : float
-            ε of each leaf's label; the leaves are disjoint, so all of them together cost ε.
-        mechanism : {"rosnam", "exponential", "smooth_sensitivity"}
-            See :class:`dpviz.leaf_release.NoisyLeafLabels`. ``"smooth_sensitivity"``
-            is not proven private and warns.
-        label : str
-            Name of the query in the ledger.
-
-        Returns
-        -------
-        NoisyLeafLabels
-            A callable ``leaf keys -> label codes``.
-
-        Notes
-        -----
-        Privacy claim: ε-DP for ``"rosnam"`` and ``"exponential"`` (each leaf's
-        label is an ε-DP selection from its own class counts, and one row is in
-        one leaf: parallel composition, FI Definition 3). No claim for
-        ``"smooth_sensitivity"`` (FI 2021 addendum).
+        ``route`` as for :meth:`noisy_leaf_counts`; ``mechanism`` one of
+        :class:`~dpviz.leaf_release.NoisyLeafLabels`'. ε-DP in all (one row is in one leaf)
+        for ``"rosnam"`` and ``"exponential"``; no claim for ``"smooth_sensitivity"``.
         """
         if mechanism not in NoisyLeafLabels.MECHANISMS:
             raise InvalidParameterError(
@@ -839,25 +633,10 @@ class PrivateTable:
         return self._leaf_release(NoisyLeafLabels, route, epsilon, mechanism, label)
 
     def append(self, codes: np.ndarray, labels: np.ndarray | None) -> PrivateTable:
-        """A table of new rows, disjoint from this one, that composes with it in parallel.
+        """A new batch of encoded rows, disjoint from this one, composing with it in parallel.
 
-        JPW §V-B: when a batch D2 of new rows is appended to D1, queries that
-        read only D2 and queries that read only D1 touch disjoint rows, so they
-        compose in parallel — the total stays the maximum of the batches' spends.
-        The first call turns this root table into the first batch; each call
-        adds one batch (path ``"batch k"``) sharing the ledger.
-
-        Parameters
-        ----------
-        codes : ndarray (n, k)
-            The new rows, encoded with this table's domain.
-        labels : ndarray (n,) or None
-            Their class codes.
-
-        Returns
-        -------
-        PrivateTable
-            The new batch.
+        JPW §V-B: queries on disjoint batches compose in parallel (the total is the maximum
+        of the batches' spends). The first call turns this root table into ``"batch 1"``.
         """
         if self.path and not self.path[0].startswith("batch"):
             raise InvalidParameterError("append is only defined on the root table (or a batch)")
@@ -871,39 +650,16 @@ class PrivateTable:
             self.path = ("batch 1",)
         else:
             group = root_account.group
-        new = PrivateTable.from_encoded(
-            codes, labels, domain=self.domain, epsilon=self.ledger.total, rng=self.rng
-        )
-        account = _Account(group)
-        group.members.append(account)
-        new._init(
-            new._codes,
-            new._labels,
-            self.domain,
-            self.ledger,
-            self.rng,
-            account,
-            (f"batch {len(group.members)}",),
-        )
-        return new
+        codes, labels = _check_encoded(codes, labels, self.domain)
+        return self._child(codes, labels, group, (f"batch {len(group.members) + 1}",))
 
     def charge_prior(self, epsilon: float, *, label: str = "earlier release") -> None:
-        """Record ε already spent on these rows by an earlier release; reads nothing.
-
-        Used when a new release reads rows that an earlier, separately accounted
-        release also read (e.g. JPW §V-B's rejected options: rebuilding on
-        D1 ∪ D2 after releasing a model of D1): by sequential composition the
-        earlier ε counts against this table's budget too.
-        """
+        """Record ε an earlier release spent on these rows (sequential composition)."""
         epsilon = check_epsilon(epsilon)
         self._charge(epsilon, label, PRIOR_MECHANISM)
 
     def close(self) -> None:
-        """Drop the private rows; the ledger and accounting stay, further queries raise.
-
-        A fitted model keeps its table (to append batches, JPW §V-B) but must not
-        carry the training rows around.
-        """
+        """Drop the private rows; the ledger and accounting stay, further queries raise."""
         self._codes = None
         self._labels = None
         self._closed = True
@@ -916,29 +672,11 @@ class PrivateTable:
         name: str,
         label: str = "custom query",
     ) -> object:
-        """Answer a query with a caller-supplied ε-DP mechanism (the extension point).
+        """Answer with a caller-supplied ``epsilon``-DP ``mechanism(codes, labels, rng)``.
 
-        For mechanisms that the built-in queries do not cover, e.g. FS's
-        exponential mechanism over score-constant ranges of a numeric attribute.
-        The table charges ``epsilon`` first (refusing before any row is read),
-        then calls ``mechanism(codes, labels, rng)`` and returns its result.
-
-        Parameters
-        ----------
-        mechanism : callable
-            ``mechanism(codes, labels, rng)``; it must be ``epsilon``-DP for
-            add/remove-one-row neighbours. Its docstring must state the claim.
-        epsilon : float
-            The ε the mechanism spends.
-        name : str
-            The mechanism's name, recorded in the ledger.
-        label : str
-            Name of the query in the ledger.
-
-        Notes
-        -----
-        Privacy claim: exactly the claim of ``mechanism``; the table only
-        accounts for it (sequential and parallel composition as for any query).
+        The extension point (e.g. FS's split-point mechanism): the table charges ``epsilon``
+        first, records ``name``, then returns the mechanism's result. The claim is the
+        mechanism's own; the table only accounts for it.
         """
         epsilon = check_epsilon(epsilon, allow_inf=True)
         if not callable(mechanism):
@@ -950,8 +688,3 @@ class PrivateTable:
     def __repr__(self) -> str:
         where = " / ".join(self.path) if self.path else "root"
         return f"PrivateTable({where}; {self.ledger!r})"
-
-
-def _table_rng(rng: object) -> np.random.Generator:
-    """The table's noise generator (a Generator or an int seed; never implicit entropy)."""
-    return check_random_state(rng, "rng", allow_none=False)

@@ -1,8 +1,4 @@
-"""Checks of public parameters, shared by every module.
-
-Each check returns the validated value (converted to a plain Python number) or
-raises :class:`dpviz.errors.InvalidParameterError` naming the parameter and the value.
-"""
+"""Checks of public parameters: each returns the value or raises ``InvalidParameterError``."""
 
 from __future__ import annotations
 
@@ -15,25 +11,7 @@ from dpviz.errors import InvalidParameterError
 
 
 def check_epsilon(value: object, name: str = "epsilon", *, allow_inf: bool = False) -> float:
-    """Return ``value`` as a float if it is a valid privacy parameter ε.
-
-    Parameters
-    ----------
-    value : object
-        The candidate ε. Must be a real number, finite and strictly positive.
-    name : str
-        Parameter name used in the error message.
-    allow_inf : bool
-        Accept ``math.inf``, documented wherever it is used as "no noise: the
-        non-private reference".
-
-    Raises
-    ------
-    InvalidParameterError
-        If ``value`` is not a real number, is NaN, is ≤ 0, or is infinite while
-        ``allow_inf`` is false.
-
-    """
+    """ε as a float: a real number > 0, finite unless ``allow_inf`` (the non-private reference)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidParameterError(f"{name} must be a positive real number, got {value!r}")
     v = float(value)
@@ -70,12 +48,9 @@ def check_int(value: object, name: str, *, minimum: int | None = None) -> int:
 
 def check_probability(value: object, name: str) -> float:
     """Return ``value`` as a float if it lies in [0, 1]."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
         raise InvalidParameterError(f"{name} must be a probability in [0, 1], got {value!r}")
-    v = float(value)
-    if not 0.0 <= v <= 1.0:
-        raise InvalidParameterError(f"{name} must be a probability in [0, 1], got {value!r}")
-    return v
+    return float(value)
 
 
 def check_random_state(
@@ -83,23 +58,10 @@ def check_random_state(
 ) -> np.random.Generator:
     """The one rule turning a seed into a :class:`numpy.random.Generator`.
 
-    Parameters
-    ----------
-    random_state : Generator, int, RandomState or None
-        A Generator is returned as is; a non-negative int seeds a new one; a legacy
-        ``RandomState`` contributes 128 bits to a new one; ``None`` (when ``allow_none``)
-        seeds from the operating system's entropy (128 bits, ``default_rng()``) — never
-        from a small searchable seed, because the seed of a release is a curator secret
-        (``docs/privacy.md``).
-    name : str
-        The parameter's name, for the error message.
-    allow_none : bool
-        Whether ``None`` is accepted. Mechanisms refuse it: they never draw from
-        unseeded state implicitly, so every result can be reproduced.
-
-    Returns
-    -------
-    numpy.random.Generator
+    A Generator is returned as is; a non-negative int seeds a new one; a legacy
+    ``RandomState`` gives 128 bits to a new one; ``None`` (if ``allow_none``; mechanisms
+    refuse it) seeds from 128 bits of OS entropy, since a seed is a curator secret
+    (docs/privacy.md §3).
     """
     if isinstance(random_state, np.random.Generator):
         return random_state
@@ -118,58 +80,22 @@ def check_random_state(
 
 
 def check_bool(value: object, name: str) -> bool:
-    """Return ``value`` as a Python bool if it is a bool or a numpy bool.
-
-    Anything else is refused, in particular the strings ``"no"`` and ``"False"`` and the
-    numbers 0 and 1, which Python would read as a truth value without a word.
-
-    Parameters
-    ----------
-    value : object
-        The candidate flag.
-    name : str
-        Parameter name used in the error message.
-
-    Raises
-    ------
-    InvalidParameterError
-        If ``value`` is not a ``bool`` or a ``numpy.bool_``.
-    """
+    """``value`` as a bool; anything but a (numpy) bool is refused, e.g. ``"False"`` or 0."""
     if isinstance(value, bool | np.bool_):
         return bool(value)
     raise InvalidParameterError(f"{name} must be True or False, got {value!r}")
 
 
-#: The memory (bytes) an estimator may plan to use for the parts its parameters fix (trees,
-#: centres, routing chunks): 2 GiB, a tenth of a 24 GiB machine shared by a notebook server.
-#: :func:`check_memory` refuses settings whose estimate exceeds it, before any row is read.
+#: Bytes an estimator may plan for what its parameters fix (trees, centres, routing chunks):
+#: 2 GiB, a tenth of a 24 GiB machine shared by a notebook server (:func:`check_memory`).
 MEMORY_BUDGET = 2 * 2**30
 
 
 def check_memory(estimate: float, what: str, fix: str, budget: float = MEMORY_BUDGET) -> float:
-    """Refuse a setting whose estimated memory exceeds ``budget`` (default :data:`MEMORY_BUDGET`).
+    """Return ``estimate`` (bytes), or refuse it above ``budget``, before any row is read.
 
-    Parameters
-    ----------
-    estimate : float
-        Estimated bytes.
-    what : str
-        The setting and how the estimate is made, naming the user's values
-        (e.g. ``"n_trees=1000000000 trees (about 1 KiB + 40 B per attribute each)"``).
-    fix : str
-        How to bring the estimate under the budget.
-    budget : float
-        The limit in bytes.
-
-    Returns
-    -------
-    float
-        ``estimate``, if within the budget.
-
-    Raises
-    ------
-    InvalidParameterError
-        With the estimate, the budget and ``fix``.
+    ``what`` names the setting and how the estimate is made (e.g. ``"n_trees=10 trees
+    (about 1 KiB each)"``), ``fix`` how to bring it under the budget.
     """
     if estimate > budget:
         raise InvalidParameterError(

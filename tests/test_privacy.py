@@ -8,6 +8,7 @@ from scipy import stats
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.privacy import BudgetExceededError, PrivateTable
+from dpviz.ui.plots import ledger_chart
 
 
 @pytest.fixture
@@ -125,7 +126,7 @@ def test_ledger_content(domain, data):
     assert list(frame["path"]) == ["(root)"] * 3
     summary = t.ledger.summary("mechanism")
     assert summary["charged"].sum() == pytest.approx(1.0)
-    chart = t.ledger.chart()
+    chart = ledger_chart(t.ledger)
     spec = chart.to_dict()
     assert spec["mark"]["type"] == "bar"
     assert "1 of ε = 1" in spec["title"]
