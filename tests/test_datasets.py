@@ -429,7 +429,7 @@ def test_a_mirror_with_other_line_endings_is_accepted_but_not_an_edit(
 
 
 def test_documented_digests_are_those_of_the_cache_and_the_readme(cache: Path) -> None:
-    readme = (Path(datasets.__file__).resolve().parent.parent / "data" / "README.md").read_text()
+    readme = (Path(datasets.__file__).resolve().parents[2] / "data" / "README.md").read_text()
     for name in FILES:
         data = (cache / name).read_bytes()
         assert datasets.SHA256[name] == _sha256(data), name
