@@ -12,9 +12,9 @@ from importlib.resources import files
 import pandas as pd
 
 __all__ = [
-    "FI_FIG4", "FI_FIG5", "FI_FIG6", "FI_FIG7", "FI_TABLE1", "FI_TABLE2", "FI_TABLE3",
+    "CITATIONS", "FI_FIG4", "FI_FIG5", "FI_FIG6", "FI_FIG7", "FI_TABLE1", "FI_TABLE2", "FI_TABLE3",
     "FI_TABLE6", "FS_TABLE1", "FS_TABLE1_ALGORITHMS", "JPW_TABLE1", "RDT_SHARP_LABELED_FRACTION",
-    "RDT_SHARP_TABLE2", "SYNTH",
+    "RDT_SHARP_TABLE2", "SYNTH", "URLS",
 ]
 
 _JSON = json.loads(files("dpviz.data").joinpath("published.json").read_text(encoding="utf-8"))
@@ -24,6 +24,8 @@ def _table(name: str) -> pd.DataFrame:
     return pd.DataFrame(_JSON[name]["data"], columns=_JSON[name]["columns"])
 
 
+CITATIONS: dict[str, str] = _JSON["citations"]  # the papers, by short name
+URLS: dict[str, str] = _JSON["urls"]
 SYNTH: tuple[str, ...] = tuple(_JSON["SYNTH"])  # the FI synthetic data sets, in order
 FS_TABLE1_ALGORITHMS: tuple[str, ...] = tuple(_JSON["FS_TABLE1_ALGORITHMS"])
 RDT_SHARP_LABELED_FRACTION: dict[str, float] = _JSON["RDT_SHARP_LABELED_FRACTION"]
