@@ -163,33 +163,29 @@ def _columns(s: Mapping[str, Any]) -> list[str]:
     return list(s.get("columns", s["attributes"]))
 
 
+def _counts(labels: pd.Series) -> dict[str, int]:
+    return {str(k): int(v) for k, v in labels.value_counts().items()}
+
+
 def _normalized(data: bytes) -> bytes:
     """A raw file in normal form: lines stripped, each ended by a newline, no blank lines."""
     return b"".join(line.strip() + b"\n" for line in data.splitlines() if line.strip())
 
 
-def _check_digest(path: Path, data: bytes, filename: str) -> None:
-    """Refuse a file that is not, byte for byte or in normal form, the official UCI file."""
-    digest, expected = hashlib.sha256(data).hexdigest(), SHA256[filename]
-    if digest == expected or (
-        hashlib.sha256(_normalized(data)).hexdigest() == SHA256_NORMALIZED[filename]
-    ):
-        return
-    raise DataIntegrityError(
-        f"{filename} (in {path.parent}) is not the official UCI file: its SHA-256 is "
-        f"{digest}, expected {expected} (or {SHA256_NORMALIZED[filename]} after "
-        "normalizing line endings and blank lines). The file was edited or damaged even "
-        "though its rows and class counts look right. Delete it so that it is downloaded "
-        f"again (or copy the official file there), or set {ENV_VAR} to a folder holding the "
-        "official UCI files; see data/README.md"
-    )
-
-
-def _read_raw(path: Path, filename: str, data: bytes | None = None) -> pd.DataFrame:
-    """Parse one raw UCI file, check it against the documented facts, then its digest."""
-    data = _read_bytes(path) if data is None else data
-    frame = _parse_raw(data, f"{filename} (in {path.parent})", filename)
-    _check_digest(path, data, filename)
+def _read_raw(path: Path, data: bytes) -> pd.DataFrame:
+    """Parse the raw file ``path`` (content ``data``), check its facts, then its SHA-256."""
+    frame = _parse_raw(data, f"{path.name} (in {path.parent})", path.name)
+    digest, expected = hashlib.sha256(data).hexdigest(), SHA256[path.name]
+    normal = SHA256_NORMALIZED[path.name]
+    if digest != expected and hashlib.sha256(_normalized(data)).hexdigest() != normal:
+        raise DataIntegrityError(
+            f"{path.name} (in {path.parent}) is not the official UCI file: its SHA-256 is "
+            f"{digest}, expected {expected} (or {normal} after normalizing line endings and "
+            "blank lines). The file was edited or damaged even though its rows and class counts "
+            "look right. Delete it so that it is downloaded again (or copy the official file "
+            f"there), or set {ENV_VAR} to a folder holding the official UCI files; see "
+            "data/README.md"
+        )
     return frame
 
 
@@ -223,8 +219,7 @@ def _parse_raw(data: bytes, where: str, filename: str) -> pd.DataFrame:
     frame.columns = columns
     if "label_suffix" in facts:
         frame[label] = frame[label].str.removesuffix(facts["label_suffix"])
-    found = {str(k): int(v) for k, v in frame[label].value_counts().items()}
-    if found != facts["class_counts"]:
+    if (found := _counts(frame[label])) != facts["class_counts"]:
         raise DataIntegrityError(f"{where}: expected class counts {facts['class_counts']}, "
                                  f"found {found}")
     for column, values in s["attributes"].items():
@@ -280,38 +275,31 @@ def _build_mushroom(raw: Mapping[str, pd.DataFrame], *, missing: str) -> Dataset
 
 
 def _build_votes(raw: Mapping[str, pd.DataFrame]) -> Dataset:
+    """Votes with each ``?`` replaced by the bill's majority vote (a tie goes to ``y``)."""
     s, frame = UCI["votes"], raw["house-votes-84.data"].copy()
-    n_missing = 0
-    for bill, values in s["attributes"].items():
-        absent = frame[bill] == MISSING
-        counts = frame[bill][~absent].value_counts()
-        # Majority over the non-missing votes; a tie goes to the documented first value "y".
-        frame.loc[absent, bill] = max(values, key=lambda v: (int(counts.get(v, 0)), v == values[0]))
-        n_missing += int(absent.sum())
-    return _dataset("votes", frame, s["description"].format(n_missing=n_missing))
+    absent = frame == MISSING
+    for bill, (yea, nay) in s["attributes"].items():
+        counts = frame[bill][~absent[bill]].value_counts()
+        frame.loc[absent[bill], bill] = nay if counts.get(nay, 0) > counts.get(yea, 0) else yea
+    return _dataset("votes", frame, s["description"].format(n_missing=int(absent.sum().sum())))
 
 
 def _build_adult(raw: Mapping[str, pd.DataFrame], *, split: str) -> Dataset:
-    s = UCI["adult"]
-    text = s["description"]
+    s, text = UCI["adult"], UCI["adult"]["description"]
     parts = []
     for filename, facts in s["files"].items():
         frame = raw[filename]
-        clean = frame[~(frame[list(s["attributes"])] == MISSING).any(axis=1)]
-        if len(clean) != facts["clean_rows"]:
+        parts.append(frame[~(frame[list(s["attributes"])] == MISSING).any(axis=1)])
+        if len(parts[-1]) != facts["clean_rows"]:
             raise DataIntegrityError(f"{filename}: expected {facts['clean_rows']} rows without "
-                                     f"'?', found {len(clean)}")
-        parts.append(clean)
+                                     f"'?', found {len(parts[-1])}")
     if split == "original":
         held_out = _dataset("adult", parts[1], f"{text['common']} {text['test']}", " (test)")
         return _dataset("adult", parts[0], f"{text['common']} {text['original']}", test=held_out)
     merged = pd.concat(parts, ignore_index=True)
-    found = {str(k): int(v) for k, v in merged["income"].value_counts().items()}
-    if found != s["clean_class_counts"]:
-        raise DataIntegrityError(
-            f"adult.data + adult.test without '?': expected class counts "
-            f"{s['clean_class_counts']}, found {found}"
-        )
+    if (found := _counts(merged["income"])) != s["clean_class_counts"]:
+        raise DataIntegrityError(f"adult.data + adult.test without '?': expected class counts "
+                                 f"{s['clean_class_counts']}, found {found}")
     return _dataset("adult", merged, f"{text['common']} {text['merged']}")
 
 
@@ -343,9 +331,8 @@ def decode_mushroom(frame: pd.DataFrame) -> pd.DataFrame:
     """
     names = {**UCI["mushroom"]["attributes"], "class": UCI["mushroom"]["classes"]}
     out = frame.copy()
-    for column in out.columns:
-        if column in names:
-            out[column] = out[column].map(lambda v, m=names[column]: m.get(v, v))
+    for column in set(out.columns) & set(names):
+        out[column] = out[column].map(lambda v, m=names[column]: m.get(v, v))
     return out
 
 
@@ -354,12 +341,6 @@ def _fetch(url: str) -> bytes:
     """Download ``url`` (the only network access of dpviz; tests monkeypatch it)."""
     with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
         return response.read()
-
-
-def _unavailable(filename: str, folder: Path, url: str, reason: str) -> DataUnavailableError:
-    error = DataUnavailableError(_missing_message([filename], folder, [url], reason))
-    error.reason = reason
-    return error
 
 
 def _missing_message(
@@ -374,9 +355,14 @@ def _missing_message(
     )
 
 
+def _unavailable(filename: str, folder: Path, url: str, reason: str) -> DataUnavailableError:
+    error = DataUnavailableError(_missing_message([filename], folder, [url], reason))
+    error.reason = reason
+    return error
+
+
 def _known(name: object) -> str:
-    key = str(name).strip().lower()
-    if key not in UCI:
+    if (key := str(name).strip().lower()) not in UCI:
         raise UnknownDatasetError(
             f"unknown data set {name!r}; the known data sets are {', '.join(available())}"
         )
@@ -390,9 +376,7 @@ def ensure_files(names: Sequence[str] | None = None, *, download: bool = True) -
     are not tried. Raises :class:`DataUnavailableError` with one message naming every file still
     missing, where dpviz looked and how to get them.
     """
-    folder = data_dir()
-    missing: list[str] = []
-    urls: list[str] = []
+    folder, missing, urls = data_dir(), [], []
     reason = "download=False" if not download else ""
     for name in [_known(n) for n in (available() if names is None else names)]:
         _check_places(name, folder)  # not "missing": a file or folder is in the way
@@ -416,10 +400,9 @@ def _extract(payload: bytes, filename: str) -> bytes | None:
             and PurePosixPath(info.filename.replace("\\", "/")).name == filename
             and not info.filename.startswith("__MACOSX")
         ]
-        if not candidates:
-            return None
-        best = min(candidates, key=lambda info: (info.filename.count("/"), info.filename))
-        return archive.read(best)
+        best = min(candidates, key=lambda info: (info.filename.count("/"), info.filename),
+                   default=None)
+        return None if best is None else archive.read(best)
 
 
 def _write_atomic(target: Path, data: bytes) -> None:
@@ -446,8 +429,7 @@ def _download(name: str, missing: list[str], folder: Path) -> None:
     members: dict[str, bytes] = {}
     try:
         for filename in missing:
-            data = _extract(payload, filename)
-            if data is None:
+            if (data := _extract(payload, filename)) is None:
                 raise _unavailable(filename, folder, url,
                                    "the downloaded archive has no such member")
             members[filename] = data
@@ -466,16 +448,16 @@ def _download(name: str, missing: list[str], folder: Path) -> None:
     except OSError as exc:
         raise _unavailable(missing[0], folder, url,
                            f"cannot write to the cache folder: {exc}") from exc
-    for filename in missing:
-        try:
-            _read_raw(folder / filename, filename)
-        except DataIntegrityError as exc:
-            for p in written:
-                with contextlib.suppress(OSError):
-                    p.unlink()
-            raise DataIntegrityError(
-                f"the file downloaded from {url} failed its check and was removed: {exc}"
-            ) from exc
+    try:
+        for filename in missing:
+            _read_raw(folder / filename, _read_bytes(folder / filename))
+    except DataIntegrityError as exc:
+        for path in written:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        raise DataIntegrityError(
+            f"the file downloaded from {url} failed its check and was removed: {exc}"
+        ) from exc
 
 
 def _check_places(name: str, folder: Path) -> None:
@@ -486,11 +468,10 @@ def _check_places(name: str, folder: Path) -> None:
             f"To fix: set {ENV_VAR} (or load's data_dir) to the folder holding the UCI files, "
             "or unset it to use the project's data/ folder."
         )
-    for filename in UCI[name]["files"]:
-        path = folder / filename
+    for path in (folder / f for f in UCI[name]["files"]):
         if path.exists() and not path.is_file():
             raise DataUnavailableError(
-                f"UCI data file {filename} in {folder} is not a regular file (a folder?).\n"
+                f"UCI data file {path.name} in {folder} is not a regular file (a folder?).\n"
                 f"To fix: remove or rename {path}; the file is then downloaded on first use "
                 f"(or copy it there from {UCI[name]['archive']})."
             )
@@ -511,8 +492,7 @@ def _read_bytes(path: Path) -> bytes:
 
 def _locate(name: str, folder: Path, download: bool) -> list[Path]:
     _check_places(name, folder)
-    missing = [f for f in UCI[name]["files"] if not (folder / f).is_file()]
-    if missing:
+    if missing := [f for f in UCI[name]["files"] if not (folder / f).is_file()]:
         if not download:
             raise _unavailable(", ".join(missing), folder, UCI[name]["archive"], "download=False")
         _download(name, missing, folder)
@@ -538,20 +518,16 @@ def _remember(cache: OrderedDict[Any, _T], key: tuple[object, ...], make: Callab
 
 def _check_options(name: str, options: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
     allowed = UCI[name].get("options", {})
-    unknown = sorted(set(options) - set(allowed))
-    if unknown:
+    if unknown := sorted(set(options) - set(allowed)):
         accepted = ", ".join(f"{k}={tuple(v)!r}" for k, v in allowed.items()) or "no options"
         raise InvalidParameterError(
             f"load({name!r}) got unknown option(s) {unknown}; {name!r} accepts {accepted}"
         )
-    chosen = []
     for key, values in allowed.items():
-        value = options.get(key, values[0])
-        if value not in values:
+        if (value := options.get(key, values[0])) not in values:
             raise InvalidParameterError(f"load({name!r}): {key} must be one of {values}, "
                                         f"got {value!r}")
-        chosen.append((key, str(value)))
-    return tuple(chosen)
+    return tuple((key, str(options.get(key, values[0]))) for key, values in allowed.items())
 
 
 def load(
@@ -603,20 +579,18 @@ def load(
     """
     key = _known(name)
     chosen = _check_options(key, options)
-    folder = Path(data_dir).expanduser() if data_dir is not None else _default_folder()
-    paths = _locate(key, folder, download)
-    contents = [_read_bytes(path) for path in paths]
-    digests = tuple(hashlib.sha256(data).hexdigest() for data in contents)
+    paths = _locate(key, _default_folder() if data_dir is None else Path(data_dir).expanduser(),
+                    download)
+    contents = {path: _read_bytes(path) for path in paths}
+    digests = {path: hashlib.sha256(data).hexdigest() for path, data in contents.items()}
 
     def build() -> Dataset:
-        frames = {
-            path.name: _remember(_FRAMES, (path.name, digest),
-                                 lambda: _read_raw(path, path.name, data))  # noqa: B023
-            for path, data, digest in zip(paths, contents, digests, strict=True)
-        }
+        frames = {path.name: _remember(_FRAMES, (path.name, digests[path]),
+                                       lambda p=path: _read_raw(p, contents[p]))
+                  for path in paths}
         return _BUILD[key](frames, **dict(chosen))
 
-    return _remember(_DATASETS, (key, chosen, digests), build).copy()
+    return _remember(_DATASETS, (key, chosen, tuple(digests.values())), build).copy()
 
 
 def main() -> None:
