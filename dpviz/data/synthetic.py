@@ -27,12 +27,8 @@ from dpviz.errors import InvalidParameterError
 from dpviz.validation import check_int, check_positive, check_probability, check_random_state
 
 __all__ = [
-    "FI_SYNTH_SETTINGS",
-    "boolean_tree_data",
-    "fi_synth",
-    "fs_numeric_split_data",
-    "fs_random_tree_data",
-    "fs_single_split_data",
+    "FI_SYNTH_SETTINGS", "boolean_tree_data", "fi_synth", "fs_numeric_split_data",
+    "fs_random_tree_data", "fs_single_split_data",
 ]
 
 RandomState = int | np.random.Generator | None
@@ -134,14 +130,8 @@ def _random_boolean_tree(rng: np.random.Generator, n_attributes: int, depth: int
     return grow(0, list(range(n_attributes)))
 
 
-def _random_fs_tree(
-    rng: np.random.Generator,
-    is_numeric: Sequence[bool],
-    n_values: int,
-    depth: int,
-    n_classes: int,
-    p_leaf: float,
-) -> _Node:
+def _random_fs_tree(rng: np.random.Generator, is_numeric: Sequence[bool], n_values: int,
+                    depth: int, n_classes: int, p_leaf: float) -> _Node:
     """The FS §5.1 random tree of :func:`fs_random_tree_data`."""
     k = len(is_numeric)
 
@@ -172,24 +162,16 @@ def _fs_attributes(n_nominal: int, n_values: int, n_numeric: int) -> list[Attrib
             *(Numeric(f"x{j}", *FS_NUMERIC_RANGE) for j in range(n_numeric))]
 
 
-def _uniform_rows(
-    rng: np.random.Generator, n: int, is_numeric: np.ndarray, n_values: int
-) -> np.ndarray:
+def _uniform_rows(rng: np.random.Generator, n: int, is_numeric: np.ndarray,
+                  n_values: int) -> np.ndarray:
     """``n`` rows drawn uniformly: nominal codes in 0..m-1, numeric values on [0, 100]."""
     codes = rng.integers(0, n_values, size=(n, is_numeric.size)).astype(np.float64)
     values = rng.uniform(*FS_NUMERIC_RANGE, size=(n, is_numeric.size))
     return np.where(is_numeric, values, codes)
 
 
-def _add_fs_noise(
-    rng: np.random.Generator,
-    x: np.ndarray,
-    y: np.ndarray,
-    is_numeric: np.ndarray,
-    n_values: int,
-    n_classes: int,
-    p_noise: float,
-) -> tuple[np.ndarray, np.ndarray]:
+def _add_fs_noise(rng: np.random.Generator, x: np.ndarray, y: np.ndarray, is_numeric: np.ndarray,
+                  n_values: int, n_classes: int, p_noise: float) -> tuple[np.ndarray, np.ndarray]:
     """Replace each value and each class by a uniform draw with probability ``p_noise``.
 
     The draws are made whatever ``p_noise`` is, so for one seed the cells corrupted by a
@@ -216,19 +198,10 @@ def _labels(y: np.ndarray) -> pd.Series:
     return pd.Series(np.asarray(y, dtype=np.int64), name="class")
 
 
-def _fs_dataset(
-    name: str,
-    tree: _Node,
-    attributes: list[Attribute],
-    n_values: int,
-    n_classes: int,
-    p_noise: float,
-    n_rows: int,
-    n_test: int,
-    streams: list[np.random.Generator],
-    description: str,
-    n_bins: int | None = None,
-) -> Dataset:
+def _fs_dataset(name: str, tree: _Node, attributes: list[Attribute], n_values: int,
+                n_classes: int, p_noise: float, n_rows: int, n_test: int,
+                streams: list[np.random.Generator], description: str,
+                n_bins: int | None = None) -> Dataset:
     """Noisy training rows and a noiseless test set (``.test``) from ``tree`` (FS §5.1)."""
     tree_rows, noise_rng, test_rows = streams
     is_numeric = np.array([not a.is_categorical for a in attributes])
@@ -271,38 +244,18 @@ def _discretize(domain: Domain, x: np.ndarray, n_bins: int) -> tuple[Domain, np.
     return Domain(attributes, domain.classes, target=domain.target), x
 
 
-def boolean_tree_data(
-    n_rows: int = 2000,
-    n_attributes: int = 9,
-    *,
-    depth: int | None = None,
-    flip: float = 0.05,
-    random_state: RandomState = None,
-) -> Dataset:
+def boolean_tree_data(n_rows: int = 2000, n_attributes: int = 9, *, depth: int | None = None,
+                      flip: float = 0.05, random_state: RandomState = None) -> Dataset:
     """Rows labelled by a random Boolean decision tree, labels flipped with probability ``flip``.
 
-    JPW (§VI) and RDT# (§V) label rows by "a handmade Boolean decision tree" they do not
-    publish, "flipping each class label with a probability of 0.05". dpviz draws the tree: it
-    is complete to ``depth`` (default ``max(1, n_attributes // 2)``); each inner node tests a
-    binary attribute not yet tested on its path (branch ``"0"`` first); the two leaves under
-    each bottom test get opposite classes (a fair coin), so both classes have probability 1/2.
-    Values are uniform; the generating tree is printed in ``description``.
-
-    Parameters
-    ----------
-    n_rows : int, default 2000
-        RDT#'s synthetic set: 2000; JPW's sets 1-3: 16000, 14000, 14000.
-    n_attributes : int, default 9
-        Binary attributes ``a0 ..`` (RDT#: 9; JPW's sets 1-3: 10, 6, 7).
-    depth : int, optional
-        Tests on every root-to-leaf path, ``1 <= depth <= n_attributes``.
-    flip : float, default 0.05
-    random_state : int, numpy.random.Generator or None
-
-    Returns
-    -------
-    Dataset
-        ``name="jpw-boolean-tree"``; classes ``0``, ``1``; no test set.
+    JPW (§VI) and RDT# (§V) label uniform binary rows by "a handmade Boolean decision tree"
+    they do not publish, "flipping each class label with a probability of 0.05" (RDT#: 9
+    attributes, 2000 rows; JPW: 10, 6, 7 attributes, 16000, 14000, 14000 rows). dpviz draws
+    the tree, complete to ``depth`` (default ``max(1, n_attributes // 2)``): each inner node
+    tests an attribute not yet tested on its path (branch ``"0"`` first) and the two leaves
+    under each bottom test get opposite classes (a fair coin), so both classes have
+    probability 1/2. Attributes ``a0 ..``; classes ``0``, ``1``; the generating tree is
+    printed in ``description``; ``name="jpw-boolean-tree"``.
     """
     n_rows = check_int(n_rows, "n_rows", minimum=1)
     n_attributes = check_int(n_attributes, "n_attributes", minimum=1)
@@ -333,48 +286,23 @@ def boolean_tree_data(
 
 
 def fs_random_tree_data(
-    n_rows: int,
-    *,
-    n_attributes: int = 10,
-    n_values: int = 2,
-    depth: int = 5,
-    n_classes: int = 2,
-    p_leaf: float = 0.3,
-    p_noise: float = 0.1,
-    n_numeric: int = 0,
-    n_test: int = 10_000,
-    random_state: RandomState = None,
+    n_rows: int, *, n_attributes: int = 10, n_values: int = 2, depth: int = 5,
+    n_classes: int = 2, p_leaf: float = 0.3, p_noise: float = 0.1, n_numeric: int = 0,
+    n_test: int = 10_000, random_state: RandomState = None,
 ) -> Dataset:
-    """FS §5.1 random-tree data: noisy training rows and a noiseless test set.
+    """FS §5.1 random-tree data: noisy training rows and a noiseless test set (``.test``).
 
     The tree (FS, after Domingos & Hulten 2000): a node with ``depth`` tests above it, or no
     attribute left, is a leaf; from the third level on a node becomes a leaf with probability
     ``p_leaf``; an inner node tests an attribute drawn uniformly among the nominal ones not
     tested above it and all numeric ones, with one branch per nominal value, or ``x <= t`` /
     ``x > t`` with ``t`` uniform on the interval still reachable (dpviz's choice); leaf classes
-    are uniform. Rows are uniform (numeric on ``[0, 100]``), labelled by the tree; every
-    training value and class is then replaced, with probability ``p_noise``, by a uniform draw
-    (possibly the same value). ``.test`` holds ``n_test`` noiseless rows from the same tree.
-    FS's experiments: depth 3, 5 or 10; 2, 3 or 5 values and classes; Fig. 7 has ``n_numeric=3``.
-
-    Parameters
-    ----------
-    n_rows : int
-        Training rows (FS: 1,000 to 50,000).
-    n_attributes, n_values, depth, n_classes : int
-        Attributes (nominal ``a0 ..`` then numeric ``x0 ..``), values of a nominal attribute,
-        largest number of tests on a path, classes.
-    p_leaf, p_noise : float
-    n_numeric : int
-        How many of the ``n_attributes`` are numeric on ``[0, 100]``.
-    n_test : int
-        Rows of the noiseless test set (FS: 10,000); 0 for none.
-    random_state : int, numpy.random.Generator or None
-
-    Returns
-    -------
-    Dataset
-        ``name="fs-random-tree"``; classes ``0 .. n_classes-1``.
+    are uniform. Rows are uniform (nominal ``a0 ..`` with ``n_values`` values, then
+    ``n_numeric`` numeric ``x0 ..`` on ``[0, 100]``), labelled by the tree; every training
+    value and class is then replaced, with probability ``p_noise``, by a uniform draw (possibly
+    the same value). ``n_test`` (FS: 10,000; 0 for none) noiseless rows from the same tree form
+    ``.test``. FS: 1,000 to 50,000 rows, depth 3, 5 or 10, 2, 3 or 5 values and classes; Fig. 7
+    has ``n_numeric=3``. Classes ``0 .. n_classes-1``; ``name="fs-random-tree"``.
     """
     n_rows = check_int(n_rows, "n_rows", minimum=1)
     n_attributes = check_int(n_attributes, "n_attributes", minimum=1)
@@ -406,14 +334,8 @@ def fs_random_tree_data(
                        n_test, streams, description)
 
 
-def fs_single_split_data(
-    n_rows: int,
-    *,
-    n_attributes: int = 10,
-    p_noise: float = 0.1,
-    n_test: int = 10_000,
-    random_state: RandomState = None,
-) -> Dataset:
+def fs_single_split_data(n_rows: int, *, n_attributes: int = 10, p_noise: float = 0.1,
+                         n_test: int = 10_000, random_state: RandomState = None) -> Dataset:
     """FS §5.1.1 (Table 1, Fig. 3): a single split on one of ten binary attributes.
 
     The split attribute is uniform among the ``n_attributes`` and which leaf gets class 1 is a
@@ -441,13 +363,8 @@ def fs_single_split_data(
 
 
 def fs_numeric_split_data(
-    n_rows: int,
-    *,
-    threshold: float = 35.0,
-    p_noise: float = 0.1,
-    n_test: int = 10_000,
-    n_bins: int | None = None,
-    random_state: RandomState = None,
+    n_rows: int, *, threshold: float = 35.0, p_noise: float = 0.1, n_test: int = 10_000,
+    n_bins: int | None = None, random_state: RandomState = None,
 ) -> Dataset:
     """FS §5.1.1 (Fig. 4, Fig. 5): a single split at 35 on a numeric attribute over [0, 100].
 
@@ -516,43 +433,26 @@ FI_SYNTH_SETTINGS: pd.DataFrame = pd.DataFrame(
 )
 
 
-def fi_synth(
-    name: str,
-    *,
-    n_rows: int = 30_000,
-    bound: float | str = "typical",
-    random_state: RandomState = None,
-) -> Dataset:
+def fi_synth(name: str, *, n_rows: int = 30_000, bound: float | str = "typical",
+             random_state: RandomState = None) -> Dataset:
     """FI's synthetic data set Synth``name`` (§2.4, Table 1) from ``make_classification``.
 
-    The call is ``make_classification(n_samples=n_rows, n_features=n_informative + n_random,
+    ``make_classification(n_samples=n_rows, n_features=n_informative + n_random,
     n_informative=n_informative, n_redundant=0, n_repeated=0, n_classes=2)``, every other
     argument at its default (FI: "the parameters using non-default settings are" the two
-    counts, which "sum to the total number of features"; ``n_redundant=0`` makes them so).
-    See :data:`FI_SYNTH_SETTINGS` for the seven settings.
+    counts, which "sum to the total number of features"); the settings are
+    :data:`FI_SYNTH_SETTINGS`. ``name`` is ``"A"`` to ``"G"`` (case-insensitive, ``"SynthA"``
+    too). An int ``random_state`` below 2**32 is passed on unchanged (the rows are
+    scikit-learn's up to clipping); a Generator supplies a seed.
 
-    Every feature is clipped to the public ``[-B, B]``, from the setting only: an informative
-    feature is normal given its cluster, with variance ``n_informative / 3`` on average plus
-    ``class_sep²`` for the centres, a useless one N(0, 1). ``bound="typical"``:
+    Every feature is clipped to a public ``[-B, B]`` that depends on the setting only: an
+    informative feature is normal given its cluster, with variance ``n_informative / 3`` on
+    average plus ``class_sep²`` for the centres, a useless one N(0, 1). ``bound="typical"``:
     ``B = ceil(2 sqrt(n_informative / 3 + class_sep²))`` (4 or 5; clips a few per cent);
     ``"wide"``: ``B = ceil(class_sep + 4 sqrt(n_informative))`` (10 to 17; almost never
     clips, but a random tree's uniform splits then fall mostly in empty tails); a number sets B.
-
-    Parameters
-    ----------
-    name : str
-        ``"A"`` to ``"G"`` (case-insensitive; ``"SynthA"`` too).
-    n_rows : int, default 30000
-    bound : {"typical", "wide"} or float
-    random_state : int, numpy.random.Generator or None
-        An int below 2**32 is passed to ``make_classification`` unchanged (the rows equal
-        scikit-learn's up to clipping); a Generator supplies a seed.
-
-    Returns
-    -------
-    Dataset
-        ``name="fi-synth-a"`` etc.; numeric ``x0 ..`` on ``[-B, B]``; classes ``0``, ``1``; no
-        test set (FI uses 10-fold cross-validation).
+    Returns ``name="fi-synth-a"`` etc., numeric ``x0 ..`` on ``[-B, B]``, classes ``0``, ``1``
+    and no test set (FI uses 10-fold cross-validation).
     """
     if not isinstance(name, str):
         raise InvalidParameterError(f"name must be one of {list(_FI)}, got {name!r}")
@@ -562,18 +462,14 @@ def fi_synth(
             f"name must be one of {list(_FI)} (FI Table 1: Synth A-G), got {name!r}"
         )
     n_rows = check_int(n_rows, "n_rows", minimum=1)
+    seed = random_state
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        seed: int | None = int(random_state)
-        if seed < 0:
+        if (seed := int(random_state)) < 0:
             raise InvalidParameterError(
                 f"random_state must be a non-negative int seed, got {random_state!r}"
             )
-        if seed >= 2**32:
-            seed = int(check_random_state(seed).integers(0, 2**32 - 1))
-    elif random_state is None:
-        seed = None
-    else:
-        seed = int(check_random_state(random_state).integers(0, 2**32 - 1))
+    if seed is not None and not (type(seed) is int and 0 <= seed < 2**32):
+        seed = int(check_random_state(seed).integers(0, 2**32 - 1))
 
     n_informative, n_random, depth = _FI[key]
     kwargs = {"n_features": n_informative + n_random, "n_informative": n_informative,
