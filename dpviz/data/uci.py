@@ -1,16 +1,10 @@
-"""The four UCI data sets of the papers, with public domains written from their documentation.
+"""The papers' four UCI data sets, with public domains written from their documentation.
 
-The schemas (attribute values in the documented order, numeric bounds, classes), the row and
-class counts, the SHA-256 digests, the URLs and the citations are data, in ``uci.json`` next to
-this module (:data:`UCI`), transcribed from the UCI ``.names`` files and never learnt from the
-rows. Every read of a raw file checks its rows, class counts and values against them, then its
-digest (:data:`SHA256`, or :data:`SHA256_NORMALIZED` for a mirror that only changed line endings
-or blank lines), raising :class:`~dpviz.errors.DataIntegrityError` otherwise. Parsed files are
-cached in memory on their content's digest, so an edited file is always seen.
-
-The raw files live in :func:`data_dir` (``$DPVIZ_DATA``, else the project's ``data/``); a
-missing one is downloaded from the official UCI archive, checked and written atomically (see
-``data/README.md``). All four data sets are published by UCI under CC BY 4.0.
+The schemas, row and class counts, SHA-256 digests, URLs and citations are data (``uci.json``,
+:data:`UCI`), transcribed from the UCI ``.names`` files, never learnt from the rows. Every read
+of a raw file checks it against them and against its digest, raising
+:class:`~dpviz.errors.DataIntegrityError`. The raw files live in :func:`data_dir`; a missing
+one is downloaded from the official UCI archive (see ``data/README.md``; licence CC BY 4.0).
 """
 
 from __future__ import annotations
@@ -343,20 +337,16 @@ def _fetch(url: str) -> bytes:
         return response.read()
 
 
-def _missing_message(
+def _unavailable(
     filenames: Sequence[str], folder: Path, urls: Sequence[str], reason: str
-) -> str:
+) -> DataUnavailableError:
     """What is missing, where dpviz looked, why it was not downloaded, and how to get it."""
-    return (
+    error = DataUnavailableError(
         f"UCI data file(s) missing: {', '.join(filenames)} not in {folder} ({reason}).\n"
         f"To get them: run `make data` where the internet can be reached (they download on "
         f"first use), or download {' '.join(urls)}, unzip, and copy those files into {folder} "
         f"(or set {ENV_VAR} to a folder holding them)."
     )
-
-
-def _unavailable(filename: str, folder: Path, url: str, reason: str) -> DataUnavailableError:
-    error = DataUnavailableError(_missing_message([filename], folder, [url], reason))
     error.reason = reason
     return error
 
@@ -387,7 +377,7 @@ def ensure_files(names: Sequence[str] | None = None, *, download: bool = True) -
             missing += [f for f in UCI[name]["files"] if not (folder / f).is_file()]
             urls.append(UCI[name]["archive"])
     if missing:
-        raise DataUnavailableError(_missing_message(missing, folder, urls, reason))
+        raise _unavailable(missing, folder, urls, reason)
     return folder
 
 
@@ -425,19 +415,19 @@ def _download(name: str, missing: list[str], folder: Path) -> None:
     except (OSError, http.client.HTTPException, ValueError) as exc:
         # OSError covers urllib.error.URLError / HTTPError and socket timeouts.
         reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-        raise _unavailable(missing[0], folder, url, f"download failed: {reason}") from None
+        raise _unavailable(missing[:1], folder, [url], f"download failed: {reason}") from None
     members: dict[str, bytes] = {}
     try:
         for filename in missing:
             if (data := _extract(payload, filename)) is None:
-                raise _unavailable(filename, folder, url,
+                raise _unavailable([filename], folder, [url],
                                    "the downloaded archive has no such member")
             members[filename] = data
         for extra in UCI[name].get("extras", []):  # documentation only: not checked
             if not (folder / extra).is_file() and (data := _extract(payload, extra)) is not None:
                 members[extra] = data
     except (zipfile.BadZipFile, NotImplementedError, EOFError, zlib.error) as exc:
-        raise _unavailable(missing[0], folder, url,
+        raise _unavailable(missing[:1], folder, [url],
                            f"the download is not a valid zip archive: {exc}") from exc
     written: list[Path] = []
     try:
@@ -446,7 +436,7 @@ def _download(name: str, missing: list[str], folder: Path) -> None:
             _write_atomic(folder / filename, data)
             written.append(folder / filename)
     except OSError as exc:
-        raise _unavailable(missing[0], folder, url,
+        raise _unavailable(missing[:1], folder, [url],
                            f"cannot write to the cache folder: {exc}") from exc
     try:
         for filename in missing:
@@ -494,7 +484,7 @@ def _locate(name: str, folder: Path, download: bool) -> list[Path]:
     _check_places(name, folder)
     if missing := [f for f in UCI[name]["files"] if not (folder / f).is_file()]:
         if not download:
-            raise _unavailable(", ".join(missing), folder, UCI[name]["archive"], "download=False")
+            raise _unavailable(missing, folder, [UCI[name]["archive"]], "download=False")
         _download(name, missing, folder)
     return [folder / f for f in UCI[name]["files"]]
 
@@ -542,12 +532,12 @@ def load(
     Parameters
     ----------
     name : {"nursery", "mushroom", "votes", "adult"}
-        The data set (case-insensitive).
+        Case-insensitive.
     data_dir : path, optional
-        Folder holding the raw files; default :func:`data_dir`.
+        Folder of the raw files; default :func:`data_dir`.
     download : bool
-        Download a missing file from the official UCI archive (default); with ``False`` a
-        missing file raises :class:`DataUnavailableError`.
+        Download a missing file from the official UCI archive (default) or raise
+        :class:`DataUnavailableError`.
     **options
         ``mushroom``: ``missing="drop_attribute"`` (default; drop stalk-root: 21 attributes,
         8124 rows, as JPW and RDT#) or ``"drop_rows"`` (drop the 2480 rows missing it: 22
@@ -557,25 +547,17 @@ def load(
     Returns
     -------
     Dataset
-        A fresh copy: mutating it does not affect later loads.
-
-    Raises
-    ------
-    UnknownDatasetError, InvalidParameterError
-        An unknown data set, option or option value.
-    DataUnavailableError
-        A file is missing and cannot be downloaded, cannot be read, or is a folder.
-    DataIntegrityError
-        A file lacks the documented rows, class counts or values, or is not the official UCI
-        file (:data:`SHA256`); the message names the file, both digests and the fix.
+        A fresh copy. Raises :class:`UnknownDatasetError`, :class:`InvalidParameterError`,
+        :class:`DataUnavailableError` (a file missing, unreadable or a folder) or
+        :class:`DataIntegrityError` (a file that is not the documented, official one).
 
     Notes
     -----
-    Missing values are handled as in the papers. Votes: each ``?`` is replaced by that bill's
-    majority vote over the file's non-missing votes; this preprocessing reads the data outside
-    the privacy analysis, as the papers did (it is not differentially private). Mushroom drops
-    the attribute (or rows) with missing values, also chosen by looking at the data. Adult drops
-    the rows with a ``?``. Every call reads and hashes the raw files (about 5 ms on Adult).
+    Missing values are handled as in the papers: Votes replaces each ``?`` by the bill's
+    majority vote, which reads the data outside the privacy analysis (it is not differentially
+    private); Mushroom drops the attribute (or rows) with missing values, also chosen by looking
+    at the data; Adult drops the rows with a ``?``. Every call reads and hashes the raw files
+    (about 5 ms on Adult); parsed files are cached on their content's digest.
     """
     key = _known(name)
     chosen = _check_options(key, options)
