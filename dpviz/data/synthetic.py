@@ -116,15 +116,20 @@ def _render_tree(tree: _Node, attributes: Sequence[Attribute]) -> str:
     return "\n".join(lines)
 
 
+def _opposite_leaves(rng: np.random.Generator) -> list[_Node]:
+    """Two leaves with opposite classes; which one gets class 1 is a fair coin."""
+    b = int(rng.integers(2))
+    return [_Node(label=b), _Node(label=1 - b)]
+
+
 def _random_boolean_tree(rng: np.random.Generator, n_attributes: int, depth: int) -> _Node:
     """The complete tree of :func:`boolean_tree_data`."""
 
     def grow(level: int, unused: list[int]) -> _Node:
         j = unused[int(rng.integers(len(unused)))]
         rest = [u for u in unused if u != j]
-        if level == depth - 1:  # the two children are leaves with opposite classes
-            b = int(rng.integers(2))
-            return _Node(attribute=j, children=[_Node(label=b), _Node(label=1 - b)])
+        if level == depth - 1:
+            return _Node(attribute=j, children=_opposite_leaves(rng))
         return _Node(attribute=j, children=[grow(level + 1, rest), grow(level + 1, rest)])
 
     return grow(0, list(range(n_attributes)))
@@ -350,8 +355,7 @@ def fs_single_split_data(n_rows: int, *, n_attributes: int = 10, p_noise: float 
 
     attributes = _fs_attributes(n_attributes, 2, 0)
     j = int(tree_rng.integers(n_attributes))
-    b = int(tree_rng.integers(2))
-    tree = _Node(attribute=j, children=[_Node(label=b), _Node(label=1 - b)])
+    tree = _Node(attribute=j, children=_opposite_leaves(tree_rng))
     description = (
         f"FS §5.1.1 single split: {n_rows} training rows, {n_attributes} uniform binary "
         f"attributes, the binary class decided by {attributes[j].name} alone; training values "
@@ -391,8 +395,7 @@ def fs_numeric_split_data(
 
     attributes = _fs_attributes(7, 2, 3)
     j = 7 + int(tree_rng.integers(3))
-    b = int(tree_rng.integers(2))
-    tree = _Node(attribute=j, threshold=threshold, children=[_Node(label=b), _Node(label=1 - b)])
+    tree = _Node(attribute=j, threshold=threshold, children=_opposite_leaves(tree_rng))
     binned = "" if n_bins is None else (
         f" Numeric attributes then discretised into {n_bins} equal-width bins of [0, 100] "
         "(FS Fig. 5)."

@@ -55,9 +55,7 @@ _FACTS = {f: (name, facts) for name, s in UCI.items() for f, facts in s["files"]
 #: SHA-256 of the official UCI files, byte for byte (also listed in ``data/README.md``).
 SHA256: Mapping[str, str] = {f: facts["sha256"] for f, (_, facts) in _FACTS.items()}
 #: SHA-256 of the same files in normal form (:func:`_normalized`).
-SHA256_NORMALIZED: Mapping[str, str] = {
-    f: facts["sha256_normalized"] for f, (_, facts) in _FACTS.items()
-}
+SHA256_NORMALIZED: Mapping[str, str] = {f: x["sha256_normalized"] for f, (_, x) in _FACTS.items()}
 
 
 @dataclass(eq=False, repr=False)
