@@ -78,12 +78,9 @@ def _classify(tree: _Node, x: np.ndarray) -> np.ndarray:
             out[idx] = node.label
             return
         col = x[idx, node.attribute]
-        if node.threshold is None:
-            for code, child in enumerate(node.children):
-                walk(child, idx[col == code])
-        else:
-            walk(node.children[0], idx[col <= node.threshold])
-            walk(node.children[1], idx[col > node.threshold])
+        codes = col if node.threshold is None else col > node.threshold  # False: "<=" child
+        for code, child in enumerate(node.children):
+            walk(child, idx[codes == code])
 
     walk(tree, np.arange(x.shape[0]))
     return out
@@ -91,25 +88,20 @@ def _classify(tree: _Node, x: np.ndarray) -> np.ndarray:
 
 def _render_tree(tree: _Node, attributes: Sequence[Attribute]) -> str:
     """Indented text of ``tree`` (or a one-line summary if it is too large to print)."""
+    if tree.is_leaf:
+        return f"(a single leaf: class {tree.label})"
     lines: list[str] = []
 
     def walk(node: _Node, indent: str) -> None:
-        if len(lines) > _MAX_TREE_LINES:
-            return
-        a = attributes[node.attribute]  # type: ignore[index]
-        if node.threshold is None:
-            conditions = [f"{a.name} = {v}" for v in a.values]  # type: ignore[union-attr]
-        else:
-            conditions = [f"{a.name} <= {node.threshold:.4g}", f"{a.name} > {node.threshold:.4g}"]
+        a, t = attributes[node.attribute], node.threshold  # type: ignore[index]
+        conditions = ([f"{a.name} = {v}" for v in a.values] if t is None  # type: ignore[union-attr]
+                      else [f"{a.name} <= {t:.4g}", f"{a.name} > {t:.4g}"])
         for condition, child in zip(conditions, node.children, strict=True):
-            if child.is_leaf:
-                lines.append(f"{indent}{condition}: class {child.label}")
-            else:
-                lines.append(f"{indent}{condition}:")
+            leaf = f" class {child.label}" if child.is_leaf else ""
+            lines.append(f"{indent}{condition}:{leaf}")
+            if not child.is_leaf and len(lines) <= _MAX_TREE_LINES:
                 walk(child, indent + "  ")
 
-    if tree.is_leaf:
-        return f"(a single leaf: class {tree.label})"
     walk(tree, "  ")
     if len(lines) > _MAX_TREE_LINES:
         return f"  (depth {tree.depth()}, {tree.n_leaves()} leaves: too large to print)"
