@@ -205,7 +205,7 @@ def test_votes_facts_and_majority_imputation(cache: Path) -> None:
         rows = [row for row in csv.reader(handle) if row]
     assert len(rows) == 435
     n_replaced = 0
-    for j, bill in enumerate(datasets.VOTES_BILLS, start=1):
+    for j, bill in enumerate(datasets.UCI["votes"]["attributes"], start=1):
         votes = [row[j] for row in rows]
         counts = Counter(v for v in votes if v != "?")
         majority = "y" if counts["y"] >= counts["n"] else "n"
@@ -223,7 +223,7 @@ def test_adult_merged(cache: Path) -> None:
     ds = datasets.load("adult")
     assert ds.X.shape == (45222, 14)
     assert ds.test is None
-    assert ds.class_counts.to_dict() == dict(datasets.ADULT_CLEAN_CLASS_COUNTS)
+    assert ds.class_counts.to_dict() == datasets.UCI["adult"]["clean_class_counts"]
     assert set(ds.y) == {"<=50K", ">50K"}  # no trailing "." from adult.test
     assert not (ds.X == "?").any().any()
     # adult.names: 24.78% of ">50K" without unknowns.
@@ -243,15 +243,16 @@ def test_adult_original_split(cache: Path) -> None:
 
 
 def test_adult_raw_class_counts_match_adult_names() -> None:
-    raw = Counter(datasets.ADULT_DATA_CLASS_COUNTS) + Counter(datasets.ADULT_TEST_CLASS_COUNTS)
-    assert sum(raw.values()) == 48842 == datasets.ADULT_DATA_ROWS + datasets.ADULT_TEST_ROWS
+    files = datasets.UCI["adult"]["files"].values()
+    raw = sum((Counter(facts["class_counts"]) for facts in files), Counter())
+    assert sum(raw.values()) == 48842 == sum(facts["rows"] for facts in files)
     assert round(100 * raw[">50K"] / 48842, 2) == 23.93  # adult.names, with unknowns
 
 
 def test_adult_numeric_columns_within_the_documented_bounds(cache: Path) -> None:
     ds = datasets.load("adult", split="original")
     assert ds.test is not None
-    for name, (low, high) in datasets.ADULT_NUMERIC_BOUNDS.items():
+    for name, (low, high) in datasets.UCI["adult"]["numeric"].items():
         attribute = ds.domain[name]
         assert isinstance(attribute, Numeric)
         assert (attribute.low, attribute.high) == (low, high)
@@ -285,15 +286,18 @@ def test_metadata(cache: Path, name: str) -> None:
     assert ds.citation in ds.summary()
 
 
-def test_domains_are_the_module_constants(cache: Path) -> None:
+def test_domains_are_the_documented_ones(cache: Path) -> None:
     nursery = datasets.load("nursery").domain
-    assert [(a.name, a.values) for a in nursery] == list(datasets.NURSERY_ATTRIBUTES)
-    assert nursery.classes == datasets.NURSERY_CLASSES
+    assert [(a.name, a.values) for a in nursery] == [
+        (n, tuple(v)) for n, v in datasets.UCI["nursery"]["attributes"].items()
+    ]
+    assert nursery.classes == tuple(datasets.UCI["nursery"]["classes"])
     votes = datasets.load("votes").domain
-    assert votes.names == datasets.VOTES_BILLS and votes.classes == ("democrat", "republican")
+    assert votes.names == tuple(datasets.UCI["votes"]["attributes"])
+    assert votes.classes == ("democrat", "republican")
     adult = datasets.load("adult").domain
-    for name, values in datasets.ADULT_CATEGORICAL.items():
-        assert adult[name].values == values
+    for name, values in datasets.UCI["adult"]["attributes"].items():
+        assert adult[name].values == tuple(values)
     assert adult.classes == ("<=50K", ">50K")
 
 
@@ -429,7 +433,7 @@ def test_a_mirror_with_other_line_endings_is_accepted_but_not_an_edit(
 
 
 def test_documented_digests_are_those_of_the_cache_and_the_readme(cache: Path) -> None:
-    readme = (Path(datasets.__file__).resolve().parent.parent / "data" / "README.md").read_text()
+    readme = (Path(datasets.__file__).resolve().parents[2] / "data" / "README.md").read_text()
     for name in FILES:
         data = (cache / name).read_bytes()
         assert datasets.SHA256[name] == _sha256(data), name
@@ -460,7 +464,7 @@ def test_offline_and_missing_raises_data_unavailable(empty_cache: Path) -> None:
     message = str(info.value)
     assert "house-votes-84.data" in message
     assert str(empty_cache) in message
-    assert datasets.VOTES_ARCHIVE_URL in message
+    assert datasets.UCI["votes"]["archive"] in message
     assert "DPVIZ_DATA" in message
     assert isinstance(info.value, FileNotFoundError)
     assert list(empty_cache.iterdir()) == []
@@ -543,7 +547,7 @@ def test_download_extracts_the_member_from_a_sub_folder(
     calls = _fake_fetch(monkeypatch, payload)
     folder = tmp_path / "new" / "cache"  # created on demand
     ds = datasets.load("votes", data_dir=folder)
-    assert calls == [datasets.VOTES_ARCHIVE_URL]
+    assert calls == [datasets.UCI["votes"]["archive"]]
     assert (folder / "house-votes-84.data").read_bytes() == original
     assert sorted(p.name for p in folder.iterdir()) == ["house-votes-84.data"]
     assert ds.n_rows == 435
@@ -559,7 +563,7 @@ def test_download_fetches_an_archive_once_for_several_files(
     })
     calls = _fake_fetch(monkeypatch, payload)
     ds = datasets.load("adult")
-    assert calls == [datasets.ADULT_ARCHIVE_URL]
+    assert calls == [datasets.UCI["adult"]["archive"]]
     assert ds.n_rows == 45222
     assert {p.name for p in empty_cache.iterdir()} == {"adult.data", "adult.test", "adult.names"}
 

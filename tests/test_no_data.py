@@ -47,7 +47,7 @@ def test_ensure_files_names_every_missing_file_and_tries_one_download(
     assert str(offline) in message and "DPVIZ_DATA" in message and "make data" in message
     assert "Name or service not known" in message
     assert len(message.splitlines()) == 2
-    assert calls == [datasets.NURSERY_ARCHIVE_URL]  # offline: the others are not tried
+    assert calls == [datasets.UCI["nursery"]["archive"]]  # offline: the others are not tried
     assert info.value.__context__ is None  # no urllib traceback under the message
 
 
