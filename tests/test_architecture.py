@@ -320,3 +320,16 @@ def test_every_paper_has_a_reference_implementation_tested_equal(paper):
     test = ROOT / "tests" / f"test_pseudocode_{paper}.py"
     assert test.exists()
     assert "pseudocode" in test.read_text(encoding="utf-8")
+
+
+def test_every_data_file_in_the_package_is_declared_package_data():
+    """A data file read at run time ships in the wheel: ``pyproject.toml`` lists it."""
+    import fnmatch
+    import tomllib
+
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["dpviz"]
+    files = [p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*")
+             if p.is_file() and p.suffix in (".json", ".csv")]
+    assert files
+    assert [f for f in files if not any(fnmatch.fnmatch(f, pat) for pat in patterns)] == []
