@@ -19,7 +19,6 @@ side. To publish several models, fit each with its own ``random_state``.
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -33,7 +32,7 @@ from dpviz.data.synthetic import fi_synth
 from dpviz.data.uci import Dataset, load
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.registry import ALGORITHMS, PRIVATE, REFERENCES, applicable, make_estimator
-from dpviz.experiments.runner import cache, holdout_accuracy
+from dpviz.experiments.runner import cache, curve, holdout_accuracy, holdout_split, remember
 from dpviz.experiments.semi_supervised import METHODS, SemiSupervisedArm
 from dpviz.validation import check_epsilon, check_int
 
@@ -66,7 +65,7 @@ TEST_ROWS = 1000
 
 
 # ---------------------------------------------------------------------------------- data
-@functools.cache
+@remember()
 def load_dataset(name: str) -> Dataset:
     """A data set of :data:`DATASETS` by name (loaded once; the hold-out split is cached on it).
 
@@ -127,22 +126,22 @@ class _Subsample:
             return self.model_.predict(X)
 
 
-def _evaluate(
-    data: Dataset, algorithm: str, epsilon: float, n: int, repeats: int, seed: int
-) -> pd.DataFrame:
-    def factory(random_state: int, **params: Any) -> _Subsample:
-        return _Subsample(params["algorithm"], params["epsilon"], params["n"], data, random_state)
+def _evaluate(data: Dataset, algorithm: str, n: int, epsilons: list[float], repeats: int,
+              seed: int) -> pd.DataFrame:
+    """The runner's :func:`curve` of one (algorithm, n): :func:`holdout_accuracy`'s numbers."""
+    X_train, X_test, y_train, y_test = holdout_split(data, n_test_rows(data), seed)
+    truth = y_test.to_numpy()
 
-    return holdout_accuracy(
-        factory,
-        data,
-        repeats=repeats,
-        test_size=n_test_rows(data),
-        seed=seed,
-        algorithm=algorithm,
-        epsilon=float(epsilon),
-        n=int(n),
-    )
+    def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
+        out = []
+        for eps in epsilons:
+            model = _Subsample(algorithm, eps, n, data, seed + run).fit(X_train, y_train)
+            accuracy = float(np.mean(model.predict(X_test) == truth))
+            out.append([{"algorithm": algorithm, "epsilon": eps, "n": n, "repeat": run,
+                         "accuracy": accuracy}])
+        return out
+
+    return curve(evaluate, epsilons, repeats)
 
 
 def _jobs(
@@ -151,8 +150,8 @@ def _jobs(
     epsilons: Sequence[float],
     sizes: Sequence[int],
     references: bool,
-) -> list[tuple[Dataset, str, float, int]]:
-    """Every (data set, algorithm, ε, n) of the comparison, ε = ∞ and the references included."""
+) -> list[tuple[Dataset, str, int, list[float]]]:
+    """Every (data set, algorithm, n, εs) of the comparison, ε = ∞ and the references included."""
     eps = [check_epsilon(e, "epsilons") for e in epsilons]
     if any(math.isinf(e) for e in eps):
         raise InvalidParameterError("epsilons must be finite (ε = ∞ is run for every algorithm)")
@@ -164,9 +163,9 @@ def _jobs(
         data = load_dataset(name)
         algs = [a for a in algorithms if applicable(a, data)]
         for n in _sizes(data, sizes):
-            jobs += [(data, a, e, n) for a in algs for e in (*eps, math.inf)]
+            jobs += [(data, a, n, [*eps, math.inf]) for a in algs]
             if references:
-                jobs += [(data, r, math.inf, n) for r in REFERENCES]
+                jobs += [(data, r, n, [math.inf]) for r in REFERENCES]
     return jobs
 
 
@@ -222,12 +221,8 @@ def compare(
     repeats = check_int(repeats, "repeats", minimum=1)
     jobs = _jobs(datasets, algorithms, epsilons, sizes, references)
     frames = []
-    for data, algorithm, epsilon, n in tqdm(
-        jobs, disable=not progress, desc="compare", leave=False
-    ):
-        frame = _evaluate(data, algorithm, epsilon, n, repeats, seed)
-        frame["dataset"] = data.name
-        frames.append(frame)
+    for data, algorithm, n, eps in tqdm(jobs, disable=not progress, desc="compare", leave=False):
+        frames.append(_evaluate(data, algorithm, n, eps, repeats, seed).assign(dataset=data.name))
     out = pd.concat(frames, ignore_index=True)
     out["private"] = out["algorithm"].isin(list(ALGORITHMS)) & np.isfinite(out["epsilon"])
     columns = ["dataset", "algorithm", "private", "epsilon", "n", "repeat", "accuracy"]

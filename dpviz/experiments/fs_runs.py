@@ -14,7 +14,6 @@ Accuracies are fractions.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import warnings
@@ -34,7 +33,7 @@ from dpviz.data.uci import load
 from dpviz.domain import Attribute, Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.reproduce_fs import evaluate_encoded, fs_fig4, fs_fig5, fs_table1, jpw_table1
-from dpviz.experiments.runner import cache
+from dpviz.experiments.runner import cache, curve, remember
 from dpviz.experiments.shipped import ShippedResultError, ShippedResultIntegrityError, result
 from dpviz.trees.id3 import (
     DEFAULT_SPLIT_CELLS,
@@ -213,9 +212,7 @@ def _binned(domain: Domain, codes: np.ndarray, n_bins: int) -> tuple[Domain, np.
     return Domain(attributes, domain.classes, target=domain.target), codes
 
 
-@functools.cache
-
-
+@remember()
 def prepared(dataset: str, binned: bool = False) -> Prepared:
     """The explorer's rows of ``dataset``, split and encoded once (cached in-process).
 
@@ -430,37 +427,32 @@ def explorer_defaults(dataset: str) -> dict[str, int]:
     return {"depth": _DEPTHS[check_dataset(dataset)]}
 
 
-_POINTS: dict[tuple[str, str, float, int], pd.DataFrame] = {}
+def _fit_record(dataset: str, criterion: str, epsilon: float, depth: int, run: int) -> dict:
+    model, accuracy, unclassified = fit_one(dataset, criterion, epsilon, depth, run)
+    return {"epsilon": float(epsilon), "repeat": run, "accuracy": accuracy,
+            "unclassified": unclassified, "leaves": model.tree_.n_leaves}
 
 
-def explorer_point(
-    dataset: str, criterion: str, epsilon: float, depth: int
-) -> pd.DataFrame:
-    """Test accuracy of the fits at one setting (cached in-process; do not mutate).
+def _curve(dataset: str, criterion: str, depth: int, epsilons: Sequence[float],
+           repeats: int, shipped: bool) -> pd.DataFrame:
+    """Fits ``0 .. repeats - 1`` at each B (one at ε = ∞): the runner's :func:`curve`.
 
-    :data:`REPEATS` fits with seeds 0, 1, ... (one fit at ε = ∞, the reference).
+    ``shipped``: read the points :func:`shipped_curves` holds and remember the rest in memory.
     """
-    key = (dataset, criterion, float(epsilon), int(depth))
-    if key not in _POINTS:
-        shipped = _shipped_point(*key)
-        if shipped is not None:
-            _POINTS[key] = shipped
-            return shipped
-        repeats = 1 if math.isinf(epsilon) else REPEATS[dataset]
-        rows = []
-        for run in range(repeats):
-            model, accuracy, unclassified = fit_one(dataset, criterion, epsilon, depth, run)
-            rows.append(
-                {
-                    "epsilon": float(epsilon),
-                    "repeat": run,
-                    "accuracy": accuracy,
-                    "unclassified": unclassified,
-                    "leaves": model.tree_.n_leaves,
-                }
-            )
-        _POINTS[key] = pd.DataFrame(rows)
-    return _POINTS[key]
+    table = _shipped_records(dataset) if shipped else {}
+
+    def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
+        return [[] if run and math.isinf(eps) else
+                [table.get((criterion, depth, eps, run))
+                 or _fit_record(dataset, criterion, eps, depth, run)] for eps in epsilons]
+
+    key = ("fs", dataset, criterion, depth) if shipped else None
+    return curve(evaluate, epsilons, repeats, key=key)
+
+
+def explorer_point(dataset: str, criterion: str, epsilon: float, depth: int) -> pd.DataFrame:
+    """Test accuracy of the :data:`REPEATS` fits at one B (one at ε = ∞), shipped or fitted."""
+    return _curve(dataset, criterion, int(depth), [epsilon], REPEATS[dataset], True)
 
 
 def explorer_curves(
@@ -472,66 +464,42 @@ def explorer_curves(
     repeats: int | None = None,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """Every point of the explorer's curves on ``dataset``: what :func:`shipped_curves` ships.
+    """Every point of the explorer's curves on ``dataset`` (what :func:`shipped_curves` ships).
 
-    The fits of :func:`explorer_point` (same seeds, same numbers) at each criterion, depth
-    and B of ``epsilons`` plus ε = ∞, without its in-process cache.
-
-    Parameters
-    ----------
-    dataset : str
-        One of :data:`EXPLORER_DATASETS`.
-    criteria, depths, epsilons : sequence
-        The settings (default: every one the explorer offers, and its curve's budgets).
-    repeats : int, optional
-        Fits per finite B (default :data:`REPEATS` of the data set); one at ε = ∞.
-    progress : bool, default False
-        Show a progress bar over the (criterion, depth) pairs.
-
-    Returns
-    -------
-    DataFrame
-        ``criterion``, ``depth``, ``epsilon``, ``repeat``, ``accuracy``, ``unclassified``,
-        ``leaves``.
+    The fits of :func:`explorer_point` at each criterion, depth and B plus ε = ∞, computed
+    afresh; ``repeats`` fits per finite B (default :data:`REPEATS`). Columns ``criterion``,
+    ``depth``, ``epsilon``, ``repeat``, ``accuracy``, ``unclassified``, ``leaves``.
     """
     check_dataset(dataset)
     n = REPEATS[dataset] if repeats is None else check_int(repeats, "repeats", minimum=1)
     settings = [(c, int(d)) for c in criteria for d in depths]
-    frames = []
-    for criterion, depth in tqdm(settings, disable=not progress, desc=f"FS curves, {dataset}"):
-        check_criterion(criterion)
-        for eps in (*epsilons, math.inf):
-            rows = []
-            for run in range(1 if math.isinf(eps) else n):
-                model, accuracy, unclassified = fit_one(dataset, criterion, eps, depth, run)
-                rows.append({"criterion": criterion, "depth": depth, "epsilon": float(eps),
-                             "repeat": run, "accuracy": accuracy, "unclassified": unclassified,
-                             "leaves": model.tree_.n_leaves})
-            frames.append(pd.DataFrame(rows))
-    return pd.concat(frames, ignore_index=True)
+    frames = [
+        _curve(dataset, check_criterion(c), d, (*epsilons, math.inf), n, False)
+        .assign(criterion=c, depth=d)
+        for c, d in tqdm(settings, disable=not progress, desc=f"FS curves, {dataset}")
+    ]
+    columns = ["criterion", "depth", "epsilon", "repeat", "accuracy", "unclassified", "leaves"]
+    return pd.concat(frames, ignore_index=True)[columns]
 
 
-@functools.cache
+@remember()
 def _shipped(dataset: str, epsilons: tuple[float, ...], repeats: int) -> pd.DataFrame | None:
     try:
-        frame = result(explorer_curves, dataset, criteria=CRITERIA, depths=EXPLORER_DEPTHS,
-                       epsilons=epsilons, repeats=repeats, recompute=False)
+        return result(explorer_curves, dataset, criteria=CRITERIA, depths=EXPLORER_DEPTHS,
+                      epsilons=epsilons, repeats=repeats, recompute=False)
     except ShippedResultIntegrityError:
         raise  # an altered file is a fault to show, not a file that is absent
     except ShippedResultError:
         return None
-    return frame
 
 
 def shipped_curves(dataset: str, *, recompute: bool | None = False) -> pd.DataFrame | None:
     """The shipped :func:`explorer_curves` of ``dataset`` (``dpviz/results/``), or None.
 
-    None when no file is shipped for the current settings (:data:`CRITERIA`,
-    :data:`EXPLORER_DEPTHS`, :data:`EXPLORER_EPSILONS`, :data:`REPEATS`): the explorer then
-    computes each point when first asked (:func:`explorer_point`). A shipped file that was
-    altered raises :class:`~dpviz.experiments.shipped.ShippedResultIntegrityError`.
-    ``recompute=None`` follows ``DPVIZ_RECOMPUTE`` (``make results`` rewrites the files with
-    ``DPVIZ_RECOMPUTE=1 DPVIZ_SAVE_RESULTS=1``); ``True`` computes the curves now.
+    None when no file ships for the current settings: the explorer then fits each point when
+    first asked. An altered file raises
+    :class:`~dpviz.experiments.shipped.ShippedResultIntegrityError`. ``recompute=None``
+    follows ``DPVIZ_RECOMPUTE``; ``True`` computes the curves now.
     """
     check_dataset(dataset)
     if recompute is not False:
@@ -541,19 +509,19 @@ def shipped_curves(dataset: str, *, recompute: bool | None = False) -> pd.DataFr
     return _shipped(dataset, tuple(EXPLORER_EPSILONS), REPEATS[dataset])
 
 
-def _shipped_point(
-    dataset: str, criterion: str, epsilon: float, depth: int
-) -> pd.DataFrame | None:
-    """The shipped fits of one explorer point (as :func:`explorer_point` computes), or None."""
-    if not (math.isinf(epsilon) or epsilon in EXPLORER_EPSILONS) or depth not in EXPLORER_DEPTHS:
-        return None
-    frame = shipped_curves(dataset)
-    if frame is None:
-        return None
-    rows = frame[(frame["criterion"] == criterion) & (frame["depth"] == depth)
-                 & (frame["epsilon"] == epsilon)]
+def _shipped_records(dataset: str) -> dict[tuple, dict]:
+    """The shipped fits by (criterion, depth, ε, repeat) (empty when none ship)."""
+    return _records(dataset, tuple(EXPLORER_EPSILONS), REPEATS[dataset])
+
+
+@remember()
+def _records(dataset: str, epsilons: tuple[float, ...], repeats: int) -> dict[tuple, dict]:
+    frame = _shipped(dataset, epsilons, repeats)
     columns = ["epsilon", "repeat", "accuracy", "unclassified", "leaves"]
-    return rows[columns].reset_index(drop=True) if len(rows) else None
+    return {} if frame is None else {
+        (r["criterion"], r["depth"], r["epsilon"], r["repeat"]): {c: r[c] for c in columns}
+        for r in frame.to_dict("records")
+    }
 
 
 def explorer_depth(dataset: str, criterion: str, depth: int | None) -> int:
@@ -566,18 +534,9 @@ def explorer_depth(dataset: str, criterion: str, depth: int | None) -> int:
 
 
 def explorer_curve(dataset: str, criterion: str, depth: int | None = None) -> pd.DataFrame:
-    """Test accuracy at every B of :data:`EXPLORER_EPSILONS` and at ε = ∞.
-
-    Returns
-    -------
-    DataFrame
-        One row per (B, fit): ``epsilon``, ``repeat``, ``accuracy``, ``unclassified``,
-        ``leaves``. Each point is cached in-process, so the curve is computed once per
-        (data set, criterion, depth).
-    """
+    """Test accuracy at every B of :data:`EXPLORER_EPSILONS` and at ε = ∞ (see explorer_point)."""
     d = explorer_depth(dataset, criterion, depth)
-    eps = (*EXPLORER_EPSILONS, math.inf)
-    return pd.concat([explorer_point(dataset, criterion, e, d) for e in eps], ignore_index=True)
+    return _curve(dataset, criterion, d, (*EXPLORER_EPSILONS, math.inf), REPEATS[dataset], True)
 
 
 def _exact_counts(codes: np.ndarray, labels: np.ndarray, n_values: int, n_classes: int) -> Any:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from functools import lru_cache, partial
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -31,9 +31,17 @@ from dpviz.data.published import FI_FIG4, FI_FIG5, FI_FIG6, FI_FIG7, FI_TABLE2, 
 from dpviz.data.synthetic import fi_synth
 from dpviz.data.uci import Dataset, load
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
-from dpviz.experiments import cache, holdout_split, summarize, sweep
+from dpviz.experiments.runner import (
+    cache,
+    curve,
+    holdout_split,
+    located,
+    remember,
+    summarize,
+    sweep,
+)
 from dpviz.trees.depth import FI_TABLE4, expected_untested, fletcher_islam_depth
-from dpviz.trees.forest import DPRandomForestClassifier, ForestLeaves
+from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.random_tree import RandomTree
 
 __all__ = [
@@ -53,7 +61,6 @@ __all__ = [
     "fi_table3",
     "fi_table4",
     "fi_table4_explained",
-    "forest_accuracies",
     "forest_accuracy",
     "non_private_accuracy",
 ]
@@ -120,7 +127,7 @@ TEST_ROWS = 1500
 REPEATS = 3
 
 
-@lru_cache(maxsize=16)
+@remember(maxsize=16)
 def explorer_dataset(name: str) -> Dataset:
     """The explorer's version of an FI data set (:data:`EXPLORER_ROWS` rows, seed 0)."""
     if name not in EXPLORER_DATASETS:
@@ -137,24 +144,9 @@ def explorer_depth(name: str, depth: int = 0) -> int:
     return fletcher_islam_depth(len(domain) - n_discrete, n_discrete)
 
 
-# Where the test rows land in every tree, per (data set, depth, trees, seed): the trees do
-# not depend on ε, so moving the ε slider re-fits the forests (new leaf labels) and votes
-# from these leaves (DPRandomForestClassifier.locate_encoded / votes_located).
-_TEST_LEAVES: dict[tuple, ForestLeaves] = {}
-
-
-def _test_leaves(key: tuple, model: DPRandomForestClassifier, codes: np.ndarray) -> ForestLeaves:
-    leaves = _TEST_LEAVES.get(key)
-    if leaves is None:
-        if len(_TEST_LEAVES) >= 16:  # a few MB each: start afresh when full
-            _TEST_LEAVES.clear()
-        leaves = _TEST_LEAVES[key] = model.locate_encoded(codes)
-    return leaves
-
-
-@lru_cache(maxsize=16)
+@remember(maxsize=16)
 def _explorer_split(dataset: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The explorer's fixed split, encoded once: train codes and labels, test codes and labels."""
+    """The explorer's fixed split, encoded: train codes and labels, test codes and labels."""
     data = explorer_dataset(dataset)
     X_train, X_test, y_train, y_test = holdout_split(data, TEST_ROWS, 0)
     domain = data.domain
@@ -162,56 +154,41 @@ def _explorer_split(dataset: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
             domain.encode(X_test), domain.encode_labels(y_test))
 
 
-# Accuracies already computed, per (data set, depth, trees, mechanism, seed, disjoint, ε):
-# the explorer's curve is remade from them when a slider comes back (bounded, oldest first).
-_ACCURACY: dict[tuple, float] = {}
-_ACCURACY_SIZE = 4096
-
-
-def forest_accuracies(
+def explorer_frame(
     dataset: str,
     epsilons: Sequence[float],
     depth: int,
     n_trees: int,
     mechanism: str = "rosnam",
-    seed: int = 0,
+    repeats: int | Sequence[int] = REPEATS,
     disjoint: bool = True,
-) -> list[float]:
-    """Test accuracy of one FI forest per ε on the explorer's split (cached in memory).
+) -> pd.DataFrame:
+    """Test accuracy of one FI forest per (ε, seed) on the explorer's split: one row each.
 
-    The forest at ε is ``DPRandomForestClassifier(ε, n_trees, max_depth=depth,
-    leaf_mechanism=mechanism, disjoint=disjoint, random_state=seed)`` fitted on the
-    training part; its accuracy equals that of its ``predict`` on the :data:`TEST_ROWS`
-    test rows (the unit tests check it against
-    :func:`dpviz.experiments.holdout_accuracy`). The forests of the missing ε are fitted
-    together (:meth:`~dpviz.trees.forest.DPRandomForestClassifier.fit_encoded_epsilons`:
-    the training rows are routed once) and vote from the test rows' leaves, routed once
-    per tree structure (:meth:`~dpviz.trees.forest.DPRandomForestClassifier.votes_located`);
-    the trees do not depend on ε.
+    Equal to :func:`~dpviz.experiments.holdout_accuracy` of ``DPRandomForestClassifier``
+    (seeds 0, 1, ...; or the seeds ``repeats`` lists) on :data:`TEST_ROWS` test rows, through
+    the runner's :func:`~dpviz.experiments.runner.curve`: the forests of the missing ε are
+    fitted together (``fit_encoded_epsilons``) and vote from the test rows' leaves, routed
+    once per tree structure.
     """
-    key = (dataset, int(depth), int(n_trees), mechanism, int(seed), bool(disjoint))
-    wanted = [float(e) for e in epsilons]
-    missing = [e for e in dict.fromkeys(wanted) if (*key, e) not in _ACCURACY]
-    if missing:
-        data = explorer_dataset(dataset)
-        train, train_labels, test, test_labels = _explorer_split(dataset)
+    data = explorer_dataset(dataset)
+    train, train_labels, test, test_labels = _explorer_split(dataset)
+    depth, n_trees = int(depth), int(n_trees)
+
+    def evaluate(seed: int, epsilons: list[float]) -> list[list[dict]]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotProvenPrivateWarning)  # said in the chart's title
             forests = DPRandomForestClassifier(
-                n_trees=int(n_trees),
-                max_depth=int(depth),
-                leaf_mechanism=mechanism,
-                disjoint=disjoint,
-                domain=data.domain,
-                random_state=int(seed),
-            ).fit_encoded_epsilons(train, train_labels, data.domain, missing)
-        leaves = _test_leaves((dataset, int(depth), int(n_trees), int(seed)), forests[0], test)
-        while len(_ACCURACY) + len(missing) > _ACCURACY_SIZE:
-            del _ACCURACY[next(iter(_ACCURACY))]
-        for eps, forest in zip(missing, forests, strict=True):
-            predicted = np.argmax(forest.votes_located(leaves), axis=1)
-            _ACCURACY[(*key, eps)] = float(np.mean(predicted == test_labels))
-    return [_ACCURACY[(*key, e)] for e in wanted]
+                n_trees=n_trees, max_depth=depth, leaf_mechanism=mechanism, disjoint=disjoint,
+                domain=data.domain, random_state=seed,
+            ).fit_encoded_epsilons(train, train_labels, data.domain, epsilons)
+        leaves = located(("fi", dataset, depth, n_trees, seed), forests[0], test)
+        return [[{"epsilon": eps, "repeat": seed,
+                  "accuracy": float(np.mean(forest.predict_located(leaves) == test_labels))}]
+                for eps, forest in zip(epsilons, forests, strict=True)]
+
+    key = ("fi", dataset, depth, n_trees, mechanism, bool(disjoint))
+    return curve(evaluate, epsilons, repeats, key=key)
 
 
 def forest_accuracy(
@@ -223,31 +200,11 @@ def forest_accuracy(
     seed: int = 0,
     disjoint: bool = True,
 ) -> float:
-    """Test accuracy of one FI forest on the explorer's split (:func:`forest_accuracies`)."""
-    return forest_accuracies(dataset, [epsilon], depth, n_trees, mechanism, seed, disjoint)[0]
+    """Test accuracy of one FI forest on the explorer's split (:func:`explorer_frame`)."""
+    frame = explorer_frame(dataset, [epsilon], depth, n_trees, mechanism, [int(seed)], disjoint)
+    return float(frame["accuracy"].iloc[0])
 
 
-def explorer_frame(
-    dataset: str,
-    epsilons: Sequence[float],
-    depth: int,
-    n_trees: int,
-    mechanism: str = "rosnam",
-    repeats: int = REPEATS,
-) -> pd.DataFrame:
-    """Accuracy of ``repeats`` forests (seeds 0, 1, ...) at each ε: one row per forest."""
-    per_seed = [forest_accuracies(dataset, epsilons, depth, n_trees, mechanism, r)
-                for r in range(repeats)]
-    return pd.DataFrame(
-        [
-            {"epsilon": float(eps), "repeat": r, "accuracy": per_seed[r][i]}
-            for i, eps in enumerate(epsilons)
-            for r in range(repeats)
-        ]
-    )
-
-
-@lru_cache(maxsize=256)
 def non_private_accuracy(dataset: str, depth: int, n_trees: int) -> float:
     """FI's non-private forest (§2.4): ε = ∞ (exact majority labels), all rows in every tree."""
     return forest_accuracy(dataset, math.inf, depth, n_trees, "rosnam", 0, False)

@@ -18,7 +18,6 @@ claims in :mod:`~dpviz.experiments.pareto`, the pitfalls in
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -49,6 +48,7 @@ from dpviz.experiments.pareto import (
     winners,
 )
 from dpviz.experiments.registry import ALGORITHMS, PRIVATE
+from dpviz.experiments.runner import remember
 from dpviz.experiments.shipped import recompute_requested, result
 from dpviz.explore import quick
 from dpviz.ui.exercises import Argument, Exercise, Prediction, Step, register
@@ -311,7 +311,7 @@ def tradeoff_chart(
 
 
 # ---------------------------------------------------------------------------------- explorer
-@functools.cache
+@remember()
 def _explorer_frame(
     dataset: str, epsilons: tuple[float, ...], sizes: tuple[int, ...], repeats: int
 ) -> pd.DataFrame:
@@ -334,7 +334,7 @@ def explorer_frame(dataset: str = "nursery") -> pd.DataFrame:
     return _explorer_frame(key, tuple(g["epsilons"]), tuple(g["sizes"]), int(g["repeats"]))
 
 
-@functools.cache
+@remember()
 def _explorer_summary(
     dataset: str, epsilons: tuple[float, ...], sizes: tuple[int, ...], repeats: int
 ) -> pd.DataFrame:

@@ -20,8 +20,8 @@ noise on every component of each tree's leaf vector (Fig. 5, Theorem 3).
 
 from __future__ import annotations
 
-import functools
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import altair as alt
@@ -34,8 +34,8 @@ from dpviz.data.published import JPW_TABLE1
 from dpviz.data.uci import Dataset, load
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
-from dpviz.experiments import holdout_split
 from dpviz.experiments.reproduce_jpw import JPW_DATASETS, make_private_rdt
+from dpviz.experiments.runner import curve, holdout_split, located, remember
 from dpviz.trees.depth import fan_depth
 from dpviz.trees.random_tree import RandomTree
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
@@ -83,9 +83,8 @@ MAX_DEPTH = {"nursery": 4, "mushroom": 10, "votes": 12}
 MAX_TREES = 10
 
 # ---------------------------------------------------------------------------------- explorer
-@functools.cache
+@remember()
 def _data(name: str) -> Dataset:
-    """The data set, loaded once (holdout_accuracy caches its split on this object)."""
     if name not in JPW_DATASETS:
         raise InvalidParameterError(f"dataset must be one of {list(JPW_DATASETS)}, got {name!r}")
     return load(name)
@@ -93,20 +92,12 @@ def _data(name: str) -> Dataset:
 
 def explorer_defaults(dataset: str) -> dict[str, int]:
     """The paper's settings for ``dataset``: height k/2 (Fan et al.) and 10 trees (Votes: 5)."""
-    data = _data(dataset)
-    return {"depth": fan_depth(len(data.domain)), "n_trees": JPW_DATASETS[dataset]}
+    return {"depth": fan_depth(len(_data(dataset).domain)), "n_trees": JPW_DATASETS[dataset]}
 
 
-_POINTS: dict[tuple[str, float, int, int], pd.DataFrame] = {}
-
-
-@functools.cache
+@remember()
 def _encoded_split(dataset: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The explorer's 75/25 split (:func:`~dpviz.experiments.holdout_split`, seed 0), encoded.
-
-    (train codes, train labels, test codes, test labels): the same split as
-    :func:`~dpviz.experiments.holdout_accuracy`, encoded once per data set.
-    """
+    """:func:`~dpviz.experiments.holdout_split` (25%, seed 0), encoded: train, labels, test, y."""
     data = _data(dataset)
     X_train, X_test, y_train, y_test = holdout_split(data, 0.25, 0)
     domain = data.domain
@@ -114,46 +105,27 @@ def _encoded_split(dataset: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
             domain.encode_labels(y_test))
 
 
-#: Where the test rows land in the trees of a (data set, height, trees, seed): public and the
-#: same at every ε, so the ε slider re-fits (new noisy counts) and re-uses it. A few MB each.
-_ROUTING: dict[tuple[str, int, int, int], list] = {}
+def _points(dataset: str, epsilons: Sequence[float], depth: int, n_trees: int) -> pd.DataFrame:
+    """Hold-out accuracy of REPEATS Private-RDT fits per ε: :func:`holdout_accuracy`'s numbers.
 
-
-def _fit_accuracy(dataset: str, epsilon: float, depth: int, n_trees: int, seed: int) -> float:
-    """Test accuracy of one Private-RDT fit: that of ``predict`` on the explorer's split.
-
-    The test rows are routed once per tree structure
-    (:meth:`~dpviz.trees.rdt.PrivateRDTClassifier.locate_encoded`, which depends on the
-    seed, the height, the number of trees and the domain, not on ε) and each fit votes
-    from that routing (:meth:`~dpviz.trees.rdt.PrivateRDTClassifier.predict_located`).
+    The runner's :func:`~dpviz.experiments.runner.curve`, the test rows routed once per tree
+    structure (it does not depend on ε).
     """
     data = _data(dataset)
     train, labels, test, truth = _encoded_split(dataset)
-    model = make_private_rdt(seed, data.domain, epsilon=epsilon, max_depth=depth,
-                             n_trees=n_trees).fit_encoded(train, labels, data.domain)
-    key = (dataset, depth, n_trees, seed)
-    if key not in _ROUTING:
-        if len(_ROUTING) >= 4 * REPEATS:  # start afresh when full
-            _ROUTING.clear()
-        _ROUTING[key] = model.locate_encoded(test)
-    predicted = model.predict_located(_ROUTING[key])
-    return float(np.mean(predicted == truth))
 
+    def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
+        out = []
+        for eps in epsilons:
+            model = make_private_rdt(run, data.domain, epsilon=eps, max_depth=depth,
+                                     n_trees=n_trees).fit_encoded(train, labels, data.domain)
+            leaves = located(("jpw", dataset, depth, n_trees, run), model, test)
+            accuracy = float(np.mean(model.predict_located(leaves) == truth))
+            out.append([{"epsilon": eps, "max_depth": depth, "n_trees": n_trees, "repeat": run,
+                         "accuracy": accuracy}])
+        return out
 
-def _point(dataset: str, epsilon: float, depth: int, n_trees: int) -> pd.DataFrame:
-    """Hold-out accuracy of REPEATS Private-RDT fits at one setting (cached; do not mutate).
-
-    Equal to :func:`~dpviz.experiments.holdout_accuracy` with :func:`make_private_rdt`
-    (fits of seeds 0, 1, 2 on its split; the unit tests check it), faster: the rows are
-    encoded once and the test rows routed once per tree structure.
-    """
-    key = (dataset, float(epsilon), int(depth), int(n_trees))
-    if key not in _POINTS:
-        _POINTS[key] = pd.DataFrame(
-            [{"epsilon": float(epsilon), "max_depth": int(depth), "n_trees": int(n_trees),
-              "repeat": r, "accuracy": _fit_accuracy(*key, r)} for r in range(REPEATS)]
-        )
-    return _POINTS[key]
+    return curve(evaluate, epsilons, REPEATS, key=("jpw", dataset, depth, n_trees))
 
 
 def _settings(dataset: str, depth: int | None, n_trees: int | None) -> tuple[int, int]:
@@ -174,8 +146,7 @@ def explorer_curve(
     depth, trees).
     """
     depth, n_trees = _settings(dataset, depth, n_trees)
-    eps = (*EXPLORER_EPSILONS, math.inf)
-    return pd.concat([_point(dataset, e, depth, n_trees) for e in eps], ignore_index=True)
+    return _points(dataset, (*EXPLORER_EPSILONS, math.inf), depth, n_trees)
 
 
 def jpw_explorer_chart(
@@ -209,7 +180,7 @@ def jpw_explorer_chart(
     curve = explorer_curve(dataset, depth, n_trees)
     finite = curve[np.isfinite(curve["epsilon"])]
     reference = float(curve.loc[~np.isfinite(curve["epsilon"]), "accuracy"].mean())
-    point = _point(dataset, eps, depth, n_trees)
+    point = _points(dataset, [eps], depth, n_trees)
     if not np.isclose(finite["epsilon"], eps, rtol=1e-9).any():
         finite = pd.concat([finite, point], ignore_index=True)
     accuracy = float(point["accuracy"].mean())

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import cache, lru_cache
 from typing import Any
 
 import altair as alt
@@ -25,6 +24,7 @@ import pandas as pd
 from dpviz.data.uci import Dataset
 from dpviz.domain import Categorical
 from dpviz.errors import InvalidParameterError
+from dpviz.experiments.runner import curve, remember
 from dpviz.experiments.semi_supervised import (
     DATASETS,
     METHODS,
@@ -82,7 +82,7 @@ MAX_PERCENT = 50
 _SHOWN = ("rdt_sharp", "private_rdt")
 
 
-@cache
+@remember()
 def _dataset(name: str) -> Dataset:
     if name not in EXPLORER_DATASETS:
         raise InvalidParameterError(f"dataset must be one of {EXPLORER_DATASETS}, got {name!r}")
@@ -95,27 +95,10 @@ def mean_values(name: str) -> float:
     return float(np.mean([a.n_values if isinstance(a, Categorical) else 2 for a in domain]))
 
 
-@lru_cache(maxsize=12)  # up to ~10 MB each with t = 200
+@remember(maxsize=12)  # up to ~10 MB each with t = 200
 def _run(name: str, percent: float, n_secondary: int, run: int) -> ProtocolRun:
     """Run ``run`` of the protocol (the split of seed ``run``), its public work done once."""
     return ProtocolRun(_dataset(name), percent / 100, run, n_secondary=n_secondary)
-
-
-@lru_cache(maxsize=8192)
-def run_errors(
-    dataset: str, percent: float, n_secondary: int, run: int, epsilon: float
-) -> tuple[float, float]:
-    """Test errors (RDT#, labeled-only Private-RDT) of one run at ``epsilon`` (cached).
-
-    Run ``run`` of :func:`dpviz.experiments.semi_supervised.protocol_runs` with
-    ``fractions=(percent / 100,)``, ``seed=0``: RDT# and Private-RDT (p = 5 trees, RDT#'s
-    height) fitted on the split of seed ``run``, each with its own seed derived from ``run``
-    (:meth:`~dpviz.experiments.semi_supervised.ProtocolRun.fit_seed_of`). The ε values of a
-    run share each method's seed and noise: points of one curve, not releases to publish
-    together.
-    """
-    protocol = _run(dataset, float(percent), int(n_secondary), int(run))
-    return tuple(protocol.error(method, float(epsilon)) for method in _SHOWN)
 
 
 def explorer_frame(
@@ -123,19 +106,30 @@ def explorer_frame(
     epsilons: Sequence[float],
     percent: float,
     n_secondary: int,
-    repeats: int = REPEATS,
+    repeats: int | Sequence[int] = REPEATS,
 ) -> pd.DataFrame:
-    """One row per (ε, method, run): ``error`` and ``accuracy`` = 1 − error."""
-    rows = []
-    for eps in epsilons:
-        for run in range(repeats):
-            errors = run_errors(dataset, float(percent), int(n_secondary), run, float(eps))
-            for method, error in zip(_SHOWN, errors, strict=True):
-                rows.append(
-                    {"epsilon": float(eps), "method": METHODS[method], "repeat": run,
-                     "error": error, "accuracy": 1.0 - error}
-                )
-    return pd.DataFrame(rows)
+    """One row per (ε, run, method): ``error`` and ``accuracy`` = 1 − error.
+
+    Run ``r`` is run ``r`` of :func:`dpviz.experiments.semi_supervised.protocol_runs` with
+    ``fractions=(percent / 100,)``, ``seed=0`` (RDT# and labeled-only Private-RDT), through
+    the runner's :func:`~dpviz.experiments.runner.curve`.
+    """
+    percent, n_secondary = float(percent), int(n_secondary)
+
+    def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
+        protocol = _run(dataset, percent, n_secondary, run)
+        return [[{"epsilon": eps, "method": METHODS[method], "repeat": run,
+                  "error": (error := protocol.error(method, eps)), "accuracy": 1.0 - error}
+                 for method in _SHOWN] for eps in epsilons]
+
+    return curve(evaluate, epsilons, repeats, key=("rdt#", dataset, percent, n_secondary))
+
+
+def run_errors(
+    dataset: str, percent: float, n_secondary: int, run: int, epsilon: float
+) -> tuple[float, float]:
+    """Test errors (RDT#, labeled-only Private-RDT) of run ``run`` at ``epsilon``."""
+    return tuple(explorer_frame(dataset, [epsilon], percent, n_secondary, [int(run)])["error"])
 
 
 def rdt_sharp_explorer_chart(
