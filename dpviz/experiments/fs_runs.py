@@ -1,15 +1,7 @@
-"""The FS runs behind notebook 03: its explorers' data, fits and ε curves, and small tables.
+"""The FS runs behind notebook 03: the explorers' data, fits and curves, exact tables, runs.
 
-:mod:`dpviz.explore.fs` draws these; the full reproductions of the paper are in
-:mod:`dpviz.experiments.reproduce_fs`. Contents: the explorer's data sets and settings
-(:func:`prepared`, :func:`explorer_data`), one fit (:func:`fs_estimator`,
-:func:`fit_one`), the budget split per query (:func:`budget_split`,
-:func:`query_epsilons`), the in-process accuracy cache (:func:`explorer_point`,
-:func:`explorer_curve`), the exact probabilities of FS Table 1 and §4.3
-(:func:`split_choice_table`, :func:`split_point_frame`, :func:`split_point_grid_frame`),
-and cached reduced runs of the reproductions (:func:`table1_runs`, :func:`fig4_runs`,
-:func:`fig5_runs`, :func:`jpw_runs`, :func:`stopping_table`, :func:`pruning_table`).
-Accuracies are fractions.
+:mod:`dpviz.explore.fs` draws them; the paper's reproductions are in
+:mod:`dpviz.experiments.reproduce_fs`. Accuracies are fractions.
 """
 
 from __future__ import annotations
@@ -49,53 +41,10 @@ from dpviz.trees.id3 import (
 from dpviz.trees.id3_quality import get_criterion
 from dpviz.validation import check_epsilon, check_int
 
-__all__ = [
-    "ADULT_BINS",
-    "ADULT_SAMPLE",
-    "ALGORITHM_NAMES",
-    "CRITERIA",
-    "EXPLORER_DATASETS",
-    "EXPLORER_DEPTHS",
-    "EXPLORER_EPSILONS",
-    "FS_ROWS",
-    "REPEATS",
-    "SIZE_BOUND",
-    "Prepared",
-    "binned_split_point_mass",
-    "budget_split",
-    "check_criterion",
-    "check_dataset",
-    "explorer_curve",
-    "explorer_curves",
-    "explorer_data",
-    "explorer_defaults",
-    "explorer_depth",
-    "explorer_point",
-    "fig4_runs",
-    "fig5_runs",
-    "fit_one",
-    "fs_estimator",
-    "jpw_runs",
-    "prepared",
-    "pruning_table",
-    "query_epsilons",
-    "shipped_curves",
-    "split_choice_table",
-    "split_point_frame",
-    "split_point_grid_frame",
-    "split_point_mass",
-    "stopping_table",
-    "table1_runs",
-]
-
 #: Data sets of the explorers.
 EXPLORER_DATASETS = ("fs-single-split", "nursery", "adult")
-
-
-#: Criteria of the explorers: the three quality functions of DiffPID3 and the SuLQ-based ID3.
+#: Criteria of the explorers: DiffPID3's three quality functions and the SuLQ-based ID3.
 CRITERIA = ("infogain", "gini", "max", "sulq")
-
-
 #: Names of the algorithms, as FS Table 1 writes them (DiffPC4.5 when numeric attributes).
 ALGORITHM_NAMES = {
     "infogain": "DiffPID3-InfoGain",
@@ -103,62 +52,28 @@ ALGORITHM_NAMES = {
     "max": "DiffPID3-Max",
     "sulq": "SuLQ-based ID3",
 }
-
-
-#: Budgets B of the explorer's cached accuracy curve (ε = ∞ is the reference line).
+#: Budgets B of the explorer's curve (ε = ∞ is the reference line).
 EXPLORER_EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
-
-
 #: Fits per point of the explorer (the band is their spread); cheap data gets more.
 REPEATS = {"fs-single-split": 10, "nursery": 4, "adult": 4}
-
-
-#: Depths d of the explorers' slider (1 to 6; FS's experiments use 5 or less). Every curve at
-#: these depths ships with the workbook (:func:`shipped_curves`), so a depth, data-set or
-#: criterion move only reads it: computing one took up to 4 s on a 2-core machine.
+#: Depths of the explorers' slider; every curve at them ships (:func:`shipped_curves`).
 EXPLORER_DEPTHS = (1, 2, 3, 4, 5, 6)
-
-
-#: Public bound N on the number of rows, for the InfoGain sensitivity (FS: 5,000 for the
-
-
-#: single split of Table 1, 50,000 for Adult; Nursery's 12,960 rows are under 50,000 too).
+#: Public bound N on the number of rows, for InfoGain's sensitivity (FS: 5,000 and 50,000).
 SIZE_BOUND = {"fs-single-split": 5_000, "nursery": 50_000, "adult": 50_000}
-
-
 #: Training rows of the explorer's FS single-split data (FS Table 1: 1,000 to 5,000).
 FS_ROWS = 2_000
-
-
 #: Rows of the explorer's Adult sample (stratified, before the 75/25 split).
 ADULT_SAMPLE = 5_000
-
-
 #: Equal-width bins of each numeric Adult attribute for the SuLQ-based ID3 (nominal only).
 ADULT_BINS = 4
-
-
 _DEPTHS = {"fs-single-split": 1, "nursery": 3, "adult": 3}
 
 
 @dataclass(frozen=True, eq=False)
-
-
 class Prepared:
-    """A data set of the explorers, encoded once with its public domain.
+    """A data set of the explorers, encoded once with its public domain and bound N.
 
-    Attributes
-    ----------
-    name : str
-        One of :data:`EXPLORER_DATASETS`.
-    domain : Domain
-        The public schema the trees are built with.
-    X_train, y_train, X_test, y_test : ndarray
-        Encoded rows and class codes of the training and test parts.
-    size_bound : int
-        The public bound N (:data:`SIZE_BOUND`).
-    note : str
-        One line on what the rows are (shown in the charts).
+    ``X_train``, ``y_train``, ``X_test``, ``y_test`` are codes; ``note`` describes the rows.
     """
 
     name: str
@@ -171,20 +86,20 @@ class Prepared:
     note: str
 
 
+def _check(value: str, options: Sequence[str], name: str) -> str:
+    if value not in options:
+        raise InvalidParameterError(f"{name} must be one of {list(options)}, got {value!r}")
+    return value
+
+
 def check_dataset(dataset: str) -> str:
     """``dataset`` if it is one of :data:`EXPLORER_DATASETS`, else raise."""
-    if dataset not in EXPLORER_DATASETS:
-        raise InvalidParameterError(
-            f"dataset must be one of {list(EXPLORER_DATASETS)}, got {dataset!r}"
-        )
-    return dataset
+    return _check(dataset, EXPLORER_DATASETS, "dataset")
 
 
 def check_criterion(criterion: str) -> str:
     """``criterion`` if it is one of :data:`CRITERIA`, else raise."""
-    if criterion not in CRITERIA:
-        raise InvalidParameterError(f"criterion must be one of {list(CRITERIA)}, got {criterion!r}")
-    return criterion
+    return _check(criterion, CRITERIA, "criterion")
 
 
 def _stratified(X: pd.DataFrame, y: pd.Series, **kwargs: Any) -> list[Any]:
@@ -214,26 +129,13 @@ def _binned(domain: Domain, codes: np.ndarray, n_bins: int) -> tuple[Domain, np.
 
 @remember()
 def prepared(dataset: str, binned: bool = False) -> Prepared:
-    """The explorer's rows of ``dataset``, split and encoded once (cached in-process).
+    """The explorer's rows of ``dataset``, split and encoded once.
 
-    * ``"fs-single-split"``: :func:`~dpviz.data.synthetic.fs_single_split_data` with
-      :data:`FS_ROWS` noisy training rows (p_noise = 0.1, seed 0) and its 10,000 noiseless
-      test rows, as FS Table 1;
-    * ``"nursery"``: all 12,960 rows, a stratified 75/25 split (seed 0);
-    * ``"adult"``: a stratified sample of :data:`ADULT_SAMPLE` of the 45,222 rows, then a
-      stratified 75/25 split (seed 0).
-
-    Parameters
-    ----------
-    dataset : str
-        One of :data:`EXPLORER_DATASETS`.
-    binned : bool, default False
-        Replace every numeric attribute by :data:`ADULT_BINS` equal-width bins of its public
-        bounds (for the SuLQ-based ID3, which handles nominal attributes only).
-
-    Returns
-    -------
-    Prepared
+    ``"fs-single-split"``: :data:`FS_ROWS` noisy training rows of
+    :func:`~dpviz.data.synthetic.fs_single_split_data` (seed 0) and its 10,000 noiseless
+    test rows; ``"nursery"``: a stratified 75/25 split (seed 0); ``"adult"``: the same of a
+    stratified sample of :data:`ADULT_SAMPLE` rows. ``binned`` cuts every numeric attribute
+    into :data:`ADULT_BINS` equal-width bins of its public bounds (for the SuLQ-based ID3).
     """
     check_dataset(dataset)
     if dataset == "fs-single-split":
@@ -255,16 +157,8 @@ def prepared(dataset: str, binned: bool = False) -> Prepared:
         domain, train = _binned(data.domain, train, ADULT_BINS)
         _, test = _binned(data.domain, test, ADULT_BINS)
         note += f"; numeric attributes in {ADULT_BINS} equal-width bins"
-    return Prepared(
-        name=dataset,
-        domain=domain,
-        X_train=train,
-        y_train=data.domain.encode_labels(y_train),
-        X_test=test,
-        y_test=data.domain.encode_labels(y_test),
-        size_bound=SIZE_BOUND[dataset],
-        note=note,
-    )
+    return Prepared(dataset, domain, train, data.domain.encode_labels(y_train), test,
+                    data.domain.encode_labels(y_test), SIZE_BOUND[dataset], note)
 
 
 def explorer_data(dataset: str, criterion: str) -> Prepared:
@@ -282,61 +176,29 @@ def fs_estimator(
     random_state: int,
     prune: bool = False,
 ) -> DiffPID3Classifier | SuLQID3Classifier:
-    """The FS estimator of ``criterion``: DiffPID3 (C4.5 with numeric attributes) or SuLQ-ID3.
+    """DiffPID3 (DiffPC4.5 with numeric attributes) with ``criterion``, or SuLQ-ID3 (``"sulq"``).
 
-    Parameters
-    ----------
-    criterion : {"infogain", "gini", "max", "sulq"}
-        A quality function of DiffPID3, or ``"sulq"`` for the SuLQ-based ID3 (FS Alg. 1).
-    epsilon : float
-        The total budget B (``math.inf``: the non-private reference).
-    depth : int or None
-        Maximal depth d.
-    domain : Domain
-        The public schema.
-    size_bound : int
-        Public bound N (used by InfoGain).
-    random_state : int
-        Seed of the noise.
-    prune : bool, default False
-        Prune with noisy counts (FS Alg. 3; DiffPID3 only).
+    ``epsilon`` is the total budget B (``math.inf``: the non-private reference), ``depth`` the
+    maximal depth, ``size_bound`` InfoGain's public N, ``prune`` FS Alg. 3 (DiffPID3 only).
     """
     check_criterion(criterion)
     if criterion == "sulq":
         return SuLQID3Classifier(epsilon, depth, domain=domain, random_state=random_state)
-    return DiffPID3Classifier(
-        epsilon,
-        depth,
-        criterion=criterion,
-        size_bound=size_bound,
-        prune=prune,
-        domain=domain,
-        random_state=random_state,
-    )
+    return DiffPID3Classifier(epsilon, depth, criterion=criterion, size_bound=size_bound,
+                              prune=prune, domain=domain, random_state=random_state)
 
 
 def fit_one(
     dataset: str, criterion: str, epsilon: float, depth: int, run: int = 0
 ) -> tuple[Any, float, float]:
-    """Fit one estimator on the explorer's training rows and score it on the test rows.
+    """Fit (seed ``run``) on the explorer's training rows: ``(model, accuracy, unclassified)``.
 
-    Returns
-    -------
-    model, accuracy, unclassified
-        The fitted estimator (with ``tree_`` and ``ledger_``), its test accuracy and the
-        share of test rows that end in an empty leaf (counted in the accuracy with the
-        label of the nearest non-empty ancestor, see
-        :meth:`~dpviz.trees.id3.DiffPID3Classifier.unclassified_mask`).
+    ``unclassified``: the share of test rows ending in an empty leaf (scored with the label
+    of the nearest non-empty ancestor).
     """
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
-    model = fs_estimator(
-        criterion,
-        epsilon,
-        depth,
-        domain=data.domain,
-        size_bound=data.size_bound,
-        random_state=int(run),
-    )
+    model = fs_estimator(criterion, epsilon, depth, domain=data.domain,
+                         size_bound=data.size_bound, random_state=int(run))
     model.fit_encoded(data.X_train, data.y_train, data.domain)
     accuracy, unclassified = evaluate_encoded(model, data.X_test, data.y_test)
     return model, accuracy, unclassified
@@ -345,14 +207,10 @@ def fit_one(
 def budget_split(dataset: str, criterion: str, epsilon: float, depth: int) -> dict[str, Any]:
     """Where the budget of one node goes (FS Alg. 1/2 line 3, §4.3).
 
-    Returns
-    -------
-    dict
-        ``level`` (ε of every query of a level: B/(2(d+1)), or B/((2+n)d+2) with n numeric
-        attributes), ``split_queries`` (queries that choose the split at the root: 2|A|
-        noisy histograms for SuLQ, 1 exponential mechanism otherwise, plus n split
-        points), ``split_epsilon`` (ε of each of them), ``sensitivity`` (of the split
-        query's score; 1 for a count), ``numeric`` (n) and ``attributes`` (|A|).
+    Keys: ``level`` (ε of each query of a level: B/(2(d+1)), or B/((2+n)d+2) with n numeric
+    attributes), ``split_queries`` (the root's split queries: 2|A| noisy histograms for SuLQ,
+    one exponential mechanism plus n split points otherwise), ``split_epsilon`` (ε of each),
+    ``sensitivity`` (of the split score), ``numeric`` (n) and ``attributes`` (|A|).
     """
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
     eps = check_epsilon(epsilon, "epsilon", allow_inf=True)
@@ -361,29 +219,12 @@ def budget_split(dataset: str, criterion: str, epsilon: float, depth: int) -> di
     n_numeric = int((~data.domain.categorical_mask).sum())
     if criterion == "sulq":
         level = eps / (2 * (d + 1))
-        return {
-            "level": level,
-            "split_queries": 2 * k,
-            "split_epsilon": level / (2 * k),
-            "sensitivity": 1.0,
-            "numeric": 0,
-            "attributes": k,
-        }
-    crit = get_criterion(criterion)
+        return {"level": level, "split_queries": 2 * k, "split_epsilon": level / (2 * k),
+                "sensitivity": 1.0, "numeric": 0, "attributes": k}
     level = eps / ((2 + n_numeric) * d + 2)
-    return {
-        "level": level,
-        "split_queries": 1 + n_numeric,
-        "split_epsilon": level,
-        "sensitivity": crit.sensitivity(data.size_bound),
-        "numeric": n_numeric,
-        "attributes": k,
-    }
-
-
-def _discrete_laplace_std(epsilon: float) -> float:
-    q = math.exp(-epsilon)
-    return math.sqrt(2 * q) / (1 - q)
+    return {"level": level, "split_queries": 1 + n_numeric, "split_epsilon": level,
+            "sensitivity": get_criterion(criterion).sensitivity(data.size_bound),
+            "numeric": n_numeric, "attributes": k}
 
 
 def query_epsilons(
@@ -391,34 +232,23 @@ def query_epsilons(
 ) -> pd.DataFrame:
     """The root's queries of each algorithm, read from the ledger of a real fit.
 
-    Returns
-    -------
-    DataFrame
-        One row per (algorithm, kind of query) at depth 0: ``algorithm``, ``query`` (the
-        ledger label), ``mechanism``, ``queries``, ``epsilon`` (of each), ``charged`` (their
-        total) and ``count_noise_std`` (the standard deviation of the discrete Laplace
-        noise on a count at that ε; empty for the exponential mechanism).
+    One row per (algorithm, kind of query): ``algorithm``, ``query`` (ledger label),
+    ``mechanism``, ``queries``, ``epsilon`` (of each), ``charged`` (in all) and
+    ``count_noise_std`` (of the discrete Laplace noise on a count; NaN otherwise).
     """
     rows = []
     for criterion in CRITERIA:
-        model, _, _ = fit_one(dataset, criterion, epsilon, depth, run)
-        frame = model.ledger_.to_frame()
+        frame = fit_one(dataset, criterion, epsilon, depth, run)[0].ledger_.to_frame()
         root = frame[frame["depth"] == 0]
         for (label, mechanism), group in root.groupby(["label", "mechanism"], sort=False):
             eps = float(group["epsilon"].max())
-            rows.append(
-                {
-                    "algorithm": ALGORITHM_NAMES[criterion],
-                    "query": label,
-                    "mechanism": mechanism,
-                    "queries": len(group),
-                    "epsilon": eps,
-                    "charged": float(group["charged"].sum()),
-                    "count_noise_std": (
-                        _discrete_laplace_std(eps) if "laplace" in mechanism else math.nan
-                    ),
-                }
-            )
+            q = math.exp(-eps)
+            rows.append({
+                "algorithm": ALGORITHM_NAMES[criterion], "query": label, "mechanism": mechanism,
+                "queries": len(group), "epsilon": eps, "charged": float(group["charged"].sum()),
+                "count_noise_std": math.sqrt(2 * q) / (1 - q) if "laplace" in mechanism
+                else math.nan,
+            })
     return pd.DataFrame(rows)
 
 
@@ -539,14 +369,6 @@ def explorer_curve(dataset: str, criterion: str, depth: int | None = None) -> pd
     return _curve(dataset, criterion, d, (*EXPLORER_EPSILONS, math.inf), REPEATS[dataset], True)
 
 
-def _exact_counts(codes: np.ndarray, labels: np.ndarray, n_values: int, n_classes: int) -> Any:
-    """τ_jc of every attribute: shape (attributes, n_values, n_classes). Teaching only."""
-    out = np.zeros((codes.shape[1], n_values, n_classes))
-    for j in range(codes.shape[1]):
-        np.add.at(out[j], (codes[:, j].astype(np.int64), labels), 1.0)
-    return out
-
-
 def split_choice_table(
     sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
     *,
@@ -555,26 +377,16 @@ def split_choice_table(
     p_noise: float = 0.1,
     random_state: int = 0,
 ) -> pd.DataFrame:
-    """FS Table 1 on the back of an envelope: the chance of the right split, per criterion.
+    """FS Table 1 on the back of an envelope: the exact chance of the right split, per criterion.
 
-    For each size, one training set of FS Table 1
-    (:func:`~dpviz.data.synthetic.fs_single_split_data`,
-    seed ``random_state``) and its *exact* counts τ_jc per attribute (teaching only: a
-    private algorithm never sees them). DiffPID3 at depth 1 chooses the root's attribute by
-    the exponential mechanism at ε = B/4 with P(A) ∝ exp(ε q(A) / 2S); this table gives
-    that probability for the generating attribute, exactly
-    (:func:`dpviz.mechanisms.exponential_probabilities`). A tree with the right split
-    classifies the noiseless test rows perfectly (its two leaves hold hundreds of rows,
-    so their noisy labels are right); a wrong split is a coin flip. Hence the expected
-    accuracy is about 1/2 + P/2.
+    One training set of FS Table 1 per size, its *exact* counts (teaching only), and the
+    exponential mechanism's probability of the generating attribute at depth 1 (ε = B/4,
+    :func:`dpviz.mechanisms.exponential_probabilities`). The right split classifies the
+    noiseless test rows perfectly, a wrong one is a coin flip: expected accuracy ≈ 1/2 + P/2.
 
-    Returns
-    -------
-    DataFrame
-        One row per (n, criterion): ``n``, ``criterion``, ``sensitivity`` S, ``q_true``
-        (quality of the generating attribute), ``q_other`` (best other attribute),
-        ``gap_in_noise_units`` = ε (q_true − q_other) / 2S, ``p_true``,
-        ``expected_accuracy`` (%) and ``paper`` (FS Table 1, %).
+    Returns one row per (n, criterion): ``n``, ``criterion``, ``sensitivity`` S, ``q_true``,
+    ``q_other`` (best other attribute), ``gap_in_noise_units`` = ε (q_true − q_other) / 2S,
+    ``p_true``, ``expected_accuracy`` and ``paper`` (FS Table 1), in %.
     """
     eps = check_epsilon(budget, "budget") / 4  # B / (2(d+1)) with d = 1
     rows = []
@@ -583,36 +395,34 @@ def split_choice_table(
             check_int(n, "sizes", minimum=1), p_noise=p_noise, n_test=0,
             random_state=random_state,
         )
-        match = re.search(r"decided by (\w+)", data.description)
-        assert match is not None
-        truth = data.domain.index(match.group(1))
+        truth = data.domain.index(_generating_attribute(data.description))
         codes = data.domain.encode(data.X)
         labels = data.domain.encode_labels(data.y)
-        counts = _exact_counts(codes, labels, 2, 2)
+        counts = np.zeros((codes.shape[1], 2, 2))  # τ_jc of every attribute
+        for j in range(codes.shape[1]):
+            np.add.at(counts[j], (codes[:, j].astype(np.int64), labels), 1.0)
         for name in ("infogain", "gini", "max"):
             crit = get_criterion(name)
             q = np.asarray(crit.quality(counts), dtype=np.float64)
             s = crit.sensitivity(size_bound)
             p = mechanisms.exponential_probabilities(q, epsilon=eps, sensitivity=s)
             others = np.delete(q, truth)
-            algorithm = ALGORITHM_NAMES[name]
-            paper = FS_TABLE1[
-                (FS_TABLE1["n"] == n) & (FS_TABLE1["algorithm"] == algorithm)
-            ]["mean"]
-            rows.append(
-                {
-                    "n": int(n),
-                    "criterion": name,
-                    "sensitivity": s,
-                    "q_true": float(q[truth]),
-                    "q_other": float(others.max()),
-                    "gap_in_noise_units": eps * float(q[truth] - others.max()) / (2 * s),
-                    "p_true": float(p[truth]),
-                    "expected_accuracy": 100 * (0.5 + 0.5 * float(p[truth])),
-                    "paper": float(paper.iloc[0]) if len(paper) else math.nan,
-                }
-            )
+            paper = FS_TABLE1[(FS_TABLE1["n"] == n)
+                              & (FS_TABLE1["algorithm"] == ALGORITHM_NAMES[name])]["mean"]
+            rows.append({
+                "n": int(n), "criterion": name, "sensitivity": s, "q_true": float(q[truth]),
+                "q_other": float(others.max()),
+                "gap_in_noise_units": eps * float(q[truth] - others.max()) / (2 * s),
+                "p_true": float(p[truth]), "expected_accuracy": 100 * (0.5 + 0.5 * float(p[truth])),
+                "paper": float(paper.iloc[0]) if len(paper) else math.nan,
+            })
     return pd.DataFrame(rows)
+
+
+def _generating_attribute(description: str) -> str:
+    match = re.search(r"decided by (\w+)", description)
+    assert match is not None
+    return match.group(1)
 
 
 def split_point_frame(
@@ -623,25 +433,12 @@ def split_point_frame(
     p_noise: float = 0.1,
     random_state: int = 0,
 ) -> pd.DataFrame:
-    """The range-based exponential mechanism of FS §4.3 at the root of FS Fig. 4's data.
+    """FS §4.3's continuous mechanism at the root of FS Fig. 4's data (split at 35 on [0, 100]).
 
-    One training set of :func:`~dpviz.data.synthetic.fs_numeric_split_data` (split at 35 on a
-    numeric attribute over [0, 100]); at the root, the split point of that attribute is
-    drawn at ε = B/((2+3)·1+2) (depth 1, three numeric attributes) with density
-    ∝ exp(ε q(r) / 2S) over [0, 100]: a score-constant range is chosen with probability
-    ∝ exp(ε q_i / 2S)·|R_i| (:func:`~dpviz.trees.id3.split_point_probabilities`), then a
-    point uniformly inside it.
-
-    This is the paper's continuous mechanism, shown as an idea: the estimators release
-    a point of a public grid instead (:func:`split_point_grid_frame`), because the doubles
-    ``rng.uniform(start, end)`` can return depend on the rows' values.
-
-    Returns
-    -------
-    DataFrame
-        One row per (criterion, range): ``criterion``, ``start``, ``end``, ``score``,
-        ``probability`` (of the range) and ``density`` (probability / length; 0 for an
-        empty range).
+    At ε = B/((2+3)·1+2) a score-constant range is drawn with probability ∝ exp(ε q_i / 2S)·|R_i|
+    (:func:`~dpviz.trees.id3.split_point_probabilities`), then a point uniformly inside: the
+    paper's idea (the estimators use :func:`split_point_grid_frame`'s public grid). One row per
+    (criterion, range): ``start``, ``end``, ``score``, ``probability``, ``density``.
     """
     attribute, values, labels, eps = _split_point_setting(n, budget, p_noise, random_state)
     frames = []
@@ -654,18 +451,11 @@ def split_point_frame(
             starts, ends, scores, epsilon=eps, sensitivity=crit.sensitivity(size_bound)
         )
         length = ends - starts
-        frames.append(
-            pd.DataFrame(
-                {
-                    "criterion": criterion,
-                    "start": starts,
-                    "end": ends,
-                    "score": scores,
-                    "probability": p,
-                    "density": np.divide(p, length, out=np.zeros_like(p), where=length > 0),
-                }
-            )
-        )
+        frames.append(pd.DataFrame({
+            "criterion": criterion, "start": starts, "end": ends, "score": scores,
+            "probability": p,
+            "density": np.divide(p, length, out=np.zeros_like(p), where=length > 0),
+        }))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -678,28 +468,12 @@ def split_point_grid_frame(
     n_cells: int = DEFAULT_SPLIT_CELLS,
     random_state: int = 0,
 ) -> pd.DataFrame:
-    """The grid mechanism the estimators use for FS §4.3, at the root of FS Fig. 4's data.
+    """The estimators' grid mechanism for FS §4.3, in :func:`split_point_frame`'s setting.
 
-    The setting of :func:`split_point_frame` (same data, same ε), but the split point is
-    one of the interior points of the public grid ``low + (high - low) · i / n_cells`` of
-    [0, 100] (:func:`~dpviz.trees.id3.split_grid`), chosen with probability
-    ∝ exp(ε q_i / 2S) (:func:`~dpviz.trees.id3.split_point_grid_probabilities`): FS's
-    density on a discretised output space. Every point it can release is a public double.
-
-    Parameters
-    ----------
-    n, budget, size_bound, p_noise, random_state
-        As :func:`split_point_frame`.
-    n_cells : int, default 256
-        Cells of the grid (the estimators' ``n_split_cells``).
-
-    Returns
-    -------
-    DataFrame
-        One row per (criterion, candidate): ``criterion``, ``index`` (grid index),
-        ``threshold`` (the grid double), ``score``, ``probability``; ``attrs["range"]`` is
-        the attribute's public range. :func:`split_point_mass` and
-        :func:`split_point_chart` take it as they take :func:`split_point_frame`'s.
+    The split point is an interior point of the public grid of [0, 100] in ``n_cells`` cells
+    (:func:`~dpviz.trees.id3.split_grid`), drawn with probability ∝ exp(ε q_i / 2S). One row
+    per (criterion, candidate): ``index``, ``threshold``, ``score``, ``probability``;
+    ``attrs["range"]`` is the attribute's public range.
     """
     attribute, values, labels, eps = _split_point_setting(n, budget, p_noise, random_state)
     n_cells = check_int(n_cells, "n_cells", minimum=2)
@@ -711,17 +485,11 @@ def split_point_grid_frame(
             values, labels, 2, grid, 0, n_cells,
             criterion=crit, sensitivity=crit.sensitivity(size_bound), epsilon=eps,
         )
-        frames.append(
-            pd.DataFrame(
-                {
-                    "criterion": criterion,
-                    "index": indices,
-                    "threshold": grid[indices],
-                    "score": grid_split_qualities(values, labels, 2, grid, 0, n_cells, crit),
-                    "probability": p,
-                }
-            )
-        )
+        frames.append(pd.DataFrame({
+            "criterion": criterion, "index": indices, "threshold": grid[indices],
+            "score": grid_split_qualities(values, labels, 2, grid, 0, n_cells, crit),
+            "probability": p,
+        }))
     frame = pd.concat(frames, ignore_index=True)
     frame.attrs["range"] = (attribute.low, attribute.high)
     return frame
@@ -734,9 +502,7 @@ def _split_point_setting(
     data = fs_numeric_split_data(
         check_int(n, "n", minimum=1), p_noise=p_noise, n_test=0, random_state=random_state
     )
-    match = re.search(r"decided by (\w+)", data.description)
-    assert match is not None
-    name = match.group(1)
+    name = _generating_attribute(data.description)
     attribute = data.domain[name]
     assert isinstance(attribute, Numeric)
     values = data.domain.encode(data.X)[:, data.domain.index(name)]
@@ -783,14 +549,7 @@ def binned_split_point_mass(frame: pd.DataFrame, bins: int) -> pd.DataFrame:
 
 
 def split_point_mass(frame: pd.DataFrame, low: float = 30.0, high: float = 40.0) -> pd.Series:
-    """P(low <= drawn split point <= high) per criterion (exact: uniform inside each range).
-
-    Parameters
-    ----------
-    frame : DataFrame
-        From :func:`split_point_frame`, or :func:`split_point_grid_frame` (then the mass of
-        the grid points in ``[low, high]``).
-    """
+    """P(low <= drawn split point <= high) per criterion, exactly, for either frame."""
     mass = {}
     for criterion, group in frame.groupby("criterion", sort=False):
         if "threshold" in group:
@@ -806,17 +565,9 @@ def split_point_mass(frame: pd.DataFrame, low: float = 30.0, high: float = 40.0)
 
 
 _fs_table1 = cache(fs_table1)
-
-
 _fs_fig4 = cache(fs_fig4)
-
-
 _fs_fig5 = cache(fs_fig5)
-
-
 _jpw_table1 = cache(jpw_table1)
-
-
 _PRIVATE = tuple(a for a in FS_TABLE1_ALGORITHMS if a != "ID3")
 
 
@@ -827,16 +578,10 @@ def table1_runs(
     sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
     progress: bool = False,
 ) -> pd.DataFrame:
-    """FS Table 1 with ``runs`` runs per size for the private algorithms, ``id3_runs`` for ID3.
+    """FS Table 1 (:func:`~.reproduce_fs.fs_table1`, cached): ``runs`` runs per size, ID3 fewer.
 
-    The unlimited-depth ID3 column is by far the slowest (trees grown on noisy rows) and
-    varies least (FS: ± 0.5 to 1.5), so it gets fewer runs; run r of every algorithm uses
-    the same training set. Cached on disk (:func:`dpviz.experiments.cache`).
-
-    Returns
-    -------
-    DataFrame
-        As :func:`dpviz.experiments.reproduce_fs.fs_table1`.
+    The unlimited-depth ID3 is the slowest column and varies least, so it gets ``id3_runs``;
+    run r of every algorithm uses the same training set.
     """
     sizes = tuple(sizes)
     private = _fs_table1(
@@ -849,16 +594,12 @@ def table1_runs(
     return pd.concat([id3, private], ignore_index=True)
 
 
-def fig4_runs(
-    sizes: Sequence[int], runs: int, *, progress: bool = False
-) -> pd.DataFrame:
+def fig4_runs(sizes: Sequence[int], runs: int, *, progress: bool = False) -> pd.DataFrame:
     """FS Fig. 4 (numeric split at 35, B = 0.1) at ``sizes`` with ``runs`` runs (cached)."""
     return _fs_fig4(sizes=tuple(sizes), runs=runs, progress=progress)
 
 
-def fig5_runs(
-    sizes: Sequence[int], runs: int, *, progress: bool = False
-) -> pd.DataFrame:
+def fig5_runs(sizes: Sequence[int], runs: int, *, progress: bool = False) -> pd.DataFrame:
     """FS Fig. 5 (numeric vs ten bins, B = 0.2, no noise) at ``sizes`` (cached)."""
     return _fs_fig5(sizes=tuple(sizes), runs=runs, progress=progress)
 
@@ -869,13 +610,7 @@ def jpw_runs(
     datasets: Sequence[str] = ("nursery", "votes", "mushroom"),
     progress: bool = False,
 ) -> pd.DataFrame:
-    """JPW Table I (private ID3 at ε' = 1 on Nursery, Votes, Mushroom), ``runs`` splits, cached.
-
-    Returns
-    -------
-    DataFrame
-        As :func:`dpviz.experiments.reproduce_fs.jpw_table1`.
-    """
+    """JPW Table I (:func:`~.reproduce_fs.jpw_table1`, ε' = 1), ``runs`` splits (cached)."""
     return _jpw_table1(tuple(datasets), runs=runs, progress=progress)
 
 
@@ -887,40 +622,25 @@ def stopping_table(
     criterion: str = "max",
     run: int = 0,
 ) -> pd.DataFrame:
-    """FS's stopping rule at work: how many rows a node needs before it may split.
+    """FS's stopping rule at work: a node needs N_T ≥ t|C|√2/ε rows to split (Alg. 1/2 line 9).
 
-    Line 9 of FS Alg. 1/2 makes a node a leaf when N_T / (t|C|) < √2/ε, with t the largest
-    number of values of a remaining attribute: the node needs N_T ≥ t|C|√2/ε rows. On
-    Adult, ``native-country`` (41 values) sets t for every node that may still use it.
-
-    Returns
-    -------
-    DataFrame
-        One row per B: ``budget``, ``epsilon`` (per query), ``t``, ``rows_needed`` at the
-        root, ``training_rows``, ``depth`` and ``leaves`` of the fitted tree,
-        ``accuracy`` (%) and ``majority`` (% of the largest class in the test rows).
+    t is the largest number of values of a remaining attribute (Adult: native-country's 41).
+    One row per B: ``budget``, ``epsilon`` (per query), ``t``, ``rows_needed`` at the root,
+    ``training_rows``, ``depth`` and ``leaves`` of the tree, ``accuracy`` and ``majority``
+    (share of the largest test class), in %.
     """
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
     t = int(max(a.n_values if isinstance(a, Categorical) else 2 for a in data.domain))
-    n_classes = data.domain.n_classes
     majority = 100 * np.bincount(data.y_test).max() / len(data.y_test)
     rows = []
     for budget in budgets:
         model, accuracy, _ = fit_one(dataset, criterion, budget, depth, run)
-        eps = model.epsilon_
-        rows.append(
-            {
-                "budget": float(budget),
-                "epsilon": eps,
-                "t": t,
-                "rows_needed": t * n_classes * SQRT2 / eps,
-                "training_rows": len(data.y_train),
-                "depth": model.tree_.depth,
-                "leaves": model.tree_.n_leaves,
-                "accuracy": 100 * accuracy,
-                "majority": majority,
-            }
-        )
+        rows.append({
+            "budget": float(budget), "epsilon": model.epsilon_, "t": t,
+            "rows_needed": t * data.domain.n_classes * SQRT2 / model.epsilon_,
+            "training_rows": len(data.y_train), "depth": model.tree_.depth,
+            "leaves": model.tree_.n_leaves, "accuracy": 100 * accuracy, "majority": majority,
+        })
     return pd.DataFrame(rows)
 
 
@@ -932,16 +652,10 @@ def pruning_table(
     criterion: str = "max",
     runs: int = 5,
 ) -> pd.DataFrame:
-    """FS Alg. 3 at work: the same trees unpruned and pruned with their own noisy counts.
+    """FS Alg. 3: the same trees (same seed) unpruned and pruned with their own noisy counts.
 
-    For each run the tree is built once (same seed) and scored before and after pruning;
-    pruning reads no row, so both ledgers are identical.
-
-    Returns
-    -------
-    DataFrame
-        One row per (run, pruned): ``run``, ``pruned``, ``leaves``, ``accuracy`` (%),
-        ``spent`` (ε in the ledger).
+    Pruning reads no row, so both ledgers are equal. One row per (run, pruned): ``run``,
+    ``pruned``, ``leaves``, ``accuracy`` (%), ``spent``.
     """
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
     if criterion == "sulq":
@@ -949,24 +663,10 @@ def pruning_table(
     rows = []
     for run in range(check_int(runs, "runs", minimum=1)):
         for prune in (False, True):
-            model = fs_estimator(
-                criterion,
-                budget,
-                depth,
-                domain=data.domain,
-                size_bound=data.size_bound,
-                random_state=run,
-                prune=prune,
-            )
+            model = fs_estimator(criterion, budget, depth, domain=data.domain,
+                                 size_bound=data.size_bound, random_state=run, prune=prune)
             model.fit_encoded(data.X_train, data.y_train, data.domain)
             accuracy, _ = evaluate_encoded(model, data.X_test, data.y_test)
-            rows.append(
-                {
-                    "run": run,
-                    "pruned": prune,
-                    "leaves": model.tree_.n_leaves,
-                    "accuracy": 100 * accuracy,
-                    "spent": model.ledger_.spent,
-                }
-            )
+            rows.append({"run": run, "pruned": prune, "leaves": model.tree_.n_leaves,
+                         "accuracy": 100 * accuracy, "spent": model.ledger_.spent})
     return pd.DataFrame(rows)
