@@ -47,9 +47,7 @@ EXPLORER_DATASETS = ("fs-single-split", "nursery", "adult")
 CRITERIA = ("infogain", "gini", "max", "sulq")
 #: Names of the algorithms, as FS Table 1 writes them (DiffPC4.5 when numeric attributes).
 ALGORITHM_NAMES = {
-    "infogain": "DiffPID3-InfoGain",
-    "gini": "DiffPID3-Gini",
-    "max": "DiffPID3-Max",
+    "infogain": "DiffPID3-InfoGain", "gini": "DiffPID3-Gini", "max": "DiffPID3-Max",
     "sulq": "SuLQ-based ID3",
 }
 #: Budgets B of the explorer's curve (ε = ∞ is the reference line).
@@ -167,14 +165,8 @@ def explorer_data(dataset: str, criterion: str) -> Prepared:
 
 
 def fs_estimator(
-    criterion: str,
-    epsilon: float,
-    depth: int | None,
-    *,
-    domain: Domain,
-    size_bound: int,
-    random_state: int,
-    prune: bool = False,
+    criterion: str, epsilon: float, depth: int | None, *, domain: Domain, size_bound: int,
+    random_state: int, prune: bool = False,
 ) -> DiffPID3Classifier | SuLQID3Classifier:
     """DiffPID3 (DiffPC4.5 with numeric attributes) with ``criterion``, or SuLQ-ID3 (``"sulq"``).
 
@@ -286,12 +278,8 @@ def explorer_point(dataset: str, criterion: str, epsilon: float, depth: int) -> 
 
 
 def explorer_curves(
-    dataset: str,
-    *,
-    criteria: Sequence[str] = CRITERIA,
-    depths: Sequence[int] = EXPLORER_DEPTHS,
-    epsilons: Sequence[float] = EXPLORER_EPSILONS,
-    repeats: int | None = None,
+    dataset: str, *, criteria: Sequence[str] = CRITERIA, depths: Sequence[int] = EXPLORER_DEPTHS,
+    epsilons: Sequence[float] = EXPLORER_EPSILONS, repeats: int | None = None,
     progress: bool = False,
 ) -> pd.DataFrame:
     """Every point of the explorer's curves on ``dataset`` (what :func:`shipped_curves` ships).
@@ -370,12 +358,8 @@ def explorer_curve(dataset: str, criterion: str, depth: int | None = None) -> pd
 
 
 def split_choice_table(
-    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
-    *,
-    budget: float = 0.1,
-    size_bound: int = 5000,
-    p_noise: float = 0.1,
-    random_state: int = 0,
+    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000), *, budget: float = 0.1,
+    size_bound: int = 5000, p_noise: float = 0.1, random_state: int = 0,
 ) -> pd.DataFrame:
     """FS Table 1 on the back of an envelope: the exact chance of the right split, per criterion.
 
@@ -392,8 +376,7 @@ def split_choice_table(
     rows = []
     for n in sizes:
         data = fs_single_split_data(
-            check_int(n, "sizes", minimum=1), p_noise=p_noise, n_test=0,
-            random_state=random_state,
+            check_int(n, "sizes", minimum=1), p_noise=p_noise, n_test=0, random_state=random_state,
         )
         truth = data.domain.index(_generating_attribute(data.description))
         codes = data.domain.encode(data.X)
@@ -426,11 +409,7 @@ def _generating_attribute(description: str) -> str:
 
 
 def split_point_frame(
-    n: int = 2000,
-    *,
-    budget: float = 0.1,
-    size_bound: int = 5000,
-    p_noise: float = 0.1,
+    n: int = 2000, *, budget: float = 0.1, size_bound: int = 5000, p_noise: float = 0.1,
     random_state: int = 0,
 ) -> pd.DataFrame:
     """FS §4.3's continuous mechanism at the root of FS Fig. 4's data (split at 35 on [0, 100]).
@@ -452,21 +431,15 @@ def split_point_frame(
         )
         length = ends - starts
         frames.append(pd.DataFrame({
-            "criterion": criterion, "start": starts, "end": ends, "score": scores,
-            "probability": p,
+            "criterion": criterion, "start": starts, "end": ends, "score": scores, "probability": p,
             "density": np.divide(p, length, out=np.zeros_like(p), where=length > 0),
         }))
     return pd.concat(frames, ignore_index=True)
 
 
 def split_point_grid_frame(
-    n: int = 2000,
-    *,
-    budget: float = 0.1,
-    size_bound: int = 5000,
-    p_noise: float = 0.1,
-    n_cells: int = DEFAULT_SPLIT_CELLS,
-    random_state: int = 0,
+    n: int = 2000, *, budget: float = 0.1, size_bound: int = 5000, p_noise: float = 0.1,
+    n_cells: int = DEFAULT_SPLIT_CELLS, random_state: int = 0,
 ) -> pd.DataFrame:
     """The estimators' grid mechanism for FS §4.3, in :func:`split_point_frame`'s setting.
 
@@ -518,9 +491,7 @@ def binned_split_point_mass(frame: pd.DataFrame, bins: int) -> pd.DataFrame:
         if "threshold" in group:  # the grid mechanism: point masses
             low, high = frame.attrs["range"]
             edges = np.linspace(low, high, bins + 1)
-            mass, _ = np.histogram(
-                group["threshold"], bins=edges, weights=group["probability"]
-            )
+            mass, _ = np.histogram(group["threshold"], bins=edges, weights=group["probability"])
             out.append(
                 pd.DataFrame(
                     {"criterion": criterion, "start": edges[:-1], "end": edges[1:],
@@ -572,10 +543,7 @@ _PRIVATE = tuple(a for a in FS_TABLE1_ALGORITHMS if a != "ID3")
 
 
 def table1_runs(
-    runs: int,
-    id3_runs: int,
-    *,
-    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
+    runs: int, id3_runs: int, *, sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
     progress: bool = False,
 ) -> pd.DataFrame:
     """FS Table 1 (:func:`~.reproduce_fs.fs_table1`, cached): ``runs`` runs per size, ID3 fewer.
@@ -605,9 +573,7 @@ def fig5_runs(sizes: Sequence[int], runs: int, *, progress: bool = False) -> pd.
 
 
 def jpw_runs(
-    runs: int,
-    *,
-    datasets: Sequence[str] = ("nursery", "votes", "mushroom"),
+    runs: int, *, datasets: Sequence[str] = ("nursery", "votes", "mushroom"),
     progress: bool = False,
 ) -> pd.DataFrame:
     """JPW Table I (:func:`~.reproduce_fs.jpw_table1`, ε' = 1), ``runs`` splits (cached)."""
@@ -615,12 +581,8 @@ def jpw_runs(
 
 
 def stopping_table(
-    dataset: str = "adult",
-    budgets: Sequence[float] = (0.5, 1.0, 2.0, 5.0, 10.0),
-    *,
-    depth: int = 3,
-    criterion: str = "max",
-    run: int = 0,
+    dataset: str = "adult", budgets: Sequence[float] = (0.5, 1.0, 2.0, 5.0, 10.0), *,
+    depth: int = 3, criterion: str = "max", run: int = 0,
 ) -> pd.DataFrame:
     """FS's stopping rule at work: a node needs N_T ≥ t|C|√2/ε rows to split (Alg. 1/2 line 9).
 
@@ -645,11 +607,7 @@ def stopping_table(
 
 
 def pruning_table(
-    dataset: str = "nursery",
-    budget: float = 1.0,
-    *,
-    depth: int = 5,
-    criterion: str = "max",
+    dataset: str = "nursery", budget: float = 1.0, *, depth: int = 5, criterion: str = "max",
     runs: int = 5,
 ) -> pd.DataFrame:
     """FS Alg. 3: the same trees (same seed) unpruned and pruned with their own noisy counts.

@@ -115,13 +115,8 @@ def _explorer_split(dataset: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
 
 
 def explorer_frame(
-    dataset: str,
-    epsilons: Sequence[float],
-    depth: int,
-    n_trees: int,
-    mechanism: str = "rosnam",
-    repeats: int | Sequence[int] = REPEATS,
-    disjoint: bool = True,
+    dataset: str, epsilons: Sequence[float], depth: int, n_trees: int, mechanism: str = "rosnam",
+    repeats: int | Sequence[int] = REPEATS, disjoint: bool = True,
 ) -> pd.DataFrame:
     """Test accuracy of one FI forest per (ε, seed) on the explorer's split: one row each.
 
@@ -152,13 +147,8 @@ def explorer_frame(
 
 
 def forest_accuracy(
-    dataset: str,
-    epsilon: float,
-    depth: int,
-    n_trees: int,
-    mechanism: str = "rosnam",
-    seed: int = 0,
-    disjoint: bool = True,
+    dataset: str, epsilon: float, depth: int, n_trees: int, mechanism: str = "rosnam",
+    seed: int = 0, disjoint: bool = True,
 ) -> float:
     """Test accuracy of one FI forest on the explorer's split (:func:`explorer_frame`)."""
     frame = explorer_frame(dataset, [epsilon], depth, n_trees, mechanism, [int(seed)], disjoint)
@@ -207,12 +197,8 @@ def _empty_leaf_shares(
 
 @cache
 def fi_table3(
-    datasets: Sequence[str] = (*SYNTH, "Adult", "Mushroom", "Nursery"),
-    *,
-    n_runs: int = 10,
-    n_walks: int = 20_000,
-    seed: int = 0,
-    progress: bool = False,
+    datasets: Sequence[str] = (*SYNTH, "Adult", "Mushroom", "Nursery"), *, n_runs: int = 10,
+    n_walks: int = 20_000, seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
     """FI Table 3: % of empty leaves with 1 tree and with 30 trees on disjoint data.
 
@@ -240,17 +226,9 @@ def _forest(random_state: int, domain, **params) -> DPRandomForestClassifier:
 
 
 def _figure(
-    datasets: Sequence[str],
-    settings: Callable[[Dataset], list[tuple[dict, dict]]],
-    by: list[str],
-    paper: pd.DataFrame,
-    on: list[str],
-    *,
-    n_rows: int | None,
-    n_folds: int,
-    n_repeats: int,
-    seed: int,
-    progress: bool,
+    datasets: Sequence[str], settings: Callable[[Dataset], list[tuple[dict, dict]]], by: list[str],
+    paper: pd.DataFrame, on: list[str], *, n_rows: int | None, n_folds: int, n_repeats: int,
+    seed: int, progress: bool,
 ) -> pd.DataFrame:
     """One FI figure: a :func:`sweep` per data set and setting, summarized next to the paper.
 
@@ -276,14 +254,8 @@ def _figure(
 
 @cache
 def fi_figure4(
-    datasets: Sequence[str] = SYNTH,
-    *,
-    epsilon: float = 1.0,
-    n_rows: int | None = None,
-    n_folds: int = 5,
-    n_repeats: int = 1,
-    seed: int = 0,
-    progress: bool = False,
+    datasets: Sequence[str] = SYNTH, *, epsilon: float = 1.0, n_rows: int | None = None,
+    n_folds: int = 5, n_repeats: int = 1, seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
     """FI Fig. 4 and the correction: leaf labels by ROSNAM, smooth sensitivity, global 0/1.
 
@@ -301,14 +273,8 @@ def fi_figure4(
 
 @cache
 def fi_figure5(
-    datasets: Sequence[str] = SYNTH,
-    *,
-    epsilon: float = 1.0,
-    n_rows: int | None = None,
-    n_folds: int = 5,
-    n_repeats: int = 1,
-    seed: int = 0,
-    progress: bool = False,
+    datasets: Sequence[str] = SYNTH, *, epsilon: float = 1.0, n_rows: int | None = None,
+    n_folds: int = 5, n_repeats: int = 1, seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
     """FI Fig. 5a: disjoint rows per tree (full ε each) vs all rows in every tree (ε/τ)."""
     setting = {"setting": lambda f: np.where(f["disjoint"], "disjoint", "shared")}
@@ -328,14 +294,8 @@ def _fig6_depths(data: Dataset) -> dict[str, int]:
 
 @cache
 def fi_figure6(
-    datasets: Sequence[str] = SYNTH,
-    *,
-    epsilon: float = 1.0,
-    n_rows: int | None = None,
-    n_folds: int = 5,
-    n_repeats: int = 1,
-    seed: int = 0,
-    progress: bool = False,
+    datasets: Sequence[str] = SYNTH, *, epsilon: float = 1.0, n_rows: int | None = None,
+    n_folds: int = 5, n_repeats: int = 1, seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
     """FI Fig. 6: depth m/2 ("half"), Theorem 2 ("theorem2") and m ("full"), ε = 1.
 
@@ -354,15 +314,9 @@ def fi_figure6(
 
 @cache
 def fi_figure7(
-    datasets: Sequence[str] = SYNTH,
-    *,
-    epsilons: Sequence[float] = (0.2, 1.0),
-    n_trees: Sequence[int] = (1, 10, 30, 100, 300),
-    n_rows: int | None = None,
-    n_folds: int = 5,
-    n_repeats: int = 1,
-    seed: int = 0,
-    progress: bool = False,
+    datasets: Sequence[str] = SYNTH, *, epsilons: Sequence[float] = (0.2, 1.0),
+    n_trees: Sequence[int] = (1, 10, 30, 100, 300), n_rows: int | None = None, n_folds: int = 5,
+    n_repeats: int = 1, seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
     """FI Fig. 7: accuracy with 1 to 300 trees at ε = 0.2 and ε = 1."""
     by = ["dataset", "epsilon", "n_trees"]

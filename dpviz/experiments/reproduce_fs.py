@@ -37,16 +37,8 @@ from dpviz.trees.id3 import DiffPID3Classifier, SuLQID3Classifier
 from dpviz.validation import check_epsilon, check_int
 
 __all__ = [
-    "evaluate_encoded",
-    "fs_fig4",
-    "fs_fig5",
-    "fs_fig8",
-    "fs_random_trees",
-    "fs_table1",
-    "jpw_table1",
-    "jpw_table1_comparison",
-    "percent_summary",
-    "table1_comparison",
+    "evaluate_encoded", "fs_fig4", "fs_fig5", "fs_fig8", "fs_random_trees", "fs_table1",
+    "jpw_table1", "jpw_table1_comparison", "percent_summary", "table1_comparison",
     "table1_markdown",
 ]
 
@@ -108,15 +100,8 @@ def _test_set(data: Dataset) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _split_runs(
-    label: str,
-    tag: str,
-    sizes: Sequence[int],
-    runs: int,
-    random_state: int,
-    progress: bool,
-    budget: float,
-    size_bound: int,
-    fits: Callable[[int, Callable[..., int]], Iterator[dict]],
+    label: str, tag: str, sizes: Sequence[int], runs: int, random_state: int, progress: bool,
+    budget: float, size_bound: int, fits: Callable[[int, Callable[..., int]], Iterator[dict]],
 ) -> pd.DataFrame:
     """The loop of FS Table 1 and Figs. 4-5: per (n, run), the records of ``fits(n, seed)``.
 
@@ -135,9 +120,7 @@ def _split_runs(
 
 
 # =============================================================================== FS Table 1
-def _table1_model(
-    algorithm: str, budget: float, size_bound: int, domain: Domain, seed: int
-) -> Any:
+def _table1_model(algorithm: str, budget: float, size_bound: int, domain: Domain, seed: int) -> Any:
     if algorithm == "ID3":
         return DiffPID3Classifier(
             math.inf, max_depth=None, criterion="infogain", domain=domain, random_state=seed
@@ -150,16 +133,9 @@ def _table1_model(
 
 
 def fs_table1(
-    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
-    runs: int = 200,
-    *,
-    algorithms: Sequence[str] = FS_TABLE1_ALGORITHMS,
-    budget: float = 0.1,
-    p_noise: float = 0.1,
-    size_bound: int = 5000,
-    n_test: int = 10_000,
-    random_state: int = 0,
-    progress: bool = False,
+    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000), runs: int = 200, *,
+    algorithms: Sequence[str] = FS_TABLE1_ALGORITHMS, budget: float = 0.1, p_noise: float = 0.1,
+    size_bound: int = 5000, n_test: int = 10_000, random_state: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
     """FS Table 1 (§5.1.1): accuracy of each algorithm on a single binary split.
 
@@ -247,17 +223,9 @@ def _j48_like(pruned: bool, seed: int) -> Any:
 
 
 def fs_fig4(
-    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
-    runs: int = 50,
-    *,
-    budget: float = 0.1,
-    p_noise: float = 0.1,
-    size_bound: int = 5000,
-    criteria: Sequence[str] = CRITERIA_ORDER,
-    prune: bool = False,
-    references: bool = True,
-    n_test: int = 10_000,
-    random_state: int = 0,
+    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000), runs: int = 50, *, budget: float = 0.1,
+    p_noise: float = 0.1, size_bound: int = 5000, criteria: Sequence[str] = CRITERIA_ORDER,
+    prune: bool = False, references: bool = True, n_test: int = 10_000, random_state: int = 0,
     progress: bool = False,
 ) -> pd.DataFrame:
     """FS Fig. 4 (§5.1.1): a single split at 35 on a numeric attribute over [0, 100].
@@ -303,16 +271,9 @@ def fs_fig4(
 
 
 def fs_fig5(
-    sizes: Sequence[int] = (500, 1000, 2000, 3000, 4000, 5000),
-    runs: int = 50,
-    *,
-    budget: float = 0.2,
-    n_bins: int = 10,
-    p_noise: float = 0.0,
-    size_bound: int = 5000,
-    criteria: Sequence[str] = CRITERIA_ORDER,
-    n_test: int = 10_000,
-    random_state: int = 0,
+    sizes: Sequence[int] = (500, 1000, 2000, 3000, 4000, 5000), runs: int = 50, *,
+    budget: float = 0.2, n_bins: int = 10, p_noise: float = 0.0, size_bound: int = 5000,
+    criteria: Sequence[str] = CRITERIA_ORDER, n_test: int = 10_000, random_state: int = 0,
     progress: bool = False,
 ) -> pd.DataFrame:
     """FS Fig. 5 (§5.1.1): a numeric split (DiffPC4.5) vs ten equal-width bins (DiffPID3).
@@ -345,21 +306,11 @@ def fs_fig5(
 
 # =============================================================================== FS Fig. 6-7
 def fs_random_trees(
-    sizes: Sequence[int] = (1000, 2500, 5000, 10_000, 25_000, 50_000),
-    *,
-    numeric: bool = False,
-    n_trees: int = 3,
-    runs_per_tree: int = 2,
-    budget: float = 1.0,
-    depth: int = 5,
-    p_noise: float = 0.1,
-    size_bound: int = 50_000,
-    criteria: Sequence[str] = CRITERIA_ORDER,
-    sulq: bool | None = None,
-    prune: bool | None = None,
-    n_test: int = 10_000,
-    random_state: int = 0,
-    progress: bool = False,
+    sizes: Sequence[int] = (1000, 2500, 5000, 10_000, 25_000, 50_000), *, numeric: bool = False,
+    n_trees: int = 3, runs_per_tree: int = 2, budget: float = 1.0, depth: int = 5,
+    p_noise: float = 0.1, size_bound: int = 50_000, criteria: Sequence[str] = CRITERIA_ORDER,
+    sulq: bool | None = None, prune: bool | None = None, n_test: int = 10_000,
+    random_state: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
     """FS Fig. 6 (ten binary attributes) and Fig. 7 (``numeric``: 7 binary + 3 numeric).
 
@@ -429,17 +380,10 @@ def _random_tree_run(
 
 # =============================================================================== FS Fig. 8
 def fs_fig8(
-    budgets: Sequence[float] = (1.0, 2.0, 3.0, 5.0, 7.5, 10.0),
-    *,
-    criteria: Sequence[str] = CRITERIA_ORDER,
-    max_depth: int = 5,
-    size_bound: int = 50_000,
-    prune: bool = True,
-    n_splits: int = 10,
-    repeats: int = 1,
-    data: Dataset | None = None,
-    random_state: int = 0,
-    progress: bool = False,
+    budgets: Sequence[float] = (1.0, 2.0, 3.0, 5.0, 7.5, 10.0), *,
+    criteria: Sequence[str] = CRITERIA_ORDER, max_depth: int = 5, size_bound: int = 50_000,
+    prune: bool = True, n_splits: int = 10, repeats: int = 1, data: Dataset | None = None,
+    random_state: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
     """FS Fig. 8 (§5.2): accuracy against B on Adult, depth ≤ 5, ``repeats`` × 10-fold.
 
@@ -470,9 +414,8 @@ def fs_fig8(
     rows = []
     for (repeat, k, train, test), budget, criterion in _iterate(settings, progress, "FS Fig. 8"):
         model = DiffPID3Classifier(
-            budget, max_depth=max_depth, criterion=criterion, size_bound=size_bound,
-            prune=prune, domain=domain,
-            random_state=_seed(seed0, "fig8", repeat, k, str(budget), criterion),
+            budget, max_depth=max_depth, criterion=criterion, size_bound=size_bound, prune=prune,
+            domain=domain, random_state=_seed(seed0, "fig8", repeat, k, str(budget), criterion),
         ).fit(data.X.iloc[train], data.y.iloc[train])
         rows.append({"budget": budget, "criterion": criterion,
                      "algorithm": f"DiffPC4.5-{_CRITERION_NAMES[criterion]}", "repeat": repeat,
@@ -483,14 +426,9 @@ def fs_fig8(
 
 # =============================================================================== JPW Table I
 def jpw_table1(
-    datasets: Sequence[str] = ("nursery", "votes", "mushroom"),
-    *,
-    epsilon: float = 1.0,
-    max_depth: dict[str, int] | None = None,
-    runs: int = 3,
-    test_size: float = 1 / 3,
-    random_state: int = 0,
-    progress: bool = False,
+    datasets: Sequence[str] = ("nursery", "votes", "mushroom"), *, epsilon: float = 1.0,
+    max_depth: dict[str, int] | None = None, runs: int = 3, test_size: float = 1 / 3,
+    random_state: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
     """JPW Table I: a private ID3 from noisy counts at ε' = 1 on Nursery, Votes and Mushroom.
 

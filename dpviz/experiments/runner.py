@@ -38,16 +38,8 @@ from dpviz.errors import CacheUnavailableWarning
 from dpviz.validation import check_int
 
 __all__ = [
-    "cache",
-    "cache_bypassed",
-    "curve",
-    "holdout_accuracy",
-    "holdout_split",
-    "located",
-    "recall",
-    "remember",
-    "summarize",
-    "sweep",
+    "cache", "cache_bypassed", "curve", "holdout_accuracy", "holdout_split", "located", "recall",
+    "remember", "summarize", "sweep",
 ]
 
 EstimatorFactory = Callable[..., Any]
@@ -59,9 +51,7 @@ _STRATIFY_WARNING = "The least populated class"  # Nursery's "recommend" has 2 r
 # ---------------------------------------------------------------------------------- on disk
 def cache_dir() -> Path:
     """Folder of the on-disk result cache: ``$DPVIZ_CACHE`` or ``.dpviz_cache`` in the project."""
-    return Path(
-        os.environ.get("DPVIZ_CACHE", Path(__file__).resolve().parents[2] / ".dpviz_cache")
-    )
+    return Path(os.environ.get("DPVIZ_CACHE", Path(__file__).resolve().parents[2] / ".dpviz_cache"))
 
 
 _WRITABLE: dict[Path, bool] = {}
@@ -167,10 +157,8 @@ def located(key: Hashable, model: Any, codes: np.ndarray) -> Any:
 
 
 def curve(
-    evaluate: Callable[[int, list[float]], list[list[dict]]],
-    epsilons: Sequence[float],
-    runs: int | Sequence[int],
-    key: Hashable | None = None,
+    evaluate: Callable[[int, list[float]], list[list[dict]]], epsilons: Sequence[float],
+    runs: int | Sequence[int], key: Hashable | None = None,
 ) -> pd.DataFrame:
     """An explorer's curve: the records of each (ε, run), ε first, then runs in order.
 
@@ -202,14 +190,8 @@ def curve(
 
 # ---------------------------------------------------------------------------------- sweeps
 def sweep(
-    make_estimator: EstimatorFactory,
-    dataset: Dataset,
-    grid: Mapping[str, Sequence[Any]],
-    *,
-    n_folds: int = 10,
-    n_repeats: int = 1,
-    seed: int = 0,
-    progress: bool = False,
+    make_estimator: EstimatorFactory, dataset: Dataset, grid: Mapping[str, Sequence[Any]], *,
+    n_folds: int = 10, n_repeats: int = 1, seed: int = 0, progress: bool = False,
     description: str | None = None,
 ) -> pd.DataFrame:
     """Cross-validated test accuracy for every combination of ``grid``.
@@ -257,13 +239,8 @@ def summarize(frame: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
 
 
 def holdout_accuracy(
-    make_estimator: EstimatorFactory,
-    dataset: Dataset,
-    *,
-    repeats: int = 3,
-    test_size: float = 0.25,
-    seed: int = 0,
-    **params: Any,
+    make_estimator: EstimatorFactory, dataset: Dataset, *, repeats: int = 3,
+    test_size: float = 0.25, seed: int = 0, **params: Any,
 ) -> pd.DataFrame:
     """Accuracy of ``repeats`` fits (seeds ``seed + r``) on :func:`holdout_split`.
 

@@ -35,8 +35,7 @@ from dpviz.trees.rdt_sharp import RDTSharpClassifier
 DATASETS = ("mushroom", "nursery", "votes", "synthetic")
 #: Method keys and their display names.
 METHODS = {
-    "rdt_sharp": "RDT#",
-    "private_rdt": "Private-RDT, labeled rows",
+    "rdt_sharp": "RDT#", "private_rdt": "Private-RDT, labeled rows",
     "private_rdt_all": "Private-RDT, if public rows were labeled",
 }
 #: Primary trees p (RDT# §V), also Private-RDT's number of trees in the protocol.
@@ -107,18 +106,9 @@ def draw_rows(n_rows: int, n_labeled: int, n_public: int, seed: int) -> tuple[np
 
 
 def fit_method(
-    method: str,
-    codes: np.ndarray,
-    labels: np.ndarray,
-    domain: Domain,
-    *,
-    labeled: np.ndarray,
-    public: np.ndarray,
-    epsilon: float,
-    random_state: int,
-    n_secondary: int = 200,
-    n_trees: int = N_PRIMARY,
-    max_depth: int | str | None = "rdt_sharp",
+    method: str, codes: np.ndarray, labels: np.ndarray, domain: Domain, *, labeled: np.ndarray,
+    public: np.ndarray, epsilon: float, random_state: int, n_secondary: int = 200,
+    n_trees: int = N_PRIMARY, max_depth: int | str | None = "rdt_sharp",
 ) -> RDTSharpClassifier | PrivateRDTClassifier:
     """One fit of a method of :data:`METHODS` (key or name) on the encoded rows.
 
@@ -154,16 +144,8 @@ class SemiSupervisedArm:
     """
 
     def __init__(
-        self,
-        method: str,
-        epsilon: float,
-        n_labeled: int,
-        n_public: int,
-        n_secondary: int,
-        domain: Domain,
-        random_state: int,
-        n_trees: int = 10,
-        max_depth: int | str | None = None,
+        self, method: str, epsilon: float, n_labeled: int, n_public: int, n_secondary: int,
+        domain: Domain, random_state: int, n_trees: int = 10, max_depth: int | str | None = None,
     ) -> None:
         self.method, self.epsilon = _method_key(method), epsilon
         self.n_labeled, self.n_public, self.n_secondary = n_labeled, n_public, n_secondary
@@ -201,12 +183,7 @@ class ProtocolRun:
     """
 
     def __init__(
-        self,
-        data: Dataset,
-        fraction: float,
-        seed: int,
-        *,
-        n_secondary: int = 200,
+        self, data: Dataset, fraction: float, seed: int, *, n_secondary: int = 200,
         n_unlabeled: int | None = None,
     ) -> None:
         self.data, self.fraction, self.seed = data, fraction, seed
@@ -225,9 +202,7 @@ class ProtocolRun:
     def fit_seed_of(self, method: str) -> int:
         """The method's seed: :func:`fit_seed` of (fraction in 1e-6, unlabeled key, index)."""
         unlabeled = 0 if self.n_unlabeled is None else int(self.n_unlabeled) + 1
-        return fit_seed(
-            self.seed, round(self.fraction * 10**6), unlabeled, _method_index(method)
-        )
+        return fit_seed(self.seed, round(self.fraction * 10**6), unlabeled, _method_index(method))
 
     def rdt_sharp(self, epsilon: float) -> RDTSharpClassifier:
         """RDT# fitted at ``epsilon`` (the first call fits; later ones refit, sharing noise)."""
@@ -274,16 +249,10 @@ class ProtocolRun:
 
 
 def protocol_runs(
-    dataset: str | Dataset,
-    *,
-    fractions: Sequence[float],
-    epsilons: Sequence[float] = (0.5,),
+    dataset: str | Dataset, *, fractions: Sequence[float], epsilons: Sequence[float] = (0.5,),
     methods: Sequence[str] = ("rdt_sharp", "private_rdt"),
-    unlabeled: Sequence[int | None] = (None,),
-    n_runs: int = 10,
-    n_secondary: int = 200,
-    seed: int = 0,
-    progress: bool = False,
+    unlabeled: Sequence[int | None] = (None,), n_runs: int = 10, n_secondary: int = 200,
+    seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
     """RDT#'s protocol: one row per (fraction, unlabeled size, run, ε, method).
 

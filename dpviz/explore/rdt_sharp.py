@@ -68,10 +68,7 @@ def _run(name: str, percent: float, n_secondary: int, run: int) -> ProtocolRun:
 
 
 def explorer_frame(
-    dataset: str,
-    epsilons: Sequence[float],
-    percent: float,
-    n_secondary: int,
+    dataset: str, epsilons: Sequence[float], percent: float, n_secondary: int,
     repeats: int | Sequence[int] = REPEATS,
 ) -> pd.DataFrame:
     """One row per (ε, run, method): ``error`` and ``accuracy`` = 1 − error.
@@ -99,10 +96,7 @@ def run_errors(
 
 
 def rdt_sharp_explorer_chart(
-    dataset: str = "mushroom",
-    epsilon: float = 0.5,
-    percent: int = 2,
-    n_secondary: int = 20,
+    dataset: str = "mushroom", epsilon: float = 0.5, percent: int = 2, n_secondary: int = 20,
 ) -> alt.LayerChart:
     """Explorer callback: RDT# and labeled-only Private-RDT against ε, the slider's ε in red.
 
@@ -157,19 +151,12 @@ def reproduction_settings(quick: bool) -> dict:
     """
     if quick:
         return {
-            "runs": 3,
-            "protocol_runs": 10,
-            "epsilons": (0.5, 1.0),
-            "n_secondary": 20,
-            "labeled_sizes": (0.01, 0.02, 0.05),
-            "unlabeled_sizes": (250, 1000, 8000),
+            "runs": 3, "protocol_runs": 10, "epsilons": (0.5, 1.0), "n_secondary": 20,
+            "labeled_sizes": (0.01, 0.02, 0.05), "unlabeled_sizes": (250, 1000, 8000),
         }
     return {
-        "runs": 10,
-        "protocol_runs": 10,
-        "epsilons": (0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
-        "n_secondary": 200,
-        "labeled_sizes": (0.01, 0.02, 0.03, 0.05, 0.1),
+        "runs": 10, "protocol_runs": 10, "epsilons": (0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+        "n_secondary": 200, "labeled_sizes": (0.01, 0.02, 0.03, 0.05, 0.1),
         "unlabeled_sizes": (250, 1000, 3000, 8000),
     }
 
@@ -203,9 +190,7 @@ def error_chart(frame: pd.DataFrame, *, width: int = 200) -> alt.FacetChart:
         x=x, y=alt.Y("low:Q", title="test error"), y2="high:Q", color=color
     )
     line = alt.Chart().mark_line(point=True).encode(
-        x=x,
-        y="mean:Q",
-        color=color,
+        x=x, y="mean:Q", color=color,
         tooltip=["dataset", "method", "epsilon", alt.Tooltip("mean:Q", format=".3f"), "runs"],
     )
     return (
@@ -217,10 +202,7 @@ def error_chart(frame: pd.DataFrame, *, width: int = 200) -> alt.FacetChart:
 
 # ---------------------------------------------------------------------------------- lessons
 def overpaying_table(
-    dataset: str = "mushroom",
-    percent: float = 2,
-    epsilon: float = 0.5,
-    n_secondary: int = 20,
+    dataset: str = "mushroom", percent: float = 2, epsilon: float = 0.5, n_secondary: int = 20,
     runs: int = 5,
 ) -> pd.DataFrame:
     """RDT# with the public rows paid for: ε split over all p + t trees instead of p.
@@ -265,8 +247,7 @@ def height_leak_table(
             epsilon=1.0, n_secondary=0, domain=data.domain, random_state=0
         ).fit(data.X.iloc[:n], data.y.iloc[:n])
         rows.append(
-            {"n_labeled": n, "paper_height": rdt_sharp_depth(k, b, n),
-             "dpviz_height": model.depth_}
+            {"n_labeled": n, "paper_height": rdt_sharp_depth(k, b, n), "dpviz_height": model.depth_}
         )
     return pd.DataFrame(rows)
 
@@ -286,11 +267,8 @@ def private_centres(dataset: str = "votes", n_rows: int = 100, seed: int = 0) ->
 
 
 def pseudo_label_table(
-    dataset: str = "nursery",
-    percent: float = 25,
-    epsilons: Sequence[float] = (0.05, 0.2, 0.5, 2.0),
-    n_secondary: int = 20,
-    runs: int = 3,
+    dataset: str = "nursery", percent: float = 25,
+    epsilons: Sequence[float] = (0.05, 0.2, 0.5, 2.0), n_secondary: int = 20, runs: int = 3,
 ) -> pd.DataFrame:
     """How good the primary ensemble's pseudo-labels are, and what RDT# gains from them.
 
