@@ -143,14 +143,9 @@ def compare(
 ) -> pd.DataFrame:
     """Hold-out accuracy of every algorithm at every (ε, n), with the non-private references.
 
-    Each data set is split once (:func:`n_test_rows` test rows); repeat ``r`` draws ``n``
-    training rows with seed ``seed + r`` and fits with that seed. Every private algorithm also
-    runs at ε = ∞; SuLQ-ID3 is skipped on data with numeric attributes; sizes the training
-    part cannot supply are dropped; ``references`` adds the non-private ones at every n.
-
-    Returns one row per (dataset, algorithm, ε, n, repeat): ``dataset``, ``algorithm``,
-    ``private`` (False for the references and at ε = ∞), ``epsilon``, ``n``, ``repeat``,
-    ``accuracy``.
+    Repeat ``r`` draws ``n`` training rows with seed ``seed + r`` and fits with it; every
+    private algorithm also runs at ε = ∞ (SuLQ-ID3 only on nominal data). One row per
+    (dataset, algorithm, ε, n, repeat); ``private`` is False for the references and ε = ∞.
     """
     repeats = check_int(repeats, "repeats", minimum=1)
     jobs = _jobs(datasets, algorithms, epsilons, sizes, references)

@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import math
-import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,7 +23,14 @@ from dpviz.data.synthetic import fs_numeric_split_data, fs_single_split_data
 from dpviz.data.uci import load
 from dpviz.domain import Attribute, Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
-from dpviz.experiments.reproduce_fs import evaluate_encoded, fs_fig4, fs_fig5, fs_table1, jpw_table1
+from dpviz.experiments.reproduce_fs import (
+    evaluate_encoded,
+    fs_fig4,
+    fs_fig5,
+    fs_table1,
+    jpw_table1,
+    split_attribute,
+)
 from dpviz.experiments.runner import cache, curve, remember
 from dpviz.experiments.shipped import ShippedResultError, ShippedResultIntegrityError, result
 from dpviz.trees.id3 import (
@@ -249,24 +255,22 @@ def explorer_defaults(dataset: str) -> dict[str, int]:
     return {"depth": _DEPTHS[check_dataset(dataset)]}
 
 
-def _fit_record(dataset: str, criterion: str, epsilon: float, depth: int, run: int) -> dict:
-    model, accuracy, unclassified = fit_one(dataset, criterion, epsilon, depth, run)
-    return {"epsilon": float(epsilon), "repeat": run, "accuracy": accuracy,
-            "unclassified": unclassified, "leaves": model.tree_.n_leaves}
-
-
 def _curve(dataset: str, criterion: str, depth: int, epsilons: Sequence[float],
            repeats: int, shipped: bool) -> pd.DataFrame:
     """Fits ``0 .. repeats - 1`` at each B (one at ε = ∞): the runner's :func:`curve`.
 
     ``shipped``: read the points :func:`shipped_curves` holds and remember the rest in memory.
     """
-    table = _shipped_records(dataset) if shipped else {}
+    table = _records(dataset, tuple(EXPLORER_EPSILONS), REPEATS[dataset]) if shipped else {}
+
+    def fit(eps: float, run: int) -> dict:
+        model, accuracy, unclassified = fit_one(dataset, criterion, eps, depth, run)
+        return {"epsilon": eps, "repeat": run, "accuracy": accuracy,
+                "unclassified": unclassified, "leaves": model.tree_.n_leaves}
 
     def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
         return [[] if run and math.isinf(eps) else
-                [table.get((criterion, depth, eps, run))
-                 or _fit_record(dataset, criterion, eps, depth, run)] for eps in epsilons]
+                [table.get((criterion, depth, eps, run)) or fit(eps, run)] for eps in epsilons]
 
     key = ("fs", dataset, criterion, depth) if shipped else None
     return curve(evaluate, epsilons, repeats, key=key)
@@ -327,13 +331,9 @@ def shipped_curves(dataset: str, *, recompute: bool | None = False) -> pd.DataFr
     return _shipped(dataset, tuple(EXPLORER_EPSILONS), REPEATS[dataset])
 
 
-def _shipped_records(dataset: str) -> dict[tuple, dict]:
-    """The shipped fits by (criterion, depth, ε, repeat) (empty when none ship)."""
-    return _records(dataset, tuple(EXPLORER_EPSILONS), REPEATS[dataset])
-
-
 @remember()
 def _records(dataset: str, epsilons: tuple[float, ...], repeats: int) -> dict[tuple, dict]:
+    """The shipped fits by (criterion, depth, ε, repeat) (empty when none ship)."""
     frame = _shipped(dataset, epsilons, repeats)
     columns = ["epsilon", "repeat", "accuracy", "unclassified", "leaves"]
     return {} if frame is None else {
@@ -344,11 +344,8 @@ def _records(dataset: str, epsilons: tuple[float, ...], repeats: int) -> dict[tu
 
 def explorer_depth(dataset: str, criterion: str, depth: int | None) -> int:
     """Validate the explorer's setting; ``depth`` or the data set's default depth."""
-    check_dataset(dataset)
-    check_criterion(criterion)
-    if depth is None:
-        return explorer_defaults(dataset)["depth"]
-    return check_int(depth, "depth", minimum=1)
+    check_dataset(dataset), check_criterion(criterion)
+    return _DEPTHS[dataset] if depth is None else check_int(depth, "depth", minimum=1)
 
 
 def explorer_curve(dataset: str, criterion: str, depth: int | None = None) -> pd.DataFrame:
@@ -361,16 +358,11 @@ def split_choice_table(
     sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000), *, budget: float = 0.1,
     size_bound: int = 5000, p_noise: float = 0.1, random_state: int = 0,
 ) -> pd.DataFrame:
-    """FS Table 1 on the back of an envelope: the exact chance of the right split, per criterion.
+    """FS Table 1 on the back of an envelope: the exact chance of the right split.
 
-    One training set of FS Table 1 per size, its *exact* counts (teaching only), and the
-    exponential mechanism's probability of the generating attribute at depth 1 (ε = B/4,
-    :func:`dpviz.mechanisms.exponential_probabilities`). The right split classifies the
-    noiseless test rows perfectly, a wrong one is a coin flip: expected accuracy ≈ 1/2 + P/2.
-
-    Returns one row per (n, criterion): ``n``, ``criterion``, ``sensitivity`` S, ``q_true``,
-    ``q_other`` (best other attribute), ``gap_in_noise_units`` = ε (q_true − q_other) / 2S,
-    ``p_true``, ``expected_accuracy`` and ``paper`` (FS Table 1), in %.
+    Per size and criterion, the exponential mechanism's probability of the generating
+    attribute at depth 1 (ε = B/4) from one training set's exact counts (teaching only), and
+    the expected accuracy ≈ 1/2 + P/2 next to FS Table 1's (%).
     """
     eps = check_epsilon(budget, "budget") / 4  # B / (2(d+1)) with d = 1
     rows = []
@@ -378,7 +370,7 @@ def split_choice_table(
         data = fs_single_split_data(
             check_int(n, "sizes", minimum=1), p_noise=p_noise, n_test=0, random_state=random_state,
         )
-        truth = data.domain.index(_generating_attribute(data.description))
+        truth = data.domain.index(split_attribute(data))
         codes = data.domain.encode(data.X)
         labels = data.domain.encode_labels(data.y)
         counts = np.zeros((codes.shape[1], 2, 2))  # τ_jc of every attribute
@@ -400,12 +392,6 @@ def split_choice_table(
                 "paper": float(paper.iloc[0]) if len(paper) else math.nan,
             })
     return pd.DataFrame(rows)
-
-
-def _generating_attribute(description: str) -> str:
-    match = re.search(r"decided by (\w+)", description)
-    assert match is not None
-    return match.group(1)
 
 
 def split_point_frame(
@@ -475,7 +461,8 @@ def _split_point_setting(
     data = fs_numeric_split_data(
         check_int(n, "n", minimum=1), p_noise=p_noise, n_test=0, random_state=random_state
     )
-    name = _generating_attribute(data.description)
+    name = split_attribute(data)
+    assert name is not None
     attribute = data.domain[name]
     assert isinstance(attribute, Numeric)
     values = data.domain.encode(data.X)[:, data.domain.index(name)]
@@ -489,33 +476,18 @@ def binned_split_point_mass(frame: pd.DataFrame, bins: int) -> pd.DataFrame:
     out = []
     for criterion, group in frame.groupby("criterion", sort=False):
         if "threshold" in group:  # the grid mechanism: point masses
-            low, high = frame.attrs["range"]
-            edges = np.linspace(low, high, bins + 1)
+            edges = np.linspace(*frame.attrs["range"], bins + 1)
             mass, _ = np.histogram(group["threshold"], bins=edges, weights=group["probability"])
-            out.append(
-                pd.DataFrame(
-                    {"criterion": criterion, "start": edges[:-1], "end": edges[1:],
-                     "probability": mass}
-                )
-            )
-            continue
-        low, high = float(group["start"].min()), float(group["end"].max())
-        edges = np.linspace(low, high, bins + 1)
-        starts = group["start"].to_numpy()[:, None]
-        length = (group["end"].to_numpy() - group["start"].to_numpy())[:, None]
-        share = np.clip(
-            np.divide(edges[None, :] - starts, length, out=np.ones((len(group), bins + 1)),
-                      where=length > 0),
-            0.0,
-            1.0,
-        )
-        cdf = group["probability"].to_numpy() @ share
-        out.append(
-            pd.DataFrame(
-                {"criterion": criterion, "start": edges[:-1], "end": edges[1:],
-                 "probability": np.diff(cdf)}
-            )
-        )
+        else:
+            edges = np.linspace(float(group["start"].min()), float(group["end"].max()), bins + 1)
+            starts = group["start"].to_numpy()[:, None]
+            length = (group["end"].to_numpy() - group["start"].to_numpy())[:, None]
+            share = np.clip(np.divide(edges[None, :] - starts, length,
+                                      out=np.ones((len(group), bins + 1)), where=length > 0),
+                            0.0, 1.0)
+            mass = np.diff(group["probability"].to_numpy() @ share)
+        out.append(pd.DataFrame({"criterion": criterion, "start": edges[:-1], "end": edges[1:],
+                                 "probability": mass}))
     return pd.concat(out, ignore_index=True)
 
 

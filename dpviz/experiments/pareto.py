@@ -251,13 +251,9 @@ def _claim_rule_of_thumb(rows: pd.DataFrame) -> dict:
 def claims(frame: pd.DataFrame, dataset: str, *, target: float = 0.8) -> pd.DataFrame:
     """The "which algorithm when" statements on ``dataset``: ``claim``, ``ours``, ``holds``.
 
-    1. DiffPID3-Max beats SuLQ-ID3 by ≥ 3 points on average (FS §4, Table 1);
-    2. Max beats Gini beats InfoGain on average (FS §5.2, Fig. 8);
-    3. the ε needed for ``target`` falls with n, never rising (FS §1, Fig. 2);
-    4. the price of privacy (best at ε = ∞ minus best at ε = 1) shrinks with n;
-    5. FI's forest is below the majority class at the smallest n, within 5 points of the best
-       at the largest n and ε;
-    6. ε·n at :func:`useful_from`'s threshold varies by at most a factor of 4.
+    DiffPID3-Max beats SuLQ-ID3 (FS §4); Max > Gini > InfoGain (FS §5.2); the ε needed for
+    ``target`` falls with n (FS Fig. 2); the price of privacy shrinks with n; FI's forest needs
+    data; ε·n at :func:`useful_from`'s threshold varies by at most 4×.
     """
     rows = frame[frame["dataset"] == dataset]
     points = summary(rows[rows["private"]])

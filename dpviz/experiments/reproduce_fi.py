@@ -25,7 +25,7 @@ from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.experiments.runner import (
     cache,
     curve,
-    holdout_split,
+    encoded_split,
     located,
     remember,
     summarize,
@@ -104,16 +104,6 @@ def explorer_depth(name: str, depth: int = 0) -> int:
     return fletcher_islam_depth(len(domain) - n_discrete, n_discrete)
 
 
-@remember(maxsize=16)
-def _explorer_split(dataset: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The explorer's fixed split, encoded: train codes and labels, test codes and labels."""
-    data = explorer_dataset(dataset)
-    X_train, X_test, y_train, y_test = holdout_split(data, TEST_ROWS, 0)
-    domain = data.domain
-    return (domain.encode(X_train), domain.encode_labels(y_train),
-            domain.encode(X_test), domain.encode_labels(y_test))
-
-
 def explorer_frame(
     dataset: str, epsilons: Sequence[float], depth: int, n_trees: int, mechanism: str = "rosnam",
     repeats: int | Sequence[int] = REPEATS, disjoint: bool = True,
@@ -127,7 +117,7 @@ def explorer_frame(
     once per tree structure.
     """
     data = explorer_dataset(dataset)
-    train, train_labels, test, test_labels = _explorer_split(dataset)
+    train, train_labels, test, test_labels = encoded_split(data, TEST_ROWS, 0)
     depth, n_trees = int(depth), int(n_trees)
 
     def evaluate(seed: int, epsilons: list[float]) -> list[list[dict]]:

@@ -1,17 +1,10 @@
 """Reproductions of Friedman & Schuster (KDD 2010) and of JPW's Table I, one row per run.
 
-==========================  ==========================================================
-:func:`fs_table1`           FS Table 1: one split on one of ten binary attributes
-:func:`fs_fig4`             FS Fig. 4: a numeric split at 35 on [0, 100], B = 0.1
-:func:`fs_fig5`             FS Fig. 5: numeric split vs ten equal-width bins, B = 0.2
-:func:`fs_random_trees`     FS Fig. 6 / Fig. 7: random depth-5 trees, B = 1
-:func:`fs_fig8`             FS Fig. 8: Adult, depth ≤ 5, 10-fold cross-validation
-:func:`jpw_table1`          JPW Table I: private ID3 at ε' = 1, unclassified test rows
-==========================  ==========================================================
-
-Each (setting, run) and each algorithm gets its own seed derived from ``random_state``
-(:class:`numpy.random.SeedSequence`), so adding an algorithm or a size changes no other
-result. Accuracies are fractions; the published numbers are in :mod:`dpviz.data.published`.
+:func:`fs_table1` (Table 1: one binary split), :func:`fs_fig4` (a numeric split at 35),
+:func:`fs_fig5` (numeric vs ten bins), :func:`fs_random_trees` (Fig. 6-7: random depth-5
+trees), :func:`fs_fig8` (Adult, 10-fold), :func:`jpw_table1` (JPW Table I). Each (setting,
+run) and algorithm gets its own seed from ``random_state`` (``SeedSequence``), so adding
+one changes no other result. Accuracies are fractions.
 """
 
 from __future__ import annotations
@@ -88,8 +81,8 @@ def evaluate_encoded(model: Any, codes: np.ndarray, labels: np.ndarray) -> tuple
     return float(np.mean(predicted == labels)), float(unclassified.mean())
 
 
-def _split_attribute(data: Dataset) -> str | None:
-    """The generating split attribute named in an FS single-split description."""
+def split_attribute(data: Dataset) -> str | None:
+    """The generating split attribute named in an FS single-split data set's description."""
     match = re.search(r"decided by (\w+)", data.description)
     return match.group(1) if match else None
 
@@ -139,13 +132,10 @@ def fs_table1(
 ) -> pd.DataFrame:
     """FS Table 1 (§5.1.1): accuracy of each algorithm on a single binary split.
 
-    Per size and run, new rows of :func:`~dpviz.data.synthetic.fs_single_split_data`
-    (ten binary attributes, ``p_noise``); each algorithm at depth 1 with budget B, scored on
-    ``n_test`` noiseless rows. "ID3" is the non-private unlimited-depth ID3 (docs/papers.md,
-    errata). ``size_bound`` is N, the public bound of InfoGain's sensitivity.
-
-    Returns one row per (size, run, algorithm): ``n``, ``run``, ``algorithm``, ``accuracy``,
-    ``split_found`` (the root tests the generating attribute).
+    Per size and run, new rows of :func:`~dpviz.data.synthetic.fs_single_split_data`; each
+    algorithm at depth 1 with budget B, scored on ``n_test`` noiseless rows ("ID3": unlimited
+    depth, non-private). One row per (size, run, algorithm): ``n``, ``run``, ``algorithm``,
+    ``accuracy``, ``split_found``.
     """
     budget = check_epsilon(budget, "budget")
     unknown = [a for a in algorithms if a not in FS_TABLE1_ALGORITHMS]
@@ -162,7 +152,7 @@ def fs_table1(
             model = _table1_model(algorithm, budget, size_bound, data.domain, seed(algorithm))
             model.fit_encoded(*train)
             yield {"algorithm": algorithm, "accuracy": evaluate_encoded(model, codes, labels)[0],
-                   "split_found": model.tree_.root.attribute == _split_attribute(data)}
+                   "split_found": model.tree_.root.attribute == split_attribute(data)}
 
     return _split_runs("FS Table 1", "table1", sizes, runs, random_state, progress, budget,
                        size_bound, fits)
@@ -230,13 +220,9 @@ def fs_fig4(
 ) -> pd.DataFrame:
     """FS Fig. 4 (§5.1.1): a single split at 35 on a numeric attribute over [0, 100].
 
-    Rows of :func:`~dpviz.data.synthetic.fs_numeric_split_data`; DiffPC4.5 per criterion at
-    depth 1 (split points from the public grid of [0, 100] in 256 cells, where 35 is not a
-    point); J48 replaced by scikit-learn entropy trees, unpruned and pruned
-    (``min_samples_leaf=2, ccp_alpha=0.005``). Other parameters as :func:`fs_table1`.
-
-    Returns one row per (size, run, algorithm): ``n``, ``run``, ``algorithm``, ``accuracy``,
-    ``split_found`` and ``split_point`` (the root's threshold when it found the attribute).
+    DiffPC4.5 per criterion at depth 1 (split points on a public grid where 35 is not a point)
+    and scikit-learn entropy trees for J48, unpruned and pruned. One row per (size, run,
+    algorithm), with ``split_found`` and ``split_point``.
     """
     budget = check_epsilon(budget, "budget")
 
@@ -244,7 +230,7 @@ def fs_fig4(
         data = fs_numeric_split_data(n, p_noise=p_noise, n_test=n_test, random_state=seed())
         domain = data.domain
         codes, labels = _test_set(data)
-        truth = _split_attribute(data)
+        truth = split_attribute(data)
         for criterion in criteria:
             name = f"DiffPC4.5-{_CRITERION_NAMES[criterion]}"
             model = DiffPID3Classifier(
@@ -314,13 +300,10 @@ def fs_random_trees(
 ) -> pd.DataFrame:
     """FS Fig. 6 (ten binary attributes) and Fig. 7 (``numeric``: 7 binary + 3 numeric).
 
-    FS §5.1.2: a generating tree of depth 5 (p_leaf = 0.3), B = 1, N = 50,000; FS ran 10
-    trees × 20 runs per size, we default to ``n_trees`` × ``runs_per_tree``; p_noise 0.1 as
-    in §5.1.1 (not given). ``sulq`` adds the SuLQ-based ID3 (default: Fig. 6); ``prune``
-    prunes with noisy counts (default: Fig. 7). Other parameters as :func:`fs_table1`.
-
-    Returns one row per (size, tree, run, algorithm): ``n``, ``tree``, ``run``,
-    ``algorithm``, ``accuracy``, ``depth`` and ``n_leaves`` of the induced tree.
+    A generating tree of depth 5, B = 1, N = 50,000; ``n_trees`` × ``runs_per_tree`` runs per
+    size (FS: 10 × 20). ``sulq`` (default: Fig. 6) adds the SuLQ-based ID3, ``prune``
+    (default: Fig. 7) prunes with noisy counts. One row per (size, tree, run, algorithm), with
+    the tree's ``depth`` and ``n_leaves``.
     """
     budget = check_epsilon(budget, "budget")
     n_trees = check_int(n_trees, "n_trees", minimum=1)
@@ -385,14 +368,9 @@ def fs_fig8(
     prune: bool = True, n_splits: int = 10, repeats: int = 1, data: Dataset | None = None,
     random_state: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """FS Fig. 8 (§5.2): accuracy against B on Adult, depth ≤ 5, ``repeats`` × 10-fold.
+    """FS Fig. 8 (§5.2): accuracy against B on Adult, DiffPC4.5 pruned, depth ≤ 5, 10-fold.
 
-    Adult's 45,222 complete rows (6 numeric, 8 nominal attributes; N = 50,000), DiffPC4.5
-    with pruning, per criterion (FS: 10 × 10-fold; the budgets of the figure are not in the
-    text). ``data`` defaults to ``load("adult")``.
-
-    Returns one row per (budget, criterion, repeat, fold): ``budget``, ``criterion``,
-    ``algorithm``, ``repeat``, ``fold``, ``accuracy``, ``n_leaves``.
+    One row per (budget, criterion, repeat, fold); FS ran 10 repeats.
     """
     budgets = [check_epsilon(b, "budgets") for b in budgets]
     n_splits = check_int(n_splits, "n_splits", minimum=2)
@@ -432,14 +410,10 @@ def jpw_table1(
 ) -> pd.DataFrame:
     """JPW Table I: a private ID3 from noisy counts at ε' = 1 on Nursery, Votes and Mushroom.
 
-    The SuLQ-based ID3 with B = ε', twice: with ID3's own stopping rule read from noisy
-    counts (a leaf when its noisy count is ≤ 0, or at the cap ``max_depth``, default
-    :data:`JPW_MAX_DEPTH`), JPW's tree; and with FS's stopping rule. A test row ending in a
-    leaf with noisy count ≤ 0 is unclassified and counts as wrong, as JPW did (their query
-    counts are not stated: docs/papers.md, errata). ``runs`` random splits per data set.
-
-    Returns one row per (data set, run, algorithm): ``dataset``, ``run``, ``algorithm``,
-    ``max_depth``, ``accuracy``, ``unclassified``, ``misclassified`` and ``n_leaves``.
+    The SuLQ-based ID3 with ID3's stopping rule on noisy counts (capped at ``max_depth``,
+    default :data:`JPW_MAX_DEPTH`), and with FS's rule; a test row in a leaf of noisy count
+    ≤ 0 is unclassified and wrong, as for JPW. One row per (data set, run, algorithm):
+    ``max_depth``, ``accuracy``, ``unclassified``, ``misclassified``, ``n_leaves``.
     """
     epsilon = check_epsilon(epsilon, "epsilon")
     runs = check_int(runs, "runs", minimum=1)

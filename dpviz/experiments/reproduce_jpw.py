@@ -101,10 +101,6 @@ class UpdateExperiment(ClassifierMixin, BaseEstimator):
         return self.model_.predict(X)
 
 
-def _arm(random_state: int, domain: Any, **params: Any) -> UpdateExperiment:
-    return UpdateExperiment(domain=domain, random_state=random_state, **params)
-
-
 @cache
 def jpw_update(
     datasets: Sequence[str] = ("nursery", "mushroom"), *,
@@ -118,7 +114,7 @@ def jpw_update(
     frames = []
     for name in tqdm(datasets, disable=not progress, desc="JPW update"):
         data = load(name)
-        factory = partial(_arm, domain=data.domain, n_trees=JPW_DATASETS.get(name, 10))
+        factory = partial(UpdateExperiment, domain=data.domain, n_trees=JPW_DATASETS.get(name, 10))
         grid = {"epsilon": list(epsilons), "method": ["update", "union_half", "union"]}
         frames.append(
             sweep(

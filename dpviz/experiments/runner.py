@@ -1,14 +1,10 @@
 """The one runner: cross-validated sweeps, hold-out fits, explorer curves and their caches.
 
-Every evaluation in dpviz goes through here: :func:`sweep` (repeated stratified k-fold
-over a grid), :func:`holdout_accuracy` (fits on one fixed split), :func:`curve` (an
-explorer's accuracy against ε, each point remembered). Two caches: :func:`cache` on disk
-(joblib, for reproductions) and :func:`remember` in memory (for explorers).
-
-Seeds: fold ``f`` of repeat ``r`` uses split seed ``seed + r`` and estimator seed
-``seed + 1000·r + f`` at every setting (paired comparisons). The fits of several settings
-share seeds on purpose: they are evaluations, not releases to publish together
-(docs/privacy.md §8.3).
+:func:`sweep` (repeated stratified k-fold over a grid), :func:`holdout_accuracy` (fits on
+one fixed split), :func:`curve` (an explorer's accuracy against ε). Caches: :func:`cache`
+on disk (reproductions), :func:`remember` in memory (explorers). A sweep's fold ``f`` of
+repeat ``r`` uses seed ``seed + 1000·r + f`` at every setting: evaluations, not releases to
+publish together (docs/privacy.md §8.3).
 """
 
 from __future__ import annotations
@@ -38,8 +34,8 @@ from dpviz.errors import CacheUnavailableWarning
 from dpviz.validation import check_int
 
 __all__ = [
-    "cache", "cache_bypassed", "curve", "holdout_accuracy", "holdout_split", "located", "recall",
-    "remember", "summarize", "sweep",
+    "cache", "cache_bypassed", "curve", "encoded_split", "holdout_accuracy", "holdout_split",
+    "located", "recall", "remember", "summarize", "sweep",
 ]
 
 EstimatorFactory = Callable[..., Any]
@@ -162,17 +158,9 @@ def curve(
 ) -> pd.DataFrame:
     """An explorer's curve: the records of each (ε, run), ε first, then runs in order.
 
-    Parameters
-    ----------
-    evaluate : callable
-        ``evaluate(run, epsilons)`` returns, for each ε, the list of records (dicts, the
-        rows) of that run there.
-    epsilons : sequence of float
-    runs : int or sequence of int
-        The runs (``range(runs)`` for an int).
-    key : hashable, optional
-        What fixes the curve apart from ε and the run: with one, each (run, ε) is remembered
-        in memory and only the missing ε are evaluated.
+    ``evaluate(run, epsilons)`` returns, per ε, that run's records (dicts, the rows); ``runs``
+    is an int (``range(runs)``) or the runs. With a ``key`` (what fixes the curve apart from ε
+    and the run) each (run, ε) is remembered in memory and only the missing ε are evaluated.
     """
     wanted = [float(e) for e in epsilons]
     runs = range(runs) if isinstance(runs, int) else runs
@@ -255,6 +243,15 @@ def holdout_accuracy(
             {**params, "repeat": r, "accuracy": float(np.mean(model.predict(X_test) == truth))}
         )
     return pd.DataFrame(rows)
+
+
+@remember(maxsize=16)
+def encoded_split(dataset: Dataset, test_size: float, seed: int) -> tuple[np.ndarray, ...]:
+    """:func:`holdout_split` encoded with the public domain: train codes and labels, test's."""
+    X_train, X_test, y_train, y_test = holdout_split(dataset, test_size, seed)
+    domain = dataset.domain
+    return (domain.encode(X_train), domain.encode_labels(y_train), domain.encode(X_test),
+            domain.encode_labels(y_test))
 
 
 @remember(maxsize=32)

@@ -1,17 +1,11 @@
 """RDT#'s semi-supervised experiments: RDT# against Private-RDT without the public rows.
 
-RDT# (Jagannathan, Monteleoni & Pillaipakkamnatt 2013) also reads *public* unlabeled rows.
-The protocol (§V, :func:`protocol_split`, :func:`protocol_runs`): 10% of the rows test; of
-the rest, ``fraction`` of the whole data set is private and labeled, the others public.
-RDT# is compared with Private-RDT on the labeled rows alone, both with p = 5 trees and
-RDT#'s height for the labeled size. :class:`ProtocolRun` evaluates one run at many ε
-(public work done once, each ε a refit); :class:`SemiSupervisedArm` is one arm as an
-estimator for :func:`~dpviz.experiments.holdout_accuracy`.
-
-Seeds: every method of a run reads the split of the run's seed (paired), but each fit gets
-its own seed from :func:`fit_seed`; the ε values of one method share it (points of one
-curve, not releases to publish together: docs/privacy.md §8.3). Only the estimators'
-public API is used. Accuracies and errors are fractions.
+The protocol of RDT# §V (:func:`protocol_split`, :func:`protocol_runs`): 10% of the rows
+test; ``fraction`` of the data set private and labeled; the rest public and unlabeled.
+RDT# is compared with Private-RDT on the labeled rows alone (p = 5 trees, RDT#'s height).
+:class:`ProtocolRun` evaluates one run at many ε; :class:`SemiSupervisedArm` is one arm as
+an estimator. The methods of a run read the same rows; each fit has its own seed
+(:func:`fit_seed`, docs/privacy.md §8.3). Accuracies and errors are fractions.
 """
 
 from __future__ import annotations
@@ -172,14 +166,10 @@ class SemiSupervisedArm:
 class ProtocolRun:
     """One run of RDT#'s protocol, evaluated at any ε without redoing the public work.
 
-    The split (of ``seed``), the encoded rows, RDT#'s structures and the test rows' cells are
-    computed once; each ε refits RDT# on the labeled rows (``refit_encoded``: bit for bit a
-    fresh fit) and fits Private-RDT afresh, its test rows routed once per method. Each method
-    fits with :meth:`fit_seed_of` at every ε (docs/privacy.md §8.3).
-
-    Parameters: ``data``; ``fraction`` (labeled rows, of the whole data set); ``seed`` (of
-    the split and of the fits' seeds); ``n_secondary`` (RDT#'s t); ``n_unlabeled`` (use only
-    this many public rows).
+    The split of ``seed``, the encoded rows, RDT#'s structures and the test rows' cells are
+    computed once; each ε refits RDT# (bit for bit a fresh fit) and fits Private-RDT afresh,
+    each method with :meth:`fit_seed_of` at every ε. ``fraction``: labeled rows, of the whole
+    data set; ``n_secondary``: RDT#'s t; ``n_unlabeled``: use only this many public rows.
     """
 
     def __init__(

@@ -1,14 +1,10 @@
 """Results shipped with the workbook: reproductions that take minutes, read from small files.
 
 Each shipped call is a tidy CSV in ``dpviz/results/`` beside a JSON saying how it was made
-(function, arguments, code version, date, machine, seconds) and the SHA-256 of the CSV's
-bytes. :func:`result` reads the file when its recorded arguments equal the call's (else
-:class:`ShippedResultError`: a changed setting never shows an old result), refuses a CSV
-whose digest does not match (:class:`ShippedResultIntegrityError`), and recomputes on
-request (``recompute=True`` or ``DPVIZ_RECOMPUTE=1``, past the on-disk cache; ``make
-results`` adds ``DPVIZ_SAVE_RESULTS=1`` to rewrite the files). ``python -m
-dpviz.experiments.shipped --stamp`` (:func:`stamp`) records missing digests. The files
-hold summary statistics of public UCI data, not rows.
+(function, arguments, code version, date, machine) with the SHA-256 of the CSV's bytes.
+:func:`result` reads it when the recorded arguments equal the call's, refuses an altered
+CSV, and recomputes on request (``DPVIZ_RECOMPUTE=1``; ``make results`` also sets
+``DPVIZ_SAVE_RESULTS=1`` to rewrite the files). The files hold summary statistics only.
 """
 
 from __future__ import annotations
@@ -52,10 +48,6 @@ class ShippedResultIntegrityError(ShippedResultError):
 def recompute_requested() -> bool:
     """True when ``DPVIZ_RECOMPUTE=1``: reproductions run instead of reading shipped files."""
     return os.environ.get("DPVIZ_RECOMPUTE", "").strip().lower() in ("1", "true", "yes")
-
-
-def _saving_requested() -> bool:
-    return os.environ.get("DPVIZ_SAVE_RESULTS", "").strip() == "1"
 
 
 def _jsonable(value: Any) -> Any:
@@ -196,7 +188,7 @@ def _recompute(function: Callable[..., pd.DataFrame], args: tuple, kwargs: dict)
         )
     frame = frame.reset_index(drop=True)
     frame.attrs["provenance"] = {"recomputed": True, "seconds": round(seconds, 1)}
-    if _saving_requested():
+    if os.environ.get("DPVIZ_SAVE_RESULTS", "").strip() == "1":
         meta = {
             "function": f"{run.__module__}.{run.__qualname__}",
             "arguments": _arguments(function, args, kwargs),
@@ -221,17 +213,11 @@ def result(
 ) -> pd.DataFrame:
     """``function(*args, **kwargs)``'s shipped result, or a fresh run on request.
 
-    ``recompute``: ``True`` runs it now (progress bar, no cache), ``None`` follows
-    ``DPVIZ_RECOMPUTE``. ``missing``: ``"raise"`` when no file ships for the call, or
-    ``"compute"`` (an explorer's optional data set: computed now, saved under ``make results``).
-    The frame's ``attrs["provenance"]`` says where it came from.
-
-    Raises
-    ------
-    ShippedResultError
-        No shipped file for this call, or one made with other arguments.
-    ShippedResultIntegrityError
-        The CSV's bytes do not match the recorded SHA-256, or none (or no JSON) is recorded.
+    ``recompute``: ``True`` runs it now (no cache), ``None`` follows ``DPVIZ_RECOMPUTE``.
+    ``missing``: ``"raise"`` when no file ships, or ``"compute"`` (an optional result).
+    ``attrs["provenance"]`` says where the frame came from. Raises
+    :class:`ShippedResultError` (no file, or other arguments) or
+    :class:`ShippedResultIntegrityError` (the CSV's SHA-256 differs or is not recorded).
     """
     if recompute is None:
         recompute = recompute_requested()

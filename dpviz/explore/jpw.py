@@ -24,7 +24,7 @@ from dpviz.data.uci import Dataset, load
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.reproduce_jpw import JPW_DATASETS, make_private_rdt
-from dpviz.experiments.runner import curve, holdout_split, located, remember
+from dpviz.experiments.runner import curve, encoded_split, located, remember
 from dpviz.trees.depth import fan_depth
 from dpviz.trees.random_tree import RandomTree
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
@@ -56,16 +56,6 @@ def explorer_defaults(dataset: str) -> dict[str, int]:
     return {"depth": fan_depth(len(_data(dataset).domain)), "n_trees": JPW_DATASETS[dataset]}
 
 
-@remember()
-def _encoded_split(dataset: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`~dpviz.experiments.holdout_split` (25%, seed 0), encoded: train, labels, test, y."""
-    data = _data(dataset)
-    X_train, X_test, y_train, y_test = holdout_split(data, 0.25, 0)
-    domain = data.domain
-    return (domain.encode(X_train), domain.encode_labels(y_train), domain.encode(X_test),
-            domain.encode_labels(y_test))
-
-
 def _points(dataset: str, epsilons: Sequence[float], depth: int, n_trees: int) -> pd.DataFrame:
     """Hold-out accuracy of REPEATS Private-RDT fits per ε: :func:`holdout_accuracy`'s numbers.
 
@@ -73,7 +63,7 @@ def _points(dataset: str, epsilons: Sequence[float], depth: int, n_trees: int) -
     structure (it does not depend on ε).
     """
     data = _data(dataset)
-    train, labels, test, truth = _encoded_split(dataset)
+    train, labels, test, truth = encoded_split(data, 0.25, 0)
 
     def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
         out = []
