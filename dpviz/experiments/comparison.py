@@ -143,9 +143,8 @@ def compare(
 ) -> pd.DataFrame:
     """Hold-out accuracy of every algorithm at every (ε, n), with the non-private references.
 
-    Repeat ``r`` draws ``n`` training rows with seed ``seed + r`` and fits with it; every
-    private algorithm also runs at ε = ∞ (SuLQ-ID3 only on nominal data). One row per
-    (dataset, algorithm, ε, n, repeat); ``private`` is False for the references and ε = ∞.
+    Repeat ``r`` draws ``n`` training rows and fits with seed ``seed + r``; private algorithms
+    also run at ε = ∞ (``private`` False there and for the references).
     """
     repeats = check_int(repeats, "repeats", minimum=1)
     jobs = _jobs(datasets, algorithms, epsilons, sizes, references)
@@ -159,11 +158,7 @@ def compare(
 
 
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean, 10th and 90th percentile (``low``, ``high``) and runs per (dataset, algorithm, ε, n).
-
-    Vectorised: one sort and numpy's linear interpolation (:func:`_quantiles`) give each
-    group's ``Series.quantile`` to the bit, in milliseconds on an explorer grid.
-    """
+    """Mean, 10th and 90th percentile and runs per (dataset, algorithm, ε, n), vectorised."""
     keys = ["dataset", "algorithm", "private", "epsilon", "n"]
     grouped = frame.groupby(keys, sort=False)["accuracy"]
     out = grouped.agg(mean="mean", runs="size")
@@ -175,11 +170,7 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _quantiles(codes: np.ndarray, values: np.ndarray, n_groups: int, q: float) -> np.ndarray:
-    """``Series.quantile(q)`` per group (NaN skipped), numpy's "linear" method written out.
-
-    h = (m − 1)·q in the m sorted values, a and b the values at ⌊h⌋ and ⌊h⌋ + 1, t = h − ⌊h⌋:
-    a + (b − a)·t, or b − (b − a)·(1 − t) when t ≥ 0.5 (numpy's lerp).
-    """
+    """``Series.quantile(q)`` per group (NaN skipped): numpy's "linear" method written out."""
     kept = ~np.isnan(values)
     codes, values = codes[kept], values[kept]
     order = np.lexsort((values, codes))
@@ -216,13 +207,10 @@ def rdt_sharp_comparison(
     dataset: str = "nursery", *, n_labeled: int = 1000, n_public: int = 2000,
     epsilons: Sequence[float] = (0.2, 1.0), repeats: int = 2, n_secondary: int = 200, seed: int = 0,
 ) -> pd.DataFrame:
-    """RDT# against Private-RDT when part of the training rows serve as public unlabeled data.
+    """RDT# against Private-RDT when part of the training rows are public and unlabeled.
 
-    Each repeat draws ``n_labeled + n_public`` training rows: the first are private and
-    labeled, the rest handed to RDT# without labels
-    (:class:`~dpviz.experiments.semi_supervised.SemiSupervisedArm`). One row per (method, ε,
-    repeat): ``method``, ``epsilon``, ``repeat``, ``accuracy``, ``dataset``, ``n_labeled``,
-    ``n_public``.
+    Each repeat draws ``n_labeled`` private labeled and ``n_public`` public rows
+    (:class:`~dpviz.experiments.semi_supervised.SemiSupervisedArm`).
     """
     data = load_dataset(dataset)
     n_labeled = check_int(n_labeled, "n_labeled", minimum=2)

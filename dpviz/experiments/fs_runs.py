@@ -133,13 +133,11 @@ def _binned(domain: Domain, codes: np.ndarray, n_bins: int) -> tuple[Domain, np.
 
 @remember()
 def prepared(dataset: str, binned: bool = False) -> Prepared:
-    """The explorer's rows of ``dataset``, split and encoded once.
+    """The explorer's rows of ``dataset``, split (stratified 75/25, seed 0) and encoded once.
 
-    ``"fs-single-split"``: :data:`FS_ROWS` noisy training rows of
-    :func:`~dpviz.data.synthetic.fs_single_split_data` (seed 0) and its 10,000 noiseless
-    test rows; ``"nursery"``: a stratified 75/25 split (seed 0); ``"adult"``: the same of a
-    stratified sample of :data:`ADULT_SAMPLE` rows. ``binned`` cuts every numeric attribute
-    into :data:`ADULT_BINS` equal-width bins of its public bounds (for the SuLQ-based ID3).
+    FS's single split: :data:`FS_ROWS` noisy training rows and 10,000 noiseless test rows;
+    Adult: a sample of :data:`ADULT_SAMPLE` rows; ``binned``: numeric attributes in
+    :data:`ADULT_BINS` bins of their public bounds (for SuLQ).
     """
     check_dataset(dataset)
     if dataset == "fs-single-split":
@@ -174,11 +172,7 @@ def fs_estimator(
     criterion: str, epsilon: float, depth: int | None, *, domain: Domain, size_bound: int,
     random_state: int, prune: bool = False,
 ) -> DiffPID3Classifier | SuLQID3Classifier:
-    """DiffPID3 (DiffPC4.5 with numeric attributes) with ``criterion``, or SuLQ-ID3 (``"sulq"``).
-
-    ``epsilon`` is the total budget B (``math.inf``: the non-private reference), ``depth`` the
-    maximal depth, ``size_bound`` InfoGain's public N, ``prune`` FS Alg. 3 (DiffPID3 only).
-    """
+    """DiffPID3 with ``criterion`` (DiffPC4.5 on numeric data), or SuLQ-ID3 for ``"sulq"``."""
     check_criterion(criterion)
     if criterion == "sulq":
         return SuLQID3Classifier(epsilon, depth, domain=domain, random_state=random_state)
@@ -189,11 +183,7 @@ def fs_estimator(
 def fit_one(
     dataset: str, criterion: str, epsilon: float, depth: int, run: int = 0
 ) -> tuple[Any, float, float]:
-    """Fit (seed ``run``) on the explorer's training rows: ``(model, accuracy, unclassified)``.
-
-    ``unclassified``: the share of test rows ending in an empty leaf (scored with the label
-    of the nearest non-empty ancestor).
-    """
+    """Fit seed ``run`` on the explorer's rows: ``(model, accuracy, unclassified share)``."""
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
     model = fs_estimator(criterion, epsilon, depth, domain=data.domain,
                          size_bound=data.size_bound, random_state=int(run))
@@ -203,13 +193,7 @@ def fit_one(
 
 
 def budget_split(dataset: str, criterion: str, epsilon: float, depth: int) -> dict[str, Any]:
-    """Where the budget of one node goes (FS Alg. 1/2 line 3, §4.3).
-
-    Keys: ``level`` (ε of each query of a level: B/(2(d+1)), or B/((2+n)d+2) with n numeric
-    attributes), ``split_queries`` (the root's split queries: 2|A| noisy histograms for SuLQ,
-    one exponential mechanism plus n split points otherwise), ``split_epsilon`` (ε of each),
-    ``sensitivity`` (of the split score), ``numeric`` (n) and ``attributes`` (|A|).
-    """
+    """Where the budget of one node goes (FS Alg. 1/2, §4.3): ε per query and per split query."""
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
     eps = check_epsilon(epsilon, "epsilon", allow_inf=True)
     d = check_int(depth, "depth", minimum=0)
@@ -228,12 +212,7 @@ def budget_split(dataset: str, criterion: str, epsilon: float, depth: int) -> di
 def query_epsilons(
     dataset: str = "fs-single-split", epsilon: float = 0.1, depth: int = 1, run: int = 0
 ) -> pd.DataFrame:
-    """The root's queries of each algorithm, read from the ledger of a real fit.
-
-    One row per (algorithm, kind of query): ``algorithm``, ``query`` (ledger label),
-    ``mechanism``, ``queries``, ``epsilon`` (of each), ``charged`` (in all) and
-    ``count_noise_std`` (of the discrete Laplace noise on a count; NaN otherwise).
-    """
+    """The root's queries of each algorithm from a fit's ledger, with a count's noise std."""
     rows = []
     for criterion in CRITERIA:
         frame = fit_one(dataset, criterion, epsilon, depth, run)[0].ledger_.to_frame()
@@ -286,12 +265,7 @@ def explorer_curves(
     epsilons: Sequence[float] = EXPLORER_EPSILONS, repeats: int | None = None,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """Every point of the explorer's curves on ``dataset`` (what :func:`shipped_curves` ships).
-
-    The fits of :func:`explorer_point` at each criterion, depth and B plus ε = ∞, computed
-    afresh; ``repeats`` fits per finite B (default :data:`REPEATS`). Columns ``criterion``,
-    ``depth``, ``epsilon``, ``repeat``, ``accuracy``, ``unclassified``, ``leaves``.
-    """
+    """Every point of the explorer's curves on ``dataset``, fitted afresh (what ships)."""
     check_dataset(dataset)
     n = REPEATS[dataset] if repeats is None else check_int(repeats, "repeats", minimum=1)
     settings = [(c, int(d)) for c in criteria for d in depths]
@@ -316,12 +290,9 @@ def _shipped(dataset: str, epsilons: tuple[float, ...], repeats: int) -> pd.Data
 
 
 def shipped_curves(dataset: str, *, recompute: bool | None = False) -> pd.DataFrame | None:
-    """The shipped :func:`explorer_curves` of ``dataset`` (``dpviz/results/``), or None.
+    """The shipped :func:`explorer_curves` of ``dataset``, or None if none ships for the settings.
 
-    None when no file ships for the current settings: the explorer then fits each point when
-    first asked. An altered file raises
-    :class:`~dpviz.experiments.shipped.ShippedResultIntegrityError`. ``recompute=None``
-    follows ``DPVIZ_RECOMPUTE``; ``True`` computes the curves now.
+    An altered file raises; ``recompute=None`` follows ``DPVIZ_RECOMPUTE``.
     """
     check_dataset(dataset)
     if recompute is not False:
@@ -358,11 +329,9 @@ def split_choice_table(
     sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000), *, budget: float = 0.1,
     size_bound: int = 5000, p_noise: float = 0.1, random_state: int = 0,
 ) -> pd.DataFrame:
-    """FS Table 1 on the back of an envelope: the exact chance of the right split.
+    """FS Table 1 on the back of an envelope: the exact chance of the right split (ε = B/4).
 
-    Per size and criterion, the exponential mechanism's probability of the generating
-    attribute at depth 1 (ε = B/4) from one training set's exact counts (teaching only), and
-    the expected accuracy ≈ 1/2 + P/2 next to FS Table 1's (%).
+    From exact counts (teaching only); the expected accuracy is about 1/2 + P/2.
     """
     eps = check_epsilon(budget, "budget") / 4  # B / (2(d+1)) with d = 1
     rows = []
@@ -398,12 +367,9 @@ def split_point_frame(
     n: int = 2000, *, budget: float = 0.1, size_bound: int = 5000, p_noise: float = 0.1,
     random_state: int = 0,
 ) -> pd.DataFrame:
-    """FS §4.3's continuous mechanism at the root of FS Fig. 4's data (split at 35 on [0, 100]).
+    """FS §4.3's continuous split-point mechanism at the root of FS Fig. 4's data (35).
 
-    At ε = B/((2+3)·1+2) a score-constant range is drawn with probability ∝ exp(ε q_i / 2S)·|R_i|
-    (:func:`~dpviz.trees.id3.split_point_probabilities`), then a point uniformly inside: the
-    paper's idea (the estimators use :func:`split_point_grid_frame`'s public grid). One row per
-    (criterion, range): ``start``, ``end``, ``score``, ``probability``, ``density``.
+    One row per (criterion, score-constant range): ``probability`` and ``density``.
     """
     attribute, values, labels, eps = _split_point_setting(n, budget, p_noise, random_state)
     frames = []
@@ -427,13 +393,7 @@ def split_point_grid_frame(
     n: int = 2000, *, budget: float = 0.1, size_bound: int = 5000, p_noise: float = 0.1,
     n_cells: int = DEFAULT_SPLIT_CELLS, random_state: int = 0,
 ) -> pd.DataFrame:
-    """The estimators' grid mechanism for FS §4.3, in :func:`split_point_frame`'s setting.
-
-    The split point is an interior point of the public grid of [0, 100] in ``n_cells`` cells
-    (:func:`~dpviz.trees.id3.split_grid`), drawn with probability ∝ exp(ε q_i / 2S). One row
-    per (criterion, candidate): ``index``, ``threshold``, ``score``, ``probability``;
-    ``attrs["range"]`` is the attribute's public range.
-    """
+    """The estimators' grid mechanism in :func:`split_point_frame`'s setting."""
     attribute, values, labels, eps = _split_point_setting(n, budget, p_noise, random_state)
     n_cells = check_int(n_cells, "n_cells", minimum=2)
     grid = split_grid(attribute.low, attribute.high, n_cells)
@@ -518,11 +478,7 @@ def table1_runs(
     runs: int, id3_runs: int, *, sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
     progress: bool = False,
 ) -> pd.DataFrame:
-    """FS Table 1 (:func:`~.reproduce_fs.fs_table1`, cached): ``runs`` runs per size, ID3 fewer.
-
-    The unlimited-depth ID3 is the slowest column and varies least, so it gets ``id3_runs``;
-    run r of every algorithm uses the same training set.
-    """
+    """FS Table 1 (cached), ``runs`` runs per size, ``id3_runs`` for the slow ID3 column."""
     sizes = tuple(sizes)
     private = _fs_table1(
         sizes, runs=check_int(runs, "runs", minimum=1), algorithms=_PRIVATE, progress=progress
@@ -556,13 +512,7 @@ def stopping_table(
     dataset: str = "adult", budgets: Sequence[float] = (0.5, 1.0, 2.0, 5.0, 10.0), *,
     depth: int = 3, criterion: str = "max", run: int = 0,
 ) -> pd.DataFrame:
-    """FS's stopping rule at work: a node needs N_T ≥ t|C|√2/ε rows to split (Alg. 1/2 line 9).
-
-    t is the largest number of values of a remaining attribute (Adult: native-country's 41).
-    One row per B: ``budget``, ``epsilon`` (per query), ``t``, ``rows_needed`` at the root,
-    ``training_rows``, ``depth`` and ``leaves`` of the tree, ``accuracy`` and ``majority``
-    (share of the largest test class), in %.
-    """
+    """FS's stopping rule: a node needs N_T ≥ t|C|√2/ε rows to split (Adult: t = 41), per B."""
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
     t = int(max(a.n_values if isinstance(a, Categorical) else 2 for a in data.domain))
     majority = 100 * np.bincount(data.y_test).max() / len(data.y_test)
@@ -582,11 +532,7 @@ def pruning_table(
     dataset: str = "nursery", budget: float = 1.0, *, depth: int = 5, criterion: str = "max",
     runs: int = 5,
 ) -> pd.DataFrame:
-    """FS Alg. 3: the same trees (same seed) unpruned and pruned with their own noisy counts.
-
-    Pruning reads no row, so both ledgers are equal. One row per (run, pruned): ``run``,
-    ``pruned``, ``leaves``, ``accuracy`` (%), ``spent``.
-    """
+    """FS Alg. 3: the same trees unpruned and pruned with their own noisy counts (same ledger)."""
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
     if criterion == "sulq":
         raise InvalidParameterError("pruning with noisy counts (FS Alg. 3) is for DiffPID3")

@@ -42,13 +42,9 @@ def dominated_by(epsilon: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
 def pareto_frontier(
     frame: pd.DataFrame, *, by: Sequence[str] = ("dataset", "n"), constant: bool = True
 ) -> pd.DataFrame:
-    """The Pareto-efficient (algorithm, ε) points of every group ``by`` (FS §1, Fig. 2).
+    """The Pareto-efficient (algorithm, ε) points per group ``by`` (column ``efficient``).
 
-    A private point is dominated when another of its group has an ε no larger and a mean
-    accuracy no lower, one strictly. With ``constant``, the :data:`MAJORITY` reference joins
-    each group at ε = 0 (a constant guess reads no private row), so a point no better than
-    guessing is dominated. Returns :func:`~dpviz.experiments.comparison.summary` of the
-    private points with ``efficient``, sorted by group and ε.
+    With ``constant`` the majority class joins each group at ε = 0: it reads no private row.
     """
     points = summary(frame[frame["private"]])
     by = list(by)
@@ -102,12 +98,9 @@ def privacy_price(frame: pd.DataFrame, target: float) -> pd.DataFrame:
 
 # ---------------------------------------------------------------------------------- which when
 def winners(frame: pd.DataFrame, *, floor_margin: float = FLOOR_MARGIN) -> pd.DataFrame:
-    """The best private algorithm at every (dataset, n, ε), with its margin over the runner-up.
+    """The best private algorithm per (dataset, n, ε), its ties, runner-up and margin.
 
-    Exact ties go to the first in :data:`~dpviz.experiments.registry.PRIVATE` (listed in
-    ``tied``); a cell not ``floor_margin`` above the majority class is :data:`NO_WINNER`.
-    Columns ``winner``, ``algorithm``, ``accuracy``, ``tied``, ``runner_up``, ``margin``,
-    ``majority``.
+    ``winner`` is :data:`NO_WINNER` unless ``floor_margin`` above the majority class.
     """
     points = summary(frame[frame["private"]])
     order = {a: k for k, a in enumerate(PRIVATE)}
@@ -134,11 +127,7 @@ def winners(frame: pd.DataFrame, *, floor_margin: float = FLOOR_MARGIN) -> pd.Da
 
 
 def useful_from(frame: pd.DataFrame, *, margin: float = FLOOR_MARGIN) -> pd.DataFrame:
-    """The smallest ε at which a private algorithm beats the majority class by ``margin``.
-
-    One row per (dataset, n): ``epsilon`` (NaN if none), ``algorithm``, ``accuracy``,
-    ``majority`` and ``epsilon_n`` = ε·n (what a noisy count's signal-to-noise depends on).
-    """
+    """The smallest ε beating the majority class by ``margin`` per (dataset, n), and ε·n."""
     table = winners(frame, floor_margin=margin)
     rows = []
     for (dataset, n), group in table.groupby(["dataset", "n"], sort=True):
@@ -249,12 +238,7 @@ def _claim_rule_of_thumb(rows: pd.DataFrame) -> dict:
 
 
 def claims(frame: pd.DataFrame, dataset: str, *, target: float = 0.8) -> pd.DataFrame:
-    """The "which algorithm when" statements on ``dataset``: ``claim``, ``ours``, ``holds``.
-
-    DiffPID3-Max beats SuLQ-ID3 (FS §4); Max > Gini > InfoGain (FS §5.2); the ε needed for
-    ``target`` falls with n (FS Fig. 2); the price of privacy shrinks with n; FI's forest needs
-    data; ε·n at :func:`useful_from`'s threshold varies by at most 4×.
-    """
+    """The "which algorithm when" statements on ``dataset``: ``claim``, ``ours``, ``holds``."""
     rows = frame[frame["dataset"] == dataset]
     points = summary(rows[rows["private"]])
     if points.empty:

@@ -26,10 +26,8 @@ def budget_pitfall(
 ) -> pd.DataFrame:
     """JPW's update experiment (§VI-B) with each arm's *claimed* and *true* total ε.
 
-    After a model of D1 was released at ε: ``update`` (JPW's update with D2 at ε: total ε),
-    ``union`` (Private-RDT on D1 ∪ D2 at ε: its ledger says ε, but D1 paid twice: 2ε),
-    ``union_half`` (both at ε/2: the fair comparison). One row per method:
-    ``claimed_epsilon``, ``total_epsilon``, ``model_ledger``, ``mean`` and ``std`` accuracy.
+    ``update`` costs ε; ``union`` (a fresh model of D1 ∪ D2 after a release of D1) claims ε but
+    costs 2ε; ``union_half`` (both at ε/2) is the fair comparison. Accuracy ``mean``, ``std``.
     """
     data = load_dataset(dataset)
     eps = check_epsilon(epsilon)
@@ -74,11 +72,9 @@ def tuning_pitfall(
 ) -> pd.DataFrame:
     """Tuning on the (private) test rows: an optimistic score and a K·ε bill.
 
-    One DiffPID3 per configuration (criterion × depth) at ``epsilon`` on the same ``n`` rows;
-    ``splits`` times, the test rows are split into ``n_tuning`` tuning rows and fresh ones, and
-    the configuration best on the tuning rows is scored on both. One row per split (``chosen``,
-    ``tuning``, ``fresh``); ``attrs``: ``configs`` K, ``epsilon``, ``budgets`` (K·ε, the
-    sequential bound), ``spent`` (the ledgers' total), ``test_accuracy`` per configuration.
+    K DiffPID3 configurations on the same rows; per split of the test rows, the best on
+    ``n_tuning`` rows is scored on them (``tuning``) and on the rest (``fresh``). ``attrs``:
+    ``configs``, ``epsilon``, ``budgets`` (K·ε), ``spent``, ``test_accuracy``.
     """
     data = load_dataset(dataset)
     eps = check_epsilon(epsilon)
@@ -126,12 +122,7 @@ def tuning_pitfall(
 
 
 def tuning_optimism(dataset: str = "nursery", *, draws: int = 40, **params: Any) -> pd.DataFrame:
-    """The optimism of :func:`tuning_pitfall` over ``draws`` draws of data and seeds (seed s).
-
-    The chosen model's tuning score is the largest of several noisy scores, so it overstates
-    in expectation, by an amount that depends on the draw. One row per draw: ``optimism``
-    (mean tuning − fresh), ``positive`` (share of splits > 0), ``chosen``, ``best``.
-    """
+    """:func:`tuning_pitfall`'s optimism (tuning − fresh) over ``draws`` draws (seeds)."""
     rows = []
     for s in range(check_int(draws, "draws", minimum=2)):
         runs = tuning_pitfall(dataset, seed=s, **params)

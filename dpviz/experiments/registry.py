@@ -195,11 +195,7 @@ FACTORIES: dict[str, Factory] = {
 
 
 def make_estimator(algorithm: str, epsilon: float, data: Dataset, random_state: int = 0) -> Any:
-    """An unfitted estimator of ``algorithm`` at ``epsilon`` for ``data``'s public domain.
-
-    ``epsilon`` = ``math.inf`` is the private learner without noise (the references ignore it);
-    InfoGain's size bound is the data set's documented number of rows.
-    """
+    """An unfitted ``algorithm`` at ``epsilon`` (``math.inf``: no noise) on ``data``'s domain."""
     factory = FACTORIES.get(algorithm)
     if factory is None:
         raise InvalidParameterError(f"unknown algorithm {algorithm!r}; known: {list(FACTORIES)}")

@@ -55,11 +55,7 @@ def fi_table4() -> pd.DataFrame:
 
 
 def fi_dataset(name: str, *, n_rows: int | None = None, random_state: int = 0) -> Dataset:
-    """FI's data sets: ``"SynthA"``..``"SynthG"``, Nursery, Mushroom, Adult (as FI Table 3).
-
-    Mushroom without the rows missing stalk-root (5644), Adult's cleaned training file
-    (30162); ``n_rows`` keeps the first rows of a shuffle.
-    """
+    """FI's data sets as in FI Table 3; ``n_rows`` keeps the first rows of a shuffle."""
     if name.startswith("Synth"):
         data = fi_synth(name[-1], n_rows=n_rows or 30_000, random_state=random_state)
     elif name == "Mushroom":
@@ -108,13 +104,11 @@ def explorer_frame(
     dataset: str, epsilons: Sequence[float], depth: int, n_trees: int, mechanism: str = "rosnam",
     repeats: int | Sequence[int] = REPEATS, disjoint: bool = True,
 ) -> pd.DataFrame:
-    """Test accuracy of one FI forest per (ε, seed) on the explorer's split: one row each.
+    """Test accuracy of one FI forest per (ε, seed) on the explorer's split, one row each.
 
-    Equal to :func:`~dpviz.experiments.holdout_accuracy` of ``DPRandomForestClassifier``
-    (seeds 0, 1, ...; or the seeds ``repeats`` lists) on :data:`TEST_ROWS` test rows, through
-    the runner's :func:`~dpviz.experiments.runner.curve`: the forests of the missing ε are
-    fitted together (``fit_encoded_epsilons``) and vote from the test rows' leaves, routed
-    once per tree structure.
+    :func:`~dpviz.experiments.holdout_accuracy`'s numbers through the runner's
+    :func:`~dpviz.experiments.runner.curve`: the missing ε fitted together
+    (``fit_encoded_epsilons``), the test rows routed once per tree structure.
     """
     data = explorer_dataset(dataset)
     train, train_labels, test, test_labels = encoded_split(data, TEST_ROWS, 0)
@@ -151,11 +145,7 @@ def non_private_accuracy(dataset: str, depth: int, n_trees: int) -> float:
 
 
 def fi_table4_explained() -> pd.DataFrame:
-    """FI Table 4 with Theorem 2 read literally (the table adds one level).
-
-    Adds ``theorem2`` (the smallest d with E[X | d] < s/2, plus ⌊r/2⌋) and ``E[X|theorem2]``
-    (the expected number of untested continuous features there).
-    """
+    """FI Table 4 with Theorem 2 read literally (one level less) and its ``E[X|theorem2]``."""
     table = fi_table4()
     literal, untested = [], []
     for s, r in zip(table["continuous"], table["discrete"], strict=True):
@@ -192,9 +182,7 @@ def fi_table3(
 ) -> pd.DataFrame:
     """FI Table 3: % of empty leaves with 1 tree and with 30 trees on disjoint data.
 
-    ``n_runs`` times per data set: one tree of all rows, and 30 trees of a disjoint 1/30
-    each (FI's depth). Leaves are counted exactly up to 2·10^5, else estimated from
-    ``n_walks`` random walks (Knuth 1975; Mushroom and Adult have 10^7–10^9).
+    Leaves counted exactly up to 2·10^5, else estimated from ``n_walks`` random walks.
     """
     rng = np.random.default_rng(seed)
     rows = []
@@ -287,11 +275,7 @@ def fi_figure6(
     datasets: Sequence[str] = SYNTH, *, epsilon: float = 1.0, n_rows: int | None = None,
     n_folds: int = 5, n_repeats: int = 1, seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """FI Fig. 6: depth m/2 ("half"), Theorem 2 ("theorem2") and m ("full"), ε = 1.
-
-    On SynthA the theorem's depth and m are both 5, yet FI report different accuracies
-    (docs/papers.md, errata); ours are equal up to the run's noise.
-    """
+    """FI Fig. 6: depth m/2 ("half"), Theorem 2 ("theorem2") and m ("full"), at ε = 1."""
     return _figure(
         datasets,
         lambda data: [({"setting": setting, "depth": depth}, {"epsilon": epsilon,

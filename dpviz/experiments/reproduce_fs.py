@@ -130,12 +130,9 @@ def fs_table1(
     algorithms: Sequence[str] = FS_TABLE1_ALGORITHMS, budget: float = 0.1, p_noise: float = 0.1,
     size_bound: int = 5000, n_test: int = 10_000, random_state: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """FS Table 1 (§5.1.1): accuracy of each algorithm on a single binary split.
+    """FS Table 1 (§5.1.1): each algorithm at depth 1 on a single binary split, per size and run.
 
-    Per size and run, new rows of :func:`~dpviz.data.synthetic.fs_single_split_data`; each
-    algorithm at depth 1 with budget B, scored on ``n_test`` noiseless rows ("ID3": unlimited
-    depth, non-private). One row per (size, run, algorithm): ``n``, ``run``, ``algorithm``,
-    ``accuracy``, ``split_found``.
+    Scored on ``n_test`` noiseless rows; "ID3" is non-private with unlimited depth.
     """
     budget = check_epsilon(budget, "budget")
     unknown = [a for a in algorithms if a not in FS_TABLE1_ALGORITHMS]
@@ -218,12 +215,7 @@ def fs_fig4(
     prune: bool = False, references: bool = True, n_test: int = 10_000, random_state: int = 0,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """FS Fig. 4 (§5.1.1): a single split at 35 on a numeric attribute over [0, 100].
-
-    DiffPC4.5 per criterion at depth 1 (split points on a public grid where 35 is not a point)
-    and scikit-learn entropy trees for J48, unpruned and pruned. One row per (size, run,
-    algorithm), with ``split_found`` and ``split_point``.
-    """
+    """FS Fig. 4 (§5.1.1): DiffPC4.5 and J48-like trees on a numeric split at 35 on [0, 100]."""
     budget = check_epsilon(budget, "budget")
 
     def fits(n: int, seed: Callable[..., int]) -> Iterator[dict]:
@@ -262,12 +254,9 @@ def fs_fig5(
     criteria: Sequence[str] = CRITERIA_ORDER, n_test: int = 10_000, random_state: int = 0,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """FS Fig. 5 (§5.1.1): a numeric split (DiffPC4.5) vs ten equal-width bins (DiffPID3).
+    """FS Fig. 5 (§5.1.1): a numeric split (DiffPC4.5) against ``n_bins`` bins (DiffPID3).
 
-    The same rows go to DiffPC4.5 and, with each numeric attribute cut into ``n_bins`` bins
-    of [0, 100] (which miss 35), to DiffPID3; depth 1, B = 0.2, no noise. Returns one row
-    per (size, run, variant, criterion): ``n``, ``run``, ``criterion``, ``variant``
-    (``"numeric"`` or ``"binned"``), ``algorithm``, ``accuracy``.
+    The same rows for both; the bins miss 35; depth 1, B = 0.2, no noise.
     """
     budget = check_epsilon(budget, "budget")
 
@@ -298,12 +287,10 @@ def fs_random_trees(
     sulq: bool | None = None, prune: bool | None = None, n_test: int = 10_000,
     random_state: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """FS Fig. 6 (ten binary attributes) and Fig. 7 (``numeric``: 7 binary + 3 numeric).
+    """FS Fig. 6 (binary attributes) and Fig. 7 (``numeric``): random depth-5 trees, B = 1.
 
-    A generating tree of depth 5, B = 1, N = 50,000; ``n_trees`` × ``runs_per_tree`` runs per
-    size (FS: 10 × 20). ``sulq`` (default: Fig. 6) adds the SuLQ-based ID3, ``prune``
-    (default: Fig. 7) prunes with noisy counts. One row per (size, tree, run, algorithm), with
-    the tree's ``depth`` and ``n_leaves``.
+    ``n_trees`` × ``runs_per_tree`` runs per size (FS: 10 × 20); ``sulq`` and ``prune``
+    default to the figure's.
     """
     budget = check_epsilon(budget, "budget")
     n_trees = check_int(n_trees, "n_trees", minimum=1)
@@ -408,12 +395,9 @@ def jpw_table1(
     max_depth: dict[str, int] | None = None, runs: int = 3, test_size: float = 1 / 3,
     random_state: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """JPW Table I: a private ID3 from noisy counts at ε' = 1 on Nursery, Votes and Mushroom.
+    """JPW Table I: the SuLQ-based ID3 at ε' = 1 with ID3's and with FS's stopping rule.
 
-    The SuLQ-based ID3 with ID3's stopping rule on noisy counts (capped at ``max_depth``,
-    default :data:`JPW_MAX_DEPTH`), and with FS's rule; a test row in a leaf of noisy count
-    ≤ 0 is unclassified and wrong, as for JPW. One row per (data set, run, algorithm):
-    ``max_depth``, ``accuracy``, ``unclassified``, ``misclassified``, ``n_leaves``.
+    A test row in a leaf of noisy count ≤ 0 is unclassified, and counted wrong.
     """
     epsilon = check_epsilon(epsilon, "epsilon")
     runs = check_int(runs, "runs", minimum=1)

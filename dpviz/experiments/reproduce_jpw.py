@@ -52,12 +52,10 @@ def jpw_accuracy(
 
 
 class UpdateExperiment(ClassifierMixin, BaseEstimator):
-    """One arm of JPW's update experiment (§VI-B) as an estimator.
+    """One arm of JPW's update experiment (§VI-B); ``fit`` splits the rows into halves D1, D2.
 
-    ``fit`` splits its rows into halves D1 (old) and D2 (new). ``"update"``: Private-RDT on
-    D1 at ε, then JPW's update with D2 at ε (total ε). ``"union_half"``: a model of D1 at
-    ε/2, then Private-RDT on D1 ∪ D2 at ε/2 (total ε, the fair comparison). ``"union"``:
-    Private-RDT on D1 ∪ D2 at ε (JPW's curve; total 2ε).
+    ``"update"``: D1 at ε, then JPW's update with D2 at ε (total ε); ``"union_half"``: D1 at
+    ε/2, then D1 ∪ D2 at ε/2 (total ε); ``"union"``: D1 ∪ D2 at ε (JPW's curve; total 2ε).
     """
 
     def __init__(

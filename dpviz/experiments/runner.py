@@ -76,12 +76,10 @@ def _writable(folder: Path) -> bool:
 
 
 def cache(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
-    """Memoize a reproduction on disk with :class:`joblib.Memory`, keyed by its arguments.
+    """Memoize a reproduction on disk (:class:`joblib.Memory`, one folder per dpviz version).
 
-    One folder per dpviz version in :func:`cache_dir`. Bypassed under ``DPVIZ_CACHE=off``,
-    inside :func:`cache_bypassed`, and (with one :class:`CacheUnavailableWarning`) when
-    the folder cannot be written. ``progress`` is not part of the key. joblib keys on the
-    function's own code only: after changing an algorithm it calls, ``make clean``.
+    Bypassed under ``DPVIZ_CACHE=off``, :func:`cache_bypassed` or an unwritable folder (one
+    warning). ``progress`` is not part of the key; after changing an algorithm, ``make clean``.
     """
     ignore = ["progress"] if "progress" in inspect.signature(function).parameters else []
     memoized: dict[Path, Callable[..., pd.DataFrame]] = {}
@@ -144,11 +142,7 @@ def remember(maxsize: int | None = None) -> Callable[[F], F]:
 
 
 def located(key: Hashable, model: Any, codes: np.ndarray) -> Any:
-    """``model.locate_encoded(codes)``, remembered under ``key`` (what fixes the trees).
-
-    The leaves the test rows reach depend on the trees (seed, depth, trees, domain), not on
-    ε: a curve routes its test rows once per tree structure and refits per ε.
-    """
+    """``model.locate_encoded(codes)``, remembered under ``key`` (what fixes the trees, not ε)."""
     return recall("located", key, lambda: model.locate_encoded(codes), maxsize=16)
 
 
@@ -182,11 +176,9 @@ def sweep(
     n_folds: int = 10, n_repeats: int = 1, seed: int = 0, progress: bool = False,
     description: str | None = None,
 ) -> pd.DataFrame:
-    """Cross-validated test accuracy for every combination of ``grid``.
+    """Accuracy for every setting of ``grid``: one row per (setting, repeat, fold).
 
-    ``make_estimator(random_state=..., **setting)`` returns an unfitted estimator; the
-    folds are ``n_repeats`` × stratified ``n_folds``-fold. Returns one row per (setting,
-    repeat, fold): the grid's columns, ``repeat``, ``fold``, ``accuracy``, ``dataset``.
+    ``make_estimator(random_state=..., **setting)``; ``n_repeats`` × stratified ``n_folds``-fold.
     """
     n_folds = check_int(n_folds, "n_folds", minimum=2)
     n_repeats = check_int(n_repeats, "n_repeats", minimum=1)

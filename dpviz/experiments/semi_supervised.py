@@ -44,11 +44,7 @@ def rdt_sharp_dataset(name: str) -> Dataset:
 
 
 def fit_seed(seed: int, *key: int) -> int:
-    """An independent seed in [0, 2**63) for one fit: ``SeedSequence(seed, spawn_key=key)``.
-
-    Fits on overlapping private rows must not share a seed (docs/privacy.md §8.3); ``key``
-    (integers below 2**32) tells the fits of one run apart.
-    """
+    """An independent seed for one fit: ``SeedSequence(seed, spawn_key=key)`` (privacy.md §8.3)."""
     state = np.random.SeedSequence(entropy=int(seed), spawn_key=tuple(int(k) for k in key))
     return int(state.generate_state(2, np.uint64)[0] >> np.uint64(1))
 
@@ -104,12 +100,10 @@ def fit_method(
     public: np.ndarray, epsilon: float, random_state: int, n_secondary: int = 200,
     n_trees: int = N_PRIMARY, max_depth: int | str | None = "rdt_sharp",
 ) -> RDTSharpClassifier | PrivateRDTClassifier:
-    """One fit of a method of :data:`METHODS` (key or name) on the encoded rows.
+    """One fit of a method of :data:`METHODS` on encoded rows.
 
-    ``labeled`` and ``public`` are row positions (only ``"private_rdt_all"`` reads the public
-    rows' labels); ``n_secondary`` is RDT#'s t, ``n_trees`` Private-RDT's trees (RDT#'s p is
-    :data:`N_PRIMARY`), ``max_depth`` Private-RDT's height: ``"rdt_sharp"`` RDT#'s height for
-    ``len(labeled)`` rows, ``None`` its own default (k/2).
+    ``max_depth`` is Private-RDT's: ``"rdt_sharp"`` (RDT#'s height for ``len(labeled)``) or
+    ``None`` (k/2); only ``"private_rdt_all"`` reads the public rows' labels.
     """
     method = _method_key(method)
     n_labeled = len(labeled)
@@ -129,12 +123,9 @@ def fit_method(
 
 
 class SemiSupervisedArm:
-    """One arm of an RDT# comparison as an estimator (``fit`` / ``predict``).
+    """One arm of an RDT# comparison as an estimator (rows by :func:`draw_rows`).
 
-    ``fit(X, y)`` draws ``n_labeled + n_public`` rows (:func:`draw_rows`, ``random_state``)
-    and fits :func:`fit_method` (Private-RDT with its own defaults unless told). Arms of one
-    ``random_state`` draw the same rows but fit with ``fit_seed(random_state, i)``, ``i`` the
-    method's index in :data:`METHODS`.
+    ``fit`` fits :func:`fit_method` with ``fit_seed(random_state, method index)``.
     """
 
     def __init__(
@@ -164,12 +155,10 @@ class SemiSupervisedArm:
 
 
 class ProtocolRun:
-    """One run of RDT#'s protocol, evaluated at any ε without redoing the public work.
+    """One run of RDT#'s protocol at any ε, the public work done once.
 
-    The split of ``seed``, the encoded rows, RDT#'s structures and the test rows' cells are
-    computed once; each ε refits RDT# (bit for bit a fresh fit) and fits Private-RDT afresh,
-    each method with :meth:`fit_seed_of` at every ε. ``fraction``: labeled rows, of the whole
-    data set; ``n_secondary``: RDT#'s t; ``n_unlabeled``: use only this many public rows.
+    Each ε refits RDT# (bit for bit a fresh fit) and fits Private-RDT, each method with
+    :meth:`fit_seed_of` at every ε (docs/privacy.md §8.3).
     """
 
     def __init__(
@@ -244,11 +233,9 @@ def protocol_runs(
     unlabeled: Sequence[int | None] = (None,), n_runs: int = 10, n_secondary: int = 200,
     seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """RDT#'s protocol: one row per (fraction, unlabeled size, run, ε, method).
+    """RDT#'s protocol, one row per (fraction, unlabeled size, run, ε, method).
 
-    Run ``r`` is :class:`ProtocolRun` with seed ``seed + r``. Columns ``dataset``,
-    ``fraction``, ``n_labeled``, ``n_unlabeled``, ``epsilon``, ``method`` (a key of
-    :data:`METHODS`), ``run``, ``error`` and ``accuracy``.
+    Run ``r`` is :class:`ProtocolRun` with seed ``seed + r``.
     """
     data = rdt_sharp_dataset(dataset) if isinstance(dataset, str) else dataset
     settings = [(f, u, r) for f in fractions for u in unlabeled for r in range(n_runs)]

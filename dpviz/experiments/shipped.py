@@ -213,11 +213,9 @@ def result(
 ) -> pd.DataFrame:
     """``function(*args, **kwargs)``'s shipped result, or a fresh run on request.
 
-    ``recompute``: ``True`` runs it now (no cache), ``None`` follows ``DPVIZ_RECOMPUTE``.
-    ``missing``: ``"raise"`` when no file ships, or ``"compute"`` (an optional result).
-    ``attrs["provenance"]`` says where the frame came from. Raises
-    :class:`ShippedResultError` (no file, or other arguments) or
-    :class:`ShippedResultIntegrityError` (the CSV's SHA-256 differs or is not recorded).
+    ``recompute``: ``True`` runs it now, ``None`` follows ``DPVIZ_RECOMPUTE``; ``missing``:
+    ``"raise"`` or ``"compute"`` when no file ships. Raises :class:`ShippedResultError` or
+    :class:`ShippedResultIntegrityError`; ``attrs["provenance"]`` says where it came from.
     """
     if recompute is None:
         recompute = recompute_requested()
@@ -260,11 +258,7 @@ def provenance(frame: pd.DataFrame) -> str:
 
 
 def stamp(folder: Path | None = None) -> list[Path]:
-    """Record each shipped CSV's SHA-256 in its JSON where none is recorded yet (nothing else).
-
-    Writes nothing unless every file can be stamped: a missing CSV or a recorded digest that
-    does not match raises :class:`ShippedResultIntegrityError`. Returns the stamped JSONs.
-    """
+    """Record each shipped CSV's SHA-256 where none is, all or nothing; return the JSONs."""
     folder = RESULTS if folder is None else folder
     pending, refused = [], []
     for meta_path in sorted(folder.glob("*.json")):

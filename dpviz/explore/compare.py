@@ -77,11 +77,7 @@ _LABEL_GAP_PX = 14
 def _label_positions(
     refs: pd.DataFrame, plotted: Sequence[float] | np.ndarray | pd.Series, height: int
 ) -> pd.DataFrame:
-    """``refs`` with ``label_y``: its accuracies pushed at least :data:`_LABEL_GAP_PX` apart.
-
-    In data units of the chart's y range (``plotted``: every y value drawn; a margin of 1.5 for
-    Vega's rounded-out domain), so that close references do not overprint their names.
-    """
+    """``refs`` with ``label_y``: accuracies pushed :data:`_LABEL_GAP_PX` apart, in data units."""
     out = refs.sort_values("accuracy", kind="stable").reset_index(drop=True)
     values = np.asarray([*np.asarray(plotted, dtype=float), *out["accuracy"]], dtype=float)
     values = values[np.isfinite(values)]
@@ -110,12 +106,7 @@ def _reference_layers(
 
 # ---------------------------------------------------------------------------------- Pareto
 def pareto_chart(frame: pd.DataFrame, dataset: str, n: int, *, width: int = 420) -> alt.LayerChart:
-    """FS Fig. 2 made real: every (algorithm, ε) point at one n, the frontier as black steps.
-
-    Points filled when Pareto efficient; the best accuracy within each budget as a step line;
-    the non-private references dashed. ``frame`` from
-    :func:`~dpviz.experiments.comparison.compare`.
-    """
+    """FS Fig. 2 made real: every (algorithm, ε) point at one n and the frontier's steps."""
     points = pareto_frontier(frame)
     points = points[(points["dataset"] == dataset) & (points["n"] == n)]
     if points.empty:
@@ -181,12 +172,7 @@ def tradeoff_chart(
     frame: pd.DataFrame, dataset: str, *, algorithm: str | None = None, target: float | None = None,
     per_row: bool = False, width: int = 420,
 ) -> alt.LayerChart:
-    """Accuracy against ε for every training size n (darker = more rows).
-
-    ``algorithm`` (default: the best private one within each budget); ``target`` draws an
-    accuracy target and the ε each n needs; ``per_row`` puts ε·n on the x axis (do the curves
-    of different n fall on one line?).
-    """
+    """Accuracy against ε (or ε·n) for every n, of ``algorithm`` or the best one."""
     rows = frame[(frame["dataset"] == dataset) & frame["private"]]
     if rows.empty:
         raise InvalidParameterError(f"no private rows for dataset {dataset!r}")
@@ -230,11 +216,7 @@ def _explorer_frame(
 
 
 def explorer_frame(dataset: str = "nursery") -> pd.DataFrame:
-    """The explorer's grid for ``dataset``: ``compare`` over :func:`grid`, shipped.
-
-    Every data set's full grid ships (``dpviz/results/compare-*.csv``); under
-    ``DPVIZ_RECOMPUTE=1``, or for a grid not shipped, it is computed once (then remembered).
-    """
+    """The explorer's grid for ``dataset`` (``compare`` over :func:`grid`): shipped or computed."""
     g = grid()
     key = str(dataset).strip().lower()
     load_dataset(key)  # validates the name
@@ -349,12 +331,7 @@ def compare_explorer_chart(
     dataset: str = "nursery", epsilon: float = 1.0, n: int = 1000,
     algorithms: Sequence[str] | None = None,
 ) -> alt.VConcatChart:
-    """Explorer callback: every algorithm's accuracy at (data set, ε, n), and against ε.
-
-    ε and n snap to the nearest grid values (log scale); ``algorithms`` defaults to all
-    private ones. Top: each algorithm's band over repeats at (ε, n), its ε = ∞ accuracy as a
-    hollow diamond, the references dashed. Below: the same algorithms against ε at this n.
-    """
+    """Explorer callback: every algorithm at (data set, ε, n), and against ε below."""
     check_epsilon(epsilon)
     chosen = _selection(algorithms)
     g = grid()
@@ -401,11 +378,7 @@ def compare_controls(
 
 # ---------------------------------------------------------------------------------- which when
 def winner_chart(frame: pd.DataFrame, dataset: str, *, width: int = 460) -> alt.LayerChart:
-    """"Which algorithm when": the best private algorithm in every (ε, n) cell, its accuracy (%).
-
-    Grey: none beats the majority class by :data:`~dpviz.experiments.pareto.FLOOR_MARGIN`;
-    pale: the runner-up is within 2 points.
-    """
+    """"Which algorithm when": the best private algorithm in every (ε, n) cell."""
     table = winners(frame[frame["dataset"] == dataset])
     if table.empty:
         raise InvalidParameterError(f"no private rows for dataset {dataset!r}")

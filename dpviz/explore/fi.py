@@ -52,12 +52,7 @@ def fi_explorer_chart(
     dataset: str = "SynthA", epsilon: float = 1.0, depth: int = 0, n_trees: int = 100,
     mechanism: str = "rosnam",
 ) -> alt.LayerChart:
-    """Explorer callback: accuracy of the FI forest against ε, the slider's ε highlighted.
-
-    ``depth`` 0 is FI's depth for the data set; ``mechanism`` one of :data:`LEAF_MECHANISMS`.
-    Mean over :data:`REPEATS` forests with a band, at :data:`EPSILON_GRID` and the slider's ε;
-    dashed: FI's non-private forest (ε = ∞, every row in every tree).
-    """
+    """Explorer callback: the FI forest's accuracy against ε, the non-private forest dashed."""
     if mechanism not in LEAF_MECHANISMS:
         raise InvalidParameterError(
             f"mechanism must be one of {LEAF_MECHANISMS}, got {mechanism!r}"
@@ -98,11 +93,7 @@ def fi_controls(
 
 # ---------------------------------------------------------------------------------- reproductions
 def reproduction_settings(quick: bool) -> dict:
-    """What the notebook's reproductions of FI Fig. 4–7 and Table 3 run, quick or full.
-
-    Full (shipped): 5-fold × 2 repeats on 30 000 rows per synthetic set (FI: 10 × 10-fold);
-    quick (``DPVIZ_QUICK=1``): two data sets on 6000 rows, one 2-fold split.
-    """
+    """What the reproductions of FI Fig. 4–7 and Table 3 run: full (shipped) or quick."""
     if quick:
         return {
             "datasets": ("SynthA", "SynthF"), "fig7_datasets": ("SynthA",), "n_rows": 6000,
@@ -162,12 +153,7 @@ def paper_chart(frame: pd.DataFrame, *, title: str, width: int = 460) -> alt.Lay
 
 # ---------------------------------------------------------------------------------- Table 6
 def fi_table6(epsilon: float = 0.1) -> pd.DataFrame:
-    """The addendum's Table 6 (P(B) in %) next to the three mechanisms it involves.
-
-    ``original``: FI 2017's smooth sensitivity; ``softmax``: exp(ε·f_c), what the table's
-    "new" column prints; ``noisy_argmax``: Report One-Sided Noisy Arg-Max, what its text
-    defines and the forest uses. Both new ones are ε-DP for counts, but different laws.
-    """
+    """The addendum's Table 6 (P(B) in %) next to the three mechanisms it mixes up."""
     counts = FI_TABLE6[["f_A", "f_B"]].to_numpy()
     out = FI_TABLE6.copy()
     out["original"] = 100 * mechanisms.smooth_sensitivity_label_probabilities(
@@ -187,12 +173,7 @@ def smooth_sensitivity_loss_table(
     epsilons: Sequence[float] = (0.1, 0.5, 1.0),
     gaps: Sequence[int] = (0, 1, 2, 3, 4, 5, 10, 20, 30, 40, 60),
 ) -> pd.DataFrame:
-    """Exact privacy loss of a leaf label for the neighbours (j, 0) and (j + 1, 0).
-
-    Per claimed ε and gap j: FI 2017's smooth-sensitivity mechanism (growing like
-    (ε/2)·e^{jε}·(e^ε − 1), without bound) and ROSNAM (at most ε). Columns ``epsilon``, ``j``,
-    ``mechanism``, ``loss``, ``ratio`` (loss / ε).
-    """
+    """Exact loss of a leaf label for neighbours (j, 0), (j + 1, 0), per mechanism."""
     rows = []
     for eps in epsilons:
         for j in gaps:
@@ -229,12 +210,7 @@ def loss_chart(frame: pd.DataFrame, *, width: int = 420) -> alt.LayerChart:
 
 # ---------------------------------------------------------------------------------- budget split
 def budget_split_table(epsilon: float = 1.0, n_trees: int = 100) -> pd.DataFrame:
-    """Three ways to spend ε on τ trees, and the exact loss of one person's row.
-
-    The canary lands in an empty leaf of each tree that reads it; the trees' noise is
-    independent, so the losses add up. Columns ``scheme``, ``trees_reading_the_row``,
-    ``epsilon_per_tree``, ``claimed``, ``loss``.
-    """
+    """Three ways to spend ε on τ trees, and the exact loss of one canary row."""
     schemes = [
         ("disjoint rows, full ε per tree (FI §4.2)", 1, epsilon),
         ("every row in every tree, ε/τ per tree (FI Fig. 5)", n_trees, epsilon / n_trees),
@@ -253,12 +229,7 @@ def budget_split_table(epsilon: float = 1.0, n_trees: int = 100) -> pd.DataFrame
 
 
 def assignment_changes(n_rows: int = 6000, n_trees: int = 100, seed: int = 0) -> pd.DataFrame:
-    """Trees whose rows change when one row is added, for two row-to-tree schemes.
-
-    Each row carries u ~ U(0, 1). **Independent**: tree ⌊u·τ⌋, so one row changes one tree
-    (parallel composition applies). **Equal split**: sort by u and cut into τ equal parts
-    (FI's "disjoint subsets" literally): the cuts shift and many parts change.
-    """
+    """Trees whose rows change when one row is added, for two row-to-tree schemes."""
     rng = np.random.default_rng(seed)
     u = rng.random(n_rows)
     new = rng.random()

@@ -65,12 +65,7 @@ def fs_explorer_chart(
     dataset: str = "fs-single-split", epsilon: float = 0.1, depth: int | None = None,
     criterion: str = "max",
 ) -> alt.LayerChart:
-    """Explorer callback: an FS algorithm's test accuracy against B, ε = ∞ dashed.
-
-    ``dataset`` as :func:`~dpviz.experiments.fs_runs.prepared`; ``depth`` defaults to the data
-    set's; ``criterion`` is DiffPID3's quality (DiffPC4.5 on Adult) or ``"sulq"``. Mean with a
-    band over :data:`~dpviz.experiments.fs_runs.REPEATS` fits; the slider's B is marked in red.
-    """
+    """Explorer callback: an FS algorithm's test accuracy against B, ε = ∞ dashed."""
     eps = check_epsilon(epsilon)
     d = explorer_depth(dataset, criterion, depth)
     curve = explorer_curve(dataset, criterion, d)
@@ -152,12 +147,7 @@ def fs_tree_controls(
 def split_point_chart(
     frame: pd.DataFrame, *, bins: int = 100, width: int = 460, title: str | None = None
 ) -> alt.Chart:
-    """Probability of the drawn split point per bin of the range, per criterion (log scale).
-
-    ``frame`` from :func:`~dpviz.experiments.fs_runs.split_point_frame` (FS's continuous
-    density) or :func:`~dpviz.experiments.fs_runs.split_point_grid_frame` (the public grid);
-    the default title says which.
-    """
+    """Probability of the drawn split point per bin and criterion (log scale)."""
     if title is None:
         if "threshold" in frame:
             cells = int(frame.groupby("criterion", sort=False).size().iloc[0]) + 1

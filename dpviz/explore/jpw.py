@@ -57,11 +57,7 @@ def explorer_defaults(dataset: str) -> dict[str, int]:
 
 
 def _points(dataset: str, epsilons: Sequence[float], depth: int, n_trees: int) -> pd.DataFrame:
-    """Hold-out accuracy of REPEATS Private-RDT fits per ε: :func:`holdout_accuracy`'s numbers.
-
-    The runner's :func:`~dpviz.experiments.runner.curve`, the test rows routed once per tree
-    structure (it does not depend on ε).
-    """
+    """Hold-out accuracy of :data:`REPEATS` Private-RDT fits per ε through the runner's curve."""
     data = _data(dataset)
     train, labels, test, truth = encoded_split(data, 0.25, 0)
 
@@ -89,11 +85,7 @@ def _settings(dataset: str, depth: int | None, n_trees: int | None) -> tuple[int
 def explorer_curve(
     dataset: str, depth: int | None = None, n_trees: int | None = None
 ) -> pd.DataFrame:
-    """Private-RDT's accuracy at every ε of :data:`EXPLORER_EPSILONS` and at ε = ∞.
-
-    One row per (ε, repeat): ``epsilon``, ``max_depth``, ``n_trees``, ``repeat``,
-    ``accuracy``, on the fixed 75/25 split (remembered per point).
-    """
+    """Private-RDT's accuracy at every ε of :data:`EXPLORER_EPSILONS` and ε = ∞, per repeat."""
     depth, n_trees = _settings(dataset, depth, n_trees)
     return _points(dataset, (*EXPLORER_EPSILONS, math.inf), depth, n_trees)
 
@@ -102,11 +94,7 @@ def jpw_explorer_chart(
     dataset: str = "nursery", epsilon: float = 1.0, depth: int | None = None,
     n_trees: int | None = None,
 ) -> alt.LayerChart:
-    """Explorer callback: Private-RDT's hold-out accuracy against ε, the ε = ∞ reference dashed.
-
-    ``depth`` defaults to Fan's k/2, ``n_trees`` to 10 (Votes: 5), as JPW §VI. Mean with a band
-    over :data:`REPEATS` fits; the slider's ε joins the curve, marked in red.
-    """
+    """Explorer callback: Private-RDT's hold-out accuracy against ε, ε = ∞ dashed."""
     eps = check_epsilon(epsilon)
     depth, n_trees = _settings(dataset, depth, n_trees)
     curve = explorer_curve(dataset, depth, n_trees)
@@ -166,12 +154,7 @@ def private_id3_noise(epsilon: float = 1.0) -> pd.DataFrame:
 
 
 def leaf_vector_table(n_trees: int = 10, seed: int = 0) -> pd.DataFrame:
-    """Size of a Private-RDT tree's leaf vector on JPW's data sets, at height k/2.
-
-    Per data set: attributes, height, classes, rows, the most leaves M, the mean leaves of
-    ``n_trees`` random trees (counted, or Knuth's estimate above 10^5), rows per leaf, and the
-    noise std of each count at ε = 1 split over the paper's trees.
-    """
+    """Size of a Private-RDT tree's leaf vector at height k/2, and each count's noise."""
     rng = np.random.default_rng(seed)
     rows = []
     for name, ensemble in JPW_DATASETS.items():
@@ -214,11 +197,7 @@ def accuracy_table(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def claims_table(results: pd.DataFrame) -> pd.DataFrame:
-    """JPW §VI-A's claims checked on our results: ``claim``, ``ours``, ``holds``.
-
-    (1) accuracy falls as ε decreases on every data set (a rise up to 0.5 points is noise);
-    (2) Mushroom is the least affected; (3) Votes the most.
-    """
+    """JPW §VI-A's claims on our results (falls with ε; Mushroom least, Votes most)."""
     mean = results.pivot_table(index="dataset", columns="epsilon", values="mean")
     mean = mean.reindex([d for d in JPW_DATASETS if d in mean.index])
     eps = sorted(mean.columns, reverse=True)  # ∞, 1, 0.75, 0.5
@@ -278,11 +257,7 @@ def accuracy_figure(results: pd.DataFrame) -> alt.FacetChart:
 
 
 def update_table(results: pd.DataFrame) -> pd.DataFrame:
-    """JPW Fig. 13–14 as a table: the update procedure against models of the union (%).
-
-    ``update`` (total ε), ``union at ε/2`` (total ε: the fair comparison of §VI-B),
-    ``union at ε`` (the paper's curve, total 2ε), and the gaps.
-    """
+    """JPW Fig. 13–14 as a table: the update against the union at ε/2 and at ε (%)."""
     wide = results.pivot_table(index=["dataset", "epsilon"], columns="method", values="mean",
                                sort=False)
     out = pd.DataFrame(

@@ -71,12 +71,7 @@ def explorer_frame(
     dataset: str, epsilons: Sequence[float], percent: float, n_secondary: int,
     repeats: int | Sequence[int] = REPEATS,
 ) -> pd.DataFrame:
-    """One row per (ε, run, method): ``error`` and ``accuracy`` = 1 − error.
-
-    Run ``r`` is run ``r`` of :func:`dpviz.experiments.semi_supervised.protocol_runs` with
-    ``fractions=(percent / 100,)``, ``seed=0`` (RDT# and labeled-only Private-RDT), through
-    the runner's :func:`~dpviz.experiments.runner.curve`.
-    """
+    """One row per (ε, run, method) of the protocol at ``percent``% labeled (runner's curve)."""
     percent, n_secondary = float(percent), int(n_secondary)
 
     def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
@@ -98,12 +93,7 @@ def run_errors(
 def rdt_sharp_explorer_chart(
     dataset: str = "mushroom", epsilon: float = 0.5, percent: int = 2, n_secondary: int = 20,
 ) -> alt.LayerChart:
-    """Explorer callback: RDT# and labeled-only Private-RDT against ε, the slider's ε in red.
-
-    ``percent`` of the rows are labeled (private), 10% test, the rest public; ``n_secondary``
-    is t (RDT#: 200). Mean accuracy over :data:`REPEATS` runs with a band per method; dashed:
-    RDT# at ε = ∞.
-    """
+    """Explorer callback: RDT# and labeled-only Private-RDT against ε."""
     if not 0 < percent < 90:
         raise InvalidParameterError(f"percent must be in (0, 90), got {percent!r}")
     epsilons = sorted({*EPSILON_GRID, float(epsilon)})
@@ -143,12 +133,7 @@ def rdt_sharp_controls(
 
 # ---------------------------------------------------------------------------------- reproductions
 def reproduction_settings(quick: bool) -> dict:
-    """What notebook 04's reproductions run: full (shipped) or quick (``DPVIZ_QUICK=1``).
-
-    The paper: 10 runs, ε from 0.5 to 1.0, p = 5, t = 200 (§V); quick: 3 runs, ε ∈ {0.5, 1},
-    t = 20. The labeled-fraction protocol runs 10 runs per fraction in both (with 3 its choice
-    is mostly noise).
-    """
+    """What notebook 04's reproductions run: full (the paper's §V) or quick."""
     if quick:
         return {
             "runs": 3, "protocol_runs": 10, "epsilons": (0.5, 1.0), "n_secondary": 20,
@@ -205,12 +190,7 @@ def overpaying_table(
     dataset: str = "mushroom", percent: float = 2, epsilon: float = 0.5, n_secondary: int = 20,
     runs: int = 5,
 ) -> pd.DataFrame:
-    """RDT# with the public rows paid for: ε split over all p + t trees instead of p.
-
-    The secondary trees are post-processing (Theorem 3); paying for them anyway leaves the
-    primary trees ε·p/(p + t). Columns ``budgeting``, ``epsilon_per_primary_tree``, ``error``
-    (mean over runs), ``runs``.
-    """
+    """RDT# with the public rows paid for: ε split over p + t trees instead of p."""
     p = N_PRIMARY
     t = int(n_secondary)
     rows = []
@@ -227,13 +207,7 @@ def overpaying_table(
 def height_leak_table(
     dataset: str = "mushroom", sizes: Sequence[int] | None = None
 ) -> pd.DataFrame:
-    """RDT#'s height rule fed the private size: neighbouring sizes with different heights.
-
-    Per labeled size n: the paper's height min(⌊k/2⌋, ⌊log_b n⌋ + 1) on the private n
-    (``paper_height``) and the height dpviz fits without a public ``n_labeled``
-    (``dpviz_height``, ⌊k/2⌋). Where n and n + 1 differ, one person changes the released
-    height: ε = ∞. ``sizes`` default: both sides of every change up to 2000 rows.
-    """
+    """RDT#'s height rule on the private size: neighbouring sizes, different heights."""
     data = _dataset(dataset)
     k, b = len(data.domain), mean_values(dataset)
     if sizes is None:
@@ -270,11 +244,7 @@ def pseudo_label_table(
     dataset: str = "nursery", percent: float = 25,
     epsilons: Sequence[float] = (0.05, 0.2, 0.5, 2.0), n_secondary: int = 20, runs: int = 3,
 ) -> pd.DataFrame:
-    """How good the primary ensemble's pseudo-labels are, and what RDT# gains from them.
-
-    Per ε (means over runs): accuracy of the pseudo-labels on the public rows, their share of
-    the majority class, the majority class's share, and the test errors of both methods.
-    """
+    """The primary ensemble's pseudo-labels per ε, and both methods' test errors."""
     data = _dataset(dataset)
     majority = data.y.value_counts().idxmax()
     majority_code = int(data.domain.encode_labels([majority])[0])
