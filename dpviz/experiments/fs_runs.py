@@ -7,14 +7,12 @@
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import train_test_split
 from tqdm.auto import tqdm
 
 from dpviz import mechanisms
@@ -31,7 +29,7 @@ from dpviz.experiments.reproduce_fs import (
     jpw_table1,
     split_attribute,
 )
-from dpviz.experiments.runner import cache, curve, remember
+from dpviz.experiments.runner import cache, curve, remember, stratified_split
 from dpviz.experiments.shipped import ShippedResultError, ShippedResultIntegrityError, result
 from dpviz.trees.id3 import (
     DEFAULT_SPLIT_CELLS,
@@ -106,15 +104,6 @@ def check_criterion(criterion: str) -> str:
     return _check(criterion, CRITERIA, "criterion")
 
 
-def _stratified(X: pd.DataFrame, y: pd.Series, **kwargs: Any) -> list[Any]:
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "The least populated class", UserWarning)
-        try:
-            return train_test_split(X, y, stratify=y, random_state=0, **kwargs)
-        except ValueError:  # a class too small to stratify
-            return train_test_split(X, y, random_state=0, **kwargs)
-
-
 def _binned(domain: Domain, codes: np.ndarray, n_bins: int) -> tuple[Domain, np.ndarray]:
     """Numeric attributes cut into ``n_bins`` equal-width bins of their *public* bounds."""
     codes = codes.copy()
@@ -149,8 +138,8 @@ def prepared(dataset: str, binned: bool = False) -> Prepared:
         data = load(dataset)
         X, y = data.X, data.y
         if dataset == "adult":
-            X, _, y, _ = _stratified(X, y, train_size=ADULT_SAMPLE)
-        X_train, X_test, y_train, y_test = _stratified(X, y, test_size=0.25)
+            X, _, y, _ = stratified_split(X, y, len(y) - ADULT_SAMPLE, 0)  # keep ADULT_SAMPLE
+        X_train, X_test, y_train, y_test = stratified_split(X, y, 0.25, 0)
         note = f"{len(y_train):,} training and {len(y_test):,} test rows (stratified split)"
     domain = data.domain
     train = domain.encode(X_train)

@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from tqdm.auto import tqdm
 
 from dpviz.data.uci import load
-from dpviz.experiments import cache, summarize, sweep
+from dpviz.experiments.runner import cache, summarize, sweep
 from dpviz.trees.rdt import PrivateRDTClassifier
 
 #: JPW's UCI data sets and their ensemble sizes (§VI: 5 trees for Votes, 10 otherwise).

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from dpviz.data.published import RDT_SHARP_TABLE2
-from dpviz.experiments import cache
+from dpviz.experiments.runner import cache
 from dpviz.experiments.semi_supervised import protocol_runs
 
 

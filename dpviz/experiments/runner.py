@@ -35,7 +35,7 @@ from dpviz.validation import check_int
 
 __all__ = [
     "cache", "cache_bypassed", "curve", "encoded_split", "holdout_accuracy", "holdout_split",
-    "located", "recall", "remember", "summarize", "sweep",
+    "located", "recall", "remember", "stratified_split", "summarize", "sweep",
 ]
 
 EstimatorFactory = Callable[..., Any]
@@ -248,12 +248,15 @@ def encoded_split(dataset: Dataset, test_size: float, seed: int) -> tuple[np.nda
 
 @remember(maxsize=32)
 def holdout_split(dataset: Dataset, test_size: float, seed: int) -> tuple:
-    """A stratified split ``(X_train, X_test, y_train, y_test)`` (unstratified if it cannot be)."""
+    """:func:`stratified_split` of the data set: ``(X_train, X_test, y_train, y_test)``."""
+    return tuple(stratified_split(dataset.X, dataset.y, test_size, seed))
+
+
+def stratified_split(X: Any, y: Any, test_size: float, seed: int) -> list:
+    """``train_test_split`` stratified by ``y`` (unstratified when a class is too small)."""
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", _STRATIFY_WARNING, UserWarning)
         try:
-            return tuple(train_test_split(dataset.X, dataset.y, test_size=test_size,
-                                          random_state=seed, stratify=dataset.y))
+            return train_test_split(X, y, test_size=test_size, random_state=seed, stratify=y)
         except ValueError:  # a class too small to stratify (Nursery's "recommend")
-            return tuple(train_test_split(dataset.X, dataset.y, test_size=test_size,
-                                          random_state=seed))
+            return train_test_split(X, y, test_size=test_size, random_state=seed)
