@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -79,11 +78,9 @@ def tuning_pitfall(
     data = load_dataset(dataset)
     eps = check_epsilon(epsilon)
     n_test = n_test_rows(data)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "The least populated class", UserWarning)
-        X_pool, X_test, y_pool, y_test = train_test_split(
-            data.X, data.y, test_size=n_test, random_state=seed
-        )
+    X_pool, X_test, y_pool, y_test = train_test_split(
+        data.X, data.y, test_size=n_test, random_state=seed
+    )
     if not 0 < n_tuning < n_test:
         raise InvalidParameterError(f"n_tuning must be in (0, {n_test}), got {n_tuning!r}")
     rng = np.random.default_rng([seed, 13])

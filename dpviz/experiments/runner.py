@@ -156,18 +156,18 @@ def curve(
     is an int (``range(runs)``) or the runs. With a ``key`` (what fixes the curve apart from ε
     and the run) each (run, ε) is remembered in memory and only the missing ε are evaluated.
     """
-    wanted = [float(e) for e in epsilons]
+    eps = [float(e) for e in epsilons]
     runs = range(runs) if isinstance(runs, int) else runs
-    store = _MEMORY.setdefault("curve", OrderedDict())
+    store = _MEMORY.setdefault("curve", OrderedDict()) if key is not None else {}
     points: dict[tuple[int, float], list[dict]] = {}
     for run in runs:
-        missing = [e for e in dict.fromkeys(wanted) if key is None or (key, run, e) not in store]
-        if missing:
-            points.update(zip([(run, e) for e in missing], evaluate(run, missing), strict=True))
-        for e in dict.fromkeys(wanted) if key is not None else ():
-            point = points.get((run, e))
-            points[run, e] = recall("curve", (key, run, e), lambda p=point: p, 65536)
-    return pd.DataFrame([record for e in wanted for run in runs for record in points[run, e]])
+        missing = [e for e in dict.fromkeys(eps) if (key, run, e) not in store]
+        for e, records in zip(missing, evaluate(run, missing) if missing else [], strict=True):
+            points[run, e] = records
+            if key is not None:
+                recall("curve", (key, run, e), lambda r=records: r, maxsize=65536)
+        points.update({(run, e): store[key, run, e] for e in eps if (run, e) not in points})
+    return pd.DataFrame([record for e in eps for run in runs for record in points[run, e]])
 
 
 # ---------------------------------------------------------------------------------- sweeps
