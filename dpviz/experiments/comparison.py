@@ -1,11 +1,8 @@
-"""The comparison of every learner on one hold-out split, over a grid of ε and training sizes n.
+"""The comparison of every learner on one hold-out split, over a grid of ε and sizes n.
 
-Friedman & Schuster (KDD 2010, §1, Fig. 2) frame private data mining as a trade-off between
-accuracy, privacy ε and data size n. :func:`compare` runs every learner of
-:mod:`~dpviz.experiments.registry` on one stratified split of a data set, each repeat
-fitting on ``n`` rows drawn at random: the same rows for every learner and ε of the repeat
-(paired), estimator seed ``seed + r`` (evaluations, not releases: docs/privacy.md §8.3).
-:func:`rdt_sharp_comparison` runs RDT#, which also needs public unlabeled rows.
+FS (KDD 2010, §1, Fig. 2): accuracy, privacy ε and data size n trade off. Each repeat fits
+every learner on the same ``n`` rows (paired; seeds: docs/privacy.md §8.3);
+:func:`rdt_sharp_comparison` adds RDT#, which also reads public unlabeled rows.
 """
 
 from __future__ import annotations

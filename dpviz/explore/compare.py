@@ -1,9 +1,7 @@
 """Notebook 07 (compare all): the views of the comparison of every learner on the same data.
 
-The runs, the Pareto frontier, winners and pitfalls are in :mod:`dpviz.experiments`; this
-module draws them: the explorer (its points looked up in a per-data-set grid computed once,
-:func:`explorer_frame`), :func:`pareto_chart` (FS Fig. 2 made real), :func:`tradeoff_chart`,
-:func:`winner_chart`, :func:`budget_pitfall_chart`, and notebook 07's exercises.
+The explorer (its points looked up in a per-data-set grid computed once), the Pareto,
+trade-off, winner and budget-pitfall charts, and notebook 07's exercises.
 """
 
 from __future__ import annotations

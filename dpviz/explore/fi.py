@@ -1,9 +1,7 @@
 """Notebook 05 (Fletcher & Islam's DP random forest and its 2021 addendum): explorer and lessons.
 
-The explorer (:func:`fi_explorer_chart`; accuracies from
-:func:`dpviz.experiments.reproduce_fi.explorer_frame`), the addendum's Table 6, the exact
-loss of the withdrawn smooth-sensitivity mechanism, and the budget-split lessons
-(exercises: :mod:`dpviz.explore.fi_exercises`).
+The explorer, the addendum's Table 6, the exact loss of the withdrawn smooth-sensitivity
+mechanism, and the budget-split lessons (exercises: :mod:`dpviz.explore.fi_exercises`).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Notebook 03 (FS, private ID3): the explorers' charts and controls, tables next to the papers.
 
-Friedman & Schuster (KDD 2010) build ID3 under a budget B from noisy counts (SuLQ-based ID3,
-Alg. 1) or with one exponential-mechanism query per node (DiffPID3, Alg. 2; DiffPC4.5 adds
-numeric split points and pruning). Algorithms: :mod:`dpviz.trees.id3`; data, fits, curves
-and runs: :mod:`dpviz.experiments.fs_runs` (the notebook calls it directly); exercises:
-:mod:`dpviz.explore.fs_exercises`. This module only draws.
+Friedman & Schuster (KDD 2010) build ID3 under a budget B from noisy counts (SuLQ-based
+ID3) or with one exponential-mechanism query per node (DiffPID3, DiffPC4.5). Data, fits and
+curves: :mod:`dpviz.experiments.fs_runs`; this module only draws.
 """
 
 from __future__ import annotations

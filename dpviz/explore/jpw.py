@@ -1,10 +1,8 @@
 """Notebook 02 (JPW, Private-RDT): the explorer, the tables around the reproduction, the demos.
 
-Jagannathan, Pillaipakkamnatt & Wright (2009) release random decision trees whose structure
-is drawn before any row is read, with Laplace noise on each leaf count (Fig. 5, Theorem 3).
-The explorer (:func:`jpw_explorer_chart`) runs through the runner's curve; the tables
-present :mod:`dpviz.experiments.reproduce_jpw` next to the paper's claims; the pruning demo
-shows why JPW's Private-RDT does not prune.
+Private-RDT (Jagannathan, Pillaipakkamnatt & Wright 2009) draws its trees before reading a
+row and adds Laplace noise to every leaf count (Fig. 5, Theorem 3); the pruning demo shows
+why it may not prune.
 """
 
 from __future__ import annotations
