@@ -92,12 +92,7 @@ def error_vs_labeled(
         dataset, fractions=tuple(fractions), epsilons=(epsilon,), n_runs=n_runs,
         n_secondary=n_secondary, seed=seed, progress=progress,
     )
-    return (
-        frame.groupby(["n_labeled", "method"])["error"]
-        .agg(error="mean", std="std")
-        .reset_index()
-        .assign(dataset=dataset)
-    )
+    return _mean_std(frame, ["n_labeled", "method"], dataset)
 
 
 def error_vs_unlabeled(
@@ -111,9 +106,10 @@ def error_vs_unlabeled(
         unlabeled=tuple(sizes), n_runs=n_runs, n_secondary=n_secondary, seed=seed,
         progress=progress,
     )
-    return (
-        frame.groupby("n_unlabeled")["error"]
-        .agg(error="mean", std="std")
-        .reset_index()
-        .assign(dataset=dataset)
+    return _mean_std(frame, "n_unlabeled", dataset)
+
+
+def _mean_std(frame: pd.DataFrame, by: str | list[str], dataset: str) -> pd.DataFrame:
+    return frame.groupby(by)["error"].agg(error="mean", std="std").reset_index().assign(
+        dataset=dataset
     )

@@ -51,12 +51,10 @@ def fit_seed(seed: int, *key: int) -> int:
 
 def _method_key(method: str) -> str:
     """A method key from a key or a display name of :data:`METHODS`."""
-    if method in METHODS:
-        return method
-    for key, label in METHODS.items():
-        if method == label:
-            return key
-    raise InvalidParameterError(f"method must be one of {list(METHODS)}, got {method!r}")
+    keys = {**{k: k for k in METHODS}, **{label: k for k, label in METHODS.items()}}
+    if method not in keys:
+        raise InvalidParameterError(f"method must be one of {list(METHODS)}, got {method!r}")
+    return keys[method]
 
 
 def _method_index(method: str) -> int:
