@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from dpviz.errors import InvalidParameterError
-from dpviz.experiments import fs_runs
+from dpviz.experiments import fs_runs, runner
 from dpviz.experiments.reproduce_fs import fs_table1
 from dpviz.explore import fs
 from dpviz.trees.id3 import split_grid
@@ -21,7 +21,7 @@ from dpviz.trees.id3_view import tree_chart
 def small_curve(monkeypatch):
     """A three-point curve and fresh caches, so that the grid stays fast."""
     monkeypatch.setattr(fs_runs, "EXPLORER_EPSILONS", (0.1, 1.0, 10.0))
-    monkeypatch.setattr(fs_runs, "_POINTS", {})
+    monkeypatch.setattr(runner, "_MEMORY", {})
 
 
 def _layers(chart):
@@ -67,7 +67,7 @@ def test_more_budget_is_not_worse(monkeypatch):
     # The ends of the real curves: at B = 10 every algorithm is at least as accurate as at B = 0.05,
     # on average over its fits (at 0.05 most trees are a leaf or a random split).
     monkeypatch.setattr(fs_runs, "EXPLORER_EPSILONS", (0.05, 10.0))
-    monkeypatch.setattr(fs_runs, "_POINTS", {})
+    monkeypatch.setattr(runner, "_MEMORY", {})
     for dataset in fs_runs.EXPLORER_DATASETS:
         for criterion in fs_runs.CRITERIA:
             curve = fs_runs.explorer_curve(dataset, criterion)
@@ -348,27 +348,23 @@ def test_shipped_curves_are_what_the_code_computes(dataset, criteria, depths):
 
 
 def test_explorer_points_come_from_the_shipped_curves_or_are_computed_alike(monkeypatch, tmp_path):
-    monkeypatch.setattr(fs_runs, "_POINTS", {})
+    monkeypatch.setattr(runner, "_MEMORY", {})
     shipped = fs_runs.explorer_point("nursery", "max", 0.5, 2)
     grid_point = fs_runs.explorer_curve("nursery", "max", 2)
     # no shipped file (another results folder): the explorer computes the same fits
     monkeypatch.setattr("dpviz.experiments.shipped.RESULTS", tmp_path)
-    monkeypatch.setattr(fs_runs, "_POINTS", {})
-    fs_runs._shipped.cache_clear()
-    try:
-        assert fs_runs.shipped_curves("nursery") is None
-        computed = fs_runs.explorer_point("nursery", "max", 0.5, 2)
-        pd.testing.assert_frame_equal(shipped, computed, check_exact=True, check_dtype=False)
-        pd.testing.assert_frame_equal(
-            grid_point, fs_runs.explorer_curve("nursery", "max", 2), check_exact=True,
-            check_dtype=False,
-        )
-    finally:
-        fs_runs._shipped.cache_clear()
+    monkeypatch.setattr(runner, "_MEMORY", {})
+    assert fs_runs.shipped_curves("nursery") is None
+    computed = fs_runs.explorer_point("nursery", "max", 0.5, 2)
+    pd.testing.assert_frame_equal(shipped, computed, check_exact=True, check_dtype=False)
+    pd.testing.assert_frame_equal(
+        grid_point, fs_runs.explorer_curve("nursery", "max", 2), check_exact=True,
+        check_dtype=False,
+    )
 
 
 def test_a_point_off_the_shipped_grid_is_computed(monkeypatch):
-    monkeypatch.setattr(fs_runs, "_POINTS", {})
+    monkeypatch.setattr(runner, "_MEMORY", {})
     point = fs_runs.explorer_point("fs-single-split", "max", 0.3, 1)  # B not on the grid
     assert len(point) == fs_runs.REPEATS["fs-single-split"]
     accuracy = [fs_runs.fit_one("fs-single-split", "max", 0.3, 1, r)[1] for r in range(len(point))]

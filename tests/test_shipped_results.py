@@ -252,12 +252,9 @@ def test_an_altered_explorer_curves_file_is_refused_not_skipped(tmp_path, monkey
     monkeypatch.setattr(shipped, "RESULTS", tmp_path)
     csv = tmp_path / f"{name}.csv"
     csv.write_text("".join(_lines(csv)[:10]), encoding="utf-8")
-    fs_runs._shipped.cache_clear()
-    try:
-        with pytest.raises(ShippedResultIntegrityError, match=f"{name}.csv was changed"):
-            fs_runs.shipped_curves("nursery")
-    finally:
-        fs_runs._shipped.cache_clear()
+    monkeypatch.setattr(runner, "_MEMORY", {})
+    with pytest.raises(ShippedResultIntegrityError, match=f"{name}.csv was changed"):
+        fs_runs.shipped_curves("nursery")
 
 
 # ---------------------------------------------------------------------------------- stamping

@@ -1,20 +1,11 @@
 """The experiment layer: every evaluation in dpviz goes through here.
 
-* :mod:`~dpviz.experiments.runner` — sweeps over a grid of settings with (repeated)
-  stratified k-fold or hold-out evaluation, the on-disk result cache, and
-  :func:`summarize`, the one summary convention (accuracies as fractions);
-* :mod:`~dpviz.experiments.registry` — the algorithm registry (name → factory) and
-  :func:`make_estimator`;
-* :mod:`~dpviz.experiments.semi_supervised` — RDT#'s protocol: private labeled rows,
-  public unlabeled rows, RDT# against Private-RDT on the labeled rows only;
-* :mod:`~dpviz.experiments.comparison`, :mod:`~dpviz.experiments.pareto`,
-  :mod:`~dpviz.experiments.pitfalls` — notebook 07's comparison of every learner, its
-  Pareto frontier and winners, and the two pitfalls (budget, tuning).
-
-Reproductions (``dpviz.reproduce_*``), explorers (``dpviz.explore``), the benchmarks
-(``bench/``) and the notebooks call these. Nothing here reads fitted private state:
-estimators are used through ``fit_encoded`` / ``predict_encoded`` or ``fit`` /
-``predict`` only.
+:mod:`~dpviz.experiments.runner` (sweeps, hold-out fits, explorer curves, the caches),
+:mod:`~dpviz.experiments.registry` (the learners by name), the reproductions
+(``reproduce_*``, ``fs_runs``, ``semi_supervised``), notebook 07's
+:mod:`~dpviz.experiments.comparison`, :mod:`~dpviz.experiments.pareto` and
+:mod:`~dpviz.experiments.pitfalls`, and the shipped results
+(:mod:`~dpviz.experiments.shipped`). Estimators are used through their public API only.
 """
 
 from dpviz.experiments.runner import (

@@ -1,25 +1,12 @@
-"""The comparison of every learner on one hold-out split, over a grid of ε and training sizes n.
+"""The comparison of every learner on one hold-out split, over a grid of ε and sizes n.
 
-Friedman & Schuster (KDD 2010, §1 and Fig. 2) frame private data mining as a
-trade-off between accuracy, privacy (ε) and data size (n). :func:`compare` runs
-every learner of :mod:`dpviz.experiments.registry` on one stratified hold-out
-split of a data set (:func:`dpviz.experiments.holdout_accuracy`), each repeat
-fitting on ``n`` training rows drawn at random — the same rows for every learner
-and ε of the repeat (paired comparisons). :func:`summary` gives the mean and
-spread per point; :func:`rdt_sharp_comparison` runs RDT#, which also needs public
-unlabeled rows, against Private-RDT on the labeled rows only.
-
-The accuracies are evaluations of curves, not releases to publish together: every
-learner, ε and n of repeat ``r`` fits with estimator seed ``seed + r`` (common random
-numbers, on purpose), so the models of one learner at several ε or n share trees and
-noise draws (leaves empty in both get the same noisy counts), and the
-sequential-composition bound (their ε added up) does not cover two of them side by
-side. To publish several models, fit each with its own ``random_state``.
+FS (KDD 2010, §1, Fig. 2): accuracy, privacy ε and data size n trade off. Each repeat fits
+every learner on the same ``n`` rows (paired; seeds: docs/privacy.md §8.3);
+:func:`rdt_sharp_comparison` adds RDT#, which also reads public unlabeled rows.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -33,24 +20,9 @@ from dpviz.data.synthetic import fi_synth
 from dpviz.data.uci import Dataset, load
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.registry import ALGORITHMS, PRIVATE, REFERENCES, applicable, make_estimator
-from dpviz.experiments.runner import cache, holdout_accuracy
+from dpviz.experiments.runner import cache, curve, holdout_accuracy, holdout_split, remember
 from dpviz.experiments.semi_supervised import METHODS, SemiSupervisedArm
 from dpviz.validation import check_epsilon, check_int
-
-__all__ = [
-    "DATASETS",
-    "EPSILONS",
-    "RDT_SHARP_METHODS",
-    "SIZES",
-    "TEST_ROWS",
-    "compare",
-    "load_dataset",
-    "n_test_rows",
-    "nearest",
-    "rdt_sharp_comparison",
-    "reference_accuracy",
-    "summary",
-]
 
 #: Data sets the comparison knows: the UCI sets of the papers and FI's synthetic SynthA-G.
 DATASETS = ("nursery", "mushroom", "votes", "adult", *(f"synth-{c}" for c in "abcdefg"))
@@ -66,12 +38,9 @@ TEST_ROWS = 1000
 
 
 # ---------------------------------------------------------------------------------- data
-@functools.cache
+@remember()
 def load_dataset(name: str) -> Dataset:
-    """A data set of :data:`DATASETS` by name (loaded once; the hold-out split is cached on it).
-
-    ``synth-a`` to ``synth-g`` are FI's SynthA-G (:func:`dpviz.data.synthetic.fi_synth`, seed 0).
-    """
+    """A data set of :data:`DATASETS` (``synth-a``..``synth-g``: FI's SynthA-G), loaded once."""
     key = str(name).strip().lower()
     if key not in DATASETS:
         raise InvalidParameterError(f"dataset must be one of {list(DATASETS)}, got {name!r}")
@@ -93,18 +62,14 @@ def _sizes(data: Dataset, sizes: Sequence[int]) -> list[int]:
 
 
 def nearest(value: float, options: Sequence[float]) -> float:
-    """The option closest to ``value`` on a log scale (snaps a value to the grid)."""
+    """The option closest to ``value`` on a log scale."""
     options = np.asarray(sorted(options), dtype=float)
     return float(options[np.argmin(np.abs(np.log(options) - math.log(value)))])
 
 
 # ---------------------------------------------------------------------------------- runs
 class _Subsample:
-    """Fit ``algorithm`` on ``n`` training rows drawn at random (seeded by ``random_state``).
-
-    The draw depends only on the seed, so every algorithm and ε of a repeat sees
-    the same n rows (paired comparisons).
-    """
+    """Fit ``algorithm`` on ``n`` training rows drawn by ``random_state`` alone (paired draws)."""
 
     def __init__(
         self, algorithm: str, epsilon: float, n: int, data: Dataset, random_state: int
@@ -127,32 +92,29 @@ class _Subsample:
             return self.model_.predict(X)
 
 
-def _evaluate(
-    data: Dataset, algorithm: str, epsilon: float, n: int, repeats: int, seed: int
-) -> pd.DataFrame:
-    def factory(random_state: int, **params: Any) -> _Subsample:
-        return _Subsample(params["algorithm"], params["epsilon"], params["n"], data, random_state)
+def _evaluate(data: Dataset, algorithm: str, n: int, epsilons: list[float], repeats: int,
+              seed: int) -> pd.DataFrame:
+    """The runner's :func:`curve` of one (algorithm, n): :func:`holdout_accuracy`'s numbers."""
+    X_train, X_test, y_train, y_test = holdout_split(data, n_test_rows(data), seed)
+    truth = y_test.to_numpy()
 
-    return holdout_accuracy(
-        factory,
-        data,
-        repeats=repeats,
-        test_size=n_test_rows(data),
-        seed=seed,
-        algorithm=algorithm,
-        epsilon=float(epsilon),
-        n=int(n),
-    )
+    def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
+        out = []
+        for eps in epsilons:
+            model = _Subsample(algorithm, eps, n, data, seed + run).fit(X_train, y_train)
+            accuracy = float(np.mean(model.predict(X_test) == truth))
+            out.append([{"algorithm": algorithm, "epsilon": eps, "n": n, "repeat": run,
+                         "accuracy": accuracy}])
+        return out
+
+    return curve(evaluate, epsilons, repeats)
 
 
 def _jobs(
-    datasets: Sequence[str],
-    algorithms: Sequence[str],
-    epsilons: Sequence[float],
-    sizes: Sequence[int],
-    references: bool,
-) -> list[tuple[Dataset, str, float, int]]:
-    """Every (data set, algorithm, ε, n) of the comparison, ε = ∞ and the references included."""
+    datasets: Sequence[str], algorithms: Sequence[str], epsilons: Sequence[float],
+    sizes: Sequence[int], references: bool,
+) -> list[tuple[Dataset, str, int, list[float]]]:
+    """Every (data set, algorithm, n, εs) of the comparison, ε = ∞ and the references included."""
     eps = [check_epsilon(e, "epsilons") for e in epsilons]
     if any(math.isinf(e) for e in eps):
         raise InvalidParameterError("epsilons must be finite (ε = ∞ is run for every algorithm)")
@@ -164,70 +126,28 @@ def _jobs(
         data = load_dataset(name)
         algs = [a for a in algorithms if applicable(a, data)]
         for n in _sizes(data, sizes):
-            jobs += [(data, a, e, n) for a in algs for e in (*eps, math.inf)]
+            jobs += [(data, a, n, [*eps, math.inf]) for a in algs]
             if references:
-                jobs += [(data, r, math.inf, n) for r in REFERENCES]
+                jobs += [(data, r, n, [math.inf]) for r in REFERENCES]
     return jobs
 
 
 @cache
 def compare(
-    datasets: Sequence[str] = ("nursery",),
-    algorithms: Sequence[str] = PRIVATE,
-    epsilons: Sequence[float] = EPSILONS,
-    sizes: Sequence[int] = SIZES,
-    repeats: int = 3,
-    *,
-    references: bool = True,
-    seed: int = 0,
-    progress: bool = False,
+    datasets: Sequence[str] = ("nursery",), algorithms: Sequence[str] = PRIVATE,
+    epsilons: Sequence[float] = EPSILONS, sizes: Sequence[int] = SIZES, repeats: int = 3, *,
+    references: bool = True, seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
     """Hold-out accuracy of every algorithm at every (ε, n), with the non-private references.
 
-    Each data set is split once (stratified; :data:`TEST_ROWS` test rows, or a
-    quarter of the rows if fewer). Repeat ``r`` draws ``n`` training rows from the
-    rest with seed ``seed + r`` — the same rows for every algorithm and ε — and
-    fits with estimator seed ``seed + r`` (evaluations, not releases to publish
-    together: see the module's docstring).
-
-    Parameters
-    ----------
-    datasets : sequence of str
-        Names from :data:`DATASETS`.
-    algorithms : sequence of str
-        Private learners from :data:`~dpviz.experiments.registry.ALGORITHMS`; each
-        also runs at ε = ∞ (its own non-private version). SuLQ-ID3 is skipped on
-        data with numeric attributes (FS Alg. 1 is for nominal attributes).
-    epsilons : sequence of float
-        Total budgets ε (finite).
-    sizes : sequence of int
-        Training sizes; sizes the training part cannot supply are dropped.
-    repeats : int
-        Fits per setting (the band of the charts).
-    references : bool
-        Also run :data:`~dpviz.experiments.registry.REFERENCES` (non-private) at every n.
-    seed : int
-        Base seed of the split, the subsamples and the estimators.
-    progress : bool
-        Show a tqdm progress bar.
-
-    Returns
-    -------
-    DataFrame
-        One row per (dataset, algorithm, ε, n, repeat): ``dataset``,
-        ``algorithm``, ``private`` (False for the references and for every
-        ε = ∞ run), ``epsilon`` (``inf`` for those), ``n``, ``repeat``,
-        ``accuracy``.
+    Repeat ``r`` draws ``n`` training rows and fits with seed ``seed + r``; private algorithms
+    also run at ε = ∞ (``private`` False there and for the references).
     """
     repeats = check_int(repeats, "repeats", minimum=1)
     jobs = _jobs(datasets, algorithms, epsilons, sizes, references)
     frames = []
-    for data, algorithm, epsilon, n in tqdm(
-        jobs, disable=not progress, desc="compare", leave=False
-    ):
-        frame = _evaluate(data, algorithm, epsilon, n, repeats, seed)
-        frame["dataset"] = data.name
-        frames.append(frame)
+    for data, algorithm, n, eps in tqdm(jobs, disable=not progress, desc="compare", leave=False):
+        frames.append(_evaluate(data, algorithm, n, eps, repeats, seed).assign(dataset=data.name))
     out = pd.concat(frames, ignore_index=True)
     out["private"] = out["algorithm"].isin(list(ALGORITHMS)) & np.isfinite(out["epsilon"])
     columns = ["dataset", "algorithm", "private", "epsilon", "n", "repeat", "accuracy"]
@@ -235,13 +155,7 @@ def compare(
 
 
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean, 10th and 90th percentile and runs of the accuracy per (dataset, algorithm, ε, n).
-
-    Vectorised: one sort of all the accuracies and numpy's linear interpolation written out
-    (:func:`_quantiles`) give each group's ``Series.quantile`` to the bit, in milliseconds on
-    an explorer grid (a Python function per group took 0.1-0.7 s, paid at each data-set
-    switch of notebook 07's explorer).
-    """
+    """Mean, 10th and 90th percentile and runs per (dataset, algorithm, ε, n), vectorised."""
     keys = ["dataset", "algorithm", "private", "epsilon", "n"]
     grouped = frame.groupby(keys, sort=False)["accuracy"]
     out = grouped.agg(mean="mean", runs="size")
@@ -253,11 +167,7 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _quantiles(codes: np.ndarray, values: np.ndarray, n_groups: int, q: float) -> np.ndarray:
-    """``Series.quantile(q)`` of each group (NaN skipped), as numpy's "linear" method computes it.
-
-    Position h = (m − 1)·q in the m sorted values of a group, a and b the values at ⌊h⌋ and
-    ⌊h⌋ + 1, t = h − ⌊h⌋: a + (b − a)·t, or b − (b − a)·(1 − t) when t ≥ 0.5 (numpy's lerp).
-    """
+    """``Series.quantile(q)`` per group (NaN skipped): numpy's "linear" method written out."""
     kept = ~np.isnan(values)
     codes, values = codes[kept], values[kept]
     order = np.lexsort((values, codes))
@@ -277,13 +187,7 @@ def _quantiles(codes: np.ndarray, values: np.ndarray, n_groups: int, q: float) -
 
 
 def reference_accuracy(frame: pd.DataFrame, dataset: str, n: int) -> pd.DataFrame:
-    """Mean accuracy of each non-private reference of ``frame`` at (``dataset``, ``n``).
-
-    Returns
-    -------
-    DataFrame
-        ``algorithm`` and ``accuracy``, one row per reference (in the frame's order).
-    """
+    """Mean accuracy of each non-private reference at (``dataset``, ``n``)."""
     refs = frame[
         (frame["dataset"] == dataset) & (frame["n"] == n) & frame["algorithm"].isin(REFERENCES)
     ]
@@ -297,31 +201,13 @@ RDT_SHARP_METHODS = tuple(METHODS.values())
 
 @cache
 def rdt_sharp_comparison(
-    dataset: str = "nursery",
-    *,
-    n_labeled: int = 1000,
-    n_public: int = 2000,
-    epsilons: Sequence[float] = (0.2, 1.0),
-    repeats: int = 2,
-    n_secondary: int = 200,
-    seed: int = 0,
+    dataset: str = "nursery", *, n_labeled: int = 1000, n_public: int = 2000,
+    epsilons: Sequence[float] = (0.2, 1.0), repeats: int = 2, n_secondary: int = 200, seed: int = 0,
 ) -> pd.DataFrame:
-    """RDT# against Private-RDT when part of the training rows serve as public unlabeled data.
+    """RDT# against Private-RDT when part of the training rows are public and unlabeled.
 
-    RDT# needs something the other learners do not get: rows from the same
-    population that are *public* (no privacy cost) but unlabeled. It is therefore
-    not in the main grid. Here each run draws ``n_labeled + n_public`` rows of the
-    training part; the first ``n_labeled`` are the private labeled data, the rest
-    are handed to RDT# without labels. The arms of repeat ``r`` draw the same rows
-    (paired) but each method fits with its own seed derived from ``seed + r``
-    (:class:`~dpviz.experiments.semi_supervised.SemiSupervisedArm`); a method's ε values
-    share it (points of one curve, not releases to publish together).
-
-    Returns
-    -------
-    DataFrame
-        One row per (method, ε, repeat): ``method``, ``epsilon``, ``repeat``,
-        ``accuracy``, ``dataset``, ``n_labeled``, ``n_public``.
+    Each repeat draws ``n_labeled`` private labeled and ``n_public`` public rows
+    (:class:`~dpviz.experiments.semi_supervised.SemiSupervisedArm`).
     """
     data = load_dataset(dataset)
     n_labeled = check_int(n_labeled, "n_labeled", minimum=2)
@@ -340,12 +226,8 @@ def rdt_sharp_comparison(
 
     frames = [
         holdout_accuracy(
-            factory,
-            data,
-            repeats=check_int(repeats, "repeats", minimum=1),
-            test_size=n_test_rows(data),
-            seed=seed,
-            method=method,
+            factory, data, repeats=check_int(repeats, "repeats", minimum=1),
+            test_size=n_test_rows(data), seed=seed, method=method,
             epsilon=check_epsilon(eps, "epsilons"),
         )
         for eps in epsilons

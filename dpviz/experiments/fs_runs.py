@@ -1,30 +1,18 @@
-"""The FS runs behind notebook 03: its explorers' data, fits and ε curves, and small tables.
+"""The FS runs behind notebook 03: the explorers' data, fits and curves, exact tables, runs.
 
-:mod:`dpviz.explore.fs` draws these; the full reproductions of the paper are in
-:mod:`dpviz.experiments.reproduce_fs`. Contents: the explorer's data sets and settings
-(:func:`prepared`, :func:`explorer_data`), one fit (:func:`fs_estimator`,
-:func:`fit_one`), the budget split per query (:func:`budget_split`,
-:func:`query_epsilons`), the in-process accuracy cache (:func:`explorer_point`,
-:func:`explorer_curve`), the exact probabilities of FS Table 1 and §4.3
-(:func:`split_choice_table`, :func:`split_point_frame`, :func:`split_point_grid_frame`),
-and cached reduced runs of the reproductions (:func:`table1_runs`, :func:`fig4_runs`,
-:func:`fig5_runs`, :func:`jpw_runs`, :func:`stopping_table`, :func:`pruning_table`).
-Accuracies are fractions.
+:mod:`dpviz.explore.fs` draws them; the paper's reproductions are in
+:mod:`dpviz.experiments.reproduce_fs`. Accuracies are fractions.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import train_test_split
 from tqdm.auto import tqdm
 
 from dpviz import mechanisms
@@ -33,8 +21,15 @@ from dpviz.data.synthetic import fs_numeric_split_data, fs_single_split_data
 from dpviz.data.uci import load
 from dpviz.domain import Attribute, Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
-from dpviz.experiments.reproduce_fs import evaluate_encoded, fs_fig4, fs_fig5, fs_table1, jpw_table1
-from dpviz.experiments.runner import cache
+from dpviz.experiments.reproduce_fs import (
+    evaluate_encoded,
+    fs_fig4,
+    fs_fig5,
+    fs_table1,
+    jpw_table1,
+    split_attribute,
+)
+from dpviz.experiments.runner import cache, curve, remember, stratified_split
 from dpviz.experiments.shipped import ShippedResultError, ShippedResultIntegrityError, result
 from dpviz.trees.id3 import (
     DEFAULT_SPLIT_CELLS,
@@ -50,116 +45,37 @@ from dpviz.trees.id3 import (
 from dpviz.trees.id3_quality import get_criterion
 from dpviz.validation import check_epsilon, check_int
 
-__all__ = [
-    "ADULT_BINS",
-    "ADULT_SAMPLE",
-    "ALGORITHM_NAMES",
-    "CRITERIA",
-    "EXPLORER_DATASETS",
-    "EXPLORER_DEPTHS",
-    "EXPLORER_EPSILONS",
-    "FS_ROWS",
-    "REPEATS",
-    "SIZE_BOUND",
-    "Prepared",
-    "binned_split_point_mass",
-    "budget_split",
-    "check_criterion",
-    "check_dataset",
-    "explorer_curve",
-    "explorer_curves",
-    "explorer_data",
-    "explorer_defaults",
-    "explorer_depth",
-    "explorer_point",
-    "fig4_runs",
-    "fig5_runs",
-    "fit_one",
-    "fs_estimator",
-    "jpw_runs",
-    "prepared",
-    "pruning_table",
-    "query_epsilons",
-    "shipped_curves",
-    "split_choice_table",
-    "split_point_frame",
-    "split_point_grid_frame",
-    "split_point_mass",
-    "stopping_table",
-    "table1_runs",
-]
-
 #: Data sets of the explorers.
 EXPLORER_DATASETS = ("fs-single-split", "nursery", "adult")
-
-
-#: Criteria of the explorers: the three quality functions of DiffPID3 and the SuLQ-based ID3.
+#: Criteria of the explorers: DiffPID3's three quality functions and the SuLQ-based ID3.
 CRITERIA = ("infogain", "gini", "max", "sulq")
-
-
 #: Names of the algorithms, as FS Table 1 writes them (DiffPC4.5 when numeric attributes).
 ALGORITHM_NAMES = {
-    "infogain": "DiffPID3-InfoGain",
-    "gini": "DiffPID3-Gini",
-    "max": "DiffPID3-Max",
+    "infogain": "DiffPID3-InfoGain", "gini": "DiffPID3-Gini", "max": "DiffPID3-Max",
     "sulq": "SuLQ-based ID3",
 }
-
-
-#: Budgets B of the explorer's cached accuracy curve (ε = ∞ is the reference line).
+#: Budgets B of the explorer's curve (ε = ∞ is the reference line).
 EXPLORER_EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
-
-
 #: Fits per point of the explorer (the band is their spread); cheap data gets more.
 REPEATS = {"fs-single-split": 10, "nursery": 4, "adult": 4}
-
-
-#: Depths d of the explorers' slider (1 to 6; FS's experiments use 5 or less). Every curve at
-#: these depths ships with the workbook (:func:`shipped_curves`), so a depth, data-set or
-#: criterion move only reads it: computing one took up to 4 s on a 2-core machine.
+#: Depths of the explorers' slider; every curve at them ships (:func:`shipped_curves`).
 EXPLORER_DEPTHS = (1, 2, 3, 4, 5, 6)
-
-
-#: Public bound N on the number of rows, for the InfoGain sensitivity (FS: 5,000 for the
-
-
-#: single split of Table 1, 50,000 for Adult; Nursery's 12,960 rows are under 50,000 too).
+#: Public bound N on the number of rows, for InfoGain's sensitivity (FS: 5,000 and 50,000).
 SIZE_BOUND = {"fs-single-split": 5_000, "nursery": 50_000, "adult": 50_000}
-
-
 #: Training rows of the explorer's FS single-split data (FS Table 1: 1,000 to 5,000).
 FS_ROWS = 2_000
-
-
 #: Rows of the explorer's Adult sample (stratified, before the 75/25 split).
 ADULT_SAMPLE = 5_000
-
-
 #: Equal-width bins of each numeric Adult attribute for the SuLQ-based ID3 (nominal only).
 ADULT_BINS = 4
-
-
 _DEPTHS = {"fs-single-split": 1, "nursery": 3, "adult": 3}
 
 
 @dataclass(frozen=True, eq=False)
-
-
 class Prepared:
-    """A data set of the explorers, encoded once with its public domain.
+    """A data set of the explorers, encoded once with its public domain and bound N.
 
-    Attributes
-    ----------
-    name : str
-        One of :data:`EXPLORER_DATASETS`.
-    domain : Domain
-        The public schema the trees are built with.
-    X_train, y_train, X_test, y_test : ndarray
-        Encoded rows and class codes of the training and test parts.
-    size_bound : int
-        The public bound N (:data:`SIZE_BOUND`).
-    note : str
-        One line on what the rows are (shown in the charts).
+    ``X_train``, ``y_train``, ``X_test``, ``y_test`` are codes; ``note`` describes the rows.
     """
 
     name: str
@@ -172,29 +88,20 @@ class Prepared:
     note: str
 
 
+def _check(value: str, options: Sequence[str], name: str) -> str:
+    if value not in options:
+        raise InvalidParameterError(f"{name} must be one of {list(options)}, got {value!r}")
+    return value
+
+
 def check_dataset(dataset: str) -> str:
     """``dataset`` if it is one of :data:`EXPLORER_DATASETS`, else raise."""
-    if dataset not in EXPLORER_DATASETS:
-        raise InvalidParameterError(
-            f"dataset must be one of {list(EXPLORER_DATASETS)}, got {dataset!r}"
-        )
-    return dataset
+    return _check(dataset, EXPLORER_DATASETS, "dataset")
 
 
 def check_criterion(criterion: str) -> str:
     """``criterion`` if it is one of :data:`CRITERIA`, else raise."""
-    if criterion not in CRITERIA:
-        raise InvalidParameterError(f"criterion must be one of {list(CRITERIA)}, got {criterion!r}")
-    return criterion
-
-
-def _stratified(X: pd.DataFrame, y: pd.Series, **kwargs: Any) -> list[Any]:
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "The least populated class", UserWarning)
-        try:
-            return train_test_split(X, y, stratify=y, random_state=0, **kwargs)
-        except ValueError:  # a class too small to stratify
-            return train_test_split(X, y, random_state=0, **kwargs)
+    return _check(criterion, CRITERIA, "criterion")
 
 
 def _binned(domain: Domain, codes: np.ndarray, n_bins: int) -> tuple[Domain, np.ndarray]:
@@ -213,30 +120,13 @@ def _binned(domain: Domain, codes: np.ndarray, n_bins: int) -> tuple[Domain, np.
     return Domain(attributes, domain.classes, target=domain.target), codes
 
 
-@functools.cache
-
-
+@remember()
 def prepared(dataset: str, binned: bool = False) -> Prepared:
-    """The explorer's rows of ``dataset``, split and encoded once (cached in-process).
+    """The explorer's rows of ``dataset``, split (stratified 75/25, seed 0) and encoded once.
 
-    * ``"fs-single-split"``: :func:`~dpviz.data.synthetic.fs_single_split_data` with
-      :data:`FS_ROWS` noisy training rows (p_noise = 0.1, seed 0) and its 10,000 noiseless
-      test rows, as FS Table 1;
-    * ``"nursery"``: all 12,960 rows, a stratified 75/25 split (seed 0);
-    * ``"adult"``: a stratified sample of :data:`ADULT_SAMPLE` of the 45,222 rows, then a
-      stratified 75/25 split (seed 0).
-
-    Parameters
-    ----------
-    dataset : str
-        One of :data:`EXPLORER_DATASETS`.
-    binned : bool, default False
-        Replace every numeric attribute by :data:`ADULT_BINS` equal-width bins of its public
-        bounds (for the SuLQ-based ID3, which handles nominal attributes only).
-
-    Returns
-    -------
-    Prepared
+    FS's single split: :data:`FS_ROWS` noisy training rows and 10,000 noiseless test rows;
+    Adult: a sample of :data:`ADULT_SAMPLE` rows; ``binned``: numeric attributes in
+    :data:`ADULT_BINS` bins of their public bounds (for SuLQ).
     """
     check_dataset(dataset)
     if dataset == "fs-single-split":
@@ -248,8 +138,8 @@ def prepared(dataset: str, binned: bool = False) -> Prepared:
         data = load(dataset)
         X, y = data.X, data.y
         if dataset == "adult":
-            X, _, y, _ = _stratified(X, y, train_size=ADULT_SAMPLE)
-        X_train, X_test, y_train, y_test = _stratified(X, y, test_size=0.25)
+            X, _, y, _ = stratified_split(X, y, len(y) - ADULT_SAMPLE, 0)  # keep ADULT_SAMPLE
+        X_train, X_test, y_train, y_test = stratified_split(X, y, 0.25, 0)
         note = f"{len(y_train):,} training and {len(y_test):,} test rows (stratified split)"
     domain = data.domain
     train = domain.encode(X_train)
@@ -258,16 +148,8 @@ def prepared(dataset: str, binned: bool = False) -> Prepared:
         domain, train = _binned(data.domain, train, ADULT_BINS)
         _, test = _binned(data.domain, test, ADULT_BINS)
         note += f"; numeric attributes in {ADULT_BINS} equal-width bins"
-    return Prepared(
-        name=dataset,
-        domain=domain,
-        X_train=train,
-        y_train=data.domain.encode_labels(y_train),
-        X_test=test,
-        y_test=data.domain.encode_labels(y_test),
-        size_bound=SIZE_BOUND[dataset],
-        note=note,
-    )
+    return Prepared(dataset, domain, train, data.domain.encode_labels(y_train), test,
+                    data.domain.encode_labels(y_test), SIZE_BOUND[dataset], note)
 
 
 def explorer_data(dataset: str, criterion: str) -> Prepared:
@@ -276,87 +158,31 @@ def explorer_data(dataset: str, criterion: str) -> Prepared:
 
 
 def fs_estimator(
-    criterion: str,
-    epsilon: float,
-    depth: int | None,
-    *,
-    domain: Domain,
-    size_bound: int,
-    random_state: int,
-    prune: bool = False,
+    criterion: str, epsilon: float, depth: int | None, *, domain: Domain, size_bound: int,
+    random_state: int, prune: bool = False,
 ) -> DiffPID3Classifier | SuLQID3Classifier:
-    """The FS estimator of ``criterion``: DiffPID3 (C4.5 with numeric attributes) or SuLQ-ID3.
-
-    Parameters
-    ----------
-    criterion : {"infogain", "gini", "max", "sulq"}
-        A quality function of DiffPID3, or ``"sulq"`` for the SuLQ-based ID3 (FS Alg. 1).
-    epsilon : float
-        The total budget B (``math.inf``: the non-private reference).
-    depth : int or None
-        Maximal depth d.
-    domain : Domain
-        The public schema.
-    size_bound : int
-        Public bound N (used by InfoGain).
-    random_state : int
-        Seed of the noise.
-    prune : bool, default False
-        Prune with noisy counts (FS Alg. 3; DiffPID3 only).
-    """
+    """DiffPID3 with ``criterion`` (DiffPC4.5 on numeric data), or SuLQ-ID3 for ``"sulq"``."""
     check_criterion(criterion)
     if criterion == "sulq":
         return SuLQID3Classifier(epsilon, depth, domain=domain, random_state=random_state)
-    return DiffPID3Classifier(
-        epsilon,
-        depth,
-        criterion=criterion,
-        size_bound=size_bound,
-        prune=prune,
-        domain=domain,
-        random_state=random_state,
-    )
+    return DiffPID3Classifier(epsilon, depth, criterion=criterion, size_bound=size_bound,
+                              prune=prune, domain=domain, random_state=random_state)
 
 
 def fit_one(
     dataset: str, criterion: str, epsilon: float, depth: int, run: int = 0
 ) -> tuple[Any, float, float]:
-    """Fit one estimator on the explorer's training rows and score it on the test rows.
-
-    Returns
-    -------
-    model, accuracy, unclassified
-        The fitted estimator (with ``tree_`` and ``ledger_``), its test accuracy and the
-        share of test rows that end in an empty leaf (counted in the accuracy with the
-        label of the nearest non-empty ancestor, see
-        :meth:`~dpviz.trees.id3.DiffPID3Classifier.unclassified_mask`).
-    """
+    """Fit seed ``run`` on the explorer's rows: ``(model, accuracy, unclassified share)``."""
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
-    model = fs_estimator(
-        criterion,
-        epsilon,
-        depth,
-        domain=data.domain,
-        size_bound=data.size_bound,
-        random_state=int(run),
-    )
+    model = fs_estimator(criterion, epsilon, depth, domain=data.domain,
+                         size_bound=data.size_bound, random_state=int(run))
     model.fit_encoded(data.X_train, data.y_train, data.domain)
     accuracy, unclassified = evaluate_encoded(model, data.X_test, data.y_test)
     return model, accuracy, unclassified
 
 
 def budget_split(dataset: str, criterion: str, epsilon: float, depth: int) -> dict[str, Any]:
-    """Where the budget of one node goes (FS Alg. 1/2 line 3, §4.3).
-
-    Returns
-    -------
-    dict
-        ``level`` (ε of every query of a level: B/(2(d+1)), or B/((2+n)d+2) with n numeric
-        attributes), ``split_queries`` (queries that choose the split at the root: 2|A|
-        noisy histograms for SuLQ, 1 exponential mechanism otherwise, plus n split
-        points), ``split_epsilon`` (ε of each of them), ``sensitivity`` (of the split
-        query's score; 1 for a count), ``numeric`` (n) and ``attributes`` (|A|).
-    """
+    """Where the budget of one node goes (FS Alg. 1/2, §4.3): ε per query and per split query."""
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
     eps = check_epsilon(epsilon, "epsilon", allow_inf=True)
     d = check_int(depth, "depth", minimum=0)
@@ -364,64 +190,31 @@ def budget_split(dataset: str, criterion: str, epsilon: float, depth: int) -> di
     n_numeric = int((~data.domain.categorical_mask).sum())
     if criterion == "sulq":
         level = eps / (2 * (d + 1))
-        return {
-            "level": level,
-            "split_queries": 2 * k,
-            "split_epsilon": level / (2 * k),
-            "sensitivity": 1.0,
-            "numeric": 0,
-            "attributes": k,
-        }
-    crit = get_criterion(criterion)
+        return {"level": level, "split_queries": 2 * k, "split_epsilon": level / (2 * k),
+                "sensitivity": 1.0, "numeric": 0, "attributes": k}
     level = eps / ((2 + n_numeric) * d + 2)
-    return {
-        "level": level,
-        "split_queries": 1 + n_numeric,
-        "split_epsilon": level,
-        "sensitivity": crit.sensitivity(data.size_bound),
-        "numeric": n_numeric,
-        "attributes": k,
-    }
-
-
-def _discrete_laplace_std(epsilon: float) -> float:
-    q = math.exp(-epsilon)
-    return math.sqrt(2 * q) / (1 - q)
+    return {"level": level, "split_queries": 1 + n_numeric, "split_epsilon": level,
+            "sensitivity": get_criterion(criterion).sensitivity(data.size_bound),
+            "numeric": n_numeric, "attributes": k}
 
 
 def query_epsilons(
     dataset: str = "fs-single-split", epsilon: float = 0.1, depth: int = 1, run: int = 0
 ) -> pd.DataFrame:
-    """The root's queries of each algorithm, read from the ledger of a real fit.
-
-    Returns
-    -------
-    DataFrame
-        One row per (algorithm, kind of query) at depth 0: ``algorithm``, ``query`` (the
-        ledger label), ``mechanism``, ``queries``, ``epsilon`` (of each), ``charged`` (their
-        total) and ``count_noise_std`` (the standard deviation of the discrete Laplace
-        noise on a count at that ε; empty for the exponential mechanism).
-    """
+    """The root's queries of each algorithm from a fit's ledger, with a count's noise std."""
     rows = []
     for criterion in CRITERIA:
-        model, _, _ = fit_one(dataset, criterion, epsilon, depth, run)
-        frame = model.ledger_.to_frame()
+        frame = fit_one(dataset, criterion, epsilon, depth, run)[0].ledger_.to_frame()
         root = frame[frame["depth"] == 0]
         for (label, mechanism), group in root.groupby(["label", "mechanism"], sort=False):
             eps = float(group["epsilon"].max())
-            rows.append(
-                {
-                    "algorithm": ALGORITHM_NAMES[criterion],
-                    "query": label,
-                    "mechanism": mechanism,
-                    "queries": len(group),
-                    "epsilon": eps,
-                    "charged": float(group["charged"].sum()),
-                    "count_noise_std": (
-                        _discrete_laplace_std(eps) if "laplace" in mechanism else math.nan
-                    ),
-                }
-            )
+            q = math.exp(-eps)
+            rows.append({
+                "algorithm": ALGORITHM_NAMES[criterion], "query": label, "mechanism": mechanism,
+                "queries": len(group), "epsilon": eps, "charged": float(group["charged"].sum()),
+                "count_noise_std": math.sqrt(2 * q) / (1 - q) if "laplace" in mechanism
+                else math.nan,
+            })
     return pd.DataFrame(rows)
 
 
@@ -430,108 +223,65 @@ def explorer_defaults(dataset: str) -> dict[str, int]:
     return {"depth": _DEPTHS[check_dataset(dataset)]}
 
 
-_POINTS: dict[tuple[str, str, float, int], pd.DataFrame] = {}
+def _curve(dataset: str, criterion: str, depth: int, epsilons: Sequence[float],
+           repeats: int, shipped: bool) -> pd.DataFrame:
+    """Fits ``0 .. repeats - 1`` at each B (one at ε = ∞): the runner's :func:`curve`.
 
-
-def explorer_point(
-    dataset: str, criterion: str, epsilon: float, depth: int
-) -> pd.DataFrame:
-    """Test accuracy of the fits at one setting (cached in-process; do not mutate).
-
-    :data:`REPEATS` fits with seeds 0, 1, ... (one fit at ε = ∞, the reference).
+    ``shipped``: read the points :func:`shipped_curves` holds and remember the rest in memory.
     """
-    key = (dataset, criterion, float(epsilon), int(depth))
-    if key not in _POINTS:
-        shipped = _shipped_point(*key)
-        if shipped is not None:
-            _POINTS[key] = shipped
-            return shipped
-        repeats = 1 if math.isinf(epsilon) else REPEATS[dataset]
-        rows = []
-        for run in range(repeats):
-            model, accuracy, unclassified = fit_one(dataset, criterion, epsilon, depth, run)
-            rows.append(
-                {
-                    "epsilon": float(epsilon),
-                    "repeat": run,
-                    "accuracy": accuracy,
-                    "unclassified": unclassified,
-                    "leaves": model.tree_.n_leaves,
-                }
-            )
-        _POINTS[key] = pd.DataFrame(rows)
-    return _POINTS[key]
+    table = _records(dataset, tuple(EXPLORER_EPSILONS), REPEATS[dataset]) if shipped else {}
+
+    def fit(eps: float, run: int) -> dict:
+        model, accuracy, unclassified = fit_one(dataset, criterion, eps, depth, run)
+        return {"epsilon": eps, "repeat": run, "accuracy": accuracy,
+                "unclassified": unclassified, "leaves": model.tree_.n_leaves}
+
+    def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
+        return [[] if run and math.isinf(eps) else
+                [table.get((criterion, depth, eps, run)) or fit(eps, run)] for eps in epsilons]
+
+    key = ("fs", dataset, criterion, depth) if shipped else None
+    return curve(evaluate, epsilons, repeats, key=key)
+
+
+def explorer_point(dataset: str, criterion: str, epsilon: float, depth: int) -> pd.DataFrame:
+    """Test accuracy of the :data:`REPEATS` fits at one B (one at ε = ∞), shipped or fitted."""
+    return _curve(dataset, criterion, int(depth), [epsilon], REPEATS[dataset], True)
 
 
 def explorer_curves(
-    dataset: str,
-    *,
-    criteria: Sequence[str] = CRITERIA,
-    depths: Sequence[int] = EXPLORER_DEPTHS,
-    epsilons: Sequence[float] = EXPLORER_EPSILONS,
-    repeats: int | None = None,
+    dataset: str, *, criteria: Sequence[str] = CRITERIA, depths: Sequence[int] = EXPLORER_DEPTHS,
+    epsilons: Sequence[float] = EXPLORER_EPSILONS, repeats: int | None = None,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """Every point of the explorer's curves on ``dataset``: what :func:`shipped_curves` ships.
-
-    The fits of :func:`explorer_point` (same seeds, same numbers) at each criterion, depth
-    and B of ``epsilons`` plus ε = ∞, without its in-process cache.
-
-    Parameters
-    ----------
-    dataset : str
-        One of :data:`EXPLORER_DATASETS`.
-    criteria, depths, epsilons : sequence
-        The settings (default: every one the explorer offers, and its curve's budgets).
-    repeats : int, optional
-        Fits per finite B (default :data:`REPEATS` of the data set); one at ε = ∞.
-    progress : bool, default False
-        Show a progress bar over the (criterion, depth) pairs.
-
-    Returns
-    -------
-    DataFrame
-        ``criterion``, ``depth``, ``epsilon``, ``repeat``, ``accuracy``, ``unclassified``,
-        ``leaves``.
-    """
+    """Every point of the explorer's curves on ``dataset``, fitted afresh (what ships)."""
     check_dataset(dataset)
     n = REPEATS[dataset] if repeats is None else check_int(repeats, "repeats", minimum=1)
     settings = [(c, int(d)) for c in criteria for d in depths]
-    frames = []
-    for criterion, depth in tqdm(settings, disable=not progress, desc=f"FS curves, {dataset}"):
-        check_criterion(criterion)
-        for eps in (*epsilons, math.inf):
-            rows = []
-            for run in range(1 if math.isinf(eps) else n):
-                model, accuracy, unclassified = fit_one(dataset, criterion, eps, depth, run)
-                rows.append({"criterion": criterion, "depth": depth, "epsilon": float(eps),
-                             "repeat": run, "accuracy": accuracy, "unclassified": unclassified,
-                             "leaves": model.tree_.n_leaves})
-            frames.append(pd.DataFrame(rows))
-    return pd.concat(frames, ignore_index=True)
+    frames = [
+        _curve(dataset, check_criterion(c), d, (*epsilons, math.inf), n, False)
+        .assign(criterion=c, depth=d)
+        for c, d in tqdm(settings, disable=not progress, desc=f"FS curves, {dataset}")
+    ]
+    columns = ["criterion", "depth", "epsilon", "repeat", "accuracy", "unclassified", "leaves"]
+    return pd.concat(frames, ignore_index=True)[columns]
 
 
-@functools.cache
+@remember()
 def _shipped(dataset: str, epsilons: tuple[float, ...], repeats: int) -> pd.DataFrame | None:
     try:
-        frame = result(explorer_curves, dataset, criteria=CRITERIA, depths=EXPLORER_DEPTHS,
-                       epsilons=epsilons, repeats=repeats, recompute=False)
+        return result(explorer_curves, dataset, criteria=CRITERIA, depths=EXPLORER_DEPTHS,
+                      epsilons=epsilons, repeats=repeats, recompute=False)
     except ShippedResultIntegrityError:
         raise  # an altered file is a fault to show, not a file that is absent
     except ShippedResultError:
         return None
-    return frame
 
 
 def shipped_curves(dataset: str, *, recompute: bool | None = False) -> pd.DataFrame | None:
-    """The shipped :func:`explorer_curves` of ``dataset`` (``dpviz/results/``), or None.
+    """The shipped :func:`explorer_curves` of ``dataset``, or None if none ships for the settings.
 
-    None when no file is shipped for the current settings (:data:`CRITERIA`,
-    :data:`EXPLORER_DEPTHS`, :data:`EXPLORER_EPSILONS`, :data:`REPEATS`): the explorer then
-    computes each point when first asked (:func:`explorer_point`). A shipped file that was
-    altered raises :class:`~dpviz.experiments.shipped.ShippedResultIntegrityError`.
-    ``recompute=None`` follows ``DPVIZ_RECOMPUTE`` (``make results`` rewrites the files with
-    ``DPVIZ_RECOMPUTE=1 DPVIZ_SAVE_RESULTS=1``); ``True`` computes the curves now.
+    An altered file raises; ``recompute=None`` follows ``DPVIZ_RECOMPUTE``.
     """
     check_dataset(dataset)
     if recompute is not False:
@@ -541,148 +291,74 @@ def shipped_curves(dataset: str, *, recompute: bool | None = False) -> pd.DataFr
     return _shipped(dataset, tuple(EXPLORER_EPSILONS), REPEATS[dataset])
 
 
-def _shipped_point(
-    dataset: str, criterion: str, epsilon: float, depth: int
-) -> pd.DataFrame | None:
-    """The shipped fits of one explorer point (as :func:`explorer_point` computes), or None."""
-    if not (math.isinf(epsilon) or epsilon in EXPLORER_EPSILONS) or depth not in EXPLORER_DEPTHS:
-        return None
-    frame = shipped_curves(dataset)
-    if frame is None:
-        return None
-    rows = frame[(frame["criterion"] == criterion) & (frame["depth"] == depth)
-                 & (frame["epsilon"] == epsilon)]
+@remember()
+def _records(dataset: str, epsilons: tuple[float, ...], repeats: int) -> dict[tuple, dict]:
+    """The shipped fits by (criterion, depth, ε, repeat) (empty when none ship)."""
+    frame = _shipped(dataset, epsilons, repeats)
     columns = ["epsilon", "repeat", "accuracy", "unclassified", "leaves"]
-    return rows[columns].reset_index(drop=True) if len(rows) else None
+    return {} if frame is None else {
+        (r["criterion"], r["depth"], r["epsilon"], r["repeat"]): {c: r[c] for c in columns}
+        for r in frame.to_dict("records")
+    }
 
 
 def explorer_depth(dataset: str, criterion: str, depth: int | None) -> int:
     """Validate the explorer's setting; ``depth`` or the data set's default depth."""
-    check_dataset(dataset)
-    check_criterion(criterion)
-    if depth is None:
-        return explorer_defaults(dataset)["depth"]
-    return check_int(depth, "depth", minimum=1)
+    check_dataset(dataset), check_criterion(criterion)
+    return _DEPTHS[dataset] if depth is None else check_int(depth, "depth", minimum=1)
 
 
 def explorer_curve(dataset: str, criterion: str, depth: int | None = None) -> pd.DataFrame:
-    """Test accuracy at every B of :data:`EXPLORER_EPSILONS` and at ε = ∞.
-
-    Returns
-    -------
-    DataFrame
-        One row per (B, fit): ``epsilon``, ``repeat``, ``accuracy``, ``unclassified``,
-        ``leaves``. Each point is cached in-process, so the curve is computed once per
-        (data set, criterion, depth).
-    """
+    """Test accuracy at every B of :data:`EXPLORER_EPSILONS` and at ε = ∞ (see explorer_point)."""
     d = explorer_depth(dataset, criterion, depth)
-    eps = (*EXPLORER_EPSILONS, math.inf)
-    return pd.concat([explorer_point(dataset, criterion, e, d) for e in eps], ignore_index=True)
-
-
-def _exact_counts(codes: np.ndarray, labels: np.ndarray, n_values: int, n_classes: int) -> Any:
-    """τ_jc of every attribute: shape (attributes, n_values, n_classes). Teaching only."""
-    out = np.zeros((codes.shape[1], n_values, n_classes))
-    for j in range(codes.shape[1]):
-        np.add.at(out[j], (codes[:, j].astype(np.int64), labels), 1.0)
-    return out
+    return _curve(dataset, criterion, d, (*EXPLORER_EPSILONS, math.inf), REPEATS[dataset], True)
 
 
 def split_choice_table(
-    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
-    *,
-    budget: float = 0.1,
-    size_bound: int = 5000,
-    p_noise: float = 0.1,
-    random_state: int = 0,
+    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000), *, budget: float = 0.1,
+    size_bound: int = 5000, p_noise: float = 0.1, random_state: int = 0,
 ) -> pd.DataFrame:
-    """FS Table 1 on the back of an envelope: the chance of the right split, per criterion.
+    """FS Table 1 on the back of an envelope: the exact chance of the right split (ε = B/4).
 
-    For each size, one training set of FS Table 1
-    (:func:`~dpviz.data.synthetic.fs_single_split_data`,
-    seed ``random_state``) and its *exact* counts τ_jc per attribute (teaching only: a
-    private algorithm never sees them). DiffPID3 at depth 1 chooses the root's attribute by
-    the exponential mechanism at ε = B/4 with P(A) ∝ exp(ε q(A) / 2S); this table gives
-    that probability for the generating attribute, exactly
-    (:func:`dpviz.mechanisms.exponential_probabilities`). A tree with the right split
-    classifies the noiseless test rows perfectly (its two leaves hold hundreds of rows,
-    so their noisy labels are right); a wrong split is a coin flip. Hence the expected
-    accuracy is about 1/2 + P/2.
-
-    Returns
-    -------
-    DataFrame
-        One row per (n, criterion): ``n``, ``criterion``, ``sensitivity`` S, ``q_true``
-        (quality of the generating attribute), ``q_other`` (best other attribute),
-        ``gap_in_noise_units`` = ε (q_true − q_other) / 2S, ``p_true``,
-        ``expected_accuracy`` (%) and ``paper`` (FS Table 1, %).
+    From exact counts (teaching only); the expected accuracy is about 1/2 + P/2.
     """
     eps = check_epsilon(budget, "budget") / 4  # B / (2(d+1)) with d = 1
     rows = []
     for n in sizes:
         data = fs_single_split_data(
-            check_int(n, "sizes", minimum=1), p_noise=p_noise, n_test=0,
-            random_state=random_state,
+            check_int(n, "sizes", minimum=1), p_noise=p_noise, n_test=0, random_state=random_state,
         )
-        match = re.search(r"decided by (\w+)", data.description)
-        assert match is not None
-        truth = data.domain.index(match.group(1))
+        truth = data.domain.index(split_attribute(data))
         codes = data.domain.encode(data.X)
         labels = data.domain.encode_labels(data.y)
-        counts = _exact_counts(codes, labels, 2, 2)
+        counts = np.zeros((codes.shape[1], 2, 2))  # τ_jc of every attribute
+        for j in range(codes.shape[1]):
+            np.add.at(counts[j], (codes[:, j].astype(np.int64), labels), 1.0)
         for name in ("infogain", "gini", "max"):
             crit = get_criterion(name)
             q = np.asarray(crit.quality(counts), dtype=np.float64)
             s = crit.sensitivity(size_bound)
             p = mechanisms.exponential_probabilities(q, epsilon=eps, sensitivity=s)
             others = np.delete(q, truth)
-            algorithm = ALGORITHM_NAMES[name]
-            paper = FS_TABLE1[
-                (FS_TABLE1["n"] == n) & (FS_TABLE1["algorithm"] == algorithm)
-            ]["mean"]
-            rows.append(
-                {
-                    "n": int(n),
-                    "criterion": name,
-                    "sensitivity": s,
-                    "q_true": float(q[truth]),
-                    "q_other": float(others.max()),
-                    "gap_in_noise_units": eps * float(q[truth] - others.max()) / (2 * s),
-                    "p_true": float(p[truth]),
-                    "expected_accuracy": 100 * (0.5 + 0.5 * float(p[truth])),
-                    "paper": float(paper.iloc[0]) if len(paper) else math.nan,
-                }
-            )
+            paper = FS_TABLE1[(FS_TABLE1["n"] == n)
+                              & (FS_TABLE1["algorithm"] == ALGORITHM_NAMES[name])]["mean"]
+            rows.append({
+                "n": int(n), "criterion": name, "sensitivity": s, "q_true": float(q[truth]),
+                "q_other": float(others.max()),
+                "gap_in_noise_units": eps * float(q[truth] - others.max()) / (2 * s),
+                "p_true": float(p[truth]), "expected_accuracy": 100 * (0.5 + 0.5 * float(p[truth])),
+                "paper": float(paper.iloc[0]) if len(paper) else math.nan,
+            })
     return pd.DataFrame(rows)
 
 
 def split_point_frame(
-    n: int = 2000,
-    *,
-    budget: float = 0.1,
-    size_bound: int = 5000,
-    p_noise: float = 0.1,
+    n: int = 2000, *, budget: float = 0.1, size_bound: int = 5000, p_noise: float = 0.1,
     random_state: int = 0,
 ) -> pd.DataFrame:
-    """The range-based exponential mechanism of FS §4.3 at the root of FS Fig. 4's data.
+    """FS §4.3's continuous split-point mechanism at the root of FS Fig. 4's data (35).
 
-    One training set of :func:`~dpviz.data.synthetic.fs_numeric_split_data` (split at 35 on a
-    numeric attribute over [0, 100]); at the root, the split point of that attribute is
-    drawn at ε = B/((2+3)·1+2) (depth 1, three numeric attributes) with density
-    ∝ exp(ε q(r) / 2S) over [0, 100]: a score-constant range is chosen with probability
-    ∝ exp(ε q_i / 2S)·|R_i| (:func:`~dpviz.trees.id3.split_point_probabilities`), then a
-    point uniformly inside it.
-
-    This is the paper's continuous mechanism, shown as an idea: the estimators release
-    a point of a public grid instead (:func:`split_point_grid_frame`), because the doubles
-    ``rng.uniform(start, end)`` can return depend on the rows' values.
-
-    Returns
-    -------
-    DataFrame
-        One row per (criterion, range): ``criterion``, ``start``, ``end``, ``score``,
-        ``probability`` (of the range) and ``density`` (probability / length; 0 for an
-        empty range).
+    One row per (criterion, score-constant range): ``probability`` and ``density``.
     """
     attribute, values, labels, eps = _split_point_setting(n, budget, p_noise, random_state)
     frames = []
@@ -695,53 +371,18 @@ def split_point_frame(
             starts, ends, scores, epsilon=eps, sensitivity=crit.sensitivity(size_bound)
         )
         length = ends - starts
-        frames.append(
-            pd.DataFrame(
-                {
-                    "criterion": criterion,
-                    "start": starts,
-                    "end": ends,
-                    "score": scores,
-                    "probability": p,
-                    "density": np.divide(p, length, out=np.zeros_like(p), where=length > 0),
-                }
-            )
-        )
+        frames.append(pd.DataFrame({
+            "criterion": criterion, "start": starts, "end": ends, "score": scores, "probability": p,
+            "density": np.divide(p, length, out=np.zeros_like(p), where=length > 0),
+        }))
     return pd.concat(frames, ignore_index=True)
 
 
 def split_point_grid_frame(
-    n: int = 2000,
-    *,
-    budget: float = 0.1,
-    size_bound: int = 5000,
-    p_noise: float = 0.1,
-    n_cells: int = DEFAULT_SPLIT_CELLS,
-    random_state: int = 0,
+    n: int = 2000, *, budget: float = 0.1, size_bound: int = 5000, p_noise: float = 0.1,
+    n_cells: int = DEFAULT_SPLIT_CELLS, random_state: int = 0,
 ) -> pd.DataFrame:
-    """The grid mechanism the estimators use for FS §4.3, at the root of FS Fig. 4's data.
-
-    The setting of :func:`split_point_frame` (same data, same ε), but the split point is
-    one of the interior points of the public grid ``low + (high - low) · i / n_cells`` of
-    [0, 100] (:func:`~dpviz.trees.id3.split_grid`), chosen with probability
-    ∝ exp(ε q_i / 2S) (:func:`~dpviz.trees.id3.split_point_grid_probabilities`): FS's
-    density on a discretised output space. Every point it can release is a public double.
-
-    Parameters
-    ----------
-    n, budget, size_bound, p_noise, random_state
-        As :func:`split_point_frame`.
-    n_cells : int, default 256
-        Cells of the grid (the estimators' ``n_split_cells``).
-
-    Returns
-    -------
-    DataFrame
-        One row per (criterion, candidate): ``criterion``, ``index`` (grid index),
-        ``threshold`` (the grid double), ``score``, ``probability``; ``attrs["range"]`` is
-        the attribute's public range. :func:`split_point_mass` and
-        :func:`split_point_chart` take it as they take :func:`split_point_frame`'s.
-    """
+    """The estimators' grid mechanism in :func:`split_point_frame`'s setting."""
     attribute, values, labels, eps = _split_point_setting(n, budget, p_noise, random_state)
     n_cells = check_int(n_cells, "n_cells", minimum=2)
     grid = split_grid(attribute.low, attribute.high, n_cells)
@@ -752,17 +393,11 @@ def split_point_grid_frame(
             values, labels, 2, grid, 0, n_cells,
             criterion=crit, sensitivity=crit.sensitivity(size_bound), epsilon=eps,
         )
-        frames.append(
-            pd.DataFrame(
-                {
-                    "criterion": criterion,
-                    "index": indices,
-                    "threshold": grid[indices],
-                    "score": grid_split_qualities(values, labels, 2, grid, 0, n_cells, crit),
-                    "probability": p,
-                }
-            )
-        )
+        frames.append(pd.DataFrame({
+            "criterion": criterion, "index": indices, "threshold": grid[indices],
+            "score": grid_split_qualities(values, labels, 2, grid, 0, n_cells, crit),
+            "probability": p,
+        }))
     frame = pd.concat(frames, ignore_index=True)
     frame.attrs["range"] = (attribute.low, attribute.high)
     return frame
@@ -775,9 +410,8 @@ def _split_point_setting(
     data = fs_numeric_split_data(
         check_int(n, "n", minimum=1), p_noise=p_noise, n_test=0, random_state=random_state
     )
-    match = re.search(r"decided by (\w+)", data.description)
-    assert match is not None
-    name = match.group(1)
+    name = split_attribute(data)
+    assert name is not None
     attribute = data.domain[name]
     assert isinstance(attribute, Numeric)
     values = data.domain.encode(data.X)[:, data.domain.index(name)]
@@ -791,47 +425,23 @@ def binned_split_point_mass(frame: pd.DataFrame, bins: int) -> pd.DataFrame:
     out = []
     for criterion, group in frame.groupby("criterion", sort=False):
         if "threshold" in group:  # the grid mechanism: point masses
-            low, high = frame.attrs["range"]
-            edges = np.linspace(low, high, bins + 1)
-            mass, _ = np.histogram(
-                group["threshold"], bins=edges, weights=group["probability"]
-            )
-            out.append(
-                pd.DataFrame(
-                    {"criterion": criterion, "start": edges[:-1], "end": edges[1:],
-                     "probability": mass}
-                )
-            )
-            continue
-        low, high = float(group["start"].min()), float(group["end"].max())
-        edges = np.linspace(low, high, bins + 1)
-        starts = group["start"].to_numpy()[:, None]
-        length = (group["end"].to_numpy() - group["start"].to_numpy())[:, None]
-        share = np.clip(
-            np.divide(edges[None, :] - starts, length, out=np.ones((len(group), bins + 1)),
-                      where=length > 0),
-            0.0,
-            1.0,
-        )
-        cdf = group["probability"].to_numpy() @ share
-        out.append(
-            pd.DataFrame(
-                {"criterion": criterion, "start": edges[:-1], "end": edges[1:],
-                 "probability": np.diff(cdf)}
-            )
-        )
+            edges = np.linspace(*frame.attrs["range"], bins + 1)
+            mass, _ = np.histogram(group["threshold"], bins=edges, weights=group["probability"])
+        else:
+            edges = np.linspace(float(group["start"].min()), float(group["end"].max()), bins + 1)
+            starts = group["start"].to_numpy()[:, None]
+            length = (group["end"].to_numpy() - group["start"].to_numpy())[:, None]
+            share = np.clip(np.divide(edges[None, :] - starts, length,
+                                      out=np.ones((len(group), bins + 1)), where=length > 0),
+                            0.0, 1.0)
+            mass = np.diff(group["probability"].to_numpy() @ share)
+        out.append(pd.DataFrame({"criterion": criterion, "start": edges[:-1], "end": edges[1:],
+                                 "probability": mass}))
     return pd.concat(out, ignore_index=True)
 
 
 def split_point_mass(frame: pd.DataFrame, low: float = 30.0, high: float = 40.0) -> pd.Series:
-    """P(low <= drawn split point <= high) per criterion (exact: uniform inside each range).
-
-    Parameters
-    ----------
-    frame : DataFrame
-        From :func:`split_point_frame`, or :func:`split_point_grid_frame` (then the mass of
-        the grid points in ``[low, high]``).
-    """
+    """P(low <= drawn split point <= high) per criterion, exactly, for either frame."""
     mass = {}
     for criterion, group in frame.groupby("criterion", sort=False):
         if "threshold" in group:
@@ -847,38 +457,17 @@ def split_point_mass(frame: pd.DataFrame, low: float = 30.0, high: float = 40.0)
 
 
 _fs_table1 = cache(fs_table1)
-
-
 _fs_fig4 = cache(fs_fig4)
-
-
 _fs_fig5 = cache(fs_fig5)
-
-
 _jpw_table1 = cache(jpw_table1)
-
-
 _PRIVATE = tuple(a for a in FS_TABLE1_ALGORITHMS if a != "ID3")
 
 
 def table1_runs(
-    runs: int,
-    id3_runs: int,
-    *,
-    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
+    runs: int, id3_runs: int, *, sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
     progress: bool = False,
 ) -> pd.DataFrame:
-    """FS Table 1 with ``runs`` runs per size for the private algorithms, ``id3_runs`` for ID3.
-
-    The unlimited-depth ID3 column is by far the slowest (trees grown on noisy rows) and
-    varies least (FS: ± 0.5 to 1.5), so it gets fewer runs; run r of every algorithm uses
-    the same training set. Cached on disk (:func:`dpviz.experiments.cache`).
-
-    Returns
-    -------
-    DataFrame
-        As :func:`dpviz.experiments.reproduce_fs.fs_table1`.
-    """
+    """FS Table 1 (cached), ``runs`` runs per size, ``id3_runs`` for the slow ID3 column."""
     sizes = tuple(sizes)
     private = _fs_table1(
         sizes, runs=check_int(runs, "runs", minimum=1), algorithms=_PRIVATE, progress=progress
@@ -890,124 +479,59 @@ def table1_runs(
     return pd.concat([id3, private], ignore_index=True)
 
 
-def fig4_runs(
-    sizes: Sequence[int], runs: int, *, progress: bool = False
-) -> pd.DataFrame:
+def fig4_runs(sizes: Sequence[int], runs: int, *, progress: bool = False) -> pd.DataFrame:
     """FS Fig. 4 (numeric split at 35, B = 0.1) at ``sizes`` with ``runs`` runs (cached)."""
     return _fs_fig4(sizes=tuple(sizes), runs=runs, progress=progress)
 
 
-def fig5_runs(
-    sizes: Sequence[int], runs: int, *, progress: bool = False
-) -> pd.DataFrame:
+def fig5_runs(sizes: Sequence[int], runs: int, *, progress: bool = False) -> pd.DataFrame:
     """FS Fig. 5 (numeric vs ten bins, B = 0.2, no noise) at ``sizes`` (cached)."""
     return _fs_fig5(sizes=tuple(sizes), runs=runs, progress=progress)
 
 
 def jpw_runs(
-    runs: int,
-    *,
-    datasets: Sequence[str] = ("nursery", "votes", "mushroom"),
+    runs: int, *, datasets: Sequence[str] = ("nursery", "votes", "mushroom"),
     progress: bool = False,
 ) -> pd.DataFrame:
-    """JPW Table I (private ID3 at ε' = 1 on Nursery, Votes, Mushroom), ``runs`` splits, cached.
-
-    Returns
-    -------
-    DataFrame
-        As :func:`dpviz.experiments.reproduce_fs.jpw_table1`.
-    """
+    """JPW Table I (:func:`~.reproduce_fs.jpw_table1`, ε' = 1), ``runs`` splits (cached)."""
     return _jpw_table1(tuple(datasets), runs=runs, progress=progress)
 
 
 def stopping_table(
-    dataset: str = "adult",
-    budgets: Sequence[float] = (0.5, 1.0, 2.0, 5.0, 10.0),
-    *,
-    depth: int = 3,
-    criterion: str = "max",
-    run: int = 0,
+    dataset: str = "adult", budgets: Sequence[float] = (0.5, 1.0, 2.0, 5.0, 10.0), *,
+    depth: int = 3, criterion: str = "max", run: int = 0,
 ) -> pd.DataFrame:
-    """FS's stopping rule at work: how many rows a node needs before it may split.
-
-    Line 9 of FS Alg. 1/2 makes a node a leaf when N_T / (t|C|) < √2/ε, with t the largest
-    number of values of a remaining attribute: the node needs N_T ≥ t|C|√2/ε rows. On
-    Adult, ``native-country`` (41 values) sets t for every node that may still use it.
-
-    Returns
-    -------
-    DataFrame
-        One row per B: ``budget``, ``epsilon`` (per query), ``t``, ``rows_needed`` at the
-        root, ``training_rows``, ``depth`` and ``leaves`` of the fitted tree,
-        ``accuracy`` (%) and ``majority`` (% of the largest class in the test rows).
-    """
+    """FS's stopping rule: a node needs N_T ≥ t|C|√2/ε rows to split (Adult: t = 41), per B."""
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
     t = int(max(a.n_values if isinstance(a, Categorical) else 2 for a in data.domain))
-    n_classes = data.domain.n_classes
     majority = 100 * np.bincount(data.y_test).max() / len(data.y_test)
     rows = []
     for budget in budgets:
         model, accuracy, _ = fit_one(dataset, criterion, budget, depth, run)
-        eps = model.epsilon_
-        rows.append(
-            {
-                "budget": float(budget),
-                "epsilon": eps,
-                "t": t,
-                "rows_needed": t * n_classes * SQRT2 / eps,
-                "training_rows": len(data.y_train),
-                "depth": model.tree_.depth,
-                "leaves": model.tree_.n_leaves,
-                "accuracy": 100 * accuracy,
-                "majority": majority,
-            }
-        )
+        rows.append({
+            "budget": float(budget), "epsilon": model.epsilon_, "t": t,
+            "rows_needed": t * data.domain.n_classes * SQRT2 / model.epsilon_,
+            "training_rows": len(data.y_train), "depth": model.tree_.depth,
+            "leaves": model.tree_.n_leaves, "accuracy": 100 * accuracy, "majority": majority,
+        })
     return pd.DataFrame(rows)
 
 
 def pruning_table(
-    dataset: str = "nursery",
-    budget: float = 1.0,
-    *,
-    depth: int = 5,
-    criterion: str = "max",
+    dataset: str = "nursery", budget: float = 1.0, *, depth: int = 5, criterion: str = "max",
     runs: int = 5,
 ) -> pd.DataFrame:
-    """FS Alg. 3 at work: the same trees unpruned and pruned with their own noisy counts.
-
-    For each run the tree is built once (same seed) and scored before and after pruning;
-    pruning reads no row, so both ledgers are identical.
-
-    Returns
-    -------
-    DataFrame
-        One row per (run, pruned): ``run``, ``pruned``, ``leaves``, ``accuracy`` (%),
-        ``spent`` (ε in the ledger).
-    """
+    """FS Alg. 3: the same trees unpruned and pruned with their own noisy counts (same ledger)."""
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
     if criterion == "sulq":
         raise InvalidParameterError("pruning with noisy counts (FS Alg. 3) is for DiffPID3")
     rows = []
     for run in range(check_int(runs, "runs", minimum=1)):
         for prune in (False, True):
-            model = fs_estimator(
-                criterion,
-                budget,
-                depth,
-                domain=data.domain,
-                size_bound=data.size_bound,
-                random_state=run,
-                prune=prune,
-            )
+            model = fs_estimator(criterion, budget, depth, domain=data.domain,
+                                 size_bound=data.size_bound, random_state=run, prune=prune)
             model.fit_encoded(data.X_train, data.y_train, data.domain)
             accuracy, _ = evaluate_encoded(model, data.X_test, data.y_test)
-            rows.append(
-                {
-                    "run": run,
-                    "pruned": prune,
-                    "leaves": model.tree_.n_leaves,
-                    "accuracy": 100 * accuracy,
-                    "spent": model.ledger_.spent,
-                }
-            )
+            rows.append({"run": run, "pruned": prune, "leaves": model.tree_.n_leaves,
+                         "accuracy": 100 * accuracy, "spent": model.ledger_.spent})
     return pd.DataFrame(rows)

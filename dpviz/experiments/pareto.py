@@ -1,15 +1,8 @@
 """Reading a comparison: Pareto frontier, privacy price, winners, "which algorithm when" claims.
 
-Friedman & Schuster (KDD 2010, §1, Fig. 2) call a setting *Pareto efficient* when
-no other does better on one objective (accuracy, privacy ε, data size n) without
-doing worse on another. On a frame of :func:`dpviz.experiments.comparison.compare`:
-
-* :func:`dominated_by`, :func:`pareto_frontier`, :func:`envelope` — the (ε,
-  accuracy) points that no other point dominates, per (data set, n), and the best
-  accuracy reachable within each budget;
-* :func:`privacy_price`, :func:`useful_from` — the smallest ε that reaches an
-  accuracy target, or beats the majority class by :data:`FLOOR_MARGIN`;
-* :func:`winners`, :func:`claims` — "which algorithm when", read off the numbers.
+A setting is *Pareto efficient* (FS §1, Fig. 2) when no other does better on accuracy,
+privacy ε or data size n without doing worse on another. All functions read a frame of
+:func:`dpviz.experiments.comparison.compare`.
 """
 
 from __future__ import annotations
@@ -25,25 +18,8 @@ from dpviz.errors import InvalidParameterError
 from dpviz.experiments.comparison import nearest, summary
 from dpviz.experiments.registry import PRIVATE
 
-__all__ = [
-    "FLOOR_MARGIN",
-    "MAJORITY",
-    "NO_WINNER",
-    "claims",
-    "dominated_by",
-    "envelope",
-    "pareto_frontier",
-    "privacy_price",
-    "useful_from",
-    "winners",
-]
-
-#: How much better than the majority-class reference a learner must be to "beat" it. A
-#: constant guess scores the share of the class it guesses, and the majority class of a
-#: small training sample is not always the test rows' largest class: on Nursery the three
-#: large classes hold 33.4%, 32.9% and 31.2% of the test rows, on Mushroom 51.8% and 48.2%.
-#: A private tree that is a single noisy-majority leaf is such a guess; 5 points is more than
-#: these spreads, so a lucky constant does not count as "useful".
+#: How much better than the majority class a learner must be to "beat" it: more than the
+#: spread of constant guesses (Nursery's three large classes: 33.4%, 32.9%, 31.2%).
 FLOOR_MARGIN = 0.05
 
 #: The constant-guess reference of :func:`~dpviz.experiments.comparison.compare`.
@@ -55,21 +31,7 @@ NO_WINNER = "none beats the majority class"
 
 # ---------------------------------------------------------------------------------- Pareto
 def dominated_by(epsilon: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
-    """For each point, whether another point dominates it.
-
-    Point q dominates point p when q's ε is no larger and its accuracy no lower,
-    one of them strictly.
-
-    Parameters
-    ----------
-    epsilon, accuracy : array-like
-        The points' privacy cost (lower is better) and accuracy (higher is better).
-
-    Returns
-    -------
-    ndarray of bool
-        True where the point is dominated (not on the Pareto frontier).
-    """
+    """Whether another point dominates each point (ε no larger, accuracy no lower, one strictly)."""
     e = np.asarray(epsilon, dtype=float)[:, None]
     a = np.asarray(accuracy, dtype=float)[:, None]
     no_worse = (e.T <= e) & (a.T >= a)
@@ -80,36 +42,9 @@ def dominated_by(epsilon: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
 def pareto_frontier(
     frame: pd.DataFrame, *, by: Sequence[str] = ("dataset", "n"), constant: bool = True
 ) -> pd.DataFrame:
-    """The Pareto-efficient (algorithm, ε) points of every group (FS §1, Fig. 2).
+    """The Pareto-efficient (algorithm, ε) points per group ``by`` (column ``efficient``).
 
-    A point (ε, accuracy) of a private algorithm is *dominated* when another
-    point of the same group has an ε no larger and a mean accuracy no lower, one
-    of them strictly: switching to it is a Pareto improvement. The frontier is
-    the points that are not dominated.
-
-    With ``constant`` (the default), the :data:`MAJORITY` reference joins each group
-    as a point at ε = 0: a constant guess reads no private row (the class
-    distribution of these data sets is published with them), so a private point no
-    more accurate than it is dominated — it spends budget to do no better than
-    guessing. The reference is the training sample's majority class, which can
-    differ from the published one on small samples by the gap between the largest
-    classes (Nursery: about 2 points; see :data:`FLOOR_MARGIN`).
-
-    Parameters
-    ----------
-    frame : DataFrame
-        From :func:`~dpviz.experiments.comparison.compare` (the private rows are
-        used; the ε = ∞ runs and the references are not points of the trade-off).
-    by : sequence of str
-        The groups (default: one frontier per data set and training size n).
-    constant : bool
-        Let the majority-class reference dominate as a point at ε = 0.
-
-    Returns
-    -------
-    DataFrame
-        :func:`~dpviz.experiments.comparison.summary` of the private points with
-        ``efficient`` (bool), sorted by group and ε.
+    With ``constant`` the majority class joins each group at ε = 0: it reads no private row.
     """
     points = summary(frame[frame["private"]])
     by = list(by)
@@ -130,54 +65,22 @@ def _key(keys: object) -> tuple:
 
 
 def envelope(points: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
-    """Best accuracy reachable with a budget of at most ε (the frontier as a step curve).
-
-    Parameters
-    ----------
-    points : DataFrame
-        A :func:`~dpviz.experiments.comparison.summary` of private points.
-    by : sequence of str
-        The groups (one curve each).
-
-    Returns
-    -------
-    DataFrame
-        One row per group and ε: the group's columns, ``epsilon``, ``best`` (the
-        best mean accuracy at a budget ≤ ε) and ``algorithm`` (the first to reach it).
-    """
+    """The best mean accuracy at a budget ≤ ε per group (``best``, and the first ``algorithm``)."""
     rows = []
     for keys, group in points.groupby(list(by), sort=False):
         keys = keys if isinstance(keys, tuple) else (keys,)
         best = group.groupby("epsilon")["mean"].max().sort_index().cummax()
         for e, value in best.items():
             winner = group[(group["epsilon"] <= e) & np.isclose(group["mean"], value)]
-            rows.append(
-                {
-                    **dict(zip(by, keys, strict=True)),
-                    "epsilon": e,
-                    "best": value,
-                    "algorithm": winner["algorithm"].iloc[0],
-                }
-            )
+            rows.append({**dict(zip(by, keys, strict=True)), "epsilon": e, "best": value,
+                         "algorithm": winner["algorithm"].iloc[0]})
     return pd.DataFrame(rows)
 
 
 def privacy_price(frame: pd.DataFrame, target: float) -> pd.DataFrame:
-    """The smallest ε of the grid at which some private algorithm reaches ``target`` accuracy.
+    """The smallest ε of the grid at which a private algorithm reaches ``target`` accuracy.
 
-    Parameters
-    ----------
-    frame : DataFrame
-        From :func:`~dpviz.experiments.comparison.compare`.
-    target : float
-        Accuracy (mean over repeats) to reach, in [0, 1].
-
-    Returns
-    -------
-    DataFrame
-        One row per (dataset, n): ``epsilon`` (NaN when no ε of the grid
-        reaches the target), ``algorithm`` (the first to reach it) and its
-        ``accuracy``.
+    One row per (dataset, n): ``epsilon`` (NaN if none), ``algorithm``, ``accuracy``.
     """
     if not 0 <= target <= 1:
         raise InvalidParameterError(f"target must be in [0, 1], got {target!r}")
@@ -186,44 +89,23 @@ def privacy_price(frame: pd.DataFrame, target: float) -> pd.DataFrame:
     for (dataset, n), group in points.groupby(["dataset", "n"], sort=True):
         hit = group[group["mean"] >= target]
         hit = hit.sort_values(["epsilon", "mean"], ascending=[True, False])
-        rows.append(
-            {
-                "dataset": dataset,
-                "n": int(n),
-                "epsilon": float(hit["epsilon"].iloc[0]) if len(hit) else math.nan,
-                "algorithm": hit["algorithm"].iloc[0] if len(hit) else None,
-                "accuracy": float(hit["mean"].iloc[0]) if len(hit) else math.nan,
-            }
-        )
+        rows.append({"dataset": dataset, "n": int(n),
+                     "epsilon": float(hit["epsilon"].iloc[0]) if len(hit) else math.nan,
+                     "algorithm": hit["algorithm"].iloc[0] if len(hit) else None,
+                     "accuracy": float(hit["mean"].iloc[0]) if len(hit) else math.nan})
     return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------------------------- which when
 def winners(frame: pd.DataFrame, *, floor_margin: float = FLOOR_MARGIN) -> pd.DataFrame:
-    """The best private algorithm at every (dataset, n, ε), with its margin over the runner-up.
+    """The best private algorithm per (dataset, n, ε), its ties, runner-up and margin.
 
-    Exact ties (e.g. DiffPC4.5 when pruning removed nothing, so it equals
-    DiffPID3-Max) go to the first in :data:`~dpviz.experiments.registry.PRIVATE`
-    order and are listed in ``tied``. A cell whose best mean accuracy is not at
-    least ``floor_margin`` above the majority-class reference (when the frame has
-    it; default :data:`FLOOR_MARGIN`) is labelled :data:`NO_WINNER`: a constant
-    guess could do as well.
-
-    Returns
-    -------
-    DataFrame
-        ``dataset``, ``n``, ``epsilon``, ``winner`` (the label), ``algorithm``
-        (best mean accuracy), ``accuracy``, ``tied``, ``runner_up``, ``margin``
-        (best minus the best non-tied runner-up) and ``majority`` (the floor).
+    ``winner`` is :data:`NO_WINNER` unless ``floor_margin`` above the majority class.
     """
     points = summary(frame[frame["private"]])
     order = {a: k for k, a in enumerate(PRIVATE)}
     points["rank"] = points["algorithm"].map(order)
-    floors = (
-        frame[frame["algorithm"] == MAJORITY]
-        .groupby(["dataset", "n"])["accuracy"]
-        .mean()
-    )
+    floors = (frame[frame["algorithm"] == MAJORITY] .groupby(["dataset", "n"])["accuracy"] .mean())
     rows = []
     for (dataset, n, eps), group in points.groupby(["dataset", "n", "epsilon"], sort=True):
         ranked = group.sort_values(["mean", "rank"], ascending=[False, True])
@@ -232,59 +114,29 @@ def winners(frame: pd.DataFrame, *, floor_margin: float = FLOOR_MARGIN) -> pd.Da
         rest = ranked.iloc[len(tied) :]
         floor = float(floors.get((dataset, n), math.nan))
         useful = not best < floor + floor_margin  # True when there is no floor
-        rows.append(
-            {
-                "dataset": dataset,
-                "n": int(n),
-                "epsilon": float(eps),
-                "winner": ranked["algorithm"].iloc[0] if useful else NO_WINNER,
-                "algorithm": ranked["algorithm"].iloc[0],
-                "accuracy": best,
-                "tied": ", ".join(tied["algorithm"].iloc[1:]),
-                "runner_up": rest["algorithm"].iloc[0] if len(rest) else None,
-                "margin": float(best - rest["mean"].iloc[0]) if len(rest) else math.nan,
-                "majority": floor,
-            }
-        )
+        rows.append({
+            "dataset": dataset, "n": int(n), "epsilon": float(eps),
+            "winner": ranked["algorithm"].iloc[0] if useful else NO_WINNER,
+            "algorithm": ranked["algorithm"].iloc[0], "accuracy": best,
+            "tied": ", ".join(tied["algorithm"].iloc[1:]),
+            "runner_up": rest["algorithm"].iloc[0] if len(rest) else None,
+            "margin": float(best - rest["mean"].iloc[0]) if len(rest) else math.nan,
+            "majority": floor,
+        })
     return pd.DataFrame(rows)
 
 
 def useful_from(frame: pd.DataFrame, *, margin: float = FLOOR_MARGIN) -> pd.DataFrame:
-    """The smallest ε of the grid at which some private algorithm beats the majority class.
-
-    Parameters
-    ----------
-    frame : DataFrame
-        From :func:`~dpviz.experiments.comparison.compare` (with its references:
-        the majority class is one).
-    margin : float
-        How much better than the majority-class accuracy counts as "beats"
-        (default :data:`FLOOR_MARGIN`: more than the spread of constant guesses).
-
-    Returns
-    -------
-    DataFrame
-        One row per (dataset, n): ``epsilon`` (NaN if no ε of the grid is
-        enough), ``algorithm``, ``accuracy``, ``majority`` and ``epsilon_n`` = ε·n,
-        the budget times the rows — roughly what a noisy count's signal-to-noise
-        ratio depends on.
-    """
+    """The smallest ε beating the majority class by ``margin`` per (dataset, n), and ε·n."""
     table = winners(frame, floor_margin=margin)
     rows = []
     for (dataset, n), group in table.groupby(["dataset", "n"], sort=True):
         hit = group[group["winner"] != NO_WINNER].sort_values("epsilon")
         eps = float(hit["epsilon"].iloc[0]) if len(hit) else math.nan
-        rows.append(
-            {
-                "dataset": dataset,
-                "n": int(n),
-                "epsilon": eps,
-                "algorithm": hit["algorithm"].iloc[0] if len(hit) else None,
-                "accuracy": float(hit["accuracy"].iloc[0]) if len(hit) else math.nan,
-                "majority": float(group["majority"].iloc[0]),
-                "epsilon_n": eps * n,
-            }
-        )
+        rows.append({"dataset": dataset, "n": int(n), "epsilon": eps,
+                     "algorithm": hit["algorithm"].iloc[0] if len(hit) else None,
+                     "accuracy": float(hit["accuracy"].iloc[0]) if len(hit) else math.nan,
+                     "majority": float(group["majority"].iloc[0]), "epsilon_n": eps * n})
     return pd.DataFrame(rows)
 
 
@@ -386,33 +238,7 @@ def _claim_rule_of_thumb(rows: pd.DataFrame) -> dict:
 
 
 def claims(frame: pd.DataFrame, dataset: str, *, target: float = 0.8) -> pd.DataFrame:
-    """The "which algorithm when" statements, each with the numbers behind it and whether it holds.
-
-    Statements (on ``dataset``, over the frame's grid):
-
-    1. *Budget-efficient queries win* (FS §4, Table 1): DiffPID3-Max is on average
-       at least 3 points more accurate than SuLQ-ID3 over the (ε, n) grid.
-    2. *Max, then Gini, then InfoGain* (FS §5.2, Fig. 8): on average over the
-       grid DiffPID3-Max beats DiffPID3-Gini, which beats DiffPID3-InfoGain
-       (low-sensitivity quality functions waste less).
-    3. *More data buys privacy* (FS §1, Fig. 2): the smallest ε at which some
-       private algorithm reaches ``target`` is smaller at the largest n than at the
-       smallest n of the grid, and never larger for more data.
-    4. *The price of privacy shrinks with n*: the gap between the best ε = ∞
-       accuracy and the best private accuracy at ε = 1 is smaller at the largest n
-       than at the smallest.
-    5. *FI's forest needs data*: with 100 trees on disjoint rows, at the smallest n
-       it is below the majority-class reference at every ε, and at the largest n
-       and largest ε it is within 5 points of the best private algorithm.
-    6. *An ε·n rule of thumb*: the smallest ε at which a private algorithm beats
-       the majority class by :data:`FLOOR_MARGIN` (:func:`useful_from`), times n,
-       varies by at most a factor of 4 across the sizes.
-
-    Returns
-    -------
-    DataFrame
-        ``claim``, ``ours`` (the numbers) and ``holds`` (bool).
-    """
+    """The "which algorithm when" statements on ``dataset``: ``claim``, ``ours``, ``holds``."""
     rows = frame[frame["dataset"] == dataset]
     points = summary(rows[rows["private"]])
     if points.empty:
@@ -422,11 +248,9 @@ def claims(frame: pd.DataFrame, dataset: str, *, target: float = 0.8) -> pd.Data
     finite = points[np.isfinite(points["epsilon"])]
     return pd.DataFrame(
         [
-            _claim_one_query_per_node(points),
-            _claim_quality_order(points),
+            _claim_one_query_per_node(points), _claim_quality_order(points),
             _claim_data_buys_privacy(rows, sizes, target),
             _claim_price_shrinks(rows, finite, small, large),
-            _claim_forest_needs_data(rows, finite, small, large),
-            _claim_rule_of_thumb(rows),
+            _claim_forest_needs_data(rows, finite, small, large), _claim_rule_of_thumb(rows),
         ]
     )

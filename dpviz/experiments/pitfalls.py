@@ -1,16 +1,8 @@
-"""Two ways a comparison of private learners goes wrong, measured.
-
-* :func:`budget_pitfall` — algorithms compared at different *total* budgets: JPW's
-  update experiment (§VI-B) with each arm's claimed and true total ε;
-* :func:`tuning_pitfall` and :func:`tuning_optimism` — hyperparameters tuned on
-  the (private) test rows: an optimistic score, and a bill of K·ε by sequential
-  composition.
-"""
+"""Two ways a comparison of private learners goes wrong, measured: budgets and tuning."""
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,8 +18,6 @@ from dpviz.experiments.runner import cache, holdout_accuracy
 from dpviz.trees.id3 import DiffPID3Classifier
 from dpviz.validation import check_epsilon, check_int
 
-__all__ = ["budget_pitfall", "tuning_optimism", "tuning_pitfall"]
-
 
 @cache
 def budget_pitfall(
@@ -35,23 +25,8 @@ def budget_pitfall(
 ) -> pd.DataFrame:
     """JPW's update experiment (§VI-B) with each arm's *claimed* and *true* total ε.
 
-    The training part is split into an old batch D1 and a new batch D2
-    (:class:`dpviz.experiments.reproduce_jpw.UpdateExperiment`). A model of D1 has been
-    released at ε; then:
-
-    * ``update`` — JPW's update with D2 at ε: total ε (parallel composition);
-    * ``union`` — a fresh Private-RDT on D1 ∪ D2 at ε: its own ledger says ε, but
-      D1's rows were already used by the first release, so the history cost 2ε
-      (JPW Fig. 13-15 plot it at ε);
-    * ``union_half`` — both releases at ε/2: total ε, the fair comparison.
-
-    Returns
-    -------
-    DataFrame
-        One row per method: ``method``, ``claimed_epsilon`` (what a chart at
-        "ε" suggests), ``total_epsilon`` (the history's real cost),
-        ``model_ledger`` (the final model's own ledger), ``mean`` and ``std``
-        of the accuracy over ``repeats``.
+    ``update`` costs ε; ``union`` (a fresh model of D1 ∪ D2 after a release of D1) claims ε but
+    costs 2ε; ``union_half`` (both at ε/2) is the fair comparison. Accuracy ``mean``, ``std``.
     """
     data = load_dataset(dataset)
     eps = check_epsilon(epsilon)
@@ -67,10 +42,7 @@ def budget_pitfall(
 
     def factory(random_state: int, **params: Any) -> _Arm:
         return _Arm(
-            method=params["method"],
-            epsilon=eps,
-            n_trees=n_trees,
-            domain=data.domain,
+            method=params["method"], epsilon=eps, n_trees=n_trees, domain=data.domain,
             random_state=random_state,
         )
 
@@ -81,8 +53,7 @@ def budget_pitfall(
         )
         rows.append(
             {
-                "method": method,
-                "claimed_epsilon": eps,
+                "method": method, "claimed_epsilon": eps,
                 "total_epsilon": 2 * eps if method == "union" else eps,
                 "model_ledger": float(np.max(spent[method])),
                 "mean": float(runs["accuracy"].mean()),
@@ -94,43 +65,22 @@ def budget_pitfall(
 
 @cache
 def tuning_pitfall(
-    dataset: str = "nursery",
-    *,
-    epsilon: float = 1.0,
-    n: int = 1000,
-    depths: Sequence[int] = (2, 3, 4, 5, 6),
-    criteria: Sequence[str] = ("max", "gini", "infogain"),
-    n_tuning: int = 200,
-    splits: int = 200,
-    seed: int = 0,
+    dataset: str = "nursery", *, epsilon: float = 1.0, n: int = 1000,
+    depths: Sequence[int] = (2, 3, 4, 5, 6), criteria: Sequence[str] = ("max", "gini", "infogain"),
+    n_tuning: int = 200, splits: int = 200, seed: int = 0,
 ) -> pd.DataFrame:
-    """Tuning hyperparameters on the (private) test rows: an optimistic score and a K·ε bill.
+    """Tuning on the (private) test rows: an optimistic score and a K·ε bill.
 
-    Fits one DiffPID3 per configuration (criterion × depth) at ``epsilon`` on the
-    same ``n`` training rows, and predicts the test part once. Then, ``splits``
-    times, splits the test rows at random into a tuning set of ``n_tuning`` rows
-    and a fresh set (the rest), picks the configuration with the best tuning
-    accuracy, and records its accuracy on both sets.
-
-    Returns
-    -------
-    DataFrame
-        One row per split: ``split``, ``chosen`` (configuration), ``tuning``
-        (its accuracy on the rows that chose it), ``fresh`` (on the other
-        rows); and in ``attrs``: ``configs`` (K), ``epsilon`` (each fit's
-        budget), ``budgets`` (K·ε: the bound sequential composition gives, since
-        all K fits read the same rows), ``spent`` (what the K ledgers charged in
-        total — less when a tree stops early) and ``test_accuracy`` (every
-        configuration's accuracy on the whole test part).
+    K DiffPID3 configurations on the same rows; per split of the test rows, the best on
+    ``n_tuning`` rows is scored on them (``tuning``) and on the rest (``fresh``). ``attrs``:
+    ``configs``, ``epsilon``, ``budgets`` (K·ε), ``spent``, ``test_accuracy``.
     """
     data = load_dataset(dataset)
     eps = check_epsilon(epsilon)
     n_test = n_test_rows(data)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "The least populated class", UserWarning)
-        X_pool, X_test, y_pool, y_test = train_test_split(
-            data.X, data.y, test_size=n_test, random_state=seed
-        )
+    X_pool, X_test, y_pool, y_test = train_test_split(
+        data.X, data.y, test_size=n_test, random_state=seed
+    )
     if not 0 < n_tuning < n_test:
         raise InvalidParameterError(f"n_tuning must be in (0, {n_test}), got {n_tuning!r}")
     rng = np.random.default_rng([seed, 13])
@@ -138,15 +88,10 @@ def tuning_pitfall(
                        replace=False)
     truth = y_test.to_numpy()
     correct, names, spent = [], [], 0.0
-    for k, (criterion, depth) in enumerate(
-        (c, d) for c in criteria for d in depths
-    ):
+    for k, (criterion, depth) in enumerate((c, d) for c in criteria for d in depths):
         model = DiffPID3Classifier(
-            eps,
-            max_depth=check_int(depth, "depths", minimum=1),
-            criterion=criterion,
-            size_bound=data.n_rows if criterion == "infogain" else None,
-            domain=data.domain,
+            eps, max_depth=check_int(depth, "depths", minimum=1), criterion=criterion,
+            size_bound=data.n_rows if criterion == "infogain" else None, domain=data.domain,
             random_state=seed + k,
         ).fit(X_pool.iloc[train], y_pool.iloc[train])
         spent += model.ledger_.spent
@@ -161,54 +106,27 @@ def tuning_pitfall(
         best = int(np.argmax(scores))
         rows.append(
             {
-                "split": s,
-                "chosen": names[best],
-                "tuning": float(scores[best]),
+                "split": s, "chosen": names[best], "tuning": float(scores[best]),
                 "fresh": float(hits[best, fresh].mean()),
             }
         )
     out = pd.DataFrame(rows)
     out.attrs.update(
-        configs=len(names),
-        epsilon=eps,
-        budgets=len(names) * eps,
-        spent=float(spent),
+        configs=len(names), epsilon=eps, budgets=len(names) * eps, spent=float(spent),
         test_accuracy=dict(zip(names, hits.mean(axis=1).round(4).tolist(), strict=True)),
     )
     return out
 
 
-def tuning_optimism(
-    dataset: str = "nursery", *, draws: int = 40, **params: Any
-) -> pd.DataFrame:
-    """The optimism of :func:`tuning_pitfall` over ``draws`` draws of the data and seeds.
-
-    Draw ``s`` is ``tuning_pitfall(dataset, seed=s, **params)``: another test
-    split and other training rows (its K fits use the estimator seeds s to
-    s + K − 1). Choosing the best of several models on the rows that score it
-    overstates its accuracy *in expectation* — the chosen model's tuning score is
-    the largest of several noisy scores — but by how much depends on the draw:
-    little when one configuration is clearly best, more when several are close.
-    One draw shows an instance; the average over draws, with its standard error,
-    is what can be claimed.
-
-    Returns
-    -------
-    DataFrame
-        One row per draw: ``seed``, ``optimism`` (mean over the splits of tuning
-        minus fresh accuracy), ``positive`` (share of the splits where it is > 0),
-        ``chosen`` (how many configurations were ever chosen) and ``best``
-        (the best configuration's accuracy on the whole test part).
-    """
+def tuning_optimism(dataset: str = "nursery", *, draws: int = 40, **params: Any) -> pd.DataFrame:
+    """:func:`tuning_pitfall`'s optimism (tuning − fresh) over ``draws`` draws (seeds)."""
     rows = []
     for s in range(check_int(draws, "draws", minimum=2)):
         runs = tuning_pitfall(dataset, seed=s, **params)
         gap = runs["tuning"] - runs["fresh"]
         rows.append(
             {
-                "seed": s,
-                "optimism": float(gap.mean()),
-                "positive": float((gap > 0).mean()),
+                "seed": s, "optimism": float(gap.mean()), "positive": float((gap > 0).mean()),
                 "chosen": int(runs["chosen"].nunique()),
                 "best": float(max(runs.attrs["test_accuracy"].values())),
             }

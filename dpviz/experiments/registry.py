@@ -1,16 +1,8 @@
 """The algorithm registry: every learner of the workbook by name, and how to build it.
 
-One place says which private tree learners (and which non-private references)
-dpviz compares, where each comes from, and with which settings it runs:
-
-* :data:`ALGORITHMS` / :data:`REFERENCES` — the specs (:class:`Algorithm`): name,
-  paper, dpviz class, private or not;
-* :data:`FACTORIES` — name → ``factory(epsilon, data, random_state)``; add an
-  entry to extend the registry (``FACTORIES["mine"] = factory``);
-* :func:`make_estimator` — an unfitted estimator by name, with its paper's
-  default settings (:func:`jpw_n_trees`: JPW §VI's number of trees);
-* :class:`OneHotModel` — a scikit-learn model on the public domain's one-hot
-  encoding (the references).
+:data:`ALGORITHMS` and :data:`REFERENCES` say where each comes from; :data:`FACTORIES` maps
+a name to ``factory(epsilon, data, random_state)`` (add an entry to extend it);
+:func:`make_estimator` builds one with its paper's settings.
 """
 
 from __future__ import annotations
@@ -31,38 +23,10 @@ from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 
-__all__ = [
-    "ALGORITHMS",
-    "FACTORIES",
-    "PRIVATE",
-    "REFERENCES",
-    "Algorithm",
-    "Factory",
-    "OneHotModel",
-    "algorithm_table",
-    "applicable",
-    "jpw_n_trees",
-    "make_estimator",
-]
-
 
 @dataclass(frozen=True)
 class Algorithm:
-    """One learner of the comparison.
-
-    Attributes
-    ----------
-    name : str
-        Short name used in the frames and the charts.
-    paper : str
-        Where it comes from (paper and figure / algorithm).
-    dpviz : str
-        The dpviz class (and settings) that implements it.
-    private : bool
-        ε-DP for add/remove one training row (False for the references).
-    nominal_only : bool
-        Handles categorical attributes only (SuLQ-ID3).
-    """
+    """One learner: ``name``, ``paper``, ``dpviz`` class, ``private`` (ε-DP), ``nominal_only``."""
 
     name: str
     paper: str
@@ -86,29 +50,23 @@ ALGORITHMS: dict[str, Algorithm] = {
             "DPRandomForestClassifier(ε) — 100 trees, ROSNAM",
         ),
         Algorithm(
-            "SuLQ-ID3",
-            "FS Alg. 1: ID3 whose gains come from noisy counts",
-            "SuLQID3Classifier(ε, max_depth=5)",
-            nominal_only=True,
+            "SuLQ-ID3", "FS Alg. 1: ID3 whose gains come from noisy counts",
+            "SuLQID3Classifier(ε, max_depth=5)", nominal_only=True,
         ),
         Algorithm(
-            "DiffPID3-Max",
-            "FS Alg. 2: one exponential-mechanism choice per node, Max quality",
+            "DiffPID3-Max", "FS Alg. 2: one exponential-mechanism choice per node, Max quality",
             'DiffPID3Classifier(ε, max_depth=5, criterion="max")',
         ),
         Algorithm(
-            "DiffPID3-Gini",
-            "FS Alg. 2 with the Gini quality (sensitivity 2)",
+            "DiffPID3-Gini", "FS Alg. 2 with the Gini quality (sensitivity 2)",
             'DiffPID3Classifier(ε, max_depth=5, criterion="gini")',
         ),
         Algorithm(
-            "DiffPID3-InfoGain",
-            "FS Alg. 2 with InfoGain (sensitivity log2(N+1) + 1/ln 2)",
+            "DiffPID3-InfoGain", "FS Alg. 2 with InfoGain (sensitivity log2(N+1) + 1/ln 2)",
             'DiffPID3Classifier(ε, criterion="infogain", size_bound=rows of the data set)',
         ),
         Algorithm(
-            "DiffPC4.5",
-            "FS §4.2-4.3 + Alg. 3: DiffPID3-Max, pruned with the noisy counts",
+            "DiffPC4.5", "FS §4.2-4.3 + Alg. 3: DiffPID3-Max, pruned with the noisy counts",
             "DiffPC45Classifier(ε, max_depth=5)",
         ),
     )
@@ -124,33 +82,26 @@ REFERENCES: dict[str, Algorithm] = {
         Algorithm(
             "RDT (non-private)",
             "Fan et al.'s random decision trees, exact counts, pruned (JPW Fig. 1-2)",
-            "RandomDecisionTreeClassifier(n_trees=10)",
-            private=False,
+            "RandomDecisionTreeClassifier(n_trees=10)", private=False,
         ),
         Algorithm(
-            "sklearn tree",
-            "CART, unlimited depth, on one-hot encoded attributes",
-            "sklearn DecisionTreeClassifier",
-            private=False,
+            "sklearn tree", "CART, unlimited depth, on one-hot encoded attributes",
+            "sklearn DecisionTreeClassifier", private=False,
         ),
         Algorithm(
-            "sklearn forest",
-            "Breiman's random forest (50 trees) on one-hot encoded attributes",
-            "sklearn RandomForestClassifier(n_estimators=50)",
-            private=False,
+            "sklearn forest", "Breiman's random forest (50 trees) on one-hot encoded attributes",
+            "sklearn RandomForestClassifier(n_estimators=50)", private=False,
         ),
         Algorithm(
-            "majority class",
-            "always predict the most frequent training class: the floor",
-            "sklearn DummyClassifier",
-            private=False,
+            "majority class", "always predict the most frequent training class: the floor",
+            "sklearn DummyClassifier", private=False,
         ),
     )
 }
 
 
 def algorithm_table() -> pd.DataFrame:
-    """Every learner of the comparison: name, paper (figure / algorithm), dpviz class, private."""
+    """Every learner of the comparison: name, paper, dpviz class, private."""
     rows = [
         {"algorithm": a.name, "paper": a.paper, "dpviz": a.dpviz, "ε-DP": a.private}
         for a in (*ALGORITHMS.values(), *REFERENCES.values())
@@ -170,23 +121,13 @@ def applicable(algorithm: str, data: Dataset) -> bool:
 
 
 class OneHotModel:
-    """A scikit-learn model on the domain's encoding: one column per category, numbers as is.
-
-    The categories come from the public domain, so the encoding reads no row.
-
-    Parameters
-    ----------
-    model : scikit-learn estimator
-        Fitted on the one-hot design matrix.
-    data : Dataset
-        Supplies the public domain.
-    """
+    """A scikit-learn model on the public domain's one-hot encoding (numbers as they are)."""
 
     def __init__(self, model: Any, data: Dataset) -> None:
         self.model, self.domain = model, data.domain
 
     def design(self, X: pd.DataFrame) -> np.ndarray:
-        """The one-hot design matrix of ``X`` (categories from the public domain)."""
+        """The one-hot design matrix of ``X`` (categories from the public domain: reads no row)."""
         codes = self.domain.encode(X)
         blocks = []
         for j, attribute in enumerate(self.domain):
@@ -216,11 +157,7 @@ def _diffpid3(criterion: str) -> Factory:
     def factory(epsilon: float, data: Dataset, random_state: int) -> DiffPID3Classifier:
         bound = data.n_rows if criterion == "infogain" else None
         return DiffPID3Classifier(
-            epsilon,
-            max_depth=5,
-            criterion=criterion,
-            size_bound=bound,
-            domain=data.domain,
+            epsilon, max_depth=5, criterion=criterion, size_bound=bound, domain=data.domain,
             random_state=random_state,
         )
 
@@ -257,30 +194,8 @@ FACTORIES: dict[str, Factory] = {
 }
 
 
-def make_estimator(
-    algorithm: str, epsilon: float, data: Dataset, random_state: int = 0
-) -> Any:
-    """An unfitted estimator of ``algorithm`` at ``epsilon`` for ``data`` (its public domain).
-
-    Parameters
-    ----------
-    algorithm : str
-        A key of :data:`FACTORIES` (every name of :data:`ALGORITHMS` and
-        :data:`REFERENCES`).
-    epsilon : float
-        Total budget (``math.inf``: the private learner without noise); ignored by
-        the references.
-    data : Dataset
-        Supplies the public domain (and, for InfoGain, the public size bound: the
-        documented number of rows of the whole data set).
-    random_state : int
-        Seed of the estimator.
-
-    Returns
-    -------
-    estimator
-        scikit-learn style (``fit(X, y)``, ``predict(X)``).
-    """
+def make_estimator(algorithm: str, epsilon: float, data: Dataset, random_state: int = 0) -> Any:
+    """An unfitted ``algorithm`` at ``epsilon`` (``math.inf``: no noise) on ``data``'s domain."""
     factory = FACTORIES.get(algorithm)
     if factory is None:
         raise InvalidParameterError(f"unknown algorithm {algorithm!r}; known: {list(FACTORIES)}")

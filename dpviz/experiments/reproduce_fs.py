@@ -1,30 +1,10 @@
-"""Reproductions of Friedman & Schuster (KDD 2010) and of JPW's Table I, as tidy DataFrames.
+"""Reproductions of Friedman & Schuster (KDD 2010) and of JPW's Table I, one row per run.
 
-Every function runs one experiment of the papers and returns one row per run (or per
-fold), so a notebook can plot it or summarise it next to the published numbers, which
-are in :mod:`dpviz.data.published` (:data:`~dpviz.data.published.FS_TABLE1`,
-:data:`~dpviz.data.published.JPW_TABLE1`).
-
-==========================  ==========================================================
-function                    paper
-==========================  ==========================================================
-:func:`fs_table1`           FS Table 1 (and Fig. 3): one split on one of ten binary
-                            attributes, B = 0.1, p_noise = 0.1, N = 5000
-:func:`fs_fig4`             FS Fig. 4: a numeric split at 35 on [0, 100], B = 0.1
-:func:`fs_fig5`             FS Fig. 5: numeric split vs ten equal-width bins, B = 0.2
-:func:`fs_random_trees`     FS Fig. 6 (10 binary attributes) and Fig. 7 (7 binary + 3
-                            numeric): random depth-5 trees, B = 1, N = 50,000
-:func:`fs_fig8`             FS Fig. 8: Adult, depth ≤ 5, 10-fold cross-validation,
-                            budgets above 1, Max vs Gini vs InfoGain
-:func:`jpw_table1`          JPW Table I: private ID3 at ε' = 1 on Nursery, Votes and
-                            Mushroom, with the share of test rows left unclassified
-==========================  ==========================================================
-
-Randomness: every function takes an int ``random_state``; each (setting, run) gets its own
-seed derived from it with :class:`numpy.random.SeedSequence`, and each algorithm its own
-stream, so adding an algorithm or a size does not change the others' results.
-Accuracies are fractions in [0, 1]; the summaries and comparisons show percentages as the
-papers do.
+:func:`fs_table1` (Table 1: one binary split), :func:`fs_fig4` (a numeric split at 35),
+:func:`fs_fig5` (numeric vs ten bins), :func:`fs_random_trees` (Fig. 6-7: random depth-5
+trees), :func:`fs_fig8` (Adult, 10-fold), :func:`jpw_table1` (JPW Table I). Each (setting,
+run) and algorithm gets its own seed from ``random_state`` (``SeedSequence``), so adding
+one changes no other result. Accuracies are fractions.
 """
 
 from __future__ import annotations
@@ -33,7 +13,7 @@ import functools
 import math
 import re
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -46,31 +26,20 @@ from dpviz.data.synthetic import fs_numeric_split_data, fs_random_tree_data, fs_
 from dpviz.data.uci import Dataset, load
 from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
-from dpviz.trees.id3 import (
-    DiffPID3Classifier,
-    SuLQID3Classifier,
-)
+from dpviz.trees.id3 import DiffPID3Classifier, SuLQID3Classifier
 from dpviz.validation import check_epsilon, check_int
 
 __all__ = [
-    "evaluate_encoded",
-    "fs_fig4",
-    "fs_fig5",
-    "fs_fig8",
-    "fs_random_trees",
-    "fs_table1",
-    "jpw_table1",
-    "jpw_table1_comparison",
-    "percent_summary",
-    "table1_comparison",
+    "evaluate_encoded", "fs_fig4", "fs_fig5", "fs_fig8", "fs_random_trees", "fs_table1",
+    "jpw_table1", "jpw_table1_comparison", "percent_summary", "table1_comparison",
     "table1_markdown",
 ]
 
-#: JPW Table I reproduction: the depth cap of the private ID3 per data set. ID3 tests each
-#: attribute at most once, so the number of attributes is "unlimited"; Mushroom (21
-#: attributes with up to 12 values) is capped because, without FS's stopping rule, the noisy
-#: tree has more than 10^4 nodes at depth 6 and grows geometrically beyond.
+#: JPW Table I: the private ID3's depth cap per data set (Mushroom's noisy tree grows
+#: geometrically beyond depth 5 without FS's stopping rule).
 JPW_MAX_DEPTH: dict[str, int] = {"nursery": 8, "votes": 16, "mushroom": 5}
+CRITERIA_ORDER: tuple[str, ...] = ("infogain", "gini", "max")
+_CRITERION_NAMES = {"infogain": "InfoGain", "gini": "Gini", "max": "Max"}
 
 
 # =============================================================================== helpers
@@ -81,16 +50,12 @@ def _seed(random_state: int, *keys: int | str) -> int:
     return int(state[0]) << 31 | int(state[1]) >> 1
 
 
-def _iterate(items: Iterable[Any], progress: bool, total: int, desc: str) -> Iterable[Any]:
+def _iterate(items: Sequence[Any], progress: bool, desc: str) -> Iterable[Any]:
     if not progress:
         return items
     from tqdm.auto import tqdm
 
-    return tqdm(items, total=total, desc=desc)
-
-
-def _check_random_state(random_state: object) -> int:
-    return check_int(random_state, "random_state", minimum=0)
+    return tqdm(items, total=len(items), desc=desc)
 
 
 def _check_sizes(sizes: Sequence[int], size_bound: int | None) -> list[int]:
@@ -110,30 +75,45 @@ def _check_sizes(sizes: Sequence[int], size_bound: int | None) -> list[int]:
 def evaluate_encoded(model: Any, codes: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
     """(accuracy, share of unclassified rows) of a fitted FS estimator on encoded rows.
 
-    An unclassified row counts as correct when its fallback label (see
-    :meth:`~dpviz.trees.id3.DiffPID3Classifier.predict`) is right.
+    An unclassified row counts as correct when its fallback label is right.
     """
     predicted, unclassified = model.label_and_unclassified_encoded(codes)
     return float(np.mean(predicted == labels)), float(unclassified.mean())
 
 
-def _split_attribute(data: Dataset) -> str | None:
-    """The generating split attribute named in an FS single-split description."""
+def split_attribute(data: Dataset) -> str | None:
+    """The generating split attribute named in an FS single-split data set's description."""
     match = re.search(r"decided by (\w+)", data.description)
     return match.group(1) if match else None
 
 
-def _crit_name(criterion: str) -> str:
-    return {"infogain": "InfoGain", "gini": "Gini", "max": "Max"}[criterion]
+def _test_set(data: Dataset) -> tuple[np.ndarray, np.ndarray]:
+    assert data.test is not None
+    return data.domain.encode(data.test.X), data.domain.encode_labels(data.test.y)
 
 
-CRITERIA_ORDER: tuple[str, ...] = ("infogain", "gini", "max")
+def _split_runs(
+    label: str, tag: str, sizes: Sequence[int], runs: int, random_state: int, progress: bool,
+    budget: float, size_bound: int, fits: Callable[[int, Callable[..., int]], Iterator[dict]],
+) -> pd.DataFrame:
+    """The loop of FS Table 1 and Figs. 4-5: per (n, run), the records of ``fits(n, seed)``.
+
+    ``seed(*keys)`` is the run's seed of ``keys`` (the data's with none).
+    """
+    check_epsilon(budget, "budget")
+    runs = check_int(runs, "runs", minimum=1)
+    sizes = _check_sizes(sizes, size_bound)
+    seed0 = check_int(random_state, "random_state", minimum=0)
+    settings = [(n, r) for n in sizes for r in range(runs)]
+    return pd.DataFrame([
+        {"n": n, "run": run, **record}
+        for n, run in _iterate(settings, progress, label)
+        for record in fits(n, functools.partial(_seed, seed0, tag, n, run))
+    ])
 
 
 # =============================================================================== FS Table 1
-def _table1_model(
-    algorithm: str, budget: float, size_bound: int, domain: Domain, seed: int
-) -> Any:
+def _table1_model(algorithm: str, budget: float, size_bound: int, domain: Domain, seed: int) -> Any:
     if algorithm == "ID3":
         return DiffPID3Classifier(
             math.inf, max_depth=None, criterion="infogain", domain=domain, random_state=seed
@@ -141,123 +121,44 @@ def _table1_model(
     if algorithm == "SuLQ-based ID3":
         return SuLQID3Classifier(budget, max_depth=1, domain=domain, random_state=seed)
     criterion = algorithm.removeprefix("DiffPID3-").lower()
-    return DiffPID3Classifier(
-        budget,
-        max_depth=1,
-        criterion=criterion,
-        size_bound=size_bound,
-        domain=domain,
-        random_state=seed,
-    )
+    return DiffPID3Classifier(budget, max_depth=1, criterion=criterion, size_bound=size_bound,
+                              domain=domain, random_state=seed)
 
 
 def fs_table1(
-    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
-    runs: int = 200,
-    *,
-    algorithms: Sequence[str] = FS_TABLE1_ALGORITHMS,
-    budget: float = 0.1,
-    p_noise: float = 0.1,
-    size_bound: int = 5000,
-    n_test: int = 10_000,
-    random_state: int = 0,
-    progress: bool = False,
+    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000), runs: int = 200, *,
+    algorithms: Sequence[str] = FS_TABLE1_ALGORITHMS, budget: float = 0.1, p_noise: float = 0.1,
+    size_bound: int = 5000, n_test: int = 10_000, random_state: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """FS Table 1 (§5.1.1): accuracy of each algorithm on a single binary split.
+    """FS Table 1 (§5.1.1): each algorithm at depth 1 on a single binary split, per size and run.
 
-    For every size and run a new training set is drawn by
-    :func:`~dpviz.data.synthetic.fs_single_split_data` (ten binary attributes, binary class,
-    ``p_noise``), each algorithm is trained at depth d = 1 with budget B (FS: the SuLQ
-    count budget is "a mere 0.00125" = B / (2(d+1)) / (2|A|), hence d = 1) and scored on
-    the noiseless test set. "ID3" is the non-private, unlimited-depth ID3 (see
-    docs/papers.md (errata): FS's ID3 column overfits the noisy rows; a depth-1 ID3 would
-    be perfect).
-
-    Parameters
-    ----------
-    sizes : sequence of int
-        Training-set sizes (FS: 1000 to 5000), each at most ``size_bound``.
-    runs : int, default 200
-        Runs per size (FS: 200).
-    algorithms : sequence of str
-        A subset of :data:`FS_TABLE1_ALGORITHMS`.
-    budget : float, default 0.1
-        B.
-    p_noise : float, default 0.1
-        Noise of the training rows.
-    size_bound : int, default 5000
-        The public bound N of the InfoGain sensitivity (FS: 5000).
-    n_test : int, default 10000
-        Rows of the noiseless test set.
-    random_state : int, default 0
-        Master seed.
-    progress : bool, default False
-        Show a tqdm progress bar.
-
-    Returns
-    -------
-    DataFrame
-        One row per (size, run, algorithm): ``n``, ``run``, ``algorithm``, ``accuracy``,
-        ``split_found`` (the root tests the generating attribute).
+    Scored on ``n_test`` noiseless rows; "ID3" is non-private with unlimited depth.
     """
     budget = check_epsilon(budget, "budget")
-    runs = check_int(runs, "runs", minimum=1)
-    sizes = _check_sizes(sizes, size_bound)
-    seed0 = _check_random_state(random_state)
     unknown = [a for a in algorithms if a not in FS_TABLE1_ALGORITHMS]
     if unknown:
         raise InvalidParameterError(
             f"algorithms must be among {list(FS_TABLE1_ALGORITHMS)}, got {unknown}"
         )
-    rows = []
-    settings = [(n, r) for n in sizes for r in range(runs)]
-    for n, run in _iterate(settings, progress, len(settings), "FS Table 1"):
-        data = fs_single_split_data(
-            n, p_noise=p_noise, n_test=n_test, random_state=_seed(seed0, "table1", n, run)
-        )
-        domain = data.domain
-        assert data.test is not None
-        codes = domain.encode(data.test.X)
-        labels = domain.encode_labels(data.test.y)
-        truth = _split_attribute(data)
-        train = (domain.encode(data.X), domain.encode_labels(data.y), domain)
+
+    def fits(n: int, seed: Callable[..., int]) -> Iterator[dict]:
+        data = fs_single_split_data(n, p_noise=p_noise, n_test=n_test, random_state=seed())
+        codes, labels = _test_set(data)
+        train = (data.domain.encode(data.X), data.domain.encode_labels(data.y), data.domain)
         for algorithm in algorithms:
-            seed = _seed(seed0, "table1", n, run, algorithm)
-            model = _table1_model(algorithm, budget, size_bound, domain, seed)
+            model = _table1_model(algorithm, budget, size_bound, data.domain, seed(algorithm))
             model.fit_encoded(*train)
-            accuracy, _ = evaluate_encoded(model, codes, labels)
-            rows.append(
-                {
-                    "n": n,
-                    "run": run,
-                    "algorithm": algorithm,
-                    "accuracy": accuracy,
-                    "split_found": model.tree_.root.attribute == truth,
-                }
-            )
-    return pd.DataFrame(rows)
+            yield {"algorithm": algorithm, "accuracy": evaluate_encoded(model, codes, labels)[0],
+                   "split_found": model.tree_.root.attribute == split_attribute(data)}
+
+    return _split_runs("FS Table 1", "table1", sizes, runs, random_state, progress, budget,
+                       size_bound, fits)
 
 
 def percent_summary(
     runs: pd.DataFrame, by: Sequence[str] = ("n", "algorithm"), value: str = "accuracy"
 ) -> pd.DataFrame:
-    """Mean and standard deviation (in %) of ``value`` per group, with the number of runs.
-
-    Parameters
-    ----------
-    runs : DataFrame
-        One row per run (the output of a reproduction function).
-    by : sequence of str
-        Grouping columns.
-    value : str
-        The column to summarise (a fraction).
-
-    Returns
-    -------
-    DataFrame
-        Columns ``*by``, ``mean`` and ``std`` (percent; std with ddof = 1 as in the
-        papers' tables), ``sem`` (standard error of the mean, percent), ``runs``.
-    """
+    """Mean and standard deviation (ddof 1) in % of ``value`` per group, ``sem`` and ``runs``."""
     grouped = runs.groupby(list(by), sort=False)[value]
     out = grouped.agg(["mean", "std", "size"]).reset_index()
     out["mean"] *= 100
@@ -267,14 +168,7 @@ def percent_summary(
 
 
 def table1_comparison(runs: pd.DataFrame) -> pd.DataFrame:
-    """Our FS Table 1 next to the paper's: one row per (n, algorithm).
-
-    Returns
-    -------
-    DataFrame
-        ``n``, ``algorithm``, ``ours_mean``, ``ours_std``, ``runs``, ``paper_mean``,
-        ``paper_std`` (percent).
-    """
+    """Our FS Table 1 next to the paper's, per (n, algorithm): ours and paper mean and std (%)."""
     ours = percent_summary(runs).rename(columns={"mean": "ours_mean", "std": "ours_std"})
     paper = FS_TABLE1.rename(columns={"mean": "paper_mean", "std": "paper_std"})
     merged = ours.merge(paper, on=["n", "algorithm"], how="left")
@@ -285,8 +179,8 @@ def table1_markdown(runs: pd.DataFrame) -> str:
     """A markdown table in FS Table 1's layout: "ours ± std (paper ± std)" per cell."""
     comparison = table1_comparison(runs)
     algorithms = [a for a in FS_TABLE1_ALGORITHMS if a in set(comparison["algorithm"])]
-    header = "| Number of samples | " + " | ".join(algorithms) + " |"
-    lines = [header, "|" + "---|" * (len(algorithms) + 1)]
+    lines = ["| Number of samples | " + " | ".join(algorithms) + " |",
+             "|" + "---|" * (len(algorithms) + 1)]
     for n, group in comparison.groupby("n", sort=True):
         cells = []
         for algorithm in algorithms:
@@ -295,23 +189,17 @@ def table1_markdown(runs: pd.DataFrame) -> str:
                 cells.append("")
                 continue
             r = row.iloc[0]
-            paper = (
-                ""
-                if pd.isna(r["paper_mean"])
-                else f" ({r['paper_mean']:.1f} ± {r['paper_std']:.1f})"
-            )
+            paper = "" if pd.isna(r["paper_mean"]) else (
+                f" ({r['paper_mean']:.1f} ± {r['paper_std']:.1f})")
             cells.append(f"{r['ours_mean']:.1f} ± {r['ours_std']:.1f}{paper}")
         lines.append(f"| {n} | " + " | ".join(cells) + " |")
     n_runs = int(comparison["runs"].max())
-    lines.append("")
-    lines.append(
-        f"Ours ± standard deviation over {n_runs} runs per size (FS's published values in "
-        "parentheses, 200 runs), accuracy in %."
-    )
+    lines += ["", f"Ours ± standard deviation over {n_runs} runs per size (FS's published values "
+              "in parentheses, 200 runs), accuracy in %."]
     return "\n".join(lines)
 
 
-# =============================================================================== FS Fig. 4
+# =============================================================================== FS Fig. 4-5
 def _j48_like(pruned: bool, seed: int) -> Any:
     """Non-private J48-like references from scikit-learn (entropy trees on the codes)."""
     if pruned:
@@ -322,217 +210,94 @@ def _j48_like(pruned: bool, seed: int) -> Any:
 
 
 def fs_fig4(
-    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000),
-    runs: int = 50,
-    *,
-    budget: float = 0.1,
-    p_noise: float = 0.1,
-    size_bound: int = 5000,
-    criteria: Sequence[str] = CRITERIA_ORDER,
-    prune: bool = False,
-    references: bool = True,
-    n_test: int = 10_000,
-    random_state: int = 0,
+    sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000), runs: int = 50, *, budget: float = 0.1,
+    p_noise: float = 0.1, size_bound: int = 5000, criteria: Sequence[str] = CRITERIA_ORDER,
+    prune: bool = False, references: bool = True, n_test: int = 10_000, random_state: int = 0,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """FS Fig. 4 (§5.1.1): a single split at 35 on a numeric attribute over [0, 100].
-
-    Data from :func:`~dpviz.data.synthetic.fs_numeric_split_data` (7 binary and 3 numeric
-    attributes); DiffPC4.5 with each criterion at depth 1 and budget B (split points by
-    the exponential mechanism over the public grid of [0, 100] in 256 cells, where 35 is
-    not a grid point: its neighbours are 34.77 and 35.16; ε = B / ((2+3)·1 + 2)); the J48
-    benchmarks are replaced by scikit-learn entropy trees (unpruned, and pruned with
-    ``min_samples_leaf=2, ccp_alpha=0.005`` — a stand-in for J48's error-based pruning).
-
-    Returns
-    -------
-    DataFrame
-        One row per (size, run, algorithm): ``n``, ``run``, ``algorithm``, ``accuracy``,
-        ``split_found`` (the root tests the generating attribute) and ``split_point``
-        (the root's threshold when it does).
-    """
+    """FS Fig. 4 (§5.1.1): DiffPC4.5 and J48-like trees on a numeric split at 35 on [0, 100]."""
     budget = check_epsilon(budget, "budget")
-    runs = check_int(runs, "runs", minimum=1)
-    sizes = _check_sizes(sizes, size_bound)
-    seed0 = _check_random_state(random_state)
-    rows = []
-    settings = [(n, r) for n in sizes for r in range(runs)]
-    for n, run in _iterate(settings, progress, len(settings), "FS Fig. 4"):
-        data = fs_numeric_split_data(
-            n, p_noise=p_noise, n_test=n_test, random_state=_seed(seed0, "fig4", n, run)
-        )
+
+    def fits(n: int, seed: Callable[..., int]) -> Iterator[dict]:
+        data = fs_numeric_split_data(n, p_noise=p_noise, n_test=n_test, random_state=seed())
         domain = data.domain
-        assert data.test is not None
-        codes = domain.encode(data.test.X)
-        labels = domain.encode_labels(data.test.y)
-        truth = _split_attribute(data)
+        codes, labels = _test_set(data)
+        truth = split_attribute(data)
         for criterion in criteria:
-            name = f"DiffPC4.5-{_crit_name(criterion)}"
+            name = f"DiffPC4.5-{_CRITERION_NAMES[criterion]}"
             model = DiffPID3Classifier(
-                budget,
-                max_depth=1,
-                criterion=criterion,
-                size_bound=size_bound,
-                prune=prune,
-                domain=domain,
-                random_state=_seed(seed0, "fig4", n, run, name),
+                budget, max_depth=1, criterion=criterion, size_bound=size_bound, prune=prune,
+                domain=domain, random_state=seed(name),
             ).fit(data.X, data.y)
-            accuracy, _ = evaluate_encoded(model, codes, labels)
             root = model.tree_.root
             found = root.attribute == truth
-            rows.append(
-                {
-                    "n": n,
-                    "run": run,
-                    "algorithm": name,
-                    "accuracy": accuracy,
-                    "split_found": found,
-                    "split_point": root.threshold if found else math.nan,
-                }
-            )
+            yield {"algorithm": name, "accuracy": evaluate_encoded(model, codes, labels)[0],
+                   "split_found": found, "split_point": root.threshold if found else math.nan}
         if references:
-            train_codes = domain.encode(data.X)
-            train_labels = domain.encode_labels(data.y)
+            train_codes, train_labels = domain.encode(data.X), domain.encode_labels(data.y)
             for pruned in (False, True):
                 name = f"J48-like (scikit-learn, {'pruned' if pruned else 'unpruned'})"
-                tree = _j48_like(pruned, _seed(seed0, "fig4", n, run, name))
-                tree.fit(train_codes, train_labels)
+                tree = _j48_like(pruned, seed(name)).fit(train_codes, train_labels)
                 found = bool(tree.tree_.feature[0] == domain.index(truth)) if truth else False
-                rows.append(
-                    {
-                        "n": n,
-                        "run": run,
-                        "algorithm": name,
-                        "accuracy": float((tree.predict(codes) == labels).mean()),
-                        "split_found": found,
-                        "split_point": float(tree.tree_.threshold[0]) if found else math.nan,
-                    }
-                )
-    return pd.DataFrame(rows)
+                yield {"algorithm": name,
+                       "accuracy": float((tree.predict(codes) == labels).mean()),
+                       "split_found": found,
+                       "split_point": float(tree.tree_.threshold[0]) if found else math.nan}
+
+    return _split_runs("FS Fig. 4", "fig4", sizes, runs, random_state, progress, budget,
+                       size_bound, fits)
 
 
-# =============================================================================== FS Fig. 5
 def fs_fig5(
-    sizes: Sequence[int] = (500, 1000, 2000, 3000, 4000, 5000),
-    runs: int = 50,
-    *,
-    budget: float = 0.2,
-    n_bins: int = 10,
-    p_noise: float = 0.0,
-    size_bound: int = 5000,
-    criteria: Sequence[str] = CRITERIA_ORDER,
-    n_test: int = 10_000,
-    random_state: int = 0,
+    sizes: Sequence[int] = (500, 1000, 2000, 3000, 4000, 5000), runs: int = 50, *,
+    budget: float = 0.2, n_bins: int = 10, p_noise: float = 0.0, size_bound: int = 5000,
+    criteria: Sequence[str] = CRITERIA_ORDER, n_test: int = 10_000, random_state: int = 0,
     progress: bool = False,
 ) -> pd.DataFrame:
-    """FS Fig. 5 (§5.1.1): a numeric split (DiffPC4.5) vs ten equal-width bins (DiffPID3).
+    """FS Fig. 5 (§5.1.1): a numeric split (DiffPC4.5) against ``n_bins`` bins (DiffPID3).
 
-    The same rows (same seed) are given to DiffPC4.5 with the numeric attributes and to
-    DiffPID3 with each numeric attribute cut into ``n_bins`` equal-width bins of [0, 100],
-    which deliberately miss the split point 35. Depth 1, B = 0.2, no noise.
-
-    Returns
-    -------
-    DataFrame
-        One row per (size, run, criterion, variant): ``n``, ``run``, ``criterion``,
-        ``variant`` (``"numeric"`` or ``"binned"``), ``algorithm``, ``accuracy``.
+    The same rows for both; the bins miss 35; depth 1, B = 0.2, no noise.
     """
     budget = check_epsilon(budget, "budget")
-    runs = check_int(runs, "runs", minimum=1)
-    sizes = _check_sizes(sizes, size_bound)
-    seed0 = _check_random_state(random_state)
-    rows = []
-    settings = [(n, r) for n in sizes for r in range(runs)]
-    for n, run in _iterate(settings, progress, len(settings), "FS Fig. 5"):
-        data_seed = _seed(seed0, "fig5", n, run)
-        variants = {
-            "numeric": fs_numeric_split_data(
-                n, p_noise=p_noise, n_test=n_test, random_state=data_seed
-            ),
-            "binned": fs_numeric_split_data(
-                n, p_noise=p_noise, n_test=n_test, n_bins=n_bins, random_state=data_seed
-            ),
-        }
-        for variant, data in variants.items():
-            assert data.test is not None
-            codes = data.domain.encode(data.test.X)
-            labels = data.domain.encode_labels(data.test.y)
+
+    def fits(n: int, seed: Callable[..., int]) -> Iterator[dict]:
+        for variant, bins in (("numeric", {}), ("binned", {"n_bins": n_bins})):
+            data = fs_numeric_split_data(n, p_noise=p_noise, n_test=n_test, random_state=seed(),
+                                         **bins)
+            codes, labels = _test_set(data)
+            base = "DiffPC4.5" if variant == "numeric" else f"DiffPID3 ({n_bins} bins)"
             for criterion in criteria:
-                base = "DiffPC4.5" if variant == "numeric" else f"DiffPID3 ({n_bins} bins)"
-                name = f"{base}-{_crit_name(criterion)}"
+                name = f"{base}-{_CRITERION_NAMES[criterion]}"
                 model = DiffPID3Classifier(
-                    budget,
-                    max_depth=1,
-                    criterion=criterion,
-                    size_bound=size_bound,
-                    domain=data.domain,
-                    random_state=_seed(seed0, "fig5", n, run, name),
+                    budget, max_depth=1, criterion=criterion, size_bound=size_bound,
+                    domain=data.domain, random_state=seed(name),
                 ).fit(data.X, data.y)
-                accuracy, _ = evaluate_encoded(model, codes, labels)
-                rows.append(
-                    {
-                        "n": n,
-                        "run": run,
-                        "criterion": criterion,
-                        "variant": variant,
-                        "algorithm": name,
-                        "accuracy": accuracy,
-                    }
-                )
-    return pd.DataFrame(rows)
+                yield {"criterion": criterion, "variant": variant, "algorithm": name,
+                       "accuracy": evaluate_encoded(model, codes, labels)[0]}
+
+    return _split_runs("FS Fig. 5", "fig5", sizes, runs, random_state, progress, budget,
+                       size_bound, fits)
 
 
 # =============================================================================== FS Fig. 6-7
 def fs_random_trees(
-    sizes: Sequence[int] = (1000, 2500, 5000, 10_000, 25_000, 50_000),
-    *,
-    numeric: bool = False,
-    n_trees: int = 3,
-    runs_per_tree: int = 2,
-    budget: float = 1.0,
-    depth: int = 5,
-    p_noise: float = 0.1,
-    size_bound: int = 50_000,
-    criteria: Sequence[str] = CRITERIA_ORDER,
-    sulq: bool | None = None,
-    prune: bool | None = None,
-    n_test: int = 10_000,
-    random_state: int = 0,
-    progress: bool = False,
+    sizes: Sequence[int] = (1000, 2500, 5000, 10_000, 25_000, 50_000), *, numeric: bool = False,
+    n_trees: int = 3, runs_per_tree: int = 2, budget: float = 1.0, depth: int = 5,
+    p_noise: float = 0.1, size_bound: int = 50_000, criteria: Sequence[str] = CRITERIA_ORDER,
+    sulq: bool | None = None, prune: bool | None = None, n_test: int = 10_000,
+    random_state: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """FS Fig. 6 (``numeric=False``) and Fig. 7 (``numeric=True``): random depth-5 trees.
+    """FS Fig. 6 (binary attributes) and Fig. 7 (``numeric``): random depth-5 trees, B = 1.
 
-    FS §5.1.2: B = 1, a generating tree of depth 5 with p_leaf = 0.3 over ten binary
-    attributes (Fig. 6) or seven binary and three numeric ones (Fig. 7), binary class,
-    N = 50,000; FS used 10 trees × 20 runs per size, we default to fewer (``n_trees`` ×
-    ``runs_per_tree``). The paper does not give p_noise for these figures; 0.1 as in §5.1.1.
-
-    Parameters
-    ----------
-    numeric : bool
-        Fig. 7's three numeric attributes (DiffPC4.5) instead of Fig. 6's binary ones.
-    sulq : bool, optional
-        Include the SuLQ-based ID3 (nominal only); default: for Fig. 6.
-    prune : bool, optional
-        Prune with noisy counts (FS Alg. 3); default: for Fig. 7 (DiffPC4.5).
-
-    Other Parameters
-    ----------------
-    sizes, budget, depth, p_noise, size_bound, criteria, n_test, random_state, progress
-        As :func:`fs_table1` (``depth`` is the maximal depth d of the learners).
-
-    Returns
-    -------
-    DataFrame
-        One row per (size, tree, run, algorithm): ``n``, ``tree``, ``run``, ``algorithm``,
-        ``accuracy``, ``depth`` and ``n_leaves`` of the induced tree.
+    ``n_trees`` × ``runs_per_tree`` runs per size (FS: 10 × 20); ``sulq`` and ``prune``
+    default to the figure's.
     """
     budget = check_epsilon(budget, "budget")
     n_trees = check_int(n_trees, "n_trees", minimum=1)
     runs_per_tree = check_int(runs_per_tree, "runs_per_tree", minimum=1)
     depth = check_int(depth, "depth", minimum=1)
     sizes = _check_sizes(sizes, size_bound)
-    seed0 = _check_random_state(random_state)
+    seed0 = check_int(random_state, "random_state", minimum=0)
     sulq = (not numeric) if sulq is None else bool(sulq)
     if sulq and numeric:
         raise InvalidParameterError("the SuLQ-based ID3 (FS Alg. 1) handles nominal data only")
@@ -540,157 +305,70 @@ def fs_random_trees(
     base = "DiffPC4.5" if numeric else "DiffPID3"
     rows = []
     settings = [(n, t, r) for n in sizes for t in range(n_trees) for r in range(runs_per_tree)]
-    label = f"FS Fig. {7 if numeric else 6}"
-    for n, tree, run in _iterate(settings, progress, len(settings), label):
+    for n, tree, run in _iterate(settings, progress, f"FS Fig. {7 if numeric else 6}"):
         data = _random_tree_run(
             n, seed0, tree, run, numeric=numeric, depth=depth, p_noise=p_noise, n_test=n_test
         )
-        domain = data.domain
-        assert data.test is not None
-        codes = domain.encode(data.test.X)
-        labels = domain.encode_labels(data.test.y)
-        seeds = functools.partial(_seed, seed0, "fig67", n, tree, run)
-        models = _fig67_models(
-            base, criteria, sulq, budget, depth, size_bound, prune, domain, seeds
-        )
+        codes, labels = _test_set(data)
+        seed = functools.partial(_seed, seed0, "fig67", n, tree, run)
+        models = [
+            (name, DiffPID3Classifier(
+                budget, max_depth=depth, criterion=c, size_bound=size_bound, prune=prune,
+                domain=data.domain, random_state=seed(name)))
+            for c in criteria for name in [f"{base}-{_CRITERION_NAMES[c]}"]
+        ]
+        if sulq:
+            models.append(("SuLQ-based ID3", SuLQID3Classifier(
+                budget, max_depth=depth, domain=data.domain, random_state=seed("SuLQ-based ID3"))))
         for name, model in models:
             model.fit(data.X, data.y)
-            accuracy, _ = evaluate_encoded(model, codes, labels)
-            rows.append(
-                {
-                    "n": n,
-                    "tree": tree,
-                    "run": run,
-                    "algorithm": name,
-                    "accuracy": accuracy,
-                    "depth": model.tree_.depth,
-                    "n_leaves": model.tree_.n_leaves,
-                }
-            )
+            rows.append({"n": n, "tree": tree, "run": run, "algorithm": name,
+                         "accuracy": evaluate_encoded(model, codes, labels)[0],
+                         "depth": model.tree_.depth, "n_leaves": model.tree_.n_leaves})
     return pd.DataFrame(rows)
 
 
-
-def _fig67_models(
-    base: str,
-    criteria: Sequence[str],
-    sulq: bool,
-    budget: float,
-    depth: int,
-    size_bound: int,
-    prune: bool,
-    domain: Domain,
-    seed: Callable[[str], int],
-) -> list[tuple[str, Any]]:
-    """The (name, estimator) pairs of one FS Fig. 6/7 run, each with its own seed."""
-    models: list[tuple[str, Any]] = []
-    for criterion in criteria:
-        name = f"{base}-{_crit_name(criterion)}"
-        model = DiffPID3Classifier(
-            budget, max_depth=depth, criterion=criterion, size_bound=size_bound,
-            prune=prune, domain=domain, random_state=seed(name),
-        )
-        models.append((name, model))
-    if sulq:
-        name = "SuLQ-based ID3"
-        models.append(
-            (name, SuLQID3Classifier(budget, max_depth=depth, domain=domain,
-                                     random_state=seed(name)))
-        )
-    return models
-
-
 def _random_tree_run(
-    n: int,
-    seed0: int,
-    tree: int,
-    run: int,
-    *,
-    numeric: bool,
-    depth: int,
-    p_noise: float,
+    n: int, seed0: int, tree: int, run: int, *, numeric: bool, depth: int, p_noise: float,
     n_test: int,
 ) -> Dataset:
-    """Training rows of one run drawn from generating tree ``tree`` (shared across runs).
+    """Training rows of one run of generating tree ``tree`` (tree and test set shared by runs).
 
-    :func:`~dpviz.data.synthetic.fs_random_tree_data` derives the tree, the rows and the test
-    set from one seed; to keep the tree and the test set fixed across runs we generate
-    ``n * (run + 1)`` rows from the tree seed and keep the last ``n`` (independent rows of
-    the same tree), which is exact since the rows are i.i.d. given the tree.
+    ``n * (run + 1)`` rows from the tree's seed, keeping the last ``n``: i.i.d. given the tree.
     """
     data = fs_random_tree_data(
-        n * (run + 1),
-        depth=depth,
-        p_noise=p_noise,
-        n_numeric=3 if numeric else 0,
-        n_test=n_test,
-        random_state=_seed(seed0, "fig67-tree", tree),
+        n * (run + 1), depth=depth, p_noise=p_noise, n_numeric=3 if numeric else 0,
+        n_test=n_test, random_state=_seed(seed0, "fig67-tree", tree),
     )
     keep = slice(n * run, n * (run + 1))
     return Dataset(
-        name=data.name,
-        X=data.X.iloc[keep].reset_index(drop=True),
-        y=data.y.iloc[keep].reset_index(drop=True),
-        domain=data.domain,
-        citation=data.citation,
-        description=data.description,
-        url=data.url,
-        test=data.test,
+        name=data.name, X=data.X.iloc[keep].reset_index(drop=True),
+        y=data.y.iloc[keep].reset_index(drop=True), domain=data.domain,
+        citation=data.citation, description=data.description, url=data.url, test=data.test,
     )
 
 
 # =============================================================================== FS Fig. 8
 def fs_fig8(
-    budgets: Sequence[float] = (1.0, 2.0, 3.0, 5.0, 7.5, 10.0),
-    *,
-    criteria: Sequence[str] = CRITERIA_ORDER,
-    max_depth: int = 5,
-    size_bound: int = 50_000,
-    prune: bool = True,
-    n_splits: int = 10,
-    repeats: int = 1,
-    data: Dataset | None = None,
-    random_state: int = 0,
-    progress: bool = False,
+    budgets: Sequence[float] = (1.0, 2.0, 3.0, 5.0, 7.5, 10.0), *,
+    criteria: Sequence[str] = CRITERIA_ORDER, max_depth: int = 5, size_bound: int = 50_000,
+    prune: bool = True, n_splits: int = 10, repeats: int = 1, data: Dataset | None = None,
+    random_state: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """FS Fig. 8 (§5.2): accuracy vs budget B on Adult, depth ≤ 5, 10-fold cross-validation.
+    """FS Fig. 8 (§5.2): accuracy against B on Adult, DiffPC4.5 pruned, depth ≤ 5, 10-fold.
 
-    Adult with train and test merged and the rows with missing values dropped (45,222
-    rows, 6 numeric and 8 nominal attributes; N = 50,000), DiffPC4.5 (numeric split points
-    by the exponential mechanism, ε = B / ((2+6)·5 + 2), pruning with noisy counts) with the
-    Max, Gini and InfoGain criteria. FS ran 10 × 10-fold cross-validation; ``repeats``
-    sets how many here.
-
-    Parameters
-    ----------
-    budgets : sequence of float
-        The budgets B (FS: "larger values [than 1] to compensate for the relatively small
-        dataset size"; the exact values of the figure are not in the text).
-    data : Dataset, optional
-        Default ``dpviz.load("adult")``.
-
-    Other Parameters
-    ----------------
-    criteria, max_depth, size_bound, prune, n_splits, repeats, random_state, progress
-        As :func:`fs_random_trees` (``n_splits`` folds, ``repeats`` shuffles).
-
-    Returns
-    -------
-    DataFrame
-        One row per (budget, criterion, repeat, fold): ``budget``, ``criterion``,
-        ``algorithm``, ``repeat``, ``fold``, ``accuracy``, ``n_leaves``.
+    One row per (budget, criterion, repeat, fold); FS ran 10 repeats.
     """
     budgets = [check_epsilon(b, "budgets") for b in budgets]
     n_splits = check_int(n_splits, "n_splits", minimum=2)
     repeats = check_int(repeats, "repeats", minimum=1)
-    seed0 = _check_random_state(random_state)
+    seed0 = check_int(random_state, "random_state", minimum=0)
     data = load("adult") if data is None else data
     domain = data.domain
     if len(data.y) > size_bound:
         raise InvalidParameterError(f"size_bound ({size_bound}) is below the data size")
     codes = domain.encode(data.X)
     labels = domain.encode_labels(data.y)
-    rows = []
     folds = []
     for repeat in range(repeats):
         splitter = StratifiedKFold(
@@ -698,170 +376,77 @@ def fs_fig8(
         )
         folds += [(repeat, k, tr, te) for k, (tr, te) in enumerate(splitter.split(codes, labels))]
     settings = [(f, b, c) for f in folds for b in budgets for c in criteria]
-    for (repeat, k, train, test), budget, criterion in _iterate(
-        settings, progress, len(settings), "FS Fig. 8"
-    ):
-        name = f"DiffPC4.5-{_crit_name(criterion)}"
+    rows = []
+    for (repeat, k, train, test), budget, criterion in _iterate(settings, progress, "FS Fig. 8"):
         model = DiffPID3Classifier(
-            budget,
-            max_depth=max_depth,
-            criterion=criterion,
-            size_bound=size_bound,
-            prune=prune,
-            domain=domain,
-            random_state=_seed(seed0, "fig8", repeat, k, str(budget), criterion),
-        )
-        model.fit(data.X.iloc[train], data.y.iloc[train])
-        accuracy, _ = evaluate_encoded(model, codes[test], labels[test])
-        rows.append(
-            {
-                "budget": budget,
-                "criterion": criterion,
-                "algorithm": name,
-                "repeat": repeat,
-                "fold": k,
-                "accuracy": accuracy,
-                "n_leaves": model.tree_.n_leaves,
-            }
-        )
+            budget, max_depth=max_depth, criterion=criterion, size_bound=size_bound, prune=prune,
+            domain=domain, random_state=_seed(seed0, "fig8", repeat, k, str(budget), criterion),
+        ).fit(data.X.iloc[train], data.y.iloc[train])
+        rows.append({"budget": budget, "criterion": criterion,
+                     "algorithm": f"DiffPC4.5-{_CRITERION_NAMES[criterion]}", "repeat": repeat,
+                     "fold": k, "accuracy": evaluate_encoded(model, codes[test], labels[test])[0],
+                     "n_leaves": model.tree_.n_leaves})
     return pd.DataFrame(rows)
 
 
 # =============================================================================== JPW Table I
-def _jpw_models(
-    dataset: str, domain: Domain, epsilon: float, depth: int, seed: Callable[[str], int]
-) -> list[tuple[str, Any]]:
-    return [
-        (
-            "private ID3 (SuLQ counts, ID3 stopping)",
-            SuLQID3Classifier(
-                epsilon,
-                max_depth=depth,
-                stopping="id3",
-                domain=domain,
-                random_state=seed("jpw"),
-            ),
-        ),
-        (
-            "SuLQ-based ID3 (FS stopping rule)",
-            SuLQID3Classifier(epsilon, max_depth=depth, domain=domain, random_state=seed("fs")),
-        ),
-        (
-            "ID3 (non-private)",
-            DiffPID3Classifier(
-                math.inf,
-                max_depth=None,
-                criterion="infogain",
-                domain=domain,
-                random_state=seed("id3"),
-            ),
-        ),
-    ]
-
-
 def jpw_table1(
-    datasets: Sequence[str] = ("nursery", "votes", "mushroom"),
-    *,
-    epsilon: float = 1.0,
-    max_depth: dict[str, int] | None = None,
-    runs: int = 3,
-    test_size: float = 1 / 3,
-    random_state: int = 0,
-    progress: bool = False,
+    datasets: Sequence[str] = ("nursery", "votes", "mushroom"), *, epsilon: float = 1.0,
+    max_depth: dict[str, int] | None = None, runs: int = 3, test_size: float = 1 / 3,
+    random_state: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """JPW Table I: a private ID3 from noisy counts at ε' = 1 on Nursery, Votes and Mushroom.
+    """JPW Table I: the SuLQ-based ID3 at ε' = 1 with ID3's and with FS's stopping rule.
 
-    JPW (§III) built ID3 from noisy counts with ε' = 1 split over all queries and found
-    "the vast majority of the test instances were left unclassified". We run the SuLQ-based
-    ID3 (FS Alg. 1: the same noisy-count ID3 of Blum et al.'s SuLQ framework) with B = ε'
-    in two versions: with ID3's own stopping rule read from noisy counts (a node is a leaf
-    only when its noisy count is ≤ 0, or at the depth cap :data:`JPW_MAX_DEPTH`), which
-    reproduces JPW's tree, and with FS's stopping rule N_T/(t|C|) < √2/ε, which shows
-    what FS's heuristic buys. A test row is unclassified when it ends in a leaf with a
-    noisy count ≤ 0 (ID3 has no class for a branch no row reached); accuracy counts it as
-    wrong, as JPW did. How JPW counted their queries (q = 176, 97, 267) is not stated, so
-    only the qualitative result can be compared (see docs/papers.md (errata)).
-
-    Parameters
-    ----------
-    datasets : sequence of str
-        Data sets for :func:`dpviz.load` (Mushroom without the stalk-root attribute, as JPW).
-    epsilon : float, default 1.0
-        ε' (the total budget B).
-    max_depth : dict, optional
-        Depth cap per data set; default :data:`JPW_MAX_DEPTH`.
-    runs : int, default 3
-        Random train/test splits per data set (``test_size`` of the rows held out).
-    test_size : float, default 1/3
-        Share of rows held out.
-    random_state : int, default 0
-        Master seed.
-    progress : bool, default False
-        Show a tqdm progress bar.
-
-    Returns
-    -------
-    DataFrame
-        One row per (data set, run, algorithm): ``dataset``, ``run``, ``algorithm``,
-        ``max_depth``, ``accuracy`` (unclassified rows counted as wrong),
-        ``unclassified``, ``misclassified`` (classified but wrong) and ``n_leaves``.
+    A test row in a leaf of noisy count ≤ 0 is unclassified, and counted wrong.
     """
     epsilon = check_epsilon(epsilon, "epsilon")
     runs = check_int(runs, "runs", minimum=1)
-    seed0 = _check_random_state(random_state)
+    seed0 = check_int(random_state, "random_state", minimum=0)
     depths = dict(JPW_MAX_DEPTH if max_depth is None else max_depth)
     settings = [(name, run) for name in datasets for run in range(runs)]
     loaded: dict[str, Dataset] = {}
     rows = []
-    for name, run in _iterate(settings, progress, len(settings), "JPW Table I"):
+    for name, run in _iterate(settings, progress, "JPW Table I"):
         if name not in loaded:
             loaded[name] = load(name)
         data = loaded[name]
         domain = data.domain
         depth = depths.get(name, len(domain))
         x_train, x_test, y_train, y_test = train_test_split(
-            data.X,
-            data.y,
-            test_size=test_size,
+            data.X, data.y, test_size=test_size,
             random_state=_seed(seed0, "jpw", name, run) % 2**31,
         )
-        codes = domain.encode(x_test)
-        labels = domain.encode_labels(y_test)
-        seeds = functools.partial(_seed, seed0, "jpw", name, run)
-        for algorithm, model in _jpw_models(name, domain, epsilon, depth, seeds):
+        codes, labels = domain.encode(x_test), domain.encode_labels(y_test)
+        seed = functools.partial(_seed, seed0, "jpw", name, run)
+        models = {
+            "private ID3 (SuLQ counts, ID3 stopping)": SuLQID3Classifier(
+                epsilon, max_depth=depth, stopping="id3", domain=domain, random_state=seed("jpw")),
+            "SuLQ-based ID3 (FS stopping rule)": SuLQID3Classifier(
+                epsilon, max_depth=depth, domain=domain, random_state=seed("fs")),
+            "ID3 (non-private)": DiffPID3Classifier(
+                math.inf, max_depth=None, criterion="infogain", domain=domain,
+                random_state=seed("id3")),
+        }
+        for algorithm, model in models.items():
             model.fit(x_train, y_train)
             predicted, unclassified_rows = model.label_and_unclassified_encoded(codes)
             unclassified = float(unclassified_rows.mean())
             correct = (predicted == labels) & ~unclassified_rows
-            rows.append(
-                {
-                    "dataset": name,
-                    "run": run,
-                    "algorithm": algorithm,
-                    "max_depth": model.max_depth,
-                    "accuracy": float(correct.mean()),
-                    "unclassified": unclassified,
-                    "misclassified": float(1.0 - correct.mean() - unclassified),
-                    "n_leaves": model.tree_.n_leaves,
-                }
-            )
+            rows.append({"dataset": name, "run": run, "algorithm": algorithm,
+                         "max_depth": model.max_depth, "accuracy": float(correct.mean()),
+                         "unclassified": unclassified,
+                         "misclassified": float(1.0 - correct.mean() - unclassified),
+                         "n_leaves": model.tree_.n_leaves})
     return pd.DataFrame(rows)
 
 
 def jpw_table1_comparison(runs: pd.DataFrame) -> pd.DataFrame:
-    """Our JPW Table I next to theirs: one row per (data set, algorithm), percentages.
-
-    Returns
-    -------
-    DataFrame
-        ``dataset``, ``algorithm``, ``accuracy``, ``unclassified``, ``misclassified``
-        (our means, %), ``runs``, and JPW's ``jpw_id3`` and ``jpw_private`` accuracies.
-    """
+    """Our JPW Table I (means in %, ``runs``) next to JPW's ``jpw_id3`` and ``jpw_private``."""
     grouped = runs.groupby(["dataset", "algorithm"], sort=False)
     out = grouped[["accuracy", "unclassified", "misclassified"]].mean() * 100
     out["runs"] = grouped.size()
-    out = out.reset_index()
     paper = JPW_TABLE1.rename(
         columns={"id3_accuracy": "jpw_id3", "private_accuracy": "jpw_private"}
     )
-    return out.merge(paper[["dataset", "jpw_id3", "jpw_private"]], on="dataset", how="left")
+    return out.reset_index().merge(paper[["dataset", "jpw_id3", "jpw_private"]], on="dataset",
+                                   how="left")

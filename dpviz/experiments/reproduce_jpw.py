@@ -1,11 +1,7 @@
 """Reproductions of Jagannathan, Pillaipakkamnatt & Wright (2009): Private-RDT and its update.
 
-JPW report their accuracies as charts (Fig. 6–8 and 13–15), not numbers, so
-these functions give ours with the paper's qualitative claims to compare:
-accuracy falls gradually as ε decreases; Mushroom is least affected, Votes most;
-the update procedure loses little accuracy against a model built on the union.
-Protocol (JPW §VI): 10 runs of stratified 10-fold cross-validation, ensembles of
-10 trees (5 for Votes), height k/2, ε ∈ {0.5, 0.75, 1} and ∞ (no noise, no pruning).
+JPW print their accuracies as charts (Fig. 6–8, 13–15); protocol (§VI): 10 runs of
+stratified 10-fold cross-validation, 10 trees (Votes: 5), height k/2, ε ∈ {0.5, 0.75, 1, ∞}.
 """
 
 from __future__ import annotations
@@ -21,53 +17,33 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from tqdm.auto import tqdm
 
 from dpviz.data.uci import load
-from dpviz.experiments import cache, summarize, sweep
+from dpviz.experiments.runner import cache, summarize, sweep
 from dpviz.trees.rdt import PrivateRDTClassifier
-
-__all__ = ["JPW_DATASETS", "UpdateExperiment", "jpw_accuracy", "jpw_update", "make_private_rdt"]
 
 #: JPW's UCI data sets and their ensemble sizes (§VI: 5 trees for Votes, 10 otherwise).
 JPW_DATASETS = {"nursery": 10, "mushroom": 10, "votes": 5}
 
 
 def make_private_rdt(random_state: int, domain: Any, **params: Any) -> PrivateRDTClassifier:
-    """The experiments' factory: an unfitted Private-RDT with this seed and public domain.
-
-    For :func:`dpviz.experiments.sweep` and :func:`~dpviz.experiments.holdout_accuracy`
-    (bind ``domain`` with :func:`functools.partial`); ``params`` are the estimator's.
-    """
+    """An unfitted Private-RDT with this seed and public domain (a :func:`sweep` factory)."""
     return PrivateRDTClassifier(domain=domain, random_state=random_state, **params)
 
 
 @cache
 def jpw_accuracy(
-    datasets: Sequence[str] = tuple(JPW_DATASETS),
-    *,
-    epsilons: Sequence[float] = (0.5, 0.75, 1.0, math.inf),
-    n_runs: int = 10,
-    n_folds: int = 10,
-    seed: int = 0,
-    progress: bool = False,
+    datasets: Sequence[str] = tuple(JPW_DATASETS), *,
+    epsilons: Sequence[float] = (0.5, 0.75, 1.0, math.inf), n_runs: int = 10, n_folds: int = 10,
+    seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """JPW Fig. 6–8: average and maximum accuracy of Private-RDT over runs, per ε.
-
-    Returns one row per (dataset, epsilon) with ``mean``, ``std``, ``max`` (over
-    ``n_runs`` runs of stratified ``n_folds``-fold cross-validation, in percent).
-    """
+    """JPW Fig. 6–8: mean, std and max accuracy (%) of Private-RDT over runs, per data set and ε."""
     frames = []
     for name in tqdm(datasets, disable=not progress, desc="JPW"):
         data = load(name)
         factory = partial(make_private_rdt, domain=data.domain, n_trees=JPW_DATASETS.get(name, 10))
         frames.append(
             sweep(
-                factory,
-                data,
-                {"epsilon": list(epsilons)},
-                n_folds=n_folds,
-                n_repeats=n_runs,
-                seed=seed,
-                progress=progress,
-                description=name,
+                factory, data, {"epsilon": list(epsilons)}, n_folds=n_folds, n_repeats=n_runs,
+                seed=seed, progress=progress, description=name,
             )
         )
     summary = summarize(pd.concat(frames, ignore_index=True), ["dataset", "epsilon"])
@@ -76,27 +52,14 @@ def jpw_accuracy(
 
 
 class UpdateExperiment(ClassifierMixin, BaseEstimator):
-    """One arm of JPW's update experiment (§VI-B), as an estimator for cross-validation.
+    """One arm of JPW's update experiment (§VI-B); ``fit`` splits the rows into halves D1, D2.
 
-    ``fit`` splits its training rows at random into halves D1 (old) and D2 (new), then:
-
-    ``"update"``
-        Private-RDT on D1 at ε, then JPW's update with D2 at ε: total cost ε.
-    ``"union_half"``
-        A model of D1 released at ε/2, then Private-RDT on D1 ∪ D2 at ε/2: total ε
-        (the fair comparison JPW describe: "compare ε = 1 for the update algorithm
-        against ε = 0.5 for Private-RDT on the unioned data").
-    ``"union"``
-        Private-RDT on D1 ∪ D2 at ε — the curve of JPW Fig. 13–15; after the earlier
-        release on D1 its true total is 2ε.
+    ``"update"``: D1 at ε, then JPW's update with D2 at ε (total ε); ``"union_half"``: D1 at
+    ε/2, then D1 ∪ D2 at ε/2 (total ε); ``"union"``: D1 ∪ D2 at ε (JPW's curve; total 2ε).
     """
 
     def __init__(
-        self,
-        method: str = "update",
-        epsilon: float = 1.0,
-        n_trees: int = 10,
-        domain: Any = None,
+        self, method: str = "update", epsilon: float = 1.0, n_trees: int = 10, domain: Any = None,
         random_state: Any = None,
     ) -> None:
         self.method = method
@@ -106,7 +69,7 @@ class UpdateExperiment(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def fit(self, X: pd.DataFrame, y: pd.Series) -> UpdateExperiment:
-        """Split into D1, D2 and build the arm's model (see the class docstring)."""
+        """Split into D1, D2 and build the arm's model."""
         rng = np.random.default_rng(self.random_state)
         order = rng.permutation(len(X))
         d1, d2 = order[: len(X) // 2], order[len(X) // 2 :]
@@ -117,10 +80,7 @@ class UpdateExperiment(ClassifierMixin, BaseEstimator):
         elif self.method == "union_half":
             model = PrivateRDTClassifier(epsilon=self.epsilon / 2, **kw).fit(X.iloc[d1], y.iloc[d1])
             model.update(
-                X.iloc[d2],
-                y.iloc[d2],
-                method="rebuild",
-                X_previous=X.iloc[d1],
+                X.iloc[d2], y.iloc[d2], method="rebuild", X_previous=X.iloc[d1],
                 y_previous=y.iloc[d1],
             )
         elif self.method == "union":
@@ -139,41 +99,25 @@ class UpdateExperiment(ClassifierMixin, BaseEstimator):
         return self.model_.predict(X)
 
 
-def _arm(random_state: int, domain: Any, **params: Any) -> UpdateExperiment:
-    return UpdateExperiment(domain=domain, random_state=random_state, **params)
-
-
 @cache
 def jpw_update(
-    datasets: Sequence[str] = ("nursery", "mushroom"),
-    *,
-    epsilons: Sequence[float] = (0.5, 0.75, 1.0),
-    n_runs: int = 10,
-    n_folds: int = 10,
-    seed: int = 0,
-    progress: bool = False,
+    datasets: Sequence[str] = ("nursery", "mushroom"), *,
+    epsilons: Sequence[float] = (0.5, 0.75, 1.0), n_runs: int = 10, n_folds: int = 10,
+    seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """JPW Fig. 13–15: the update procedure against models of the union of D1 and D2.
+    """JPW Fig. 13–15: the update against models of the union (accuracy in %).
 
-    Returns one row per (dataset, epsilon, method) with accuracy ``mean``, ``std``,
-    ``max`` in percent and ``total_epsilon``, the privacy cost of the whole history
-    (ε for "update" and "union_half", 2ε for "union").
+    Per data set, ε and method, with ``total_epsilon`` (ε, or 2ε for "union").
     """
     frames = []
     for name in tqdm(datasets, disable=not progress, desc="JPW update"):
         data = load(name)
-        factory = partial(_arm, domain=data.domain, n_trees=JPW_DATASETS.get(name, 10))
+        factory = partial(UpdateExperiment, domain=data.domain, n_trees=JPW_DATASETS.get(name, 10))
         grid = {"epsilon": list(epsilons), "method": ["update", "union_half", "union"]}
         frames.append(
             sweep(
-                factory,
-                data,
-                grid,
-                n_folds=n_folds,
-                n_repeats=n_runs,
-                seed=seed,
-                progress=progress,
-                description=name,
+                factory, data, grid, n_folds=n_folds, n_repeats=n_runs, seed=seed,
+                progress=progress, description=name,
             )
         )
     summary = summarize(pd.concat(frames, ignore_index=True), ["dataset", "epsilon", "method"])

@@ -1,19 +1,9 @@
-"""Reproductions of RDT# (Jagannathan, Monteleoni & Pillaipakkamnatt 2013).
+"""Reproductions of RDT# (Jagannathan, Monteleoni & Pillaipakkamnatt 2013), §V.
 
-Every run goes through :mod:`dpviz.experiments.semi_supervised` (the one harness for
-"RDT# vs labeled-only Private-RDT"); this module holds the paper's figures and tables.
-
-The paper's protocol (§V): for each data set, the labeled size is the smallest
-fraction at which supervised Private-RDT reaches error ≤ 0.3 at ε = 0.5; then
-RDT# (labeled private rows + the rest as public unlabeled rows) is compared with
-Private-RDT on the labeled rows alone for ε from 0.5 to 1.0. The paper reports
-errors as charts and their standard deviations in Table II.
-
-One run: a random 10% of the rows is held out for testing; of the rest, a random
-``fraction`` of the *whole* data set is labeled (private), the remaining rows are
-public and unlabeled. Both classifiers use p = 5 trees and RDT#'s height
-min(⌊k/2⌋, ⌊log_b n⌋ + 1) computed from the labeled size (a public design
-parameter here), so the comparison isolates what the public rows add.
+Every run is :func:`dpviz.experiments.semi_supervised.protocol_runs`. The protocol: per data
+set, the labeled size is the smallest fraction at which supervised Private-RDT reaches
+error ≤ 0.3 at ε = 0.5; then RDT# (labeled private rows + public unlabeled rows) is
+compared with Private-RDT on the labeled rows for ε from 0.5 to 1.0 (Fig. 6–9, Table II).
 """
 
 from __future__ import annotations
@@ -23,38 +13,18 @@ from collections.abc import Sequence
 import pandas as pd
 
 from dpviz.data.published import RDT_SHARP_TABLE2
-from dpviz.experiments import cache
-from dpviz.experiments.semi_supervised import protocol_runs, rdt_sharp_dataset
-
-__all__ = [
-    "error_vs_labeled",
-    "error_vs_unlabeled",
-    "labeled_fraction",
-    "labeled_fraction_errors",
-    "rdt_sharp_dataset",
-    "rdt_sharp_runs",
-    "rdt_sharp_vs_epsilon",
-    "smallest_fraction",
-]
+from dpviz.experiments.runner import cache
+from dpviz.experiments.semi_supervised import protocol_runs
 
 
 @cache
 def rdt_sharp_runs(
-    dataset: str,
-    *,
-    fractions: Sequence[float],
-    epsilons: Sequence[float] = (0.5,),
+    dataset: str, *, fractions: Sequence[float], epsilons: Sequence[float] = (0.5,),
     methods: Sequence[str] = ("rdt_sharp", "private_rdt"),
-    unlabeled: Sequence[int | None] = (None,),
-    n_runs: int = 10,
-    n_secondary: int = 200,
-    seed: int = 0,
-    progress: bool = False,
+    unlabeled: Sequence[int | None] = (None,), n_runs: int = 10, n_secondary: int = 200,
+    seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """One row per (fraction, unlabeled size, run, ε, method): the test error (cached on disk).
-
-    :func:`dpviz.experiments.semi_supervised.protocol_runs` on the data set ``dataset``.
-    """
+    """:func:`~dpviz.experiments.semi_supervised.protocol_runs` on ``dataset``, cached on disk."""
     return protocol_runs(
         dataset, fractions=fractions, epsilons=epsilons, methods=methods, unlabeled=unlabeled,
         n_runs=n_runs, n_secondary=n_secondary, seed=seed, progress=progress,
@@ -62,58 +32,31 @@ def rdt_sharp_runs(
 
 
 def labeled_fraction_errors(
-    dataset: str,
-    *,
+    dataset: str, *,
     fractions: Sequence[float] = (0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5),
-    epsilon: float = 0.5,
-    n_runs: int = 10,
-    seed: int = 0,
-    progress: bool = False,
+    epsilon: float = 0.5, n_runs: int = 10, seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """Supervised Private-RDT's mean test error at each labeled fraction (the protocol's runs).
-
-    Returns a tidy frame with columns ``fraction`` and ``error`` (mean over ``n_runs``
-    runs at ``epsilon``); :func:`smallest_fraction` reads the protocol's choice off it.
-    The grid reaches 50%: Votes' mean error is flat at 0.30-0.31 from 20% to 30% (200
-    runs), so with 10 runs no fraction up to 40% reached 0.3 in 3-4% of draws (50%: 0.24).
-    """
+    """Supervised Private-RDT's mean test error per labeled ``fraction`` (grid up to 50%)."""
     frame = rdt_sharp_runs(
-        dataset,
-        fractions=tuple(fractions),
-        epsilons=(epsilon,),
-        methods=("private_rdt",),
-        n_runs=n_runs,
-        seed=seed,
-        progress=progress,
+        dataset, fractions=tuple(fractions), epsilons=(epsilon,), methods=("private_rdt",),
+        n_runs=n_runs, seed=seed, progress=progress,
     )
     return frame.groupby("fraction")["error"].mean().reset_index()
 
 
 def smallest_fraction(errors: pd.DataFrame, target_error: float = 0.3) -> float | None:
-    """The protocol's labeled fraction: the smallest ``fraction`` with ``error`` ≤ ``target_error``.
-
-    ``None`` when no fraction reaches the target.
-    """
+    """The smallest ``fraction`` with ``error`` ≤ ``target_error`` (``None`` if none)."""
     ok = errors[errors["error"] <= target_error]
     return float(ok["fraction"].min()) if len(ok) else None
 
 
 def labeled_fraction(
-    dataset: str,
-    *,
+    dataset: str, *,
     fractions: Sequence[float] = (0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5),
-    target_error: float = 0.3,
-    epsilon: float = 0.5,
-    n_runs: int = 10,
-    seed: int = 0,
+    target_error: float = 0.3, epsilon: float = 0.5, n_runs: int = 10, seed: int = 0,
     progress: bool = False,
 ) -> tuple[float | None, pd.DataFrame]:
-    """The protocol's labeled size: smallest fraction where Private-RDT's mean error ≤ 0.3.
-
-    Returns the fraction (``None`` if no fraction reaches the target) and the
-    mean error of supervised Private-RDT at each fraction tried
-    (:func:`labeled_fraction_errors` then :func:`smallest_fraction`).
-    """
+    """The protocol's labeled fraction (or ``None``) and the errors it was read from."""
     errors = labeled_fraction_errors(
         dataset, fractions=fractions, epsilon=epsilon, n_runs=n_runs, seed=seed, progress=progress
     )
@@ -121,28 +64,13 @@ def labeled_fraction(
 
 
 def rdt_sharp_vs_epsilon(
-    dataset: str,
-    fraction: float,
-    *,
-    epsilons: Sequence[float] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
-    n_runs: int = 10,
-    n_secondary: int = 200,
-    seed: int = 0,
-    progress: bool = False,
+    dataset: str, fraction: float, *, epsilons: Sequence[float] = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+    n_runs: int = 10, n_secondary: int = 200, seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """RDT# Fig. 6–9 and Table II: mean and standard deviation of the error against ε.
-
-    One row per (ε, method) with ``error`` (mean over runs), ``std`` and, for
-    RDT#, the paper's standard deviation from Table II.
-    """
+    """RDT# Fig. 6–9 and Table II: the error's mean and std per (ε, method), RDT#'s paper std."""
     frame = rdt_sharp_runs(
-        dataset,
-        fractions=(fraction,),
-        epsilons=tuple(epsilons),
-        n_runs=n_runs,
-        n_secondary=n_secondary,
-        seed=seed,
-        progress=progress,
+        dataset, fractions=(fraction,), epsilons=tuple(epsilons), n_runs=n_runs,
+        n_secondary=n_secondary, seed=seed, progress=progress,
     )
     summary = (
         frame.groupby(["epsilon", "method"])["error"]
@@ -155,59 +83,33 @@ def rdt_sharp_vs_epsilon(
 
 
 def error_vs_labeled(
-    dataset: str = "mushroom",
-    fractions: Sequence[float] = (0.01, 0.02, 0.03, 0.05, 0.1),
-    *,
-    epsilon: float = 0.5,
-    n_runs: int = 10,
-    n_secondary: int = 200,
-    seed: int = 0,
+    dataset: str = "mushroom", fractions: Sequence[float] = (0.01, 0.02, 0.03, 0.05, 0.1), *,
+    epsilon: float = 0.5, n_runs: int = 10, n_secondary: int = 200, seed: int = 0,
     progress: bool = False,
 ) -> pd.DataFrame:
     """RDT# Fig. 10: error against the labeled size (Mushroom), both methods."""
     frame = rdt_sharp_runs(
-        dataset,
-        fractions=tuple(fractions),
-        epsilons=(epsilon,),
-        n_runs=n_runs,
-        n_secondary=n_secondary,
-        seed=seed,
-        progress=progress,
+        dataset, fractions=tuple(fractions), epsilons=(epsilon,), n_runs=n_runs,
+        n_secondary=n_secondary, seed=seed, progress=progress,
     )
-    return (
-        frame.groupby(["n_labeled", "method"])["error"]
-        .agg(error="mean", std="std")
-        .reset_index()
-        .assign(dataset=dataset)
-    )
+    return _mean_std(frame, ["n_labeled", "method"], dataset)
 
 
 def error_vs_unlabeled(
-    dataset: str = "nursery",
-    fraction: float = 0.25,
-    sizes: Sequence[int] = (250, 1000, 3000, 6000),
-    *,
-    epsilon: float = 0.5,
-    n_runs: int = 10,
-    n_secondary: int = 200,
-    seed: int = 0,
-    progress: bool = False,
+    dataset: str = "nursery", fraction: float = 0.25,
+    sizes: Sequence[int] = (250, 1000, 3000, 6000), *, epsilon: float = 0.5, n_runs: int = 10,
+    n_secondary: int = 200, seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
     """RDT# Fig. 11: RDT#'s error against the number of public unlabeled rows (Nursery)."""
     frame = rdt_sharp_runs(
-        dataset,
-        fractions=(fraction,),
-        epsilons=(epsilon,),
-        methods=("rdt_sharp",),
-        unlabeled=tuple(sizes),
-        n_runs=n_runs,
-        n_secondary=n_secondary,
-        seed=seed,
+        dataset, fractions=(fraction,), epsilons=(epsilon,), methods=("rdt_sharp",),
+        unlabeled=tuple(sizes), n_runs=n_runs, n_secondary=n_secondary, seed=seed,
         progress=progress,
     )
-    return (
-        frame.groupby("n_unlabeled")["error"]
-        .agg(error="mean", std="std")
-        .reset_index()
-        .assign(dataset=dataset)
+    return _mean_std(frame, "n_unlabeled", dataset)
+
+
+def _mean_std(frame: pd.DataFrame, by: str | list[str], dataset: str) -> pd.DataFrame:
+    return frame.groupby(by)["error"].agg(error="mean", std="std").reset_index().assign(
+        dataset=dataset
     )

@@ -1,23 +1,10 @@
-"""Experiment runners: cross-validated accuracy over a grid of settings, as tidy DataFrames.
+"""The one runner: cross-validated sweeps, hold-out fits, explorer curves and their caches.
 
-Every reproduction in dpviz is a call to :func:`sweep`: for each setting of a
-grid (ε, depth, number of trees, ...), fit a fresh estimator on each training
-fold of a (repeated) stratified k-fold split and record the test accuracy —
-one row per (setting, repeat, fold). :func:`summarize` turns that into means,
-standard deviations and maxima. Results can be cached on disk (joblib) so that
-re-running a notebook is quick, and long sweeps show a tqdm progress bar.
-
-Seeds: fold ``f`` of repeat ``r`` uses split seed ``seed + r`` and estimator
-seed ``seed + 1000·r + f`` for every setting, so settings are compared on the
-same splits (paired), and the same call always gives the same table.
-
-The outputs are evaluations, not releases to publish together: the fits of one fold
-at different settings (ε, depth, number of trees, ...) share their seed on purpose
-(common random numbers make the curves smoother), so they may share trees and noise
-draws, and the sequential-composition bound (their ε added up) does not cover two of
-them side by side. The same holds for :func:`holdout_accuracy`, whose repeat ``r`` uses
-seed ``seed + r`` at every setting. To publish several models, fit each with its own
-``random_state``.
+:func:`sweep` (repeated stratified k-fold over a grid), :func:`holdout_accuracy` (fits on
+one fixed split), :func:`curve` (an explorer's accuracy against ε). Caches: :func:`cache`
+on disk (reproductions), :func:`remember` in memory (explorers). A sweep's fold ``f`` of
+repeat ``r`` uses seed ``seed + 1000·r + f`` at every setting: evaluations, not releases to
+publish together (docs/privacy.md §8.3).
 """
 
 from __future__ import annotations
@@ -30,15 +17,15 @@ import itertools
 import os
 import tempfile
 import warnings
-import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
 from joblib import Memory
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import StratifiedKFold, train_test_split
 from tqdm.auto import tqdm
 
 from dpviz import __version__
@@ -46,28 +33,28 @@ from dpviz.data.uci import Dataset
 from dpviz.errors import CacheUnavailableWarning
 from dpviz.validation import check_int
 
-__all__ = ["cache", "cache_bypassed", "holdout_accuracy", "holdout_split", "summarize", "sweep"]
+__all__ = [
+    "cache", "cache_bypassed", "curve", "encoded_split", "holdout_accuracy", "holdout_split",
+    "located", "recall", "remember", "stratified_split", "summarize", "sweep",
+]
 
 EstimatorFactory = Callable[..., Any]
+F = TypeVar("F", bound=Callable[..., Any])
 _BYPASSED = contextvars.ContextVar("dpviz_cache_bypassed", default=False)
+_STRATIFY_WARNING = "The least populated class"  # Nursery's "recommend" has 2 rows
 
 
+# ---------------------------------------------------------------------------------- on disk
 def cache_dir() -> Path:
     """Folder of the on-disk result cache: ``$DPVIZ_CACHE`` or ``.dpviz_cache`` in the project."""
-    return Path(
-        os.environ.get("DPVIZ_CACHE", Path(__file__).resolve().parents[2] / ".dpviz_cache")
-    )
+    return Path(os.environ.get("DPVIZ_CACHE", Path(__file__).resolve().parents[2] / ".dpviz_cache"))
 
 
 _WRITABLE: dict[Path, bool] = {}
 
 
 def _writable(folder: Path) -> bool:
-    """Whether ``folder`` (created if missing) takes files; warn once per folder if not.
-
-    The answer is remembered for the process, so an unwritable ``$DPVIZ_CACHE`` gives
-    one :class:`~dpviz.errors.CacheUnavailableWarning`, not one per cached call.
-    """
+    """Whether ``folder`` (created if missing) takes files; warn once per folder if not."""
     if folder not in _WRITABLE:
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -89,22 +76,10 @@ def _writable(folder: Path) -> bool:
 
 
 def cache(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
-    """Memoize a reproduction function on disk with :class:`joblib.Memory` (keyed by arguments).
+    """Memoize a reproduction on disk (:class:`joblib.Memory`, one folder per dpviz version).
 
-    The cache lives in :func:`cache_dir`, in a sub-folder per dpviz version; set
-    ``DPVIZ_CACHE=off`` to bypass it (the unit tests do), as :func:`cache_bypassed` does
-    for a recomputation. A folder that cannot be written (read-only, under a regular
-    file, under ``/proc``) is bypassed too, with one
-    :class:`~dpviz.errors.CacheUnavailableWarning` per folder and process. joblib keys on
-    the function's own code and arguments only: after changing an algorithm it calls,
-    clear the folder (``make clean``). The ``progress`` flag is not part of the key.
-
-    Entries carry no digest, unlike the shipped results: the folder is the user's own,
-    written only by their own runs, so whoever can alter a pickle there can alter the code
-    that reads it, or a digest kept beside it. Deleting the folder (``make clean``) resets
-    it. Nothing read from it is labelled a shipped result: ``shipped.result`` reads only
-    the shipped files, and recomputes (and ``make results`` saves) inside
-    :func:`cache_bypassed`.
+    Bypassed under ``DPVIZ_CACHE=off``, :func:`cache_bypassed` or an unwritable folder (one
+    warning). ``progress`` is not part of the key; after changing an algorithm, ``make clean``.
     """
     ignore = ["progress"] if "progress" in inspect.signature(function).parameters else []
     memoized: dict[Path, Callable[..., pd.DataFrame]] = {}
@@ -125,12 +100,7 @@ def cache(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
 
 @contextlib.contextmanager
 def cache_bypassed() -> Iterator[None]:
-    """Within the block every :func:`cache`-d function runs: no cache read, no cache write.
-
-    :func:`dpviz.experiments.shipped.result` recomputes inside it, so a recomputation (and a
-    file ``make results`` ships) never comes from the cache, even through a cached function
-    that the reproduction calls.
-    """
+    """Within the block every :func:`cache`-d function runs: no cache read, no cache write."""
     token = _BYPASSED.set(True)
     try:
         yield
@@ -138,48 +108,81 @@ def cache_bypassed() -> Iterator[None]:
         _BYPASSED.reset(token)
 
 
+# ---------------------------------------------------------------------------------- in memory
+#: The in-process cache: one bounded store (oldest out first) per kind of value.
+_MEMORY: dict[str, OrderedDict] = {}
+
+
+def recall(kind: str, key: Hashable, compute: Callable[[], Any], maxsize: int | None = None) -> Any:
+    """``compute()``, remembered in memory under ``(kind, key)``; ``kind`` keeps ``maxsize``."""
+    store = _MEMORY.setdefault(kind, OrderedDict())
+    if key in store:
+        store.move_to_end(key)
+        return store[key]
+    value = store[key] = compute()
+    if maxsize is not None and len(store) > maxsize:
+        store.popitem(last=False)
+    return value
+
+
+def remember(maxsize: int | None = None) -> Callable[[F], F]:
+    """Decorator: :func:`recall` of the function's results, keyed by its arguments."""
+
+    def decorate(function: F) -> F:
+        kind = f"{function.__module__}.{function.__qualname__}"
+
+        @functools.wraps(function)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            key = (args, tuple(sorted(kwargs.items())))
+            return recall(kind, key, lambda: function(*args, **kwargs), maxsize)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def located(key: Hashable, model: Any, codes: np.ndarray) -> Any:
+    """``model.locate_encoded(codes)``, remembered under ``key`` (what fixes the trees, not ε)."""
+    return recall("located", key, lambda: model.locate_encoded(codes), maxsize=16)
+
+
+def curve(
+    evaluate: Callable[[int, list[float]], list[list[dict]]], epsilons: Sequence[float],
+    runs: int | Sequence[int], key: Hashable | None = None,
+) -> pd.DataFrame:
+    """An explorer's curve: the records of each (ε, run), ε first, then runs in order.
+
+    ``evaluate(run, epsilons)`` returns, per ε, that run's records (dicts, the rows); ``runs``
+    is an int (``range(runs)``) or the runs. With a ``key`` (what fixes the curve apart from ε
+    and the run) each (run, ε) is remembered in memory and only the missing ε are evaluated.
+    """
+    eps = [float(e) for e in epsilons]
+    runs = range(runs) if isinstance(runs, int) else runs
+    store = _MEMORY.setdefault("curve", OrderedDict()) if key is not None else {}
+    points: dict[tuple[int, float], list[dict]] = {}
+    for run in runs:
+        missing = [e for e in dict.fromkeys(eps) if (key, run, e) not in store]
+        for e, records in zip(missing, evaluate(run, missing) if missing else [], strict=True):
+            points[run, e] = records
+            if key is not None:
+                recall("curve", (key, run, e), lambda r=records: r, maxsize=65536)
+        points.update({(run, e): store[key, run, e] for e in eps if (run, e) not in points})
+    return pd.DataFrame([record for e in eps for run in runs for record in points[run, e]])
+
+
+# ---------------------------------------------------------------------------------- sweeps
 def sweep(
-    make_estimator: EstimatorFactory,
-    dataset: Dataset,
-    grid: Mapping[str, Sequence[Any]],
-    *,
-    n_folds: int = 10,
-    n_repeats: int = 1,
-    seed: int = 0,
-    progress: bool = False,
+    make_estimator: EstimatorFactory, dataset: Dataset, grid: Mapping[str, Sequence[Any]], *,
+    n_folds: int = 10, n_repeats: int = 1, seed: int = 0, progress: bool = False,
     description: str | None = None,
 ) -> pd.DataFrame:
-    """Cross-validated test accuracy for every combination of ``grid``.
+    """Accuracy for every setting of ``grid``: one row per (setting, repeat, fold).
 
-    Parameters
-    ----------
-    make_estimator : callable
-        ``make_estimator(random_state=..., **setting)`` returns an unfitted estimator.
-    dataset : Dataset
-        Rows, labels and public domain (the factory should pass ``dataset.domain``).
-    grid : mapping of str to sequence
-        Parameter values; every combination is run.
-    n_folds, n_repeats : int
-        Repeated stratified k-fold cross-validation (FI: 10 × 10; JPW: 10-fold).
-    seed : int
-        Base seed of the splits and the estimators.
-    progress : bool
-        Show a tqdm progress bar.
-    description : str, optional
-        Progress bar label.
-
-    Returns
-    -------
-    DataFrame
-        One row per (setting, repeat, fold): the grid's columns, ``repeat``,
-        ``fold``, ``accuracy`` and ``dataset``.
+    ``make_estimator(random_state=..., **setting)``; ``n_repeats`` × stratified ``n_folds``-fold.
     """
     n_folds = check_int(n_folds, "n_folds", minimum=2)
     n_repeats = check_int(n_repeats, "n_repeats", minimum=1)
-    names = list(grid)
-    settings = [
-        dict(zip(names, values, strict=True)) for values in itertools.product(*grid.values())
-    ]
+    settings = [dict(zip(grid, v, strict=True)) for v in itertools.product(*grid.values())]
     X, y = dataset.X, dataset.y
     rows = []
     total = len(settings) * n_repeats * n_folds
@@ -187,8 +190,7 @@ def sweep(
     for repeat in range(n_repeats):
         folds = StratifiedKFold(n_folds, shuffle=True, random_state=seed + repeat)
         with warnings.catch_warnings():
-            # Nursery's class "recommend" has 2 rows: fewer than the folds, as in the papers.
-            warnings.filterwarnings("ignore", "The least populated class", UserWarning)
+            warnings.filterwarnings("ignore", _STRATIFY_WARNING, UserWarning)
             splits = list(folds.split(X, y))
         for fold, (train, test) in enumerate(splits):
             for setting in settings:
@@ -206,11 +208,7 @@ def sweep(
 
 
 def summarize(frame: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
-    """Mean, standard deviation, maximum and count of ``accuracy`` per group.
-
-    Runs are first averaged over folds (one accuracy per repeat, as the papers
-    report "average and maximum over runs"), then summarized over repeats.
-    """
+    """Mean, std, max and count of ``accuracy`` over repeats (each first averaged over folds)."""
     by = list(by)
     per_run = frame.groupby([*by, "repeat"], sort=False)["accuracy"].mean().reset_index()
     return (
@@ -221,24 +219,12 @@ def summarize(frame: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
 
 
 def holdout_accuracy(
-    make_estimator: EstimatorFactory,
-    dataset: Dataset,
-    *,
-    repeats: int = 3,
-    test_size: float = 0.25,
-    seed: int = 0,
-    **params: Any,
+    make_estimator: EstimatorFactory, dataset: Dataset, *, repeats: int = 3,
+    test_size: float = 0.25, seed: int = 0, **params: Any,
 ) -> pd.DataFrame:
-    """Accuracy of ``repeats`` fits on one stratified train/test split (fast, for explorers).
+    """Accuracy of ``repeats`` fits (seeds ``seed + r``) on :func:`holdout_split`.
 
-    The split is fixed by ``seed`` and cached per data set (so moving a slider
-    changes only the model); repeat ``r`` uses estimator seed ``seed + r`` (at every
-    setting: evaluations, not releases to publish together).
-
-    Returns
-    -------
-    DataFrame
-        One row per repeat: the ``params``, ``repeat`` and ``accuracy``.
+    One row per repeat: the ``params``, ``repeat`` and ``accuracy``.
     """
     X_train, X_test, y_train, y_test = holdout_split(dataset, test_size, seed)
     truth = y_test.to_numpy()
@@ -251,27 +237,26 @@ def holdout_accuracy(
     return pd.DataFrame(rows)
 
 
-_SPLITS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+@remember(maxsize=16)
+def encoded_split(dataset: Dataset, test_size: float, seed: int) -> tuple[np.ndarray, ...]:
+    """:func:`holdout_split` encoded with the public domain: train codes and labels, test's."""
+    X_train, X_test, y_train, y_test = holdout_split(dataset, test_size, seed)
+    domain = dataset.domain
+    return (domain.encode(X_train), domain.encode_labels(y_train), domain.encode(X_test),
+            domain.encode_labels(y_test))
 
 
+@remember(maxsize=32)
 def holdout_split(dataset: Dataset, test_size: float, seed: int) -> tuple:
-    """A stratified train/test split ``(X_train, X_test, y_train, y_test)``, cached on the data set.
+    """:func:`stratified_split` of the data set: ``(X_train, X_test, y_train, y_test)``."""
+    return tuple(stratified_split(dataset.X, dataset.y, test_size, seed))
 
-    The split :func:`holdout_accuracy` uses; explorers share it to stay paired with it.
-    """
-    from sklearn.model_selection import train_test_split
 
-    cache_for = _SPLITS.setdefault(dataset, {})
-    if (test_size, seed) not in cache_for:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", "The least populated class", UserWarning)
-            try:
-                parts = train_test_split(
-                    dataset.X, dataset.y, test_size=test_size, random_state=seed, stratify=dataset.y
-                )
-            except ValueError:  # a class too small to stratify (Nursery's "recommend")
-                parts = train_test_split(
-                    dataset.X, dataset.y, test_size=test_size, random_state=seed
-                )
-        cache_for[(test_size, seed)] = tuple(parts)
-    return cache_for[(test_size, seed)]
+def stratified_split(X: Any, y: Any, test_size: float, seed: int) -> list:
+    """``train_test_split`` stratified by ``y`` (unstratified when a class is too small)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", _STRATIFY_WARNING, UserWarning)
+        try:
+            return train_test_split(X, y, test_size=test_size, random_state=seed, stratify=y)
+        except ValueError:  # a class too small to stratify (Nursery's "recommend")
+            return train_test_split(X, y, test_size=test_size, random_state=seed)

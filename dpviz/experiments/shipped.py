@@ -1,30 +1,10 @@
 """Results shipped with the workbook: reproductions that take minutes, read from small files.
 
-The notebooks' reproductions (JPW's cross-validation, FS Table 1, RDT#'s protocol, FI's
-figures, the comparison grid) take minutes in full mode. A page must not wait for them, so
-the workbook ships their results as small tidy CSV files in ``dpviz/results/``, one per
-call, each beside a JSON file saying how it was made (the function and its arguments, the
-code version, the date, the machine, how long it took). :func:`result` reads them by
-default and recomputes on request:
-
-* ``result(fi_figure4, datasets, n_rows=..., ...)`` returns the shipped frame when its
-  recorded arguments equal the call's, and raises :class:`ShippedResultError` otherwise (a
-  changed setting must not silently show an old result);
-* with ``recompute=True`` (a notebook's ``RECOMPUTE`` flag) or ``DPVIZ_RECOMPUTE=1`` it
-  runs the function itself, with a progress bar, bypassing the on-disk cache;
-* ``make results`` re-runs every notebook with ``DPVIZ_RECOMPUTE=1 DPVIZ_SAVE_RESULTS=1``,
-  which rewrites the files, so the shipped files are exactly what the notebooks ask for.
-
-Integrity: each JSON records the SHA-256 of its CSV's bytes (``csv_sha256``), and
-:func:`result` refuses a CSV whose bytes do not match it, or a JSON without one
-(:class:`ShippedResultIntegrityError`): an edited number, a truncated or duplicated file is
-never shown as a shipped result. Files written by an older ``make results`` carry no digest;
-``python -m dpviz.experiments.shipped --stamp`` (:func:`stamp`) records the digest of each
-CSV as it is now in every JSON that has none, changing nothing else, and refuses a recorded
-digest that does not match.
-
-Privacy: these are accuracy experiments on the public UCI data sets; the files hold
-summary statistics (means, standard deviations, counts of runs), not rows.
+Each shipped call is a tidy CSV in ``dpviz/results/`` beside a JSON saying how it was made
+(function, arguments, code version, date, machine) with the SHA-256 of the CSV's bytes.
+:func:`result` reads it when the recorded arguments equal the call's, refuses an altered
+CSV, and recomputes on request (``DPVIZ_RECOMPUTE=1``; ``make results`` also sets
+``DPVIZ_SAVE_RESULTS=1`` to rewrite the files). The files hold summary statistics only.
 """
 
 from __future__ import annotations
@@ -50,19 +30,6 @@ from dpviz import __version__
 from dpviz.errors import DPVizError
 from dpviz.experiments.runner import cache_bypassed
 
-__all__ = [
-    "RESULTS",
-    "ShippedResultError",
-    "ShippedResultIntegrityError",
-    "csv_digest",
-    "library_digest",
-    "provenance",
-    "recompute_requested",
-    "result",
-    "result_path",
-    "stamp",
-]
-
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 PACKAGE = Path(__file__).resolve().parents[1]
 DIGEST_KEY = "csv_sha256"
@@ -81,10 +48,6 @@ class ShippedResultIntegrityError(ShippedResultError):
 def recompute_requested() -> bool:
     """True when ``DPVIZ_RECOMPUTE=1``: reproductions run instead of reading shipped files."""
     return os.environ.get("DPVIZ_RECOMPUTE", "").strip().lower() in ("1", "true", "yes")
-
-
-def _saving_requested() -> bool:
-    return os.environ.get("DPVIZ_SAVE_RESULTS", "").strip() == "1"
 
 
 def _jsonable(value: Any) -> Any:
@@ -112,10 +75,8 @@ def _arguments(function: Callable[..., Any], args: tuple, kwargs: dict) -> dict:
 
 
 def result_path(function: Callable[..., Any], *args: Any) -> Path:
-    """The CSV file of a call: the function's name, then its string positional arguments.
+    """The CSV of a call: the function's name, then its string (or string tuple) arguments.
 
-    Strings, and tuples of strings, name the file: ``result_path(rdt_sharp_vs_epsilon,
-    "mushroom", 0.02)`` is ``dpviz/results/rdt_sharp_vs_epsilon-mushroom.csv``;
     ``result_path(compare, ("votes",))`` is ``dpviz/results/compare-votes.csv``.
     """
     parts = [function.__name__]
@@ -137,7 +98,7 @@ def library_digest() -> str:
 
 
 def _git_commit() -> str:
-    """The checkout's commit, with ``-dirty`` if tracked files other than the results differ."""
+    """The checkout's commit, ``-dirty`` if tracked files other than the results differ."""
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=PACKAGE, capture_output=True, text=True,
                               timeout=10, check=True).stdout.strip()
@@ -161,7 +122,7 @@ def _write_meta(path: Path, meta: dict) -> None:
 
 
 def _save(path: Path, frame: pd.DataFrame, meta: dict) -> dict:
-    """Write ``frame`` as ``path`` and ``meta``, with the CSV's SHA-256, beside it; return that."""
+    """Write ``frame`` as ``path`` and ``meta`` with the CSV's SHA-256 beside it; return that."""
     path.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(path, index=False, lineterminator="\n")  # the same bytes on every system
     data = path.read_bytes()
@@ -174,8 +135,7 @@ def _save(path: Path, frame: pd.DataFrame, meta: dict) -> dict:
 
 
 def _read_csv(source: Path | io.BytesIO) -> pd.DataFrame:
-    return pd.read_csv(source, keep_default_na=False,
-                       na_values=["", "NaN", "nan"])
+    return pd.read_csv(source, keep_default_na=False, na_values=["", "NaN", "nan"])
 
 
 def _read_meta(path: Path) -> dict:
@@ -196,7 +156,7 @@ def _read_meta(path: Path) -> dict:
 
 
 def _verified_csv(path: Path, meta: dict) -> pd.DataFrame:
-    """The shipped CSV ``path``, parsed from the very bytes whose SHA-256 was checked."""
+    """The shipped CSV, parsed from the very bytes whose SHA-256 was checked."""
     data = path.read_bytes()
     recorded = meta.get(DIGEST_KEY)
     if recorded is None:
@@ -228,7 +188,7 @@ def _recompute(function: Callable[..., pd.DataFrame], args: tuple, kwargs: dict)
         )
     frame = frame.reset_index(drop=True)
     frame.attrs["provenance"] = {"recomputed": True, "seconds": round(seconds, 1)}
-    if _saving_requested():
+    if os.environ.get("DPVIZ_SAVE_RESULTS", "").strip() == "1":
         meta = {
             "function": f"{run.__module__}.{run.__qualname__}",
             "arguments": _arguments(function, args, kwargs),
@@ -248,42 +208,14 @@ def _recompute(function: Callable[..., pd.DataFrame], args: tuple, kwargs: dict)
 
 
 def result(
-    function: Callable[..., pd.DataFrame],
-    /,
-    *args: Any,
-    recompute: bool | None = None,
-    missing: str = "raise",
-    **kwargs: Any,
+    function: Callable[..., pd.DataFrame], /, *args: Any, recompute: bool | None = None,
+    missing: str = "raise", **kwargs: Any,
 ) -> pd.DataFrame:
     """``function(*args, **kwargs)``'s shipped result, or a fresh run on request.
 
-    Parameters
-    ----------
-    function
-        A reproduction returning a tidy DataFrame (e.g. ``reproduce_fi.fi_figure4``).
-    *args, **kwargs
-        Its arguments (``progress`` is added when recomputing).
-    recompute
-        ``True`` runs ``function`` now (with a progress bar, bypassing the cache);
-        ``None`` (default) does so only under ``DPVIZ_RECOMPUTE=1``; otherwise the shipped
-        file is read.
-    missing
-        What to do when no file is shipped for this call: ``"raise"`` (the notebooks'
-        reproductions, whose files must exist) or ``"compute"`` (an explorer's optional
-        data set: computed now, with a progress bar, and saved under ``make results``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The result, with ``frame.attrs["provenance"]`` saying where it came from.
-
-    Raises
-    ------
-    ShippedResultError
-        No shipped file for this call, or one made with other arguments.
-    ShippedResultIntegrityError
-        The shipped CSV's bytes do not match the SHA-256 its JSON records, or the JSON
-        records none (or is missing or unreadable).
+    ``recompute``: ``True`` runs it now, ``None`` follows ``DPVIZ_RECOMPUTE``; ``missing``:
+    ``"raise"`` or ``"compute"`` when no file ships. Raises :class:`ShippedResultError` or
+    :class:`ShippedResultIntegrityError`; ``attrs["provenance"]`` says where it came from.
     """
     if recompute is None:
         recompute = recompute_requested()
@@ -326,29 +258,7 @@ def provenance(frame: pd.DataFrame) -> str:
 
 
 def stamp(folder: Path | None = None) -> list[Path]:
-    """Record each shipped CSV's SHA-256 in its JSON where none is recorded yet.
-
-    For files written before ``make results`` recorded digests (or by an older checkout):
-    ``python -m dpviz.experiments.shipped --stamp``. Only the ``csv_sha256`` key is added,
-    after the others, in :func:`_save`'s format; nothing is recomputed. Nothing is written
-    unless every file can be stamped.
-
-    Parameters
-    ----------
-    folder
-        The folder of the shipped files; :data:`RESULTS` by default.
-
-    Returns
-    -------
-    list of Path
-        The JSON files that were stamped (already stamped ones are left alone).
-
-    Raises
-    ------
-    ShippedResultIntegrityError
-        A JSON whose CSV is missing, or whose recorded digest does not match its CSV (a file
-        changed after it was made: restore it or regenerate it with ``make results``).
-    """
+    """Record each shipped CSV's SHA-256 where none is, all or nothing; return the JSONs."""
     folder = RESULTS if folder is None else folder
     pending, refused = [], []
     for meta_path in sorted(folder.glob("*.json")):

@@ -1,24 +1,11 @@
 """Notebook 07 (compare all): the views of the comparison of every learner on the same data.
 
-The computations live in :mod:`dpviz.experiments`: the learners in
-:mod:`~dpviz.experiments.registry`, the runs in :mod:`~dpviz.experiments.comparison`
-(:func:`~dpviz.experiments.comparison.compare`), the Pareto frontier, winners and
-claims in :mod:`~dpviz.experiments.pareto`, the pitfalls in
-:mod:`~dpviz.experiments.pitfalls`. This module draws them:
-
-* :func:`compare_explorer_chart` and :func:`compare_controls` — the explorer
-  (data set, ε, n, algorithms); it looks its points up in a per-data-set grid
-  computed once (:func:`explorer_frame` over :func:`grid`), so a slider move only
-  redraws;
-* :func:`pareto_chart` (FS Fig. 2 made real), :func:`tradeoff_chart` (accuracy
-  against ε for several n: more data buys privacy), :func:`winner_chart` ("which
-  algorithm when") and :func:`budget_pitfall_chart`;
-* notebook 07's exercises.
+The explorer (its points looked up in a per-data-set grid computed once), the Pareto,
+trade-off, winner and budget-pitfall charts, and notebook 07's exercises.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -49,27 +36,13 @@ from dpviz.experiments.pareto import (
     winners,
 )
 from dpviz.experiments.registry import ALGORITHMS, PRIVATE
+from dpviz.experiments.runner import remember
 from dpviz.experiments.shipped import recompute_requested, result
 from dpviz.explore import quick
 from dpviz.ui.exercises import Argument, Exercise, Prediction, Step, register
 from dpviz.ui.plots import accuracy_chart, log_axis
 from dpviz.ui.widgets import choice_dropdown, selection_slider
 from dpviz.validation import check_epsilon, check_int
-
-__all__ = [
-    "EXERCISE_POINTS",
-    "EXPLORER_DATASETS",
-    "TUNING_ARGUMENT",
-    "accuracy_gap",
-    "budget_pitfall_chart",
-    "compare_controls",
-    "compare_explorer_chart",
-    "explorer_frame",
-    "grid",
-    "pareto_chart",
-    "tradeoff_chart",
-    "winner_chart",
-]
 
 #: Data sets offered by the explorer's picker (each one's grid ships: see :func:`explorer_frame`).
 EXPLORER_DATASETS = ("nursery", "mushroom", "votes", "adult", "synth-a")
@@ -79,15 +52,9 @@ _QUICK_SIZES = (100, 1000, 10000)
 
 
 def grid() -> dict[str, Any]:
-    """The explorer's grid: ε values, sizes and repeats (smaller for a quick recomputation).
+    """The explorer's grid: ``epsilons``, ``sizes``, ``repeats``: 10 ε × 5 n × 5 (shipped).
 
-    Returns
-    -------
-    dict
-        ``epsilons``, ``sizes`` and ``repeats``: the full grid (10 ε × 5 n × 5
-        repeats), whose results are shipped (:mod:`dpviz.experiments.shipped`), or,
-        when recomputing (``DPVIZ_RECOMPUTE=1``) in quick mode (:func:`dpviz.explore.quick`),
-        4 ε × 3 n × 2 repeats.
+    A quick recomputation (``DPVIZ_QUICK=1 DPVIZ_RECOMPUTE=1``) runs 4 ε × 3 n × 2.
     """
     if quick() and recompute_requested():
         return {"epsilons": _QUICK_EPSILONS, "sizes": _QUICK_SIZES, "repeats": 2}
@@ -96,31 +63,19 @@ def grid() -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------- shared marks
 def _palette() -> alt.Scale:
-    """The same colour for an algorithm in every chart of the notebook.
-
-    Vega-Lite's default (tableau10 over the names in sorted order), which the
-    explorer's charts get when every learner is shown, plus grey for
-    :data:`~dpviz.experiments.pareto.NO_WINNER`.
-    """
+    """One colour per algorithm in every chart (Vega-Lite's tableau10 order), grey for no winner."""
     tableau = ["#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2"]
     return alt.Scale(domain=[*sorted(PRIVATE), NO_WINNER], range=[*tableau, "#dddddd"])
 
 
-#: Height in pixels kept between two reference labels (a 10 px font and some air).
+#: Pixels kept between two reference labels (a 10 px font and some air).
 _LABEL_GAP_PX = 14
 
 
 def _label_positions(
     refs: pd.DataFrame, plotted: Sequence[float] | np.ndarray | pd.Series, height: int
 ) -> pd.DataFrame:
-    """``refs`` with ``label_y``: its accuracies pushed apart so that their labels do not overprint.
-
-    References of nearly the same accuracy (say a scikit-learn tree and forest, and RDT
-    without noise) would write their names on top of each other. From the lowest up, a
-    label moves up until it is :data:`_LABEL_GAP_PX` pixels above the previous one, in
-    data units of the chart's y range (``plotted``: every y value the chart draws; Vega's
-    rounded-out domain is wider, hence a margin of 1.5).
-    """
+    """``refs`` with ``label_y``: accuracies pushed :data:`_LABEL_GAP_PX` apart, in data units."""
     out = refs.sort_values("accuracy", kind="stable").reset_index(drop=True)
     values = np.asarray([*np.asarray(plotted, dtype=float), *out["accuracy"]], dtype=float)
     values = values[np.isfinite(values)]
@@ -132,50 +87,24 @@ def _label_positions(
     return out.assign(label_y=positions)
 
 
-def _reference_layer(
-    refs: pd.DataFrame, plotted: Sequence[float] | np.ndarray | pd.Series, height: int,
-    width: int,
-) -> alt.LayerChart:
+def _reference_layers(
+    refs: pd.DataFrame, plotted: Sequence[float] | np.ndarray | pd.Series, height: int, width: int,
+) -> list[alt.Chart]:
     """The non-private references as dashed rules, their names apart in the right margin."""
-    refs = _label_positions(refs, plotted, height)
-    rules = (
+    return [
         alt.Chart(refs)
         .mark_rule(strokeDash=[6, 4], color="gray")
-        .encode(
-            y="accuracy:Q",
-            tooltip=["algorithm:N", alt.Tooltip("accuracy:Q", format=".3f")],
-        )
-    )
-    labels = (
-        alt.Chart(refs)
+        .encode(y=alt.Y("accuracy", type="quantitative"), tooltip=_REF_TIPS),
+        alt.Chart(_label_positions(refs, plotted, height))
         .mark_text(align="left", baseline="middle", dx=4, fontSize=10, color="gray")
-        .encode(y="label_y:Q", x=alt.value(width), text="algorithm:N")
-    )
-    return rules + labels
+        .encode(y=alt.Y("label_y", type="quantitative"), x=alt.value(width),
+                text=alt.Text("algorithm", type="nominal")),
+    ]
 
 
 # ---------------------------------------------------------------------------------- Pareto
 def pareto_chart(frame: pd.DataFrame, dataset: str, n: int, *, width: int = 420) -> alt.LayerChart:
-    """FS Fig. 2 made real: every (algorithm, ε) point at one n, the frontier as a step line.
-
-    Parameters
-    ----------
-    frame : DataFrame
-        From :func:`~dpviz.experiments.comparison.compare`.
-    dataset : str
-        One data set of the frame.
-    n : int
-        One training size of the frame.
-    width : int
-        Chart width in pixels.
-
-    Returns
-    -------
-    altair.LayerChart
-        Points coloured by algorithm (filled when Pareto efficient), the best
-        accuracy reachable within each budget (black steps), the non-private
-        references as dashed rules.
-    """
+    """FS Fig. 2 made real: every (algorithm, ε) point at one n and the frontier's steps."""
     points = pareto_frontier(frame)
     points = points[(points["dataset"] == dataset) & (points["n"] == n)]
     if points.empty:
@@ -189,9 +118,7 @@ def pareto_chart(frame: pd.DataFrame, dataset: str, n: int, *, width: int = 420)
     )
     base = alt.Chart(points, title=title, width=width, height=260)
     x = alt.X(
-        "epsilon:Q",
-        scale=alt.Scale(type="log"),
-        axis=log_axis(points["epsilon"]),
+        "epsilon:Q", scale=alt.Scale(type="log"), axis=log_axis(points["epsilon"]),
         title="ε (lower = more private)",
     )
     y = alt.Y("mean:Q", title="accuracy", scale=alt.Scale(zero=False))
@@ -203,10 +130,7 @@ def pareto_chart(frame: pd.DataFrame, dataset: str, n: int, *, width: int = 420)
             "datum.efficient", alt.Color("algorithm:N", scale=_palette()), alt.value("white")
         ),
         tooltip=[
-            "algorithm:N",
-            "epsilon:Q",
-            alt.Tooltip("mean:Q", format=".3f"),
-            "efficient:N",
+            "algorithm:N", "epsilon:Q", alt.Tooltip("mean:Q", format=".3f"), "efficient:N",
             "runs:Q",
         ],
     )
@@ -214,14 +138,13 @@ def pareto_chart(frame: pd.DataFrame, dataset: str, n: int, *, width: int = 420)
         alt.Chart(steps)
         .mark_line(interpolate="step-after", color="black", strokeWidth=1.5)
         .encode(
-            x="epsilon:Q",
-            y="best:Q",
+            x="epsilon:Q", y="best:Q",
             tooltip=["epsilon:Q", "algorithm:N", alt.Tooltip("best:Q", format=".3f")],
         )
     )
     refs = reference_accuracy(frame, dataset, n)
     plotted = [*points["mean"], *steps["best"]]
-    return alt.layer(step, dots, _reference_layer(refs, plotted, 260, width))
+    return alt.layer(step, dots, alt.layer(*_reference_layers(refs, plotted, 260, width)))
 
 
 def _target_layers(
@@ -237,46 +160,17 @@ def _target_layers(
         alt.Chart(price)
         .mark_point(shape="diamond", size=120, color="firebrick", filled=True)
         .encode(
-            x=f"{xfield}:Q",
-            y="accuracy:Q",
+            x=f"{xfield}:Q", y="accuracy:Q",
             tooltip=["n:O", "epsilon:Q", "algorithm:N", alt.Tooltip("accuracy:Q", format=".3f")],
         ),
     ]
 
 
 def tradeoff_chart(
-    frame: pd.DataFrame,
-    dataset: str,
-    *,
-    algorithm: str | None = None,
-    target: float | None = None,
-    per_row: bool = False,
-    width: int = 420,
+    frame: pd.DataFrame, dataset: str, *, algorithm: str | None = None, target: float | None = None,
+    per_row: bool = False, width: int = 420,
 ) -> alt.LayerChart:
-    """Accuracy against ε for every training size n (FS Fig. 2's three objectives at once).
-
-    Parameters
-    ----------
-    frame : DataFrame
-        From :func:`~dpviz.experiments.comparison.compare`.
-    dataset : str
-        One data set of the frame.
-    algorithm : str, optional
-        Draw this algorithm's curves; default the frontier (the best private
-        algorithm within each budget).
-    target : float, optional
-        An accuracy target, drawn as a rule, with the ε each n needs to reach it.
-    per_row : bool
-        Put ε·n (budget times rows) on the x axis instead of ε: if the curves of
-        different n fall on one line, what matters is the product.
-    width : int
-        Chart width in pixels.
-
-    Returns
-    -------
-    altair.LayerChart
-        One line per n (darker = more rows).
-    """
+    """Accuracy against ε (or ε·n) for every n, of ``algorithm`` or the best one."""
     rows = frame[(frame["dataset"] == dataset) & frame["private"]]
     if rows.empty:
         raise InvalidParameterError(f"no private rows for dataset {dataset!r}")
@@ -311,7 +205,7 @@ def tradeoff_chart(
 
 
 # ---------------------------------------------------------------------------------- explorer
-@functools.cache
+@remember()
 def _explorer_frame(
     dataset: str, epsilons: tuple[float, ...], sizes: tuple[int, ...], repeats: int
 ) -> pd.DataFrame:
@@ -320,21 +214,14 @@ def _explorer_frame(
 
 
 def explorer_frame(dataset: str = "nursery") -> pd.DataFrame:
-    """The explorer's grid for ``dataset``: ``compare`` over :func:`grid`, shipped.
-
-    Every data set's full grid ships with the workbook (``dpviz/results/compare-*.csv``,
-    made by ``make results``), so picking a data set or moving a slider only looks points
-    up. Under ``DPVIZ_RECOMPUTE=1``, or for a grid that is not shipped,
-    :func:`~dpviz.experiments.comparison.compare` runs once per data set, with a progress
-    bar (and is kept in memory afterwards).
-    """
+    """The explorer's grid for ``dataset`` (``compare`` over :func:`grid`): shipped or computed."""
     g = grid()
     key = str(dataset).strip().lower()
     load_dataset(key)  # validates the name
     return _explorer_frame(key, tuple(g["epsilons"]), tuple(g["sizes"]), int(g["repeats"]))
 
 
-@functools.cache
+@remember()
 def _explorer_summary(
     dataset: str, epsilons: tuple[float, ...], sizes: tuple[int, ...], repeats: int
 ) -> pd.DataFrame:
@@ -363,11 +250,7 @@ _REF_TIPS = [_NAME_TIP, alt.Tooltip("accuracy", type="quantitative", format=".3f
 
 
 def _explorer_left(
-    at_eps: pd.DataFrame,
-    at_inf: pd.DataFrame,
-    refs: pd.DataFrame,
-    order: list[str],
-    eps: float,
+    at_eps: pd.DataFrame, at_inf: pd.DataFrame, refs: pd.DataFrame, order: list[str], eps: float,
     title: alt.Title,
 ) -> alt.LayerChart:
     """Left panel: each algorithm's band and mean at ε, its ε = ∞ diamond, the references."""
@@ -375,17 +258,14 @@ def _explorer_left(
     color = alt.Color("algorithm", type="nominal", title="algorithm")
     settings = [f"ε = {eps:g}", "ε = ∞"]
     points = pd.concat(
-        [at_eps.assign(setting=settings[0]), at_inf.assign(setting=settings[1])],
-        ignore_index=True,
+        [at_eps.assign(setting=settings[0]), at_inf.assign(setting=settings[1])], ignore_index=True,
     )
     layers: list[Any] = [
         alt.Chart(at_eps)
         .mark_rule(strokeWidth=3, opacity=0.5)
         .encode(
             x=alt.X("low", type="quantitative", title="accuracy", scale=alt.Scale(domain=[0, 1])),
-            x2=alt.X2("high"),
-            y=y,
-            color=color,
+            x2=alt.X2("high"), y=y, color=color,
         ),
         # the point at the slider's ε (filled) and the same learner without noise (hollow diamond)
         alt.Chart(points)
@@ -395,10 +275,8 @@ def _explorer_left(
             y=y,
             color=color,
             shape=alt.Shape(
-                "setting",
-                type="nominal",
-                scale=alt.Scale(domain=settings, range=["circle", "diamond"]),
-                title=None,
+                "setting", type="nominal",
+                scale=alt.Scale(domain=settings, range=["circle", "diamond"]), title=None,
             ),
             fillOpacity=alt.FillOpacity(  # ordinal: Vega-Lite warns on a nominal opacity
                 "setting", type="ordinal", sort=settings,
@@ -425,27 +303,10 @@ def _explorer_right(
     if curve_rows.empty:  # nothing selected: an empty axis with the references
         curve_rows = pd.DataFrame({"epsilon": [eps], "accuracy": [math.nan], "algorithm": ["—"]})
     curves = accuracy_chart(
-        curve_rows,
-        x="epsilon",
-        color="algorithm",
-        highlight=eps,
-        title=f"against ε at n = {size}",
+        curve_rows, x="epsilon", color="algorithm", highlight=eps, title=f"against ε at n = {size}",
         width=_PANEL_WIDTH,
     )
-    ref_y = alt.Y("accuracy", type="quantitative")
-    placed = _label_positions(refs, curve_rows["accuracy"], _PANEL_HEIGHT)
-    ref_layers = [
-        alt.Chart(refs)
-        .mark_rule(strokeDash=[6, 4], color="gray")
-        .encode(y=ref_y, tooltip=_REF_TIPS),
-        alt.Chart(placed)  # in the right margin: no dashed rule strikes a name through
-        .mark_text(align="left", baseline="middle", dx=4, fontSize=10, color="gray")
-        .encode(
-            y=alt.Y("label_y", type="quantitative"),
-            x=alt.value(_PANEL_WIDTH),
-            text=alt.Text("algorithm", type="nominal"),
-        ),
-    ]
+    ref_layers = _reference_layers(refs, curve_rows["accuracy"], _PANEL_HEIGHT, _PANEL_WIDTH)
     return alt.LayerChart(layer=[*curves.layer, *ref_layers])  # flat: nested layers copy slowly
 
 
@@ -465,37 +326,10 @@ def _left_title(at_eps: pd.DataFrame, eps: float, size: int, n: int) -> alt.Titl
 
 
 def compare_explorer_chart(
-    dataset: str = "nursery",
-    epsilon: float = 1.0,
-    n: int = 1000,
+    dataset: str = "nursery", epsilon: float = 1.0, n: int = 1000,
     algorithms: Sequence[str] | None = None,
 ) -> alt.VConcatChart:
-    """Explorer callback: every algorithm's accuracy at (data set, ε, n), and against ε.
-
-    Parameters
-    ----------
-    dataset : str
-        One of :data:`EXPLORER_DATASETS` (or any of
-        :data:`~dpviz.experiments.comparison.DATASETS`).
-    epsilon : float
-        Total budget; snapped to the nearest ε of the grid (log scale) — the
-        explorer's slider only offers grid values.
-    n : int
-        Training rows; snapped to the nearest size the data set supplies.
-    algorithms : sequence of str, optional
-        Private learners to show (default all of
-        :data:`~dpviz.experiments.registry.PRIVATE`; an empty selection shows only
-        the references).
-
-    Returns
-    -------
-    altair.VConcatChart
-        Top: mean accuracy of each algorithm at (ε, n) with its band over
-        repeats (10th-90th percentile), a hollow diamond at its own ε = ∞
-        accuracy, and the non-private references as dashed rules. Below:
-        :func:`~dpviz.ui.plots.accuracy_chart` of the same algorithms against ε at
-        this n, the slider's ε marked in red.
-    """
+    """Explorer callback: every algorithm at (data set, ε, n), and against ε below."""
     check_epsilon(epsilon)
     chosen = _selection(algorithms)
     g = grid()
@@ -526,11 +360,7 @@ def compare_explorer_chart(
 def compare_controls(
     dataset: str = "nursery", epsilon: float = 1.0, n: int = 1000
 ) -> dict[str, Any]:
-    """The explorer's widgets: data set, ε (log-spaced grid), n (log-spaced grid), algorithms.
-
-    The ε and n sliders move over the grid of :func:`grid` (evenly spaced on a
-    log scale), whose points are computed once per data set.
-    """
+    """The explorer's widgets: data set, ε and n on :func:`grid`'s log-spaced values, algorithms."""
     g = grid()
     eps_options = [(f"{e:g}", float(e)) for e in g["epsilons"]]
     size_options = [(str(s), int(s)) for s in g["sizes"]]
@@ -546,13 +376,7 @@ def compare_controls(
 
 # ---------------------------------------------------------------------------------- which when
 def winner_chart(frame: pd.DataFrame, dataset: str, *, width: int = 460) -> alt.LayerChart:
-    """"Which algorithm when" as a map: the best private algorithm in every (ε, n) cell.
-
-    Cells are coloured by the winner (:func:`~dpviz.experiments.pareto.winners`;
-    grey: none beats the majority class by
-    :data:`~dpviz.experiments.pareto.FLOOR_MARGIN`) and labelled with its mean
-    accuracy (%); a pale cell means the runner-up is within 2 points (a near tie).
-    """
+    """"Which algorithm when": the best private algorithm in every (ε, n) cell."""
     table = winners(frame[frame["dataset"] == dataset])
     if table.empty:
         raise InvalidParameterError(f"no private rows for dataset {dataset!r}")
@@ -569,12 +393,9 @@ def winner_chart(frame: pd.DataFrame, dataset: str, *, width: int = 460) -> alt.
         color=alt.Color("winner:N", scale=_palette(), title="best private"),
         opacity=alt.condition("datum.clear", alt.value(1.0), alt.value(0.45)),
         tooltip=[
-            alt.Tooltip("n:O"),
-            alt.Tooltip("epsilon:O", title="ε"),
-            alt.Tooltip("algorithm:N", title="best"),
-            alt.Tooltip("accuracy:Q", format=".3f"),
-            alt.Tooltip("tied:N"),
-            alt.Tooltip("runner_up:N", title="runner-up"),
+            alt.Tooltip("n:O"), alt.Tooltip("epsilon:O", title="ε"),
+            alt.Tooltip("algorithm:N", title="best"), alt.Tooltip("accuracy:Q", format=".3f"),
+            alt.Tooltip("tied:N"), alt.Tooltip("runner_up:N", title="runner-up"),
             alt.Tooltip("margin:Q", format=".3f"),
             alt.Tooltip("majority:Q", title="majority class", format=".3f"),
         ],
@@ -591,10 +412,7 @@ def winner_chart(frame: pd.DataFrame, dataset: str, *, width: int = 460) -> alt.
 
 # ---------------------------------------------------------------------------------- pitfalls
 def budget_pitfall_chart(table: pd.DataFrame, *, width: int = 380) -> alt.LayerChart:
-    """The update experiment's arms at their claimed ε (hollow) and their true total ε (filled).
-
-    ``table`` is :func:`dpviz.experiments.pitfalls.budget_pitfall`'s.
-    """
+    """The update experiment's arms at their claimed ε (hollow) and their true total (filled)."""
     long = pd.concat(
         [
             table.assign(epsilon=table["claimed_epsilon"], plotted="as claimed"),
@@ -607,9 +425,7 @@ def budget_pitfall_chart(table: pd.DataFrame, *, width: int = 380) -> alt.LayerC
         "epsilon:Q", scale=alt.Scale(type="log"), axis=log_axis(long["epsilon"]), title="total ε"
     )
     y = alt.Y("mean:Q", title="accuracy", scale=alt.Scale(zero=False))
-    arrows = base.mark_line(strokeDash=[3, 3], color="gray").encode(
-        x=x, y=y, detail="method:N"
-    )
+    arrows = base.mark_line(strokeDash=[3, 3], color="gray").encode(x=x, y=y, detail="method:N")
     dots = base.mark_point(size=90).encode(
         x=x,
         y=y,
@@ -640,11 +456,7 @@ EXERCISE_POINTS = pd.DataFrame(
 
 def accuracy_gap(dataset: str, better: str, worse: str, *, epsilon: float, n: int,
                  repeat: int) -> float:
-    """Accuracy points by which ``better`` beats ``worse`` in one run of the explorer's grid.
-
-    Read off :func:`explorer_frame` (the shipped full grid) at ``epsilon``, ``n`` and
-    run ``repeat`` — what the explorer draws at that setting.
-    """
+    """Points by which ``better`` beats ``worse`` in run ``repeat`` of the shipped explorer grid."""
     frame = explorer_frame(dataset)
     run = frame[(frame["epsilon"] == epsilon) & (frame["n"] == n) & (frame["repeat"] == repeat)]
     accuracy = run.set_index("algorithm")["accuracy"]

@@ -1,29 +1,8 @@
-"""Notebook 03 (FS, private ID3): the explorers' controls and charts, tables.
+"""Notebook 03 (FS, private ID3): the explorers' charts and controls, tables next to the papers.
 
-Its exercises are in :mod:`dpviz.explore.fs_exercises`.
-
-Friedman & Schuster (KDD 2010) build the same ID3 twice under a fixed budget B: from
-noisy counts (SuLQ-based ID3, Alg. 1: 2|A| count queries per node, each at ε/(2|A|)) and
-with one exponential-mechanism query per node (DiffPID3, Alg. 2), scored by InfoGain
-(sensitivity log2(N+1) + 1/ln 2), Gini (2) or Max (1); DiffPC4.5 adds numeric split
-points by the exponential mechanism of §4.3 (on a public grid of each attribute's range
-in dpviz) and pruning with noisy counts (Alg. 3). The algorithms live in
-:mod:`dpviz.trees.id3` (the paper's words in :mod:`dpviz.pseudocode.fs`); the harness
-(data sets, fits, cached curves and runs, exact probabilities) in
-:mod:`dpviz.experiments.fs_runs`, the paper's reproductions in
-:mod:`dpviz.experiments.reproduce_fs`.
-This module only draws:
-
-* :func:`fs_explorer_chart` — the explorer callback: hold-out accuracy against B for one
-  data set, depth and criterion, with the same algorithm at ε = ∞ as reference;
-  :func:`fs_controls` builds its widgets. :func:`fs_tree_chart` (widgets:
-  :func:`fs_tree_controls`) draws one induced tree with its ledger by level.
-* :func:`split_point_chart` — the §4.3 split-point distributions.
-* :func:`table1_table`, :func:`table1_chart`, :func:`jpw_table`, :func:`runs_chart`,
-  :func:`published_table1`, :func:`stop_reasons` — tables and charts next to the papers.
-
-The notebook calls the harness (``fit_one``, ``budget_split``, ``split_choice_table``,
-``table1_runs``, ...) from :mod:`dpviz.experiments.fs_runs` directly.
+Friedman & Schuster (KDD 2010) build ID3 under a budget B from noisy counts (SuLQ-based
+ID3) or with one exponential-mechanism query per node (DiffPID3, DiffPC4.5). Data, fits and
+curves: :mod:`dpviz.experiments.fs_runs`; this module only draws.
 """
 
 from __future__ import annotations
@@ -60,28 +39,7 @@ from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, depth_slider, epsilon_slider, int_slider
 from dpviz.validation import check_epsilon, check_int
 
-__all__ = [
-    "MAX_DEPTH",
-    "fs_controls",
-    "fs_explorer_chart",
-    "fs_tree_chart",
-    "fs_tree_controls",
-    "jpw_table",
-    "published_table1",
-    "runs_chart",
-    "split_point_chart",
-    "stop_reasons",
-    "table1_chart",
-    "table1_table",
-]
-
-
-#: Largest depth d of the explorers' depth slider (FS's experiments use depth 5 or less). The
-#: curves at every depth up to it ship with the workbook (``fs_runs.EXPLORER_DEPTHS``,
-#: :func:`~dpviz.experiments.fs_runs.shipped_curves`): a depth, data-set or criterion move
-#: reads them instead of refitting the curve (8 budgets B × up to 10 fits, plus ε = ∞: up to
-#: 4 s on a 2-core machine); only the slider's B, when off the curve's grid, is fitted
-#: (``bench/slider_extremes.py``).
+#: Largest depth of the explorers' slider: every curve up to it ships, so a move only reads.
 MAX_DEPTH = max(EXPLORER_DEPTHS)
 
 
@@ -93,9 +51,7 @@ def _budget_line(dataset: str, criterion: str, epsilon: float, depth: int) -> st
             f"the root's {split['split_queries']} count queries gets ε/(2|A|) = "
             f"{split['split_epsilon']:.2g}"
         )
-    numeric = (
-        f", plus {split['numeric']} split points" if split["numeric"] else ""
-    )
+    numeric = (f", plus {split['numeric']} split points" if split["numeric"] else "")
     formula = "B/((2+n)d+2)" if split["numeric"] else "B/(2(d+1))"
     return (
         f"depth {depth}: one exponential-mechanism query per node at ε = {formula} = "
@@ -104,31 +60,10 @@ def _budget_line(dataset: str, criterion: str, epsilon: float, depth: int) -> st
 
 
 def fs_explorer_chart(
-    dataset: str = "fs-single-split",
-    epsilon: float = 0.1,
-    depth: int | None = None,
+    dataset: str = "fs-single-split", epsilon: float = 0.1, depth: int | None = None,
     criterion: str = "max",
 ) -> alt.LayerChart:
-    """Explorer callback: test accuracy of an FS algorithm against B, with the ε = ∞ reference.
-
-    Parameters
-    ----------
-    dataset : {"fs-single-split", "nursery", "adult"}
-        See :func:`prepared`.
-    epsilon : float
-        The slider's budget B: a fresh evaluation there (cached once computed) joins the
-        cached curve and is marked by a red rule.
-    depth : int, optional
-        Maximal depth d; default :func:`explorer_defaults`.
-    criterion : {"infogain", "gini", "max", "sulq"}
-        DiffPID3's quality function (DiffPC4.5 on Adult), or the SuLQ-based ID3.
-
-    Returns
-    -------
-    altair.LayerChart
-        Mean accuracy with a band over :data:`REPEATS` fits (10th–90th percentile) on one
-        fixed data split, the same algorithm at ε = ∞ (same depth) as a dashed line.
-    """
+    """Explorer callback: an FS algorithm's test accuracy against B, ε = ∞ dashed."""
     eps = check_epsilon(epsilon)
     d = explorer_depth(dataset, criterion, depth)
     curve = explorer_curve(dataset, criterion, d)
@@ -157,16 +92,7 @@ def fs_explorer_chart(
 def fs_controls(
     dataset: str = "fs-single-split", epsilon: float = 0.1, criterion: str = "max"
 ) -> dict[str, Any]:
-    """The accuracy explorer's widgets; choosing a data set resets the depth to its default.
-
-    Returns
-    -------
-    dict
-        ``dataset``, ``epsilon`` (B, log scale 0.05–10), ``depth`` (1 to :data:`MAX_DEPTH`)
-        and ``criterion``
-        widgets for :func:`dpviz.ui.widgets.explorer` (create them before the explorer so that
-        the reset happens before the chart is redrawn).
-    """
+    """The accuracy explorer's widgets; picking a data set resets the depth to its default."""
     picker = choice_dropdown(list(EXPLORER_DATASETS), check_dataset(dataset))
     depth = depth_slider(explorer_defaults(dataset)["depth"], high=MAX_DEPTH)
 
@@ -185,23 +111,10 @@ def fs_controls(
 
 
 def fs_tree_chart(
-    dataset: str = "fs-single-split",
-    epsilon: float = 0.1,
-    depth: int | None = None,
-    criterion: str = "max",
-    run: int = 0,
+    dataset: str = "fs-single-split", epsilon: float = 0.1, depth: int | None = None,
+    criterion: str = "max", run: int = 0,
 ) -> alt.VConcatChart:
-    """Explorer callback: one induced tree and its ledger by level.
-
-    Fit ``run`` of the accuracy explorer's point (same seed): the tree as a chart (nodes by
-    depth, colour = kind, tooltips with the noisy counts N_T and N_c) above the ε charged
-    at each level per kind of query (:func:`~dpviz.trees.id3_view.ledger_level_chart`).
-
-    Returns
-    -------
-    altair.VConcatChart
-        Titled with the fit's test accuracy and its share of unclassified test rows.
-    """
+    """Explorer callback: fit ``run`` of the explorer's point as a tree, its ledger below."""
     eps = check_epsilon(epsilon)
     d = explorer_depth(dataset, criterion, depth)
     run = check_int(run, "run", minimum=0)
@@ -223,7 +136,7 @@ def fs_tree_chart(
 def fs_tree_controls(
     dataset: str = "fs-single-split", epsilon: float = 0.1, criterion: str = "max"
 ) -> dict[str, Any]:
-    """The tree view's widgets: those of :func:`fs_controls` plus the fit number ``run``."""
+    """The tree view's widgets: :func:`fs_controls`'s plus the fit number ``run``."""
     controls = fs_controls(dataset, epsilon, criterion)
     controls["run"] = int_slider(0, 0, 9, "run")
     return controls
@@ -232,21 +145,7 @@ def fs_tree_controls(
 def split_point_chart(
     frame: pd.DataFrame, *, bins: int = 100, width: int = 460, title: str | None = None
 ) -> alt.Chart:
-    """Probability of the drawn split point in each bin of the range, per criterion (log scale).
-
-    Parameters
-    ----------
-    frame : DataFrame
-        From :func:`split_point_frame` or :func:`split_point_grid_frame`.
-    bins : int, default 100
-        The range is shown in this many equal-width bins (the mass of each).
-    width : int, default 460
-        Width of the chart in pixels.
-    title : str, optional
-        Default: says which mechanism the frame holds — FS's continuous density
-        (:func:`split_point_frame`, the paper's idea) or the public grid the estimators
-        draw from (:func:`split_point_grid_frame`, with its number of cells).
-    """
+    """Probability of the drawn split point per bin and criterion (log scale)."""
     if title is None:
         if "threshold" in frame:
             cells = int(frame.groupby("criterion", sort=False).size().iloc[0]) + 1
@@ -277,13 +176,7 @@ def split_point_chart(
 
 
 def table1_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """Our FS Table 1 next to the paper's: index n, columns (algorithm, ours / paper), %.
-
-    Parameters
-    ----------
-    runs : DataFrame
-        From :func:`table1_runs` (or :func:`dpviz.experiments.reproduce_fs.fs_table1`).
-    """
+    """Our FS Table 1 next to the paper's: index n, columns (algorithm, ours / paper), in %."""
     ours = percent_summary(runs)
     merged = ours.merge(FS_TABLE1, on=["n", "algorithm"], suffixes=("", "_paper"))
     merged = merged.rename(columns={"mean": "ours", "mean_paper": "paper"})
@@ -297,10 +190,7 @@ def table1_table(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def table1_chart(runs: pd.DataFrame, *, width: int = 170) -> alt.FacetChart:
-    """Ours (mean with a ±1 standard-error bar) and the paper's mean, per algorithm and n.
-
-    Three panels a row, legend below: the five fit a 1000-px window (narrower in JupyterLab).
-    """
+    """Ours (mean ± 1 standard error) and the paper's mean per algorithm and n, 3 panels a row."""
     ours = percent_summary(runs)
     ours["low"] = ours["mean"] - ours["sem"]
     ours["high"] = ours["mean"] + ours["sem"]
@@ -324,22 +214,20 @@ def table1_chart(runs: pd.DataFrame, *, width: int = 170) -> alt.FacetChart:
         alt.layer(lines, bars, data=frame)
         .properties(width=width, height=150)
         .facet(
-            facet=alt.Facet("algorithm:N", sort=list(FS_TABLE1_ALGORITHMS), title=None),
-            columns=3,
+            facet=alt.Facet("algorithm:N", sort=list(FS_TABLE1_ALGORITHMS), title=None), columns=3,
         )
     )
 
 
 def jpw_table(runs: pd.DataFrame) -> pd.DataFrame:
     """Our JPW Table I next to theirs (see :func:`~.reproduce_fs.jpw_table1_comparison`)."""
-    table = jpw_table1_comparison(runs)
-    return table.round(1)
+    return jpw_table1_comparison(runs).round(1)
 
 
 def runs_chart(
     runs: pd.DataFrame, *, title: str, algorithms: Sequence[str] | None = None
 ) -> alt.LayerChart:
-    """Accuracy (%) against the number of training rows, one line per algorithm, band over runs."""
+    """Accuracy (%) against training rows, a line per algorithm, a light band over runs."""
     frame = runs if algorithms is None else runs[runs["algorithm"].isin(algorithms)]
     frame = frame.assign(accuracy=100 * frame["accuracy"])
     return accuracy_chart(frame, x="n", color="algorithm", log_x=False, title=title, width=420,
@@ -353,7 +241,7 @@ def published_table1() -> str | None:
 
 
 def stop_reasons(model: Any) -> pd.Series:
-    """How many leaves of a fitted tree stopped for each reason (from its node table)."""
+    """How many leaves of a fitted tree stopped for each reason."""
     frame = tree_frame(model)
     leaves = frame[frame["kind"].isin(["leaf", "empty leaf"])]
     return leaves["stop"].value_counts()
