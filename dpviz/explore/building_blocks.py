@@ -8,7 +8,6 @@ channel objects (``alt.X("a:Q")``): altair 5.5 parses each shorthand string slow
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -19,7 +18,7 @@ import pandas as pd
 
 from dpviz import mechanisms
 from dpviz.audit.engine import AuditResult, Event, audit
-from dpviz.data.uci import Dataset, load
+from dpviz.data.uci import load
 from dpviz.errors import BudgetExceededError, InvalidParameterError, NotProvenPrivateWarning
 from dpviz.privacy import PrivateTable
 from dpviz.ui.exercises import Exercise, register
@@ -277,12 +276,6 @@ def sampled_checks(n_samples: int = 200_000, seed: int = 0) -> pd.DataFrame:
     return out
 
 
-@functools.cache
-def _nursery() -> Dataset:
-    """Nursery, loaded once per process (the game's tables are built from it)."""
-    return load("nursery")
-
-
 def budget_game(
     count_epsilon: float, classes_epsilon: float, per_group_epsilon: float, *,
     budget: float = 1.0, group_by: str = "health", seed: int = 0,
@@ -293,7 +286,7 @@ def budget_game(
     query beyond the budget is refused before reading a row. Returns the table (its ledger),
     the answers by query name, and one message per refused query.
     """
-    data = _nursery()
+    data = load("nursery")  # loaded once per process by the data layer
     table = PrivateTable(data.X, data.y, domain=data.domain, epsilon=budget, rng=seed)
     answers: dict[str, object] = {}
     refused: list[str] = []
@@ -335,7 +328,7 @@ def budget_game_chart(count_epsilon: float = 0.1, classes_epsilon: float = 0.4,
         .encode(y=alt.Y("i:O", axis=None), text=alt.Text("line:N"))
         .properties(width=380, height=16 * len(lines))
     )
-    data = _nursery()
+    data = load("nursery")
     if "class counts" in answers:
         counts = noisy_counts_chart(
             data.domain.classes, data.class_counts.to_numpy(), np.asarray(answers["class counts"]),
