@@ -32,9 +32,8 @@ from dpviz.data.synthetic import fi_synth
 from dpviz.data.uci import Dataset, load
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.experiments import cache, holdout_split, summarize, sweep
-from dpviz.trees.depth import FI_TABLE4, expected_untested, fletcher_islam_depth
 from dpviz.trees.forest import DPRandomForestClassifier, ForestLeaves
-from dpviz.trees.random_tree import RandomTree
+from dpviz.trees.random_tree import FI_TABLE4, RandomTree, expected_untested, fletcher_islam_depth
 
 __all__ = [
     "EXPLORER_DATASETS",

@@ -34,8 +34,12 @@ import numpy as np
 from dpviz import keyed, mechanisms
 from dpviz.domain import UNKNOWN_CODE, Domain
 from dpviz.trees._base import release_generators
-from dpviz.trees.depth import fletcher_islam_depth
-from dpviz.trees.random_tree import ATTRIBUTE_STREAM, SPLIT_STREAM, UNKNOWN_STREAM
+from dpviz.trees.random_tree import (
+    ATTRIBUTE_STREAM,
+    SPLIT_STREAM,
+    UNKNOWN_STREAM,
+    fletcher_islam_depth,
+)
 from dpviz.validation import check_random_state
 
 __all__ = [

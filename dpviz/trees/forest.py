@@ -22,15 +22,17 @@ from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
 from dpviz.trees._base import DPEstimatorMixin, check_encoded, keep_discarded, shared_doc
-from dpviz.trees.depth import cap_depth, check_depth, fletcher_islam_depth
-from dpviz.trees.descend import vote
 from dpviz.trees.random_tree import (
     RandomTree,
+    cap_depth,
+    check_depth,
     check_trees_memory,
+    fletcher_islam_depth,
     forest_leaf_keys,
     forest_leaves,
     forest_top,
     route_bytes,
+    vote,
 )
 from dpviz.validation import MEMORY_BUDGET, check_bool, check_int
 

@@ -20,8 +20,14 @@ from dpviz.keyed import splitmix64
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import BUDGET_RTOL, PrivateTable
 from dpviz.trees._base import DPEstimatorMixin, check_encoded, shared_doc
-from dpviz.trees.depth import cap_depth, check_depth, fan_depth
-from dpviz.trees.random_tree import RandomTree, Routing, check_trees_memory
+from dpviz.trees.random_tree import (
+    RandomTree,
+    Routing,
+    cap_depth,
+    check_depth,
+    check_trees_memory,
+    fan_depth,
+)
 from dpviz.validation import check_bool, check_int
 
 __all__ = ["PrivateRDTClassifier", "RandomDecisionTreeClassifier", "classify"]

@@ -21,8 +21,13 @@ from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.trees._base import DPEstimatorMixin, check_encoded, shared_doc
-from dpviz.trees.depth import cap_depth, check_depth, rdt_sharp_depth
-from dpviz.trees.random_tree import RandomTree, tree_bytes
+from dpviz.trees.random_tree import (
+    RandomTree,
+    cap_depth,
+    check_depth,
+    rdt_sharp_depth,
+    tree_bytes,
+)
 from dpviz.trees.rdt import classify
 from dpviz.validation import check_int, check_memory
 
