@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.validation import check_is_fitted
 
 from dpviz.domain import Domain, check_not_time, check_unique_columns
 from dpviz.errors import EmptyDataError, InvalidParameterError, MissingValueError
@@ -100,6 +101,10 @@ class DPEstimatorMixin:
 
     def _more_tags(self) -> dict[str, Any]:  # scikit-learn < 1.6
         return {"poor_score": self._noisy_by_design}
+
+    def _store_params(self, params: dict[str, Any]) -> None:
+        """Store the ``__init__`` arguments (its ``locals()``) as attributes."""
+        vars(self).update({k: v for k, v in params.items() if k != "self"})
 
     def _domain_input(self, X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
         """``X`` as :meth:`Domain.from_data` should read it when no domain is given."""
@@ -184,15 +189,11 @@ class DPEstimatorMixin:
 
     def predict_proba_encoded(self, codes: np.ndarray) -> np.ndarray:
         """:meth:`predict_proba` of rows encoded with ``domain_`` (``-1``: unknown category)."""
-        from sklearn.utils.validation import check_is_fitted
-
         check_is_fitted(self, "domain_")
         return self._proba_codes(check_encoded(codes, self.domain_, unknown=True)[0])
 
     def predict_encoded(self, codes: np.ndarray) -> np.ndarray:
         """:meth:`predict` of rows encoded with ``domain_``, as class codes."""
-        from sklearn.utils.validation import check_is_fitted
-
         check_is_fitted(self, "domain_")
         return self._label_codes(check_encoded(codes, self.domain_, unknown=True)[0])
 
@@ -231,11 +232,7 @@ class DPEstimatorMixin:
         return self
 
     def _private_table(
-        self,
-        codes: np.ndarray,
-        labels: np.ndarray,
-        domain: Domain,
-        epsilon: float,
+        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, epsilon: float,
         rng: np.random.Generator,
     ) -> PrivateTable:
         """The private rows of a fitting path; its ledger is kept if the path is discarded."""
@@ -247,15 +244,11 @@ class DPEstimatorMixin:
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities of each row (columns in ``classes_`` order)."""
-        from sklearn.utils.validation import check_is_fitted
-
         check_is_fitted(self, "domain_")
         return self._proba_codes(self._predict_codes(X))
 
     def predict(self, X: Any) -> np.ndarray:
         """The predicted class of each row."""
-        from sklearn.utils.validation import check_is_fitted
-
         check_is_fitted(self, "domain_")
         return self._decode(self._label_codes(self._predict_codes(X)))
 
@@ -300,8 +293,6 @@ class DPEstimatorMixin:
         return codes, labels
 
     def _encode_fitted(self, X: Any, *, unknown: str) -> np.ndarray:
-        from sklearn.utils.validation import check_is_fitted
-
         check_is_fitted(self, "domain_")
         fitted_names = getattr(self, "feature_names_in_", None)
         X = self._as_frame_or_array(X)

@@ -59,14 +59,8 @@ class ForestLeaves:
 
 
 def get_majority_labels(
-    table: PrivateTable,
-    trees: list[RandomTree],
-    *,
-    epsilon: float,
-    mechanism: str,
-    disjoint: bool,
-    rng: np.random.Generator,
-    routed: list | None = None,
+    table: PrivateTable, trees: list[RandomTree], *, epsilon: float, mechanism: str,
+    disjoint: bool, rng: np.random.Generator, routed: list | None = None,
 ) -> list[NoisyLeafLabels]:
     """FI Alg. 2, GetMajorityLabels: a private majority label for every leaf of every tree.
 
@@ -87,9 +81,7 @@ def get_majority_labels(
 
         return [
             table.noisy_leaf_labels(
-                route,
-                epsilon=epsilon,
-                mechanism=mechanism,
+                route, epsilon=epsilon, mechanism=mechanism,
                 label=f"leaf labels of {tau} trees (disjoint rows: parallel composition)",
             )
         ]
@@ -160,24 +152,12 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
 
     def __init__(
-        self,
-        epsilon: float = 1.0,
-        n_trees: int = 100,
-        max_depth: int | None = None,
+        self, epsilon: float = 1.0, n_trees: int = 100, max_depth: int | None = None,
         leaf_mechanism: Literal["rosnam", "exponential", "smooth_sensitivity"] = "rosnam",
-        disjoint: bool = True,
-        domain: Any = None,
-        unknown: str = "raise",
+        disjoint: bool = True, domain: Any = None, unknown: str = "raise",
         random_state: Any = None,
     ) -> None:
-        self.epsilon = epsilon
-        self.n_trees = n_trees
-        self.max_depth = max_depth
-        self.leaf_mechanism = leaf_mechanism
-        self.disjoint = disjoint
-        self.domain = domain
-        self.unknown = unknown
-        self.random_state = random_state
+        self._store_params(locals())
 
     def _check_params(self) -> None:
         epsilon = self._epsilon(self.epsilon)
@@ -267,13 +247,8 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         self.trees_ = [RandomTree(domain, self.depth_, int(k)) for k in keys]
         table = self._private_table(codes, labels, domain, epsilon, noise_rng)
         self.leaf_labels_ = get_majority_labels(
-            table,
-            self.trees_,
-            epsilon=epsilon,
-            mechanism=self.leaf_mechanism,
-            disjoint=check_bool(self.disjoint, "disjoint"),
-            rng=noise_rng,
-            routed=routed,
+            table, self.trees_, epsilon=epsilon, mechanism=self.leaf_mechanism,
+            disjoint=check_bool(self.disjoint, "disjoint"), rng=noise_rng, routed=routed,
         )
         table.close()
         self.ledger_ = table.ledger
@@ -299,9 +274,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         codes = check_encoded(codes, self.domain_, unknown=True)[0]
         leaves, offsets, index = self._route_leaves(codes, 0, len(self.trees_))
         # sort each tree's leaves by key, once: the releases look sorted keys up faster
-        order = np.concatenate(
-            [lo + np.argsort(leaves[lo:hi]) for lo, hi in pairwise(offsets)]
-        )
+        order = np.concatenate([lo + np.argsort(leaves[lo:hi]) for lo, hi in pairwise(offsets)])
         position = np.empty_like(order)
         position[order] = np.arange(len(order))
         return ForestLeaves(self._structure(), leaves[order], offsets, position[index])
@@ -314,9 +287,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
                 "leaves must come from locate_encoded of a forest with the same trees "
                 "(same random_state, n_trees, max_depth and domain)"
             )
-        return self._count_votes(
-            self._tree_labels(leaves.leaves, leaves.offsets, leaves.index, 0)
-        )
+        return self._count_votes(self._tree_labels(leaves.leaves, leaves.offsets, leaves.index, 0))
 
     def predict_located(self, leaves: ForestLeaves) -> np.ndarray:
         """:meth:`predict_encoded` of rows given by :meth:`locate_encoded` (class codes)."""

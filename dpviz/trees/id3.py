@@ -65,38 +65,14 @@ from dpviz.trees.id3_view import ID3Tree
 from dpviz.validation import check_bool, check_epsilon, check_int, check_probability
 
 __all__ = [
-    "DEFAULT_SPLIT_CELLS",
-    "LABEL_POINT",
-    "DiffPC45Classifier",
-    "DiffPID3Classifier",
-    "ID3Node",
-    "ID3Tree",
-    "SuLQID3Classifier",
-    "attribute_qualities",
-    "bottom_up_aggregate",
-    "build_diffp_id3",
-    "build_sulq_id3",
-    "categorical_splits",
-    "choose_split_point",
-    "choose_split_point_continuous",
-    "diffp_id3",
-    "exact_best_split",
-    "exact_gain_improves",
-    "grid_split_qualities",
-    "partition_node",
-    "pessimistic_errors",
-    "private_split_point",
-    "prune_c45",
-    "prune_noisy_counts",
-    "split_candidates",
-    "split_grid",
-    "split_point_grid_probabilities",
-    "split_point_probabilities",
-    "split_point_ranges",
-    "stopping_rule",
-    "sulq_attribute_scores",
-    "sulq_id3",
-    "top_down_correct",
+    "DEFAULT_SPLIT_CELLS", "LABEL_POINT", "DiffPC45Classifier", "DiffPID3Classifier", "ID3Node",
+    "ID3Tree", "SuLQID3Classifier", "attribute_qualities", "bottom_up_aggregate", "build_diffp_id3",
+    "build_sulq_id3", "categorical_splits", "choose_split_point", "choose_split_point_continuous",
+    "diffp_id3", "exact_best_split", "exact_gain_improves", "grid_split_qualities",
+    "partition_node", "pessimistic_errors", "private_split_point", "prune_c45",
+    "prune_noisy_counts", "split_candidates", "split_grid", "split_point_grid_probabilities",
+    "split_point_probabilities", "split_point_ranges", "stopping_rule", "sulq_attribute_scores",
+    "sulq_id3", "top_down_correct",
 ]
 
 #: FS Alg. 1/2 line 9: split only if N_T / (t |C|) >= sqrt(2) / ε.
@@ -148,10 +124,7 @@ def categorical_splits(domain: Domain) -> list[_Split]:
 
 
 def attribute_qualities(
-    codes: np.ndarray,
-    labels: np.ndarray,
-    splits: Sequence[_Split],
-    criterion: Criterion,
+    codes: np.ndarray, labels: np.ndarray, splits: Sequence[_Split], criterion: Criterion,
     n_classes: int,
 ) -> np.ndarray:
     """FS Alg. 2 line 14's quality q(T, A) of every candidate split on the node's rows.
@@ -221,13 +194,8 @@ def _exact_stop(table: PrivateTable) -> tuple[str | None, np.ndarray]:
 
 
 def stopping_rule(
-    table: PrivateTable,
-    node: ID3Node,
-    attributes: Sequence[str],
-    depth: int | None,
-    epsilon: float,
-    *,
-    stopping: str = "fs",
+    table: PrivateTable, node: ID3Node, attributes: Sequence[str], depth: int | None,
+    epsilon: float, *, stopping: str = "fs",
 ) -> tuple[str | None, np.ndarray | None]:
     """FS Alg. 1/2 lines 7 and 9: why ``node`` is a leaf (or None), and its exact counts.
 
@@ -251,11 +219,7 @@ def stopping_rule(
 
 # =============================================================================== FS Alg. 1
 def sulq_id3(
-    table: PrivateTable,
-    attributes: Sequence[str],
-    depth: int | None,
-    budget: float,
-    *,
+    table: PrivateTable, attributes: Sequence[str], depth: int | None, budget: float, *,
     stopping: str = "fs",
 ) -> ID3Node:
     """FS Algorithm 1, SuLQ_ID3: ε = B / (2(d+1)), then :func:`build_sulq_id3` from the root.
@@ -295,13 +259,8 @@ def sulq_attribute_scores(
 
 
 def build_sulq_id3(
-    table: PrivateTable,
-    attributes: list[str],
-    depth: int | None,
-    epsilon: float,
-    node: ID3Node,
-    *,
-    stopping: str = "fs",
+    table: PrivateTable, attributes: list[str], depth: int | None, epsilon: float, node: ID3Node,
+    *, stopping: str = "fs",
 ) -> ID3Node:
     """FS Algorithm 1, Build_SuLQ_ID3 (lines 6-25), filling ``node``; 2ε per node.
 
@@ -333,13 +292,8 @@ def exact_gain_improves(scores: np.ndarray, counts: np.ndarray) -> bool:
 
 # =============================================================================== FS Alg. 2
 def diffp_id3(
-    table: PrivateTable,
-    attributes: Sequence[str],
-    depth: int | None,
-    budget: float,
-    *,
-    criterion: str = "max",
-    size_bound: int | None = None,
+    table: PrivateTable, attributes: Sequence[str], depth: int | None, budget: float, *,
+    criterion: str = "max", size_bound: int | None = None,
     n_split_cells: int = DEFAULT_SPLIT_CELLS,
 ) -> ID3Node:
     """FS Algorithm 2, DiffPID3, with §4.3: ε = B / ((2+n)d + 2) for n numeric attributes.
@@ -370,15 +324,8 @@ def diffp_id3(
 
 
 def build_diffp_id3(
-    table: PrivateTable,
-    attributes: list[str],
-    depth: int | None,
-    epsilon: float,
-    node: ID3Node,
-    criterion: Criterion,
-    sensitivity: float,
-    intervals: dict[str, tuple[int, int]],
-    *,
+    table: PrivateTable, attributes: list[str], depth: int | None, epsilon: float, node: ID3Node,
+    criterion: Criterion, sensitivity: float, intervals: dict[str, tuple[int, int]], *,
     n_split_cells: int = DEFAULT_SPLIT_CELLS,
 ) -> ID3Node:
     """FS Algorithm 2, Build_DiffPID3 (lines 6-18), filling ``node``.
@@ -420,15 +367,9 @@ def build_diffp_id3(
 
 
 def split_candidates(
-    table: PrivateTable,
-    node: ID3Node,
-    attributes: Sequence[str],
-    intervals: dict[str, tuple[int, int]],
-    *,
-    criterion: Criterion,
-    sensitivity: float,
-    epsilon: float,
-    n_split_cells: int = DEFAULT_SPLIT_CELLS,
+    table: PrivateTable, node: ID3Node, attributes: Sequence[str],
+    intervals: dict[str, tuple[int, int]], *, criterion: Criterion, sensitivity: float,
+    epsilon: float, n_split_cells: int = DEFAULT_SPLIT_CELLS,
 ) -> list[_Split]:
     """The candidate splits of a node, FS §4.3 ("before line 14").
 
@@ -487,10 +428,7 @@ def exact_best_split(
 
 
 def partition_node(
-    table: PrivateTable,
-    node: ID3Node,
-    chosen: _Split,
-    attributes: Sequence[str],
+    table: PrivateTable, node: ID3Node, chosen: _Split, attributes: Sequence[str],
     intervals: dict[str, tuple[int, int]],
 ) -> tuple[list[PrivateTable], list[str], list[dict[str, tuple[int, int]]]]:
     """FS Alg. 2 line 15: split ``node`` on ``chosen``: the parts, their 𝒜, their intervals.
@@ -583,9 +521,7 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _leaves_encoded(self, codes: np.ndarray) -> np.ndarray:
         return route(self._flat_, codes, self._unknown_key_)
 
-    def label_and_unclassified_encoded(
-        self, codes: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
+    def label_and_unclassified_encoded(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Class codes and unclassified mask of encoded rows, from one routing."""
         check_is_fitted(self, "tree_")
         leaves = self._leaves_encoded(check_encoded(codes, self.domain_, unknown=True)[0])
@@ -651,30 +587,18 @@ class SuLQID3Classifier(_FSTreeClassifier):
         return whole_numbers_as_nominal(super()._domain_input(X))
 
     def __init__(
-        self,
-        epsilon: float = 1.0,
-        max_depth: int | None = 5,
-        *,
-        stopping: str = "fs",
-        domain: Domain | None = None,
-        unknown: str = "raise",
+        self, epsilon: float = 1.0, max_depth: int | None = 5, *, stopping: str = "fs",
+        domain: Domain | None = None, unknown: str = "raise",
         random_state: int | np.random.Generator | None = None,
     ) -> None:
-        self.epsilon = epsilon
-        self.max_depth = max_depth
-        self.stopping = stopping
-        self.domain = domain
-        self.unknown = unknown
-        self.random_state = random_state
+        self._store_params(locals())
 
     def _build(
         self, table: PrivateTable, attributes: list[str], depth: int | None, budget: float
     ) -> ID3Node:
         return sulq_id3(table, attributes, depth, budget, stopping=self.stopping)
 
-    def _shares(
-        self, budget: float, depth: int | None, domain: Domain
-    ) -> list[tuple[float, str]]:
+    def _shares(self, budget: float, depth: int | None, domain: Domain) -> list[tuple[float, str]]:
         """ε per level (line 3) and per attribute count query (lines 17-18)."""
         d = 0 if depth is None else depth
         level = budget / (2 * (d + 1))
@@ -737,33 +661,14 @@ class DiffPID3Classifier(_FSTreeClassifier):
     _algorithm = "DiffPID3"
 
     def __init__(
-        self,
-        epsilon: float = 1.0,
-        max_depth: int | None = 5,
-        *,
-        criterion: str = "max",
-        size_bound: int | None = None,
-        prune: bool = False,
-        confidence: float = 0.25,
-        n_split_cells: int = DEFAULT_SPLIT_CELLS,
-        domain: Domain | None = None,
-        unknown: str = "raise",
-        random_state: int | np.random.Generator | None = None,
+        self, epsilon: float = 1.0, max_depth: int | None = 5, *, criterion: str = "max",
+        size_bound: int | None = None, prune: bool = False, confidence: float = 0.25,
+        n_split_cells: int = DEFAULT_SPLIT_CELLS, domain: Domain | None = None,
+        unknown: str = "raise", random_state: int | np.random.Generator | None = None,
     ) -> None:
-        self.epsilon = epsilon
-        self.max_depth = max_depth
-        self.criterion = criterion
-        self.size_bound = size_bound
-        self.prune = prune
-        self.confidence = confidence
-        self.n_split_cells = n_split_cells
-        self.domain = domain
-        self.unknown = unknown
-        self.random_state = random_state
+        self._store_params(locals())
 
-    def _shares(
-        self, budget: float, depth: int | None, domain: Domain
-    ) -> list[tuple[float, str]]:
+    def _shares(self, budget: float, depth: int | None, domain: Domain) -> list[tuple[float, str]]:
         """ε per level: FS Alg. 2 line 3, or §4.3 with n numeric attributes."""
         d = 0 if depth is None else depth
         n = int((~domain.categorical_mask).sum())
@@ -789,12 +694,7 @@ class DiffPID3Classifier(_FSTreeClassifier):
         self, table: PrivateTable, attributes: list[str], depth: int | None, budget: float
     ) -> ID3Node:
         root = diffp_id3(
-            table,
-            attributes,
-            depth,
-            budget,
-            criterion=self.criterion,
-            size_bound=self.size_bound,
+            table, attributes, depth, budget, criterion=self.criterion, size_bound=self.size_bound,
             n_split_cells=self.n_split_cells,
         )
         if self.prune:
@@ -806,28 +706,9 @@ class DiffPC45Classifier(DiffPID3Classifier):
     """DiffPC4.5 (FS §4.2-4.3): :class:`DiffPID3Classifier` with ``prune=True`` by default."""
 
     def __init__(
-        self,
-        epsilon: float = 1.0,
-        max_depth: int | None = 5,
-        *,
-        criterion: str = "max",
-        size_bound: int | None = None,
-        prune: bool = True,
-        confidence: float = 0.25,
-        n_split_cells: int = DEFAULT_SPLIT_CELLS,
-        domain: Domain | None = None,
-        unknown: str = "raise",
-        random_state: int | np.random.Generator | None = None,
+        self, epsilon: float = 1.0, max_depth: int | None = 5, *, criterion: str = "max",
+        size_bound: int | None = None, prune: bool = True, confidence: float = 0.25,
+        n_split_cells: int = DEFAULT_SPLIT_CELLS, domain: Domain | None = None,
+        unknown: str = "raise", random_state: int | np.random.Generator | None = None,
     ) -> None:
-        super().__init__(
-            epsilon,
-            max_depth,
-            criterion=criterion,
-            size_bound=size_bound,
-            prune=prune,
-            confidence=confidence,
-            n_split_cells=n_split_cells,
-            domain=domain,
-            unknown=unknown,
-            random_state=random_state,
-        )
+        self._store_params(locals())

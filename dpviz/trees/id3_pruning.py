@@ -1,9 +1,6 @@
 """Friedman & Schuster Algorithm 3: C4.5 pruning of a DiffPID3 tree from its noisy counts.
 
-:func:`prune_noisy_counts` (PRUNE) calls :func:`top_down_correct`,
-:func:`bottom_up_aggregate` and :func:`prune_c45` (with :func:`pessimistic_errors`).
-No query is made: pruning uses only the counts released while building the tree, so it
-is post-processing and costs no budget (FS §4.2).
+No query: only the released counts are read (post-processing, free; FS §4.2).
 """
 
 from __future__ import annotations
@@ -16,11 +13,7 @@ from dpviz.trees.id3_tree import ID3Node
 from dpviz.validation import check_probability
 
 __all__ = [
-    "C45_TOLERANCE",
-    "bottom_up_aggregate",
-    "pessimistic_errors",
-    "prune_c45",
-    "prune_noisy_counts",
+    "C45_TOLERANCE", "bottom_up_aggregate", "pessimistic_errors", "prune_c45", "prune_noisy_counts",
     "top_down_correct",
 ]
 
@@ -30,25 +23,7 @@ C45_TOLERANCE = 0.1
 
 
 def prune_noisy_counts(root: ID3Node, confidence: float = 0.25) -> ID3Node:
-    """FS Algorithm 3, procedure PRUNE (lines 2-6): correct, aggregate, then C4.5-prune.
-
-    Parameters
-    ----------
-    root : ID3Node
-        An unpruned tree UT built by :func:`diffp_id3` (modified in place).
-    confidence : float, default 0.25
-        C4.5's certainty factor CF.
-
-    Returns
-    -------
-    ID3Node
-        The same root, with ``pruned`` set on the collapsed subtrees.
-
-    Notes
-    -----
-    Privacy claim: no query is made; only the noisy counts released while building the
-    tree are used, so pruning is post-processing and costs no budget (FS §4.2).
-    """
+    """FS Algorithm 3, PRUNE (lines 2-6): correct, aggregate, then C4.5-prune ``root`` in place."""
     cf = check_probability(confidence, "confidence")
     if not 0 < cf < 1:
         raise InvalidParameterError(f"confidence must lie in (0, 1), got {confidence!r}")
@@ -59,11 +34,9 @@ def prune_noisy_counts(root: ID3Node, confidence: float = 0.25) -> ID3Node:
 
 
 def top_down_correct(node: ID3Node, fixed_count: float) -> None:
-    """FS Algorithm 3, TopDownCorrect (lines 7-16): calibrate each level's counts to the parent.
+    """FS Alg. 3, TopDownCorrect (lines 7-16): child i gets ``N_T · T_i.N_T / Σ_i T_i.N_T``.
 
-    ``T.N_T <- fixedN_T``; each child i gets ``T.N_T · T_i.N_T / Σ_i T_i.N_T``.
-    Interpretation (the paper does not say): negative noisy child counts are taken as 0 in
-    the shares, and if no child count is positive the parent's count is shared equally.
+    Negative child counts count as 0; with no positive one the parent's count is shared equally.
     """
     node.corrected_count = float(fixed_count)  # line 8
     if not node.is_split:
@@ -78,17 +51,9 @@ def top_down_correct(node: ID3Node, fixed_count: float) -> None:
 
 
 def bottom_up_aggregate(node: ID3Node) -> np.ndarray:
-    """FS Algorithm 3, BottomUpAggregate (lines 17-29): leaf class counts scaled, then summed.
+    """FS Alg. 3, BottomUpAggregate (lines 17-29): leaf class counts scaled to N_T, then summed.
 
-    A leaf's class counts become ``T.N_T · N_c / Σ_x N_x`` (line 20, with the corrected
-    N_T); an inner node's are the sums of its children's (line 26). Interpretation: negative
-    noisy class counts are taken as 0 in the proportions, and a leaf with no positive class
-    count shares N_T equally among the classes.
-
-    Returns
-    -------
-    ndarray
-        The node's corrected class counts.
+    Negative class counts count as 0; a leaf with none positive shares N_T equally.
     """
     if not node.is_split:
         assert node.class_counts is not None and node.corrected_count is not None
@@ -104,12 +69,9 @@ def bottom_up_aggregate(node: ID3Node) -> np.ndarray:
 
 
 def pessimistic_errors(n: float, errors: float, confidence: float = 0.25) -> float:
-    """C4.5's pessimistic error estimate: ``n · U_CF(errors, n)`` (Quinlan 1993, §4.2).
+    """C4.5's pessimistic error estimate ``n · U_CF(errors, n)`` (Quinlan 1993, §4.2).
 
-    ``U_CF(E, N)`` is the upper limit of the binomial confidence interval for the error
-    rate: the p with ``P(Binomial(N, p) <= E) = CF``, i.e. the Beta(E+1, N-E) quantile at
-    1 - CF (its continuous extension for the real-valued noisy counts). For E = 0 it is
-    ``1 - CF^(1/N)``, C4.5's base case. Returns 0 for N <= 0 and N when E >= N.
+    U_CF is the Beta(E+1, N−E) quantile at 1 − CF (real-valued counts); 0 for N <= 0, N when E >= N.
     """
     if n <= 0:
         return 0.0
@@ -120,18 +82,9 @@ def pessimistic_errors(n: float, errors: float, confidence: float = 0.25) -> flo
 
 
 def prune_c45(node: ID3Node, confidence: float = 0.25) -> float:
-    """FS Algorithm 3 line 5, C4.5Prune: error-based pruning on the corrected noisy counts.
+    """FS Alg. 3 line 5, C4.5Prune: collapse a subtree when its leaf estimate <= subtree + 0.1.
 
-    Bottom-up, a subtree is replaced by a leaf when the leaf's pessimistic error estimate
-    (:func:`pessimistic_errors` with CF = ``confidence``) is at most the sum of its leaves'
-    estimates plus 0.1 (C4.5's and J48's tolerance). Subtree raising is not done: it would
-    need new queries (FS §4.2). Must follow :func:`top_down_correct` and
-    :func:`bottom_up_aggregate`.
-
-    Returns
-    -------
-    float
-        The estimated errors of the (pruned) subtree.
+    No subtree raising (it would need queries). Returns the subtree's estimated errors.
     """
     counts = node.corrected_class_counts
     if counts is None or node.corrected_count is None:

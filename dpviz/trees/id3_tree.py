@@ -1,12 +1,6 @@
-"""The nodes a Friedman & Schuster build releases, and how ``predict`` routes rows through them.
+"""The nodes an FS build releases (:class:`ID3Node`) and the routing ``predict`` uses.
 
-The bottom layer of the FS modules (it imports no other ``dpviz.trees.id3*`` module):
-:class:`ID3Node` holds only released (noisy) values and the public context of one node;
-:func:`flatten` turns a tree into arrays and :func:`route` sends rows down it level by
-level with numpy. The tree object with its views, :class:`~dpviz.trees.id3_view.ID3Tree`,
-is one layer up (:mod:`dpviz.trees.id3_view`), pruning (:mod:`dpviz.trees.id3_pruning`)
-too; the estimators (:mod:`dpviz.trees.id3`) are on top. Nothing here reads private rows:
-everything is post-processing of the build's ε-DP releases.
+Everything here is post-processing of the build's releases.
 """
 
 from __future__ import annotations
@@ -30,40 +24,10 @@ UNKNOWN_STREAM = 3
 class ID3Node:
     """One node of an induced tree, holding only released (noisy) values.
 
-    Attributes
-    ----------
-    depth : int
-        Number of tests above the node (the root has depth 0): its level in the ledger.
-    condition : str
-        The test on the edge from the parent, e.g. ``"a3 = 1"`` or ``"age <= 37.2"``
-        (``"(root)"`` for the root).
-    epsilon : float
-        The ε of this level's queries (FS Alg. 1/2 line 3).
-    noisy_count : float
-        N_T, the node's noisy row count (FS line 8).
-    attribute : str or None
-        The split attribute; None for a leaf.
-    threshold : float or None
-        Split point of a numeric attribute (rows with ``x <= threshold`` go to child 0).
-    children : list of ID3Node
-        One per public value of a categorical split (domain order), two for a numeric one.
-    class_counts : ndarray or None
-        A leaf's noisy class counts N_c (FS line 11), in ``domain.classes`` order.
-    label : int or None
-        Class code predicted at a leaf: ``argmax_c N_c`` (FS line 12), or after pruning the
-        arg-max of the corrected counts.
-    stop : str
-        Why the node is a leaf.
-    split_points : dict
-        Split points chosen at this node for every numeric candidate (FS §4.3); released.
-    pruned : bool
-        The subtree was replaced by a leaf by C4.5 pruning (FS Alg. 3); the children are
-        kept for display but no longer used by ``predict``.
-    corrected_count : float or None
-        N_T after TopDownCorrect (FS Alg. 3 lines 7-16).
-    corrected_class_counts : ndarray or None
-        N_c after BottomUpAggregate (FS Alg. 3 lines 17-29).
-
+    ``condition`` is the test on the edge from the parent (``"(root)"``); ``noisy_count`` N_T;
+    ``threshold`` a numeric split point (``x <= threshold`` to child 0); ``class_counts`` a leaf's
+    noisy N_c and ``label`` their arg-max; ``split_points`` the numeric candidates drawn here;
+    ``pruned``, ``corrected_count`` and ``corrected_class_counts`` come from FS Alg. 3.
     """
 
     depth: int
@@ -120,10 +84,10 @@ class FlatTree:
 
 
 def leaf_distributions(root: ID3Node) -> dict[int, np.ndarray]:
-    """Class counts behind each node's prediction (non-negative), keyed by ``id(node)``.
+    """Class counts behind each node's prediction (>= 0), keyed by ``id(node)``.
 
-    A leaf: its noisy class counts with negatives set to 0; a node collapsed by pruning: its
-    corrected counts; any other split: the sum over its children (post-processing).
+    A leaf: its clipped noisy counts; a pruned node: its corrected counts; a split: the sum
+    of its children's.
     """
     out: dict[int, np.ndarray] = {}
 
@@ -156,8 +120,7 @@ def _normalise(counts: np.ndarray, label: int) -> np.ndarray:
 def flatten(root: ID3Node, domain: Domain) -> FlatTree:
     """The effective tree as arrays, breadth-first, for :func:`route`.
 
-    Pruned branches are cut; an empty leaf answers with the counts of its nearest ancestor
-    whose noisy count is positive (post-processing).
+    Pruned branches are cut; an empty leaf answers with its nearest ancestor of positive N_T.
     """
     n_classes = domain.n_classes
     order: list[tuple[ID3Node, ID3Node | None]] = []  # (node, fallback ancestor)
@@ -204,28 +167,16 @@ def flatten(root: ID3Node, domain: Domain) -> FlatTree:
             label[k] = int(np.argmax(dist))
             proba[k] = _normalise(dist, label[k])
     return FlatTree(
-        feature,
-        threshold,
-        np.asarray(first_child, dtype=np.int64),
-        n_children,
-        label,
-        proba,
-        unclassified,
-        depth,
-        [node for node, _ in order],
+        feature, threshold, np.asarray(first_child, dtype=np.int64), n_children, label, proba,
+        unclassified, depth, [node for node, _ in order],
     )
 
 
 def route(flat: FlatTree, codes: np.ndarray, key: int) -> np.ndarray:
-    """Leaf index (into ``flat``) of every row, level by level with numpy.
+    """Leaf index (into ``flat``) of every row, level by level.
 
-    A categorical code ``-1`` (an unknown category, ``unknown="random"``) goes to child
-    ``floor(u · m)`` of its node, m the node's number of children and ``u`` the keyed
-    uniform (:func:`dpviz.keyed.uniforms`, stream :data:`UNKNOWN_STREAM`) of the node's key
-    ``child_keys(key, node index)``: a pure function of the model's public ``key`` and the
-    node, so a row's leaf never depends on the other rows of the batch or on their order.
-    Every unknown value reaching a node goes to the same child; over the draw of ``key``
-    that child is uniform (up to the 2**-52 grid of the uniforms).
+    An unknown category (``-1``) goes to child ``floor(u · m)``, u the keyed uniform of
+    ``child_keys(key, node)``: a function of the model's public key and the node only.
     """
     node = np.zeros(codes.shape[0], dtype=np.int64)
     for _ in range(flat.depth + 1):

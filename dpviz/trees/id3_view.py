@@ -99,9 +99,7 @@ def _fitted(obj: Any, kind: type, attribute: str, what: str) -> Any:
     found = obj if isinstance(obj, kind) else getattr(obj, attribute, None)
     if isinstance(found, kind):
         return found
-    raise InvalidParameterError(
-        f"expected {what} (with {attribute}), got {type(obj).__name__}"
-    )
+    raise InvalidParameterError(f"expected {what} (with {attribute}), got {type(obj).__name__}")
 
 
 def as_tree(obj: Any) -> ID3Tree:

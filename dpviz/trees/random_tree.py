@@ -37,25 +37,10 @@ __all__ = [
 
 
 # =============================================================================== heights
-#: The deepest random tree dpviz builds: default rules are capped here, larger ``max_depth``
-#: refused. Why 64:
-#:
-#: * a categorical attribute is used at most once on a path, so on a purely categorical
-#:   domain every tree is the same (nodes pass their rows on) beyond depth = the number of
-#:   categorical attributes: a cap only matters through the numeric attributes;
-#: * a numeric split at a uniform point keeps, in expectation, at most 3/4 of the width
-#:   around any given point (1/2 + x − x² for the point's relative position x), so the
-#:   leaf around a point covers in expectation at most (3/4)^d of the domain's volume:
-#:   (3/4)^64 ≈ 1e-8. Deeper levels only split cells already holding about one row of
-#:   any data set that fits in memory (or none): they add empty leaves, whose releases
-#:   are pure noise, not information;
-#: * time grows with the depth (every level routes every row, and reads each node's path
-#:   of up to depth tests), memory too (a node keeps its path): FI's default forest of 100
-#:   trees predicts 2,000 rows of 500 numeric attributes in about 2 s at depth 64.
-#:
-#: The papers' rules stay below it on their data sets (FI Table 4: at most 15; JPW/Fan k/2
-#: up to 129 attributes); FI's rule asks for more from 92 continuous attributes on (348
-#: for 500), where the cap applies.
+#: The deepest random tree dpviz builds (default rules are capped here, larger ``max_depth``
+#: refused): a numeric split keeps at most 3/4 of the width around a point in expectation, so
+#: at depth 64 a leaf covers about (3/4)^64 ≈ 1e-8 of the domain; deeper levels only add empty
+#: leaves, and time grows with every level. The papers' rules stay below it (FI Table 4: 15).
 MAX_DEPTH = 64
 
 
@@ -279,11 +264,7 @@ class RandomTree:
         return self._route(self._initial_state(1), codes, np.zeros(codes.shape[0], np.int64))
 
     def _route(
-        self,
-        state: tuple,
-        codes: np.ndarray,
-        node: np.ndarray,
-        row_of: np.ndarray | None = None,
+        self, state: tuple, codes: np.ndarray, node: np.ndarray, row_of: np.ndarray | None = None,
         levels: int | None = None,
     ) -> Routing:
         """Route items from the start nodes ``node`` of ``state``, ``levels`` levels (default: all).
@@ -298,9 +279,7 @@ class RandomTree:
         base = (np.arange(node.shape[0]) if row_of is None else row_of) * k
         categorical = self._any_categorical
         # unknown categorical values (-1) exist only at prediction time: check once
-        unknown_rows = categorical and bool(
-            (codes[:, self._categorical] == UNKNOWN_CODE).any()
-        )
+        unknown_rows = categorical and bool((codes[:, self._categorical] == UNKNOWN_CODE).any())
         level_keys, level_index = [keys], [node]
         n_levels = self.depth if levels is None else levels
         for level in range(n_levels):
@@ -498,9 +477,7 @@ class RandomTree:
 
 
 def forest_route(
-    trees: list[RandomTree],
-    codes: np.ndarray,
-    tree_of_row: np.ndarray,
+    trees: list[RandomTree], codes: np.ndarray, tree_of_row: np.ndarray,
     row_of: np.ndarray | None = None,
 ) -> Routing:
     """Route every item through *its* tree (``tree_of_row``), all trees in one pass.
@@ -510,9 +487,7 @@ def forest_route(
     """
     first, roots = _forest_roots(trees)
     return first._route(
-        first._root_state(roots),
-        codes,
-        np.asarray(tree_of_row, dtype=np.int64),
+        first._root_state(roots), codes, np.asarray(tree_of_row, dtype=np.int64),
         None if row_of is None else np.asarray(row_of, dtype=np.int64),
     )
 
@@ -526,9 +501,7 @@ def _forest_roots(trees: list[RandomTree]) -> tuple[RandomTree, np.ndarray]:
 
 
 def forest_leaves(
-    trees: list[RandomTree],
-    codes: np.ndarray,
-    tree_of_row: np.ndarray,
+    trees: list[RandomTree], codes: np.ndarray, tree_of_row: np.ndarray,
     row_of: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`forest_route`'s distinct leaves and each item's position among them, faster.
@@ -569,9 +542,7 @@ def forest_top(trees: list[RandomTree], budget: int) -> tuple[TreeTop, np.ndarra
 
 
 def forest_leaf_keys(
-    trees: list[RandomTree],
-    codes: np.ndarray,
-    tree_of_row: np.ndarray,
+    trees: list[RandomTree], codes: np.ndarray, tree_of_row: np.ndarray,
     row_of: np.ndarray | None = None,
 ) -> np.ndarray:
     """The leaf key of each item in its tree (uint64): :func:`forest_route`'s leaf keys."""
@@ -609,11 +580,8 @@ def route_bytes(n_attributes: int, depth: int, categorical: bool = True) -> int:
 
 # =============================================================================== compiled descent
 ENGINES = ("auto", "numba", "numpy")
-#: From this many node visits (items × levels) on, ``"auto"`` uses the compiled kernels.
-#: Below, numpy takes under ~25 ms (e.g. the notebooks' 1,500 test rows × 100 trees of
-#: depth 8: 1.2 M visits, about 12 ms), less than loading numba (0.3–1 s, 130 MB, once
-#: per process) would cost an interactive session; the benchmark's 7,500 rows × 100 trees
-#: (6 M visits) take about 40 ms with numpy, 10 ms compiled (measured, one core).
+#: From this many node visits (items × levels) on, ``"auto"`` uses the compiled kernels: below,
+#: numpy takes under ~25 ms, less than loading numba (0.3–1 s, 130 MB, once per process).
 COMPILED_MIN_VISITS = 2_000_000
 
 _engine = os.environ.get("DPVIZ_ENGINE", "auto")
@@ -660,9 +628,7 @@ def engine() -> str:
     return _engine
 
 
-def descend(
-    top: TreeTop, codes: np.ndarray, tree_of: np.ndarray, row_of: np.ndarray
-) -> np.ndarray:
+def descend(top: TreeTop, codes: np.ndarray, tree_of: np.ndarray, row_of: np.ndarray) -> np.ndarray:
     """The frontier node each item reaches (from root ``tree_of[i]``, reading row ``row_of[i]``).
 
     Refuses codes that do not fit ``top`` and items naming a missing tree or row (the compiled
@@ -777,13 +743,9 @@ def _compiled() -> tuple[Callable, Callable] | None:
     return _kernel[0]
 
 
-# The kernels numba compiles. Each walks a block of items down level by level, so that the
-# items of a block are independent work for the processor (no chain of dependent loads),
-# with unsigned indices (no negative index for numba to wrap around: the loop vectorizes,
-# twice as fast, measured). A categorical node sends code c to child c (an unknown code,
-# -1, to unknown_child); a numeric one sends value > threshold to child 1. The arrays were
-# checked by descend / vote: the kernels read them unchecked. Run compiled only (tested
-# against the numpy twin and the lazy route in tests/test_random_tree.py).
+# The kernels numba compiles: each walks a block of items down level by level (independent
+# loads), with unsigned indices (the loop vectorizes). They read the arrays descend / vote
+# checked, unchecked; compiled only (tested against the numpy twin in tests/test_random_tree.py).
 _BLOCK = 64
 
 

@@ -110,20 +110,10 @@ class RandomDecisionTreeClassifier(_RDTBase):
     """
 
     def __init__(
-        self,
-        n_trees: int = 10,
-        max_depth: int | None = None,
-        prune: bool = True,
-        domain: Any = None,
-        unknown: str = "raise",
-        random_state: Any = None,
+        self, n_trees: int = 10, max_depth: int | None = None, prune: bool = True,
+        domain: Any = None, unknown: str = "raise", random_state: Any = None,
     ) -> None:
-        self.n_trees = n_trees
-        self.max_depth = max_depth
-        self.prune = prune
-        self.domain = domain
-        self.unknown = unknown
-        self.random_state = random_state
+        self._store_params(locals())
 
     def _check_params(self) -> None:
         check_bool(self.prune, "prune")
@@ -212,24 +202,12 @@ class PrivateRDTClassifier(_RDTBase):
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
 
     def __init__(
-        self,
-        epsilon: float = 1.0,
-        n_trees: int = 10,
-        max_depth: int | None = None,
+        self, epsilon: float = 1.0, n_trees: int = 10, max_depth: int | None = None,
         noise: Literal["discrete_laplace", "laplace"] = "discrete_laplace",
-        clip_negative: bool = False,
-        domain: Any = None,
-        unknown: str = "raise",
+        clip_negative: bool = False, domain: Any = None, unknown: str = "raise",
         random_state: Any = None,
     ) -> None:
-        self.epsilon = epsilon
-        self.n_trees = n_trees
-        self.max_depth = max_depth
-        self.noise = noise
-        self.clip_negative = clip_negative
-        self.domain = domain
-        self.unknown = unknown
-        self.random_state = random_state
+        self._store_params(locals())
 
     def _check_release(self, epsilon: float) -> None:
         """Refuse a noise option or a per-tree ε the samplers cannot serve, before any release."""
@@ -268,9 +246,7 @@ class PrivateRDTClassifier(_RDTBase):
         per_tree = epsilon / len(trees)
         return [
             table.noisy_leaf_counts(
-                tree.leaf_keys,
-                epsilon=per_tree,
-                mechanism=self.noise,
+                tree.leaf_keys, epsilon=per_tree, mechanism=self.noise,
                 label=f"tree {i + 1} leaf vector{tag}",
             )
             for i, tree in enumerate(trees)
@@ -341,13 +317,8 @@ class PrivateRDTClassifier(_RDTBase):
         return pd.concat(frames, ignore_index=True)
 
     def update(
-        self,
-        X_new: Any,
-        y_new: Any,
-        *,
-        method: Literal["jpw", "recount", "rebuild"] = "jpw",
-        X_previous: Any = None,
-        y_previous: Any = None,
+        self, X_new: Any, y_new: Any, *, method: Literal["jpw", "recount", "rebuild"] = "jpw",
+        X_previous: Any = None, y_previous: Any = None,
     ) -> PrivateRDTClassifier:
         """Add a batch of new rows D2 to a model of D1 (JPW §V-B); all or nothing.
 
@@ -365,12 +336,7 @@ class PrivateRDTClassifier(_RDTBase):
         )
 
     def _update(
-        self,
-        codes: np.ndarray,
-        labels: np.ndarray,
-        epsilon: float,
-        method: str,
-        X_previous: Any,
+        self, codes: np.ndarray, labels: np.ndarray, epsilon: float, method: str, X_previous: Any,
         y_previous: Any,
     ) -> PrivateRDTClassifier:
         """The releases of :meth:`update` on the encoded batch (on a working copy)."""

@@ -177,28 +177,12 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
 
     def __init__(
-        self,
-        epsilon: float = 1.0,
-        n_primary: int = 5,
-        n_secondary: int = 200,
-        n_cells: int = 10,
-        max_depth: int | None = None,
-        n_labeled: int | None = None,
-        noise: Literal["discrete_laplace", "laplace"] = "discrete_laplace",
-        domain: Any = None,
-        unknown: str = "raise",
-        random_state: Any = None,
+        self, epsilon: float = 1.0, n_primary: int = 5, n_secondary: int = 200, n_cells: int = 10,
+        max_depth: int | None = None, n_labeled: int | None = None,
+        noise: Literal["discrete_laplace", "laplace"] = "discrete_laplace", domain: Any = None,
+        unknown: str = "raise", random_state: Any = None,
     ) -> None:
-        self.epsilon = epsilon
-        self.n_primary = n_primary
-        self.n_secondary = n_secondary
-        self.n_cells = n_cells
-        self.max_depth = max_depth
-        self.n_labeled = n_labeled
-        self.noise = noise
-        self.domain = domain
-        self.unknown = unknown
-        self.random_state = random_state
+        self._store_params(locals())
 
     def height(self, domain: Domain) -> int:
         """The trees' height from public information only (RDT# §IV's rule).
@@ -214,9 +198,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             return cap_depth(max(k // 2, 1))
         values = [a.n_values if isinstance(a, Categorical) else 2 for a in domain]
         b = max(float(np.mean(values)), 1.0 + 1e-9)
-        return cap_depth(
-            rdt_sharp_depth(k, b, check_int(self.n_labeled, "n_labeled", minimum=1))
-        )
+        return cap_depth(rdt_sharp_depth(k, b, check_int(self.n_labeled, "n_labeled", minimum=1)))
 
     def fit(self, X: Any, y: Any, X_public: Any = None) -> RDTSharpClassifier:
         """RDT# on private ``X, y`` and public unlabeled ``X_public``.
@@ -322,9 +304,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         )
         self.primary_counts_ = [
             table.noisy_leaf_counts(
-                route,
-                epsilon=epsilon / n_primary,
-                mechanism=self.noise,
+                route, epsilon=epsilon / n_primary, mechanism=self.noise,
                 label=f"primary tree {i + 1} centre counts",
             )
             for i, route in enumerate(routes)
@@ -433,14 +413,8 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
 
 def build_secondary(
-    domain: Domain,
-    depth: int,
-    public: np.ndarray,
-    pseudo_labels: np.ndarray,
-    *,
-    n_trees: int,
-    n_cells: int,
-    rng: np.random.Generator,
+    domain: Domain, depth: int, public: np.ndarray, pseudo_labels: np.ndarray, *, n_trees: int,
+    n_cells: int, rng: np.random.Generator,
 ) -> tuple[list[CentredTree], list[NoisyLeafCounts]]:
     """RDT# Fig. 5's secondary ensemble: t trees of pseudo-labeled public rows (free)."""
     if len(public) == 0:
