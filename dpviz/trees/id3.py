@@ -18,7 +18,7 @@ answers and ID3's own stopping rules (pure, empty, no gain).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,15 +109,6 @@ def _cells(codes: np.ndarray, split: _Split) -> np.ndarray:
     return (column if split.threshold is None else column > split.threshold).astype(np.int64)
 
 
-def _split_counts(
-    codes: np.ndarray, labels: np.ndarray, split: _Split, n_classes: int
-) -> np.ndarray:
-    """Exact counts τ_jc by (part j of ``split``, class c); shape (n_values, C)."""
-    cells = _cells(codes, split)
-    flat = np.bincount(cells * n_classes + labels, minlength=split.n_values * n_classes)
-    return flat.reshape(split.n_values, n_classes).astype(np.float64)
-
-
 def categorical_splits(domain: Domain) -> list[_Split]:
     """The candidate split of every categorical attribute of ``domain`` (one part per value)."""
     return [_Split(a.name, j, a.n_values) for j, a in enumerate(domain) if a.is_categorical]
@@ -131,7 +122,11 @@ def attribute_qualities(
 
     The audit target :func:`dpviz.audit.targets.diffpid3_split_choice` calls it too.
     """
-    tables = [_split_counts(codes, labels, s, n_classes) for s in splits]
+    tables = [  # the exact counts τ_jc of each split: (part j, class c)
+        np.bincount(_cells(codes, s) * n_classes + labels, minlength=s.n_values * n_classes)
+        .reshape(s.n_values, n_classes).astype(np.float64)
+        for s in splits
+    ]
     return np.array([criterion.quality(c) for c in tables], dtype=np.float64)
 
 
@@ -349,9 +344,12 @@ def build_diffp_id3(
             return _make_leaf(table, node, "no split improves the criterion (ID3)", counts)
         chosen = best
     else:  # line 14
-        quality = _quality_function(candidates, criterion, table.domain.n_classes)
+        n_classes = table.domain.n_classes
         chosen = table.select(
-            candidates, quality, sensitivity=sensitivity, epsilon=epsilon, label=LABEL_SELECT
+            candidates,
+            lambda codes, labels: attribute_qualities(codes, labels, candidates, criterion,
+                                                      n_classes),
+            sensitivity=sensitivity, epsilon=epsilon, label=LABEL_SELECT,
         )
     assert isinstance(chosen, _Split)
     parts, rest, child_intervals = partition_node(table, node, chosen, attributes, intervals)
@@ -395,18 +393,6 @@ def split_candidates(
         node.split_points[name] = point
         candidates.append(_Split(name, j, 2, point, index))
     return candidates
-
-
-def _quality_function(
-    candidates: Sequence[_Split], criterion: Criterion, n_classes: int
-) -> Callable[[np.ndarray, np.ndarray | None], np.ndarray]:
-    """q(T, A) of every candidate, for :meth:`PrivateTable.select` (line 14)."""
-
-    def quality(codes: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
-        assert labels is not None
-        return attribute_qualities(codes, labels, candidates, criterion, n_classes)
-
-    return quality
 
 
 def exact_best_split(

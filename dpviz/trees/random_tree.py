@@ -406,6 +406,14 @@ class RandomTree:
 
     def count_leaves(self, limit: int = 2_000_000) -> int | None:
         """Exact number of leaves of the fully materialized tree, or ``None`` above ``limit``."""
+        keys = self._expand(limit)
+        return None if keys is None else len(keys)
+
+    def _expand(self, limit: int, visit: Callable | None = None) -> np.ndarray | None:
+        """Every leaf's key, level by level (``visit(attribute, threshold, parent, index)``).
+
+        None as soon as a level has more than ``limit`` nodes.
+        """
         keys, used, path, thresholds = self._initial_state(1)
         for _ in range(self.depth):
             attribute, threshold = self._level_splits(keys, used, path, thresholds)
@@ -413,28 +421,23 @@ class RandomTree:
             if arity.sum() > limit:
                 return None
             parent, index = _all_children(arity)
+            if visit is not None:
+                visit(attribute, threshold, parent, index)
             keys, used, path, thresholds = self._children(
                 keys, used, path, thresholds, attribute, threshold, parent, index
             )
-        return len(keys)
+        return keys
 
     def leaves(self, limit: int = 100_000) -> tuple[np.ndarray, list[str]]:
         """Every leaf's key and path as public text (``"a0 = 1 and x3 <= 0.4172"``).
 
         Refuses trees with more than ``limit`` leaves.
         """
-        keys, used, path, thresholds = self._initial_state(1)
         paths = [""]
         names = self.domain.names
-        for _ in range(self.depth):
-            attribute, threshold = self._level_splits(keys, used, path, thresholds)
-            arity = np.where(attribute < 0, 1, self._arity[np.maximum(attribute, 0)])
-            if arity.sum() > limit:
-                raise InvalidParameterError(
-                    f"this tree has more than limit={limit} leaves; read the release at chosen "
-                    "rows instead (released_counts / released_labels)"
-                )
-            parent, index = _all_children(arity)
+
+        def visit(attribute: np.ndarray, threshold: np.ndarray, parent: np.ndarray,
+                  index: np.ndarray) -> None:
             tests = []
             for p, i in zip(parent.tolist(), index.tolist(), strict=True):
                 a = int(attribute[p])
@@ -447,9 +450,13 @@ class RandomTree:
                 else:
                     test = f"{attr.name} {'<=' if i == 0 else '>'} {threshold[p]:.6g}"
                 tests.append(f"{paths[p]} and {test}" if paths[p] else test)
-            paths = tests
-            keys, used, path, thresholds = self._children(
-                keys, used, path, thresholds, attribute, threshold, parent, index
+            paths[:] = tests
+
+        keys = self._expand(limit, visit)
+        if keys is None:
+            raise InvalidParameterError(
+                f"this tree has more than limit={limit} leaves; read the release at chosen "
+                "rows instead (released_counts / released_labels)"
             )
         return keys, [p or "(root)" for p in paths]
 
