@@ -1,14 +1,7 @@
 """scikit-learn plumbing shared by every dpviz estimator, and their shared parameter docs.
 
-Input conventions are scikit-learn's (so that its estimator checks pass): ``X`` is a
-DataFrame (columns matched by name) or a 2-D array (read by position; only string column
-names are feature names); numeric attributes hold no infinity; ``y`` holds discrete labels.
-Without a Domain the schema is derived from the rows (a PrivacyLeakWarning) and ``y`` must
-hold at least two classes.
-
-Fitting is all or nothing (:meth:`DPEstimatorMixin._atomic`): a path builds on a working
-copy and commits in one store, so an exception (``KeyboardInterrupt`` included) leaves the
-estimator as it was; the queries already answered stay recorded (docs/privacy.md §3).
+Inputs follow scikit-learn's conventions (its estimator checks pass). Every fitting path is
+all or nothing (:meth:`DPEstimatorMixin._atomic`; docs/privacy.md §3).
 """
 
 from __future__ import annotations
@@ -81,11 +74,7 @@ def shared_doc(cls: type) -> type:
 
 
 class DPEstimatorMixin:
-    """Shared fit/predict input handling (parameters ``domain``, ``unknown``, ``random_state``).
-
-    Every fitting path runs through :meth:`_atomic` and makes its tables with
-    :meth:`_private_table`.
-    """
+    """Shared fit/predict input handling (parameters ``domain``, ``unknown``, ``random_state``)."""
 
     domain: Domain | None
     unknown: str
@@ -103,7 +92,6 @@ class DPEstimatorMixin:
         return {"poor_score": self._noisy_by_design}
 
     def _store_params(self, params: dict[str, Any]) -> None:
-        """Store the ``__init__`` arguments (its ``locals()``) as attributes."""
         vars(self).update({k: v for k, v in params.items() if k != "self"})
 
     def _domain_input(self, X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
@@ -183,7 +171,6 @@ class DPEstimatorMixin:
     def _fit_domain_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain, **fit_params: Any
     ) -> Any:
-        """:meth:`_fit_codes` after setting ``domain_`` (on a working copy)."""
         self._set_domain(domain)
         return self._fit_codes(codes, labels, domain, **fit_params)
 
@@ -203,7 +190,6 @@ class DPEstimatorMixin:
         return self._atomic("fit", lambda work: work._fit_data(X, y))
 
     def _fit_data(self, X: Any, y: Any) -> Any:
-        """Validate and encode ``X, y``, then :meth:`_fit_codes` (on a working copy)."""
         codes, labels, domain = self._fit_inputs(X, y)
         return self._fit_codes(codes, labels, domain)
 
@@ -268,7 +254,6 @@ class DPEstimatorMixin:
         return np.argmax(self._proba_codes(codes), axis=1)
 
     def _set_domain(self, domain: Domain) -> None:
-        """Set ``domain_``, ``classes_`` and ``n_features_in_`` from a public domain."""
         if getattr(self, "domain_", None) is domain and hasattr(self, "classes_"):
             return
         self.domain_ = domain
@@ -354,7 +339,6 @@ class DPEstimatorMixin:
         return check_random_state(self.random_state)  # type: ignore[attr-defined]
 
     def _rngs(self) -> tuple[np.random.Generator, np.random.Generator]:
-        """(structure, noise) generators of a fit (:func:`release_generators`)."""
         return release_generators(self._rng())
 
     def _check_share(self, release: Any, share: float, mechanism: str, how: str) -> None:
@@ -409,7 +393,6 @@ def _string_column_names(X: Any) -> np.ndarray | None:
 
 
 def _array_names(k: int) -> list[str]:
-    """The attribute names ``Domain.from_data`` gives the columns of an array."""
     return [f"x{j}" for j in range(k)]
 
 
@@ -549,8 +532,7 @@ def check_encoded(
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """Encoded rows (float64) and class codes (int64 or None), checked against ``domain``.
 
-    Refuses a wrong shape, NaN or infinite codes, categorical codes outside ``0 .. m-1``
-    (``-1`` allowed when ``unknown``) and class codes outside ``0 .. n_classes-1``.
+    ``unknown`` allows the code ``-1`` (an unknown category).
     """
     arr = np.asarray(codes, dtype=np.float64)
     if arr.ndim != 2 or arr.shape[1] != len(domain):

@@ -176,11 +176,9 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
                           "(disjoint rows)" if disjoint else f"split over n_trees={n_trees}")
 
     def _check_scale(self, domain: Domain | None) -> None:
-        """Refuse ``n_trees`` over the memory budget (reads no row)."""
         check_trees_memory(self.n_trees, 1 if domain is None else len(domain))
 
     def _tree_depth(self, domain: Domain) -> int:
-        """``max_depth``, or FI's rule (Theorem 2 + ⌊r/2⌋) capped at ``MAX_DEPTH``."""
         if self.max_depth is not None:
             return check_depth(self.max_depth)
         n_discrete = int(domain.categorical_mask.sum())
@@ -211,14 +209,23 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         codes, labels = check_encoded(codes, domain, labels)
         routed: list = []  # the rows' leaves, routed by the first fit (the same trees in all)
         try:
-            for forest in forests:  # fit_encoded, the rows' leaves kept in routed
-                forest._atomic("fit_encoded_epsilons", lambda work: work._fit_domain_codes(
-                    codes, labels, domain, routed=routed))
+            for forest in forests:
+                forest._fit_routed(codes, labels, domain, routed)
         except BaseException as exc:  # the finished forests are discarded too: keep their cost
             done = [f.ledger_ for f in forests if hasattr(f, "ledger_")]
             keep_discarded(exc, f"{type(self).__name__}.fit_encoded_epsilons", done, None, 0)
             raise
         return forests
+
+    def _fit_routed(self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
+                    routed: list) -> Any:
+        """:meth:`fit_encoded` of checked codes, the rows' leaves kept in ``routed``."""
+        return self._atomic("fit_encoded_epsilons",
+                            lambda work: work._fit_routed_codes(codes, labels, domain, routed))
+
+    def _fit_routed_codes(self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
+                          routed: list) -> Any:
+        return self._fit_domain_codes(codes, labels, domain, routed=routed)
 
     def _fit_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain, routed: list | None = None
@@ -303,7 +310,6 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     def _tree_labels(
         self, leaves: np.ndarray, offsets: np.ndarray, index: np.ndarray, first: int
     ) -> np.ndarray:
-        """The released label of each (tree, row)'s leaf, trees ``first ..``, shape (m, n)."""
         return self._leaf_labels(leaves, offsets, first)[index]
 
     def _leaf_labels(
@@ -325,7 +331,6 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         return labels
 
     def _count_votes(self, labels: np.ndarray) -> np.ndarray:
-        """Votes (n, n_classes) from the labels (trees, n) of each tree at each row."""
         n, n_classes = labels.shape[1], self.domain_.n_classes
         flat = (np.arange(n) * n_classes + labels).ravel()
         return np.bincount(flat, minlength=n * n_classes).reshape(n, n_classes)
@@ -378,7 +383,6 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         return pd.concat(frames, ignore_index=True)
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
-        """Vote shares of the classes."""
         check_is_fitted(self, "trees_")
         votes = self._votes(codes)
         return votes / votes.sum(axis=1, keepdims=True)

@@ -1,18 +1,11 @@
 """Friedman & Schuster (KDD 2010): private ID3 and C4.5 over a :class:`~dpviz.privacy.PrivateTable`.
 
-The paper's procedures, named after it, read the rows only through table queries:
-:func:`sulq_id3` / :func:`build_sulq_id3` (Alg. 1), :func:`diffp_id3` /
-:func:`build_diffp_id3` (Alg. 2, with §4.3's numeric split points on a public grid:
-:mod:`dpviz.trees.id3_split_point`) and :func:`prune_noisy_counts` (Alg. 3,
-:mod:`dpviz.trees.id3_pruning`). The estimators :class:`SuLQID3Classifier`,
-:class:`DiffPID3Classifier` and :class:`DiffPC45Classifier` call them; their eager twin in
-the paper's words is :mod:`dpviz.pseudocode.fs` (same draws, same trees).
-
-B is split over the d + 1 levels (sequential composition); the nodes of a level query
-disjoint parts (parallel). A leaf with a noisy count N_T <= 0 is *empty*: rows ending there
-are *unclassified* (:meth:`DiffPID3Classifier.unclassified_mask`) and get their nearest
-non-empty ancestor's label. ``epsilon=math.inf`` is the non-private reference: exact
-answers and ID3's own stopping rules (pure, empty, no gain).
+The paper's procedures (Alg. 1: :func:`sulq_id3`; Alg. 2 with §4.3: :func:`diffp_id3`;
+Alg. 3: :func:`prune_noisy_counts`) read the rows only through table queries; the estimators
+call them. Twin in the paper's words: :mod:`dpviz.pseudocode.fs`. A leaf with N_T <= 0 is
+*empty*: rows ending there are unclassified (:meth:`DiffPID3Classifier.unclassified_mask`)
+and get their nearest non-empty ancestor's label. ``epsilon=math.inf`` is the non-private
+reference (exact answers, ID3's own stopping rules).
 """
 
 from __future__ import annotations
@@ -23,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.special import betaincinv
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -30,24 +24,8 @@ from dpviz import mechanisms
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.privacy import Ledger, PrivateTable
-from dpviz.trees._base import (
-    DPEstimatorMixin,
-    check_encoded,
-    shared_doc,
-    whole_numbers_as_nominal,
-)
-from dpviz.trees.id3_pruning import (
-    bottom_up_aggregate,
-    pessimistic_errors,
-    prune_c45,
-    prune_noisy_counts,
-    top_down_correct,
-)
-from dpviz.trees.id3_quality import (
-    Criterion,
-    get_criterion,
-    sulq_information_gain,
-)
+from dpviz.trees._base import DPEstimatorMixin, check_encoded, shared_doc, whole_numbers_as_nominal
+from dpviz.trees.id3_quality import Criterion, get_criterion, sulq_information_gain
 from dpviz.trees.id3_split_point import (
     DEFAULT_SPLIT_CELLS,
     LABEL_POINT,
@@ -65,14 +43,14 @@ from dpviz.trees.id3_view import ID3Tree
 from dpviz.validation import check_bool, check_epsilon, check_int, check_probability
 
 __all__ = [
-    "DEFAULT_SPLIT_CELLS", "LABEL_POINT", "DiffPC45Classifier", "DiffPID3Classifier", "ID3Node",
-    "ID3Tree", "SuLQID3Classifier", "attribute_qualities", "bottom_up_aggregate", "build_diffp_id3",
-    "build_sulq_id3", "categorical_splits", "choose_split_point", "choose_split_point_continuous",
-    "diffp_id3", "exact_best_split", "exact_gain_improves", "grid_split_qualities",
-    "partition_node", "pessimistic_errors", "private_split_point", "prune_c45",
-    "prune_noisy_counts", "split_candidates", "split_grid", "split_point_grid_probabilities",
-    "split_point_probabilities", "split_point_ranges", "stopping_rule", "sulq_attribute_scores",
-    "sulq_id3", "top_down_correct",
+    "C45_TOLERANCE", "DEFAULT_SPLIT_CELLS", "LABEL_POINT", "DiffPC45Classifier",
+    "DiffPID3Classifier", "ID3Node", "ID3Tree", "SuLQID3Classifier", "attribute_qualities",
+    "bottom_up_aggregate", "build_diffp_id3", "build_sulq_id3", "categorical_splits",
+    "choose_split_point", "choose_split_point_continuous", "diffp_id3", "exact_best_split",
+    "exact_gain_improves", "grid_split_qualities", "partition_node", "pessimistic_errors",
+    "private_split_point", "prune_c45", "prune_noisy_counts", "split_candidates", "split_grid",
+    "split_point_grid_probabilities", "split_point_probabilities", "split_point_ranges",
+    "stopping_rule", "sulq_attribute_scores", "sulq_id3", "top_down_correct",
 ]
 
 #: FS Alg. 1/2 line 9: split only if N_T / (t |C|) >= sqrt(2) / ε.
@@ -104,7 +82,6 @@ class _Split:
 
 
 def _cells(codes: np.ndarray, split: _Split) -> np.ndarray:
-    """The part of ``split`` each row falls in."""
     column = codes[:, split.index]
     return (column if split.threshold is None else column > split.threshold).astype(np.int64)
 
@@ -118,10 +95,7 @@ def attribute_qualities(
     codes: np.ndarray, labels: np.ndarray, splits: Sequence[_Split], criterion: Criterion,
     n_classes: int,
 ) -> np.ndarray:
-    """FS Alg. 2 line 14's quality q(T, A) of every candidate split on the node's rows.
-
-    The audit target :func:`dpviz.audit.targets.diffpid3_split_choice` calls it too.
-    """
+    """FS Alg. 2 line 14's quality q(T, A) of every candidate split on the node's rows."""
     tables = [  # the exact counts τ_jc of each split: (part j, class c)
         np.bincount(_cells(codes, s) * n_classes + labels, minlength=s.n_values * n_classes)
         .reshape(s.n_values, n_classes).astype(np.float64)
@@ -156,7 +130,6 @@ def _check_depth(depth: int | None, epsilon: float) -> int | None:
 
 
 def _one_less(depth: int | None) -> int | None:
-    """D - 1 for the children (None, unlimited, stays None)."""
     return None if depth is None else depth - 1
 
 
@@ -240,10 +213,7 @@ def sulq_id3(
 def sulq_attribute_scores(
     table: PrivateTable, attributes: Sequence[str], epsilon: float
 ) -> np.ndarray:
-    """FS Alg. 1 lines 14-20: V̄_A of every attribute from noisy counts at ε / (2|𝒜|) each.
-
-    ε-DP together (docs/privacy.md §8.2.1).
-    """
+    """FS Alg. 1 lines 14-20: V̄_A of every attribute from noisy counts at ε / (2|𝒜|) each."""
     share = epsilon / (2 * len(attributes))
     scores = np.empty(len(attributes))
     for k, name in enumerate(attributes):
@@ -417,10 +387,7 @@ def partition_node(
     table: PrivateTable, node: ID3Node, chosen: _Split, attributes: Sequence[str],
     intervals: dict[str, tuple[int, int]],
 ) -> tuple[list[PrivateTable], list[str], list[dict[str, tuple[int, int]]]]:
-    """FS Alg. 2 line 15: split ``node`` on ``chosen``: the parts, their 𝒜, their intervals.
-
-    A numeric attribute stays in 𝒜 with the children's grid intervals ``(i_lo, i)``, ``(i, i_hi)``.
-    """
+    """FS Alg. 2 line 15: split ``node`` on ``chosen``: the parts, their 𝒜, their grid intervals."""
     node.attribute = chosen.name
     if chosen.threshold is None:
         parts = table.partition(chosen.name)
@@ -434,6 +401,95 @@ def partition_node(
     ]
     parts = table.partition(chosen.name, threshold=chosen.threshold)
     return parts, list(attributes), child_intervals
+
+
+# =============================================================================== FS Alg. 3
+#: C4.5's tolerance when comparing a leaf's estimated errors with its subtree's (Quinlan's
+#: C4.5 code and Weka's J48 prune when ``leaf <= subtree + 0.1``).
+C45_TOLERANCE = 0.1
+
+
+def prune_noisy_counts(root: ID3Node, confidence: float = 0.25) -> ID3Node:
+    """FS Algorithm 3, PRUNE (lines 2-6): correct, aggregate, then C4.5-prune ``root`` in place."""
+    cf = check_probability(confidence, "confidence")
+    if not 0 < cf < 1:
+        raise InvalidParameterError(f"confidence must lie in (0, 1), got {confidence!r}")
+    top_down_correct(root, max(root.noisy_count, 0.0))  # line 3
+    bottom_up_aggregate(root)  # line 4
+    prune_c45(root, cf)  # line 5
+    return root
+
+
+def top_down_correct(node: ID3Node, fixed_count: float) -> None:
+    """FS Alg. 3, TopDownCorrect (lines 7-16): child i gets ``N_T · T_i.N_T / Σ_i T_i.N_T``.
+
+    Negative child counts count as 0; with no positive one the parent's count is shared equally.
+    """
+    node.corrected_count = float(fixed_count)  # line 8
+    if not node.is_split:
+        return
+    shares = np.array([max(c.noisy_count, 0.0) for c in node.children])  # lines 10-12
+    total = shares.sum()
+    if total <= 0:
+        shares = np.ones(len(node.children))
+        total = float(len(node.children))
+    for child, share in zip(node.children, shares, strict=True):
+        top_down_correct(child, node.corrected_count * share / total)  # line 13
+
+
+def bottom_up_aggregate(node: ID3Node) -> np.ndarray:
+    """FS Alg. 3, BottomUpAggregate (lines 17-29): leaf class counts scaled to N_T, then summed.
+
+    Negative class counts count as 0; a leaf with none positive shares N_T equally.
+    """
+    if not node.is_split:
+        assert node.class_counts is not None and node.corrected_count is not None
+        p = np.clip(node.class_counts, 0.0, None)
+        if p.sum() <= 0:
+            p = np.ones_like(p)
+        node.corrected_class_counts = node.corrected_count * p / p.sum()
+    else:
+        node.corrected_class_counts = np.sum(
+            [bottom_up_aggregate(child) for child in node.children], axis=0
+        )
+    return node.corrected_class_counts
+
+
+def pessimistic_errors(n: float, errors: float, confidence: float = 0.25) -> float:
+    """C4.5's pessimistic error estimate ``n · U_CF(errors, n)`` (Quinlan 1993, §4.2).
+
+    U_CF is the Beta(E+1, N−E) quantile at 1 − CF (real-valued counts); 0 for N <= 0, N when E >= N.
+    """
+    if n <= 0:
+        return 0.0
+    errors = min(max(errors, 0.0), n)
+    if n - errors <= 1e-12:
+        return float(n)
+    return float(n * betaincinv(errors + 1.0, n - errors, 1.0 - confidence))
+
+
+def prune_c45(node: ID3Node, confidence: float = 0.25) -> float:
+    """FS Alg. 3 line 5, C4.5Prune: collapse a subtree when its leaf estimate <= subtree + 0.1.
+
+    No subtree raising (it would need queries). Returns the subtree's estimated errors.
+    """
+    counts = node.corrected_class_counts
+    if counts is None or node.corrected_count is None:
+        raise InvalidParameterError(
+            "prune_c45 needs corrected counts: run top_down_correct and bottom_up_aggregate "
+            "first (FS Alg. 3 lines 3-4)"
+        )
+    n = float(node.corrected_count)
+    leaf_errors = pessimistic_errors(n, n - float(counts.max()), confidence)
+    if not node.is_split:
+        return leaf_errors
+    subtree = sum(prune_c45(child, confidence) for child in node.children)
+    if leaf_errors <= subtree + C45_TOLERANCE:
+        node.pruned = True
+        node.label = int(np.argmax(counts))
+        return leaf_errors
+    node.pruned = False
+    return subtree
 
 
 # =============================================================================== estimators
@@ -451,7 +507,6 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _fit_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain
     ) -> _FSTreeClassifier:
-        """Build the tree through a :class:`PrivateTable` of budget ``epsilon``."""
         budget = check_epsilon(self.epsilon, "epsilon", allow_inf=True)
         depth = _check_depth(self.max_depth, budget)
         self._check_shares(budget, depth, domain)
@@ -569,7 +624,6 @@ class SuLQID3Classifier(_FSTreeClassifier):
     _algorithm = "SuLQ-based ID3"
 
     def _domain_input(self, X: Any) -> Any:
-        """Without a Domain, a column of whole numbers is nominal (FS Alg. 1 has no other kind)."""
         return whole_numbers_as_nominal(super()._domain_input(X))
 
     def __init__(

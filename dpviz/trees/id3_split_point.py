@@ -1,16 +1,10 @@
 """Friedman & Schuster §4.3 (DiffPC4.5): a numeric split point by the exponential mechanism.
 
-dpviz draws it on a public grid: each numeric attribute's public range is cut into
-``n_cells`` equal cells, and the split point is one of the grid points
-``low + (high − low)·i / n_cells`` (:func:`split_grid`) inside the node's interval
-``(i_lo, i_hi)``, with ``P(i) ∝ exp(ε q_i / 2S)``: FS's density on a uniform base measure
-over the grid. A split at i gives the children ``(i_lo, i)`` and ``(i, i_hi)``.
-
-FS's continuous sampler (a score-constant range, then ``rng.uniform`` inside it:
-:func:`split_point_ranges`, :func:`split_point_probabilities`,
-:func:`choose_split_point_continuous`) is kept as a teaching target: its outputs lie on a
-lattice of doubles fixed by private values, so it is not private (docs/privacy.md §8.2.1;
-``tests/test_id3_split_point.py`` audits ε ≥ 7.3 for a claimed 1) and it warns.
+dpviz draws it among the points ``low + (high − low)·i / n_cells`` of a public grid
+(:func:`split_grid`) inside the node's interval ``(i_lo, i_hi)``, with P(i) ∝ exp(ε q_i / 2S).
+FS's continuous sampler (:func:`choose_split_point_continuous`) is kept for teaching: its
+output lies on a lattice fixed by private values, so it is not private and warns
+(docs/privacy.md §8.2.1).
 """
 
 from __future__ import annotations

@@ -134,6 +134,10 @@ def _kind(node: ID3Node, in_pruned: bool) -> str:
     return "empty leaf" if node.is_empty else "leaf"
 
 
+def _listed(counts: np.ndarray | None) -> list | None:
+    return None if counts is None else counts.tolist()
+
+
 def tree_frame(tree: Any) -> pd.DataFrame:
     """One row per node of an ID3Tree or fitted FS estimator, in pre-order (``apply``'s numbers).
 
@@ -149,26 +153,15 @@ def tree_frame(tree: Any) -> pd.DataFrame:
         label = None
         if node.acts_as_leaf and node.label is not None and not in_pruned:
             label = classes[node.label]
-        rows.append(
-            {
-                "node": k,
-                "parent": parent,
-                "depth": node.depth,
-                "condition": node.condition,
-                "kind": _kind(node, in_pruned),
-                "attribute": node.attribute,
-                "threshold": node.threshold,
-                "noisy_count": node.noisy_count,
-                "class_counts": None if node.class_counts is None else node.class_counts.tolist(),
-                "label": label,
-                "stop": node.stop,
-                "split_points": dict(node.split_points),
-                "corrected_count": node.corrected_count,
-                "corrected_class_counts": None if node.corrected_class_counts is None
-                else node.corrected_class_counts.tolist(),
-                "epsilon": node.epsilon,
-            }
-        )
+        rows.append({
+            "node": k, "parent": parent, "depth": node.depth, "condition": node.condition,
+            "kind": _kind(node, in_pruned), "attribute": node.attribute,
+            "threshold": node.threshold, "noisy_count": node.noisy_count,
+            "class_counts": _listed(node.class_counts), "label": label, "stop": node.stop,
+            "split_points": dict(node.split_points), "corrected_count": node.corrected_count,
+            "corrected_class_counts": _listed(node.corrected_class_counts),
+            "epsilon": node.epsilon,
+        })
         for child in node.children:
             visit(child, k, in_pruned or node.pruned)
 

@@ -1,15 +1,10 @@
 """Random decision trees drawn from the public Domain: height rules, lazy routing, compiled descent.
 
-A random decision tree (Fan et al. 2003; JPW Fig. 1; FI Alg. 2) picks every node's attribute
-at random before any row is read: a categorical attribute once per path, one child per public
-value; a numeric one at a uniform point of the node's current range, reusable below. A node
-with no attribute left passes its rows on, so every leaf is at depth ``depth``. Its structure
-depends only on the domain, the depth and a key: routing rows through it releases nothing.
-
-Nothing is materialized: a node is a 64-bit key derived from its parent's (:mod:`dpviz.keyed`),
-and rows are routed level by level over the distinct nodes they occupy. A forest's many rows
-first go down the top levels materialized whole (:class:`TreeTop`, :func:`descend`,
-:func:`vote`; a numba kernel when installed, the same results with numpy).
+A random tree (Fan et al. 2003; JPW Fig. 1; FI Alg. 2) picks every node's attribute before
+any row is read: a categorical one once per path, a numeric one at a uniform point of the
+node's range. Nodes are 64-bit keys (:mod:`dpviz.keyed`), never materialized: rows are routed
+level by level over the nodes they occupy, or (many rows) down top levels materialized whole
+(:class:`TreeTop`, :func:`descend`, :func:`vote`; numba when installed, the same results).
 """
 
 from __future__ import annotations
@@ -119,20 +114,10 @@ def fletcher_islam_depth(n_continuous: int, n_discrete: int) -> int:
 #: FI (2017) Table 4: data set, continuous features, discrete features, published depth.
 FI_TABLE4 = pd.DataFrame(
     [
-        ("SynthA", 5, 0, 5),
-        ("SynthB", 10, 0, 8),
-        ("SynthC", 15, 0, 12),
-        ("SynthD", 15, 0, 12),
-        ("SynthE", 15, 0, 12),
-        ("SynthF", 10, 0, 8),
-        ("SynthG", 20, 0, 15),
-        ("WallSensor", 4, 0, 4),
-        ("PenWritten", 16, 0, 12),
-        ("GammaTele", 10, 0, 8),
-        ("Adult", 6, 8, 9),
-        ("Mushroom", 0, 22, 11),
-        ("Claves", 0, 16, 8),
-        ("Nursery", 0, 8, 4),
+        ("SynthA", 5, 0, 5), ("SynthB", 10, 0, 8), ("SynthC", 15, 0, 12), ("SynthD", 15, 0, 12),
+        ("SynthE", 15, 0, 12), ("SynthF", 10, 0, 8), ("SynthG", 20, 0, 15),
+        ("WallSensor", 4, 0, 4), ("PenWritten", 16, 0, 12), ("GammaTele", 10, 0, 8),
+        ("Adult", 6, 8, 9), ("Mushroom", 0, 22, 11), ("Claves", 0, 16, 8), ("Nursery", 0, 8, 4),
     ],
     columns=["dataset", "continuous", "discrete", "depth"],
 )
@@ -349,11 +334,9 @@ class RandomTree:
         return self.route(codes).leaf_keys
 
     def _initial_state(self, m: int) -> tuple:
-        """The state of ``m`` copies of this tree's root (e.g. one per random walk)."""
         return self._root_state(np.repeat(keyed.splitmix64(np.array([self.key])), m))
 
     def _root_state(self, roots: np.ndarray) -> tuple:
-        """Root nodes with the given keys: no attribute used, no numeric test on the path."""
         m = len(roots)
         used = np.zeros((m, len(self.domain)), dtype=bool) if self._any_categorical else None
         return roots, used, [], []
@@ -701,7 +684,6 @@ def _checked_codes(top: TreeTop, codes: np.ndarray) -> np.ndarray:
 
 
 def _arrays(top: TreeTop) -> tuple:
-    """The node arrays as the kernels read them (int64 indices viewed as uint64)."""
     return (top.attribute.view(np.uint64), top.threshold, top.categorical,
             top.unknown_child.view(np.uint64), top.first_child.view(np.uint64), top.levels)
 
@@ -709,7 +691,6 @@ def _arrays(top: TreeTop) -> tuple:
 def _descend_numpy(
     top: TreeTop, codes: np.ndarray, tree_of: np.ndarray, row_of: np.ndarray
 ) -> np.ndarray:
-    """:func:`descend` with numpy: one level at a time over all items."""
     k = codes.shape[1]
     flat = codes.ravel()
     base = row_of * k
@@ -728,7 +709,6 @@ def _descend_numpy(
 
 
 def _kernels(visits: int) -> tuple[Callable, Callable] | None:
-    """The compiled kernels for a call of ``visits`` node visits, or None: use numpy."""
     if _engine == "numpy" or (_engine == "auto" and visits < COMPILED_MIN_VISITS):
         return None
     return _compiled()

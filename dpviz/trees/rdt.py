@@ -54,7 +54,6 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared parts: the depth rule, the trees and prediction by Classify."""
 
     def _depth(self, n_attributes: int) -> int:
-        """``max_depth``, or Fan's k/2, capped at ``MAX_DEPTH``."""
         if self.max_depth is None:
             return cap_depth(fan_depth(n_attributes))
         return check_depth(self.max_depth)
@@ -80,7 +79,6 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return np.stack(self._tree_counts(self._predict_codes(X)))
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
-        """Class probabilities by JPW Fig. 2."""
         check_is_fitted(self, "trees_")
         clip = check_bool(getattr(self, "clip_negative", False), "clip_negative")
         return classify(self._tree_counts(codes), clip_negative=clip)
@@ -132,7 +130,6 @@ class RandomDecisionTreeClassifier(_RDTBase):
     def _count_levels(
         self, routing: Routing, labels: np.ndarray
     ) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per level: the visited node keys (sorted) and their exact class counts."""
         t = self.domain_.n_classes
         levels = []
         for keys, index in zip(routing.level_keys, routing.level_index, strict=True):
@@ -242,7 +239,6 @@ class PrivateRDTClassifier(_RDTBase):
     def _release(
         self, table: PrivateTable, trees: list[RandomTree], epsilon: float, tag: str = ""
     ) -> list[NoisyLeafCounts]:
-        """UpdateStatistics and noise per tree at ε/N (JPW Fig. 5)."""
         per_tree = epsilon / len(trees)
         return [
             table.noisy_leaf_counts(
@@ -339,7 +335,6 @@ class PrivateRDTClassifier(_RDTBase):
         self, codes: np.ndarray, labels: np.ndarray, epsilon: float, method: str, X_previous: Any,
         y_previous: Any,
     ) -> PrivateRDTClassifier:
-        """The releases of :meth:`update` on the encoded batch (on a working copy)."""
         if method == "jpw":
             batch = self._table.append(codes, labels)
             new = self._release(batch, self.trees_, epsilon, tag=f" ({batch.path[0]})")

@@ -209,7 +209,6 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self._atomic("fit", lambda work: work._fit_data(X, y, X_public))
 
     def _fit_data(self, X: Any, y: Any, X_public: Any = None) -> RDTSharpClassifier:
-        """Validate and encode the rows, then :meth:`_fit_codes` (on a working copy)."""
         codes, labels, domain = self._fit_inputs(X, y)
         public = None if X_public is None else domain.encode(X_public)
         return self._fit_codes(codes, labels, domain, public=public)
@@ -364,8 +363,13 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                     f"{cells.shape}"
                 )
             cells = cells[: len(self.primary_)]
-        _, noise_rng = model._rngs()  # the private part of Fig. 5 again, all or nothing
-        return model._atomic(
+        return model._release_again(codes, labels, cells)
+
+    def _release_again(self, codes: np.ndarray, labels: np.ndarray,
+                       cells: np.ndarray | None) -> RDTSharpClassifier:
+        """The private part of Fig. 5 again, all or nothing, with this model's noise generator."""
+        _, noise_rng = self._rngs()
+        return self._atomic(
             "refit_encoded",
             lambda work: work._release(codes, labels, self.domain_, noise_rng, cells),
             record=False,
@@ -400,7 +404,6 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         ])
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
-        """Class probabilities of E1 ∪ E2 (Fig. 4: summed counts, normalized)."""
         check_is_fitted(self, "primary_")
         cells = [t.cell_keys(codes) for t in self.primary_ + self.secondary_]
         return classify(self._located_counts(cells))
@@ -424,13 +427,11 @@ def build_secondary(
 
 
 def _distinct(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct cell keys (sorted) and the position of each row's cell among them."""
     keys, inverse = np.unique(np.asarray(cells, dtype=np.uint64), return_inverse=True)
     return keys, inverse.ravel()
 
 
 def _cell_counts(inverse: np.ndarray, labels: np.ndarray, n_cells: int, n_classes: int) -> Any:
-    """Class counts (n_cells, T) of rows given by their cell positions and labels."""
     flat = inverse * n_classes + np.asarray(labels, dtype=np.int64)
     return np.bincount(flat, minlength=n_cells * n_classes).reshape(n_cells, n_classes)
 
