@@ -38,8 +38,7 @@ from dpviz.trees.id3_split_point import (
     split_point_probabilities,
     split_point_ranges,
 )
-from dpviz.trees.id3_tree import ID3Node, flatten, route
-from dpviz.trees.id3_view import ID3Tree
+from dpviz.trees.id3_view import ID3Node, ID3Tree, flatten, route
 from dpviz.validation import check_bool, check_epsilon, check_int, check_probability
 
 __all__ = [
