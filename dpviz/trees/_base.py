@@ -31,24 +31,22 @@ _NUMERIC_KINDS = ("integer", "floating", "mixed-integer-float", "decimal")
 
 #: Parameter paragraphs shared by the estimators' docstrings (filled in by :func:`shared_doc`).
 PARAMS = {
-    "domain": "domain : Domain, optional\n    The public schema; derived from the rows "
-    "(with a PrivacyLeakWarning) if omitted.",
-    "unknown": 'unknown : {"raise", "random"}, default "raise"\n    Categories outside the '
-    "domain at predict time: refused, or sent to a random child (a keyed uniform of the "
-    "node and of public keys drawn at fit time: a row's prediction never depends on the "
-    "other rows).",
-    "random_state": "random_state : int, Generator or None\n    Seed of the structure and "
-    "of the noise (a curator secret); the same int gives the same model.",
-    "n_trees": "n_trees : int\n    Number of trees; refused before any row is read if "
-    "their estimated memory exceeds ``MEMORY_BUDGET``.",
-    "max_depth": "max_depth : int, optional\n    Tree height, at most ``MAX_DEPTH`` (64); "
-    "default: the paper's rule, capped at ``MAX_DEPTH``.",
-    "noise": 'noise : {"discrete_laplace", "laplace"}\n    Noise on each count; '
-    '``"laplace"`` (float) is not proven private and warns.',
-    "fs_epsilon": "epsilon : float, default 1.0\n    The total budget B (> 0); "
-    "``math.inf`` builds the non-private reference (ID3's own stopping rules).",
-    "fs_max_depth": "max_depth : int or None, default 5\n    Maximal depth d (public); "
-    "None (unlimited) only with ``epsilon=math.inf``.",
+    "domain": "domain : Domain, optional\n    Public schema; derived from the rows "
+    "(PrivacyLeakWarning) if omitted.",
+    "unknown": 'unknown : {"raise", "random"}, default "raise"\n    Unseen categories at predict '
+    "time: refused, or sent to a child picked by a public keyed uniform of the node.",
+    "random_state": "random_state : int, Generator or None\n    Seed of the structure and the "
+    "noise (a curator secret).",
+    "n_trees": "n_trees : int\n    Number of trees (refused above ``MEMORY_BUDGET`` before any "
+    "row is read).",
+    "max_depth": "max_depth : int, optional\n    Tree height <= ``MAX_DEPTH`` (64); default: the "
+    "paper's rule, capped there.",
+    "noise": 'noise : {"discrete_laplace", "laplace"}\n    Noise on each count; "laplace" '
+    "(float) is not proven private and warns.",
+    "fs_epsilon": "epsilon : float, default 1.0\n    The total budget B; ``math.inf``: the "
+    "non-private reference.",
+    "fs_max_depth": "max_depth : int or None, default 5\n    Maximal depth d (public); None only "
+    "with ``epsilon=math.inf``.",
     "tree_": "tree_ : ID3Tree\n    The released tree (text, HTML, frame).",
     "ledger_": "ledger_ : Ledger\n    Every query with its ε (and tree level).",
     "epsilon_": "epsilon_ : float\n    ε of each query of a level.",

@@ -43,8 +43,7 @@ __all__ = ["DPRandomForestClassifier", "ForestLeaves", "get_majority_labels"]
 class ForestLeaves:
     """Where some encoded rows land in every tree of a forest (public: not ε, not the labels).
 
-    Tree t's distinct leaves are ``leaves[offsets[t]:offsets[t + 1]]``; ``index[t, j]`` is the
-    position of row j's leaf; ``structure`` (depth, tree keys) says which forests may vote from it.
+    Tree t's leaves are ``leaves[offsets[t]:offsets[t + 1]]``; ``index[t, j]``: row j's leaf.
     """
 
     structure: tuple[int, tuple[int, ...]]
@@ -259,10 +258,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
 
     # ------------------------------------------------------------------ routed once, voted often
     def locate_encoded(self, codes: np.ndarray) -> ForestLeaves:
-        """Where encoded rows land in every tree: public, and the same at every ε.
-
-        Route once, then call :meth:`votes_located` on each refitted forest. Holds a (τ × n) table.
-        """
+        """Where encoded rows land in every tree (public, the same at every ε)."""
         check_is_fitted(self, "trees_")
         codes = check_encoded(codes, self.domain_, unknown=True)[0]
         leaves, offsets, index = self._route_leaves(codes, 0, len(self.trees_))
@@ -293,11 +289,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     def _route_leaves(
         self, codes: np.ndarray, start: int, stop: int
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Route every row through trees ``start .. stop-1`` in one pass.
-
-        Returns the distinct leaves (grouped by tree), each tree's offsets, and each (tree, row)'s
-        leaf position, shape (stop - start, n).
-        """
+        """Distinct leaves of trees ``start .. stop-1``, their offsets, each (tree, row)'s leaf."""
         n, m = codes.shape[0], stop - start
         tree_of = np.repeat(np.arange(m), n)
         leaves, index = forest_leaves(self.trees_[start:stop], codes, tree_of,
@@ -348,12 +340,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         return votes
 
     def _chunk_votes(self, codes: np.ndarray, start: int, stop: int) -> np.ndarray:
-        """Votes of trees ``start .. stop-1``.
-
-        With at most one node per 4 (row, tree) items the trees are materialized and the votes
-        counted as the rows go down (:func:`~dpviz.trees.random_tree.vote`); otherwise the rows
-        are routed and each leaf reached is looked up. The same counts.
-        """
+        """Votes of trees ``start .. stop-1``: materialized (:func:`vote`) if small, else routed."""
         budget = codes.shape[0] * (stop - start) // 4
         trees = self.trees_[start:stop]
         if 2 * len(trees) * trees[0].max_leaves() <= budget:  # worth trying: may fit

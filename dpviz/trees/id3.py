@@ -164,11 +164,9 @@ def stopping_rule(
     table: PrivateTable, node: ID3Node, attributes: Sequence[str], depth: int | None,
     epsilon: float, *, stopping: str = "fs",
 ) -> tuple[str | None, np.ndarray | None]:
-    """FS Alg. 1/2 lines 7 and 9: why ``node`` is a leaf (or None), and its exact counts.
+    """FS Alg. 1/2 lines 7 and 9: why ``node`` is a leaf (or None), and its exact counts (ε = inf).
 
-    A leaf if 𝒜 = ∅, d = 0 or N_T / (t|C|) < √2/ε (t = max |A|); ``stopping="id3"``: N_T <= 0.
-    With ``epsilon = inf`` ID3's rules apply on the exact class counts, which are returned.
-    Post-processing of N_T.
+    A leaf if 𝒜 = ∅, d = 0 or N_T / (t|C|) < √2/ε (``"id3"``: N_T <= 0); ε = inf: ID3's rules.
     """
     if not attributes:
         return "no attribute left", None
@@ -191,8 +189,7 @@ def sulq_id3(
 ) -> ID3Node:
     """FS Algorithm 1, SuLQ_ID3: ε = B / (2(d+1)), then :func:`build_sulq_id3` from the root.
 
-    ``stopping="id3"`` replaces line 9 by ID3's "no rows" rule N_T <= 0 (JPW §III). B-DP in the
-    rows (add/remove one); argument: docs/privacy.md §8.2.1.
+    B-DP in the rows (add/remove one); argument: docs/privacy.md §8.2.1.
     """
     budget = check_epsilon(budget, "epsilon", allow_inf=True)
     d = _check_depth(depth, budget)
@@ -262,9 +259,7 @@ def diffp_id3(
 ) -> ID3Node:
     """FS Algorithm 2, DiffPID3, with §4.3: ε = B / ((2+n)d + 2) for n numeric attributes.
 
-    ``criterion`` is the exponential mechanism's quality (FS §4.1); ``size_bound`` the public N
-    that ``"infogain"`` needs; ``n_split_cells`` the public grid of split points. B-DP in the
-    rows (add/remove one); argument: docs/privacy.md §8.2.1.
+    B-DP in the rows (add/remove one) if ``size_bound`` bounds them; docs/privacy.md §8.2.1.
     """
     budget = check_epsilon(budget, "epsilon", allow_inf=True)
     d = _check_depth(depth, budget)
@@ -292,11 +287,7 @@ def build_diffp_id3(
     criterion: Criterion, sensitivity: float, intervals: dict[str, tuple[int, int]], *,
     n_split_cells: int = DEFAULT_SPLIT_CELLS,
 ) -> ID3Node:
-    """FS Algorithm 2, Build_DiffPID3 (lines 6-18), filling ``node``.
-
-    ``intervals`` maps each numeric attribute to the node's public grid interval
-    ``(i_lo, i_hi)``. An inner node spends at most (2 + n)ε, a leaf 2ε.
-    """
+    """FS Algorithm 2, Build_DiffPID3 (lines 6-18), filling ``node`` (``intervals``: grid)."""
     node.noisy_count = float(table.noisy_count(epsilon=epsilon, label=LABEL_COUNT))  # line 8
     reason, counts = stopping_rule(table, node, attributes, depth, epsilon)
     if reason is not None:  # line 9
@@ -338,12 +329,7 @@ def split_candidates(
     intervals: dict[str, tuple[int, int]], *, criterion: Criterion, sensitivity: float,
     epsilon: float, n_split_cells: int = DEFAULT_SPLIT_CELLS,
 ) -> list[_Split]:
-    """The candidate splits of a node, FS §4.3 ("before line 14").
-
-    A nominal attribute is one candidate; a numeric one gets an ε-DP split point on its grid
-    (:func:`private_split_point`, recorded in ``node.split_points``) unless its interval has no
-    interior point.
-    """
+    """The candidate splits of a node (FS §4.3); numeric ones get an ε-DP split point."""
     domain = table.domain
     candidates: list[_Split] = []
     for name in attributes:
@@ -496,30 +482,25 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared fit/predict of the FS estimators (subclasses define ``_build``)."""
 
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
-    _algorithm = "FS tree"
 
     def _check_params(self) -> None:
         budget = check_epsilon(self.epsilon, "epsilon", allow_inf=True)
         _check_depth(self.max_depth, budget)
         self._check_algorithm_params(budget)
 
-    def _fit_codes(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain
-    ) -> _FSTreeClassifier:
+    def _fit_codes(self, codes: np.ndarray, labels: np.ndarray, domain: Domain) -> Any:
         budget = check_epsilon(self.epsilon, "epsilon", allow_inf=True)
         depth = _check_depth(self.max_depth, budget)
         self._check_shares(budget, depth, domain)
         rng = self._rng()
-        # the public key of the unknown-category routing (drawn first, as before: the
-        # noise that follows is unchanged), see ``route``
+        # the public key of the unknown-category routing (drawn first), see ``route``
         self._unknown_key_ = int(rng.integers(0, 2**63 - 1))
         table = self._private_table(codes, labels, domain, budget, rng)
         root = self._build(table, list(domain.names), depth, budget)
         self.ledger_: Ledger = table.ledger
         self.epsilon_ = root.epsilon
-        self.tree_ = ID3Tree(
-            root, domain, algorithm=self._algorithm_name(), budget=budget, epsilon=root.epsilon
-        )
+        self.tree_ = ID3Tree(root, domain, algorithm=self._algorithm_name(), budget=budget,
+                             epsilon=root.epsilon)
         self._flat_ = flatten(root, domain)
         return self
 
@@ -535,28 +516,11 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                     f"epsilon={self.epsilon!r} {how} gives {share:.6g} per query: {exc}"
                 ) from None
 
-    # ------------------------------------------------------------------ hooks
-    def _shares(
-        self, budget: float, depth: int | None, domain: Domain
-    ) -> list[tuple[float, str]]:  # pragma: no cover - overridden
-        return []
-
-    def _check_algorithm_params(self, budget: float) -> None:  # pragma: no cover
-        pass
-
-    def _build(
-        self, table: PrivateTable, attributes: list[str], depth: int | None, budget: float
-    ) -> ID3Node:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    def _algorithm_name(self) -> str:
-        return self._algorithm
-
-    # ------------------------------------------------------------------ predict
+    # hooks of the subclasses: _shares (ε per query), _check_algorithm_params, _build,
+    # _algorithm_name
     def _leaves(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "tree_")
-        codes = self._predict_codes(X)
-        return self._leaves_encoded(codes)
+        return self._leaves_encoded(self._predict_codes(X))
 
     def _leaves_encoded(self, codes: np.ndarray) -> np.ndarray:
         return route(self._flat_, codes, self._unknown_key_)
@@ -619,8 +583,6 @@ class SuLQID3Classifier(_FSTreeClassifier):
     ----------
     {tree_ ledger_ epsilon_}
     """
-
-    _algorithm = "SuLQ-based ID3"
 
     def _domain_input(self, X: Any) -> Any:
         return whole_numbers_as_nominal(super()._domain_input(X))
@@ -696,8 +658,6 @@ class DiffPID3Classifier(_FSTreeClassifier):
     >>> model.fit(data.X, data.y).score(data.test.X, data.test.y) > 0.9
     True
     """
-
-    _algorithm = "DiffPID3"
 
     def __init__(
         self, epsilon: float = 1.0, max_depth: int | None = 5, *, criterion: str = "max",

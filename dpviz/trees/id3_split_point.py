@@ -49,11 +49,7 @@ def _criterion(criterion: Criterion | str) -> Criterion:
 
 # =============================================================================== the grid
 def split_grid(low: float, high: float, n_cells: int) -> np.ndarray:
-    """The public grid of split points: ``low + (high - low) * i / n_cells``, i = 0 .. n_cells.
-
-    The only function computing them; refuses bounds that are not finite and ordered, and cells
-    too narrow for float64 to keep the points apart.
-    """
+    """The public grid of split points: ``low + (high - low) * i / n_cells``, i = 0 .. n_cells."""
     n = check_int(n_cells, "n_cells", minimum=2)
     low, high = float(low), float(high)
     if not (math.isfinite(low) and math.isfinite(high) and low < high):
@@ -101,11 +97,7 @@ def grid_split_qualities(
     values: np.ndarray, labels: np.ndarray, n_classes: int, grid: np.ndarray, i_lo: int, i_hi: int,
     criterion: Criterion | str,
 ) -> np.ndarray:
-    """The quality q_i of every candidate split "x <= grid[i]", ``i_lo < i < i_hi``, at once.
-
-    The one quality computation of the grid mechanism: cells by ``searchsorted``, (cell, class)
-    counts by ``bincount``, left parts by a cumulative sum.
-    """
+    """The quality q_i of every candidate split "x <= grid[i]", ``i_lo < i < i_hi``, at once."""
     crit = _criterion(criterion)
     n_cells = grid.size - 1
     i_lo, i_hi = _check_interval((i_lo, i_hi), n_cells)
@@ -163,8 +155,7 @@ def choose_split_point(
 ) -> float:
     """A split point on the public grid by the exponential mechanism (FS §4.3), from arrays.
 
-    The array twin of :func:`private_split_point`; returns one of ``grid[i_lo + 1 : i_hi]``.
-    ε-DP in the rows (add/remove one); argument: docs/privacy.md §8.2.1.
+    The array twin of :func:`private_split_point`. ε-DP (docs/privacy.md §8.2.1).
     """
     epsilon, sensitivity, scores = _checked_scores(
         values, labels, n_classes, grid, i_lo, i_hi, criterion, sensitivity, epsilon
@@ -184,10 +175,8 @@ def private_split_point(
     table: PrivateTable, name: str, interval: tuple[int, int], *, criterion: Criterion | str,
     sensitivity: float, epsilon: float, n_cells: int = DEFAULT_SPLIT_CELLS,
 ) -> tuple[float, int]:
-    """The split point of numeric attribute ``name`` at a node: one ``select`` query of ``table``.
+    """The split point ``(grid[index], index)`` of numeric ``name`` at a node: one ``select`` query.
 
-    The shipped path of DiffPC4.5 (label ``"split point"``); returns ``(grid[index], index)``.
-    With ``epsilon = inf`` the exact counts are read and the middle best candidate taken.
     ε-DP in the rows (add/remove one); argument: docs/privacy.md §8.2.1.
     """
     attribute = table.domain[name]
@@ -230,11 +219,7 @@ def split_point_ranges(
     values: np.ndarray, labels: np.ndarray, n_classes: int, low: float, high: float,
     criterion: Criterion | str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The score-constant ranges ``[low, u_1), [u_1, u_2), ..., [u_m, high]`` of FS §4.3.
-
-    Between consecutive distinct row values u_i every split point makes the same parts; returns
-    the ranges' starts, ends and scores (zero-length ranges kept).
-    """
+    """FS §4.3's score-constant ranges ``[low, u_1), ..., [u_m, high]``: starts, ends, scores."""
     crit = _criterion(criterion)
     values = np.asarray(values, dtype=np.float64)
     labels = np.asarray(labels, dtype=np.int64)
@@ -256,10 +241,7 @@ def split_point_probabilities(
     starts: np.ndarray, ends: np.ndarray, scores: np.ndarray, *, epsilon: float,
     sensitivity: float,
 ) -> np.ndarray:
-    """FS §4.3's closed form: P(range i) ∝ exp(ε q_i / 2S) |R_i| (on the reals).
-
-    The paper omits the 1/2S its Definition 3 includes.
-    """
+    """FS §4.3's closed form P(range i) ∝ exp(ε q_i / 2S) |R_i| (the paper omits 1/2S)."""
     lengths = np.asarray(ends, dtype=np.float64) - np.asarray(starts, dtype=np.float64)
     with np.errstate(divide="ignore"):
         log_w = epsilon * np.asarray(scores, dtype=np.float64) / (2 * sensitivity) + np.log(lengths)
@@ -272,11 +254,7 @@ def choose_split_point_continuous(
     values: np.ndarray, labels: np.ndarray, n_classes: int, low: float, high: float, *,
     criterion: Criterion | str, sensitivity: float, epsilon: float, rng: np.random.Generator,
 ) -> float:
-    """FS §4.3 as printed: a range by the exponential mechanism, then ``rng.uniform`` in it.
-
-    NOT PRIVATE in floating point (warns ``NotProvenPrivateWarning``; docs/privacy.md §8.2.1);
-    used by no estimator. With ``epsilon = inf``: the midpoint of the best range.
-    """
+    """FS §4.3 as printed: NOT PRIVATE in floating point (warns; docs/privacy.md §8.2.1)."""
     warnings.warn(_LATTICE_WARNING, NotProvenPrivateWarning, stacklevel=2)
     starts, ends, scores = split_point_ranges(values, labels, n_classes, low, high, criterion)
     lengths = ends - starts

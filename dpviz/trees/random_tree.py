@@ -65,11 +65,7 @@ def fan_depth(n_attributes: int) -> int:
 
 
 def rdt_sharp_depth(n_attributes: int, mean_values: float, n_rows: int) -> int:
-    """RDT#'s height h = min(⌊k/2⌋, ⌊log_b n⌋ + 1), at least 1.
-
-    k attributes, b > 1 the mean number of values per attribute, n the number of rows (a public
-    size bound in practice).
-    """
+    """RDT#'s height min(⌊k/2⌋, ⌊log_b n⌋ + 1) >= 1: k attributes, b > 1 values each, n rows."""
     k = check_int(n_attributes, "n_attributes", minimum=1)
     b = check_positive(mean_values, "mean_values")
     n = check_int(n_rows, "n_rows", minimum=1)
@@ -168,10 +164,7 @@ def _all_children(arity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class RandomTree:
-    """One random decision tree over a public Domain: ``depth`` levels, drawn from ``key``.
-
-    The structure depends only on ``domain``, ``depth`` and ``key``, never on rows.
-    """
+    """One random decision tree over a public Domain: ``depth`` levels, drawn from ``key`` only."""
 
     def __init__(self, domain: Domain, depth: int, key: int) -> None:
         self.domain = domain
@@ -393,10 +386,7 @@ class RandomTree:
         return None if keys is None else len(keys)
 
     def _expand(self, limit: int, visit: Callable | None = None) -> np.ndarray | None:
-        """Every leaf's key, level by level (``visit(attribute, threshold, parent, index)``).
-
-        None as soon as a level has more than ``limit`` nodes.
-        """
+        """Every leaf's key, level by level (``visit`` sees each); None above ``limit`` nodes."""
         keys, used, path, thresholds = self._initial_state(1)
         for _ in range(self.depth):
             attribute, threshold = self._level_splits(keys, used, path, thresholds)
@@ -412,10 +402,7 @@ class RandomTree:
         return keys
 
     def leaves(self, limit: int = 100_000) -> tuple[np.ndarray, list[str]]:
-        """Every leaf's key and path as public text (``"a0 = 1 and x3 <= 0.4172"``).
-
-        Refuses trees with more than ``limit`` leaves.
-        """
+        """Every leaf's key and path as text (``"a0 = 1 and x3 <= 0.4172"``); at most ``limit``."""
         paths = [""]
         names = self.domain.names
 
@@ -522,10 +509,7 @@ def forest_leaves(
 
 
 def forest_top(trees: list[RandomTree], budget: int) -> tuple[TreeTop, np.ndarray, np.ndarray]:
-    """The top levels of a forest's trees, materialized within ``budget`` nodes.
-
-    Returns the :class:`TreeTop`, the frontier keys grouped by tree, and each tree's offsets.
-    """
+    """The top levels of a forest within ``budget`` nodes: TreeTop, frontier keys, offsets."""
     first, roots = _forest_roots(trees)
     top, state, root_of = first._top_levels(roots, max(int(budget), len(roots)))
     return top, state[0], np.searchsorted(root_of, np.arange(len(trees) + 1))
@@ -558,11 +542,7 @@ def check_trees_memory(n_trees: object, n_attributes: int) -> int:
 
 
 def route_bytes(n_attributes: int, depth: int, categorical: bool = True) -> int:
-    """Estimated memory per routed item (row × tree) of :func:`forest_route` at ``depth``.
-
-    8 B per level for its node; a node keeps its path (12 B per level) and, with categorical
-    attributes, its used mask (1 B each); plus ~64 B of temporaries.
-    """
+    """Estimated memory per routed item (row × tree) of :func:`forest_route` at ``depth``."""
     k = check_int(n_attributes, "n_attributes", minimum=0)
     d = check_int(depth, "depth", minimum=0)
     return 64 + 20 * (d + 1) + (k if categorical else 0)

@@ -35,11 +35,7 @@ __all__ = ["CentredTree", "RDTSharpClassifier", "create_tree", "region_distance"
 
 
 def region_distance(rows: np.ndarray, centres: np.ndarray, domain: Domain) -> np.ndarray:
-    """Distance of encoded rows to centres, broadcast over the leading axes.
-
-    RDT# leaves it unspecified; dpviz sums 1 per mismatching categorical attribute and
-    |x − c| / (high − low) per numeric one (each attribute weighs at most 1).
-    """
+    """Distance to centres: 1 per categorical mismatch + |x − c| / (high − low) per numeric."""
     categorical = domain.categorical_mask
     bounds = domain.bounds
     width = np.where(categorical, 1.0, bounds[:, 1] - bounds[:, 0])
@@ -101,11 +97,7 @@ def _centre_distances(
 def create_tree(
     domain: Domain, depth: int, public_codes: np.ndarray, *, n_cells: int, rng: np.random.Generator
 ) -> CentredTree:
-    """RDT# Fig. 3, CreateTree: a random structure, then centres from the public rows.
-
-    A leaf holding |D_leaf| of the N public rows gets ``min(⌈n_cells·|D_leaf| / N⌉, |D_leaf|)``
-    of them, drawn without replacement. Reads no private data.
-    """
+    """RDT# Fig. 3, CreateTree: a random structure, then ⌈n_cells·|D_leaf| / N⌉ centres per leaf."""
     tree = RandomTree(domain, depth, int(rng.integers(0, 2**63)))
     n = len(public_codes)
     if n == 0:
@@ -201,10 +193,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return cap_depth(rdt_sharp_depth(k, b, check_int(self.n_labeled, "n_labeled", minimum=1)))
 
     def fit(self, X: Any, y: Any, X_public: Any = None) -> RDTSharpClassifier:
-        """RDT# on private ``X, y`` and public unlabeled ``X_public``.
-
-        Without ``X_public`` each leaf has one implicit centre and there is no secondary ensemble.
-        """
+        """RDT# on private ``X, y`` and public unlabeled ``X_public`` (optional)."""
         self._check_params()
         return self._atomic("fit", lambda work: work._fit_data(X, y, X_public))
 
@@ -289,10 +278,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
         noise_rng: np.random.Generator, cells: np.ndarray | None = None,
     ) -> RDTSharpClassifier:
-        """The private part of Fig. 5 on drawn structures: AddLabeled, AddNoise, E2's counts.
-
-        ``cells``: the primary trees' cells of ``codes`` if already known.
-        """
+        """The private part of Fig. 5: AddLabeled, AddNoise, E2's counts (``cells`` if known)."""
         epsilon = self._epsilon(self.epsilon)
         n_primary = len(self.primary_)
         table = self._private_table(codes, labels, domain, epsilon, noise_rng)
