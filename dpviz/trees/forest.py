@@ -1,8 +1,6 @@
 """Fletcher & Islam's differentially private random decision forest (FI 2017 + 2021 addendum).
 
-τ random trees of FI's depth, each filled with a disjoint random subset of the rows at the
-full ε, each leaf releasing only its majority label by an ε-DP selection; prediction by
-majority vote. Twin: :mod:`dpviz.pseudocode.fi`.
+Twin in the paper's words: :mod:`dpviz.pseudocode.fi`.
 """
 
 from __future__ import annotations
@@ -63,12 +61,10 @@ def get_majority_labels(
 ) -> list[NoisyLeafLabels]:
     """FI Alg. 2, GetMajorityLabels: a private majority label for every leaf of every tree.
 
-    ``disjoint=True`` (FI §4.2): each row goes to one tree drawn uniformly, independently of
-    the other rows (from the secret ``rng``), and all leaves release at the full ε in one query;
-    ``False``: every tree reads every row at ε/τ. ``routed`` keeps the rows' leaves between
-    calls on the same trees and rows (:meth:`DPRandomForestClassifier.fit_encoded_epsilons`).
-    ε-DP in the rows (add/remove one) with ``"rosnam"`` or ``"exponential"``; argument:
-    docs/privacy.md §8.2.4.
+    ``disjoint``: each row goes to one tree drawn independently from the secret ``rng`` and all
+    leaves release at ε in one query (FI §4.2); else every tree reads every row at ε/τ.
+    ``routed`` keeps the rows' leaves across calls (``fit_encoded_epsilons``).
+    ε-DP in the rows (add/remove one); argument: docs/privacy.md §8.2.4.
     """
     tau = len(trees)
     if disjoint:
@@ -186,12 +182,10 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     def fit_encoded_epsilons(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain, epsilons: Sequence[float]
     ) -> list[DPRandomForestClassifier]:
-        """One forest per ε on the same trees and row assignment, the rows routed once.
+        """One forest per ε on the same trees and row assignment (int ``random_state``).
 
-        Each equals ``clone(self).set_params(epsilon=ε).fit_encoded(codes, labels, domain)`` bit
-        for bit (needs an int ``random_state``). Alone each is ε-DP; they share noise and are not
-        to be published together (docs/privacy.md §8.2.5). Interrupted, it returns nothing and
-        records the queries made on the exception.
+        Each equals a fresh ``fit_encoded`` at its ε bit for bit; they share noise and are not to be
+        published together (docs/privacy.md §8.2.5).
         """
         if isinstance(self.random_state, bool) or not isinstance(
             self.random_state, int | np.integer
@@ -256,7 +250,6 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         check_is_fitted(self, "trees_")
         return self._votes(check_encoded(codes, self.domain_, unknown=True)[0])
 
-    # ------------------------------------------------------------------ routed once, voted often
     def locate_encoded(self, codes: np.ndarray) -> ForestLeaves:
         """Where encoded rows land in every tree (public, the same at every ε)."""
         check_is_fitted(self, "trees_")

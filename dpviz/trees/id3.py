@@ -543,18 +543,15 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def unclassified_mask(self, X: Any) -> np.ndarray:
         """True for rows that end in an empty leaf (N_T <= 0), which ``predict`` still labels."""
-        leaves = self._leaves(X)
+        leaves = self._leaves(X)  # first: raises NotFittedError before _flat_ is read
         return self._flat_.unclassified[leaves].copy()
 
     def apply(self, X: Any) -> np.ndarray:
         """Index of the leaf each row reaches (the numbering of :meth:`ID3Tree.to_frame`)."""
         leaves = self._leaves(X)
-        flat = self._flat_
         position = {id(node): k for k, node in enumerate(self.tree_.nodes())}
-        mapping = np.array([position[id(node)] for node in flat.nodes], dtype=np.int64)
-        return mapping[leaves]
+        return np.array([position[id(node)] for node in self._flat_.nodes], dtype=np.int64)[leaves]
 
-    # ------------------------------------------------------------------ sklearn
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.non_deterministic = self.random_state is None

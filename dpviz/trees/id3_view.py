@@ -217,11 +217,8 @@ class ID3Tree:
     def __init__(
         self, root: ID3Node, domain: Domain, *, algorithm: str, budget: float, epsilon: float
     ) -> None:
-        self.root = root
-        self.domain = domain
-        self.algorithm = algorithm
-        self.budget = budget
-        self.epsilon = epsilon
+        self.root, self.domain = root, domain
+        self.algorithm, self.budget, self.epsilon = algorithm, budget, epsilon
 
     def nodes(self) -> Iterator[ID3Node]:
         """Pre-order iterator over every node (pruned branches included)."""

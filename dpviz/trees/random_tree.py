@@ -84,11 +84,9 @@ def expected_untested(n_continuous: int, depth: int) -> float:
 
 
 def fletcher_islam_depth(n_continuous: int, n_discrete: int) -> int:
-    """The FI (2017) depth as FI Table 4 computes it: continuous part + ⌊r/2⌋ discrete.
+    """The FI (2017) depth as Table 4 computes it: 1 + min{d : E[X | d] < s/2} + ⌊r/2⌋.
 
-    For s continuous features, Theorem 2 asks for the smallest d with E[X | d] < s/2; every depth
-    of Table 4 is that d + 1 (the root counted as a level: s = 10 gives 8), and 0 for s = 0. The
-    r discrete features add Fan's ⌊r/2⌋ (FI §4.3), e.g. Adult (6 + 8): 5 + 4 = 9.
+    s continuous features (0 if s = 0: Theorem 2), r discrete ones (Fan's rule, FI §4.3).
     """
     s = check_int(n_continuous, "n_continuous", minimum=0)
     r = check_int(n_discrete, "n_discrete", minimum=0)
@@ -127,11 +125,7 @@ ATTRIBUTE_STREAM, SPLIT_STREAM, UNKNOWN_STREAM = 1, 2, 3
 
 @dataclass
 class Routing:
-    """Where rows went in one tree.
-
-    Per depth: the distinct node keys occupied (``level_keys``) and each row's position
-    among them (``level_index``).
-    """
+    """Where rows went in one tree: per depth, the distinct node keys and each row's position."""
 
     level_keys: list[np.ndarray]
     level_index: list[np.ndarray]
@@ -177,7 +171,6 @@ class RandomTree:
         bounds = domain.bounds
         self._low, self._high = bounds[:, 0].copy(), bounds[:, 1].copy()
 
-    # ------------------------------------------------------------------ structure of a level
     def _attributes(self, keys: np.ndarray, used: np.ndarray | None) -> np.ndarray:
         """The attribute each node tests (−1: none left), uniform over those still available."""
         k = len(self._arity)
@@ -232,12 +225,8 @@ class RandomTree:
         u = keyed.uniforms(keys, SPLIT_STREAM)
         return attribute, low + u * (high - low)
 
-    # ------------------------------------------------------------------ routing
     def route(self, codes: np.ndarray) -> Routing:
-        """Send every row down the tree, level by level (UpdateStatistics / AddInstance).
-
-        An unknown categorical code (``-1``) goes to the child its node's key picks.
-        """
+        """Send every row down the tree, level by level (unknown code: its node's keyed child)."""
         codes = np.asarray(codes, dtype=np.float64)
         return self._route(self._initial_state(1), codes, np.zeros(codes.shape[0], np.int64))
 
@@ -245,11 +234,7 @@ class RandomTree:
         self, state: tuple, codes: np.ndarray, node: np.ndarray, row_of: np.ndarray | None = None,
         levels: int | None = None,
     ) -> Routing:
-        """Route items from the start nodes ``node`` of ``state``, ``levels`` levels (default: all).
-
-        Item i reads row ``row_of[i]`` (default: row i): a forest sends rows through every tree
-        without copying them.
-        """
+        """Route items from the nodes ``node`` of ``state``; item i reads row ``row_of[i]``."""
         keys, used, path, thresholds = state
         codes = np.ascontiguousarray(codes, dtype=np.float64)
         k = codes.shape[1]
@@ -335,10 +320,9 @@ class RandomTree:
         return roots, used, [], []
 
     def _top_levels(self, roots: np.ndarray, budget: int) -> tuple[TreeTop, tuple, np.ndarray]:
-        """Every node of the top levels below ``roots`` while they number at most ``budget``.
+        """Every node of the top levels below ``roots`` within ``budget`` nodes.
 
-        Returns the materialized levels, the state of the frontier (the next level) and the root of
-        each frontier node (grouped by root, in the order of ``roots``).
+        Returns the levels, the frontier's state and each frontier node's root.
         """
         state = self._root_state(roots)
         levels: list[tuple] = []
@@ -457,11 +441,7 @@ def forest_route(
     trees: list[RandomTree], codes: np.ndarray, tree_of_row: np.ndarray,
     row_of: np.ndarray | None = None,
 ) -> Routing:
-    """Route every item through *its* tree (``tree_of_row``), all trees in one pass.
-
-    The trees share one domain and depth; ``row_of`` as for :meth:`RandomTree._route`. The keys
-    are those of each tree's own :meth:`RandomTree.route`.
-    """
+    """Route every item through its tree ``tree_of_row[i]``, all trees in one pass."""
     first, roots = _forest_roots(trees)
     return first._route(
         first._root_state(roots), codes, np.asarray(tree_of_row, dtype=np.int64),
@@ -481,11 +461,7 @@ def forest_leaves(
     trees: list[RandomTree], codes: np.ndarray, tree_of_row: np.ndarray,
     row_of: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`forest_route`'s distinct leaves and each item's position among them, faster.
-
-    The top levels (at most one node per 8 items) are materialized and the items sent down them
-    by :func:`descend`; the levels below are routed lazily. The same leaves, in the same order.
-    """
+    """:func:`forest_route`'s distinct leaves and each item's position, faster (:func:`descend`)."""
     first, roots = _forest_roots(trees)
     codes = np.ascontiguousarray(codes, dtype=np.float64)
     tree_of = np.ascontiguousarray(tree_of_row, dtype=np.int64)
@@ -564,11 +540,8 @@ _kernel: list[Callable | None] = []  # [] not tried yet; [None] numba unavailabl
 class TreeTop:
     """The top ``levels`` levels of some random trees, every node materialized as arrays.
 
-    Nodes are numbered level by level (tree t's root is node t); a node's children are
-    consecutive from ``first_child``. A numeric node sends ``x > threshold`` to child 1, a
-    categorical one code c to child c (``-1`` to ``unknown_child``); ``threshold`` is +inf at a
-    node with no attribute left. The frontier (level ``levels``) starts at node ``frontier``;
-    ``n_values`` holds each column's number of categories (0: numeric).
+    Level by level (tree t's root is node t); children consecutive from ``first_child``;
+    numeric: ``x > threshold`` to child 1; categorical: code c to child c (-1: ``unknown_child``).
     """
 
     attribute: np.ndarray
@@ -601,8 +574,7 @@ def engine() -> str:
 def descend(top: TreeTop, codes: np.ndarray, tree_of: np.ndarray, row_of: np.ndarray) -> np.ndarray:
     """The frontier node each item reaches (from root ``tree_of[i]``, reading row ``row_of[i]``).
 
-    Refuses codes that do not fit ``top`` and items naming a missing tree or row (the compiled
-    kernel reads memory unchecked).
+    Refuses what the unchecked compiled kernel could not read.
     """
     codes = _checked_codes(top, codes)
     tree_of = np.ascontiguousarray(tree_of, dtype=np.int64)

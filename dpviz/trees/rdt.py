@@ -1,8 +1,6 @@
 """Random decision tree ensembles: Fan et al.'s non-private RDT and JPW's Private-RDT.
 
-:class:`RandomDecisionTreeClassifier` prunes empty subtrees (JPW Fig. 1), which JPW Fig. 3-4
-show is not private; :class:`PrivateRDTClassifier` (JPW Fig. 5) noises every leaf vector of
-every tree, splits ε over the trees and adds batches by JPW §V-B. Twin: :mod:`dpviz.pseudocode.jpw`.
+Twin in the paper's words: :mod:`dpviz.pseudocode.jpw`.
 """
 
 from __future__ import annotations
@@ -44,10 +42,9 @@ def classify(tree_counts: list[np.ndarray], *, clip_negative: bool = False) -> n
     positive = np.maximum(total, 0.0)
     mass = positive.sum(axis=1, keepdims=True)
     top = (total == total.max(axis=1, keepdims=True)).astype(np.float64)
-    proba = np.where(
+    return np.where(
         mass > 0, positive / np.where(mass > 0, mass, 1.0), top / top.sum(axis=1, keepdims=True)
     )
-    return proba
 
 
 class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -316,12 +313,10 @@ class PrivateRDTClassifier(_RDTBase):
         self, X_new: Any, y_new: Any, *, method: Literal["jpw", "recount", "rebuild"] = "jpw",
         X_previous: Any = None, y_previous: Any = None,
     ) -> PrivateRDTClassifier:
-        """Add a batch of new rows D2 to a model of D1 (JPW §V-B); all or nothing.
+        """Add a batch D2 to a model of D1 (JPW §V-B), all or nothing; ``ledger_`` shows the cost.
 
-        ``method="jpw"`` releases D2 alone at ε/N per tree and adds it to the leaf vectors (total
-        still ε); ``"recount"`` counts D1 ∪ D2 again, ``"rebuild"`` draws new trees for it (both
-        2ε, and need ``X_previous, y_previous``). An interrupted update is charged in full in
-        ``ledger_`` (docs/privacy.md §3).
+        ``"jpw"`` releases D2 alone and adds it (total ε); ``"recount"`` and ``"rebuild"`` read D1
+        again (``X_previous, y_previous``) and cost 2ε. An interrupted update is charged in full.
         """
         check_is_fitted(self, "trees_")
         epsilon = self._check_update(method, X_previous, y_previous)

@@ -1,9 +1,6 @@
 """RDT#: private random trees boosted by public unlabeled rows (JMP 2013, Fig. 3-5).
 
-The public rows shape each tree's leaves into dense regions around centres; a small primary
-ensemble reads the private labeled rows (noisy centre counts) and pseudo-labels the public
-rows, which fill a large secondary ensemble; the classifier is the union of both.
-Twin: :mod:`dpviz.pseudocode.rdt_sharp`.
+Twin in the paper's words: :mod:`dpviz.pseudocode.rdt_sharp`.
 """
 
 from __future__ import annotations
@@ -45,11 +42,9 @@ def region_distance(rows: np.ndarray, centres: np.ndarray, domain: Domain) -> np
 
 @dataclass
 class CentredTree:
-    """One RDT# tree: a random structure plus dense-region centres in its leaves.
+    """One RDT# tree: a random structure plus dense-region centres (public rows) in its leaves.
 
-    ``leaf_keys`` are the sorted leaves holding public rows, ``centres`` the chosen public rows
-    (grouped by leaf), ``slots[i]`` the centres of leaf i (−1 padding), ``public_leaves`` each
-    public row's leaf.
+    ``slots[i]`` lists the centres of leaf ``leaf_keys[i]`` (−1 padding).
     """
 
     tree: RandomTree
@@ -59,10 +54,7 @@ class CentredTree:
     public_leaves: np.ndarray | None = None
 
     def cell_keys(self, codes: np.ndarray, leaves: np.ndarray | None = None) -> np.ndarray:
-        """The key of the centre cell each row falls in (AddInstance: leaf, then closest centre).
-
-        A leaf without public rows is one implicit centre; ties go to the first centre.
-        """
+        """The centre cell of each row: its leaf, then the closest centre (ties: the first)."""
         if leaves is None:
             leaves = self.tree.leaf_keys(codes)
         index = np.zeros(len(codes), dtype=np.int64)
@@ -80,11 +72,7 @@ class CentredTree:
 def _centre_distances(
     rows: np.ndarray, centres: np.ndarray, slots: np.ndarray, domain: Domain
 ) -> np.ndarray:
-    """``region_distance(rows[:, None, :], centres[slots], domain)``, shape (m, M).
-
-    On an all-categorical domain, the mismatches are counted on int16 copies (the same numbers,
-    faster).
-    """
+    """``region_distance(rows[:, None, :], centres[slots], domain)``, shape (m, M)."""
     small = domain.categorical_mask.all() and all(
         a.n_values < 2**15 for a in domain if isinstance(a, Categorical)
     )
@@ -177,12 +165,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._store_params(locals())
 
     def height(self, domain: Domain) -> int:
-        """The trees' height from public information only (RDT# §IV's rule).
-
-        ``max_depth``; else :func:`~dpviz.trees.random_tree.rdt_sharp_depth` with the public
-        ``n_labeled``; else ⌊k/2⌋; capped at ``MAX_DEPTH``. The private row count would make the
-        height a release (one row vs two: heights 1 vs 2).
-        """
+        """The height, public: ``max_depth``, RDT#'s rule on ``n_labeled``, or ⌊k/2⌋ (capped)."""
         if self.max_depth is not None:
             return check_depth(self.max_depth)
         k = len(domain)
@@ -203,11 +186,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self._fit_codes(codes, labels, domain, public=public)
 
     def _check_scale(self, domain: Domain | None, n_public: int = 0) -> None:
-        """Refuse ``max_depth`` above ``MAX_DEPTH`` and trees or centres over the memory budget.
-
-        Each of the p + t trees: about 1 KiB + 40 B per attribute, ``n_cells`` × (8 B per attribute
-        + 24 B) for its centres and 24 B per public row. Reads no row.
-        """
+        """Refuse ``max_depth`` above ``MAX_DEPTH`` and trees or centres over the memory budget."""
         if self.max_depth is not None:
             check_depth(self.max_depth)
         n_trees = check_int(self.n_primary, "n_primary", minimum=1) + check_int(
@@ -326,12 +305,10 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self, codes: np.ndarray, labels: np.ndarray, *, epsilon: float,
         cells: np.ndarray | None = None,
     ) -> RDTSharpClassifier:
-        """A new model: this one fitted again at ``epsilon`` on the same public structure.
+        """A new model: this one's private part of Fig. 5 again at ``epsilon`` (same structure).
 
-        Only the private part of Fig. 5 runs again; with an int ``random_state`` it equals
-        ``clone(self).set_params(epsilon=epsilon).fit_encoded(...)`` bit for bit. ``cells``
-        (``locate_encoded(codes)``) skips routing the rows. Alone each model is ε-DP; models
-        refitted from one model share noise and are not to be published together
+        Equals a fresh fit at ``epsilon`` bit for bit (int ``random_state``); ``cells``:
+        ``locate_encoded(codes)``. Refits share noise: not to be published together
         (docs/privacy.md §8.2.5).
         """
         check_is_fitted(self, "primary_")
