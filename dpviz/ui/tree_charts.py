@@ -154,9 +154,7 @@ def ledger_level_chart(ledger: Any, *, width: int = 420) -> alt.Chart:
             x=alt.X("sum(charged):Q", title="ε charged to the total"),
             color=alt.Color("label:N", title="query", scale=scale),
             tooltip=[
-                alt.Tooltip("depth:O"),
-                alt.Tooltip("label:N"),
-                alt.Tooltip("queries:Q"),
+                alt.Tooltip("depth:O"), alt.Tooltip("label:N"), alt.Tooltip("queries:Q"),
                 alt.Tooltip("charged:Q", format=".4g"),
             ],
         )
