@@ -1,8 +1,8 @@
 """Predict time of wide data (issue 15): the FI forest with its default settings on 500 attributes.
 
 FI's depth rule (Theorem 2 + ⌊r/2⌋) gives depth 348 on 500 continuous attributes; since issue 15
-every default depth is capped at ``dpviz.trees.depth.MAX_DEPTH`` (64), and the random trees keep
-each node's numeric path rather than per-row ranges. Measured: fit on 2,000 × 500 rows
+every default depth is capped at ``dpviz.trees.random_tree.MAX_DEPTH`` (64), and the random trees
+keep each node's numeric path rather than per-row ranges. Measured: fit on 2,000 × 500 rows
 (``make_classification``, public bounds ±5), 100 trees, ε = 1, then predict 2,000 other rows;
 median of 3 calls after a warm-up. Bar: predict under 5 s. Writes its section of
 docs/benchmarks.md.

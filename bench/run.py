@@ -48,8 +48,7 @@ import sklearn
 from sklearn.datasets import make_classification
 from sklearn.model_selection import train_test_split
 
-from dpviz.trees.depth import fletcher_islam_depth
-from dpviz.trees.descend import COMPILED_MIN_VISITS
+from dpviz.trees.random_tree import COMPILED_MIN_VISITS, fletcher_islam_depth
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -499,7 +498,7 @@ def render_scaling(rows: list[dict]) -> list[str]:
     if compiled:
         lines += ["", f"Fits of at least {COMPILED_MIN_VISITS / 1e6:g} M node visits (rows × "
                   f"materialized levels; here n ≥ {min(compiled):,}) route the rows with "
-                  "numba's compiled kernel (`dpviz.trees.descend`, issue 15): loading numba "
+                  "numba's compiled kernel (`dpviz.trees.random_tree`, issue 15): loading numba "
                   "and the kernel adds about 130 MB to the resident set (LLVM; measured once: "
                   "111 MB for `import numba`, 22 MB for the kernel), counted in the peak RSS "
                   "columns, not in the allocations traced. The first such fit of a process "

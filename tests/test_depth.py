@@ -1,7 +1,7 @@
 import pytest
 
 from dpviz.errors import InvalidParameterError
-from dpviz.trees.depth import (
+from dpviz.trees.random_tree import (
     FI_TABLE4,
     expected_untested,
     fan_depth,

@@ -13,8 +13,8 @@ from dpviz.errors import InvalidParameterError
 from dpviz.experiments import holdout_accuracy
 from dpviz.experiments import reproduce_fi as rf
 from dpviz.explore import fi
-from dpviz.trees.depth import FI_TABLE4
 from dpviz.trees.forest import DPRandomForestClassifier
+from dpviz.trees.random_tree import FI_TABLE4
 
 
 def _forest(random_state, domain, depth, **params):

@@ -14,7 +14,7 @@ from dpviz.experiments.reproduce_fs import fs_table1
 from dpviz.explore import fs
 from dpviz.trees.id3 import split_grid
 from dpviz.trees.id3_quality import sensitivity_infogain
-from dpviz.trees.id3_view import tree_chart
+from dpviz.ui.tree_charts import tree_chart
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from dpviz.errors import InvalidParameterError
 from dpviz.experiments.reproduce_rdt_sharp import rdt_sharp_runs
 from dpviz.experiments.semi_supervised import fit_seed, protocol_split, rdt_sharp_dataset
 from dpviz.explore import rdt_sharp as rs
-from dpviz.trees.depth import rdt_sharp_depth
+from dpviz.trees.random_tree import rdt_sharp_depth
 from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree, region_distance
 

@@ -10,7 +10,8 @@ from dpviz.data.synthetic import fi_synth
 from dpviz.data.uci import load
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
-from dpviz.trees import descend, forest
+from dpviz.trees import forest
+from dpviz.trees import random_tree as descend
 from dpviz.trees.forest import DPRandomForestClassifier
 
 
@@ -289,7 +290,7 @@ def test_votes_from_leaves_refuses_other_trees(synth):
 @pytest.fixture(params=["numpy", pytest.param("numba", marks=pytest.mark.skipif(
     importlib.util.find_spec("numba") is None, reason="numba not installed (optional)"))])
 def engine(request):
-    """Run the test with one engine of dpviz.trees.descend, then restore the default."""
+    """Run the test with one engine of dpviz.trees.random_tree, then restore the default."""
     before = descend.engine()
     descend.set_engine(request.param)
     yield request.param

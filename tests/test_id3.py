@@ -36,14 +36,8 @@ from dpviz.trees.id3 import (
     split_point_ranges,
     top_down_correct,
 )
-from dpviz.trees.id3_view import (
-    export_html,
-    export_text,
-    ledger_by_level,
-    ledger_level_chart,
-    tree_chart,
-    tree_frame,
-)
+from dpviz.trees.id3_view import export_html, export_text, ledger_by_level, tree_frame
+from dpviz.ui.tree_charts import ledger_level_chart, tree_chart
 
 
 @pytest.fixture(scope="module")

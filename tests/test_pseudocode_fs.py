@@ -10,7 +10,7 @@ import pytest
 import dpviz
 from dpviz.pseudocode import fs
 from dpviz.trees.id3 import DiffPID3Classifier, SuLQID3Classifier
-from dpviz.trees.id3_tree import ID3Node
+from dpviz.trees.id3_view import ID3Node
 
 
 @functools.cache

@@ -12,7 +12,7 @@ from dpviz import keyed
 from dpviz.data.uci import load
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
-from dpviz.trees import descend
+from dpviz.trees import random_tree as descend
 from dpviz.trees.random_tree import (
     RandomTree,
     forest_leaf_keys,
@@ -209,7 +209,7 @@ ENGINES = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
 
 @pytest.fixture(params=ENGINES)
 def engine(request):
-    """Run the test with one engine of dpviz.trees.descend, then restore the default."""
+    """Run the test with one engine of dpviz.trees.random_tree, then restore the default."""
     before = descend.engine()
     descend.set_engine(request.param)
     yield request.param

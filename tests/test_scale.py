@@ -12,9 +12,17 @@ import pytest
 import dpviz.trees.forest as forest_module
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError, MissingValueError
-from dpviz.trees.depth import MAX_DEPTH, cap_depth, check_depth, fan_depth, fletcher_islam_depth
 from dpviz.trees.forest import DPRandomForestClassifier
-from dpviz.trees.random_tree import RandomTree, route_bytes, tree_bytes
+from dpviz.trees.random_tree import (
+    MAX_DEPTH,
+    RandomTree,
+    cap_depth,
+    check_depth,
+    fan_depth,
+    fletcher_islam_depth,
+    route_bytes,
+    tree_bytes,
+)
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
 from dpviz.validation import MEMORY_BUDGET, check_memory

@@ -31,9 +31,8 @@ from dpviz.experiments.runner import (
     summarize,
     sweep,
 )
-from dpviz.trees.depth import FI_TABLE4, expected_untested, fletcher_islam_depth
 from dpviz.trees.forest import DPRandomForestClassifier
-from dpviz.trees.random_tree import RandomTree
+from dpviz.trees.random_tree import FI_TABLE4, RandomTree, expected_untested, fletcher_islam_depth
 
 
 def fi_table2() -> pd.DataFrame:

@@ -34,8 +34,9 @@ from dpviz.experiments.fs_runs import (
     fit_one,
 )
 from dpviz.experiments.reproduce_fs import jpw_table1_comparison, percent_summary
-from dpviz.trees.id3_view import ledger_level_chart, tree_chart, tree_frame
+from dpviz.trees.id3_view import tree_frame
 from dpviz.ui.plots import accuracy_chart
+from dpviz.ui.tree_charts import ledger_level_chart, tree_chart
 from dpviz.ui.widgets import choice_dropdown, depth_slider, epsilon_slider, int_slider
 from dpviz.validation import check_epsilon, check_int
 

@@ -23,8 +23,7 @@ from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.reproduce_jpw import JPW_DATASETS, make_private_rdt
 from dpviz.experiments.runner import curve, encoded_split, located, remember
-from dpviz.trees.depth import fan_depth
-from dpviz.trees.random_tree import RandomTree
+from dpviz.trees.random_tree import RandomTree, fan_depth
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, depth_slider, epsilon_slider, trees_slider

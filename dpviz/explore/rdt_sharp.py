@@ -26,7 +26,7 @@ from dpviz.experiments.semi_supervised import (
     ProtocolRun,
     rdt_sharp_dataset,
 )
-from dpviz.trees.depth import rdt_sharp_depth
+from dpviz.trees.random_tree import rdt_sharp_depth
 from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider

@@ -19,8 +19,12 @@ from dpviz import mechanisms
 from dpviz.domain import UNKNOWN_CODE, Domain
 from dpviz.pseudocode import child_key, leaf_uniforms, tree_keys, uniform
 from dpviz.trees._base import release_generators
-from dpviz.trees.depth import fletcher_islam_depth
-from dpviz.trees.random_tree import ATTRIBUTE_STREAM, SPLIT_STREAM, UNKNOWN_STREAM
+from dpviz.trees.random_tree import (
+    ATTRIBUTE_STREAM,
+    SPLIT_STREAM,
+    UNKNOWN_STREAM,
+    fletcher_islam_depth,
+)
 from dpviz.validation import check_random_state
 
 __all__ = [

@@ -1,55 +1,13 @@
-"""scikit-learn plumbing shared by every dpviz estimator.
+"""scikit-learn plumbing shared by every dpviz estimator, and their shared parameter docs.
 
-The estimators follow scikit-learn's conventions (``BaseEstimator`` +
-``ClassifierMixin``: parameters only in ``__init__``, learning in ``fit``,
-``classes_``, ``predict_proba``). This module holds what they all need:
-
-* turning ``X`` (DataFrame or array) and ``y`` (any labels) into codes with a
-  public :class:`~dpviz.domain.Domain` — or, without one, deriving the domain
-  from the data with a :class:`~dpviz.errors.PrivacyLeakWarning`;
-* checking ε and the random state;
-* encoding prediction inputs with the chosen policy for unseen categories.
-
-Input conventions (those of scikit-learn, so that its estimator checks pass):
-
-* ``X`` is a DataFrame (columns matched to the domain by name, in any order)
-  or anything :func:`numpy.asarray` turns into a 2-D array (read by position:
-  in the domain's order, or — after a fit on a DataFrame, with a warning — in
-  the order of ``feature_names_in_``, as scikit-learn does). Only string
-  column names are feature names: a DataFrame with other column names (e.g.
-  ``pd.DataFrame(array)``) is read by position like an array, and
-  ``feature_names_in_`` is set only when every column name is a string.
-* A DataFrame whose column names are feature names must not repeat a name
-  (:class:`~dpviz.errors.ColumnMismatchError` names the repeated ones).
-* A numeric attribute never holds infinity: ``inf`` is refused in a float column
-  and, alike, ``inf`` or ``"inf"`` in an object or string column (values that are
-  finite but outside the public bounds are clipped).
-* Without a domain, an array column is numeric when every value is a number
-  (so an ``object`` array of floats is numeric), categorical otherwise; a
-  DataFrame column is categorical when its dtype is not numeric (or is bool). The
-  SuLQ-based ID3 (nominal attributes only) also reads a column of whole numbers as
-  nominal codes (scikit-learn's ``categorical`` input tag).
-* ``y`` holds discrete labels of any hashable type. A column vector is
-  flattened with a ``DataConversionWarning``; non-integer floats are refused
-  ("Unknown label type: continuous").
-* Without a domain the classes are the sorted observed labels, so ``y`` must
-  hold at least two classes: a one-class model is refused (a public Domain that
-  lists every class makes a one-class sample fine).
-
-Fitting is all or nothing (``DPEstimatorMixin._atomic``): ``fit``, ``fit_encoded``,
-Private-RDT's ``update`` and the paths that make new models (the forest's
-``fit_encoded_epsilons``, RDT#'s ``refit_encoded``) build on a working copy and set every
-fitted attribute in one store at the end. An exception — a ``KeyboardInterrupt`` included —
-leaves the estimator as it was (fitted as before, or unfitted: ``NotFittedError``). Queries
-answered before it were paid for: a (re)fitted model's ``ledger_`` records them, labelled
-``"interrupted ..."`` (its ``spent`` may then exceed its ``total``), and the exception
-carries them (a note, and their ledgers in ``dpviz_ledgers``) — the only record when the
-estimator was unfitted or the path makes new models.
+Inputs follow scikit-learn's conventions (its estimator checks pass). Every fitting path is
+all or nothing (:meth:`DPEstimatorMixin._atomic`; docs/privacy.md §3).
 """
 
 from __future__ import annotations
 
 import numbers
+import textwrap
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -57,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.exceptions import DataConversionWarning
+from sklearn.utils.validation import check_is_fitted
 
 from dpviz.domain import Domain, check_not_time, check_unique_columns
 from dpviz.errors import EmptyDataError, InvalidParameterError, MissingValueError
@@ -64,31 +23,61 @@ from dpviz.privacy import PRIOR_MECHANISM, Ledger, PrivateTable
 from dpviz.validation import check_epsilon, check_random_state
 
 __all__ = [
-    "DPEstimatorMixin",
-    "check_encoded",
-    "keep_discarded",
-    "release_generators",
-    "tidy_classes",
+    "PARAMS", "DPEstimatorMixin", "check_encoded", "keep_discarded", "release_generators",
+    "shared_doc", "tidy_classes",
 ]
 
 _NUMERIC_KINDS = ("integer", "floating", "mixed-integer-float", "decimal")
 
+#: Parameter paragraphs shared by the estimators' docstrings (filled in by :func:`shared_doc`).
+PARAMS = {
+    "domain": "domain : Domain, optional\n    Public schema; derived from the rows "
+    "(PrivacyLeakWarning) if omitted.",
+    "unknown": 'unknown : {"raise", "random"}, default "raise"\n    Unseen categories at predict '
+    "time: refused, or sent to a child picked by a public keyed uniform of the node.",
+    "random_state": "random_state : int, Generator or None\n    Seed of the structure and the "
+    "noise (a curator secret).",
+    "n_trees": "n_trees : int\n    Number of trees (refused above ``MEMORY_BUDGET`` before any "
+    "row is read).",
+    "max_depth": "max_depth : int, optional\n    Tree height <= ``MAX_DEPTH`` (64); default: the "
+    "paper's rule, capped there.",
+    "noise": 'noise : {"discrete_laplace", "laplace"}\n    Noise on each count; "laplace" '
+    "(float) is not proven private and warns.",
+    "fs_epsilon": "epsilon : float, default 1.0\n    The total budget B; ``math.inf``: the "
+    "non-private reference.",
+    "fs_max_depth": "max_depth : int or None, default 5\n    Maximal depth d (public); None only "
+    "with ``epsilon=math.inf``.",
+    "tree_": "tree_ : ID3Tree\n    The released tree (text, HTML, frame).",
+    "ledger_": "ledger_ : Ledger\n    Every query with its ε (and tree level).",
+    "epsilon_": "epsilon_ : float\n    ε of each query of a level.",
+}
+
+
+def shared_doc(cls: type) -> type:
+    """Replace each line ``{a b ...}`` of ``cls``'s docstring by the paragraphs ``PARAMS[a]``..."""
+    lines = []
+    for line in (cls.__doc__ or "").splitlines():
+        names = line.strip()[1:-1].split() if line.strip().startswith("{") else []
+        if names and line.strip().endswith("}") and all(n in PARAMS for n in names):
+            indent = line[: len(line) - len(line.lstrip())]
+            for n in names:
+                head, text = PARAMS[n].split("\n", 1)
+                body = indent + "    "
+                lines += [indent + head, *textwrap.wrap(text.strip(), 88, initial_indent=body,
+                                                        subsequent_indent=body)]
+        else:
+            lines.append(line)
+    cls.__doc__ = "\n".join(lines)
+    return cls
+
 
 class DPEstimatorMixin:
-    """Shared fit/predict input handling for dpviz classifiers.
-
-    Subclasses define the parameters ``domain`` (a :class:`Domain` or ``None``),
-    ``unknown`` (``"raise"`` or ``"random"``) and ``random_state``. Every fitting path
-    runs through :meth:`_atomic` (all or nothing, see the module docstring) and makes its
-    private tables with :meth:`_private_table`.
-    """
+    """Shared fit/predict input handling (parameters ``domain``, ``unknown``, ``random_state``)."""
 
     domain: Domain | None
     unknown: str
 
-    #: True for the private estimators: their accuracy is low by design on small data at
-    #: small ε (the noise), so they carry scikit-learn's ``poor_score`` tag, which skips the
-    #: accuracy bar (0.83 on about 100-300 rows) of ``check_classifiers_train``.
+    #: The private estimators carry scikit-learn's ``poor_score`` tag (noise by design).
     _noisy_by_design: bool = False
 
     def __sklearn_tags__(self) -> Any:
@@ -100,22 +89,17 @@ class DPEstimatorMixin:
     def _more_tags(self) -> dict[str, Any]:  # scikit-learn < 1.6
         return {"poor_score": self._noisy_by_design}
 
+    def _store_params(self, params: dict[str, Any]) -> None:
+        vars(self).update({k: v for k, v in params.items() if k != "self"})
+
     def _domain_input(self, X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
         """``X`` as :meth:`Domain.from_data` should read it when no domain is given."""
         return _infer_kinds(X)
 
-    # -------------------------------------------------------------- fit inputs
     def _fit_inputs(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, Domain]:
-        """Validate and encode training data; set ``domain_``, ``classes_``, ``n_features_in_``.
+        """Validate and encode training data: codes, class codes and the domain.
 
-        Also sets ``feature_names_in_`` when ``X`` is a DataFrame whose column
-        names are all strings (and removes it otherwise).
-
-        Returns
-        -------
-        codes : ndarray (n, k) float64
-        labels : ndarray (n,) int64, codes into ``classes_``
-        domain : Domain
+        Sets ``domain_``, ``classes_``, ``n_features_in_`` and ``feature_names_in_``.
         """
         name = type(self).__name__
         if y is None:
@@ -166,31 +150,13 @@ class DPEstimatorMixin:
             del self.feature_names_in_
         return codes, labels, domain
 
-    # -------------------------------------------------------------- the encoded fast path
     def fit_encoded(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain, **fit_params: Any
     ) -> Any:
-        """Fit on rows already encoded with the public ``domain`` (the experiments' fast path).
+        """``fit`` on rows encoded by ``domain.encode`` and ``domain.encode_labels``.
 
-        ``fit(X, y)`` is this after validating ``X`` and ``y`` and encoding them with the
-        domain; the experiment runner calls it directly so that thousands of small runs
-        skip the encoding. The privacy claim is that of ``fit`` (the same code runs).
-
-        Parameters
-        ----------
-        codes : ndarray (n, k)
-            Rows encoded by ``domain.encode`` (no unknown codes at fit time).
-        labels : ndarray (n,) of int
-            Class codes from ``domain.encode_labels``.
-        domain : Domain
-            The public schema the codes refer to; sets ``domain_``, ``classes_`` and
-            ``n_features_in_``.
-        **fit_params
-            Further encoded inputs of the estimator's ``fit`` (RDT#: ``public``).
-
-        Returns
-        -------
-        self
+        The same code as ``fit`` (same claim) without the validation and encoding;
+        ``fit_params``: further encoded inputs (RDT#: ``public``).
         """
         self._check_params()
         if not isinstance(domain, Domain):
@@ -203,27 +169,16 @@ class DPEstimatorMixin:
     def _fit_domain_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain, **fit_params: Any
     ) -> Any:
-        """:meth:`_fit_codes` after setting ``domain_`` (checked codes; run on a working copy)."""
         self._set_domain(domain)
         return self._fit_codes(codes, labels, domain, **fit_params)
 
     def predict_proba_encoded(self, codes: np.ndarray) -> np.ndarray:
-        """:meth:`predict_proba` of rows already encoded with ``domain_``.
-
-        Codes ``-1`` mark an unknown category and follow the ``unknown`` policy.
-        """
-        from sklearn.utils.validation import check_is_fitted
-
+        """:meth:`predict_proba` of rows encoded with ``domain_`` (``-1``: unknown category)."""
         check_is_fitted(self, "domain_")
         return self._proba_codes(check_encoded(codes, self.domain_, unknown=True)[0])
 
     def predict_encoded(self, codes: np.ndarray) -> np.ndarray:
-        """:meth:`predict` of rows already encoded with ``domain_``.
-
-        Returns class codes (indices into ``classes_``).
-        """
-        from sklearn.utils.validation import check_is_fitted
-
+        """:meth:`predict` of rows encoded with ``domain_``, as class codes."""
         check_is_fitted(self, "domain_")
         return self._label_codes(check_encoded(codes, self.domain_, unknown=True)[0])
 
@@ -233,29 +188,15 @@ class DPEstimatorMixin:
         return self._atomic("fit", lambda work: work._fit_data(X, y))
 
     def _fit_data(self, X: Any, y: Any) -> Any:
-        """Validate and encode ``X, y``, then :meth:`_fit_codes` (run on a working copy)."""
         codes, labels, domain = self._fit_inputs(X, y)
         return self._fit_codes(codes, labels, domain)
 
-    # -------------------------------------------------------------- all or nothing
     def _atomic(self, what: str, path: Callable[[Any], Any], *, record: bool = True) -> Any:
-        """Run a fitting path on a working copy of this estimator, then commit it in one store.
+        """Run ``path(work)`` on a shallow working copy, then commit its attributes in one store.
 
-        ``path(work)`` fits ``work``, a shallow copy of this estimator (the same parameters,
-        fitted attributes and generators). Its attributes replace this estimator's in one
-        store, so an exception anywhere in the path — a ``KeyboardInterrupt`` included —
-        leaves this estimator as it was: fitted as before, or unfitted. The generators are
-        shared, not restored: a retry draws fresh structure and noise, never the noise of
-        the discarded release.
-
-        Queries answered before the exception were paid for: their record is kept
-        (:func:`keep_discarded`) in this estimator's ``ledger_`` when it is fitted (unless
-        ``record=False``: the paths that make a new model and leave this one unchanged)
-        and, always, on the exception (a note and its ``dpviz_ledgers`` attribute).
-
-        Returns
-        -------
-        self
+        An exception leaves this estimator as it was; the generators are shared (a retry
+        draws fresh noise). The queries already answered are kept (:func:`keep_discarded`)
+        in ``ledger_`` (unless ``record=False``) and on the exception. Returns self.
         """
         ledger = getattr(self, "ledger_", None) if record else None
         start = len(ledger.entries) if ledger is not None else 0
@@ -275,11 +216,7 @@ class DPEstimatorMixin:
         return self
 
     def _private_table(
-        self,
-        codes: np.ndarray,
-        labels: np.ndarray,
-        domain: Domain,
-        epsilon: float,
+        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, epsilon: float,
         rng: np.random.Generator,
     ) -> PrivateTable:
         """The private rows of a fitting path; its ledger is kept if the path is discarded."""
@@ -291,19 +228,14 @@ class DPEstimatorMixin:
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities of each row (columns in ``classes_`` order)."""
-        from sklearn.utils.validation import check_is_fitted
-
         check_is_fitted(self, "domain_")
         return self._proba_codes(self._predict_codes(X))
 
     def predict(self, X: Any) -> np.ndarray:
         """The predicted class of each row."""
-        from sklearn.utils.validation import check_is_fitted
-
         check_is_fitted(self, "domain_")
         return self._decode(self._label_codes(self._predict_codes(X)))
 
-    # hooks of the fast path, defined by each estimator
     def _check_params(self) -> None:
         """Validate the parameters before any data is read (overridden)."""
 
@@ -320,7 +252,6 @@ class DPEstimatorMixin:
         return np.argmax(self._proba_codes(codes), axis=1)
 
     def _set_domain(self, domain: Domain) -> None:
-        """Set ``domain_``, ``classes_`` and ``n_features_in_`` from a public domain."""
         if getattr(self, "domain_", None) is domain and hasattr(self, "classes_"):
             return
         self.domain_ = domain
@@ -329,18 +260,13 @@ class DPEstimatorMixin:
         self.classes_ = tidy_classes(classes)
         self.n_features_in_ = len(domain)
 
-    # -------------------------------------------------------------- predict inputs
     def _predict_codes(self, X: Any) -> np.ndarray:
         """Encode prediction inputs with the fitted domain and the ``unknown`` policy."""
         self._check_unknown()
         return self._encode_fitted(X, unknown="mark" if self.unknown == "random" else "raise")
 
     def _more_rows(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
-        """Encode further training rows of a fitted model (e.g. JPW's update batches).
-
-        Columns are read as at prediction time (by name, or by position in the
-        fit-time order); unknown categories and labels are refused.
-        """
+        """Encode further training rows (JPW's update batches) as at prediction time, strictly."""
         codes = self._encode_fitted(X, unknown="raise")
         labels = self.domain_.encode_labels(_check_labels(y))
         if len(labels) != len(codes):
@@ -350,8 +276,6 @@ class DPEstimatorMixin:
         return codes, labels
 
     def _encode_fitted(self, X: Any, *, unknown: str) -> np.ndarray:
-        from sklearn.utils.validation import check_is_fitted
-
         check_is_fitted(self, "domain_")
         fitted_names = getattr(self, "feature_names_in_", None)
         X = self._as_frame_or_array(X)
@@ -409,29 +333,14 @@ class DPEstimatorMixin:
         return arr
 
     def _rng(self) -> np.random.Generator:
-        """A numpy Generator from ``random_state`` (None, int, RandomState or Generator).
-
-        ``None`` seeds from the operating system's entropy (128 bits, numpy's
-        ``default_rng()``), never from a small searchable seed: the seed of a release is a
-        curator secret (see ``docs/privacy.md``). A RandomState contributes 128 bits too.
-        """
+        """A Generator from ``random_state`` (None: 128 bits of OS entropy; docs/privacy.md §3)."""
         return check_random_state(self.random_state)  # type: ignore[attr-defined]
 
     def _rngs(self) -> tuple[np.random.Generator, np.random.Generator]:
-        """Independent generators for the public structure and the secret noise of a fit.
-
-        See :func:`release_generators`.
-        """
         return release_generators(self._rng())
 
-
     def _check_share(self, release: Any, share: float, mechanism: str, how: str) -> None:
-        """Refuse, before any release, an ε share the release's sampler cannot serve.
-
-        ``release`` is a leaf-release class (its ``check``); ``share`` the ε each release
-        gets, ``how`` how the user's ε was divided (for the message, which names the
-        parameter and the value the user passed).
-        """
+        """Refuse, before any release, an ε ``share`` the sampler of ``release`` cannot serve."""
         try:
             release.check(share, mechanism)
         except InvalidParameterError as exc:
@@ -450,13 +359,10 @@ class DPEstimatorMixin:
 def keep_discarded(
     exc: BaseException, what: str, opened: list[Ledger], ledger: Ledger | None, start: int
 ) -> None:
-    """Record the queries of a discarded fitting path (see ``DPEstimatorMixin._atomic``).
+    """Record the queries of a discarded fitting path in ``ledger`` and on ``exc``.
 
     ``opened``: the ledgers of the tables the path made; ``ledger``: the fitted model's
-    ledger, whose entries from ``start`` on were charged by the path (a JPW batch), or
-    None. The queries go into ``ledger`` (:meth:`Ledger.record_discarded`) and onto
-    ``exc``: a note saying where they are recorded, and the ledgers in its
-    ``dpviz_ledgers`` attribute. Nothing is added when the path answered no query.
+    (entries from ``start`` on were charged by the path) or None.
     """
     own = [] if ledger is None else ledger.entries[start:]
     queries = own + [e for lg in opened for e in lg.entries if e.mechanism != PRIOR_MECHANISM]
@@ -485,27 +391,18 @@ def _string_column_names(X: Any) -> np.ndarray | None:
 
 
 def _array_names(k: int) -> list[str]:
-    """The attribute names ``Domain.from_data`` gives the columns of an array."""
     return [f"x{j}" for j in range(k)]
 
 
 def _positional_names(X: pd.DataFrame | np.ndarray, names: Sequence[str]) -> Any:
-    """A DataFrame without string column names is read by position, like an array.
-
-    scikit-learn's rule: only string column names are feature names (e.g.
-    ``pd.DataFrame(array)`` has none). Such a frame gets the domain's names
-    (kept as a DataFrame so that its column dtypes survive) when the widths agree.
-    """
+    """A DataFrame without string column names gets the domain's names (read by position)."""
     if isinstance(X, pd.DataFrame) and _string_column_names(X) is None and X.shape[1] == len(names):
         return X.set_axis(list(names), axis=1)
     return X
 
 
 def _check_finite(X: pd.DataFrame | np.ndarray) -> None:
-    """Refuse NaN (MissingValueError) and infinity in float arrays and float columns.
-
-    A DataFrame's NaN are left to ``Domain.encode``, which names the attribute.
-    """
+    """Refuse NaN and infinity in float arrays, infinity in float columns (NaN: Domain.encode)."""
     if isinstance(X, pd.DataFrame):
         for name in X.columns:
             if pd.api.types.is_float_dtype(X[name]) and np.isinf(X[name].to_numpy()).any():
@@ -559,13 +456,9 @@ def _check_labels(y: Any) -> np.ndarray:
 
 
 def _infer_kinds(X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
-    """For ``Domain.from_data``: an object array's all-number columns as floats.
+    """For ``Domain.from_data``: an object array's all-number columns as floats (sklearn's rule).
 
-    A column of an object array is numeric when every value is a number
-    (scikit-learn's convention: "treat dtype object as numeric if possible"),
-    categorical when its values are strings (or other labels). A value that is
-    neither a string nor a number (e.g. a dict) is refused with a TypeError.
-    DataFrames and non-object arrays are returned unchanged.
+    Other values must be strings or numbers (TypeError); frames are returned unchanged.
     """
     if isinstance(X, pd.DataFrame) or X.dtype != object:
         return X
@@ -601,13 +494,7 @@ def _infer_kinds(X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
 
 
 def whole_numbers_as_nominal(X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
-    """``X`` with every numeric column of whole numbers turned into nominal codes.
-
-    For an estimator that handles nominal attributes only: a column such as ``0, 1, 2``
-    (scikit-learn's integer-encoded ``categorical`` input) becomes a column of Python ints,
-    which :meth:`Domain.from_data` reads as a categorical attribute whose values are the
-    observed codes. Other numeric columns (fractions) and non-numeric ones are unchanged.
-    """
+    """``X`` with every column of whole numbers as Python ints (read as nominal codes)."""
     frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(
         X, columns=[f"x{j}" for j in range(np.shape(X)[1])]
     )
@@ -633,14 +520,7 @@ def tidy_classes(classes: np.ndarray) -> np.ndarray:
 
 
 def release_generators(rng: np.random.Generator) -> tuple[np.random.Generator, np.random.Generator]:
-    """The two independent generators of one fit: (public structure, secret noise).
-
-    Both are spawned from ``rng`` (``numpy.random.SeedSequence`` spawning), so the
-    structure a model publishes (tree keys, split points, centres) is independent of its
-    noise: knowing every structure key, or inverting them, says nothing about the noise.
-    Every random-tree estimator draws its structure from the first and its noise (and
-    row-to-tree assignment) from the second.
-    """
+    """The independent (public structure, secret noise) generators of a fit, from ``rng``."""
     structure, noise = rng.spawn(2)
     return structure, noise
 
@@ -648,17 +528,9 @@ def release_generators(rng: np.random.Generator) -> tuple[np.random.Generator, n
 def check_encoded(
     codes: Any, domain: Domain, labels: Any = None, *, unknown: bool = False
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Validate rows encoded with ``domain`` (and their class codes) for the fast path.
+    """Encoded rows (float64) and class codes (int64 or None), checked against ``domain``.
 
-    Refuses, with a message naming the problem, what would otherwise fail deep inside a
-    fit or silently index the wrong leaf: a wrong shape or column count, NaN or infinite
-    codes, categorical codes outside ``0 .. m-1`` (``-1``, an unknown category, only
-    when ``unknown``), class codes outside ``0 .. n_classes-1``.
-
-    Returns
-    -------
-    codes : ndarray (n, k) float64
-    labels : ndarray (n,) int64 or None
+    ``unknown`` allows the code ``-1`` (an unknown category).
     """
     arr = np.asarray(codes, dtype=np.float64)
     if arr.ndim != 2 or arr.shape[1] != len(domain):

@@ -1,10 +1,6 @@
 """Fletcher & Islam's differentially private random decision forest (FI 2017 + 2021 addendum).
 
-FI Alg. 1–2: τ random trees whose depth comes from :func:`fletcher_islam_depth`
-(Theorem 2 + ⌊r/2⌋), each filled with a *disjoint* subset of the rows and the
-full ε (parallel composition, FI §4.2), each leaf releasing only its majority
-label through an ε-DP selection (FI §4.1; by default the addendum's Report
-One-Sided Noisy Arg-Max), prediction by majority vote over the trees.
+Twin in the paper's words: :mod:`dpviz.pseudocode.fi`.
 """
 
 from __future__ import annotations
@@ -23,16 +19,18 @@ from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
-from dpviz.trees._base import DPEstimatorMixin, check_encoded, keep_discarded
-from dpviz.trees.depth import cap_depth, check_depth, fletcher_islam_depth
-from dpviz.trees.descend import vote
+from dpviz.trees._base import DPEstimatorMixin, check_encoded, keep_discarded, shared_doc
 from dpviz.trees.random_tree import (
     RandomTree,
+    cap_depth,
+    check_depth,
     check_trees_memory,
+    fletcher_islam_depth,
     forest_leaf_keys,
     forest_leaves,
     forest_top,
     route_bytes,
+    vote,
 )
 from dpviz.validation import MEMORY_BUDGET, check_bool, check_int
 
@@ -41,23 +39,9 @@ __all__ = ["DPRandomForestClassifier", "ForestLeaves", "get_majority_labels"]
 
 @dataclass(frozen=True, eq=False)
 class ForestLeaves:
-    """Where some encoded rows land in every tree of a forest (its public structure only).
+    """Where some encoded rows land in every tree of a forest (public: not ε, not the labels).
 
-    Made by :meth:`DPRandomForestClassifier.locate_encoded` and read by
-    :meth:`DPRandomForestClassifier.votes_located`. Nothing private: the leaves
-    depend on the public trees and on the rows routed (e.g. test rows), not on ε, the
-    leaf labels or the training rows.
-
-    Attributes
-    ----------
-    structure : tuple
-        The forest's depth and tree keys: which forests may vote from these leaves.
-    leaves : ndarray of uint64
-        The distinct leaves reached, tree by tree: tree t's are
-        ``leaves[offsets[t]:offsets[t + 1]]``.
-    offsets : ndarray (τ + 1,) of int64
-    index : ndarray (τ, n) of int64
-        Position in ``leaves`` of the leaf that row j reaches in tree t.
+    Tree t's leaves are ``leaves[offsets[t]:offsets[t + 1]]``; ``index[t, j]``: row j's leaf.
     """
 
     structure: tuple[int, tuple[int, ...]]
@@ -72,61 +56,15 @@ class ForestLeaves:
 
 
 def get_majority_labels(
-    table: PrivateTable,
-    trees: list[RandomTree],
-    *,
-    epsilon: float,
-    mechanism: str,
-    disjoint: bool,
-    rng: np.random.Generator,
-    routed: list | None = None,
+    table: PrivateTable, trees: list[RandomTree], *, epsilon: float, mechanism: str,
+    disjoint: bool, rng: np.random.Generator, routed: list | None = None,
 ) -> list[NoisyLeafLabels]:
-    """FI Alg. 2, ``GetMajorityLabels``: a private majority label for every leaf of every tree.
+    """FI Alg. 2, GetMajorityLabels: a private majority label for every leaf of every tree.
 
-    Parameters
-    ----------
-    table : PrivateTable
-        The private rows (budget ε).
-    trees : list of RandomTree
-        The forest's structures (FI Alg. 2 ``BuildTree``, drawn from the Domain).
-    epsilon : float
-        The forest's ε.
-    mechanism : {"rosnam", "exponential", "smooth_sensitivity"}
-        The leaf-label selection (see :class:`dpviz.leaf_release.NoisyLeafLabels`).
-    disjoint : bool
-        ``True`` (FI §4.2, line 22): each row is sent to one tree chosen
-        uniformly at random, independently of the other rows, and every leaf of
-        every tree releases its label at the full ε — one query, since the
-        leaves of all trees hold disjoint rows (parallel composition).
-        ``False`` (FI Fig. 5's comparison): every tree reads every row, one
-        query of ε/τ per tree (sequential composition).
-    rng : numpy.random.Generator
-        Source of the row-to-tree assignment (secret: the noise generator, never the
-        generator of the public tree structures).
-    routed : list, optional
-        Where the rows' leaves are kept between calls on the same trees and rows whose
-        generators are in the same state (:meth:`DPRandomForestClassifier.fit_encoded_epsilons`):
-        empty, the first call fills it; later calls reuse it instead of routing the rows
-        again (the same keys: the assignment is drawn from ``rng`` all the same, and
-        checked to be the one the leaves were routed with).
-
-    Returns
-    -------
-    list of NoisyLeafLabels
-        One release covering all trees (disjoint) or one per tree (shared).
-
-    Notes
-    -----
-    Privacy claim (``rosnam``, ``exponential``): ε-DP for add/remove one row.
-    Why the assignment is i.i.d. per row rather than a shuffled equal split
-    (FI's "sampled without replacement"): with an equal split, adding one row
-    shifts which part many other rows land in, so neighbouring data sets differ
-    in more than one part and the plain parallel-composition argument no longer
-    applies. Worse, the equal split does not keep ε at all: for two one-leaf trees
-    its exact loss at ε = 1 is 1.51 (three rows vs three plus one of the other
-    class; :data:`dpviz.explore.fi_exercises.EQUAL_SPLIT_MAX_LOSS`), so a coupling
-    proof could only bound it at a larger ε. With an independent assignment per row,
-    a neighbour changes exactly one leaf.
+    ``disjoint``: each row goes to one tree drawn independently from the secret ``rng`` and all
+    leaves release at ε in one query (FI §4.2); else every tree reads every row at ε/τ.
+    ``routed`` keeps the rows' leaves across calls (``fit_encoded_epsilons``).
+    ε-DP in the rows (add/remove one); argument: docs/privacy.md §8.2.4.
     """
     tau = len(trees)
     if disjoint:
@@ -138,9 +76,7 @@ def get_majority_labels(
 
         return [
             table.noisy_leaf_labels(
-                route,
-                epsilon=epsilon,
-                mechanism=mechanism,
+                route, epsilon=epsilon, mechanism=mechanism,
                 label=f"leaf labels of {tau} trees (disjoint rows: parallel composition)",
             )
         ]
@@ -174,87 +110,49 @@ def _route_once(
     return keys
 
 
+@shared_doc
 class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
-    """The FI differentially private random decision forest (FI 2017 Alg. 1–2, 2021 addendum).
+    """The FI differentially private random decision forest (FI 2017 Alg. 1-2, 2021 addendum).
+
+    ε-DP in the rows (add/remove one) with ``"rosnam"`` or ``"exponential"``; no claim with
+    ``"smooth_sensitivity"``; argument: docs/privacy.md §8.2.4. Twin:
+    :func:`dpviz.pseudocode.fi.build_forest`. The fitted object keeps curator secrets (pickling
+    warns); ``export_release`` is the release. The trees depend on ``random_state``,
+    ``n_trees``, ``max_depth`` and the domain only, so :meth:`fit_encoded_epsilons`,
+    :meth:`locate_encoded` and :meth:`votes_located` reuse the routing across ε.
 
     Parameters
     ----------
     epsilon : float
-        Total ε. ``math.inf``: exact majority labels (the non-private variant;
-        FI's also reads all rows in every tree: use ``disjoint=False``).
-    n_trees : int
-        τ, the number of trees (FI default 100). Refused if the trees' estimated memory
-        (:func:`~dpviz.trees.random_tree.tree_bytes` each) exceeds
-        :data:`~dpviz.validation.MEMORY_BUDGET`, before any row is read.
-    max_depth : int, optional
-        Tree depth, at most :data:`~dpviz.trees.depth.MAX_DEPTH` (64; larger values are
-        refused). Default: :func:`fletcher_islam_depth` of the domain's numeric
-        (continuous) and categorical (discrete) attribute counts, capped at ``MAX_DEPTH``
-        (FI's rule asks for more from 92 continuous attributes on: 348 for 500);
-        at the cap the trees test fewer than half of the continuous features on a path,
-        in expectation, which Theorem 2 asks for.
+        Total ε; ``math.inf``: exact majority labels.
+    {n_trees max_depth}
     leaf_mechanism : {"rosnam", "exponential", "smooth_sensitivity"}
-        How a leaf's majority label is released: ``"rosnam"`` (default, Report
-        One-Sided Noisy Arg-Max, the addendum), ``"exponential"`` (FI's 0/1
-        utility with global sensitivity 1) or ``"smooth_sensitivity"`` (FI 2017;
-        NOT PROVEN PRIVATE, warns). Empty leaves get a uniformly random label.
+        Report One-Sided Noisy Arg-Max (the addendum), FI's exponential mechanism (0/1
+        utility), or FI 2017's smooth sensitivity (not proven private, warns). Empty leaves get a
+        uniformly random label.
     disjoint : bool
-        Disjoint rows per tree with the full ε each (default, FI §4.2), or all
-        rows in every tree with ε/τ each (FI Fig. 5's comparison).
-    domain : Domain, optional
-        Public schema; derived from the data (with a PrivacyLeakWarning) if omitted.
-    unknown : {"raise", "random"}
-        Prediction-time policy for categories outside the domain.
-    random_state : int, Generator or None
-        Seed of the structures, the row assignment and the noise.
+        Disjoint rows per tree at the full ε (FI §4.2), or all rows at ε/τ per tree (FI Fig. 5).
+    {domain unknown random_state}
 
     Attributes
     ----------
     depth_ : int
+        FI's depth (Theorem 2 + ⌊r/2⌋) unless ``max_depth``.
     trees_ : list of RandomTree
     leaf_labels_ : list of NoisyLeafLabels
-        One release for all trees (disjoint) or one per tree (shared rows).
-    ledger_ : Ledger
-
-    Notes
-    -----
-    Privacy claim: ε-DP for add/remove one row with ``"rosnam"`` or
-    ``"exponential"`` (see :func:`get_majority_labels`); no claim with
-    ``"smooth_sensitivity"``. Prediction (majority vote) is post-processing.
-
-    What is released: the public tree structures and the private label of every
-    leaf (``predict``, ``votes``, ``released_labels``, ``export_release``). The
-    fitted object keeps curator secrets (which leaves hold rows, the secret key of
-    the other leaves' labels); pickling it warns
-    :class:`~dpviz.errors.PrivacyLeakWarning`. See ``docs/privacy.md``.
-
-    Many ε on the same trees: the trees depend only on ``random_state``, ``n_trees``,
-    ``max_depth`` and the domain, so :meth:`fit_encoded_epsilons` fits the forests of many
-    ε routing the training rows once, :meth:`locate_encoded` routes other rows once and
-    :meth:`votes_located` gives each refitted forest's :meth:`votes` from them.
+        One release for all trees (disjoint) or one per tree.
+    {ledger_}
     """
 
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
 
     def __init__(
-        self,
-        epsilon: float = 1.0,
-        n_trees: int = 100,
-        max_depth: int | None = None,
+        self, epsilon: float = 1.0, n_trees: int = 100, max_depth: int | None = None,
         leaf_mechanism: Literal["rosnam", "exponential", "smooth_sensitivity"] = "rosnam",
-        disjoint: bool = True,
-        domain: Any = None,
-        unknown: str = "raise",
+        disjoint: bool = True, domain: Any = None, unknown: str = "raise",
         random_state: Any = None,
     ) -> None:
-        self.epsilon = epsilon
-        self.n_trees = n_trees
-        self.max_depth = max_depth
-        self.leaf_mechanism = leaf_mechanism
-        self.disjoint = disjoint
-        self.domain = domain
-        self.unknown = unknown
-        self.random_state = random_state
+        self._store_params(locals())
 
     def _check_params(self) -> None:
         epsilon = self._epsilon(self.epsilon)
@@ -273,14 +171,9 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
                           "(disjoint rows)" if disjoint else f"split over n_trees={n_trees}")
 
     def _check_scale(self, domain: Domain | None) -> None:
-        """Refuse ``n_trees`` whose trees would not fit :data:`MEMORY_BUDGET` (reads no row).
-
-        Without a domain yet, one attribute is assumed (the estimate's lower end).
-        """
         check_trees_memory(self.n_trees, 1 if domain is None else len(domain))
 
     def _tree_depth(self, domain: Domain) -> int:
-        """``max_depth``, or FI's rule (Theorem 2 + ⌊r/2⌋) capped at ``MAX_DEPTH``."""
         if self.max_depth is not None:
             return check_depth(self.max_depth)
         n_discrete = int(domain.categorical_mask.sum())
@@ -289,47 +182,10 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     def fit_encoded_epsilons(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain, epsilons: Sequence[float]
     ) -> list[DPRandomForestClassifier]:
-        """One forest per ε on the same trees and row assignment, the rows routed once.
+        """One forest per ε on the same trees and row assignment (int ``random_state``).
 
-        Each forest equals, bit for bit, ``clone(self).set_params(epsilon=ε).fit_encoded(
-        codes, labels, domain)``: the trees and the row-to-tree assignment depend on
-        ``random_state``, ``n_trees``, ``max_depth`` and the domain, not on ε, so the rows
-        reach the same leaves in every fit, and this method routes them once instead of
-        once per ε (what a sweep over ε, like notebook 05's explorer, spends most on).
-        Only the leaf-label releases, with their noise, are made per ε.
-
-        Parameters
-        ----------
-        codes, labels, domain
-            As for :meth:`fit_encoded`.
-        epsilons : sequence of float
-            The total ε of each forest.
-
-        Returns
-        -------
-        list of DPRandomForestClassifier
-            Fitted clones of this estimator, one per ε, in order.
-
-        Raises
-        ------
-        InvalidParameterError
-            If ``random_state`` is not an int (the forests would not share their trees),
-            or for an invalid ε (before any row is read).
-
-        Notes
-        -----
-        Privacy claim: each forest *alone* is that of a fresh fit at its ε (ε-DP, see
-        :func:`get_majority_labels`), with its own ledger. The forests are *not* releases
-        to publish together: like separate fits with the same ``random_state``, they share
-        the noise generator's draws (the same uniforms at every ε) and the row
-        assignment, so the sequential-composition bound (their ε added up) does not cover
-        two of them side by side — correlated noise can cancel (notebook 06, "same noise
-        in both releases"; :func:`dpviz.explore.audit.reused_noise_audits`). They answer
-        "what would the forest look like at ε?" (notebook 05's explorer); to publish
-        several, fit each with its own ``random_state``. Nothing but the returned forests
-        is kept. Interrupted, it returns nothing and leaves this estimator unchanged; the
-        queries of the forests made so far are recorded on the exception only (a note,
-        and their ledgers in its ``dpviz_ledgers``).
+        Each equals a fresh ``fit_encoded`` at its ε bit for bit; they share noise and are not to be
+        published together (docs/privacy.md §8.2.5).
         """
         if isinstance(self.random_state, bool) or not isinstance(
             self.random_state, int | np.integer
@@ -354,28 +210,20 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
             raise
         return forests
 
-    def _fit_routed(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, routed: list
-    ) -> DPRandomForestClassifier:
-        """:meth:`fit_encoded` of checked codes, with the rows' leaves kept in ``routed``."""
-        return self._atomic(
-            "fit_encoded_epsilons",
-            lambda work: work._fit_routed_codes(codes, labels, domain, routed),
-        )
+    def _fit_routed(self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
+                    routed: list) -> Any:
+        """:meth:`fit_encoded` of checked codes, the rows' leaves kept in ``routed``."""
+        return self._atomic("fit_encoded_epsilons",
+                            lambda work: work._fit_routed_codes(codes, labels, domain, routed))
 
-    def _fit_routed_codes(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, routed: list
-    ) -> DPRandomForestClassifier:
-        """:meth:`_fit_routed` on the working copy."""
+    def _fit_routed_codes(self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
+                          routed: list) -> Any:
         return self._fit_domain_codes(codes, labels, domain, routed=routed)
 
     def _fit_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain, routed: list | None = None
     ) -> DPRandomForestClassifier:
-        """FI Alg. 1 ``BuildForest``: depth, τ random trees, then ``GetMajorityLabels``.
-
-        ``routed``: see :meth:`fit_encoded_epsilons`.
-        """
+        """FI Alg. 1 BuildForest: depth, τ random trees, then GetMajorityLabels."""
         epsilon = self._epsilon(self.epsilon)
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
         self._check_scale(domain)
@@ -385,13 +233,8 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         self.trees_ = [RandomTree(domain, self.depth_, int(k)) for k in keys]
         table = self._private_table(codes, labels, domain, epsilon, noise_rng)
         self.leaf_labels_ = get_majority_labels(
-            table,
-            self.trees_,
-            epsilon=epsilon,
-            mechanism=self.leaf_mechanism,
-            disjoint=check_bool(self.disjoint, "disjoint"),
-            rng=noise_rng,
-            routed=routed,
+            table, self.trees_, epsilon=epsilon, mechanism=self.leaf_mechanism,
+            disjoint=check_bool(self.disjoint, "disjoint"), rng=noise_rng, routed=routed,
         )
         table.close()
         self.ledger_ = table.ledger
@@ -407,66 +250,26 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         check_is_fitted(self, "trees_")
         return self._votes(check_encoded(codes, self.domain_, unknown=True)[0])
 
-    # ------------------------------------------------------------------ routed once, voted often
     def locate_encoded(self, codes: np.ndarray) -> ForestLeaves:
-        """Where encoded rows land in every tree: public, and the same at every ε.
-
-        The trees are drawn from the public domain with the structure generator alone
-        (FI Alg. 2 ``BuildTree``), so forests that differ only in ``epsilon`` or
-        ``leaf_mechanism`` (same ``random_state``, ``n_trees``, ``max_depth``, domain)
-        have the same trees, and the rows reach the same leaves: only the leaves'
-        labels change. Route the rows once with this method, then vote with
-        :meth:`votes_located` on each refitted forest (the explorer of notebook 05
-        does this when ε moves).
-
-        Parameters
-        ----------
-        codes : ndarray (n, k)
-            Rows encoded with ``domain_`` (``-1``: an unknown category).
-
-        Returns
-        -------
-        ForestLeaves
-            Holds a (τ × n) table of leaf positions: mind the memory for large inputs
-            (:meth:`votes` bounds it by routing a few trees at a time).
-        """
+        """Where encoded rows land in every tree (public, the same at every ε)."""
         check_is_fitted(self, "trees_")
         codes = check_encoded(codes, self.domain_, unknown=True)[0]
         leaves, offsets, index = self._route_leaves(codes, 0, len(self.trees_))
         # sort each tree's leaves by key, once: the releases look sorted keys up faster
-        order = np.concatenate(
-            [lo + np.argsort(leaves[lo:hi]) for lo, hi in pairwise(offsets)]
-        )
+        order = np.concatenate([lo + np.argsort(leaves[lo:hi]) for lo, hi in pairwise(offsets)])
         position = np.empty_like(order)
         position[order] = np.arange(len(order))
         return ForestLeaves(self._structure(), leaves[order], offsets, position[index])
 
     def votes_located(self, leaves: ForestLeaves) -> np.ndarray:
-        """:meth:`votes` of the rows routed by :meth:`locate_encoded`: exactly the same counts.
-
-        Parameters
-        ----------
-        leaves : ForestLeaves
-            From ``locate_encoded`` of this forest or of one with the same trees.
-
-        Returns
-        -------
-        ndarray (n, n_classes) of int64
-
-        Raises
-        ------
-        InvalidParameterError
-            If ``leaves`` were routed through other trees.
-        """
+        """:meth:`votes` of rows routed by :meth:`locate_encoded` (same trees)."""
         check_is_fitted(self, "trees_")
         if not isinstance(leaves, ForestLeaves) or leaves.structure != self._structure():
             raise InvalidParameterError(
                 "leaves must come from locate_encoded of a forest with the same trees "
                 "(same random_state, n_trees, max_depth and domain)"
             )
-        return self._count_votes(
-            self._tree_labels(leaves.leaves, leaves.offsets, leaves.index, 0)
-        )
+        return self._count_votes(self._tree_labels(leaves.leaves, leaves.offsets, leaves.index, 0))
 
     def predict_located(self, leaves: ForestLeaves) -> np.ndarray:
         """:meth:`predict_encoded` of rows given by :meth:`locate_encoded` (class codes)."""
@@ -479,12 +282,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     def _route_leaves(
         self, codes: np.ndarray, start: int, stop: int
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Route every row through trees ``start .. stop-1`` in one vectorized pass.
-
-        Returns the distinct leaves reached, grouped tree by tree (``forest_leaves`` keeps
-        the nodes in the order of their trees), the offsets of each tree's group, and the
-        position of each (tree, row)'s leaf, shape (stop - start, n).
-        """
+        """Distinct leaves of trees ``start .. stop-1``, their offsets, each (tree, row)'s leaf."""
         n, m = codes.shape[0], stop - start
         tree_of = np.repeat(np.arange(m), n)
         leaves, index = forest_leaves(self.trees_[start:stop], codes, tree_of,
@@ -497,17 +295,12 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     def _tree_labels(
         self, leaves: np.ndarray, offsets: np.ndarray, index: np.ndarray, first: int
     ) -> np.ndarray:
-        """The released label of each (tree, row)'s leaf, trees ``first ..``, shape (m, n)."""
         return self._leaf_labels(leaves, offsets, first)[index]
 
     def _leaf_labels(
         self, leaves: np.ndarray, offsets: np.ndarray, first: int, sort: bool = False
     ) -> np.ndarray:
-        """The released label of each leaf of trees ``first ..`` (``offsets``: their groups).
-
-        Each release is looked up once per distinct leaf of its own trees (one release
-        for all trees with disjoint rows, one per tree otherwise); ``sort``: in key order.
-        """
+        """The released label of each leaf of trees ``first ..`` (``sort``: read in key order)."""
         per_release = len(self.trees_) // len(self.leaf_labels_)
         m = len(offsets) - 1
         labels = np.empty(len(leaves), dtype=np.int64)
@@ -523,7 +316,6 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         return labels
 
     def _count_votes(self, labels: np.ndarray) -> np.ndarray:
-        """Votes (n, n_classes) from the labels (trees, n) of each tree at each row."""
         n, n_classes = labels.shape[1], self.domain_.n_classes
         flat = (np.arange(n) * n_classes + labels).ravel()
         return np.bincount(flat, minlength=n * n_classes).reshape(n, n_classes)
@@ -541,15 +333,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         return votes
 
     def _chunk_votes(self, codes: np.ndarray, start: int, stop: int) -> np.ndarray:
-        """Votes of trees ``start .. stop-1``: the same counts by either of two routes.
-
-        When these trees have at most one node per 4 (row, tree) items (100 trees of depth
-        8 from 2,050 rows on; below, the route is as fast, measured), they are materialized
-        whole, every leaf's label looked up (labels are a pure function of the leaf key,
-        so the leaves no row reaches change nothing) and the votes counted as the rows go
-        down (:func:`dpviz.trees.descend.vote`). Otherwise the rows are routed
-        (:meth:`_route_leaves`) and each distinct leaf reached is looked up.
-        """
+        """Votes of trees ``start .. stop-1``: materialized (:func:`vote`) if small, else routed."""
         budget = codes.shape[0] * (stop - start) // 4
         trees = self.trees_[start:stop]
         if 2 * len(trees) * trees[0].max_leaves() <= budget:  # worth trying: may fit
@@ -561,26 +345,13 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
                                                    start))
 
     def released_labels(self, X: Any) -> np.ndarray:
-        """The released label of the leaf each row reaches, per tree: codes, shape (τ, n).
-
-        A lookup of the release itself (what an observer of the published forest sees at
-        these rows), before the vote; used by the audits.
-        """
+        """The released label of the leaf each row reaches, per tree: codes (τ, n)."""
         check_is_fitted(self, "trees_")
         codes = self._predict_codes(X)
         return self._tree_labels(*self._route_leaves(codes, 0, len(self.trees_)), 0)
 
     def export_release(self, max_leaves: int = 100_000) -> pd.DataFrame:
-        """The release, materialized: every leaf of every tree and its private label.
-
-        Safe to share (what the privacy claim covers, see ``docs/privacy.md``), unlike the
-        fitted object. Refuses trees with more than ``max_leaves`` leaves each.
-
-        Returns
-        -------
-        DataFrame
-            One row per leaf: ``tree``, ``leaf`` (the path of tests) and ``label``.
-        """
+        """The release: every leaf of every tree (``tree``, ``leaf``) and its label."""
         check_is_fitted(self, "trees_")
         per_release = len(self.trees_) // len(self.leaf_labels_)
         frames = []
@@ -592,7 +363,6 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         return pd.concat(frames, ignore_index=True)
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
-        """Vote shares of the classes."""
         check_is_fitted(self, "trees_")
         votes = self._votes(codes)
         return votes / votes.sum(axis=1, keepdims=True)

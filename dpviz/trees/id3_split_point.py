@@ -1,44 +1,10 @@
 """Friedman & Schuster §4.3 (DiffPC4.5): a numeric split point by the exponential mechanism.
 
-FS §4.3 choose the split point r of a numeric attribute on its public interval
-``[low, high]`` by the exponential mechanism with the density ``exp(ε q(r) / 2S)``, q(r)
-the quality of the split "x <= r" (FS §4.1). The score is constant between consecutive
-distinct values of the rows, so that continuous mechanism is sampled in two stages: a
-score-constant range with probability proportional to its integral
-(:func:`split_point_ranges`, :func:`split_point_probabilities`), then a point uniformly
-inside it (:func:`choose_split_point_continuous`).
-
-**dpviz discretises FS §4.3's continuous output space on a public grid.** Each numeric
-attribute's public range is cut into ``n_cells`` equal cells, and the split point is one
-of the grid points ``grid[i] = low + (high - low) · i / n_cells`` (:func:`split_grid`, the
-one function that computes them), chosen by the exponential mechanism with
-``P(i) ∝ exp(ε q_i / 2S)``: FS's density evaluated on a uniform base measure over the
-grid points (:func:`choose_split_point`, :func:`split_point_grid_probabilities`, and in
-the estimators :func:`private_split_point`). A node's interval is a pair of grid indices
-``(i_lo, i_hi)``; its candidates are the interior points ``i_lo < i < i_hi``, and a split at
-i gives the children ``(i_lo, i)`` and ``(i, i_hi)``. The resolution ``(high - low) / n_cells``
-is public; as ``n_cells`` grows, the grid distribution tends to FS's continuous one.
-
-Why: floating point. The second stage of the continuous sampler returns
-``rng.uniform(start, end) = start + (end - start) · U`` with ``U = k · 2^-53``, and the ends
-``start``, ``end`` are distinct values of the *private* rows. The set of doubles it can
-return — a lattice (:mod:`dpviz.lattice`) — therefore depends on the rows, and the split
-point is released in the fitted tree. A released double on the lattice of D's ranges but
-off those of a neighbour D′ tells D from D′ whatever ε was meant: the attack Mironov
-(CCS 2012) describes for the Laplace mechanism. On the neighbours D = {1}, D′ = {1, 2}
-(public range [0, 1e6]) the event "off D's lattices" is impossible under D and has
-probability about 1/3 under D′: the privacy loss is infinite, and an audit's lower bound
-grows with its sample count only (ε ≥ 7.3 at 20,000 samples per neighbour in
-``tests/test_id3_split_point.py``, with :func:`dpviz.lattice.uniform_lattice_member` as
-the event). A grid point
-is a double computed from public numbers only, so the set of possible outputs is the
-same for every data set and the exponential mechanism's guarantee holds for the released
-float itself.
-
-The continuous sampler is kept as a teaching target only: :func:`choose_split_point_continuous`
-warns :class:`~dpviz.errors.NotProvenPrivateWarning` on every call and no estimator uses
-it; :func:`split_point_ranges` and :func:`split_point_probabilities` still draw the paper's
-density (``dpviz.experiments.fs_runs.split_point_frame``).
+dpviz draws it among the points ``low + (high − low)·i / n_cells`` of a public grid
+(:func:`split_grid`) inside the node's interval ``(i_lo, i_hi)``, with P(i) ∝ exp(ε q_i / 2S).
+FS's continuous sampler (:func:`choose_split_point_continuous`) is kept for teaching: its
+output lies on a lattice fixed by private values, so it is not private and warns
+(docs/privacy.md §8.2.1).
 """
 
 from __future__ import annotations
@@ -57,17 +23,9 @@ from dpviz.trees.id3_quality import Criterion, get_criterion
 from dpviz.validation import check_epsilon, check_int, check_positive
 
 __all__ = [
-    "DEFAULT_SPLIT_CELLS",
-    "LABEL_POINT",
-    "choose_split_point",
-    "choose_split_point_continuous",
-    "grid_cell_ids",
-    "grid_split_qualities",
-    "private_split_point",
-    "split_grid",
-    "split_point_grid_probabilities",
-    "split_point_probabilities",
-    "split_point_ranges",
+    "DEFAULT_SPLIT_CELLS", "LABEL_POINT", "choose_split_point", "choose_split_point_continuous",
+    "grid_cell_ids", "grid_split_qualities", "private_split_point", "split_grid",
+    "split_point_grid_probabilities", "split_point_probabilities", "split_point_ranges",
 ]
 
 #: Default number of equal cells of a numeric attribute's public range (257 grid points).
@@ -91,30 +49,7 @@ def _criterion(criterion: Criterion | str) -> Criterion:
 
 # =============================================================================== the grid
 def split_grid(low: float, high: float, n_cells: int) -> np.ndarray:
-    """The public grid of split points of a numeric attribute: ``n_cells + 1`` doubles.
-
-    ``grid[i] = low + (high - low) * i / n_cells`` for i = 0 .. n_cells. Every released
-    split point is one of these doubles (the candidates of a node are its interior points),
-    and this is the only function that computes them.
-
-    Parameters
-    ----------
-    low, high : float
-        The attribute's public bounds (``Domain[name].low``, ``.high``), ``low < high``.
-    n_cells : int
-        Number of equal cells (>= 2).
-
-    Returns
-    -------
-    ndarray of float64, shape (n_cells + 1,)
-        Strictly increasing; ``grid[0] == low``.
-
-    Raises
-    ------
-    InvalidParameterError
-        On non-finite or unordered bounds, or when the cells are too narrow for float64 to
-        keep the grid points apart.
-    """
+    """The public grid of split points: ``low + (high - low) * i / n_cells``, i = 0 .. n_cells."""
     n = check_int(n_cells, "n_cells", minimum=2)
     low, high = float(low), float(high)
     if not (math.isfinite(low) and math.isfinite(high) and low < high):
@@ -139,22 +74,9 @@ def _check_interval(interval: Sequence[int], n_cells: int) -> tuple[int, int]:
 
 
 def grid_cell_ids(values: np.ndarray, grid: np.ndarray) -> np.ndarray:
-    """The grid cell of each value: the smallest k with ``value <= grid[k]`` (clipped to n_cells).
+    """The grid cell of each value: the smallest k with ``value <= grid[k]``, clipped to n_cells.
 
-    A row goes left of the split at grid index i (``x <= grid[i]``) exactly when its cell
-    k satisfies ``k <= i``. Values below ``grid[0]`` get 0, values above ``grid[-1]`` get
-    ``n_cells``: they are on the same side of every candidate as the ends.
-
-    Parameters
-    ----------
-    values : ndarray of float
-        The attribute's values of the rows.
-    grid : ndarray
-        From :func:`split_grid`.
-
-    Returns
-    -------
-    ndarray of int64 in ``[0, n_cells]``
+    A row goes left of the split at grid index i exactly when its cell k <= i.
     """
     k = np.searchsorted(grid, np.asarray(values, dtype=np.float64), side="left")
     return np.minimum(k, grid.size - 1).astype(np.int64)
@@ -172,41 +94,10 @@ def _qualities_from_cell_counts(
 
 
 def grid_split_qualities(
-    values: np.ndarray,
-    labels: np.ndarray,
-    n_classes: int,
-    grid: np.ndarray,
-    i_lo: int,
-    i_hi: int,
+    values: np.ndarray, labels: np.ndarray, n_classes: int, grid: np.ndarray, i_lo: int, i_hi: int,
     criterion: Criterion | str,
 ) -> np.ndarray:
-    """The quality of every candidate split point ``grid[i]``, ``i_lo < i < i_hi``, at once.
-
-    The one quality computation of the grid mechanism (the estimators' query, the array
-    sampler and the exact distribution all call it): each row's cell by ``np.searchsorted``,
-    the (cell, class) counts by ``np.bincount``, the left part of every candidate by a
-    cumulative sum, and the criterion on the stacked (2, C) tables.
-
-    Parameters
-    ----------
-    values : ndarray of float
-        The attribute's values of the node's rows (private).
-    labels : ndarray of int
-        Their class codes.
-    n_classes : int
-        |C|.
-    grid : ndarray
-        From :func:`split_grid`.
-    i_lo, i_hi : int
-        The node's public interval, as grid indices.
-    criterion : Criterion or str
-        Quality function (FS §4.1).
-
-    Returns
-    -------
-    ndarray of shape (i_hi - i_lo - 1,)
-        ``q_i`` of the split "x <= grid[i]" for i = i_lo + 1 .. i_hi - 1.
-    """
+    """The quality q_i of every candidate split "x <= grid[i]", ``i_lo < i < i_hi``, at once."""
     crit = _criterion(criterion)
     n_cells = grid.size - 1
     i_lo, i_hi = _check_interval((i_lo, i_hi), n_cells)
@@ -219,110 +110,56 @@ def grid_split_qualities(
 
 
 def _middle_best(scores: np.ndarray) -> int:
-    """Position of the best score; among ties the middle one (the lower middle if even).
-
-    The non-private reference's rule: the best candidates between two consecutive data
-    values form a run of tied grid points, and its middle is the grid point nearest to
-    C4.5's midpoint.
-    """
+    """Position of the best score; among ties the (lower) middle one (C4.5's midpoint)."""
     best = np.flatnonzero(scores == scores.max())
     return int(best[(best.size - 1) // 2])
 
 
 # =============================================================================== grid mechanism
 def split_point_grid_probabilities(
-    values: np.ndarray,
-    labels: np.ndarray,
-    n_classes: int,
-    grid: np.ndarray,
-    i_lo: int,
-    i_hi: int,
-    *,
-    criterion: Criterion | str,
-    sensitivity: float,
-    epsilon: float,
+    values: np.ndarray, labels: np.ndarray, n_classes: int, grid: np.ndarray, i_lo: int, i_hi: int,
+    *, criterion: Criterion | str, sensitivity: float, epsilon: float,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The exact output distribution of the grid mechanism (:func:`choose_split_point`).
+    """The exact output distribution of :func:`choose_split_point`: candidate indices and P(i).
 
-    ``P(i) = exp(ε q_i / 2S) / Σ_k exp(ε q_k / 2S)`` over the candidates
-    ``i_lo < i < i_hi`` (a softmax, computed with the maximum subtracted). With
-    ``epsilon = inf`` all mass is on the middle one of the best candidates.
-
-    Returns
-    -------
-    indices : ndarray of int
-        The candidates' grid indices ``i_lo + 1 .. i_hi - 1`` (the thresholds are
-        ``grid[indices]``).
-    probabilities : ndarray
-        Their probabilities (sum 1).
+    ``P(i) ∝ exp(ε q_i / 2S)``; with ``epsilon = inf`` all mass on the middle best candidate.
     """
-    epsilon = check_epsilon(epsilon, allow_inf=True)
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    scores = grid_split_qualities(values, labels, n_classes, grid, i_lo, i_hi, criterion)
+    epsilon, sensitivity, scores = _checked_scores(
+        values, labels, n_classes, grid, i_lo, i_hi, criterion, sensitivity, epsilon
+    )
     indices = np.arange(i_lo + 1, i_hi)
-    if scores.size == 0:
-        raise InvalidParameterError(f"the interval ({i_lo}, {i_hi}) has no interior grid point")
     if math.isinf(epsilon):
         p = np.zeros(scores.size)
         p[_middle_best(scores)] = 1.0
         return indices, p
-    log_w = epsilon * (scores - scores.max()) / (2 * sensitivity)
-    w = np.exp(log_w)
+    w = np.exp(epsilon * (scores - scores.max()) / (2 * sensitivity))
     return indices, w / w.sum()
 
 
-def choose_split_point(
-    values: np.ndarray,
-    labels: np.ndarray,
-    n_classes: int,
-    grid: np.ndarray,
-    i_lo: int,
-    i_hi: int,
-    *,
-    criterion: Criterion | str,
-    sensitivity: float,
-    epsilon: float,
-    rng: np.random.Generator,
-) -> float:
-    """Sample a numeric split point on the public grid by the exponential mechanism (FS §4.3).
-
-    The array version of :func:`private_split_point` (for teaching and exact-probability
-    tests): the candidates are the grid points ``grid[i]``, ``i_lo < i < i_hi``, and i is
-    drawn with probability ∝ ``exp(ε q_i / 2S)`` (:func:`split_point_grid_probabilities`).
-    With ``epsilon = inf`` (non-private reference) the middle one of the best candidates
-    is returned.
-
-    Parameters
-    ----------
-    values, labels, n_classes, grid, i_lo, i_hi, criterion
-        As for :func:`grid_split_qualities`.
-    sensitivity : float
-        The criterion's sensitivity S (public).
-    epsilon : float
-        ε of this choice.
-    rng : numpy.random.Generator
-        Source of the randomness.
-
-    Returns
-    -------
-    float
-        The split point, exactly one of the doubles ``grid[i_lo + 1 : i_hi]``; rows with
-        ``x <= r`` go left.
-
-    Notes
-    -----
-    Privacy claim: ε-DP under add/remove-one-row neighbours: the exponential mechanism
-    (McSherry & Talwar 2007; FS Def. 3) over a public finite candidate set; the released
-    threshold is one of the public grid doubles, so no floating-point lattice depends on
-    the rows. The candidate set depends only on the public bounds, ``n_cells`` and the
-    public interval (released split points above the node); each q_i is a split quality
-    of sensitivity S (FS App. A).
-    """
+def _checked_scores(
+    values: np.ndarray, labels: np.ndarray, n_classes: int, grid: np.ndarray, i_lo: int,
+    i_hi: int, criterion: Criterion | str, sensitivity: float, epsilon: float,
+) -> tuple[float, float, np.ndarray]:
+    """ε, S and the candidates' qualities, checked (an interval with no candidate is refused)."""
     epsilon = check_epsilon(epsilon, allow_inf=True)
     sensitivity = check_positive(sensitivity, "sensitivity")
     scores = grid_split_qualities(values, labels, n_classes, grid, i_lo, i_hi, criterion)
     if scores.size == 0:
         raise InvalidParameterError(f"the interval ({i_lo}, {i_hi}) has no interior grid point")
+    return epsilon, sensitivity, scores
+
+
+def choose_split_point(
+    values: np.ndarray, labels: np.ndarray, n_classes: int, grid: np.ndarray, i_lo: int, i_hi: int,
+    *, criterion: Criterion | str, sensitivity: float, epsilon: float, rng: np.random.Generator,
+) -> float:
+    """A split point on the public grid by the exponential mechanism (FS §4.3), from arrays.
+
+    The array twin of :func:`private_split_point`. ε-DP (docs/privacy.md §8.2.1).
+    """
+    epsilon, sensitivity, scores = _checked_scores(
+        values, labels, n_classes, grid, i_lo, i_hi, criterion, sensitivity, epsilon
+    )
     if math.isinf(epsilon):
         position = _middle_best(scores)
     else:
@@ -335,61 +172,12 @@ def choose_split_point(
 
 
 def private_split_point(
-    table: PrivateTable,
-    name: str,
-    interval: tuple[int, int],
-    *,
-    criterion: Criterion | str,
-    sensitivity: float,
-    epsilon: float,
-    n_cells: int = DEFAULT_SPLIT_CELLS,
+    table: PrivateTable, name: str, interval: tuple[int, int], *, criterion: Criterion | str,
+    sensitivity: float, epsilon: float, n_cells: int = DEFAULT_SPLIT_CELLS,
 ) -> tuple[float, int]:
-    """The split point of numeric attribute ``name`` at a node, released through ``table``.
+    """The split point ``(grid[index], index)`` of numeric ``name`` at a node: one ``select`` query.
 
-    The shipped path of DiffPC4.5 (:func:`dpviz.trees.id3.build_diffp_id3` calls it, and an
-    audit can call exactly it): one :meth:`PrivateTable.select` query (label
-    ``"split point"``) over the public candidates ``interval[0] < i < interval[1]`` of the
-    grid :func:`split_grid` of the attribute's domain bounds, with the quality
-    :func:`grid_split_qualities` of the table's rows. With ``epsilon = inf`` (non-private
-    reference) the exact (cell, class) counts are read by one ε = inf histogram query and
-    the middle one of the best candidates is taken.
-
-    Parameters
-    ----------
-    table : PrivateTable
-        The node's rows (with labels).
-    name : str
-        A numeric attribute of ``table.domain``.
-    interval : (int, int)
-        The node's public interval as grid indices (``(0, n_cells)`` at the root).
-    criterion : Criterion or str
-        Quality function (FS §4.1).
-    sensitivity : float
-        Its sensitivity S (public).
-    epsilon : float
-        ε of this query.
-    n_cells : int, default 256
-        Cells of the public grid.
-
-    Returns
-    -------
-    threshold : float
-        ``grid[index]``; rows with ``x <= threshold`` go left.
-    index : int
-        Its grid index (the children's intervals are ``(i_lo, index)`` and ``(index, i_hi)``).
-
-    Raises
-    ------
-    InvalidParameterError
-        If ``name`` is not numeric or the interval has no interior grid point.
-
-    Notes
-    -----
-    Privacy claim: ε-DP under add/remove-one-row neighbours: the exponential mechanism
-    (McSherry & Talwar 2007; FS Def. 3) over a public finite candidate set; the released
-    threshold is one of the public grid doubles, so no floating-point lattice depends on
-    the rows. The quality of each candidate is a split quality of sensitivity S (FS App. A),
-    and the table charges ε before reading a row.
+    ε-DP in the rows (add/remove one); argument: docs/privacy.md §8.2.1.
     """
     attribute = table.domain[name]
     if not isinstance(attribute, Numeric):
@@ -406,9 +194,7 @@ def private_split_point(
     candidates = list(range(i_lo + 1, i_hi))
     if math.isinf(epsilon):
         counts = table.noisy_histogram(
-            lambda codes: grid_cell_ids(codes[:, j], grid),
-            epsilon=math.inf,
-            n_cells=n_cells + 1,
+            lambda codes: grid_cell_ids(codes[:, j], grid), epsilon=math.inf, n_cells=n_cells + 1,
             label=LABEL_POINT,
         )
         scores = _qualities_from_cell_counts(counts, i_lo, i_hi, crit)
@@ -430,41 +216,10 @@ def private_split_point(
 
 # =============================================================================== teaching target
 def split_point_ranges(
-    values: np.ndarray,
-    labels: np.ndarray,
-    n_classes: int,
-    low: float,
-    high: float,
+    values: np.ndarray, labels: np.ndarray, n_classes: int, low: float, high: float,
     criterion: Criterion | str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The score-constant ranges of a numeric split point on ``[low, high]`` (FS §4.3).
-
-    A split point r sends the rows with ``x <= r`` to the left part. With the distinct
-    values u_1 < ... < u_m of the rows, every r in ``[u_i, u_{i+1})`` makes the same parts,
-    so the domain splits into the ranges ``[low, u_1), [u_1, u_2), ..., [u_m, high]``, each
-    with one score. (The paper's continuous mechanism; the estimators use the public grid,
-    see the module docstring.)
-
-    Parameters
-    ----------
-    values : ndarray
-        The attribute's values of the rows (private; inside ``[low, high]``).
-    labels : ndarray of int
-        Their class codes.
-    n_classes : int
-        |C|.
-    low, high : float
-        The public interval of the node (the domain's bounds narrowed by the released split
-        points above it).
-    criterion : Criterion or str
-        Quality function of the parts (FS §4.1).
-
-    Returns
-    -------
-    starts, ends, scores : ndarray
-        Range i is ``[starts[i], ends[i])`` with quality ``scores[i]``; zero-length ranges
-        (a value equal to ``low``) are kept, with length 0.
-    """
+    """FS §4.3's score-constant ranges ``[low, u_1), ..., [u_m, high]``: starts, ends, scores."""
     crit = _criterion(criterion)
     values = np.asarray(values, dtype=np.float64)
     labels = np.asarray(labels, dtype=np.int64)
@@ -483,74 +238,23 @@ def split_point_ranges(
 
 
 def split_point_probabilities(
-    starts: np.ndarray,
-    ends: np.ndarray,
-    scores: np.ndarray,
-    *,
-    epsilon: float,
+    starts: np.ndarray, ends: np.ndarray, scores: np.ndarray, *, epsilon: float,
     sensitivity: float,
 ) -> np.ndarray:
-    """Closed form of FS §4.3: P(range i) = exp(ε q_i / 2S) |R_i| / Σ_k exp(ε q_k / 2S) |R_k|.
-
-    The integral of the exponential mechanism's density ``exp(ε q(r) / 2S)`` over each
-    score-constant range, normalised (the paper's formula writes the exponent without the
-    factor 1/2S, which its Definition 3 includes). This is the distribution on the reals;
-    the doubles :func:`choose_split_point_continuous` returns are not distributed like it
-    at the level of single floats (see the module docstring).
-    """
+    """FS §4.3's closed form P(range i) ∝ exp(ε q_i / 2S) |R_i| (the paper omits 1/2S)."""
     lengths = np.asarray(ends, dtype=np.float64) - np.asarray(starts, dtype=np.float64)
     with np.errstate(divide="ignore"):
-        log_w = epsilon * np.asarray(scores, dtype=np.float64) / (2 * sensitivity) + np.log(
-            lengths
-        )
+        log_w = epsilon * np.asarray(scores, dtype=np.float64) / (2 * sensitivity) + np.log(lengths)
     log_w = log_w - log_w.max()
     w = np.exp(log_w)
     return w / w.sum()
 
 
 def choose_split_point_continuous(
-    values: np.ndarray,
-    labels: np.ndarray,
-    n_classes: int,
-    low: float,
-    high: float,
-    *,
-    criterion: Criterion | str,
-    sensitivity: float,
-    epsilon: float,
-    rng: np.random.Generator,
+    values: np.ndarray, labels: np.ndarray, n_classes: int, low: float, high: float, *,
+    criterion: Criterion | str, sensitivity: float, epsilon: float, rng: np.random.Generator,
 ) -> float:
-    """FS §4.3 as printed: a range by the exponential mechanism, then ``rng.uniform`` inside it.
-
-    NOT PRIVATE as implemented — a teaching target, used by no estimator. First a
-    score-constant range (:func:`split_point_ranges`) is chosen with probability
-    proportional to ``exp(ε q_i / 2S) · |R_i|`` (:func:`split_point_probabilities`), then
-    a point ``rng.uniform(start, end)`` inside it. With ``epsilon = inf`` the midpoint of
-    the best range of positive length is returned (C4.5-like).
-
-    Warns
-    -----
-    NotProvenPrivateWarning
-        On every call: the output lies on the floating-point lattice of
-        ``rng.uniform(start, end)``, whose ends are private row values.
-
-    Returns
-    -------
-    float
-        The split point r in ``[low, high]``; rows with ``x <= r`` go left.
-
-    Notes
-    -----
-    No privacy claim. On the reals the two stages sample the exponential mechanism
-    (McSherry & Talwar 2007; FS Definition 3) with density ``exp(ε q(r) / 2S)``, which is
-    ε-DP. In float64 the second stage returns ``start + (end - start) · k 2^-53``: a set
-    of doubles fixed by the range ends, i.e. by the rows' values. Membership of the
-    released double in that lattice (:func:`dpviz.lattice.uniform_lattice_member`) is an
-    event whose probability ratio between neighbours is infinite (Mironov 2012):
-    ``tests/test_id3_split_point.py`` measures ε ≥ 7.3 for a claimed ε = 1 at 20,000
-    samples, a bound limited only by the sample count. Use
-    :func:`choose_split_point` (the public grid) instead.
-    """
+    """FS §4.3 as printed: NOT PRIVATE in floating point (warns; docs/privacy.md §8.2.1)."""
     warnings.warn(_LATTICE_WARNING, NotProvenPrivateWarning, stacklevel=2)
     starts, ends, scores = split_point_ranges(values, labels, n_classes, low, high, criterion)
     lengths = ends - starts

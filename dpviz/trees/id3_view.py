@@ -1,19 +1,8 @@
-"""The tree induced by the FS algorithms (:class:`ID3Tree`), its views, and its ledger's.
+"""The tree an FS build releases: nodes, the routing ``predict`` uses, and its views.
 
-Layering: this module sits above :mod:`dpviz.trees.id3_tree` (the nodes and the routing)
-and below the estimators of :mod:`dpviz.trees.id3`, which build an :class:`ID3Tree`.
-
-Everything shown here was released by the ε-DP queries of the build (noisy counts, chosen
-attributes and split points) or computed from them (pruning), so displaying it costs no
-privacy.
-
-* :func:`tree_frame` — one row per node (a tidy DataFrame);
-* :func:`export_text` — an indented text tree (``print(model.tree_)``);
-* :func:`export_html` — nested HTML with pruned branches struck through and empty leaves
-  marked (``model.tree_`` displays it in a notebook);
-* :func:`tree_chart` — an altair chart of the tree (nodes by depth, edges, tooltips);
-* :func:`ledger_by_level` and :func:`ledger_level_chart` — the ε charged per tree level and
-  per kind of query (sequential across levels, parallel within one).
+:class:`ID3Node`, :func:`flatten` and :func:`route`; :class:`ID3Tree` as a frame, text or
+HTML. Everything here is post-processing of the build's ε-DP releases, so displaying it is free.
+The altair charts are in :mod:`dpviz.ui.tree_charts`.
 """
 
 from __future__ import annotations
@@ -21,58 +10,215 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
-import altair as alt
 import numpy as np
 import pandas as pd
 
+from dpviz import keyed
 from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.privacy import Ledger
-from dpviz.trees.id3_tree import ID3Node
+from dpviz.trees.random_tree import UNKNOWN_STREAM
 
 __all__ = [
-    "NODE_KINDS",
-    "ID3Tree",
-    "export_html",
-    "export_text",
-    "ledger_by_level",
-    "ledger_level_chart",
-    "tree_chart",
-    "tree_frame",
+    "FlatTree", "ID3Node", "ID3Tree", "as_ledger", "as_tree", "export_html", "export_text",
+    "flatten", "leaf_distributions", "ledger_by_level", "route", "tree_frame",
 ]
 
 
+@dataclass(eq=False)
+class ID3Node:
+    """One node of an induced tree, holding only released (noisy) values.
+
+    ``condition`` is the test on the edge from the parent (``"(root)"``); ``noisy_count`` N_T;
+    ``threshold`` a numeric split point (``x <= threshold`` to child 0); ``class_counts`` a leaf's
+    noisy N_c and ``label`` their arg-max; ``split_points`` the numeric candidates drawn here;
+    ``pruned``, ``corrected_count`` and ``corrected_class_counts`` come from FS Alg. 3.
+    """
+
+    depth: int
+    condition: str
+    epsilon: float
+    noisy_count: float
+    attribute: str | None = None
+    threshold: float | None = None
+    children: list[ID3Node] = field(default_factory=list)
+    class_counts: np.ndarray | None = None
+    label: int | None = None
+    stop: str = ""
+    split_points: dict[str, float] = field(default_factory=dict)
+    pruned: bool = False
+    corrected_count: float | None = None
+    corrected_class_counts: np.ndarray | None = None
+
+    @property
+    def is_split(self) -> bool:
+        """True for a node that tests an attribute (whether or not it was pruned)."""
+        return self.attribute is not None
+
+    @property
+    def acts_as_leaf(self) -> bool:
+        """True if ``predict`` stops here: a leaf, or a split collapsed by pruning."""
+        return self.attribute is None or self.pruned
+
+    @property
+    def is_empty(self) -> bool:
+        """A leaf whose noisy count N_T <= 0: rows that reach it are unclassified."""
+        return self.attribute is None and self.noisy_count <= 0
+
+    def walk(self) -> Iterator[ID3Node]:
+        """Pre-order iterator over the node and all its descendants (pruned ones included)."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+# =============================================================================== routing
+@dataclass
+class FlatTree:
+    """The effective tree (pruned branches cut) as arrays, for vectorized routing."""
+
+    feature: np.ndarray  # int, -1 at a leaf
+    threshold: np.ndarray  # float, NaN for a categorical split
+    first_child: np.ndarray
+    n_children: np.ndarray
+    label: np.ndarray
+    proba: np.ndarray
+    unclassified: np.ndarray
+    depth: int
+    nodes: list[ID3Node]
+
+
+def leaf_distributions(root: ID3Node) -> dict[int, np.ndarray]:
+    """Class counts behind each node's prediction (>= 0), keyed by ``id(node)``.
+
+    A leaf: its clipped noisy counts; a pruned node: its corrected counts; a split: the sum
+    of its children's.
+    """
+    out: dict[int, np.ndarray] = {}
+
+    def visit(node: ID3Node) -> np.ndarray:
+        for child in node.children:
+            visit(child)
+        if node.pruned and node.corrected_class_counts is not None:
+            dist = np.asarray(node.corrected_class_counts, dtype=np.float64)
+        elif not node.is_split:
+            assert node.class_counts is not None
+            dist = np.clip(node.class_counts, 0.0, None)
+        else:
+            dist = np.sum([out[id(c)] for c in node.children], axis=0)
+        out[id(node)] = dist
+        return dist
+
+    visit(root)
+    return out
+
+
+def _normalise(counts: np.ndarray, label: int) -> np.ndarray:
+    total = counts.sum()
+    if total > 0:
+        return counts / total
+    out = np.zeros_like(counts)
+    out[label] = 1.0
+    return out
+
+
+def flatten(root: ID3Node, domain: Domain) -> FlatTree:
+    """The effective tree as arrays, breadth-first, for :func:`route`.
+
+    Pruned branches are cut; an empty leaf answers with its nearest ancestor of positive N_T.
+    """
+    n_classes = domain.n_classes
+    order: list[tuple[ID3Node, ID3Node | None]] = []  # (node, fallback ancestor)
+    first_child: list[int] = []
+    queue: list[tuple[ID3Node, ID3Node | None]] = [(root, None)]
+    head = 0
+    while head < len(queue):
+        node, ancestor = queue[head]
+        head += 1
+        order.append((node, ancestor))
+        if node.acts_as_leaf:
+            first_child.append(-1)
+            continue
+        first_child.append(len(queue))
+        keeper = node if node.noisy_count > 0 else ancestor
+        queue.extend((child, keeper) for child in node.children)
+    n = len(order)
+    feature = np.full(n, -1, dtype=np.int64)
+    threshold = np.full(n, np.nan)
+    n_children = np.zeros(n, dtype=np.int64)
+    label = np.zeros(n, dtype=np.int64)
+    proba = np.zeros((n, n_classes))
+    unclassified = np.zeros(n, dtype=bool)
+    dists = leaf_distributions(root)
+    depth = 0
+    for k, (node, ancestor) in enumerate(order):
+        depth = max(depth, node.depth)
+        if not node.acts_as_leaf:
+            assert node.attribute is not None
+            feature[k] = domain.index(node.attribute)
+            threshold[k] = np.nan if node.threshold is None else node.threshold
+            n_children[k] = len(node.children)
+            continue
+        source = node
+        if node.is_empty:
+            unclassified[k] = True
+            source = ancestor if ancestor is not None else node
+        if source is node:
+            assert node.label is not None
+            label[k] = node.label
+            proba[k] = _normalise(dists[id(node)], node.label)
+        else:
+            dist = dists[id(source)]
+            label[k] = int(np.argmax(dist))
+            proba[k] = _normalise(dist, label[k])
+    return FlatTree(
+        feature, threshold, np.asarray(first_child, dtype=np.int64), n_children, label, proba,
+        unclassified, depth, [node for node, _ in order],
+    )
+
+
+def route(flat: FlatTree, codes: np.ndarray, key: int) -> np.ndarray:
+    """Leaf index (into ``flat``) of every row, level by level.
+
+    An unknown category (``-1``) goes to child ``floor(u · m)``, u the keyed uniform of
+    ``child_keys(key, node)``: a function of the model's public key and the node only.
+    """
+    node = np.zeros(codes.shape[0], dtype=np.int64)
+    for _ in range(flat.depth + 1):
+        f = flat.feature[node]
+        idx = np.flatnonzero(f >= 0)
+        if idx.size == 0:
+            break
+        here = node[idx]
+        values = codes[idx, f[idx]]
+        thr = flat.threshold[here]
+        numeric = ~np.isnan(thr)
+        branch = np.where(numeric, values > np.where(numeric, thr, 0.0), values)
+        branch = branch.astype(np.int64)
+        unknown = ~numeric & (values < 0)  # unknown="random": the node's keyed child
+        if unknown.any():
+            at = here[unknown]
+            node_keys = keyed.child_keys(np.full(at.size, key, dtype=np.uint64), at)
+            u = keyed.uniforms(node_keys, UNKNOWN_STREAM)
+            branch[unknown] = np.floor(u * flat.n_children[at]).astype(np.int64)
+        node[idx] = flat.first_child[here] + branch
+    return node
+
+
 class ID3Tree:
-    """An induced tree with its public context: the domain, the algorithm and its budget.
+    """An induced tree with its public context: domain, algorithm, total ε and ε per query.
 
-    Displayed as text (``str``), HTML in a notebook, or an altair chart (:meth:`chart`);
-    :meth:`to_frame` lists its nodes. Everything it shows was released by ε-DP queries.
-
-    Parameters
-    ----------
-    root : ID3Node
-        The root node.
-    domain : Domain
-        The public schema the tree was built with.
-    algorithm : str
-        E.g. ``"DiffPID3 (max)"``.
-    budget : float
-        The total ε, B.
-    epsilon : float
-        The ε of each level's queries.
-
+    Shown as text (``str``) or HTML in a notebook; :meth:`to_frame` lists its nodes.
     """
 
     def __init__(
         self, root: ID3Node, domain: Domain, *, algorithm: str, budget: float, epsilon: float
     ) -> None:
-        self.root = root
-        self.domain = domain
-        self.algorithm = algorithm
-        self.budget = budget
-        self.epsilon = epsilon
+        self.root, self.domain = root, domain
+        self.algorithm, self.budget, self.epsilon = algorithm, budget, epsilon
 
     def nodes(self) -> Iterator[ID3Node]:
         """Pre-order iterator over every node (pruned branches included)."""
@@ -80,7 +226,7 @@ class ID3Tree:
 
     @property
     def n_leaves(self) -> int:
-        """Number of leaves used by ``predict`` (pruned branches excluded)."""
+        """Number of leaves ``predict`` uses (pruned branches excluded)."""
 
         def count(node: ID3Node) -> int:
             return 1 if node.acts_as_leaf else sum(count(c) for c in node.children)
@@ -89,28 +235,32 @@ class ID3Tree:
 
     @property
     def depth(self) -> int:
-        """Depth of the tree used by ``predict`` (0 for a single leaf)."""
+        """Depth of the tree ``predict`` uses (0 for a single leaf)."""
 
         def deep(node: ID3Node) -> int:
             return 0 if node.acts_as_leaf else 1 + max(deep(c) for c in node.children)
 
         return deep(self.root)
 
+    @property
+    def header(self) -> str:
+        """One line: algorithm, budget, ε per query, depth, leaves and classes."""
+        return (
+            f"{self.algorithm}: B = {self.budget:g}, ε per query = {self.epsilon:.4g}, depth "
+            f"{self.depth}, {self.n_leaves} leaves; classes {list(self.domain.classes)}"
+        )
+
     def to_frame(self) -> pd.DataFrame:
-        """One row per node (see :func:`tree_frame`)."""
+        """One row per node (:func:`tree_frame`)."""
         return tree_frame(self)
 
     def to_text(self, **kwargs: Any) -> str:
-        """Indented text view (see :func:`export_text`)."""
+        """Indented text (:func:`export_text`)."""
         return export_text(self, **kwargs)
 
     def to_html(self, **kwargs: Any) -> str:
-        """Nested HTML view (see :func:`export_html`)."""
+        """Nested HTML (:func:`export_html`)."""
         return export_html(self, **kwargs)
-
-    def chart(self, **kwargs: Any) -> Any:
-        """Altair chart of the tree (see :func:`tree_chart`)."""
-        return tree_chart(self, **kwargs)
 
     def __str__(self) -> str:
         return self.to_text()
@@ -125,26 +275,21 @@ class ID3Tree:
         return self.to_html()
 
 
-def _as_tree(obj: Any) -> ID3Tree:
-    if isinstance(obj, ID3Tree):
-        return obj
-    tree = getattr(obj, "tree_", None)
-    if isinstance(tree, ID3Tree):
-        return tree
-    raise InvalidParameterError(
-        f"expected an ID3Tree or a fitted FS estimator (with tree_), got {type(obj).__name__}"
-    )
+def _fitted(obj: Any, kind: type, attribute: str, what: str) -> Any:
+    found = obj if isinstance(obj, kind) else getattr(obj, attribute, None)
+    if isinstance(found, kind):
+        return found
+    raise InvalidParameterError(f"expected {what} (with {attribute}), got {type(obj).__name__}")
 
 
-def _as_ledger(obj: Any) -> Ledger:
-    if isinstance(obj, Ledger):
-        return obj
-    ledger = getattr(obj, "ledger_", None)
-    if isinstance(ledger, Ledger):
-        return ledger
-    raise InvalidParameterError(
-        f"expected a Ledger or a fitted estimator (with ledger_), got {type(obj).__name__}"
-    )
+def as_tree(obj: Any) -> ID3Tree:
+    """``obj`` if an ID3Tree, else its ``tree_`` (a fitted FS estimator)."""
+    return _fitted(obj, ID3Tree, "tree_", "an ID3Tree or a fitted FS estimator")
+
+
+def as_ledger(obj: Any) -> Ledger:
+    """``obj`` if a Ledger, else its ``ledger_`` (a fitted estimator)."""
+    return _fitted(obj, Ledger, "ledger_", "a Ledger or a fitted estimator")
 
 
 def _fmt(x: float, decimals: int = 1) -> str:
@@ -169,24 +314,17 @@ def _kind(node: ID3Node, in_pruned: bool) -> str:
     return "empty leaf" if node.is_empty else "leaf"
 
 
+def _listed(counts: np.ndarray | None) -> list | None:
+    return None if counts is None else counts.tolist()
+
+
 def tree_frame(tree: Any) -> pd.DataFrame:
-    """One row per node, in pre-order (the numbering of ``estimator.apply``).
+    """One row per node of an ID3Tree or fitted FS estimator, in pre-order (``apply``'s numbers).
 
-    Parameters
-    ----------
-    tree : ID3Tree or fitted estimator
-
-    Returns
-    -------
-    DataFrame
-        Columns ``node``, ``parent``, ``depth``, ``condition``, ``kind`` (split, leaf,
-        empty leaf, pruned to leaf, pruned away), ``attribute``, ``threshold``,
-        ``noisy_count`` (N_T), ``class_counts`` (a leaf's noisy N_c), ``label`` (the class
-        predicted at a leaf), ``stop`` (why it is a leaf), ``split_points`` (numeric
-        candidates drawn at the node), ``corrected_count`` and ``corrected_class_counts``
-        (after pruning's corrections), ``epsilon`` (ε of the level's queries).
+    ``kind`` is split, leaf, empty leaf, pruned to leaf or pruned away; ``noisy_count`` is
+    N_T, ``class_counts`` a leaf's N_c, ``corrected_*`` the counts after pruning.
     """
-    t = _as_tree(tree)
+    t = as_tree(tree)
     classes = list(t.domain.classes)
     rows: list[dict[str, Any]] = []
 
@@ -195,29 +333,15 @@ def tree_frame(tree: Any) -> pd.DataFrame:
         label = None
         if node.acts_as_leaf and node.label is not None and not in_pruned:
             label = classes[node.label]
-        rows.append(
-            {
-                "node": k,
-                "parent": parent,
-                "depth": node.depth,
-                "condition": node.condition,
-                "kind": _kind(node, in_pruned),
-                "attribute": node.attribute,
-                "threshold": node.threshold,
-                "noisy_count": node.noisy_count,
-                "class_counts": None if node.class_counts is None else node.class_counts.tolist(),
-                "label": label,
-                "stop": node.stop,
-                "split_points": dict(node.split_points),
-                "corrected_count": node.corrected_count,
-                "corrected_class_counts": (
-                    None
-                    if node.corrected_class_counts is None
-                    else node.corrected_class_counts.tolist()
-                ),
-                "epsilon": node.epsilon,
-            }
-        )
+        rows.append({
+            "node": k, "parent": parent, "depth": node.depth, "condition": node.condition,
+            "kind": _kind(node, in_pruned), "attribute": node.attribute,
+            "threshold": node.threshold, "noisy_count": node.noisy_count,
+            "class_counts": _listed(node.class_counts), "label": label, "stop": node.stop,
+            "split_points": dict(node.split_points), "corrected_count": node.corrected_count,
+            "corrected_class_counts": _listed(node.corrected_class_counts),
+            "epsilon": node.epsilon,
+        })
         for child in node.children:
             visit(child, k, in_pruned or node.pruned)
 
@@ -225,40 +349,28 @@ def tree_frame(tree: Any) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _header(t: ID3Tree) -> str:
-    return (
-        f"{t.algorithm}: B = {t.budget:g}, ε per query = {t.epsilon:.4g}, depth {t.depth}, "
-        f"{t.n_leaves} leaves; classes {list(t.domain.classes)}"
-    )
+def _test(node: ID3Node) -> str:
+    """The split's test, e.g. ``a3`` or ``age ≤ 37.2``."""
+    return str(node.attribute if node.threshold is None else
+               f"{node.attribute} ≤ {node.threshold:.4g}")
+
+
+def _leaf_counts(node: ID3Node, decimals: int) -> str:
+    counts = node.corrected_class_counts if node.pruned else node.class_counts
+    return _counts_text(counts, decimals)
 
 
 def export_text(
-    tree: Any,
-    *,
-    decimals: int = 1,
-    show_pruned: bool = True,
-    max_lines: int = 400,
+    tree: Any, *, decimals: int = 1, show_pruned: bool = True, max_lines: int = 400
 ) -> str:
-    """An indented text view of the tree, one line per node.
+    """One line per node, indented, e.g. ``a7 = 1  N_T≈1490.0  → class 1  N_c≈[87.0, 1413.0]``.
 
-    Parameters
-    ----------
-    tree : ID3Tree or fitted estimator
-    decimals : int, default 1
-        Decimals of the noisy counts.
-    show_pruned : bool, default True
-        Show the branches removed by pruning (marked ``[pruned]``).
-    max_lines : int, default 400
-        Stop after this many lines (a note says how many were left out).
-
-    Returns
-    -------
-    str
-        E.g. ``a7 = 1  N_T≈1490.0  → class 1  N_c≈[87.0, 1413.0]``.
+    Pruned branches are marked ``[pruned]`` (or hidden); after ``max_lines`` a note says how
+    many nodes were left out.
     """
-    t = _as_tree(tree)
+    t = as_tree(tree)
     classes = list(t.domain.classes)
-    lines = [_header(t)]
+    lines = [t.header]
     skipped = 0
 
     def visit(node: ID3Node, indent: str, in_pruned: bool) -> None:
@@ -275,13 +387,9 @@ def export_text(
             drawn = ", ".join(f"{a} ≤ {v:.4g}" for a, v in node.split_points.items())
             text += f"  (split points drawn: {drawn})"
         if node.is_split:
-            test = node.attribute if node.threshold is None else (
-                f"{node.attribute} ≤ {node.threshold:.4g}"
-            )
-            text += f"  split on {test}"
+            text += f"  split on {_test(node)}"
         if node.acts_as_leaf and node.label is not None and not in_pruned:
-            counts = node.corrected_class_counts if node.pruned else node.class_counts
-            text += f"  → class {classes[node.label]}  N_c≈{_counts_text(counts, decimals)}"
+            text += f"  → class {classes[node.label]}  N_c≈{_leaf_counts(node, decimals)}"
             if node.is_empty:
                 text += "  [empty: rows here are unclassified]"
         if node.pruned and not in_pruned:
@@ -308,22 +416,8 @@ _STYLE = (
 
 
 def export_html(tree: Any, *, decimals: int = 1, max_nodes: int = 400) -> str:
-    """Nested HTML of the tree: splits, noisy counts, labels, empty leaves, pruned branches.
-
-    Parameters
-    ----------
-    tree : ID3Tree or fitted estimator
-    decimals : int, default 1
-        Decimals of the noisy counts.
-    max_nodes : int, default 400
-        Show at most this many nodes.
-
-    Returns
-    -------
-    str
-        An HTML fragment (``<div class="dpviz-tree">``) for a notebook.
-    """
-    t = _as_tree(tree)
+    """Nested HTML (``<div class="dpviz-tree">``): splits, noisy counts, labels, pruned branches."""
+    t = as_tree(tree)
     classes = list(t.domain.classes)
     shown = 0
 
@@ -338,15 +432,11 @@ def export_html(tree: Any, *, decimals: int = 1, max_nodes: int = 400) -> str:
             f'<span class="n">N<sub>T</sub>≈{_fmt(node.noisy_count, decimals)}</span>'
         )
         if node.is_split:
-            test = node.attribute if node.threshold is None else (
-                f"{node.attribute} ≤ {node.threshold:.4g}"
-            )
-            body += f" — split on <i>{html.escape(str(test))}</i>"
+            body += f" — split on <i>{html.escape(_test(node))}</i>"
         if node.acts_as_leaf and node.label is not None and not in_pruned:
-            counts = node.corrected_class_counts if node.pruned else node.class_counts
             body += (
                 f' <span class="leaf">→ class <b>{html.escape(str(classes[node.label]))}</b>'
-                f" N<sub>c</sub>≈{_counts_text(counts, decimals)}</span>"
+                f" N<sub>c</sub>≈{_leaf_counts(node, decimals)}</span>"
             )
         if node.is_empty and not in_pruned:
             body += " <i>(empty: rows here are unclassified)</i>"
@@ -362,172 +452,17 @@ def export_html(tree: Any, *, decimals: int = 1, max_nodes: int = 400) -> str:
     tree_html = item(t.root, False)
     more = "" if shown < max_nodes else f"<p>(showing the first {max_nodes} nodes)</p>"
     return (
-        f'{_STYLE}<div class="dpviz-tree"><p><b>{html.escape(_header(t))}</b></p>'
+        f'{_STYLE}<div class="dpviz-tree"><p><b>{html.escape(t.header)}</b></p>'
         f"<ul>{tree_html}</ul>{more}</div>"
     )
 
 
-def _layout(frame: pd.DataFrame) -> pd.DataFrame:
-    """Horizontal position of every node: leaves in order, a parent centred over its children."""
-    children: dict[int, list[int]] = {}
-    for node, parent in zip(frame["node"], frame["parent"], strict=True):
-        if parent is not None and not (isinstance(parent, float) and math.isnan(parent)):
-            children.setdefault(int(parent), []).append(int(node))
-    x = np.zeros(len(frame))
-    next_leaf = 0.0
-
-    def place(k: int) -> float:
-        nonlocal next_leaf
-        kids = children.get(k, [])
-        if not kids:
-            x[k] = next_leaf
-            next_leaf += 1.0
-        else:
-            xs = [place(c) for c in kids]
-            x[k] = (min(xs) + max(xs)) / 2
-        return float(x[k])
-
-    place(0)
-    out = frame.copy()
-    out["x"] = x
-    return out
-
-
-#: The kinds of node of :func:`tree_frame`, in the order of the tree chart's legend.
-NODE_KINDS = ("split", "leaf", "empty leaf", "pruned to leaf", "pruned away")
-_KIND_COLOURS = ["#4c78a8", "#54a24b", "#f58518", "#b279a2", "#bbbbbb"]
-#: Vega's tableau10, the colours of the ledger chart's kinds of query (cycled beyond ten).
-_QUERY_COLOURS = (
-    "#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b",
-    "#eeca3b", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac",
-)
-
-
-def _missing(value: Any) -> bool:
-    """None, NaN or pandas' NA: a value a chart shows as nothing."""
-    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
-
-
-def _json_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame with every missing or non-finite value as None (JSON has no NaN, no ∞).
-
-    Altair passes NaN in pandas' string columns through to the spec, and the widget protocol
-    then refuses the message ("Out of range float values are not JSON compliant").
-    """
-    out = frame.copy()
-    for name in out.columns:
-        column = out[name]
-        if pd.api.types.is_bool_dtype(column):
-            continue
-        if pd.api.types.is_numeric_dtype(column):
-            values = column.to_numpy(dtype=float)
-            if not np.isfinite(values).all():
-                out[name] = pd.Series(
-                    [float(v) if math.isfinite(v) else None for v in values],
-                    index=column.index,
-                    dtype=object,
-                )
-        else:
-            out[name] = pd.Series(
-                [None if _missing(v) else v for v in column], index=column.index, dtype=object
-            )
-    return out
-
-
-def tree_chart(
-    tree: Any, *, show_pruned: bool = True, width: int = 640, height: int | None = None
-) -> alt.LayerChart:
-    """An altair chart of the tree: nodes by depth (colour = kind), edges, tooltips.
-
-    Parameters
-    ----------
-    tree : ID3Tree or fitted estimator
-    show_pruned : bool, default True
-        Draw the branches removed by pruning (grey).
-    width : int, default 640
-        Chart width in pixels.
-    height : int, optional
-        Chart height; default 70 pixels per level.
-
-    Returns
-    -------
-    altair.LayerChart
-        Layers: edges (rules), nodes (points, tooltip with N_T, N_c, label, why a leaf)
-        and short labels (text).
-    """
-    t = _as_tree(tree)
-    frame = tree_frame(t)
-    frame = _layout(frame if show_pruned else _renumber(frame))
-    frame["N_T"] = frame["noisy_count"].round(1)
-    frame["N_c"] = frame["class_counts"].map(
-        lambda c: "" if c is None else ", ".join(f"{v:.1f}" for v in c)
-    )
-    frame["label"] = frame["label"].map(lambda v: "" if _missing(v) else str(v))
-    frame["attribute"] = frame["attribute"].map(lambda v: "" if _missing(v) else str(v))
-    frame["text"] = np.where(frame["attribute"] != "", frame["attribute"], "→ " + frame["label"])
-    parents = frame.set_index("node")[["x", "depth"]]
-    edges = frame[frame["parent"].notna()].copy()
-    edges["px"] = parents.loc[edges["parent"].astype(int), "x"].to_numpy()
-    edges["pdepth"] = parents.loc[edges["parent"].astype(int), "depth"].to_numpy()
-    depth = int(frame["depth"].max()) if len(frame) else 0
-    height = height or 70 * (depth + 1) + 40
-    y = alt.Y("depth:Q", scale=alt.Scale(reverse=True), title="depth")
-    x = alt.X("x:Q", axis=None)
-    rules = (
-        alt.Chart(_json_safe(edges[["x", "depth", "px", "pdepth"]]))
-        .mark_rule(color="#999")
-        .encode(x=x, y=y, x2="px:Q", y2="pdepth:Q")
-    )
-    kinds = alt.Scale(domain=list(NODE_KINDS), range=_KIND_COLOURS)
-    shown = ["x", "depth", "condition", "kind", "attribute", "N_T", "N_c", "label", "stop", "text"]
-    nodes = _json_safe(frame[shown])
-    points = (
-        alt.Chart(nodes)
-        .mark_circle(size=160)
-        .encode(
-            x=x,
-            y=y,
-            color=alt.Color("kind:N", scale=kinds),
-            tooltip=[
-                alt.Tooltip(f"{name}:{'Q' if name == 'N_T' else 'N'}")
-                for name in ("condition", "kind", "attribute", "N_T", "N_c", "label", "stop")
-            ],
-        )
-    )
-    text = (
-        alt.Chart(nodes)
-        .mark_text(dy=-12, fontSize=10)
-        .encode(x=x, y=y, text="text:N")
-    )
-    title = _header(t)
-    return alt.layer(rules, points, text).properties(width=width, height=height, title=title)
-
-
-def _renumber(frame: pd.DataFrame) -> pd.DataFrame:
-    keep = frame[frame["kind"] != "pruned away"].copy()
-    mapping = {old: new for new, old in enumerate(keep["node"])}
-    keep["node"] = keep["node"].map(mapping)
-    keep["parent"] = keep["parent"].map(lambda p: None if p is None or p != p else mapping[p])
-    return keep.reset_index(drop=True)
-
-
 def ledger_by_level(ledger: Any) -> pd.DataFrame:
-    """ε charged per tree level (rows) and per kind of query (columns), with totals.
+    """ε charged per tree level (rows) and per query label (columns), ``total`` and ``queries``.
 
-    Parameters
-    ----------
-    ledger : Ledger or fitted estimator
-
-    Returns
-    -------
-    DataFrame
-        Index ``depth`` (the tree level = the partition depth of the query), one column of
-        charged ε per query label (e.g. ``node count``, ``split attribute``, ``split
-        point``, ``leaf class counts``), ``total`` (the level's share: 2ε for FS, more with
-        numeric split points) and ``queries`` (number of queries at that level, most of
-        them free by parallel composition). The ``total`` column sums to ``ledger.spent``.
+    ``total`` sums to ``ledger.spent``; most queries of a level are free (parallel composition).
     """
-    frame = _as_ledger(ledger).to_frame()
+    frame = as_ledger(ledger).to_frame()
     if frame.empty:
         return pd.DataFrame(columns=["total", "queries"])
     table = frame.pivot_table(
@@ -537,50 +472,3 @@ def ledger_by_level(ledger: Any) -> pd.DataFrame:
     table["total"] = table.sum(axis=1)
     table["queries"] = frame.groupby("depth")["query"].size()
     return table
-
-
-def ledger_level_chart(ledger: Any, *, width: int = 420) -> alt.Chart:
-    """Stacked bars: ε charged at each tree level, coloured by the kind of query.
-
-    Parameters
-    ----------
-    ledger : Ledger or fitted estimator
-    width : int, default 420
-        Chart width in pixels.
-
-    Returns
-    -------
-    altair.Chart
-        Its colour scale names its own domain (the ledger's query labels, in the order of
-        the ledger), so that the bars keep their colours next to a chart with another
-        colour scale; concatenate it with ``resolve_scale(color="independent")`` (as
-        :func:`dpviz.explore.fs.fs_tree_chart` does), or a shared scale fixed to another
-        domain (e.g. :func:`tree_chart`'s node kinds) leaves the bars without colour.
-    """
-    led = _as_ledger(ledger)
-    frame = led.to_frame()
-    grouped = (
-        frame.groupby(["depth", "label"], sort=False)
-        .agg(charged=("charged", "sum"), queries=("query", "size"))
-        .reset_index()
-    )
-    labels = [str(v) for v in dict.fromkeys(grouped["label"])]
-    colours = [_QUERY_COLOURS[i % len(_QUERY_COLOURS)] for i in range(len(labels))]
-    title = f"ε per tree level: {led.spent:.4g} of B = {led.total:.4g}"
-    return (
-        alt.Chart(_json_safe(grouped), title=title, width=width)
-        .mark_bar()
-        .encode(
-            y=alt.Y("depth:O", title="tree level (depth)"),
-            x=alt.X("sum(charged):Q", title="ε charged to the total"),
-            color=alt.Color(
-                "label:N", title="query", scale=alt.Scale(domain=labels, range=colours)
-            ),
-            tooltip=[
-                alt.Tooltip("depth:O"),
-                alt.Tooltip("label:N"),
-                alt.Tooltip("queries:Q"),
-                alt.Tooltip("charged:Q", format=".4g"),
-            ],
-        )
-    )

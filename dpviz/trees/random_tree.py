@@ -1,66 +1,123 @@
-"""Random decision tree structure, drawn from the public Domain and routed with numpy.
+"""Random decision trees drawn from the public Domain: height rules, lazy routing, compiled descent.
 
-A random decision tree (Fan et al. 2003; JPW §IV, Fig. 1; FI Alg. 2) picks the
-attribute of every node at random, before any row is read:
-
-* a **categorical** attribute is used at most once on a root-to-leaf path and
-  gets one child per public value (JPW Fig. 1, ``BuildTreeStructure``);
-* a **numeric** attribute splits at a uniformly random point of the node's
-  current range (initially its public bounds) into ``x <= p`` and ``x > p``,
-  and may be reused further down (FI Alg. 2 lines 5–10; JPW §IV).
-
-A node with no attribute left (every categorical one used, no numeric one)
-passes its rows on unchanged, so all leaves are at depth ``depth``.
-
-Nothing is materialized: a node is identified by a 64-bit key derived from its
-parent's key and its child index (:mod:`dpviz.keyed`), and its attribute and
-split point are pure functions of that key and of its path (which attributes
-were used, which numeric range remains). Routing processes all rows level by
-level — at each level only the distinct nodes the rows occupy are computed —
-so time and memory grow with the nodes the data visits, never with the full
-tree (up to ~10^8 leaves on Mushroom at height 11).
-
-A node's path is kept as the list of its ancestors' numeric tests (attribute and
-side, threshold), so a level costs time in proportion to nodes × depth, not
-nodes × attributes: a numeric range is the threshold of the last test of that
-attribute on that side, or the public bound. The used categorical attributes are
-a (nodes × attributes) mask, kept only when the domain has categorical ones.
-Depths are at most :data:`dpviz.trees.depth.MAX_DEPTH`.
-
-Many rows at once (a forest's fit and predict, issue 15): :func:`forest_leaves` and
-:func:`forest_top` first materialize the top levels of the trees whole — as many levels
-as fit a budget of nodes proportional to the routed items, e.g. every level of 100 trees
-of depth 8 (51,100 nodes) for 7,500 rows — and send the rows down them with
-:mod:`dpviz.trees.descend` (a compiled loop when numba is installed); only the levels
-below, if any, are routed as above. Same leaves, bit for bit (tested).
+A random tree (Fan et al. 2003; JPW Fig. 1; FI Alg. 2) picks every node's attribute before
+any row is read: a categorical one once per path, a numeric one at a uniform point of the
+node's range. Nodes are 64-bit keys (:mod:`dpviz.keyed`), never materialized: rows are routed
+level by level over the nodes they occupy, or (many rows) down top levels materialized whole
+(:class:`TreeTop`, :func:`descend`, :func:`vote`; numba when installed, the same results).
 """
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from dpviz import keyed
 from dpviz.domain import UNKNOWN_CODE, Domain
 from dpviz.errors import InvalidParameterError
-from dpviz.trees.depth import check_depth
-from dpviz.trees.descend import TreeTop, descend
-from dpviz.validation import MEMORY_BUDGET, check_int, check_memory
+from dpviz.validation import MEMORY_BUDGET, check_int, check_memory, check_positive
 
 __all__ = [
-    "RandomTree",
-    "Routing",
-    "check_trees_memory",
-    "forest_leaf_keys",
-    "forest_leaves",
-    "forest_route",
-    "forest_top",
-    "route_bytes",
-    "tree_bytes",
+    "COMPILED_MIN_VISITS", "ENGINES", "FI_TABLE4", "MAX_DEPTH", "RandomTree", "Routing",
+    "TreeTop", "cap_depth", "check_depth", "check_trees_memory", "descend", "engine",
+    "expected_untested", "fan_depth", "fletcher_islam_depth", "forest_leaf_keys",
+    "forest_leaves", "forest_route", "forest_top", "rdt_sharp_depth", "route_bytes",
+    "set_engine", "tree_bytes", "vote",
 ]
 
+
+# =============================================================================== heights
+#: The deepest random tree dpviz builds (default rules are capped here, larger ``max_depth``
+#: refused): a numeric split keeps at most 3/4 of the width around a point in expectation, so
+#: at depth 64 a leaf covers about (3/4)^64 ≈ 1e-8 of the domain; deeper levels only add empty
+#: leaves, and time grows with every level. The papers' rules stay below it (FI Table 4: 15).
+MAX_DEPTH = 64
+
+
+def check_depth(value: object, name: str = "max_depth", *, minimum: int = 1) -> int:
+    """``value`` as an int depth in ``[minimum, MAX_DEPTH]``, or an error naming the parameter."""
+    depth = check_int(value, name, minimum=minimum)
+    if depth > MAX_DEPTH:
+        raise InvalidParameterError(
+            f"{name}={value!r} is deeper than MAX_DEPTH={MAX_DEPTH}, the deepest random tree "
+            "dpviz builds (beyond it a leaf around any point covers in expectation at most "
+            f"(3/4)^{MAX_DEPTH} ≈ 1e-8 of the domain: deeper levels only add empty leaves, "
+            f"and time grows with every level). Pass {name} <= {MAX_DEPTH}"
+            + (", or None for the default rule (capped there)" if name == "max_depth" else "")
+        )
+    return depth
+
+
+def cap_depth(rule_depth: int) -> int:
+    """A default rule's depth, capped at :data:`MAX_DEPTH` (see there why)."""
+    return min(check_int(rule_depth, "rule_depth", minimum=0), MAX_DEPTH)
+
+
+def fan_depth(n_attributes: int) -> int:
+    """Fan et al.'s height h = ⌊k/2⌋ for k attributes, at least 1 (JPW §IV)."""
+    k = check_int(n_attributes, "n_attributes", minimum=1)
+    return max(k // 2, 1)
+
+
+def rdt_sharp_depth(n_attributes: int, mean_values: float, n_rows: int) -> int:
+    """RDT#'s height min(⌊k/2⌋, ⌊log_b n⌋ + 1) >= 1: k attributes, b > 1 values each, n rows."""
+    k = check_int(n_attributes, "n_attributes", minimum=1)
+    b = check_positive(mean_values, "mean_values")
+    n = check_int(n_rows, "n_rows", minimum=1)
+    if b <= 1:
+        raise InvalidParameterError(f"mean_values must be > 1, got {mean_values!r}")
+    # floor(log_b n) computed exactly for powers of b (avoid 2.9999999 -> 2)
+    level = math.floor(math.log(n) / math.log(b) + 1e-12)
+    return max(min(k // 2, level + 1), 1)
+
+
+def expected_untested(n_continuous: int, depth: int) -> float:
+    """FI Theorem 2: E[X | d] = s·((s−1)/s)^d continuous features never tested on a path."""
+    s = check_int(n_continuous, "n_continuous", minimum=1)
+    d = check_int(depth, "depth", minimum=0)
+    return s * ((s - 1) / s) ** d
+
+
+def fletcher_islam_depth(n_continuous: int, n_discrete: int) -> int:
+    """The FI (2017) depth as Table 4 computes it: 1 + min{d : E[X | d] < s/2} + ⌊r/2⌋.
+
+    s continuous features (0 if s = 0: Theorem 2), r discrete ones (Fan's rule, FI §4.3).
+    """
+    s = check_int(n_continuous, "n_continuous", minimum=0)
+    r = check_int(n_discrete, "n_discrete", minimum=0)
+    if s + r == 0:
+        raise InvalidParameterError("fletcher_islam_depth needs at least one feature")
+    d_cont = 0
+    if s > 0:
+        # start next to the closed form d ≈ log(1/2) / log((s−1)/s), then settle on the
+        # smallest d of the rule exactly (no loop of ~0.7·s steps for a large s)
+        d = 0 if s == 1 else max(int(math.log(0.5) / math.log1p(-1 / s)) - 2, 0)
+        while d > 0 and expected_untested(s, d - 1) < s / 2:
+            d -= 1
+        while expected_untested(s, d) >= s / 2:
+            d += 1
+        d_cont = d + 1
+    return max(d_cont + r // 2, 1)
+
+
+#: FI (2017) Table 4: data set, continuous features, discrete features, published depth.
+FI_TABLE4 = pd.DataFrame(
+    [
+        ("SynthA", 5, 0, 5), ("SynthB", 10, 0, 8), ("SynthC", 15, 0, 12), ("SynthD", 15, 0, 12),
+        ("SynthE", 15, 0, 12), ("SynthF", 10, 0, 8), ("SynthG", 20, 0, 15),
+        ("WallSensor", 4, 0, 4), ("PenWritten", 16, 0, 12), ("GammaTele", 10, 0, 8),
+        ("Adult", 6, 8, 9), ("Mushroom", 0, 22, 11), ("Claves", 0, 16, 8), ("Nursery", 0, 8, 4),
+    ],
+    columns=["dataset", "continuous", "discrete", "depth"],
+)
+
+
+# =============================================================================== trees
 #: The keyed-uniform streams of a node (:func:`dpviz.keyed.uniforms`): which attribute it
 #: tests, its numeric threshold, and the child an unknown category goes to at predict time.
 ATTRIBUTE_STREAM, SPLIT_STREAM, UNKNOWN_STREAM = 1, 2, 3
@@ -68,15 +125,7 @@ ATTRIBUTE_STREAM, SPLIT_STREAM, UNKNOWN_STREAM = 1, 2, 3
 
 @dataclass
 class Routing:
-    """Where rows went in one tree.
-
-    Attributes
-    ----------
-    level_keys : list of ndarray of uint64
-        For each depth 0..depth, the keys of the distinct nodes the rows occupy.
-    level_index : list of ndarray of int64
-        For each depth, the position of each row's node in ``level_keys[depth]``.
-    """
+    """Where rows went in one tree: per depth, the distinct node keys and each row's position."""
 
     level_keys: list[np.ndarray]
     level_index: list[np.ndarray]
@@ -87,12 +136,7 @@ class Routing:
         return self.level_keys[-1][self.level_index[-1]]
 
     def per_leaf(self, release: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
-        """``release(leaf_keys)`` for every row, evaluated once per distinct leaf reached.
-
-        ``release`` must be a pure function of each key (as the lazy leaf releases of
-        :mod:`dpviz.leaf_release` are): many rows share a leaf, so this is cheaper than
-        ``release(self.leaf_keys)`` and gives the same result.
-        """
+        """``release(leaf_keys)`` for every row, evaluated once per distinct leaf (pure)."""
         return release(self.level_keys[-1])[self.level_index[-1]]
 
 
@@ -114,23 +158,7 @@ def _all_children(arity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class RandomTree:
-    """One random decision tree over a public :class:`~dpviz.domain.Domain`.
-
-    Parameters
-    ----------
-    domain : Domain
-        The public schema: which attributes exist, their values or bounds.
-    depth : int
-        Number of levels of splits (every leaf is at this depth).
-    key : int
-        The tree's random key (e.g. drawn from the estimator's generator). The
-        same key gives the same tree.
-
-    Notes
-    -----
-    Privacy: the structure depends only on ``domain``, ``depth`` and ``key``,
-    never on rows; routing rows through it releases nothing by itself.
-    """
+    """One random decision tree over a public Domain: ``depth`` levels, drawn from ``key`` only."""
 
     def __init__(self, domain: Domain, depth: int, key: int) -> None:
         self.domain = domain
@@ -143,7 +171,6 @@ class RandomTree:
         bounds = domain.bounds
         self._low, self._high = bounds[:, 0].copy(), bounds[:, 1].copy()
 
-    # ------------------------------------------------------------------ structure of a level
     def _attributes(self, keys: np.ndarray, used: np.ndarray | None) -> np.ndarray:
         """The attribute each node tests (−1: none left), uniform over those still available."""
         k = len(self._arity)
@@ -171,10 +198,7 @@ class RandomTree:
     def _level_splits(
         self, keys: np.ndarray, used: np.ndarray | None, path: list, thresholds: list
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Attribute (−1: none left) and threshold of each node of a level (BuildTreeStructure).
-
-        The range of the chosen numeric attribute is read from the node's path.
-        """
+        """Attribute (−1: none left) and threshold of each node of a level (BuildTreeStructure)."""
         attribute = self._attributes(keys, used)
         a = np.maximum(attribute, 0)
         low, high = self._low[a], self._high[a]
@@ -201,38 +225,16 @@ class RandomTree:
         u = keyed.uniforms(keys, SPLIT_STREAM)
         return attribute, low + u * (high - low)
 
-    # ------------------------------------------------------------------ routing
     def route(self, codes: np.ndarray) -> Routing:
-        """Send every row down the tree, level by level (UpdateStatistics / AddInstance).
-
-        Parameters
-        ----------
-        codes : ndarray (n, k)
-            Rows encoded with the domain. A categorical code of ``-1`` (an
-            unknown value, prediction time only) goes to one child chosen at
-            random per node (a pure function of the node's key).
-
-        Returns
-        -------
-        Routing
-        """
+        """Send every row down the tree, level by level (unknown code: its node's keyed child)."""
         codes = np.asarray(codes, dtype=np.float64)
         return self._route(self._initial_state(1), codes, np.zeros(codes.shape[0], np.int64))
 
     def _route(
-        self,
-        state: tuple,
-        codes: np.ndarray,
-        node: np.ndarray,
-        row_of: np.ndarray | None = None,
+        self, state: tuple, codes: np.ndarray, node: np.ndarray, row_of: np.ndarray | None = None,
         levels: int | None = None,
     ) -> Routing:
-        """Route items from the start nodes ``node`` (indices into the state's nodes).
-
-        Item i reads row ``row_of[i]`` of ``codes`` (default: row i), so a forest can send
-        every row through every tree without copying the rows once per tree. The start
-        nodes are ``depth - levels`` levels deep (default: the roots).
-        """
+        """Route items from the nodes ``node`` of ``state``; item i reads row ``row_of[i]``."""
         keys, used, path, thresholds = state
         codes = np.ascontiguousarray(codes, dtype=np.float64)
         k = codes.shape[1]
@@ -240,9 +242,7 @@ class RandomTree:
         base = (np.arange(node.shape[0]) if row_of is None else row_of) * k
         categorical = self._any_categorical
         # unknown categorical values (-1) exist only at prediction time: check once
-        unknown_rows = categorical and bool(
-            (codes[:, self._categorical] == UNKNOWN_CODE).any()
-        )
+        unknown_rows = categorical and bool((codes[:, self._categorical] == UNKNOWN_CODE).any())
         level_keys, level_index = [keys], [node]
         n_levels = self.depth if levels is None else levels
         for level in range(n_levels):
@@ -312,23 +312,17 @@ class RandomTree:
         return self.route(codes).leaf_keys
 
     def _initial_state(self, m: int) -> tuple:
-        """The state of ``m`` copies of this tree's root (e.g. one per random walk)."""
         return self._root_state(np.repeat(keyed.splitmix64(np.array([self.key])), m))
 
     def _root_state(self, roots: np.ndarray) -> tuple:
-        """Root nodes with the given keys: no attribute used, no numeric test on the path."""
         m = len(roots)
         used = np.zeros((m, len(self.domain)), dtype=bool) if self._any_categorical else None
         return roots, used, [], []
 
     def _top_levels(self, roots: np.ndarray, budget: int) -> tuple[TreeTop, tuple, np.ndarray]:
-        """Every node of the top levels below ``roots``, while they number at most ``budget``.
+        """Every node of the top levels below ``roots`` within ``budget`` nodes.
 
-        Expands whole levels (as :meth:`count_leaves`) and stops before the first one that
-        would bring the count of nodes above ``budget``. Returns the materialized levels,
-        the state of the frontier (the next level's nodes, e.g. the leaves) and the root
-        (its position in ``roots``) of each frontier node: the nodes of a level are grouped
-        by root, as the roots are given.
+        Returns the levels, the frontier's state and each frontier node's root.
         """
         state = self._root_state(roots)
         levels: list[tuple] = []
@@ -371,10 +365,12 @@ class RandomTree:
         return top, state, root_of
 
     def count_leaves(self, limit: int = 2_000_000) -> int | None:
-        """Exact number of leaves of the fully materialized tree, or ``None`` above ``limit``.
+        """Exact number of leaves of the fully materialized tree, or ``None`` above ``limit``."""
+        keys = self._expand(limit)
+        return None if keys is None else len(keys)
 
-        Expands every node level by level (nodes with no attribute left have one child).
-        """
+    def _expand(self, limit: int, visit: Callable | None = None) -> np.ndarray | None:
+        """Every leaf's key, level by level (``visit`` sees each); None above ``limit`` nodes."""
         keys, used, path, thresholds = self._initial_state(1)
         for _ in range(self.depth):
             attribute, threshold = self._level_splits(keys, used, path, thresholds)
@@ -382,43 +378,20 @@ class RandomTree:
             if arity.sum() > limit:
                 return None
             parent, index = _all_children(arity)
+            if visit is not None:
+                visit(attribute, threshold, parent, index)
             keys, used, path, thresholds = self._children(
                 keys, used, path, thresholds, attribute, threshold, parent, index
             )
-        return len(keys)
+        return keys
 
     def leaves(self, limit: int = 100_000) -> tuple[np.ndarray, list[str]]:
-        """Every leaf of the fully materialized tree: its key and its path, as public text.
-
-        Parameters
-        ----------
-        limit : int
-            Refuse trees with more leaves than this (they cannot be listed usefully).
-
-        Returns
-        -------
-        keys : ndarray of uint64
-            The leaf keys (the keys a lazy release is looked up with).
-        paths : list of str
-            The tests from the root, e.g. ``"a0 = 1 and x3 <= 0.4172"``.
-
-        Raises
-        ------
-        InvalidParameterError
-            If the tree has more than ``limit`` leaves.
-        """
-        keys, used, path, thresholds = self._initial_state(1)
+        """Every leaf's key and path as text (``"a0 = 1 and x3 <= 0.4172"``); at most ``limit``."""
         paths = [""]
         names = self.domain.names
-        for _ in range(self.depth):
-            attribute, threshold = self._level_splits(keys, used, path, thresholds)
-            arity = np.where(attribute < 0, 1, self._arity[np.maximum(attribute, 0)])
-            if arity.sum() > limit:
-                raise InvalidParameterError(
-                    f"this tree has more than limit={limit} leaves; read the release at chosen "
-                    "rows instead (released_counts / released_labels)"
-                )
-            parent, index = _all_children(arity)
+
+        def visit(attribute: np.ndarray, threshold: np.ndarray, parent: np.ndarray,
+                  index: np.ndarray) -> None:
             tests = []
             for p, i in zip(parent.tolist(), index.tolist(), strict=True):
                 a = int(attribute[p])
@@ -431,19 +404,18 @@ class RandomTree:
                 else:
                     test = f"{attr.name} {'<=' if i == 0 else '>'} {threshold[p]:.6g}"
                 tests.append(f"{paths[p]} and {test}" if paths[p] else test)
-            paths = tests
-            keys, used, path, thresholds = self._children(
-                keys, used, path, thresholds, attribute, threshold, parent, index
+            paths[:] = tests
+
+        keys = self._expand(limit, visit)
+        if keys is None:
+            raise InvalidParameterError(
+                f"this tree has more than limit={limit} leaves; read the release at chosen "
+                "rows instead (released_counts / released_labels)"
             )
         return keys, [p or "(root)" for p in paths]
 
     def estimate_leaves(self, n_walks: int, rng: np.random.Generator) -> float:
-        """Knuth's (1975) unbiased estimate of the number of leaves, from random walks.
-
-        Each walk goes from the root to a leaf choosing a child uniformly at random;
-        the product of the branching factors along it has expectation equal to the
-        number of leaves. Used when the tree is too large to count (Mushroom, Adult).
-        """
+        """Knuth's (1975) unbiased estimate of the number of leaves, from random walks."""
         n_walks = check_int(n_walks, "n_walks", minimum=1)
         keys, used, path, thresholds = self._initial_state(n_walks)
         product = np.ones(n_walks)
@@ -458,12 +430,7 @@ class RandomTree:
         return float(product.mean())
 
     def max_leaves(self) -> float:
-        """Largest possible number of leaves of the fully materialized tree (a float).
-
-        The product of the ``depth`` largest branching factors available on a
-        path (categorical attributes once each; numeric ones, with 2 children,
-        as often as needed). Mushroom at height 11: about 6.3e9.
-        """
+        """Largest possible number of leaves (the product of the ``depth`` largest arities)."""
         arities = sorted(self._arity[self._categorical].tolist(), reverse=True)
         if (~self._categorical).any():
             arities = sorted([*arities, *[2] * self.depth], reverse=True)
@@ -471,40 +438,13 @@ class RandomTree:
 
 
 def forest_route(
-    trees: list[RandomTree],
-    codes: np.ndarray,
-    tree_of_row: np.ndarray,
+    trees: list[RandomTree], codes: np.ndarray, tree_of_row: np.ndarray,
     row_of: np.ndarray | None = None,
 ) -> Routing:
-    """Route every item through *its* tree, all trees in one vectorized pass.
-
-    The trees must share the domain and depth (a forest). Each tree's root is just
-    another start node, so a forest of 100 trees costs one routing of the rows
-    instead of 100 — the keys and splits are exactly those of each tree's own
-    :meth:`RandomTree.route`.
-
-    Parameters
-    ----------
-    trees : list of RandomTree
-    codes : ndarray (n, k)
-    tree_of_row : ndarray (m,) of int
-        The tree each item goes through.
-    row_of : ndarray (m,) of int, optional
-        The row of ``codes`` each item reads (default: item i reads row i). With
-        ``row_of = np.tile(np.arange(n), t)`` and ``tree_of_row = np.repeat(trees, n)``
-        every row goes through each of t trees without copying the rows.
-
-    Returns
-    -------
-    Routing
-        ``level_keys[-1]`` holds the distinct leaves reached (of all trees), so a
-        per-leaf release need only be evaluated once per leaf.
-    """
+    """Route every item through its tree ``tree_of_row[i]``, all trees in one pass."""
     first, roots = _forest_roots(trees)
     return first._route(
-        first._root_state(roots),
-        codes,
-        np.asarray(tree_of_row, dtype=np.int64),
+        first._root_state(roots), codes, np.asarray(tree_of_row, dtype=np.int64),
         None if row_of is None else np.asarray(row_of, dtype=np.int64),
     )
 
@@ -518,34 +458,10 @@ def _forest_roots(trees: list[RandomTree]) -> tuple[RandomTree, np.ndarray]:
 
 
 def forest_leaves(
-    trees: list[RandomTree],
-    codes: np.ndarray,
-    tree_of_row: np.ndarray,
+    trees: list[RandomTree], codes: np.ndarray, tree_of_row: np.ndarray,
     row_of: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct leaves the items reach and each item's leaf: :func:`forest_route`'s, faster.
-
-    The same leaves, in the same order, as ``forest_route(...).level_keys[-1]`` and
-    ``.level_index[-1]`` (tested), without the intermediate levels: the top levels of the
-    trees are materialized whole — as many as have at most one node per 8 items together
-    (every level of 100 trees of depth 8 for 7,500 rows) — and the items sent down them by
-    :func:`dpviz.trees.descend.descend` (a compiled loop when numba is installed); the
-    levels below, if any, are routed lazily from the frontier nodes the items reached.
-    Memory: within the :func:`route_bytes` per item of ``forest_route`` (at most one
-    materialized node per 8 items, each keeping at most what a routed node keeps).
-
-    Parameters
-    ----------
-    trees, codes, tree_of_row, row_of
-        As for :func:`forest_route`.
-
-    Returns
-    -------
-    leaves : ndarray of uint64
-        The distinct leaves reached, grouped tree by tree in the order of ``trees``.
-    index : ndarray of int64
-        Position in ``leaves`` of each item's leaf.
-    """
+    """:func:`forest_route`'s distinct leaves and each item's position, faster (:func:`descend`)."""
     first, roots = _forest_roots(trees)
     codes = np.ascontiguousarray(codes, dtype=np.float64)
     tree_of = np.ascontiguousarray(tree_of_row, dtype=np.int64)
@@ -569,36 +485,14 @@ def forest_leaves(
 
 
 def forest_top(trees: list[RandomTree], budget: int) -> tuple[TreeTop, np.ndarray, np.ndarray]:
-    """The top levels of a forest's trees, materialized while they have at most ``budget`` nodes.
-
-    Parameters
-    ----------
-    trees : list of RandomTree
-        Sharing one domain and depth.
-    budget : int
-        The most nodes to materialize, all levels and trees together (the roots are
-        always materialized).
-
-    Returns
-    -------
-    top : TreeTop
-        Tree ``t``'s root is node ``t``; ``top.levels == depth`` when the frontier nodes
-        are the leaves.
-    keys : ndarray of uint64
-        The keys of the frontier nodes, grouped tree by tree (e.g. the leaves' keys, for a
-        lazy release).
-    offsets : ndarray (len(trees) + 1,) of int64
-        Tree t's frontier nodes are ``keys[offsets[t]:offsets[t + 1]]``.
-    """
+    """The top levels of a forest within ``budget`` nodes: TreeTop, frontier keys, offsets."""
     first, roots = _forest_roots(trees)
     top, state, root_of = first._top_levels(roots, max(int(budget), len(roots)))
     return top, state[0], np.searchsorted(root_of, np.arange(len(trees) + 1))
 
 
 def forest_leaf_keys(
-    trees: list[RandomTree],
-    codes: np.ndarray,
-    tree_of_row: np.ndarray,
+    trees: list[RandomTree], codes: np.ndarray, tree_of_row: np.ndarray,
     row_of: np.ndarray | None = None,
 ) -> np.ndarray:
     """The leaf key of each item in its tree (uint64): :func:`forest_route`'s leaf keys."""
@@ -607,21 +501,12 @@ def forest_leaf_keys(
 
 
 def tree_bytes(n_attributes: int) -> int:
-    """Estimated memory of one :class:`RandomTree` object: 1 KiB + 40 B per attribute.
-
-    (Its bounds, arities and kinds are copied per tree; the domain is shared.) Used by
-    the estimators' checks against :data:`dpviz.validation.MEMORY_BUDGET`.
-    """
+    """Estimated memory of one :class:`RandomTree`: 1 KiB + 40 B per attribute."""
     return 1024 + 40 * check_int(n_attributes, "n_attributes", minimum=0)
 
 
 def check_trees_memory(n_trees: object, n_attributes: int) -> int:
-    """``n_trees`` as an int, refused when the trees would not fit the memory budget.
-
-    The estimate is :func:`tree_bytes` + 16 B (its key) per tree, checked against
-    :data:`dpviz.validation.MEMORY_BUDGET` before any row is read; the message names the
-    user's value and the largest allowed.
-    """
+    """``n_trees`` as an int, refused when the trees (+16 B each) exceed ``MEMORY_BUDGET``."""
     n = check_int(n_trees, "n_trees", minimum=1)
     each = tree_bytes(n_attributes) + 16
     check_memory(
@@ -633,12 +518,224 @@ def check_trees_memory(n_trees: object, n_attributes: int) -> int:
 
 
 def route_bytes(n_attributes: int, depth: int, categorical: bool = True) -> int:
-    """Estimated memory per routed item (row × tree) of :func:`forest_route` at ``depth``.
-
-    Every level keeps each item's node index (8 B); a node, at worst one per item, keeps
-    its path (12 B per level) and, on a domain with categorical attributes, its used mask
-    (1 B per attribute); plus ~64 B of temporaries.
-    """
+    """Estimated memory per routed item (row × tree) of :func:`forest_route` at ``depth``."""
     k = check_int(n_attributes, "n_attributes", minimum=0)
     d = check_int(depth, "depth", minimum=0)
     return 64 + 20 * (d + 1) + (k if categorical else 0)
+
+
+# =============================================================================== compiled descent
+ENGINES = ("auto", "numba", "numpy")
+#: From this many node visits (items × levels) on, ``"auto"`` uses the compiled kernels: below,
+#: numpy takes under ~25 ms, less than loading numba (0.3–1 s, 130 MB, once per process).
+COMPILED_MIN_VISITS = 2_000_000
+
+_engine = os.environ.get("DPVIZ_ENGINE", "auto")
+if _engine not in ENGINES:
+    raise InvalidParameterError(f"DPVIZ_ENGINE must be one of {ENGINES}, got {_engine!r}")
+_kernel: list[Callable | None] = []  # [] not tried yet; [None] numba unavailable
+
+
+@dataclass(frozen=True, eq=False)
+class TreeTop:
+    """The top ``levels`` levels of some random trees, every node materialized as arrays.
+
+    Level by level (tree t's root is node t); children consecutive from ``first_child``;
+    numeric: ``x > threshold`` to child 1; categorical: code c to child c (-1: ``unknown_child``).
+    """
+
+    attribute: np.ndarray
+    threshold: np.ndarray
+    categorical: np.ndarray
+    unknown_child: np.ndarray
+    first_child: np.ndarray
+    levels: int
+    frontier: int
+    frontier_size: int
+    roots: int
+    n_values: np.ndarray
+
+
+def set_engine(name: str) -> None:
+    """Choose the engine of :func:`descend`: ``"auto"`` (default), ``"numba"`` or ``"numpy"``."""
+    global _engine
+    if name not in ENGINES:
+        raise InvalidParameterError(f"engine must be one of {ENGINES}, got {name!r}")
+    if name == "numba" and _compiled() is None:
+        raise InvalidParameterError("engine 'numba' needs the numba package (pip install numba)")
+    _engine = name
+
+
+def engine() -> str:
+    """The engine chosen by :func:`set_engine` (or ``DPVIZ_ENGINE``)."""
+    return _engine
+
+
+def descend(top: TreeTop, codes: np.ndarray, tree_of: np.ndarray, row_of: np.ndarray) -> np.ndarray:
+    """The frontier node each item reaches (from root ``tree_of[i]``, reading row ``row_of[i]``).
+
+    Refuses what the unchecked compiled kernel could not read.
+    """
+    codes = _checked_codes(top, codes)
+    tree_of = np.ascontiguousarray(tree_of, dtype=np.int64)
+    row_of = np.ascontiguousarray(row_of, dtype=np.int64)
+    if tree_of.shape != row_of.shape or tree_of.ndim != 1:
+        raise InvalidParameterError("tree_of and row_of must be 1-d arrays of one length")
+    if tree_of.size and (min(tree_of.min(), row_of.min()) < 0 or tree_of.max() >= top.roots
+                         or row_of.max() >= codes.shape[0]):
+        raise InvalidParameterError(
+            f"tree_of must lie in 0 .. {top.roots - 1} and row_of in 0 .. {codes.shape[0] - 1}")
+    kernels = _kernels(len(tree_of) * top.levels)
+    if kernels is None:
+        return _descend_numpy(top, codes, tree_of, row_of)
+    out = np.empty(len(tree_of), dtype=np.int64)
+    kernels[0](codes, tree_of.view(np.uint64), row_of.view(np.uint64), *_arrays(top),
+               out.view(np.uint64))
+    return out
+
+
+def vote(top: TreeTop, codes: np.ndarray, leaf_label: np.ndarray, n_classes: int) -> np.ndarray:
+    """Votes (n, n_classes) of every row in every tree, from the labels of the frontier nodes."""
+    codes = _checked_codes(top, codes)
+    leaf_label = np.ascontiguousarray(leaf_label, dtype=np.int64)
+    if leaf_label.shape != (top.frontier_size,) or (
+        leaf_label.size and (leaf_label.min() < 0 or leaf_label.max() >= n_classes)
+    ):
+        raise InvalidParameterError(
+            f"leaf_label must hold {top.frontier_size} labels in 0 .. {n_classes - 1}")
+    n = codes.shape[0]
+    kernels = _kernels(n * top.roots * top.levels)
+    if kernels is None:
+        node = _descend_numpy(top, codes, np.repeat(np.arange(top.roots), n),
+                              np.tile(np.arange(n), top.roots))
+        flat = np.tile(np.arange(n) * n_classes, top.roots) + leaf_label[node - top.frontier]
+        return np.bincount(flat, minlength=n * n_classes).reshape(n, n_classes)
+    votes = np.zeros((n, n_classes), dtype=np.int64)
+    # numeric nodes only (every level full): node i's children are 2i + roots + (0, 1)
+    binary = not top.categorical.any() and np.array_equal(
+        top.first_child, 2 * np.arange(len(top.first_child)) + top.roots)
+    kernels[1](codes, top.roots, *_arrays(top), top.frontier, leaf_label, binary, votes)
+    return votes
+
+
+def _checked_codes(top: TreeTop, codes: np.ndarray) -> np.ndarray:
+    """``codes`` as C-contiguous float64, refused if they do not fit ``top``."""
+    codes = np.ascontiguousarray(codes, dtype=np.float64)
+    if codes.ndim != 2 or codes.shape[1] != len(top.n_values):
+        raise InvalidParameterError(
+            f"encoded rows must have shape (n, {len(top.n_values)}), got {codes.shape}")
+    columns = np.flatnonzero(top.n_values)
+    if len(columns) and top.categorical.any():
+        cat = codes[:, columns]
+        bad = ~((cat >= -1) & (cat < top.n_values[columns]) & (cat == np.floor(cat)))
+        if bad.any():
+            raise InvalidParameterError(
+                f"encoded column {int(columns[np.argwhere(bad)[0, 1]])} holds a code that is "
+                "not a category (0 .. m-1) or -1 (unknown)")
+    return codes
+
+
+def _arrays(top: TreeTop) -> tuple:
+    return (top.attribute.view(np.uint64), top.threshold, top.categorical,
+            top.unknown_child.view(np.uint64), top.first_child.view(np.uint64), top.levels)
+
+
+def _descend_numpy(
+    top: TreeTop, codes: np.ndarray, tree_of: np.ndarray, row_of: np.ndarray
+) -> np.ndarray:
+    k = codes.shape[1]
+    flat = codes.ravel()
+    base = row_of * k
+    node = tree_of.astype(np.int64, copy=True)
+    any_categorical = bool(top.categorical.any())
+    for _ in range(top.levels):
+        value = flat[base + top.attribute[node]]
+        if any_categorical:
+            is_cat = top.categorical[node]
+            code = np.where(value == -1, top.unknown_child[node], value)
+            child = np.where(is_cat, code, value > top.threshold[node]).astype(np.int64)
+        else:
+            child = value > top.threshold[node]
+        node = top.first_child[node] + child
+    return node
+
+
+def _kernels(visits: int) -> tuple[Callable, Callable] | None:
+    if _engine == "numpy" or (_engine == "auto" and visits < COMPILED_MIN_VISITS):
+        return None
+    return _compiled()
+
+
+def _compiled() -> tuple[Callable, Callable] | None:
+    """The numba kernels, compiled (or loaded from its cache) on first use; None without numba."""
+    if not _kernel:
+        try:
+            import numba
+        except ImportError:
+            _kernel.append(None)
+            return None
+        try:
+            kernels = tuple(numba.njit(cache=True, nogil=True)(f) for f in _LOOPS)
+        except RuntimeError:  # no writable cache directory: compile in every process
+            kernels = tuple(numba.njit(nogil=True)(f) for f in _LOOPS)
+        _kernel.append(kernels)
+    return _kernel[0]
+
+
+# The kernels numba compiles: each walks a block of items down level by level (independent
+# loads), with unsigned indices (the loop vectorizes). They read the arrays descend / vote
+# checked, unchecked; compiled only (tested against the numpy twin in tests/test_random_tree.py).
+_BLOCK = 64
+
+
+def _descend_loop(codes, tree_of, row_of, attribute, threshold, categorical,
+                  unknown_child, first_child, levels, out):  # pragma: no cover
+    k = np.uint64(codes.shape[1])
+    flat = codes.ravel()
+    node = np.empty(_BLOCK, np.uint64)
+    base = np.empty(_BLOCK, np.uint64)
+    for start in range(0, tree_of.shape[0], _BLOCK):
+        m = min(_BLOCK, tree_of.shape[0] - start)
+        for j in range(m):
+            node[j] = tree_of[start + j]
+            base[j] = row_of[start + j] * k
+        for _ in range(levels):
+            for j in range(m):
+                at = node[j]
+                value = flat[base[j] + attribute[at]]
+                numeric = np.uint64(value > threshold[at])
+                code = unknown_child[at] if value == -1.0 else np.uint64(max(value, 0.0))
+                node[j] = first_child[at] + (code if categorical[at] else numeric)
+        for j in range(m):
+            out[start + j] = node[j]
+
+
+def _vote_loop(codes, roots, attribute, threshold, categorical, unknown_child, first_child,
+               levels, frontier, leaf_label, binary, votes):  # pragma: no cover
+    n, k = codes.shape[0], np.uint64(codes.shape[1])
+    flat = codes.ravel()
+    node = np.empty(_BLOCK, np.uint64)
+    two, n_roots, first_leaf = np.uint64(2), np.uint64(roots), np.uint64(frontier)
+    for tree in range(roots):
+        for start in range(0, n, _BLOCK):
+            m = min(_BLOCK, n - start)
+            node[:m] = tree
+            base = np.uint64(start) * k
+            for _ in range(levels):
+                if binary:
+                    for j in range(m):
+                        at = node[j]
+                        value = flat[base + np.uint64(j) * k + attribute[at]]
+                        node[j] = two * at + n_roots + np.uint64(value > threshold[at])
+                else:
+                    for j in range(m):
+                        at = node[j]
+                        value = flat[base + np.uint64(j) * k + attribute[at]]
+                        numeric = np.uint64(value > threshold[at])
+                        code = unknown_child[at] if value == -1.0 else np.uint64(max(value, 0.0))
+                        node[j] = first_child[at] + (code if categorical[at] else numeric)
+            for j in range(m):
+                votes[start + j, leaf_label[node[j] - first_leaf]] += 1
+
+
+_LOOPS = (_descend_loop, _vote_loop)

@@ -1,11 +1,6 @@
 """Random decision tree ensembles: Fan et al.'s non-private RDT and JPW's Private-RDT.
 
-* :class:`RandomDecisionTreeClassifier` — the non-private reference (Fan et al.
-  2003, as JPW Fig. 1–2 present it), with the pruning of empty subtrees that
-  JPW Fig. 3–4 show is *not* differentially private.
-* :class:`PrivateRDTClassifier` — JPW Fig. 5: no pruning, noise on every
-  component of every leaf vector, the ensemble budget split across the trees,
-  and the update procedure of JPW §V-B.
+Twin in the paper's words: :mod:`dpviz.pseudocode.jpw`.
 """
 
 from __future__ import annotations
@@ -22,58 +17,46 @@ from dpviz.errors import InvalidParameterError
 from dpviz.keyed import splitmix64
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import BUDGET_RTOL, PrivateTable
-from dpviz.trees._base import DPEstimatorMixin, check_encoded
-from dpviz.trees.depth import cap_depth, check_depth, fan_depth
-from dpviz.trees.random_tree import RandomTree, Routing, check_trees_memory
+from dpviz.trees._base import DPEstimatorMixin, check_encoded, shared_doc
+from dpviz.trees.random_tree import (
+    RandomTree,
+    Routing,
+    cap_depth,
+    check_depth,
+    check_trees_memory,
+    fan_depth,
+)
 from dpviz.validation import check_bool, check_int
 
 __all__ = ["PrivateRDTClassifier", "RandomDecisionTreeClassifier", "classify"]
 
 
 def classify(tree_counts: list[np.ndarray], *, clip_negative: bool = False) -> np.ndarray:
-    """JPW Fig. 2 (Classify): P(t|x) = Σ_i α_i[t] / Σ_τ Σ_i α_i[τ] over the trees.
+    """JPW Fig. 2 (Classify): P(t|x) = Σ_i α_i[t] / Σ_τ Σ_i α_i[τ] over the trees' leaf counts.
 
-    Parameters
-    ----------
-    tree_counts : list of ndarray (m, T)
-        Each tree's (noisy) class counts at the leaf each row reaches.
-    clip_negative : bool
-        Clip each tree's counts at 0 before summing (post-processing of noisy counts).
-
-    Returns
-    -------
-    ndarray (m, T)
-        Probabilities. Noisy sums can be negative; they are clipped at 0 before
-        normalizing (Fig. 2 assumes counts), and a row whose sums are all ≤ 0 puts
-        its mass on the classes with the largest sum — so the most probable
-        class is always the one with the largest summed count.
+    Negative sums are clipped at 0 (each tree's counts too with ``clip_negative``); a row whose
+    sums are all <= 0 puts its mass on its largest sums, so the arg-max is always the largest sum.
     """
     counts = [np.maximum(c, 0) if clip_negative else c for c in tree_counts]
     total = np.sum(counts, axis=0).astype(np.float64)
     positive = np.maximum(total, 0.0)
     mass = positive.sum(axis=1, keepdims=True)
     top = (total == total.max(axis=1, keepdims=True)).astype(np.float64)
-    proba = np.where(
+    return np.where(
         mass > 0, positive / np.where(mass > 0, mass, 1.0), top / top.sum(axis=1, keepdims=True)
     )
-    return proba
 
 
 class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared parts: the depth rule, the trees and prediction by Classify."""
 
     def _depth(self, n_attributes: int) -> int:
-        """``max_depth`` (at most ``MAX_DEPTH``), or Fan's k/2 capped at ``MAX_DEPTH``."""
         if self.max_depth is None:
             return cap_depth(fan_depth(n_attributes))
         return check_depth(self.max_depth)
 
     def _check_scale(self, domain: Domain | None) -> None:
-        """Refuse ``max_depth`` above ``MAX_DEPTH`` and ``n_trees`` over the memory budget.
-
-        Reads no row: called before fit touches the data (without a domain yet, one
-        attribute is assumed, the estimate's lower end) and again on the fit's domain.
-        """
+        """Refuse ``max_depth`` above ``MAX_DEPTH``, ``n_trees`` over the memory budget."""
         if self.max_depth is not None:
             check_depth(self.max_depth)
         check_trees_memory(self.n_trees, 1 if domain is None else len(domain))
@@ -88,80 +71,44 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
     def released_counts(self, X: Any) -> np.ndarray:
-        """The released class counts of the leaf each row reaches, per tree: (N, n, T).
-
-        A lookup of the release itself (noisy counts for Private-RDT, exact ones for the
-        non-private reference) — what an observer of the published model sees at these
-        rows; used by the audits and the notebooks' leaf-vector tables.
-        """
+        """The released class counts of the leaf each row reaches, per tree: (N, n, T)."""
         check_is_fitted(self, "trees_")
         return np.stack(self._tree_counts(self._predict_codes(X)))
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
-        """Class probabilities by JPW Fig. 2 (summed counts over the trees, normalized)."""
         check_is_fitted(self, "trees_")
         clip = check_bool(getattr(self, "clip_negative", False), "clip_negative")
         return classify(self._tree_counts(codes), clip_negative=clip)
 
 
+@shared_doc
 class RandomDecisionTreeClassifier(_RDTBase):
-    """Fan et al.'s random decision tree ensemble (JPW Fig. 1–2) — NOT private.
+    """Fan et al.'s random decision tree ensemble (JPW Fig. 1-2): NOT private.
 
-    The non-private reference: exact leaf counts, and (``prune=True``, as in JPW
-    Fig. 1) empty subtrees pruned, so a test row that falls into a pruned part is
-    classified by the counts of the deepest node on its path that training rows
-    reached. Pruning makes the released structure depend on which leaves are
-    empty, which JPW Fig. 3–4 show breaks differential privacy (an audit finds
-    outputs impossible under a neighbour: ε = ∞).
+    Exact leaf counts; with ``prune=True`` a row in a pruned (empty) part is classified by the
+    deepest node on its path that training rows reached, which reveals the empty leaves (ε = ∞,
+    JPW Fig. 3-4). Twin: :func:`dpviz.pseudocode.jpw.random_decision_trees`.
 
     Parameters
     ----------
-    n_trees : int
-        Number of trees N (Fan et al.: 10 is often enough).
-        Refused if the trees' estimated memory (about 1 KiB + 40 B per attribute each)
-        exceeds :data:`~dpviz.validation.MEMORY_BUDGET`, before any row is read.
-    max_depth : int, optional
-        Height h, at most :data:`~dpviz.trees.depth.MAX_DEPTH` (64; larger values are
-        refused). Default ``fan_depth(k)`` = k/2, capped at ``MAX_DEPTH`` (from 130
-        attributes on: the trees then test 64 of the k attributes on a path).
+    {n_trees max_depth}
     prune : bool
-        Prune empty subtrees (JPW Fig. 1). ``False`` gives the un-pruned tree of
-        Private-RDT at ε = ∞.
-    domain : Domain, optional
-        Public schema; derived from the data (with a PrivacyLeakWarning) if omitted.
-    unknown : {"raise", "random"}
-        Prediction-time policy for categories outside the domain.
-    random_state : int, Generator or None
-        Seed of the tree structures.
+        Prune empty subtrees (JPW Fig. 1); ``False`` is Private-RDT at ε = ∞.
+    {domain unknown random_state}
 
     Attributes
     ----------
     depth_ : int
-        The height h of every tree.
+        The height h (default Fan's k/2).
     trees_ : list of RandomTree
-        The N tree structures: the same as Private-RDT's with this ``random_state``.
-
-    Notes
-    -----
-    :func:`dpviz.pseudocode.jpw.random_decision_trees` is the same algorithm written
-    eagerly (JPW Fig. 1); it gives the same counts and predictions for the same seed.
+        The N structures: Private-RDT's with this ``random_state``.
     """
 
     def __init__(
-        self,
-        n_trees: int = 10,
-        max_depth: int | None = None,
-        prune: bool = True,
-        domain: Any = None,
-        unknown: str = "raise",
-        random_state: Any = None,
+        self, n_trees: int = 10, max_depth: int | None = None, prune: bool = True,
+        domain: Any = None, unknown: str = "raise", random_state: Any = None,
     ) -> None:
-        self.n_trees = n_trees
-        self.max_depth = max_depth
-        self.prune = prune
-        self.domain = domain
-        self.unknown = unknown
-        self.random_state = random_state
+        self._store_params(locals())
 
     def _check_params(self) -> None:
         check_bool(self.prune, "prune")
@@ -170,7 +117,7 @@ class RandomDecisionTreeClassifier(_RDTBase):
     def _fit_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain
     ) -> RandomDecisionTreeClassifier:
-        """Build the random structures and count the rows at every node (UpdateStatistics)."""
+        """Draw the structures and count the rows at every node (UpdateStatistics)."""
         structure_rng, _ = self._rngs()  # the same trees as Private-RDT with this seed
         self.depth_ = self._depth(len(domain))
         self.trees_ = self._make_trees(structure_rng, self.depth_)
@@ -180,7 +127,6 @@ class RandomDecisionTreeClassifier(_RDTBase):
     def _count_levels(
         self, routing: Routing, labels: np.ndarray
     ) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per level: the visited node keys (sorted) and their exact class counts."""
         t = self.domain_.n_classes
         levels = []
         for keys, index in zip(routing.level_keys, routing.level_index, strict=True):
@@ -211,99 +157,51 @@ class RandomDecisionTreeClassifier(_RDTBase):
         return out
 
     def visited_leaves(self) -> list[int]:
-        """Number of non-empty leaves per tree — what pruning reveals about the data."""
+        """Number of non-empty leaves per tree: what pruning reveals."""
         check_is_fitted(self, "trees_")
         return [len(levels[-1][0]) for levels in self.node_counts_]
 
 
+@shared_doc
 class PrivateRDTClassifier(_RDTBase):
     """JPW's Private-RDT ensemble (Fig. 5), with the update procedure of §V-B.
 
-    Every tree's structure is drawn from the public Domain; every tree reads all
-    rows, so the ensemble's ε is split across the trees (ε/N per tree, JPW §VI;
-    see docs/papers.md (errata) on Fig. 5's per-tree wording). Each tree releases its
-    whole leaf vector with noise on every component (no pruning), lazily: see
-    :mod:`dpviz.leaf_release`.
+    The N structures are drawn from the public domain; every tree reads all rows and releases
+    its whole leaf vector with noise at ε/N (leaves no row reaches are noised lazily,
+    :mod:`dpviz.leaf_release`). ε-DP in the rows (add/remove one) with discrete Laplace, also
+    after ``update(method="jpw")``; argument: docs/privacy.md §8.2.2. Twin:
+    :func:`dpviz.pseudocode.jpw.private_rdt`. The fitted object keeps curator secrets (pickling
+    warns); ``export_release`` is the release.
 
     Parameters
     ----------
     epsilon : float
-        Total ε of the ensemble. ``math.inf`` gives exact, un-pruned counts (the
-        paper's ε = ∞ column).
-    n_trees : int
-        Number of trees N (JPW: 10; 5 for Votes).
-        Refused if the trees' estimated memory (about 1 KiB + 40 B per attribute each)
-        exceeds :data:`~dpviz.validation.MEMORY_BUDGET`, before any row is read.
-    max_depth : int, optional
-        Height h, at most :data:`~dpviz.trees.depth.MAX_DEPTH` (64; larger values are
-        refused). Default ``fan_depth(k)`` = k/2, capped at ``MAX_DEPTH`` (from 130
-        attributes on: the trees then test 64 of the k attributes on a path).
-    noise : {"discrete_laplace", "laplace"}
-        Noise on each count: discrete Laplace (integer noise, default) or the
-        paper's continuous Laplace — NOT PROVEN PRIVATE in floating point (its
-        low-order bits encode the count, Mironov 2012); it warns
-        :class:`~dpviz.errors.NotProvenPrivateWarning` and is kept for the audit lesson.
+        Total ε; ``math.inf`` gives exact, un-pruned counts.
+    {n_trees max_depth noise}
     clip_negative : bool
-        Clip noisy counts at 0 before Classify (post-processing; free).
-    domain : Domain, optional
-        Public schema; derived from the data (with a PrivacyLeakWarning) if omitted.
-    unknown : {"raise", "random"}
-        Prediction-time policy for categories outside the domain.
-    random_state : int, Generator or None
-        Seed of the structures and of the noise.
+        Clip noisy counts at 0 before Classify (post-processing).
+    {domain unknown random_state}
 
     Attributes
     ----------
     depth_ : int
-        The height h of every tree.
+        The height h (default Fan's k/2).
     trees_ : list of RandomTree
-        The N public tree structures (drawn from the domain and the seed only).
-    ledger_ : Ledger
-        Every query of the fit (and of later updates): N leaf-vector releases of ε/N.
-
-    Notes
-    -----
-    :mod:`dpviz.pseudocode.jpw` is the same algorithm written eagerly, in the paper's
-    words (Fig. 1, 2, 5, §V-B); for the same ``random_state`` it releases the same trees
-    and noisy counts. This class routes all rows level by level with numpy and stores
-    only the leaves rows reach; the others are noised lazily from a secret key.
-
-    Privacy claim: ε-DP for add/remove one row (JPW Theorem 3 per tree,
-    sequential composition over the N trees, Theorem 2), with
-    ``noise="discrete_laplace"`` (up to the samplers' documented float-rounding δ,
-    :mod:`dpviz.mechanisms`); no claim with ``noise="laplace"``. After ``update``
-    with the JPW procedure the model is still ε-DP: each batch's rows are read only
-    by that batch's releases (parallel composition over disjoint batches); the
-    rejected options cost 2ε, as the ledger says. Every release draws fresh noise.
-
-    What is released: the trees' public structure and the noisy count vector of
-    every leaf (``predict``, ``released_counts``, ``export_release``). The fitted
-    object is *not* the release: it keeps curator secrets (which leaves hold rows,
-    the secret key of the other leaves' noise, the noise generator); pickling it
-    warns :class:`~dpviz.errors.PrivacyLeakWarning`. See ``docs/privacy.md``.
+        The N public structures.
+    leaf_counts_ : list of NoisyLeafCounts
+        Each tree's release.
+    {ledger_}
     """
 
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
 
     def __init__(
-        self,
-        epsilon: float = 1.0,
-        n_trees: int = 10,
-        max_depth: int | None = None,
+        self, epsilon: float = 1.0, n_trees: int = 10, max_depth: int | None = None,
         noise: Literal["discrete_laplace", "laplace"] = "discrete_laplace",
-        clip_negative: bool = False,
-        domain: Any = None,
-        unknown: str = "raise",
+        clip_negative: bool = False, domain: Any = None, unknown: str = "raise",
         random_state: Any = None,
     ) -> None:
-        self.epsilon = epsilon
-        self.n_trees = n_trees
-        self.max_depth = max_depth
-        self.noise = noise
-        self.clip_negative = clip_negative
-        self.domain = domain
-        self.unknown = unknown
-        self.random_state = random_state
+        self._store_params(locals())
 
     def _check_release(self, epsilon: float) -> None:
         """Refuse a noise option or a per-tree ε the samplers cannot serve, before any release."""
@@ -338,24 +236,17 @@ class PrivateRDTClassifier(_RDTBase):
     def _release(
         self, table: PrivateTable, trees: list[RandomTree], epsilon: float, tag: str = ""
     ) -> list[NoisyLeafCounts]:
-        """BuildTreeStructure is done; UpdateStatistics + noise per tree (JPW Fig. 5)."""
         per_tree = epsilon / len(trees)
         return [
             table.noisy_leaf_counts(
-                tree.leaf_keys,
-                epsilon=per_tree,
-                mechanism=self.noise,
+                tree.leaf_keys, epsilon=per_tree, mechanism=self.noise,
                 label=f"tree {i + 1} leaf vector{tag}",
             )
             for i, tree in enumerate(trees)
         ]
 
     def _check_update(self, method: str, X_previous: Any, y_previous: Any) -> float:
-        """Everything :meth:`update` checks before it reads a row or releases anything.
-
-        Returns the ε of the update. A refused update leaves the model and ``ledger_``
-        unchanged.
-        """
+        """Everything :meth:`update` checks before it reads a row; returns its ε."""
         epsilon = self._epsilon(self.epsilon)
         if method not in ("jpw", "recount", "rebuild"):
             raise InvalidParameterError(
@@ -385,27 +276,13 @@ class PrivateRDTClassifier(_RDTBase):
         ]
 
     def locate_encoded(self, codes: np.ndarray) -> list[Routing]:
-        """Where encoded rows land in every tree: public, the same at every ε.
-
-        The trees depend on ``random_state``, ``n_trees``, the height and the domain only
-        (not on ε, not on the rows), so a sweep over ε routes its test rows once and
-        passes the result to :meth:`predict_located` of each refitted model.
-
-        Returns
-        -------
-        list of Routing
-            One per tree (:meth:`dpviz.trees.random_tree.RandomTree.route`).
-        """
+        """Where encoded rows land in every tree (public, the same at every ε)."""
         check_is_fitted(self, "trees_")
         codes = check_encoded(codes, self.domain_, unknown=True)[0]
         return [tree.route(codes) for tree in self.trees_]
 
     def predict_located(self, located: list[Routing]) -> np.ndarray:
-        """:meth:`predict_encoded` of rows given by :meth:`locate_encoded` (class codes).
-
-        ``located`` must come from a model with the same trees (same ``random_state``,
-        ``n_trees``, height and domain); only the releases of this model are read.
-        """
+        """``predict_encoded`` of rows routed by :meth:`locate_encoded` (same trees)."""
         check_is_fitted(self, "trees_")
         if len(located) != len(self.trees_) or any(
             len(r.level_keys) != self.depth_ + 1
@@ -420,18 +297,7 @@ class PrivateRDTClassifier(_RDTBase):
         return np.argmax(classify(counts, clip_negative=clip), axis=1)
 
     def export_release(self, max_leaves: int = 100_000) -> pd.DataFrame:
-        """The release, materialized: every leaf of every tree and its (noisy) class counts.
-
-        Safe to share (it is exactly what the privacy claim covers, see ``docs/privacy.md``),
-        unlike the fitted object, which keeps curator secrets. Refuses trees with more than
-        ``max_leaves`` leaves each.
-
-        Returns
-        -------
-        DataFrame
-            One row per leaf: ``tree``, ``leaf`` (the path of tests from the root) and one
-            column per class.
-        """
+        """The release: every leaf of every tree (``tree``, ``leaf``) and its noisy counts."""
         check_is_fitted(self, "trees_")
         frames = []
         for i, (tree, release) in enumerate(zip(self.trees_, self.leaf_counts_, strict=True)):
@@ -444,41 +310,13 @@ class PrivateRDTClassifier(_RDTBase):
         return pd.concat(frames, ignore_index=True)
 
     def update(
-        self,
-        X_new: Any,
-        y_new: Any,
-        *,
-        method: Literal["jpw", "recount", "rebuild"] = "jpw",
-        X_previous: Any = None,
-        y_previous: Any = None,
+        self, X_new: Any, y_new: Any, *, method: Literal["jpw", "recount", "rebuild"] = "jpw",
+        X_previous: Any = None, y_previous: Any = None,
     ) -> PrivateRDTClassifier:
-        """Add a batch of new rows D2 to a model of D1 (JPW §V-B).
+        """Add a batch D2 to a model of D1 (JPW §V-B), all or nothing; ``ledger_`` shows the cost.
 
-        Parameters
-        ----------
-        X_new, y_new
-            The new batch D2 (disjoint from the rows already used).
-        method : {"jpw", "recount", "rebuild"}
-            ``"jpw"`` (default, the paper's procedure): clone each tree, clear
-            its leaf vector, insert only D2, add noise at ε/N, add the vector to
-            the tree's — the total stays ε (parallel composition over D1, D2).
-            ``"recount"`` (rejected option 2): clear the leaf vectors and count
-            D1 ∪ D2 again at ε/N per tree — total 2ε. ``"rebuild"`` (rejected
-            option 3): new random trees on D1 ∪ D2 at ε — total 2ε. Both need
-            the earlier rows in ``X_previous, y_previous``.
-
-        Returns
-        -------
-        PrivateRDTClassifier
-            ``self``, updated; ``ledger_`` shows the cost.
-
-        Notes
-        -----
-        All or nothing: an update stopped by an exception (a ``KeyboardInterrupt``
-        included) leaves the model as it was; the queries it had answered stay in
-        ``ledger_``, labelled ``"interrupted update: ..."`` and charged in full (not as a
-        parallel batch: a retry passes the same rows again, which the per-batch accounts
-        cannot see), so ``ledger_.spent`` may exceed ``ledger_.total``.
+        ``"jpw"`` releases D2 alone and adds it (total ε); ``"recount"`` and ``"rebuild"`` read D1
+        again (``X_previous, y_previous``) and cost 2ε. An interrupted update is charged in full.
         """
         check_is_fitted(self, "trees_")
         epsilon = self._check_update(method, X_previous, y_previous)
@@ -489,15 +327,9 @@ class PrivateRDTClassifier(_RDTBase):
         )
 
     def _update(
-        self,
-        codes: np.ndarray,
-        labels: np.ndarray,
-        epsilon: float,
-        method: str,
-        X_previous: Any,
+        self, codes: np.ndarray, labels: np.ndarray, epsilon: float, method: str, X_previous: Any,
         y_previous: Any,
     ) -> PrivateRDTClassifier:
-        """The releases of :meth:`update` on the encoded batch (run on a working copy)."""
         if method == "jpw":
             batch = self._table.append(codes, labels)
             new = self._release(batch, self.trees_, epsilon, tag=f" ({batch.path[0]})")
@@ -508,9 +340,7 @@ class PrivateRDTClassifier(_RDTBase):
         union = np.vstack([previous_codes, codes])
         union_labels = np.concatenate([previous_labels, labels])
         previous = self.ledger_.spent
-        # Fresh randomness for the new release: the fitted model's generators continue (a
-        # reseeded generator would repeat the trees and the noise of the first release, so
-        # that "after − before" is an exact count).
+        # the fitted model's generators continue: fresh trees and noise
         table = self._private_table(
             union, union_labels, self.domain_, previous + epsilon, self._noise_rng
         )

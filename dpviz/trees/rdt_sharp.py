@@ -1,11 +1,6 @@
-"""RDT#: semi-supervised private random trees boosted by public unlabeled data.
+"""RDT#: private random trees boosted by public unlabeled rows (JMP 2013, Fig. 3-5).
 
-Jagannathan, Monteleoni & Pillaipakkamnatt (ICDM Workshops 2013), Fig. 3–5.
-Public (non-private) unlabeled rows shape each tree's leaves into "dense
-regions" around centres; only a small *primary* ensemble reads the private
-labeled rows (through :class:`~dpviz.privacy.PrivateTable`, noise on every
-centre's class counts); it pseudo-labels the public rows, which then fill a
-large *secondary* ensemble; the classifier is the union of both.
+Twin in the paper's words: :mod:`dpviz.pseudocode.rdt_sharp`.
 """
 
 from __future__ import annotations
@@ -22,9 +17,14 @@ from dpviz import keyed
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafCounts
-from dpviz.trees._base import DPEstimatorMixin, check_encoded
-from dpviz.trees.depth import cap_depth, check_depth, rdt_sharp_depth
-from dpviz.trees.random_tree import RandomTree, tree_bytes
+from dpviz.trees._base import DPEstimatorMixin, check_encoded, shared_doc
+from dpviz.trees.random_tree import (
+    RandomTree,
+    cap_depth,
+    check_depth,
+    rdt_sharp_depth,
+    tree_bytes,
+)
 from dpviz.trees.rdt import classify
 from dpviz.validation import check_int, check_memory
 
@@ -32,25 +32,7 @@ __all__ = ["CentredTree", "RDTSharpClassifier", "create_tree", "region_distance"
 
 
 def region_distance(rows: np.ndarray, centres: np.ndarray, domain: Domain) -> np.ndarray:
-    """Distance of encoded rows to centres: mismatches + range-normalized numeric gaps.
-
-    RDT# leaves the distance unspecified ("the region center closest to x"). dpviz
-    uses, summed over attributes: 1 for each categorical attribute whose values
-    differ (Hamming / mismatch count), and |x − c| / (high − low) for each numeric
-    attribute (its public range, so every attribute weighs at most 1).
-
-    Parameters
-    ----------
-    rows : ndarray (..., k)
-    centres : ndarray (..., k)
-        Broadcastable against ``rows``.
-    domain : Domain
-
-    Returns
-    -------
-    ndarray
-        Distances, shape of the broadcast without the last axis.
-    """
+    """Distance to centres: 1 per categorical mismatch + |x − c| / (high − low) per numeric."""
     categorical = domain.categorical_mask
     bounds = domain.bounds
     width = np.where(categorical, 1.0, bounds[:, 1] - bounds[:, 0])
@@ -60,21 +42,9 @@ def region_distance(rows: np.ndarray, centres: np.ndarray, domain: Domain) -> np
 
 @dataclass
 class CentredTree:
-    """One RDT# tree: a random structure plus dense-region centres in its leaves.
+    """One RDT# tree: a random structure plus dense-region centres (public rows) in its leaves.
 
-    Attributes
-    ----------
-    tree : RandomTree
-        The structure (drawn from the public Domain).
-    leaf_keys : ndarray of uint64
-        Sorted keys of the leaves that hold public rows.
-    centres : ndarray (n_centres, k)
-        The encoded public rows chosen as centres, grouped by leaf.
-    slots : ndarray (n_leaves, max_centres) of int
-        For each leaf in ``leaf_keys``, the indices of its centres in ``centres``
-        (−1 padding).
-    public_leaves : ndarray of uint64, optional
-        The leaf of each public row the tree was built from (kept to avoid re-routing them).
+    ``slots[i]`` lists the centres of leaf ``leaf_keys[i]`` (−1 padding).
     """
 
     tree: RandomTree
@@ -84,12 +54,7 @@ class CentredTree:
     public_leaves: np.ndarray | None = None
 
     def cell_keys(self, codes: np.ndarray, leaves: np.ndarray | None = None) -> np.ndarray:
-        """The key of the centre cell each row falls in (AddInstance: leaf, then closest centre).
-
-        A row in a leaf without public rows falls in that leaf's single implicit
-        centre, whose neighbourhood is the whole leaf (RDT#: "each leaf of the random
-        decision tree has at least one center"). Ties go to the first centre.
-        """
+        """The centre cell of each row: its leaf, then the closest centre (ties: the first)."""
         if leaves is None:
             leaves = self.tree.leaf_keys(codes)
         index = np.zeros(len(codes), dtype=np.int64)
@@ -107,12 +72,7 @@ class CentredTree:
 def _centre_distances(
     rows: np.ndarray, centres: np.ndarray, slots: np.ndarray, domain: Domain
 ) -> np.ndarray:
-    """``region_distance(rows[:, None, :], centres[slots], domain)``, shape (m, M).
-
-    On an all-categorical domain the distance is the number of mismatching attributes: it
-    is counted on small-integer copies of the codes (a category code is an integer well
-    below 2**15), the same numbers several times faster than on the float codes.
-    """
+    """``region_distance(rows[:, None, :], centres[slots], domain)``, shape (m, M)."""
     small = domain.categorical_mask.all() and all(
         a.n_values < 2**15 for a in domain if isinstance(a, Categorical)
     )
@@ -125,25 +85,7 @@ def _centre_distances(
 def create_tree(
     domain: Domain, depth: int, public_codes: np.ndarray, *, n_cells: int, rng: np.random.Generator
 ) -> CentredTree:
-    """RDT# Fig. 3, ``CreateTree``: a random structure, then centres from the public rows.
-
-    In each leaf holding |D_leaf| of the N public rows, ``⌈n_cells·|D_leaf| / N⌉`` of them
-    (at most |D_leaf|, when there are fewer public rows than N_CELLS) are chosen at random
-    (without replacement) as centres of dense regions. Public rows only: this reads no
-    private data.
-
-    Parameters
-    ----------
-    domain : Domain
-    depth : int
-        Tree height h.
-    public_codes : ndarray (N, k)
-        The non-private unlabeled rows, encoded.
-    n_cells : int
-        N_CELLS, the total number of centres to spread (RDT#: 10).
-    rng : numpy.random.Generator
-        Source of the structure and of the choice of centres.
-    """
+    """RDT# Fig. 3, CreateTree: a random structure, then ⌈n_cells·|D_leaf| / N⌉ centres per leaf."""
     tree = RandomTree(domain, depth, int(rng.integers(0, 2**63)))
     n = len(public_codes)
     if n == 0:
@@ -174,119 +116,56 @@ def create_tree(
     return CentredTree(tree, keys, centres, slots, public_leaves=keys[inverse])
 
 
+@shared_doc
 class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
-    """RDT# Classifier (RDT# Fig. 5): private labeled rows plus public unlabeled rows.
+    """RDT# Classifier (Fig. 5): private labeled rows plus public unlabeled rows.
+
+    ε-DP in the private rows (add/remove one) with discrete Laplace: each of the p primary
+    trees releases its noisy centre counts at ε/p; the rest is public or post-processing;
+    argument: docs/privacy.md §8.2.3. Twin: :func:`dpviz.pseudocode.rdt_sharp.rdt_sharp`.
+    The fitted object keeps curator secrets (pickling warns).
 
     Parameters
     ----------
     epsilon : float
-        Total ε; the primary ensemble's p trees get ε/p each (RDT# Theorem 3).
+        Total ε; each primary tree gets ε/p.
     n_primary : int
         p, the primary ensemble (RDT#: 5).
     n_secondary : int
         t, the secondary ensemble (RDT#: 200).
     n_cells : int
-        N_CELLS, centres spread over each tree's leaves (RDT#: 10). The p + t trees, their
-        ``n_cells`` centres each and their maps of the public rows are refused if their
-        estimated memory exceeds :data:`~dpviz.validation.MEMORY_BUDGET` (each tree: about
-        1 KiB + 40 B per attribute, plus ``n_cells`` × (8 B per attribute + 24 B) for its
-        centres and 24 B per public row), before any row is read or released.
-    max_depth : int, optional
-        Height, at most :data:`~dpviz.trees.depth.MAX_DEPTH` (64; larger values are
-        refused); default :meth:`height`: with ``n_labeled``,
-        :func:`~dpviz.trees.depth.rdt_sharp_depth` = min(⌊k/2⌋, ⌊log_b n⌋ + 1), b the
-        mean number of values per attribute (numeric attributes count 2); without it,
-        ⌊k/2⌋; either capped at ``MAX_DEPTH`` (reached from 130 attributes on without
-        ``n_labeled``).
+        N_CELLS, centres spread over each tree's leaves (RDT#: 10). Trees, centres and maps of
+        the public rows over ``MEMORY_BUDGET`` are refused before any row is read.
+    {max_depth}
     n_labeled : int, optional
-        A public number of labeled rows for the height rule (e.g. the size the data
-        owner announces). The paper uses the private row count; dpviz never does (the
-        height is released with the trees, so it would reveal whether one person is in
-        the data).
-    noise : {"discrete_laplace", "laplace"}
-        Noise on each centre's class counts (AddNoise); ``"laplace"`` is not proven
-        private in floating point and warns.
-    domain : Domain, optional
-        Public schema; derived from the data (with a PrivacyLeakWarning) if omitted.
-    unknown : {"raise", "random"}
-        Prediction-time policy for categories outside the domain.
-    random_state : int, Generator or None
+        A public number of labeled rows for the height rule (:meth:`height`); never the
+        private row count.
+    {noise domain unknown random_state}
 
     Attributes
     ----------
-    primary_ : list of CentredTree
+    primary_, secondary_ : list of CentredTree
     primary_counts_ : list of NoisyLeafCounts
         The primary trees' noisy centre counts (the only private release).
     pseudo_labels_ : ndarray
         Class codes the primary ensemble gave the public rows.
-    secondary_ : list of CentredTree
     secondary_counts_ : list of NoisyLeafCounts
-        Exact counts of the pseudo-labeled public rows (ε = ∞: public data).
-    ledger_ : Ledger
-        The primary ensemble's p releases; its total is ε however large t is.
-
-    Notes
-    -----
-    :mod:`dpviz.pseudocode.rdt_sharp` is the same algorithm written eagerly in the paper's
-    words (Fig. 3-5); for the same ``random_state`` it releases the same noisy centre
-    counts, pseudo-labels and predictions. This class routes all rows level by level with
-    numpy, keeps only the leaves public rows reach, and noises the other centres lazily
-    from a secret key. For sweeps over ε, :meth:`refit_encoded` re-releases on the same
-    public structure, and :meth:`locate_encoded` / :meth:`predict_located` predict rows
-    located once.
-
-    Privacy claim: ε-DP for add/remove one private row (RDT# Theorem 3) with
-    ``noise="discrete_laplace"``: each primary tree's centre-count vector has
-    sensitivity 1 and gets noise of scale p/ε; the height, the centres and the
-    secondary ensemble use only public information (the domain, ``n_labeled`` or
-    ``max_depth``, public rows) and the primary ensemble's (private) output —
-    post-processing. No claim with ``noise="laplace"`` (float Laplace, warns
-    :class:`~dpviz.errors.NotProvenPrivateWarning`).
-
-    What is released: the structures, centres and noisy cell counts of the primary
-    trees and everything computed from them. The fitted object keeps curator secrets
-    (see ``docs/privacy.md``); pickling it warns
-    :class:`~dpviz.errors.PrivacyLeakWarning`.
+        Exact counts of the pseudo-labeled public rows.
+    {ledger_}
     """
 
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
 
     def __init__(
-        self,
-        epsilon: float = 1.0,
-        n_primary: int = 5,
-        n_secondary: int = 200,
-        n_cells: int = 10,
-        max_depth: int | None = None,
-        n_labeled: int | None = None,
-        noise: Literal["discrete_laplace", "laplace"] = "discrete_laplace",
-        domain: Any = None,
-        unknown: str = "raise",
-        random_state: Any = None,
+        self, epsilon: float = 1.0, n_primary: int = 5, n_secondary: int = 200, n_cells: int = 10,
+        max_depth: int | None = None, n_labeled: int | None = None,
+        noise: Literal["discrete_laplace", "laplace"] = "discrete_laplace", domain: Any = None,
+        unknown: str = "raise", random_state: Any = None,
     ) -> None:
-        self.epsilon = epsilon
-        self.n_primary = n_primary
-        self.n_secondary = n_secondary
-        self.n_cells = n_cells
-        self.max_depth = max_depth
-        self.n_labeled = n_labeled
-        self.noise = noise
-        self.domain = domain
-        self.unknown = unknown
-        self.random_state = random_state
+        self._store_params(locals())
 
     def height(self, domain: Domain) -> int:
-        """The trees' height, from public information only (RDT# §IV's rule).
-
-        ``max_depth`` if given; else ``rdt_sharp_depth(k, b, n_labeled)`` =
-        min(⌊k/2⌋, ⌊log_b n_labeled⌋ + 1) when the public ``n_labeled`` is given; else
-        the rule's upper end ⌊k/2⌋ (at least 1). It never reads the private rows: the
-        paper's rule with the private row count would make the released height depend on
-        one person's presence (one row vs two: heights 1 vs 2, an audit finds ε ≥ 5 at a
-        claimed 1). :func:`dpviz.trees.depth.rdt_sharp_depth` shows the paper's rule.
-        Either rule is capped at :data:`~dpviz.trees.depth.MAX_DEPTH` (64); a larger
-        ``max_depth`` is refused.
-        """
+        """The height, public: ``max_depth``, RDT#'s rule on ``n_labeled``, or ⌊k/2⌋ (capped)."""
         if self.max_depth is not None:
             return check_depth(self.max_depth)
         k = len(domain)
@@ -294,33 +173,20 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             return cap_depth(max(k // 2, 1))
         values = [a.n_values if isinstance(a, Categorical) else 2 for a in domain]
         b = max(float(np.mean(values)), 1.0 + 1e-9)
-        return cap_depth(
-            rdt_sharp_depth(k, b, check_int(self.n_labeled, "n_labeled", minimum=1))
-        )
+        return cap_depth(rdt_sharp_depth(k, b, check_int(self.n_labeled, "n_labeled", minimum=1)))
 
     def fit(self, X: Any, y: Any, X_public: Any = None) -> RDTSharpClassifier:
-        """RDT# Classifier (Fig. 5) on private ``X, y`` and public unlabeled ``X_public``.
-
-        Without ``X_public`` every leaf has one implicit centre and there is no
-        secondary ensemble: RDT# reduces to Private-RDT with p trees.
-        """
+        """RDT# on private ``X, y`` and public unlabeled ``X_public`` (optional)."""
         self._check_params()
         return self._atomic("fit", lambda work: work._fit_data(X, y, X_public))
 
     def _fit_data(self, X: Any, y: Any, X_public: Any = None) -> RDTSharpClassifier:
-        """Validate and encode the rows, then :meth:`_fit_codes` (run on a working copy)."""
         codes, labels, domain = self._fit_inputs(X, y)
         public = None if X_public is None else domain.encode(X_public)
         return self._fit_codes(codes, labels, domain, public=public)
 
     def _check_scale(self, domain: Domain | None, n_public: int = 0) -> None:
-        """Refuse ``max_depth`` above ``MAX_DEPTH`` and trees or centres over the memory budget.
-
-        Reads no row. The estimate: each of the p + t trees (about 1 KiB + 40 B per
-        attribute), its ``n_cells`` centres (8 B per attribute + 24 B each, as if every
-        requested centre existed) and its map of the public rows (24 B per row). Without
-        a domain yet one attribute is assumed (the estimate's lower end).
-        """
+        """Refuse ``max_depth`` above ``MAX_DEPTH`` and trees or centres over the memory budget."""
         if self.max_depth is not None:
             check_depth(self.max_depth)
         n_trees = check_int(self.n_primary, "n_primary", minimum=1) + check_int(
@@ -391,10 +257,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
         noise_rng: np.random.Generator, cells: np.ndarray | None = None,
     ) -> RDTSharpClassifier:
-        """The private part of Fig. 5 on drawn structures: AddLabeled, AddNoise, E2's counts.
-
-        ``cells``: the primary trees' cells of ``codes`` if already known (else routed).
-        """
+        """The private part of Fig. 5: AddLabeled, AddNoise, E2's counts (``cells`` if known)."""
         epsilon = self._epsilon(self.epsilon)
         n_primary = len(self.primary_)
         table = self._private_table(codes, labels, domain, epsilon, noise_rng)
@@ -405,9 +268,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         )
         self.primary_counts_ = [
             table.noisy_leaf_counts(
-                route,
-                epsilon=epsilon / n_primary,
-                mechanism=self.noise,
+                route, epsilon=epsilon / n_primary, mechanism=self.noise,
                 label=f"primary tree {i + 1} centre counts",
             )
             for i, route in enumerate(routes)
@@ -432,11 +293,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _located_counts(self, cells: np.ndarray) -> list[np.ndarray]:
-        """Each tree's counts at the given cells (p + t, n): E1's releases, then E2's.
-
-        E2's exact counts (``secondary_counts_``) are read from their tables directly: a cell
-        no public row reached counts 0.
-        """
+        """Each tree's counts at the given cells: E1's releases, then E2's exact tables."""
         n_primary = len(self.primary_)
         out = [c(k) for c, k in zip(self.primary_counts_, cells[:n_primary], strict=True)]
         for (keys, table), k in zip(self._secondary_tables, cells[n_primary:], strict=True):
@@ -448,53 +305,11 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self, codes: np.ndarray, labels: np.ndarray, *, epsilon: float,
         cells: np.ndarray | None = None,
     ) -> RDTSharpClassifier:
-        """A new model: this one's fit again at another ``epsilon``, reusing its public structure.
+        """A new model: this one's private part of Fig. 5 again at ``epsilon`` (same structure).
 
-        The tree structures, the centres and the cell each public row falls in depend only
-        on the domain, the public rows, the height and ``random_state`` — not on ε and not
-        on private rows — so they are shared with this model; only the private part of
-        Fig. 5 runs again (AddLabeled and AddNoise on the primary trees, pseudo-labels,
-        the secondary trees' counts). For sweeps over ε (the explorer of notebook 04).
-
-        With an int ``random_state`` the result equals, bit for bit,
-        ``clone(self).set_params(epsilon=epsilon).fit_encoded(codes, labels, domain_,
-        public=<the public rows of this fit>)`` (same noise generator, same draws); this
-        model is left unchanged.
-
-        Parameters
-        ----------
-        codes : ndarray (n, k)
-            The private labeled rows, encoded with ``domain_`` (normally those of this fit).
-        labels : ndarray (n,) of int
-            Their class codes.
-        epsilon : float
-            Total ε of the new release.
-        cells : ndarray (p + t, n) of uint64, optional
-            ``locate_encoded(codes)``, if the caller keeps it across many ε: the rows are
-            then not routed again (only its first p rows, the primary trees, are read).
-
-        Returns
-        -------
-        RDTSharpClassifier
-            A new fitted model (``epsilon`` set to the new value).
-
-        Notes
-        -----
-        Privacy claim: each model *alone* is that of a fresh fit at its ε (ε-DP, RDT#
-        Theorem 3), with its own ledger. This model and the models refitted from it are
-        *not* releases to publish together: like separate fits with the same
-        ``random_state``, they share the noise generator's draws (the same uniforms at
-        every ε), so the sequential-composition bound (their ε added up) does not cover
-        two of them side by side — correlated noise can cancel (notebook 06, "same noise
-        in both releases"; :func:`dpviz.explore.audit.reused_noise_audits`). Audited: a
-        model at ε = 1 and its refit at ε = 0.2, side by side, give ε ≥ 3.6 against the
-        1.2 of composition (two separate fits pass;
-        ``tests/test_rdt_sharp.py::test_refits_of_one_model_side_by_side_are_not_covered_by_composition``).
-        They answer "what would the release look like at ε?" (notebook 04's explorer); to
-        publish several, fit each with its own ``random_state``. An interrupted refit
-        returns nothing and leaves this model (and its ``ledger_``) unchanged; the queries
-        it had answered are recorded on the exception (a note, and their ledger in its
-        ``dpviz_ledgers``).
+        Equals a fresh fit at ``epsilon`` bit for bit (int ``random_state``); ``cells``:
+        ``locate_encoded(codes)``. Refits share noise: not to be published together
+        (docs/privacy.md §8.2.5).
         """
         check_is_fitted(self, "primary_")
         model = copy.copy(self)
@@ -513,14 +328,9 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             cells = cells[: len(self.primary_)]
         return model._release_again(codes, labels, cells)
 
-    def _release_again(
-        self, codes: np.ndarray, labels: np.ndarray, cells: np.ndarray | None
-    ) -> RDTSharpClassifier:
-        """The private part of Fig. 5 again, with this model's noise generator.
-
-        All or nothing, on the copy :meth:`refit_encoded` made; an exception leaves the
-        record of its queries on the exception only (the model refitted from is unchanged).
-        """
+    def _release_again(self, codes: np.ndarray, labels: np.ndarray,
+                       cells: np.ndarray | None) -> RDTSharpClassifier:
+        """The private part of Fig. 5 again, all or nothing, with this model's noise generator."""
         _, noise_rng = self._rngs()
         return self._atomic(
             "refit_encoded",
@@ -529,17 +339,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         )
 
     def locate_encoded(self, codes: np.ndarray) -> np.ndarray:
-        """The cell (leaf, then nearest centre) of each encoded row in every tree of E1 ∪ E2.
-
-        Public information (the trees' structure and centres), the same for this model and
-        for every model :meth:`refit_encoded` made from it; :meth:`predict_located` turns it
-        into predictions without routing the rows again.
-
-        Returns
-        -------
-        ndarray (p + t, n) of uint64
-            Cell keys, primary trees first.
-        """
+        """The cell of each encoded row in every tree of E1 ∪ E2, (p + t, n) keys: public."""
         check_is_fitted(self, "primary_")
         codes = check_encoded(codes, self.domain_, unknown=True)[0]
         trees = self.primary_ + self.secondary_
@@ -548,11 +348,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return np.stack([t.cell_keys(codes) for t in trees])
 
     def predict_located(self, cells: np.ndarray) -> np.ndarray:
-        """:meth:`predict_encoded` of rows given by their cells (:meth:`locate_encoded`).
-
-        Returns class codes, equal to ``predict_encoded(codes)`` when ``cells =
-        locate_encoded(codes)`` (of this model or of one sharing its structure).
-        """
+        """``predict_encoded`` of rows given by their cells (:meth:`locate_encoded`)."""
         check_is_fitted(self, "primary_")
         n_trees = len(self.primary_) + len(self.secondary_)
         cells = np.asarray(cells, dtype=np.uint64)
@@ -563,10 +359,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return classify(self._located_counts(cells)).argmax(axis=1)
 
     def released_counts(self, X: Any) -> np.ndarray:
-        """The primary trees' released (noisy) counts of the cell each row falls in: (p, n, T).
-
-        A lookup of the only private release of the model; used by the audits.
-        """
+        """The primary trees' noisy counts of the cell each row falls in: (p, n, T)."""
         check_is_fitted(self, "primary_")
         codes = self._predict_codes(X)
         return np.stack([
@@ -574,27 +367,16 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         ])
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
-        """Class probabilities of the union E1 ∪ E2 (RDT# Fig. 4: summed counts, normalized)."""
         check_is_fitted(self, "primary_")
         cells = [t.cell_keys(codes) for t in self.primary_ + self.secondary_]
         return classify(self._located_counts(cells))
 
 
 def build_secondary(
-    domain: Domain,
-    depth: int,
-    public: np.ndarray,
-    pseudo_labels: np.ndarray,
-    *,
-    n_trees: int,
-    n_cells: int,
-    rng: np.random.Generator,
+    domain: Domain, depth: int, public: np.ndarray, pseudo_labels: np.ndarray, *, n_trees: int,
+    n_cells: int, rng: np.random.Generator,
 ) -> tuple[list[CentredTree], list[NoisyLeafCounts]]:
-    """RDT# Fig. 5, secondary ensemble: t trees filled with the pseudo-labeled public rows.
-
-    Uses only public rows and the primary ensemble's labels for them, so it reads
-    no private data and costs no budget (post-processing); its counts are exact.
-    """
+    """RDT# Fig. 5's secondary ensemble: t trees of pseudo-labeled public rows (free)."""
     if len(public) == 0:
         return [], []
     trees = [create_tree(domain, depth, public, n_cells=n_cells, rng=rng) for _ in range(n_trees)]
@@ -608,23 +390,17 @@ def build_secondary(
 
 
 def _distinct(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct cell keys (sorted) and the position of each row's cell among them."""
     keys, inverse = np.unique(np.asarray(cells, dtype=np.uint64), return_inverse=True)
     return keys, inverse.ravel()
 
 
 def _cell_counts(inverse: np.ndarray, labels: np.ndarray, n_cells: int, n_classes: int) -> Any:
-    """Class counts (n_cells, T) of rows given by their cell positions and labels."""
     flat = inverse * n_classes + np.asarray(labels, dtype=np.int64)
     return np.bincount(flat, minlength=n_cells * n_classes).reshape(n_cells, n_classes)
 
 
 def _exact_release(keys: np.ndarray, counts: np.ndarray) -> NoisyLeafCounts:
-    """Exact counts of public rows per cell as a release: ε = inf, no noise and no secret.
-
-    The same object as ``NoisyLeafCounts.release(cells, labels, T, epsilon=inf, ...)``
-    without sorting the rows' cells again at every release.
-    """
+    """Exact counts of public rows per cell as a release (ε = inf, no noise, no secret)."""
     return NoisyLeafCounts(
         keys, counts, counts.shape[1], epsilon=float("inf"), mechanism="discrete_laplace",
         secret=None,
