@@ -333,3 +333,47 @@ def test_every_data_file_in_the_package_is_declared_package_data():
              if p.is_file() and p.suffix in (".json", ".csv")]
     assert files
     assert [f for f in files if not any(fnmatch.fnmatch(f, pat) for pat in patterns)] == []
+
+
+#: The modules that may keep results in memory (issue 24: one cache mechanism): the
+#: experiment runner (``runner.recall``/``remember``, beside its disk cache), the data
+#: loader (parsed files) and the domain's code tables.
+CACHE_MODULES = {"dpviz.experiments.runner", "dpviz.data.uci", "dpviz.domain"}
+
+
+def in_memory_caches(tree: ast.Module) -> list[str]:
+    """``functools`` caches and module-level empty dicts (a hand-made cache) in ``tree``."""
+    cache_names = {"cache", "lru_cache", "functools.cache", "functools.lru_cache"}
+    imported = {a.asname or a.name for n in ast.walk(tree)
+                if isinstance(n, ast.ImportFrom) and n.module == "functools" for a in n.names}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in node.decorator_list:
+                name = ast.unparse(decorator).split("(")[0]
+                if name in cache_names and (name.startswith("functools.") or name in imported):
+                    found.append(f"{node.name}: @{name}")
+    for node in tree.body:
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        empty = (isinstance(value, ast.Dict) and not value.keys) or (
+            isinstance(value, ast.Call) and not value.args
+            and ast.unparse(value.func) in ("dict", "OrderedDict", "collections.OrderedDict"))
+        if empty:
+            found.append(ast.unparse(node).split("=")[0].strip())
+    return found
+
+
+def test_caches_live_in_at_most_three_modules():
+    caching = {name: in_memory_caches(tree) for name, (_, tree) in MODULES.items()}
+    assert {k: v for k, v in caching.items() if v and k not in CACHE_MODULES} == {}
+
+
+@pytest.mark.parametrize(("source", "n_found"), [
+    ("import functools\n@functools.lru_cache(maxsize=4)\ndef f(): pass\n", 1),
+    ("from functools import cache\n@cache\ndef f(): pass\n", 1),
+    ("from dpviz.experiments.runner import cache\n@cache\ndef f(): pass\n", 0),  # the disk cache
+    ("_POINTS: dict[str, int] = {}\n", 1),
+    ("NAMES = {'a': 1}\n", 0),
+])
+def test_cache_rule_has_power(source, n_found):
+    assert len(in_memory_caches(ast.parse(source))) == n_found
