@@ -68,17 +68,8 @@ _OPTION = re.compile(r"^[a-z]$")
 class Step:
     """One step of an :class:`Argument`: a question, lettered options and the right one.
 
-    Parameters
-    ----------
-    question : str
-    options : dict of str to str
-        ``{letter: text}``, letters a–z, at least two.
-    correct : str
-        The right letter.
-    why_wrong : dict of str to str
-        For every other letter, an explanation of what is wrong with it that teaches
-        without naming the right option (a text quoting the right option's text, if it
-        has 8 characters or more, or saying "(b)", "answer b" or "option b", is refused).
+    ``why_wrong`` explains every other letter without naming the right option (quoting its
+    text of 8+ characters, or saying "(b)", "answer b", "option b" is refused).
     """
 
     question: str
@@ -114,16 +105,7 @@ class Step:
 
 @dataclass(frozen=True, eq=False)
 class Argument:
-    """A privacy argument in steps; the student answers one letter per step.
-
-    Parameters
-    ----------
-    claim : str
-        What the argument proves, e.g. "JPW's update stays ε-DP".
-    steps : sequence of Step
-    conclusion : str
-        Printed after a right answer: the whole argument in a few sentences.
-    """
+    """A privacy argument in steps (:class:`Step`), one letter each; then ``conclusion``."""
 
     kind: ClassVar[str] = "argument"
     claim: str
@@ -206,28 +188,13 @@ def _check_cases(cases: Any, *, arguments: bool) -> tuple[Any, ...]:
 
 @dataclass(frozen=True, eq=False)
 class Implementation:
-    """Write a function; it is checked on test cases against exact output laws.
+    """Write a function; it is checked on ``cases`` against the laws ``exact(**case)``.
 
-    Parameters
-    ----------
-    cases : sequence of dict or tuple
-        The inputs: a dict is passed as keyword arguments, a tuple as positional ones.
-    exact : callable
-        ``exact(**case)`` (or ``exact(*case)``): the exact law of the output (see
-        :data:`LawLike`).
-    hint : str
-        Shown after a wrong answer; must not give the answer away.
-    sampler : bool, default False
-        False: the student's ``f(**case)`` returns the probabilities, ``{outcome: p}`` or
-        an array over outcomes 0 … k−1, compared with the exact ones within ``tolerance``.
-        True: ``f(**case, rng=rng)`` returns one output; ``n_samples`` draws per case with
-        a generator seeded by ``(seed, case index)`` go through the sampling test of the
-        module docstring: a correct sampler is refused with probability at most
-        ``false_alarm`` (default 1e-6, over all cases and outcomes).
-    tolerance : float, default 1e-6
-        Absolute tolerance on each probability (``sampler=False``).
-    n_samples, false_alarm, seed, max_cells
-        The sampling test (``sampler=True``).
+    A case is a dict (keyword arguments) or a tuple (positional ones). ``sampler=False``:
+    ``f(**case)`` returns the probabilities ({outcome: p} or an array over 0 … k−1), each
+    within ``tolerance``. ``sampler=True``: ``f(**case, rng=rng)`` returns one draw;
+    ``n_samples`` draws per case (generator seeded by ``(seed, case index)``) go through
+    :func:`dpviz.audit.exact_laws.sampling_findings`.
     """
 
     kind: ClassVar[str] = "implementation"
@@ -336,36 +303,11 @@ def _check_law(spec: Any, mechanism: Any, key: str) -> None:
 class AuditTask:
     """Wrap a piece of an algorithm as a mechanism, audit it, pass both to the check.
 
-    The check refuses (i) a mechanism whose output law on each of ``cases`` is not
-    ``exact`` (the sampling test of the module docstring, ``n_samples`` draws per case,
-    false alarm at most ``false_alarm``), so a mechanism without noise or with the wrong
-    noise is refused; (ii) an :class:`~dpviz.audit.engine.AuditResult` that is not a consistent
-    audit of it: claimed ε other than ``epsilon``, fewer than ``min_samples`` samples
-    per neighbour, confidence below 1 − ``max_alpha``, a verdict other than ``violation``,
-    a bound above ``max_loss + margin`` (more than the mechanism can leak on any
-    neighbours: the audit was not of this mechanism on neighbours) or below ``min_bound``
-    (neighbours that reveal too little).
-
-    Parameters
-    ----------
-    cases : sequence
-        Data on which the mechanism's law is checked, passed as ``mechanism(data, n, rng)``.
-    exact : callable
-        ``exact(data)``: the exact law of one output on ``data``.
-    epsilon : float
-        The ε the audit must claim.
-    hint : str
-        Shown after a mechanism with the wrong law.
-    violation : bool, default False
-        The verdict the audit must reach.
-    max_loss : float, optional
-        The mechanism's exact worst-case privacy loss.
-    margin : float, default 0.1
-    min_bound : float, default 0.0
-    min_samples : int, default 10_000
-    max_alpha : float, default 0.05
-    n_samples, false_alarm, seed, max_cells
-        The sampling test.
+    Refused: a ``mechanism(data, n, rng)`` whose law on some of ``cases`` is not
+    ``exact(data)`` (the sampling test); an :class:`~dpviz.audit.engine.AuditResult` that
+    claims another ``epsilon``, uses fewer than ``min_samples`` samples or confidence below
+    1 − ``max_alpha``, reaches a verdict other than ``violation``, or bounds ε above
+    ``max_loss + margin`` (not this mechanism on neighbours) or below ``min_bound``.
     """
 
     kind: ClassVar[str] = "audit"
@@ -441,25 +383,9 @@ class AuditTask:
 class BreakTask:
     """Break a mechanism in one *specific* way; the checker audits the broken mechanism.
 
-    The student's ``mechanism(data, n, rng)`` must have the exact law ``exact(data)`` on
-    both neighbours ``D`` and ``D_prime`` (the sampling test of the module docstring: a
-    mechanism broken in another way is refused even if an audit would reject it). Then
-    :func:`dpviz.audit.engine.audit` (``audit_samples`` per neighbour, seed ``seed``) must find
-    the violation of the claimed ``epsilon``.
-
-    Parameters
-    ----------
-    D, D_prime
-        The neighbours.
-    exact : callable
-        ``exact(data)``: the law of the broken mechanism, e.g. Laplace at 2ε.
-    epsilon : float
-        The claim being broken.
-    hint : str
-        Shown after a mechanism with the wrong law.
-    audit_samples : int, default 100_000
-    n_samples, false_alarm, seed, max_cells
-        The sampling test.
+    ``mechanism(data, n, rng)`` must have the law ``exact(data)`` on ``D`` and ``D_prime``
+    (broken another way: refused), then :func:`~dpviz.audit.engine.audit` with
+    ``audit_samples`` per neighbour must reject the claimed ``epsilon``.
     """
 
     kind: ClassVar[str] = "break"
@@ -501,24 +427,9 @@ class BreakTask:
 class Prediction:
     """Predict a number, then move the slider; the check computes the value live.
 
-    Parameters
-    ----------
-    compute : callable
-        ``compute(seed) -> float``: the value at the setting stated in the question,
-        computed by the library function the explorer draws.
-    tolerance : float
-        The smallest accepted distance between prediction and value.
-    hint : str
-        Shown when the prediction is far off (more than ``far_factor`` × the accepted
-        distance); must not give the value away.
-    seeds : tuple of int, default (0,)
-        Runs of ``compute``; the value is their mean. With two or more runs the accepted
-        distance is ``max(tolerance, spread_factor × the mean's standard error)`` (their
-        standard deviation / √runs), so it follows the run-to-run spread of the value shown;
-        with one run, choose ``tolerance`` from that spread.
-    spread_factor, far_factor : float, default 3.0
-    unit : str
-        Appended to the numbers shown (e.g. ``" points"``).
+    The value is the mean of ``compute(seed)`` over ``seeds``; the accepted distance is
+    ``max(tolerance, spread_factor × its standard error)``; ``hint`` is shown beyond
+    ``far_factor`` × that distance; ``unit`` follows the numbers shown.
     """
 
     kind: ClassVar[str] = "prediction"
