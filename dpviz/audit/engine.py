@@ -43,6 +43,8 @@ __all__ = [
     "Event",
     "Interval",
     "audit",
+    "audits_frame",
+    "audits_from_frame",
     "auto_events",
     "bound_vs_samples",
     "clopper_pearson",
@@ -271,6 +273,51 @@ class AuditResult:
                 for name, i in (("D", self.p), ("D'", self.p_prime))
             ]
         )
+
+
+_INTERVAL_FIELDS = ("estimate", "low", "high", "count", "n")
+_SELECTION = ["event", "count_D", "count_D'", "bound_D/D'", "bound_D'/D"]
+
+
+def audits_frame(results: dict[str, AuditResult]) -> pd.DataFrame:
+    """Named audits as one tidy frame (to ship): a row per candidate event of each audit.
+
+    Each row repeats its audit's fields beside the selection counts of one event;
+    :func:`audits_from_frame` reads the audits back.
+    """
+    frames = []
+    for name, r in results.items():
+        head = {"audit": name, "epsilon": r.epsilon, "epsilon_lower": r.epsilon_lower,
+                "reject": r.reject, "event_chosen": r.event, "direction": r.direction,
+                "neighbours": r.neighbours, "n_samples": r.n_samples, "alpha": r.alpha,
+                "exact_epsilon": math.nan if r.exact_epsilon is None else r.exact_epsilon,
+                "seconds": r.seconds}
+        head |= {f"p_{k}": getattr(r.p, k) for k in _INTERVAL_FIELDS}
+        head |= {f"p_prime_{k}": getattr(r.p_prime, k) for k in _INTERVAL_FIELDS}
+        frames.append(r.selection.assign(**head)[[*head, *r.selection.columns]])
+    return pd.concat(frames, ignore_index=True)
+
+
+def _interval(row: pd.Series, prefix: str) -> Interval:
+    return Interval(*(int(row[prefix + k]) if k in ("count", "n") else float(row[prefix + k])
+                      for k in _INTERVAL_FIELDS))
+
+
+def audits_from_frame(frame: pd.DataFrame) -> dict[str, AuditResult]:
+    """The audits of an :func:`audits_frame`, by name."""
+    out = {}
+    for name, rows in frame.groupby("audit", sort=False):
+        top = rows.iloc[0]
+        out[name] = AuditResult(
+            epsilon=float(top["epsilon"]), epsilon_lower=float(top["epsilon_lower"]),
+            reject=bool(top["reject"]), event=str(top["event_chosen"]),
+            direction=str(top["direction"]), p=_interval(top, "p_"),
+            p_prime=_interval(top, "p_prime_"), neighbours=str(top["neighbours"]),
+            n_samples=int(top["n_samples"]), alpha=float(top["alpha"]),
+            exact_epsilon=None if pd.isna(top["exact_epsilon"]) else float(top["exact_epsilon"]),
+            selection=rows[_SELECTION].reset_index(drop=True), seconds=float(top["seconds"]),
+        )
+    return out
 
 
 # ---------------------------------------------------------------------------------- events

@@ -53,6 +53,7 @@ from dpviz.audit import targets
 from dpviz.audit.engine import (
     AuditResult,
     Event,
+    Mechanism,
     audit,
     laplace_lattice_events,
     uniform_lattice_events,
@@ -84,8 +85,6 @@ __all__ = [
     "run_suite",
     "write_claims",
 ]
-
-Mechanism = Callable[[Any, int, np.random.Generator], np.ndarray]
 
 #: The neighbour relation of every claim in dpviz.
 NEIGHBOURS = "add/remove one row"
@@ -557,14 +556,6 @@ def _rdt_sharp_cases() -> list[Case]:
     ]
 
 
-#: JPW Fig. 3-4 in miniature: two binary attributes, six rows at a = 0; D′ adds a row at a = 1.
-_PRUNED_DOMAIN = Domain([Categorical("a", ("0", "1")), Categorical("b", ("0", "1"))], ["-", "+"])
-_PRUNED_DATA = (
-    (np.array([["0", "0"], ["0", "1"]] * 3, dtype=object), ["-", "+"] * 3),
-    (np.array([["0", "0"], ["0", "1"]] * 3 + [["1", "1"]], dtype=object), ["-", "+"] * 3 + ["+"]),
-)
-
-
 def split_problem() -> tuple[Domain, tuple[Any, Any], tuple[Any, Any]]:
     """A root that splits and an attribute choice the canary decides (FS trees, depth 1).
 
@@ -671,8 +662,13 @@ def _fs_cases() -> list[Case]:
         Case(family, "RandomDecisionTreeClassifier", "prune=True (Fan et al., not private)",
              "no claim", EPS, "six rows at a = 0 vs + one row at a = 1",
              "the number of non-empty leaves of the pruned tree",
-             lambda: Target(targets.pruned_tree_leaves(_PRUNED_DOMAIN), *_PRUNED_DATA)),
+             _pruned_tree),
     ]
+
+
+def _pruned_tree() -> Target:
+    domain, D, D_prime = targets.pruned_tree_problem()
+    return Target(targets.pruned_tree_leaves(domain), D, D_prime)
 
 
 def _mechanism_cases() -> list[Case]:
