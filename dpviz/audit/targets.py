@@ -104,38 +104,31 @@ def _one_leaf_per_sample(counts: np.ndarray, n: int) -> tuple[np.ndarray, np.nda
     return keys, np.tile(labels, n)
 
 
+def _leaf_release(release_class: Any, epsilon: float, mechanism: str) -> Mechanism:
+    def release(counts: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        counts = np.asarray(counts)
+        keys, labels = _one_leaf_per_sample(counts, n)
+        with warnings.catch_warnings():  # noise="laplace" warns: it is audited on purpose
+            warnings.simplefilter("ignore", NotProvenPrivateWarning)
+            released = release_class.release(keys, labels, len(counts), epsilon=epsilon,
+                                             mechanism=mechanism, rng=rng)
+        return released(np.arange(n, dtype=np.uint64))
+
+    return release
+
+
 def leaf_vector(epsilon: float, mechanism: str = "discrete_laplace") -> Mechanism:
     """One leaf's noisy class counts, by the shipped :meth:`NoisyLeafCounts.release`.
 
     Each sample is another leaf of one release (visited if the counts are positive, keyed
     noise if all 0), as the estimators release them. Data: the counts; shape (n, n_classes).
     """
-
-    def release(counts: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        counts = np.asarray(counts)
-        keys, labels = _one_leaf_per_sample(counts, n)
-        with warnings.catch_warnings():  # noise="laplace" warns: it is audited on purpose
-            warnings.simplefilter("ignore", NotProvenPrivateWarning)
-            released = NoisyLeafCounts.release(keys, labels, len(counts), epsilon=epsilon,
-                                               mechanism=mechanism, rng=rng)
-        return released(np.arange(n, dtype=np.uint64))
-
-    return release
+    return _leaf_release(NoisyLeafCounts, epsilon, mechanism)
 
 
 def leaf_label(epsilon: float, mechanism: str = "rosnam") -> Mechanism:
-    """One leaf's private label, released by the shipped FI forest release. Data: the counts."""
-
-    def release(counts: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        counts = np.asarray(counts)
-        keys, labels = _one_leaf_per_sample(counts, n)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotProvenPrivateWarning)
-            released = NoisyLeafLabels.release(keys, labels, len(counts), epsilon=epsilon,
-                                               mechanism=mechanism, rng=rng)
-        return released(np.arange(n, dtype=np.uint64))
-
-    return release
+    """One leaf's private label, by the shipped :meth:`NoisyLeafLabels.release`. Data: counts."""
+    return _leaf_release(NoisyLeafLabels, epsilon, mechanism)
 
 
 def pruned_tree_leaves(domain: Domain, *, max_depth: int = 2) -> Mechanism:
@@ -382,143 +375,128 @@ class AuditSetup:
     note: str = ""
 
 
-def _discrete_laplace(eps: float, n: int) -> AuditSetup:
-    return AuditSetup(
-        "discrete Laplace count", False, discrete_laplace_count(eps), COUNT, COUNT_PRIME,
-        f"count {COUNT} vs {COUNT_PRIME}", eps, law=discrete_laplace_law(COUNT, eps),
-        law_prime=discrete_laplace_law(COUNT_PRIME, eps), exact_epsilon=eps,
-        note="the counts of every dpviz tree: integer noise, loss exactly ε on the tails",
-    )
+def _count(name: str, broken: bool, mechanism: Mechanism, eps: float,
+           law_of: Callable[[int], Law], exact: float, note: str) -> AuditSetup:
+    """A setup on the count 10 vs 11, its law ``law_of(count)``."""
+    return AuditSetup(name, broken, mechanism, COUNT, COUNT_PRIME,
+                      f"count {COUNT} vs {COUNT_PRIME}", eps, law=law_of(COUNT),
+                      law_prime=law_of(COUNT_PRIME), exact_epsilon=exact, note=note)
 
 
-def _laplace(eps: float, n: int) -> AuditSetup:
-    law = stats.laplace(loc=COUNT, scale=1 / eps)
-    law_prime = stats.laplace(loc=COUNT_PRIME, scale=1 / eps)
-    return AuditSetup(
-        "Laplace count (float doubles)", False, laplace_count(eps), COUNT, COUNT_PRIME,
-        f"count {COUNT} vs {COUNT_PRIME}", eps, law=ContinuousLaw(law.cdf),
-        law_prime=ContinuousLaw(law_prime.cdf), exact_epsilon=eps,
-        note="passes threshold events; see the floating-point lesson for the event that breaks it",
-    )
+def _laplace_law(scale: float) -> Callable[[int], Law]:
+    return lambda count: ContinuousLaw(stats.laplace(loc=count, scale=scale).cdf)
 
 
-def _exponential(eps: float, n: int) -> AuditSetup:
+def _labels(name: str, broken: bool, mechanism: Mechanism, eps: float,
+            pair: tuple[str, Any, Any], probs: Callable[[Any], np.ndarray],
+            note: str) -> AuditSetup:
+    """A setup on the neighbours ``pair`` whose output is a label of law ``probs(data)``."""
+    neighbours, d, d_prime = pair
+    p, q = probs(d), probs(d_prime)
+    return AuditSetup(name, broken, mechanism, d, d_prime, neighbours, eps, law=label_law(p),
+                      law_prime=label_law(q), exact_epsilon=pair_epsilon(p, q), note=note)
+
+
+def _discrete_laplace(name: str, eps: float, n: int) -> AuditSetup:
+    return _count(name, False, discrete_laplace_count(eps), eps,
+                  lambda c: discrete_laplace_law(c, eps), eps,
+                  "the counts of every dpviz tree: integer noise, loss exactly ε on the tails")
+
+
+def _laplace(name: str, eps: float, n: int) -> AuditSetup:
+    return _count(name, False, laplace_count(eps), eps, _laplace_law(1 / eps), eps,
+                  "passes threshold events; see the floating-point lesson for the event that "
+                  "breaks it")
+
+
+def _exponential(name: str, eps: float, n: int) -> AuditSetup:
     u = np.array([0.0] + [1.0] * 20)
     u_prime = np.array([1.0] + [0.0] * 20)
-    p = mechanisms.exponential_probabilities(u, epsilon=eps, sensitivity=1.0)
-    q = mechanisms.exponential_probabilities(u_prime, epsilon=eps, sensitivity=1.0)
-    return AuditSetup(
-        "exponential mechanism (21 options)", False, exponential_choice(eps), u, u_prime,
-        "utilities (0, 1, …, 1) vs (1, 0, …, 0)", eps, law=label_law(p), law_prime=label_law(q),
-        exact_epsilon=pair_epsilon(p, q),
-        note="every utility moves by Δ = 1: one up, twenty down — the worst case, loss ≈ 0.95ε",
-    )
+    return _labels(name, False, exponential_choice(eps), eps,
+                   ("utilities (0, 1, …, 1) vs (1, 0, …, 0)", u, u_prime),
+                   lambda v: mechanisms.exponential_probabilities(v, epsilon=eps,
+                                                                  sensitivity=1.0),
+                   "every utility moves by Δ = 1: one up, twenty down — the worst case, loss "
+                   "≈ 0.95ε")
 
 
-def _rosnam(eps: float, n: int) -> AuditSetup:
+def _rosnam(name: str, eps: float, n: int) -> AuditSetup:
     def probs(c: np.ndarray) -> np.ndarray:
         return mechanisms.report_noisy_max_probabilities(c.astype(float), epsilon=eps,
                                                          monotone=True)
 
-    name, d, d_prime = oracle_pair(probs, n)
-    p, q = probs(d), probs(d_prime)
-    return AuditSetup(
-        "ROSNAM leaf label (FI forest, corrected)", False, leaf_label(eps, "rosnam"),
-        d, d_prime, name, eps, law=label_law(p), law_prime=label_law(q),
-        exact_epsilon=pair_epsilon(p, q),
-        note="the addendum's Report One-Sided Noisy Arg-Max, as the FI forest releases it",
-    )
+    return _labels(name, False, leaf_label(eps, "rosnam"), eps, oracle_pair(probs, n), probs,
+                   "the addendum's Report One-Sided Noisy Arg-Max, as the FI forest releases it")
 
 
-def _leaf_vector(eps: float, n: int) -> AuditSetup:
-    d, d_prime = np.array([7, 0]), np.array([8, 0])
+def _leaf_vector(name: str, eps: float, n: int) -> AuditSetup:
     law = VectorLaw((discrete_laplace_law(7, eps), discrete_laplace_law(0, eps)))
     law_prime = VectorLaw((discrete_laplace_law(8, eps), discrete_laplace_law(0, eps)))
     return AuditSetup(
-        "Private-RDT leaf vector", False, leaf_vector(eps), d, d_prime,
+        name, False, leaf_vector(eps), np.array([7, 0]), np.array([8, 0]),
         "leaf (7, 0) vs (8, 0)", eps, law=law, law_prime=law_prime, exact_epsilon=eps,
         note="JPW Fig. 5: discrete Laplace on every component of the leaf vector (keyed noise)",
     )
 
 
-def _averaged(eps: float, eps_each: float, name: str, broken: bool, note: str) -> AuditSetup:
-    return AuditSetup(
-        name, broken, averaged_count(eps_each, 5), COUNT, COUNT_PRIME,
-        f"count {COUNT} vs {COUNT_PRIME}", eps, law=averaged_count_law(COUNT, eps_each, 5),
-        law_prime=averaged_count_law(COUNT_PRIME, eps_each, 5), exact_epsilon=5 * eps_each,
-        note=note,
-    )
+def _averaged(split: int, broken: bool, note: str) -> Callable[..., AuditSetup]:
+    def build(name: str, eps: float, n: int) -> AuditSetup:
+        each = eps / split
+        return _count(name, broken, averaged_count(each, 5), eps,
+                      lambda c: averaged_count_law(c, each, 5), 5 * each, note)
+
+    return build
 
 
-def _averaged_split(eps: float, n: int) -> AuditSetup:
-    return _averaged(eps, eps / 5, "average of 5 counts, ε split (ε/5 each)", False,
-                     "sequential composition done right: five answers at ε/5 cost ε")
-
-
-def _discrete_lattice(eps: float, n: int) -> AuditSetup:
+def _discrete_lattice(name: str, eps: float, n: int) -> AuditSetup:
     def as_float(x: Any, m: int, rng: np.random.Generator) -> np.ndarray:
         return discrete_laplace_count(eps)(x, m, rng).astype(float)
 
     return AuditSetup(
-        "discrete Laplace count, lattice events", False, as_float, 0, 1, "count 0 vs 1", eps,
+        name, False, as_float, 0, 1, "count 0 vs 1", eps,
         events=laplace_lattice_events(1 / eps), exact_epsilon=eps,
         note="Mironov's event finds nothing: integer outputs carry no low-order bits",
     )
 
 
-def _smooth(eps: float, n: int) -> AuditSetup:
+def _smooth(name: str, eps: float, n: int) -> AuditSetup:
     def probs(c: np.ndarray) -> np.ndarray:
         return mechanisms.smooth_sensitivity_label_probabilities(c, epsilon=eps)
 
-    name, d, d_prime = oracle_pair(probs, n)
-    p, q = probs(d), probs(d_prime)
-    return AuditSetup(
-        "FI 2017 smooth-sensitivity label (withdrawn)", True,
-        smooth_sensitivity_leaf_label(eps), d, d_prime, name, eps, law=label_law(p),
-        law_prime=label_law(q), exact_epsilon=pair_epsilon(p, q),
-        note="withdrawn in 2021: smooth sensitivity cannot replace Δ in the exponential mechanism",
-    )
+    return _labels(name, True, smooth_sensitivity_leaf_label(eps), eps, oracle_pair(probs, n),
+                   probs, "withdrawn in 2021: smooth sensitivity cannot replace Δ in the "
+                   "exponential mechanism")
 
 
-def _half_noise(eps: float, n: int) -> AuditSetup:
+def _half_noise(name: str, eps: float, n: int) -> AuditSetup:
     scale = 1 / (2 * eps)
-    law = stats.laplace(loc=COUNT, scale=scale)
-    law_prime = stats.laplace(loc=COUNT_PRIME, scale=scale)
+    return _count(name, True, laplace_count_with_scale(scale), eps, _laplace_law(scale),
+                  2 * eps, "scale 1/(2ε) instead of 1/ε: it spends 2ε")
+
+
+def _float_lattice(name: str, eps: float, n: int) -> AuditSetup:
     return AuditSetup(
-        "Laplace count with half the noise", True, laplace_count_with_scale(scale), COUNT,
-        COUNT_PRIME, f"count {COUNT} vs {COUNT_PRIME}", eps, law=ContinuousLaw(law.cdf),
-        law_prime=ContinuousLaw(law_prime.cdf), exact_epsilon=2 * eps,
-        note="scale 1/(2ε) instead of 1/ε: it spends 2ε",
-    )
-
-
-def _averaged_unsplit(eps: float, n: int) -> AuditSetup:
-    return _averaged(eps, eps, "average of 5 counts, ε not split", True,
-                     "five answers at ε each: 5ε by sequential composition, claimed as ε")
-
-
-def _float_lattice(eps: float, n: int) -> AuditSetup:
-    return AuditSetup(
-        "float Laplace count, lattice events (Mironov 2012)", True, laplace_count(eps),
-        0, 1, "count 0 vs 1", eps, events=laplace_lattice_events(1 / eps),
-        exact_epsilon=math.inf,
+        name, True, laplace_count(eps), 0, 1, "count 0 vs 1", eps,
+        events=laplace_lattice_events(1 / eps), exact_epsilon=math.inf,
         # every output around 0 is on the lattice: "off the lattice" is impossible under D
         event_losses={"off the sampler's lattice around 0": math.inf},
         note="the doubles the sampler can output around 0 differ from those around 1: ε = ∞",
     )
 
 
-_BUILDERS: dict[str, Callable[[float, int], AuditSetup]] = {
+_BUILDERS: dict[str, Callable[[str, float, int], AuditSetup]] = {
     "discrete Laplace count": _discrete_laplace,
     "Laplace count (float doubles)": _laplace,
     "exponential mechanism (21 options)": _exponential,
     "ROSNAM leaf label (FI forest, corrected)": _rosnam,
     "Private-RDT leaf vector": _leaf_vector,
-    "average of 5 counts, ε split (ε/5 each)": _averaged_split,
+    "average of 5 counts, ε split (ε/5 each)": _averaged(
+        5, False, "sequential composition done right: five answers at ε/5 cost ε"),
     "discrete Laplace count, lattice events": _discrete_lattice,
     "FI 2017 smooth-sensitivity label (withdrawn)": _smooth,
     "Laplace count with half the noise": _half_noise,
-    "average of 5 counts, ε not split": _averaged_unsplit,
+    "average of 5 counts, ε not split": _averaged(
+        1, True, "five answers at ε each: 5ε by sequential composition, claimed as ε"),
     "float Laplace count, lattice events (Mironov 2012)": _float_lattice,
 }
 
@@ -539,7 +517,7 @@ def make_setup(name: str, epsilon: float, n_samples: int = 20_000) -> AuditSetup
     """The setup ``name`` at the claimed ``epsilon`` (leaf labels: neighbours for ``n_samples``)."""
     if name not in _BUILDERS:
         raise InvalidParameterError(f"unknown setup {name!r}; known: {list(SETUPS)}")
-    return _BUILDERS[name](float(epsilon), int(n_samples))
+    return _BUILDERS[name](name, float(epsilon), int(n_samples))
 
 
 def event_loss(setup: AuditSetup, event: str, direction: str) -> float | None:
