@@ -25,22 +25,10 @@ from dpviz.lattice import uniform_lattice_member_any
 from dpviz.validation import check_epsilon, check_int, check_positive, check_probability
 
 __all__ = [
-    "BATCH_SIZE",
-    "AuditResult",
-    "Event",
-    "Interval",
-    "audit",
-    "audits_frame",
-    "audits_from_frame",
-    "auto_events",
-    "bound_vs_samples",
-    "clopper_pearson",
-    "estimator_mechanism",
-    "laplace_lattice_events",
-    "laplace_lattice_member",
-    "leaf_count_neighbours",
-    "search_neighbours",
-    "uniform_lattice_events",
+    "BATCH_SIZE", "AuditResult", "Event", "Interval", "audit", "audits_frame", "audits_from_frame",
+    "auto_events", "bound_vs_samples", "clopper_pearson", "estimator_mechanism",
+    "laplace_lattice_events", "laplace_lattice_member", "leaf_count_neighbours",
+    "search_neighbours", "uniform_lattice_events"
 ]
 
 Mechanism = Callable[[Any, int, np.random.Generator], np.ndarray]

@@ -27,26 +27,10 @@ from dpviz.errors import InvalidParameterError
 from dpviz.validation import check_int
 
 __all__ = [
-    "LEAF_LABEL_MECHANISMS",
-    "ContinuousLaw",
-    "DiscreteLaw",
-    "Law",
-    "LawCells",
-    "LawLike",
-    "VectorLaw",
-    "anticipated_bound",
-    "discrete_laplace_law",
-    "event_probability",
-    "exact_event_losses",
-    "false_alarm_bound",
-    "label_law",
-    "law_cells",
-    "leaf_label_loss",
-    "pair_epsilon",
-    "pmf",
-    "power_lower_bound",
-    "sampling_findings",
-    "smooth_sensitivity_loss",
+    "LEAF_LABEL_MECHANISMS", "ContinuousLaw", "DiscreteLaw", "Law", "LawCells", "LawLike",
+    "VectorLaw", "anticipated_bound", "discrete_laplace_law", "event_probability",
+    "exact_event_losses", "false_alarm_bound", "label_law", "law_cells", "leaf_label_loss",
+    "pair_epsilon", "pmf", "power_lower_bound", "sampling_findings", "smooth_sensitivity_loss"
 ]
 
 

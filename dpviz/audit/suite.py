@@ -45,18 +45,8 @@ from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
 __all__ = [
-    "NEIGHBOURS",
-    "TABLE_END",
-    "TABLE_START",
-    "Bug",
-    "Case",
-    "Target",
-    "cases",
-    "claims_markdown",
-    "claims_table",
-    "run_case",
-    "run_suite",
-    "write_claims",
+    "NEIGHBOURS", "TABLE_END", "TABLE_START", "Bug", "Case", "Target", "cases", "claims_markdown",
+    "claims_table", "run_case", "run_suite", "write_claims"
 ]
 
 #: The neighbour relation of every claim in dpviz.

@@ -52,6 +52,17 @@ from dpviz.trees.id3_quality import get_criterion
 from dpviz.trees.random_tree import RandomTree
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 
+__all__ = [
+    "BROKEN", "CORRECT", "COUNT", "COUNT_PRIME", "LEAF_GRID", "SETUPS", "AuditSetup",
+    "audit_setup", "averaged_count", "averaged_count_law", "diffpid3_split_choice",
+    "discrete_laplace_count", "event_loss", "exponential_choice", "fitted_object_visited_leaves",
+    "forest_reading_all_rows_with_full_epsilon", "forest_votes", "laplace_count",
+    "laplace_count_with_scale", "leaf_label", "leaf_vector", "make_setup", "oracle_pair",
+    "pruned_tree_leaves", "pruned_tree_problem", "report_noisy_max_choice",
+    "reused_noise_releases", "run_audit", "smooth_sensitivity_leaf_label",
+    "split_point_continuous", "split_point_grid"
+]
+
 #: Neighbouring leaves searched for the leaf-label mechanisms (sizes m of leaf_count_neighbours).
 LEAF_GRID: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20, 25, 30, 40, 50, 70, 100, 150)
 

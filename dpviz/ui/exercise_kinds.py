@@ -31,12 +31,7 @@ from dpviz.errors import InvalidParameterError
 from dpviz.validation import check_int, check_positive
 
 __all__ = [
-    "Argument",
-    "AuditTask",
-    "BreakTask",
-    "Implementation",
-    "Prediction",
-    "Step",
+    "Argument", "AuditTask", "BreakTask", "Implementation", "Prediction", "Step"
 ]
 
 

@@ -29,22 +29,9 @@ from dpviz.ui.exercise_kinds import (
 )
 
 __all__ = [
-    "EXERCISES",
-    "Argument",
-    "AuditTask",
-    "BreakTask",
-    "Exercise",
-    "Implementation",
-    "Prediction",
-    "Step",
-    "check",
-    "check_argument",
-    "check_audit",
-    "check_break",
-    "check_implementation",
-    "check_prediction",
-    "coverage",
-    "register",
+    "EXERCISES", "Argument", "AuditTask", "BreakTask", "Exercise", "Implementation", "Prediction",
+    "Step", "check", "check_argument", "check_audit", "check_break", "check_implementation",
+    "check_prediction", "coverage", "register"
 ]
 
 
