@@ -29,7 +29,6 @@ from dpviz.audit.engine import (
     Mechanism,
     audit,
     laplace_lattice_events,
-    uniform_lattice_events,
 )
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import NotProvenPrivateWarning, PrivacyLeakWarning
@@ -627,12 +626,8 @@ def _mechanism_cases() -> list[Case]:
 
 def _split_point_cases() -> list[Case]:
     """FS §4.3's numeric split point: the shipped grid path, and the paper's continuous draw."""
-    low, high = 0.0, 1e6
-    one_class = Domain([Numeric("x", low, high)], (0,))
-    D = (np.array([1.0]), np.zeros(1, dtype=np.int64))
-    D_prime = (np.array([1.0, 2.0]), np.zeros(2, dtype=np.int64))
-    ranges = [(0.0, 1.0), (1.0, high)]  # D's score-constant ranges (the lattices of D)
-    lattice = uniform_lattice_events(ranges)
+    low, high = targets.THRESHOLD_RANGE
+    one_class, D, D_prime, lattice = targets.threshold_problem()  # lattices of D's ranges
     # discriminating neighbours: a second class at b between grid points 200 and 201; the
     # added row lifts the quality of every candidate above b (exact loss at 4ε: 1.79)
     two_class = Domain([Numeric("x", low, high)], (0, 1))

@@ -21,10 +21,12 @@ from scipy import stats
 from dpviz import mechanisms
 from dpviz.audit.engine import (
     AuditResult,
+    Event,
     Mechanism,
     audit,
     laplace_lattice_events,
     leaf_count_neighbours,
+    uniform_lattice_events,
 )
 from dpviz.audit.exact_laws import (
     ContinuousLaw,
@@ -37,7 +39,7 @@ from dpviz.audit.exact_laws import (
     label_law,
     pair_epsilon,
 )
-from dpviz.domain import Categorical, Domain
+from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.leaf_release import NoisyLeafCounts, NoisyLeafLabels
 from dpviz.privacy import PrivateTable
@@ -53,14 +55,15 @@ from dpviz.trees.random_tree import RandomTree
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 
 __all__ = [
-    "BROKEN", "CORRECT", "COUNT", "COUNT_PRIME", "LEAF_GRID", "SETUPS", "AuditSetup",
+    "BROKEN", "CORRECT", "COUNT", "COUNT_PRIME", "LEAF_GRID", "SETUPS", "THRESHOLD_RANGE",
+    "AuditSetup",
     "audit_setup", "averaged_count", "averaged_count_law", "diffpid3_split_choice",
     "discrete_laplace_count", "event_loss", "exponential_choice", "fitted_object_visited_leaves",
     "forest_reading_all_rows_with_full_epsilon", "forest_votes", "laplace_count",
     "laplace_count_with_scale", "leaf_label", "leaf_vector", "make_setup", "oracle_pair",
     "pruned_tree_leaves", "pruned_tree_problem", "report_noisy_max_choice",
     "reused_noise_releases", "run_audit", "smooth_sensitivity_leaf_label",
-    "split_point_continuous", "split_point_grid"
+    "split_point_continuous", "split_point_grid", "threshold_problem",
 ]
 
 #: Neighbouring leaves searched for the leaf-label mechanisms (sizes m of leaf_count_neighbours).
@@ -166,6 +169,19 @@ def pruned_tree_problem() -> tuple[Domain, tuple[Any, Any], tuple[Any, Any]]:
     X = np.array([["0", "0"], ["0", "1"]] * 3, dtype=object)
     y = ["-", "+"] * 3
     return domain, (X, y), (np.vstack([X, [["1", "1"]]]), [*y, "+"])
+
+
+#: The public range of the split-point lessons.
+THRESHOLD_RANGE = (0.0, 1e6)
+
+
+def threshold_problem() -> tuple[Domain, tuple[Any, Any], tuple[Any, Any], list[Event]]:
+    """Values {1} vs {1, 2} on [0, 1e6], one class, and the lattices of D's ranges."""
+    low, high = THRESHOLD_RANGE
+    D = (np.array([1.0]), np.zeros(1, dtype=np.int64))
+    D_prime = (np.array([1.0, 2.0]), np.zeros(2, dtype=np.int64))
+    return (Domain([Numeric("x", low, high)], (0,)), D, D_prime,
+            uniform_lattice_events([(0.0, 1.0), (1.0, high)]))
 
 
 def forest_reading_all_rows_with_full_epsilon(domain: Domain, canary: pd.DataFrame | np.ndarray,

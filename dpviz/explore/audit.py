@@ -32,7 +32,6 @@ from dpviz.audit.engine import (
     estimator_mechanism,
     leaf_count_neighbours,
     search_neighbours,
-    uniform_lattice_events,
 )
 from dpviz.audit.exact_laws import (
     ContinuousLaw,
@@ -54,7 +53,7 @@ from dpviz.audit.targets import (
     make_setup,
     run_audit,
 )
-from dpviz.domain import Categorical, Domain, Numeric
+from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.shipped import result
 from dpviz.trees.forest import DPRandomForestClassifier
@@ -177,18 +176,11 @@ def results_frame(results: dict[str, AuditResult],
     """One row per audit; ``exact loss`` of the chosen event, ``exact ε`` (name → ε) if given."""
     rows = []
     for name, r in results.items():
-        row = {
-            "mechanism": name,
-            "neighbours": r.neighbours,
-            "claimed ε": r.epsilon,
-            "N": r.n_samples,
-            "event": r.event,
-            "P[D]": r.p.estimate,
-            "P[D']": r.p_prime.estimate,
-            "ε lower bound": r.epsilon_lower,
-            "exact loss": r.exact_epsilon,
-            "verdict": "VIOLATION" if r.reject else "no violation found",
-        }
+        row = {"mechanism": name, "neighbours": r.neighbours, "claimed ε": r.epsilon,
+               "N": r.n_samples, "event": r.event, "P[D]": r.p.estimate,
+               "P[D']": r.p_prime.estimate, "ε lower bound": r.epsilon_lower,
+               "exact loss": r.exact_epsilon,
+               "verdict": "VIOLATION" if r.reject else "no violation found"}
         if exact is not None:
             row["exact ε"] = exact.get(name)
         rows.append(row)
@@ -222,14 +214,12 @@ def bound_growth(epsilon: float = 0.5,
 # ------------------------------------------------------------------------------ story 1
 #: FI addendum (2021) Table 6: leaf counts (f_A, f_B) at ε = 0.1 and the probability (%) of
 #: the majority label B, with the original smooth-sensitivity label and the updated exp(ε·f_c).
-ADDENDUM_TABLE6 = pd.DataFrame(
-    {
-        "f_A": [5, 105, 0, 0, 10, 10],
-        "f_B": [10, 110, 1, 10, 50, 60],
-        "paper original Pr(B) %": [52.1, 52.1, 51.4, 53.4, 93.8, 99.9],
-        "paper new Pr(B) %": [62.2, 62.2, 52.5, 73.1, 98.2, 99.3],
-    }
-)
+ADDENDUM_TABLE6 = pd.DataFrame({
+    "f_A": [5, 105, 0, 0, 10, 10],
+    "f_B": [10, 110, 1, 10, 50, 60],
+    "paper original Pr(B) %": [52.1, 52.1, 51.4, 53.4, 93.8, 99.9],
+    "paper new Pr(B) %": [62.2, 62.2, 52.5, 73.1, 98.2, 99.3],
+})
 
 
 def addendum_table6(n_samples: int = 100_000, seed: int = 0) -> pd.DataFrame:
@@ -245,13 +235,9 @@ def addendum_table6(n_samples: int = 100_000, seed: int = 0) -> pd.DataFrame:
         softmax = mechanisms.exponential_probabilities(counts.astype(float), epsilon=eps,
                                                        sensitivity=1.0, monotone=True)[1]
         rows.append({
-            "f_A": row.f_A,
-            "f_B": row.f_B,
-            "paper original Pr(B) %": row[2],
-            "ours exact %": 100 * exact,
-            f"ours sampled % ({n_samples:,} draws)": 100 * sampled,
-            "paper new Pr(B) %": row[3],
-            "ours softmax exp(ε·f) %": 100 * softmax,
+            "f_A": row.f_A, "f_B": row.f_B, "paper original Pr(B) %": row[2],
+            "ours exact %": 100 * exact, f"ours sampled % ({n_samples:,} draws)": 100 * sampled,
+            "paper new Pr(B) %": row[3], "ours softmax exp(ε·f) %": 100 * softmax,
             "exact loss, f_B + 1": smooth_sensitivity_loss(counts, counts + np.array([0, 1]), eps),
         })
     return pd.DataFrame(rows)
@@ -270,8 +256,7 @@ def smooth_sensitivity_story(epsilons: Sequence[float] = (1.0, 0.5, 0.1), *,
     """Story 1: search the neighbours that break the FI 2017 label, audit them, exact loss."""
     rows = []
     for eps in epsilons:
-        grid = _smooth_grid(eps)
-        pairs = leaf_count_neighbours(grid)
+        pairs = leaf_count_neighbours(_smooth_grid(eps))
         start = time.perf_counter()
         r = search_neighbours(
             targets.smooth_sensitivity_leaf_label(eps), pairs, epsilon=eps, n_search=n_search,
@@ -279,13 +264,9 @@ def smooth_sensitivity_story(epsilons: Sequence[float] = (1.0, 0.5, 0.1), *,
             exact=lambda a, b, eps=eps: smooth_sensitivity_loss(a, b, eps),
         )
         rows.append({
-            "claimed ε": eps,
-            "pairs searched": len(pairs),
-            "neighbours found": r.neighbours,
-            "event": r.event,
-            "measured ε lower bound": r.epsilon_lower,
-            "exact loss": r.exact_epsilon,
-            "exact loss / ε": r.exact_epsilon / eps,
+            "claimed ε": eps, "pairs searched": len(pairs), "neighbours found": r.neighbours,
+            "event": r.event, "measured ε lower bound": r.epsilon_lower,
+            "exact loss": r.exact_epsilon, "exact loss / ε": r.exact_epsilon / eps,
             "addendum's estimate": 2 * eps,
             "verdict": "VIOLATION" if r.reject else "no violation found",
             "seconds": time.perf_counter() - start,
@@ -384,19 +365,14 @@ def floating_point_audits(epsilon: float = 1.0, n_samples: int = 100_000,
 
 
 # ------------------------------------------------------------------------------ three lessons
-THRESHOLD_RANGE = (0.0, 1e6)
-
 
 def threshold_lattice_audits(n_samples: int = 4_000, seed: int = 0) -> dict[str, AuditResult]:
     """A split point drawn uniformly inside data ranges (FS §4.3), and from the public grid.
 
     Values {1} vs {1, 2} on [0, 1e6], one class: "off D's lattices" never happens under D.
     """
-    low, high = THRESHOLD_RANGE
-    D = (np.array([1.0]), np.zeros(1, dtype=np.int64))
-    D_prime = (np.array([1.0, 2.0]), np.zeros(2, dtype=np.int64))
-    events = uniform_lattice_events([(0.0, 1.0), (1.0, high)])
-    grid_domain = Domain([Numeric("x", low, high)], (0,))
+    low, high = targets.THRESHOLD_RANGE
+    grid_domain, D, D_prime, events = targets.threshold_problem()
     targets_ = {
         "FS §4.3 as printed: uniform inside a data range": targets.split_point_continuous(
             low, high, epsilon=1.0),
@@ -490,6 +466,18 @@ def impossible_output_bound(n_estimation: int, alpha: float = 0.05) -> float:
     return float(np.log(low) - np.log(high))
 
 
+def half_sensitivity_laplace_law(count: Any) -> ContinuousLaw:
+    """Exercise 06.3's broken release: Laplace of scale 0.5 (sensitivity read as 1/2, ε = 1)."""
+    return ContinuousLaw(lambda x: float(stats.laplace.cdf(x, loc=float(count), scale=0.5)))
+
+
+def unsplit_average_law(count: Any) -> DiscreteLaw:
+    """Exercise 06.4's broken release: the mean of 5 discrete-Laplace answers at ε = 1 each."""
+    return averaged_count_law(int(count), 1.0, 5)
+
+
+# 06.3, 06.4: the mechanism must have exactly the broken law asked for, then the audit must
+# catch it on the count 10 vs 11.
 register({
     "06.1": Exercise(
         answer=smooth_sensitivity_loss(EXERCISE_1["counts"], EXERCISE_1["counts_prime"],
@@ -505,22 +493,6 @@ register({
         hint="with 0 of n the upper bound is 1 − 0.025^(1/n); with n of n the lower bound is "
         "0.025^(1/n); the bound on ε is the log of their ratio, with n = 400",
     ),
-})
-
-def half_sensitivity_laplace_law(count: Any) -> ContinuousLaw:
-    """Exercise 06.3's broken release: Laplace of scale 0.5 (sensitivity read as 1/2, ε = 1)."""
-    return ContinuousLaw(lambda x: float(stats.laplace.cdf(x, loc=float(count), scale=0.5)))
-
-
-def unsplit_average_law(count: Any) -> DiscreteLaw:
-    """Exercise 06.4's broken release: the mean of 5 discrete-Laplace answers at ε = 1 each."""
-    return averaged_count_law(int(count), 1.0, 5)
-
-
-# The "break it" exercises: the student's mechanism must have exactly the stated broken law
-# (so a mechanism without noise, or broken another way, is refused), then the audit must
-# catch it on the count 10 vs 11.
-register({
     "06.3": BreakTask(
         D=COUNT, D_prime=COUNT_PRIME, exact=half_sensitivity_laplace_law, epsilon=1.0,
         hint="keep Laplace noise centred on the count; its scale is the sensitivity the "
