@@ -89,20 +89,16 @@ def _check_counts(count: object, n: int) -> np.ndarray:
         raise InvalidParameterError(
             f"count must be an integer (or an array of integers), got {count!r}"
         ) from None
-    integral = np.isfinite(k) & (k == np.round(k))
-    if not integral.all():
-        bad = np.asarray(count)[~integral].ravel()[0].item() if k.ndim else count
-        raise InvalidParameterError(
-            f"count must be an integer (or integers): the number of samples in the event, "
-            f"got {bad!r}"
-        )
-    outside = (k < 0) | (k > n)
-    if outside.any():
-        bad = np.asarray(count)[outside].ravel()[0].item() if k.ndim else count
-        raise InvalidParameterError(
-            f"count must be between 0 and n = {n} (a number of successes among n samples), "
-            f"got {bad!r}"
-        )
+    for what, outside in (
+        ("an integer (or integers): the number of samples in the event",
+         lambda: ~(np.isfinite(k) & (k == np.round(k)))),
+        (f"between 0 and n = {n} (a number of successes among n samples)",
+         lambda: (k < 0) | (k > n)),
+    ):
+        mask = outside()
+        if mask.any():
+            bad = np.asarray(count)[mask].ravel()[0].item() if k.ndim else count
+            raise InvalidParameterError(f"count must be {what}, got {bad!r}")
     return k
 
 
