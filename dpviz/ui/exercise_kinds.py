@@ -39,12 +39,30 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
-def _check_sampling_params(spec: Any) -> None:
-    check_int(spec.n_samples, "n_samples", minimum=100)
-    check_int(spec.seed, "seed", minimum=0)
-    check_int(spec.max_cells, "max_cells", minimum=2)
-    if not (_is_number(spec.false_alarm) and 0 < spec.false_alarm < 1):
-        raise InvalidParameterError(f"false_alarm must be in (0, 1), got {spec.false_alarm!r}")
+@dataclass(frozen=True, eq=False, kw_only=True)
+class _SamplingTest:
+    """``n_samples`` draws per case, seeded by ``(seed, case index)``, checked against the laws.
+
+    By :func:`~dpviz.audit.exact_laws.sampling_findings` (``false_alarm``, ``max_cells``).
+    """
+
+    n_samples: int = 20_000
+    false_alarm: float = 1e-6
+    seed: int = 0
+    max_cells: int = 30
+
+    def __post_init__(self) -> None:
+        check_int(self.n_samples, "n_samples", minimum=100)
+        check_int(self.seed, "seed", minimum=0)
+        check_int(self.max_cells, "max_cells", minimum=2)
+        if not (_is_number(self.false_alarm) and 0 < self.false_alarm < 1):
+            raise InvalidParameterError(f"false_alarm must be in (0, 1), got {self.false_alarm!r}")
+
+    def findings(self, outputs: list[Any], laws: list[LawLike], names: list[str]) -> list[str]:
+        """What is wrong with the draws ``outputs`` of the cases, named ``names``."""
+        return sampling_findings(outputs, laws, n_samples=self.n_samples,
+                                 false_alarm=self.false_alarm, max_cells=self.max_cells,
+                                 names=names)
 
 
 def _refuse(key: str, findings: list[str], hint: str, what: str) -> AssertionError:
@@ -182,7 +200,7 @@ def _check_cases(cases: Any, *, arguments: bool) -> tuple[Any, ...]:
 
 
 @dataclass(frozen=True, eq=False)
-class Implementation:
+class Implementation(_SamplingTest):
     """Write a function; it is checked on ``cases`` against the laws ``exact(**case)``.
 
     A case is a dict (keyword arguments) or a tuple (positional ones). ``sampler=False``:
@@ -198,17 +216,13 @@ class Implementation:
     hint: str
     sampler: bool = False
     tolerance: float = 1e-6
-    n_samples: int = 20_000
-    false_alarm: float = 1e-6
-    seed: int = 0
-    max_cells: int = 30
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cases", _check_cases(self.cases, arguments=True))
         if not callable(self.exact):
             raise InvalidParameterError("exact must be a function returning the exact law")
         check_positive(self.tolerance, "tolerance")
-        _check_sampling_params(self)
+        super().__post_init__()
 
     def laws(self) -> list[LawLike]:
         """The exact law of each case."""
@@ -235,9 +249,7 @@ class Implementation:
             for i, case in enumerate(self.cases):
                 rng = np.random.default_rng([self.seed, i])
                 outputs.append([_call(function, case, rng) for _ in range(self.n_samples)])
-            findings = sampling_findings(
-                outputs, self.laws(), n_samples=self.n_samples, false_alarm=self.false_alarm,
-                max_cells=self.max_cells, names=[_case_name(c) for c in self.cases])
+            findings = self.findings(outputs, self.laws(), [_case_name(c) for c in self.cases])
             what = "your sampler's draws do not follow the law asked for"
         else:
             findings = [f for case, law in zip(self.cases, self.laws(), strict=True)
@@ -285,17 +297,15 @@ def _check_law(spec: Any, mechanism: Any, key: str) -> None:
                              f"mechanism(data, n, rng), got {mechanism!r}")
     outputs = [_draw(mechanism, data, spec.n_samples, np.random.default_rng([spec.seed, i]), key)
                for i, data in enumerate(spec.cases)]
-    findings = sampling_findings(
-        outputs, [spec.exact(d) for d in spec.cases], n_samples=spec.n_samples,
-        false_alarm=spec.false_alarm, max_cells=spec.max_cells,
-        names=[f"data {_case_name(d)[5:]}" for d in spec.cases])
+    findings = spec.findings(outputs, [spec.exact(d) for d in spec.cases],
+                             [f"data {_case_name(d)[5:]}" for d in spec.cases])
     if findings:
         raise _refuse(key, findings, spec.hint,
                       "your mechanism does not have the output law this exercise asks for")
 
 
 @dataclass(frozen=True, eq=False)
-class AuditTask:
+class AuditTask(_SamplingTest):
     """Wrap a piece of an algorithm as a mechanism, audit it, pass both to the check.
 
     Refused: a ``mechanism(data, n, rng)`` whose law on some of ``cases`` is not
@@ -316,10 +326,6 @@ class AuditTask:
     min_bound: float = 0.0
     min_samples: int = 10_000
     max_alpha: float = 0.05
-    n_samples: int = 20_000
-    false_alarm: float = 1e-6
-    seed: int = 0
-    max_cells: int = 30
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cases", _check_cases(self.cases, arguments=False))
@@ -331,7 +337,7 @@ class AuditTask:
             check_positive(self.max_loss, "max_loss", allow_zero=True)
         if not (_is_number(self.max_alpha) and 0 < self.max_alpha < 1):
             raise InvalidParameterError(f"max_alpha must be in (0, 1), got {self.max_alpha!r}")
-        _check_sampling_params(self)
+        super().__post_init__()
 
     def verify(self, mechanism: Any, result: Any, key: str) -> str:
         """The confirmation, or AssertionError on a wrong mechanism or an inconsistent audit."""
@@ -375,7 +381,7 @@ class AuditTask:
 
 
 @dataclass(frozen=True, eq=False)
-class BreakTask:
+class BreakTask(_SamplingTest):
     """Break a mechanism in one *specific* way; the checker audits the broken mechanism.
 
     ``mechanism(data, n, rng)`` must have the law ``exact(data)`` on ``D`` and ``D_prime``
@@ -390,15 +396,11 @@ class BreakTask:
     epsilon: float
     hint: str
     audit_samples: int = 100_000
-    n_samples: int = 20_000
-    false_alarm: float = 1e-6
-    seed: int = 0
-    max_cells: int = 30
 
     def __post_init__(self) -> None:
         check_positive(self.epsilon, "epsilon")
         check_int(self.audit_samples, "audit_samples", minimum=20)
-        _check_sampling_params(self)
+        super().__post_init__()
 
     @property
     def cases(self) -> tuple[Any, Any]:
