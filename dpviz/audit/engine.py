@@ -246,11 +246,10 @@ def auto_events(
             f"same d; got shapes {a.shape} and {b.shape}"
         )
     if a.ndim == 2:
-        events = []
-        for j in range(a.shape[1]):
-            for e in auto_events(a[:, j], b[:, j], max_values=max_values, n_quantiles=n_quantiles):
-                events.append(Event(f"[{j}] {e.name}", lambda x, e=e, j=j: e(np.asarray(x)[:, j])))
-        return events
+        return [Event(f"[{j}] {e.name}", lambda x, e=e, j=j: e(np.asarray(x)[:, j]))
+                for j in range(a.shape[1])
+                for e in auto_events(a[:, j], b[:, j], max_values=max_values,
+                                     n_quantiles=n_quantiles)]
     pooled = np.concatenate([a, b])
     values = np.unique(pooled)
     discrete = pooled.dtype.kind in "biu" or pooled.dtype.kind in "OUS" or len(values) <= max_values
@@ -259,18 +258,12 @@ def auto_events(
         if len(values) > max_values:  # many integer values: keep the most frequent and thresholds
             counts = np.unique(pooled, return_counts=True)[1]
             values = values[np.argsort(counts)[::-1][:max_values]]
-        for v in values:
-            shown = v.item() if isinstance(v, np.generic) else v
-            events.append(Event(f"x = {shown!r}", lambda x, v=v: np.asarray(x) == v))
-    if pooled.dtype.kind in "biuf":
-        cuts = (
-            np.unique(np.quantile(pooled, np.linspace(0.01, 0.99, n_quantiles)))
-            if not discrete or len(values) > 2
-            else np.array([])
-        )
-        for t in cuts:
-            events.append(Event(f"x ≤ {t:.6g}", lambda x, t=t: np.asarray(x) <= t))
-            events.append(Event(f"x > {t:.6g}", lambda x, t=t: np.asarray(x) > t))
+        events = [Event(f"x = {(v.item() if isinstance(v, np.generic) else v)!r}",
+                        lambda x, v=v: np.asarray(x) == v) for v in values]
+    if pooled.dtype.kind in "biuf" and (not discrete or len(values) > 2):
+        for t in np.unique(np.quantile(pooled, np.linspace(0.01, 0.99, n_quantiles))):
+            events += [Event(f"x ≤ {t:.6g}", lambda x, t=t: np.asarray(x) <= t),
+                       Event(f"x > {t:.6g}", lambda x, t=t: np.asarray(x) > t)]
     return events
 
 

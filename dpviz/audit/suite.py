@@ -841,20 +841,14 @@ def claims_table(results: Sequence[Row]) -> pd.DataFrame:
         else:
             verdict = "rejected, as it must be" if r.reject else "NOT rejected"
         rows.append({
-            "family": case.family,
-            "estimator": case.estimator,
-            "option": case.option,
+            "family": case.family, "estimator": case.estimator, "option": case.option,
             "role": case.role,
             "claimed ε": "none" if case.role == "no claim" else f"{case.epsilon:.6g}",
-            "neighbours": f"{NEIGHBOURS}: {case.neighbours}",
-            "released": case.released,
-            "ε lower bound (95%)": round(r.epsilon_lower, 3),
-            "samples": r.n_samples,
-            "event": r.event,
-            "verdict": verdict,
+            "neighbours": f"{NEIGHBOURS}: {case.neighbours}", "released": case.released,
+            "ε lower bound (95%)": round(r.epsilon_lower, 3), "samples": r.n_samples,
+            "event": r.event, "verdict": verdict,
             "planted bug": case.bug.name if case.bug is not None else "—",
-            "power": power(case, bug),
-            "evidence": has_power and not r.reject,
+            "power": power(case, bug), "evidence": has_power and not r.reject,
             "as expected": ok and (case.role != "claim" or case.bug is None or has_power),
         })
     return pd.DataFrame(rows)
