@@ -667,8 +667,7 @@ def _two_fits(fit_pair: Callable[[Any, int, int], tuple[np.ndarray, np.ndarray]]
 
     def mechanism(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         seeds = rng.integers(0, 2**63, size=(n, 2))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PrivacyLeakWarning)
+        with warnings.catch_warnings(action="ignore", category=PrivacyLeakWarning):
             out = [np.concatenate([a, b, b - a]) for a, b in
                    (fit_pair(data, int(s), int(t)) for s, t in seeds)]
         return np.array(out, dtype=float)

@@ -102,8 +102,7 @@ def smooth_sensitivity_leaf_label(epsilon: float) -> Mechanism:
     """The withdrawn FI 2017 leaf label (warnings silenced: this target is *meant* to fail)."""
 
     def mechanism(counts: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotProvenPrivateWarning)
+        with warnings.catch_warnings(action="ignore", category=NotProvenPrivateWarning):
             return mechanisms.smooth_sensitivity_label(np.asarray(counts), epsilon=epsilon,
                                                        rng=rng, size=n)
 
@@ -122,8 +121,8 @@ def _leaf_release(release_class: Any, epsilon: float, mechanism: str) -> Mechani
     def release(counts: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         counts = np.asarray(counts)
         keys, labels = _one_leaf_per_sample(counts, n)
-        with warnings.catch_warnings():  # noise="laplace" warns: it is audited on purpose
-            warnings.simplefilter("ignore", NotProvenPrivateWarning)
+        # noise="laplace" warns: it is audited on purpose
+        with warnings.catch_warnings(action="ignore", category=NotProvenPrivateWarning):
             released = release_class.release(keys, labels, len(counts), epsilon=epsilon,
                                              mechanism=mechanism, rng=rng)
         return released(np.arange(n, dtype=np.uint64))
@@ -283,8 +282,7 @@ def split_point_continuous(low: float, high: float, *, epsilon: float = 1.0,
     def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         values, labels = data
         n_classes = int(np.max(labels)) + 1 if len(labels) else 1
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotProvenPrivateWarning)
+        with warnings.catch_warnings(action="ignore", category=NotProvenPrivateWarning):
             return np.array([
                 choose_split_point_continuous(values, labels, n_classes, low, high,
                                               criterion=crit, sensitivity=crit.sensitivity(),
