@@ -15,7 +15,14 @@ import pytest
 
 from dpviz import mechanisms
 from dpviz.audit.engine import audit
-from dpviz.audit.exact_laws import ContinuousLaw, DiscreteLaw
+from dpviz.audit.exact_laws import (
+    ContinuousLaw,
+    DiscreteLaw,
+    false_alarm_bound,
+    law_cells,
+    power_lower_bound,
+    sampling_findings,
+)
 from dpviz.errors import InvalidParameterError
 from dpviz.ui import exercises
 from dpviz.ui.exercise_kinds import (
@@ -25,10 +32,6 @@ from dpviz.ui.exercise_kinds import (
     Implementation,
     Prediction,
     Step,
-    false_alarm_bound,
-    law_cells,
-    power_lower_bound,
-    sampling_findings,
 )
 from dpviz.ui.exercises import (
     EXERCISES,

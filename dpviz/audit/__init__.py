@@ -1,12 +1,9 @@
 """The empirical privacy audit.
 
-* :mod:`~dpviz.audit.engine` — :func:`audit`: sample a release on neighbouring databases,
-  bound ε from below with exact confidence intervals;
-* :mod:`~dpviz.audit.exact_laws` — output distributions computed exactly, and the sampling
-  test the exercises use;
-* :mod:`~dpviz.audit.targets`, :mod:`~dpviz.audit.setups` — the releases audited and their
-  worst-case neighbours;
-* :mod:`~dpviz.audit.suite` — the claims table: every claim with its planted bug.
+:mod:`~dpviz.audit.engine` (:func:`audit`: lower bounds on ε from samples on neighbours),
+:mod:`~dpviz.audit.exact_laws` (exact output laws and the exercises' sampling test),
+:mod:`~dpviz.audit.targets` (the releases audited, and notebook 06's setups) and
+:mod:`~dpviz.audit.suite` (the claims table: every claim with its planted bug).
 """
 
 from dpviz.audit.engine import AuditResult, audit

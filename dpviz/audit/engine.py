@@ -1,22 +1,9 @@
-"""Empirical privacy audits: sample a mechanism on neighbouring inputs and bound the ratio.
+"""Empirical privacy audits: sample a mechanism on neighbours, bound ε from below.
 
-ε-differential privacy promises ``P[M(D) ∈ E] ≤ e^ε · P[M(D') ∈ E]`` for every
-event E and neighbours D, D′. An audit (in the style of StatDP, DP-Sniper,
-Delta-Siege and DP-Auditorium) estimates both probabilities for a well-chosen
-event and turns them into a *lower bound* on the ε the mechanism really has:
-
-1. **Sample** the mechanism many times on D and on D′ (vectorized: the
-   mechanism returns ``n`` outputs per call).
-2. **Choose** the event and direction on a first part of the samples (the
-   selection stage): among candidate events, the one whose estimated ratio has
-   the largest lower bound.
-3. **Estimate** on fresh samples: one-sided Clopper–Pearson bounds at α/2 each,
-   p_low ≤ P[M(D) ∈ E] and q_high ≥ P[M(D′) ∈ E], give with confidence 1 − α
-   ``ε ≥ log(p_low / q_high)``. Choosing and estimating on the same samples
-   would report false violations (the maximum of many noisy ratios is biased up).
-
-A result says "no violation found at N samples" when the bound stays below the
-claimed ε — never "private": an audit can refute a claim, not prove one.
+:func:`audit` chooses an event on a first part of the samples and bounds
+``P[M(D) ∈ E] / P[M(D′) ∈ E]`` on the rest with Clopper–Pearson intervals: a lower bound on
+the true ε at confidence 1 − α. It refutes a claim, never proves one. Argument:
+docs/privacy.md §8.3.
 """
 
 from __future__ import annotations
@@ -38,20 +25,10 @@ from dpviz.lattice import uniform_lattice_member_any
 from dpviz.validation import check_epsilon, check_int, check_positive, check_probability
 
 __all__ = [
-    "BATCH_SIZE",
-    "AuditResult",
-    "Event",
-    "Interval",
-    "audit",
-    "auto_events",
-    "bound_vs_samples",
-    "clopper_pearson",
-    "estimator_mechanism",
-    "laplace_lattice_events",
-    "laplace_lattice_member",
-    "leaf_count_neighbours",
-    "search_neighbours",
-    "uniform_lattice_events",
+    "BATCH_SIZE", "AuditResult", "Event", "Interval", "audit", "audits_frame", "audits_from_frame",
+    "auto_events", "bound_vs_samples", "clopper_pearson", "estimator_mechanism",
+    "laplace_lattice_events", "laplace_lattice_member", "leaf_count_neighbours",
+    "search_neighbours", "uniform_lattice_events"
 ]
 
 Mechanism = Callable[[Any, int, np.random.Generator], np.ndarray]
@@ -69,6 +46,9 @@ class Event:
         return np.asarray(self.test(outputs), dtype=bool)
 
 
+_INTERVAL_FIELDS = ("estimate", "low", "high", "count", "n")
+
+
 @dataclass(frozen=True)
 class Interval:
     """A probability estimate with its one-sided Clopper–Pearson bounds (α/2 each side)."""
@@ -81,39 +61,20 @@ class Interval:
 
 
 def _check_alpha(alpha: object, name: str = "alpha") -> float:
-    """Return ``alpha`` as a float if it is a valid 1 − confidence: ``0 < alpha < 1``.
-
-    ``alpha = 1`` is 0 % confidence: the Clopper–Pearson "bounds" collapse to the
-    medians and an audit reports noise as a violation (a correct Laplace at ε = 1 was
-    rejected). ``alpha = 0`` asks for 100 % confidence: the bounds are 0 and 1 and an
-    audit can never find anything. Each gets its own message.
-
-    Raises
-    ------
-    InvalidParameterError
-        ``alpha`` is not a real number strictly between 0 and 1 (NaN included).
-    """
-    why = _alpha_problem(alpha)
-    if why:
-        raise InvalidParameterError(
-            f"{name} must satisfy 0 < alpha < 1 (it is 1 − the confidence), got {alpha!r}: "
-            f"{why}; use e.g. 0.05 for 95 % confidence"
-        )
-    return float(alpha)  # type: ignore[arg-type]
-
-
-def _alpha_problem(alpha: object) -> str:
-    """What is wrong with ``alpha`` as 1 − a confidence level ("" if nothing)."""
+    """``alpha`` (1 − the confidence) as a float, refused unless 0 < alpha < 1."""
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or math.isnan(alpha):
-        return "alpha must be a real number"
-    if alpha >= 1:
-        return (
-            "alpha >= 1 is 0 % confidence (the bounds collapse to medians and noise looks "
-            "like a violation)"
-        )
-    if alpha <= 0:
-        return "alpha <= 0 would be 100 % confidence (bounds of 0 and 1, which never reject)"
-    return ""
+        why = "alpha must be a real number"
+    elif alpha >= 1:
+        why = ("alpha >= 1 is 0 % confidence (the bounds collapse to medians and noise looks "
+               "like a violation)")
+    elif alpha <= 0:
+        why = "alpha <= 0 would be 100 % confidence (bounds of 0 and 1, which never reject)"
+    else:
+        return float(alpha)
+    raise InvalidParameterError(
+        f"{name} must satisfy 0 < alpha < 1 (it is 1 − the confidence), got {alpha!r}: "
+        f"{why}; use e.g. 0.05 for 95 % confidence"
+    )
 
 
 def _check_counts(count: object, n: int) -> np.ndarray:
@@ -128,43 +89,24 @@ def _check_counts(count: object, n: int) -> np.ndarray:
         raise InvalidParameterError(
             f"count must be an integer (or an array of integers), got {count!r}"
         ) from None
-    integral = np.isfinite(k) & (k == np.round(k))
-    if not integral.all():
-        bad = np.asarray(count)[~integral].ravel()[0].item() if k.ndim else count
-        raise InvalidParameterError(
-            f"count must be an integer (or integers): the number of samples in the event, "
-            f"got {bad!r}"
-        )
-    outside = (k < 0) | (k > n)
-    if outside.any():
-        bad = np.asarray(count)[outside].ravel()[0].item() if k.ndim else count
-        raise InvalidParameterError(
-            f"count must be between 0 and n = {n} (a number of successes among n samples), "
-            f"got {bad!r}"
-        )
+    for what, outside in (
+        ("an integer (or integers): the number of samples in the event",
+         lambda: ~(np.isfinite(k) & (k == np.round(k)))),
+        (f"between 0 and n = {n} (a number of successes among n samples)",
+         lambda: (k < 0) | (k > n)),
+    ):
+        mask = outside()
+        if mask.any():
+            bad = np.asarray(count)[mask].ravel()[0].item() if k.ndim else count
+            raise InvalidParameterError(f"count must be {what}, got {bad!r}")
     return k
 
 
 def clopper_pearson(count: int | np.ndarray, n: int, alpha: float) -> tuple[Any, Any]:
     """One-sided Clopper–Pearson bounds at level ``alpha`` each: (lower, upper).
 
-    ``lower`` is the α-quantile of Beta(k, n − k + 1) (0 when k = 0) and ``upper``
-    the (1 − α)-quantile of Beta(k + 1, n − k) (1 when k = n): exact binomial bounds.
-
-    Parameters
-    ----------
-    count : int or array of int
-        Successes k, each an integer with 0 ≤ k ≤ n (integral floats are accepted).
-    n : int
-        Trials, n ≥ 1.
-    alpha : float
-        Level of each one-sided bound, 0 < alpha < 1.
-
-    Raises
-    ------
-    InvalidParameterError
-        A count that is not an integer in [0, n], n < 1 or not an integer, or alpha
-        outside (0, 1): none of them has a binomial bound.
+    The α-quantile of Beta(k, n − k + 1) (0 at k = 0) and the (1 − α)-quantile of
+    Beta(k + 1, n − k) (1 at k = n), for ``count`` k (integers in [0, n], or an array).
     """
     n = check_int(n, "n", minimum=1)
     alpha = _check_alpha(alpha)
@@ -186,33 +128,11 @@ def _log_ratio_bound(p_low: Any, q_high: Any) -> Any:
 class AuditResult:
     """The outcome of an audit.
 
-    Attributes
-    ----------
-    epsilon : float
-        The claimed ε.
-    epsilon_lower : float
-        Lower bound on the true ε, with confidence ``1 − alpha``.
-    reject : bool
-        ``epsilon_lower > epsilon``: the claim is refuted.
-    event : str
-        The event chosen in the selection stage.
-    direction : str
-        ``"D/D'"`` (P[M(D) ∈ E] over P[M(D′) ∈ E]) or ``"D'/D"``.
-    p, p_prime : Interval
-        The estimates for D and D′ on the fresh samples.
-    neighbours : str
-        Description of D and D′.
-    n_samples : int
-        Samples per neighbour (selection + estimation).
-    alpha : float
-    exact_epsilon : float or None
-        The exact privacy loss, when the caller knows it: of the chosen event
-        (:func:`audit`'s ``exact_epsilon``) or of the neighbours over all events
-        (:func:`search_neighbours`' ``exact``), as the caller computed it.
-    selection : DataFrame
-        Every candidate event with its selection-stage counts and bound.
-    seconds : float
-        Wall time of the audit.
+    ``epsilon_lower`` bounds the true ε with confidence 1 − ``alpha``; ``reject`` is
+    ``epsilon_lower > epsilon`` (the claim). ``direction`` is ``"D/D'"`` or ``"D'/D"``;
+    ``p``, ``p_prime`` are the estimation-stage intervals, ``selection`` every candidate's
+    selection-stage counts and bounds, ``exact_epsilon`` the exact loss when the caller
+    knows it, ``n_samples`` per neighbour (both stages).
     """
 
     epsilon: float
@@ -258,19 +178,52 @@ class AuditResult:
 
     def to_frame(self) -> pd.DataFrame:
         """The two probability estimates and their intervals, one row per neighbour."""
-        return pd.DataFrame(
-            [
-                {
-                    "neighbour": name,
-                    "estimate": i.estimate,
-                    "low": i.low,
-                    "high": i.high,
-                    "count": i.count,
-                    "n": i.n,
-                }
-                for name, i in (("D", self.p), ("D'", self.p_prime))
-            ]
+        return pd.DataFrame([{"neighbour": name, **{k: getattr(i, k) for k in _INTERVAL_FIELDS}}
+                             for name, i in (("D", self.p), ("D'", self.p_prime))])
+
+
+_SELECTION = ["event", "count_D", "count_D'", "bound_D/D'", "bound_D'/D"]
+
+
+def audits_frame(results: dict[str, AuditResult]) -> pd.DataFrame:
+    """Named audits as one tidy frame (to ship): a row per candidate event of each audit.
+
+    Each row repeats its audit's fields beside the selection counts of one event;
+    :func:`audits_from_frame` reads the audits back.
+    """
+    frames = []
+    for name, r in results.items():
+        head = {"audit": name, "epsilon": r.epsilon, "epsilon_lower": r.epsilon_lower,
+                "reject": r.reject, "event_chosen": r.event, "direction": r.direction,
+                "neighbours": r.neighbours, "n_samples": r.n_samples, "alpha": r.alpha,
+                "exact_epsilon": math.nan if r.exact_epsilon is None else r.exact_epsilon,
+                "seconds": r.seconds}
+        head |= {f"p_{k}": getattr(r.p, k) for k in _INTERVAL_FIELDS}
+        head |= {f"p_prime_{k}": getattr(r.p_prime, k) for k in _INTERVAL_FIELDS}
+        frames.append(r.selection.assign(**head)[[*head, *r.selection.columns]])
+    return pd.concat(frames, ignore_index=True)
+
+
+def _interval(row: pd.Series, prefix: str) -> Interval:
+    return Interval(*(int(row[prefix + k]) if k in ("count", "n") else float(row[prefix + k])
+                      for k in _INTERVAL_FIELDS))
+
+
+def audits_from_frame(frame: pd.DataFrame) -> dict[str, AuditResult]:
+    """The audits of an :func:`audits_frame`, by name."""
+    out = {}
+    for name, rows in frame.groupby("audit", sort=False):
+        top = rows.iloc[0]
+        out[name] = AuditResult(
+            epsilon=float(top["epsilon"]), epsilon_lower=float(top["epsilon_lower"]),
+            reject=bool(top["reject"]), event=str(top["event_chosen"]),
+            direction=str(top["direction"]), p=_interval(top, "p_"),
+            p_prime=_interval(top, "p_prime_"), neighbours=str(top["neighbours"]),
+            n_samples=int(top["n_samples"]), alpha=float(top["alpha"]),
+            exact_epsilon=None if pd.isna(top["exact_epsilon"]) else float(top["exact_epsilon"]),
+            selection=rows[_SELECTION].reset_index(drop=True), seconds=float(top["seconds"]),
         )
+    return out
 
 
 # ---------------------------------------------------------------------------------- events
@@ -293,11 +246,10 @@ def auto_events(
             f"same d; got shapes {a.shape} and {b.shape}"
         )
     if a.ndim == 2:
-        events = []
-        for j in range(a.shape[1]):
-            for e in auto_events(a[:, j], b[:, j], max_values=max_values, n_quantiles=n_quantiles):
-                events.append(Event(f"[{j}] {e.name}", lambda x, e=e, j=j: e(np.asarray(x)[:, j])))
-        return events
+        return [Event(f"[{j}] {e.name}", lambda x, e=e, j=j: e(np.asarray(x)[:, j]))
+                for j in range(a.shape[1])
+                for e in auto_events(a[:, j], b[:, j], max_values=max_values,
+                                     n_quantiles=n_quantiles)]
     pooled = np.concatenate([a, b])
     values = np.unique(pooled)
     discrete = pooled.dtype.kind in "biu" or pooled.dtype.kind in "OUS" or len(values) <= max_values
@@ -306,27 +258,20 @@ def auto_events(
         if len(values) > max_values:  # many integer values: keep the most frequent and thresholds
             counts = np.unique(pooled, return_counts=True)[1]
             values = values[np.argsort(counts)[::-1][:max_values]]
-        for v in values:
-            shown = v.item() if isinstance(v, np.generic) else v
-            events.append(Event(f"x = {shown!r}", lambda x, v=v: np.asarray(x) == v))
-    if pooled.dtype.kind in "biuf":
-        cuts = (
-            np.unique(np.quantile(pooled, np.linspace(0.01, 0.99, n_quantiles)))
-            if not discrete or len(values) > 2
-            else np.array([])
-        )
-        for t in cuts:
-            events.append(Event(f"x ≤ {t:.6g}", lambda x, t=t: np.asarray(x) <= t))
-            events.append(Event(f"x > {t:.6g}", lambda x, t=t: np.asarray(x) > t))
+        events = [Event(f"x = {(v.item() if isinstance(v, np.generic) else v)!r}",
+                        lambda x, v=v: np.asarray(x) == v) for v in values]
+    if pooled.dtype.kind in "biuf" and (not discrete or len(values) > 2):
+        for t in np.unique(np.quantile(pooled, np.linspace(0.01, 0.99, n_quantiles))):
+            events += [Event(f"x ≤ {t:.6g}", lambda x, t=t: np.asarray(x) <= t),
+                       Event(f"x > {t:.6g}", lambda x, t=t: np.asarray(x) > t)]
     return events
 
 
 def laplace_lattice_member(values: np.ndarray, *, center: float, scale: float) -> np.ndarray:
     """Whether each value is an output ``fl(center + noise)`` of dpviz's Laplace sampler.
 
-    :func:`dpviz.mechanisms.laplace_noise` inverts the CDF at ``U = (k + 1/2) / 2**52``, so
-    around a true value ``center`` the released doubles form a sparse lattice. The test
-    inverts each value to the nearest k and checks k - 3 … k + 3 exactly (vectorized).
+    The sampler inverts the CDF at ``U = (k + 1/2) / 2**52``; each value is inverted to the
+    nearest k and k − 3 … k + 3 are checked exactly.
     """
     scale = check_positive(scale, "scale")
     center = _check_finite(center, "center")
@@ -347,26 +292,10 @@ def laplace_lattice_member(values: np.ndarray, *, center: float, scale: float) -
 
 
 def laplace_lattice_events(scale: float, center: float = 0.0) -> list[Event]:
-    """Events that encode dpviz's Laplace sampler (Mironov 2012's floating-point attack).
+    """On / off the lattice of dpviz's float Laplace sampler (``scale``) around D's ``center``.
 
-    :func:`dpviz.mechanisms.laplace` (and the ``noise="laplace"`` leaf releases) return
-    ``fl(value + noise)`` with the noise from a sparse lattice of doubles. With the true
-    value ``center`` every output lies on the lattice around it; with the true value
-    ``center + 1`` the output usually does not. The event "output off the lattice around
-    ``center``" is therefore *impossible* under one neighbour and common under the other:
-    an unbounded privacy loss, whatever ε the noise scale was meant to give.
-
-    Parameters
-    ----------
-    scale : float
-        The sampler's scale b = Δ/ε.
-    center : float, default 0.0
-        The true value of neighbour D.
-
-    Raises
-    ------
-    InvalidParameterError
-        ``scale`` is not a finite number > 0 or ``center`` is not finite.
+    Mironov (2012): "off the lattice around ``center``" is impossible under D and common
+    under ``center + 1``, whatever ε the scale was meant to give.
     """
     scale = check_positive(scale, "scale")
     center = _check_finite(center, "center")
@@ -381,12 +310,7 @@ def laplace_lattice_events(scale: float, center: float = 0.0) -> list[Event]:
 
 
 def uniform_lattice_events(ranges: Sequence[tuple[float, float]]) -> list[Event]:
-    """Events "on / off the lattice of ``rng.uniform(start, end)`` for one of ``ranges``".
-
-    The attacker's event against a threshold drawn uniformly inside data-dependent ranges
-    (FS §4.3 as printed): with D's ranges, every output under D is on their lattice, many
-    outputs under D′ are not (:func:`dpviz.lattice.uniform_lattice_member_any`).
-    """
+    """On / off the lattices of ``rng.uniform(start, end)`` for D's ``ranges`` (FS §4.3)."""
     ranges = [
         (_check_finite(a, "ranges"), _check_finite(b, "ranges")) for a, b in ranges
     ]
@@ -445,24 +369,13 @@ def _sample(mechanism: Mechanism, data: Any, n: int, rng: np.random.Generator,
 def _select(
     events: Sequence[Event], ka: np.ndarray, kb: np.ndarray, n_a: int, n_b: int, alpha: float
 ) -> tuple[int, str, pd.DataFrame]:
-    """The event and direction with the largest lower bound on the selection counts.
-
-    ``ka`` and ``kb`` count each event's outputs among the ``n_a`` and ``n_b`` selection
-    samples of D and D′.
-    """
+    """The event and direction with the largest bound on the selection counts ``ka``, ``kb``."""
     a_low, a_high = clopper_pearson(ka, n_a, alpha / 2)
     b_low, b_high = clopper_pearson(kb, n_b, alpha / 2)
     forward = _log_ratio_bound(a_low, b_high)
     backward = _log_ratio_bound(b_low, a_high)
-    table = pd.DataFrame(
-        {
-            "event": [e.name for e in events],
-            "count_D": ka,
-            "count_D'": kb,
-            "bound_D/D'": forward,
-            "bound_D'/D": backward,
-        }
-    )
+    table = pd.DataFrame(dict(zip(_SELECTION, ([e.name for e in events], ka, kb, forward,
+                                               backward), strict=True)))
     best = np.maximum(forward, backward)
     # ties (e.g. all zero): prefer the event with the largest point-estimate log-ratio
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -476,11 +389,8 @@ def _select(
     return i, direction, table
 
 
-#: Samples per neighbour drawn by one call of the mechanism. An audit of more samples than
-#: this draws and counts them in batches of this size, so its memory stays bounded whatever
-#: ``n_samples`` is (about ``BATCH_SIZE`` times the size of one output, times a few, per
-#: neighbour: tens of MB for scalar outputs). Up to ``BATCH_SIZE`` samples an audit draws
-#: them all at once, as it always did: the same seed gives the same result.
+#: Samples per neighbour drawn by one call of the mechanism: larger audits draw and count in
+#: batches of this size (bounded memory).
 BATCH_SIZE = 1_000_000
 
 
@@ -522,11 +432,9 @@ def _audit_in_batches(
     extra_events: Sequence[Event], n_samples: int, n_sel: int, alpha: float,
     rng: np.random.Generator,
 ) -> tuple[Event, str, pd.DataFrame, int, int]:
-    """The selection, then the estimation, ``BATCH_SIZE`` samples of D and of D′ at a time.
+    """Selection, then estimation, ``BATCH_SIZE`` samples at a time; only counts are kept.
 
-    Only counts are kept: every candidate's on the selection batches, then the chosen
-    event's on the estimation batches. ``events="auto"`` builds the candidates from the
-    first selection batch (``BATCH_SIZE`` samples of each neighbour).
+    ``events="auto"`` builds the candidates from the first selection batch.
     """
     candidates: list[Event] = []
     ka = kb = np.zeros(0, dtype=np.int64)
@@ -566,45 +474,19 @@ def audit(
     Parameters
     ----------
     mechanism : callable
-        ``mechanism(data, n, rng)`` returns ``n`` independent outputs (an array
-        of length n, or shape (n, d) for vectors).
+        ``mechanism(data, n, rng)`` returns ``n`` independent outputs, shape (n,) or (n, d).
     D, D_prime
-        Neighbouring inputs. If ``D_prime`` is None, ``D`` must be a pair (D, D′).
+        The neighbours (or ``D`` a pair and ``D_prime`` None).
     epsilon : float
-        The claimed ε (may be ``inf`` to simply measure).
+        The claimed ε (``inf`` to simply measure).
     events : "auto" or sequence of Event
-        Candidate events (see :func:`auto_events`), or the caller's own, e.g. an
-        event that encodes a sampler's floating-point lattice.
+        Candidate events (:func:`auto_events` of the selection samples), plus ``extra_events``.
     n_samples : int
-        Samples per neighbour, split into selection and estimation parts. Above
-        :data:`BATCH_SIZE` they are drawn and counted in batches (memory stays bounded;
-        with ``events="auto"`` the candidate events then come from the first batch).
+        Samples per neighbour; ``selection_fraction`` of them choose the event.
     alpha : float
-        1 − confidence, with 0 < alpha < 1; each side's Clopper–Pearson bound uses α/2.
-        ``alpha = 1`` (0 % confidence) is refused: the bounds would collapse to medians
-        and a correct mechanism would be reported as a violation.
-    seed : int
-        Seed of the samples (an integer ≥ 0).
-    selection_fraction : float
-        Share of the samples used to choose the event.
+        1 − confidence, 0 < alpha < 1; each side's bound is at α/2.
     exact_epsilon : float, optional
-        The true privacy loss, when known, reported next to the measurement.
-    neighbours : str, optional
-        Description of the neighbours for the report.
-    extra_events : sequence of Event
-        Events the attacker adds to ``events`` (e.g. a floating-point lattice event next to
-        the automatic ones).
-
-    Returns
-    -------
-    AuditResult
-
-    Raises
-    ------
-    InvalidParameterError
-        A parameter outside its range, a mechanism that does not return exactly
-        ``n_samples`` outputs (the message gives the shape it returned), or an event
-        whose test does not return one bool per output.
+        The true loss, when known, reported with the result.
     """
     start = time.perf_counter()
     if D_prime is None:
@@ -634,37 +516,19 @@ def audit(
     bound = float(
         _log_ratio_bound(a_low, b_high) if direction == "D/D'" else _log_ratio_bound(b_low, a_high)
     )
-    return AuditResult(
-        epsilon=epsilon,
-        epsilon_lower=bound,
-        reject=bound > epsilon,
-        event=event.name,
-        direction=direction,
-        p=p,
-        p_prime=q,
-        neighbours=neighbours or "D, D'",
-        n_samples=n_samples,
-        alpha=alpha,
-        exact_epsilon=exact_epsilon,
-        selection=table,
-        seconds=time.perf_counter() - start,
-    )
+    return AuditResult(epsilon, bound, bound > epsilon, event.name, direction, p, q,
+                       neighbours or "D, D'", n_samples, alpha, exact_epsilon, table,
+                       time.perf_counter() - start)
 
 
 # ---------------------------------------------------------------------------------- neighbours
 def leaf_count_neighbours(
     m_values: Sequence[int] = (1, 2, 3, 5, 10, 20, 50), n_classes: int = 2
 ) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """Worst-case neighbouring class-count vectors of one leaf, over a grid of m.
+    """Worst-case neighbouring class counts of one leaf, as (name, counts, counts′).
 
-    Adding one row changes one class count by one. Patterns: pure ``(m, 0, …)``
-    against ``(m+1, 0, …)`` (majority grows) and ``(m, 1, …)`` (a minority row
-    appears); near-tie ``(m, m−1)`` against ``(m, m)``; tie ``(m, m)`` against
-    ``(m+1, m)``; and the empty leaf against one row.
-
-    Returns
-    -------
-    list of (name, counts, counts')
+    The empty leaf vs one row, and for each m: pure (m, 0) vs (m+1, 0) and vs (m, 1),
+    near-tie (m, m−1) vs (m, m), tie (m, m) vs (m+1, m).
     """
     n_classes = check_int(n_classes, "n_classes", minimum=2)
     m_values = list(m_values)
@@ -704,26 +568,10 @@ def search_neighbours(
     seed: int = 0,
     exact: Callable[[Any, Any], float] | None = None,
 ) -> AuditResult:
-    """Find the most revealing neighbours, then audit them on fresh samples.
+    """Audit the most revealing of ``pairs`` (name, D, D′) again on fresh samples.
 
-    Each candidate pair gets a small audit (``n_search`` samples, a different
-    seed); the pair with the largest lower bound is audited again with
-    ``n_samples`` fresh samples — so the search cannot bias the final bound.
-
-    Parameters
-    ----------
-    mechanism : callable
-        ``mechanism(data, n, rng)``.
-    pairs : sequence of (name, D, D′)
-        Candidates, e.g. from :func:`leaf_count_neighbours`.
-    epsilon : float
-        The claimed ε.
-    n_search, n_samples : int
-        Samples per neighbour in the search and in the final audit.
-    alpha : float
-    seed : int
-    exact : callable, optional
-        ``exact(D, D′)`` → the exact privacy loss, reported with the result.
+    Each pair gets ``n_search`` samples; the best one ``n_samples`` new ones, so the search
+    cannot bias the bound. ``exact(D, D′)``, if given, is reported with the result.
     """
     pairs = list(pairs)
     if not pairs:
@@ -734,30 +582,15 @@ def search_neighbours(
     _check_alpha(alpha)
     best, best_bound = None, -1.0
     for k, (name, d, d_prime) in enumerate(pairs):
-        result = audit(
-            mechanism,
-            d,
-            d_prime,
-            epsilon=epsilon,
-            n_samples=n_search,
-            alpha=alpha,
-            seed=seed + 1 + k,
-        )
+        result = audit(mechanism, d, d_prime, epsilon=epsilon, n_samples=n_search, alpha=alpha,
+                       seed=seed + 1 + k)
         if result.epsilon_lower > best_bound:
             best, best_bound = (name, d, d_prime), result.epsilon_lower
     assert best is not None
     name, d, d_prime = best
-    return audit(
-        mechanism,
-        d,
-        d_prime,
-        epsilon=epsilon,
-        n_samples=n_samples,
-        alpha=alpha,
-        seed=seed,
-        neighbours=name,
-        exact_epsilon=None if exact is None else exact(d, d_prime),
-    )
+    return audit(mechanism, d, d_prime, epsilon=epsilon, n_samples=n_samples, alpha=alpha,
+                 seed=seed, neighbours=name,
+                 exact_epsilon=None if exact is None else exact(d, d_prime))
 
 
 # ---------------------------------------------------------------------------------- estimators
@@ -767,13 +600,9 @@ def estimator_mechanism(
     *,
     output: str = "predict",
 ) -> Mechanism:
-    """Turn "train an estimator, predict the canary" into a mechanism for :func:`audit`.
+    """The mechanism "train ``make_estimator(seed)`` on ``(X, y)``, predict the canary".
 
-    The whole-estimator audit: ``data`` is ``(X, y)``; each of the ``n`` samples
-    trains ``make_estimator(seed)`` on it and records its prediction for the
-    canary row (``output="predict"``: the label; ``"proba"``: the class
-    probabilities, rounded to 6 decimals). Audit it on D and on D′ = D plus the
-    canary record — the end-to-end check no mechanism-level test can give.
+    ``output="predict"``: the label; ``"proba"``: the probabilities rounded to 6 decimals.
     """
     if output not in ("predict", "proba"):
         raise InvalidParameterError(f"output must be 'predict' or 'proba', got {output!r}")
@@ -801,22 +630,10 @@ def bound_vs_samples(
     events: str | Sequence[Event] | dict[str, Sequence[Event]] = "auto",
     seed: int = 0,
 ) -> pd.DataFrame:
-    """The ε lower bound of each mechanism's audit as the number of samples grows.
+    """The ε lower bound of each mechanism's audit (name → (mechanism, D, D′)) at each size.
 
-    Parameters
-    ----------
-    mechanisms : dict name -> (mechanism, D, D′)
-    epsilon : float
-        The claimed ε.
-    sizes : sequence of int
-        Samples per neighbour.
-    events : "auto", a list of Event, or a dict name -> list of Event
-    seed : int
-
-    Returns
-    -------
-    DataFrame
-        Columns ``mechanism``, ``n_samples``, ``epsilon_lower``, ``epsilon``, ``reject``.
+    ``events`` may be a dict by name. Columns ``mechanism``, ``n_samples``,
+    ``epsilon_lower``, ``epsilon``, ``reject``.
     """
     if not mechanisms:
         raise InvalidParameterError("mechanisms must name at least one (mechanism, D, D′)")
@@ -832,13 +649,6 @@ def bound_vs_samples(
         ev = events[name] if isinstance(events, dict) else events
         for n in sizes:
             r = audit(mechanism, d, d_prime, epsilon=epsilon, n_samples=n, seed=seed, events=ev)
-            rows.append(
-                {
-                    "mechanism": name,
-                    "n_samples": n,
-                    "epsilon_lower": r.epsilon_lower,
-                    "epsilon": epsilon,
-                    "reject": r.reject,
-                }
-            )
+            rows.append({"mechanism": name, "n_samples": n, "epsilon_lower": r.epsilon_lower,
+                         "epsilon": epsilon, "reject": r.reject})
     return pd.DataFrame(rows)

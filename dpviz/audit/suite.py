@@ -1,37 +1,10 @@
 """The adversarial audit suite: every release path of every estimator, audited as an attacker would.
 
-Each :class:`Case` is one row of the privacy-claims table in ``docs/privacy.md``: an
-estimator (or a mechanism it ships) with one privacy-relevant option, the ε it claims,
-the worst-case neighbours an attacker would pick (add/remove one row: D and D + a
-canary row), what exactly is released, and the events the attacker tests — automatic
-value/threshold events on every released number, plus the events that broke earlier
-versions of dpviz:
-
-* **floating-point lattices** of every released float (the Laplace sampler's lattice
-  around the true count; the lattice of a uniform draw between data-dependent ends);
-* **differences between two releases** (``update``: "after − before");
-* **exact equality with the ε = ∞ output** (tiny and huge ε).
-
-Every target calls the code that ships (the estimators' ``fit``, ``update`` and their
-public lookups ``released_counts`` / ``released_labels``, or the leaf releases and
-mechanisms the estimators call), never a copy. Two roles:
-
-``claim``
-    A correct path: the audit must *not* reject its claimed ε. Each claim carries a
-    **planted bug** (:class:`Bug`): the same path, on the same neighbours and events, with
-    a fault of the kind the row rules out — a choice made by exact argmax, a doubled ε, a
-    missing split of the budget, reused noise, a release read from exact counts — which the
-    audit must reject, as mutation testing checks a test suite. A claim without one (or
-    whose bug is not caught) has no power and is marked as not counting as evidence.
-``no claim``
-    A path that is not proven private (float Laplace, the withdrawn FI smooth-sensitivity
-    label, the non-private pruned tree): kept for teaching, and the audit shows why.
-
-:func:`run_suite` runs the cases and their bugs; :func:`claims_table` turns the results
-into the table that ``make audit`` writes into ``docs/privacy.md`` (the tests run the same
-cases with fewer samples, ``tests/test_audit_suite.py``). An audit refutes, it never
-proves: a row that says "no violation found" is a lower bound below the claim at that
-many samples, and counts only because its planted bug is caught at the same size.
+Each :class:`Case` is a row of the claims table (docs/privacy.md §6–7): a release path with
+one option, its claimed ε, worst-case neighbours (D and D + a canary), what is released and
+the attacker's extra events. A ``"claim"`` must not be rejected and carries a planted
+:class:`Bug` that must be; a ``"no claim"`` path must be rejected. :func:`run_suite` runs
+them, :func:`claims_table` makes the table ``make audit`` writes.
 """
 
 from __future__ import annotations
@@ -53,9 +26,9 @@ from dpviz.audit import targets
 from dpviz.audit.engine import (
     AuditResult,
     Event,
+    Mechanism,
     audit,
     laplace_lattice_events,
-    uniform_lattice_events,
 )
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import NotProvenPrivateWarning, PrivacyLeakWarning
@@ -71,21 +44,9 @@ from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
 __all__ = [
-    "NEIGHBOURS",
-    "TABLE_END",
-    "TABLE_START",
-    "Bug",
-    "Case",
-    "Target",
-    "cases",
-    "claims_markdown",
-    "claims_table",
-    "run_case",
-    "run_suite",
-    "write_claims",
+    "NEIGHBOURS", "TABLE_END", "TABLE_START", "Bug", "Case", "Target", "cases", "claims_markdown",
+    "claims_table", "run_case", "run_suite", "write_claims"
 ]
-
-Mechanism = Callable[[Any, int, np.random.Generator], np.ndarray]
 
 #: The neighbour relation of every claim in dpviz.
 NEIGHBOURS = "add/remove one row"
@@ -106,17 +67,9 @@ class Target:
 
 @dataclass(frozen=True)
 class Bug:
-    """A planted bug: a claim's release path with a fault of the kind the claim rules out.
+    """A claim's release path with a fault of the kind it rules out (``build()``: the target).
 
-    Attributes
-    ----------
-    name : str
-        What is wrong, e.g. "spends 2ε" or "attribute chosen by exact argmax".
-    build : callable
-        Returns the buggy :class:`Target`, on the claim's neighbours and events.
-    epsilon : float, optional
-        The ε the buggy path would claim (default: the claim's), e.g. a ledger that misses
-        a charge.
+    ``epsilon``: the ε the buggy path would claim (default: the claim's).
     """
 
     name: str
@@ -126,34 +79,10 @@ class Bug:
 
 @dataclass(frozen=True)
 class Case:
-    """One release path × option, its claim, and how to audit it.
+    """One release path × option, its claim, and how to audit it (``build()``: the target).
 
-    Attributes
-    ----------
-    family : str
-        The audit family.
-    estimator : str
-        The estimator or shipped component.
-    option : str
-        The privacy-relevant option audited.
-    role : {"claim", "no claim"}
-        See the module docstring.
-    epsilon : float
-        The ε the audit checks: the claimed ε (for "no claim" rows, the nominal one).
-    neighbours : str
-        D and D′ as the attacker chose them.
-    released : str
-        What the audited output is (what an observer of the release sees).
-    build : callable
-        Returns the :class:`Target`.
-    bug : Bug, optional
-        The claim's planted bug (its power check).
-    no_power : str
-        For a claim without a bug: why none can be caught (the row is not evidence).
-    whole : bool
-        A whole-estimator audit (one fit per sample: fewer samples in the tests).
-    min_samples : int
-        Run the case and its bug with at least this many samples per neighbour.
+    ``no_power`` says why a claim has no bug; ``whole``: one fit per sample (fewer samples);
+    ``min_samples``: the least samples per neighbour for the case and its bug.
     """
 
     family: str
@@ -214,11 +143,9 @@ def _no_noise(values: Any, **kw: Any) -> np.ndarray:
 
 # ------------------------------------------------------------------------------- data
 def categorical_problem() -> tuple[Domain, np.ndarray, list[str], np.ndarray]:
-    """Three binary attributes; D's rows all sit at 000, the canary at 111 (label "n").
+    """Three binary attributes; D's 6 rows at 000, the canary at 111 (label "n").
 
-    In a random tree of height 3 every attribute is used once on each path, so the
-    canary's leaf is empty under D in every tree: the worst case for a leaf release
-    (empty leaf vs one row: pure noise vs one count + noise, label uniform vs biased).
+    At height 3 the canary's leaf is empty under D in every tree: the worst case.
     """
     domain = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(3)], ["n", "y"])
     X = np.full((6, 3), "0", dtype=object)
@@ -242,12 +169,9 @@ def with_row(X: np.ndarray, y: list[str], row: np.ndarray, label: str) -> tuple[
 
 
 def _shift_events(coordinates: Sequence[int], values: Sequence[float]) -> list[Event]:
-    """The attacker's joint events for releases that the canary shifts by +1 on several coordinates.
+    """Joint events "all ≥ D's value + 1" / "all ≤ D's value" at ``coordinates``.
 
-    With D's true values ``values`` at ``coordinates`` (D′ adds one to each), "every
-    coordinate ≥ its value + 1" and "every coordinate ≤ its value" are the likelihood-ratio
-    events of independent noise: their privacy loss is the *sum* of the coordinates'
-    losses — the event that shows sequential composition (or its violation).
+    With independent noise their loss is the sum of the coordinates' (composition).
     """
     idx, v = list(coordinates), np.asarray(values, dtype=float)
     shown = ", ".join(map(str, idx))
@@ -261,16 +185,18 @@ def _shift_events(coordinates: Sequence[int], values: Sequence[float]) -> list[E
     return [Event(f"[{shown}] all ≥ D's value + 1", up), Event(f"[{shown}] all ≤ D's value", down)]
 
 
+def _first_lattice(scale: float) -> list[Event]:
+    """The Laplace sampler's lattice events around 0, on coordinate 0 (the class-n count)."""
+    return [Event(f"[0] {e.name}", lambda x, e=e: e(np.asarray(x)[:, 0]))
+            for e in laplace_lattice_events(scale, 0.0)]
+
+
 def fit_release(
     make: Callable[[int], Any],
     output: Callable[[Any], np.ndarray],
     fit: Callable[[Any, Any, Any], Any] | None = None,
 ) -> Mechanism:
-    """A whole-estimator mechanism: per sample, fit ``make(seed)`` on the data, then output.
-
-    ``fit(model, X, y)`` defaults to ``model.fit(X, y)``; the seeds are fresh 63-bit draws,
-    one per sample, so every sample is an independent release.
-    """
+    """Per sample, ``fit(make(seed), X, y)`` (default ``.fit``) with a fresh seed, then output."""
     fit = fit or (lambda model, X, y: model.fit(X, y))
 
     def mechanism(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -315,10 +241,7 @@ def _rdt_cases() -> list[Case]:
 
         out = (lambda m: _with_total(m.released_counts(canary))) if n_trees > 1 else (
             lambda m: m.released_counts(canary)[0, 0])
-        events: list[Event] = []
-        if kw.get("noise") == "laplace":  # the lattice of coordinate 0 (class "n" count)
-            events = [Event(f"[0] {e.name}", lambda x, e=e: e(np.asarray(x)[:, 0]))
-                      for e in laplace_lattice_events(n_trees / epsilon, 0.0)]
+        events = _first_lattice(n_trees / epsilon) if kw.get("noise") == "laplace" else []
         if n_trees > 1:  # the canary's leaf in every tree gains one class-"n" row
             events = _shift_events(range(0, 2 * n_trees, 2), [0] * n_trees)
         return Target(fit_release(make, out), D, D_prime, events)
@@ -369,11 +292,7 @@ def _update_cases() -> list[Case]:
 
     def update(method: str, canary_in: str, epsilon: float = EPS,
                reseeded: bool = False) -> Target:
-        """The two releases of a fit and its update, on the case's neighbours.
-
-        ``reseeded``: the planted bug of an update that restarts the fit's generators; its
-        release is then the fit of D1 ∪ D2 with the fit's own seed (same trees, same noise).
-        """
+        """The releases of a fit and its update (``reseeded``: refit D1 ∪ D2, same seed)."""
         def run(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
             (X1, y1), (X2, y2) = data if canary_in == "D1" else ((X, y), data)
             seeds = rng.integers(0, 2**63, size=n)
@@ -500,10 +419,7 @@ def _rdt_sharp_cases() -> list[Case]:
         def fit(model: RDTSharpClassifier, X_: Any, y_: Any) -> RDTSharpClassifier:
             return model.fit(X_, y_, public)
 
-        events: list[Event] = []
-        if kw.get("noise") == "laplace":
-            events = [Event(f"[0] {e.name}", lambda x, e=e: e(np.asarray(x)[:, 0]))
-                      for e in laplace_lattice_events(1 / epsilon, 0.0)]
+        events = _first_lattice(1 / epsilon) if kw.get("noise") == "laplace" else []
         a, b = data if data is not None else (D, D_prime)
         output = out or (lambda m: m.released_counts(canary)[0, 0])
         return Target(fit_release(make, output, fit), a, b, events)
@@ -557,23 +473,8 @@ def _rdt_sharp_cases() -> list[Case]:
     ]
 
 
-#: JPW Fig. 3-4 in miniature: two binary attributes, six rows at a = 0; D′ adds a row at a = 1.
-_PRUNED_DOMAIN = Domain([Categorical("a", ("0", "1")), Categorical("b", ("0", "1"))], ["-", "+"])
-_PRUNED_DATA = (
-    (np.array([["0", "0"], ["0", "1"]] * 3, dtype=object), ["-", "+"] * 3),
-    (np.array([["0", "0"], ["0", "1"]] * 3 + [["1", "1"]], dtype=object), ["-", "+"] * 3 + ["+"]),
-)
-
-
 def split_problem() -> tuple[Domain, tuple[Any, Any], tuple[Any, Any]]:
-    """A root that splits and an attribute choice the canary decides (FS trees, depth 1).
-
-    60 rows in which ``a0`` and ``a1`` both separate the classes perfectly (000 → n,
-    110 → y) and ``a2`` is constant: under D the two best attributes tie; the canary 010
-    (y) agrees with ``a1`` and not with ``a0``, so under D′ ``a1`` is strictly best under
-    every criterion. A choice by exact argmax takes ``a0`` half the time under D and never
-    under D′; the exponential mechanism moves it by at most its ε share.
-    """
+    """60 rows where a0 and a1 tie (000 → n, 110 → y); the canary 010 (y) makes a1 best."""
     domain = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(3)], ["n", "y"])
     X = np.array([["0", "0", "0"]] * 30 + [["1", "1", "0"]] * 30, dtype=object)
     y = ["n"] * 30 + ["y"] * 30
@@ -671,8 +572,13 @@ def _fs_cases() -> list[Case]:
         Case(family, "RandomDecisionTreeClassifier", "prune=True (Fan et al., not private)",
              "no claim", EPS, "six rows at a = 0 vs + one row at a = 1",
              "the number of non-empty leaves of the pruned tree",
-             lambda: Target(targets.pruned_tree_leaves(_PRUNED_DOMAIN), *_PRUNED_DATA)),
+             _pruned_tree),
     ]
+
+
+def _pruned_tree() -> Target:
+    domain, D, D_prime = targets.pruned_tree_problem()
+    return Target(targets.pruned_tree_leaves(domain), D, D_prime)
 
 
 def _mechanism_cases() -> list[Case]:
@@ -687,8 +593,7 @@ def _mechanism_cases() -> list[Case]:
     def t(mech: Mechanism, a: Any, b: Any, events: Sequence[Event] = ()) -> Callable[[], Target]:
         return lambda: Target(mech, a, b, events)
 
-    lattice = [Event(f"[0] {e.name}", lambda x, e=e: e(np.asarray(x)[:, 0]))
-               for e in laplace_lattice_events(1.0, 0.0)]
+    lattice = _first_lattice(1.0)
     doubled, argmax = "spends 2ε", "exact argmax (no noise)"
     return [
         Case(family_counts, "NoisyLeafCounts", "discrete Laplace, empty vs one row", "claim",
@@ -721,12 +626,8 @@ def _mechanism_cases() -> list[Case]:
 
 def _split_point_cases() -> list[Case]:
     """FS §4.3's numeric split point: the shipped grid path, and the paper's continuous draw."""
-    low, high = 0.0, 1e6
-    one_class = Domain([Numeric("x", low, high)], (0,))
-    D = (np.array([1.0]), np.zeros(1, dtype=np.int64))
-    D_prime = (np.array([1.0, 2.0]), np.zeros(2, dtype=np.int64))
-    ranges = [(0.0, 1.0), (1.0, high)]  # D's score-constant ranges (the lattices of D)
-    lattice = uniform_lattice_events(ranges)
+    low, high = targets.THRESHOLD_RANGE
+    one_class, D, D_prime, lattice = targets.threshold_problem()  # lattices of D's ranges
     # discriminating neighbours: a second class at b between grid points 200 and 201; the
     # added row lifts the quality of every candidate above b (exact loss at 4ε: 1.79)
     two_class = Domain([Numeric("x", low, high)], (0, 1))
@@ -762,16 +663,11 @@ def _split_point_cases() -> list[Case]:
 
 
 def _two_fits(fit_pair: Callable[[Any, int, int], tuple[np.ndarray, np.ndarray]]) -> Mechanism:
-    """Per sample, two releases of one data set and their difference.
-
-    ``fit_pair(data, seed_a, seed_b)`` makes both; the seeds are independent 63-bit
-    draws (the planted bug passes one of them twice).
-    """
+    """Per sample, ``fit_pair(data, seed_a, seed_b)``'s two releases and their difference."""
 
     def mechanism(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         seeds = rng.integers(0, 2**63, size=(n, 2))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", PrivacyLeakWarning)
+        with warnings.catch_warnings(action="ignore", category=PrivacyLeakWarning):
             out = [np.concatenate([a, b, b - a]) for a, b in
                    (fit_pair(data, int(s), int(t)) for s, t in seeds)]
         return np.array(out, dtype=float)
@@ -780,10 +676,7 @@ def _two_fits(fit_pair: Callable[[Any, int, int], tuple[np.ndarray, np.ndarray]]
 
 
 def _side_by_side_cases() -> list[Case]:
-    """Two models of overlapping data published together.
-
-    Sequential composition covers them if, and only if, each has its own seed.
-    """
+    """Two models of overlapping data, covered by composition only with their own seeds."""
     domain, X, y, canary = categorical_problem()
     family = "two models side by side (sequential composition)"
 
@@ -876,26 +769,15 @@ Row = tuple[Case, AuditResult, AuditResult | None]
 
 
 def run_case(case: Case, n_samples: int, seed: int = 0, *, bug: bool = False) -> AuditResult:
-    """Audit one case (or, with ``bug=True``, its planted bug) with ``n_samples`` per neighbour.
-
-    The bug is audited exactly as the case: the same neighbours, the same events, the
-    same sample size and seed, against the ε the buggy path would claim.
-    """
+    """Audit one case (or its planted bug: same neighbours, events, size and seed)."""
     if bug and case.bug is None:
         raise ValueError(f"{case.name} has no planted bug")
     target = case.bug.build() if bug else case.build()
     epsilon = case.bug.epsilon if bug and case.bug.epsilon is not None else case.epsilon
-    return audit(
-        target.mechanism,
-        target.D,
-        target.D_prime,
-        epsilon=epsilon,
-        n_samples=max(n_samples, case.min_samples),
-        seed=seed,
-        extra_events=target.events,
-        neighbours=case.neighbours,
-        exact_epsilon=target.exact_epsilon,
-    )
+    return audit(target.mechanism, target.D, target.D_prime, epsilon=epsilon,
+                 n_samples=max(n_samples, case.min_samples), seed=seed,
+                 extra_events=target.events, neighbours=case.neighbours,
+                 exact_epsilon=target.exact_epsilon)
 
 
 def _run_index(job: tuple[int, bool, int, int]) -> tuple[tuple[int, bool], AuditResult]:
@@ -912,11 +794,10 @@ def run_suite(
     select: Callable[[Case], bool] | None = None,
     processes: int = 1,
 ) -> list[Row]:
-    """Run every case and its planted bug (or those ``select`` keeps).
+    """Run every case (or those ``select`` keeps) and its planted bug.
 
-    Whole estimators get ``n_whole`` fits per neighbour, shipped components
-    ``n_mechanism`` samples. ``processes > 1`` runs the audits in parallel worker
-    processes (fork), each with its own fixed seed, so the results do not depend on it.
+    ``n_whole`` fits per neighbour for whole estimators, ``n_mechanism`` samples for
+    components; ``processes > 1`` forks workers (fixed seeds: the same results).
     """
     all_cases = cases()
     jobs = [
@@ -959,20 +840,14 @@ def claims_table(results: Sequence[Row]) -> pd.DataFrame:
         else:
             verdict = "rejected, as it must be" if r.reject else "NOT rejected"
         rows.append({
-            "family": case.family,
-            "estimator": case.estimator,
-            "option": case.option,
+            "family": case.family, "estimator": case.estimator, "option": case.option,
             "role": case.role,
             "claimed ε": "none" if case.role == "no claim" else f"{case.epsilon:.6g}",
-            "neighbours": f"{NEIGHBOURS}: {case.neighbours}",
-            "released": case.released,
-            "ε lower bound (95%)": round(r.epsilon_lower, 3),
-            "samples": r.n_samples,
-            "event": r.event,
-            "verdict": verdict,
+            "neighbours": f"{NEIGHBOURS}: {case.neighbours}", "released": case.released,
+            "ε lower bound (95%)": round(r.epsilon_lower, 3), "samples": r.n_samples,
+            "event": r.event, "verdict": verdict,
             "planted bug": case.bug.name if case.bug is not None else "—",
-            "power": power(case, bug),
-            "evidence": has_power and not r.reject,
+            "power": power(case, bug), "evidence": has_power and not r.reject,
             "as expected": ok and (case.role != "claim" or case.bug is None or has_power),
         })
     return pd.DataFrame(rows)

@@ -1,26 +1,46 @@
-"""Everything private in dpviz, as ``mechanism(data, n, rng)`` for :func:`dpviz.audit.engine.audit`.
+"""What the audits audit: the shipped releases as mechanisms, and the explorer's setups.
 
-Each function returns a vectorized mechanism drawing ``n`` independent outputs by
-calling the code that ships — the mechanisms of :mod:`dpviz.mechanisms`, the leaf
-releases of :mod:`dpviz.leaf_release` exactly as the estimators make them, the
-estimators themselves — never a re-implementation (an audit of a copy proves nothing
-about the original). Plus deliberately broken targets for the lessons: the withdrawn
-FI 2017 smooth-sensitivity label, the pruned (non-private) random tree, and a forest
-that reads every row in every tree with the full ε.
+Each ``mechanism(data, n, rng)`` draws ``n`` outputs by calling the code that ships (the
+mechanisms, the leaf releases, the estimators), never a copy; the TEACHING TARGETs are
+the broken or withdrawn paths. An :class:`AuditSetup` adds neighbours, candidate events and
+the exact laws (:mod:`dpviz.audit.exact_laws`): :data:`SETUPS` are notebook 06's explorer.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from dpviz import mechanisms
-from dpviz.domain import Domain
-from dpviz.errors import NotProvenPrivateWarning
+from dpviz.audit.engine import (
+    AuditResult,
+    Event,
+    Mechanism,
+    audit,
+    laplace_lattice_events,
+    leaf_count_neighbours,
+    uniform_lattice_events,
+)
+from dpviz.audit.exact_laws import (
+    ContinuousLaw,
+    DiscreteLaw,
+    Law,
+    VectorLaw,
+    anticipated_bound,
+    discrete_laplace_law,
+    event_probability,
+    label_law,
+    pair_epsilon,
+)
+from dpviz.domain import Categorical, Domain, Numeric
+from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.leaf_release import NoisyLeafCounts, NoisyLeafLabels
 from dpviz.privacy import PrivateTable
 from dpviz.trees.forest import DPRandomForestClassifier, get_majority_labels
@@ -35,25 +55,25 @@ from dpviz.trees.random_tree import RandomTree
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 
 __all__ = [
-    "diffpid3_split_choice",
-    "discrete_laplace_count",
-    "exponential_choice",
-    "fitted_object_visited_leaves",
-    "forest_reading_all_rows_with_full_epsilon",
-    "laplace_count",
-    "leaf_label",
-    "leaf_vector",
-    "pruned_tree_leaves",
-    "report_noisy_max_choice",
-    "reused_noise_releases",
-    "smooth_sensitivity_leaf_label",
-    "split_point_continuous",
-    "split_point_grid",
+    "BROKEN", "CORRECT", "COUNT", "COUNT_PRIME", "LEAF_GRID", "SETUPS", "THRESHOLD_RANGE",
+    "AuditSetup",
+    "audit_setup", "averaged_count", "averaged_count_law", "diffpid3_split_choice",
+    "discrete_laplace_count", "event_loss", "exponential_choice", "fitted_object_visited_leaves",
+    "forest_reading_all_rows_with_full_epsilon", "forest_votes", "laplace_count",
+    "laplace_count_with_scale", "leaf_label", "leaf_vector", "make_setup", "oracle_pair",
+    "pruned_tree_leaves", "pruned_tree_problem", "report_noisy_max_choice",
+    "reused_noise_releases", "run_audit", "smooth_sensitivity_leaf_label",
+    "split_point_continuous", "split_point_grid", "threshold_problem",
 ]
 
-Mechanism = Callable[[Any, int, np.random.Generator], np.ndarray]
+#: Neighbouring leaves searched for the leaf-label mechanisms (sizes m of leaf_count_neighbours).
+LEAF_GRID: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20, 25, 30, 40, 50, 70, 100, 150)
+
+#: The count audited by the count mechanisms: 10 rows against 11 (one row added).
+COUNT, COUNT_PRIME = 10, 11
 
 
+# ------------------------------------------------------------------------------ shipped releases
 def laplace_count(epsilon: float) -> Mechanism:
     """A count with float Laplace(1/ε) noise (``mechanisms.laplace``). Data: the count."""
     return lambda count, n, rng: mechanisms.laplace(np.full(n, float(count)), epsilon=epsilon,
@@ -82,8 +102,7 @@ def smooth_sensitivity_leaf_label(epsilon: float) -> Mechanism:
     """The withdrawn FI 2017 leaf label (warnings silenced: this target is *meant* to fail)."""
 
     def mechanism(counts: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotProvenPrivateWarning)
+        with warnings.catch_warnings(action="ignore", category=NotProvenPrivateWarning):
             return mechanisms.smooth_sensitivity_label(np.asarray(counts), epsilon=epsilon,
                                                        rng=rng, size=n)
 
@@ -98,49 +117,37 @@ def _one_leaf_per_sample(counts: np.ndarray, n: int) -> tuple[np.ndarray, np.nda
     return keys, np.tile(labels, n)
 
 
-def leaf_vector(epsilon: float, mechanism: str = "discrete_laplace") -> Mechanism:
-    """One leaf's noisy class-count vector, released by the shipped Private-RDT release.
-
-    Each sample is a different leaf of one :meth:`NoisyLeafCounts.release` holding the
-    given exact counts — a visited leaf (noise from fresh uniforms at release time) when
-    the counts are positive, an unvisited one (noise from the secret-keyed uniforms) when
-    they are all 0, exactly as the estimators release them. Data: the leaf's exact class
-    counts; outputs have shape (n, n_classes).
-    """
-
+def _leaf_release(release_class: Any, epsilon: float, mechanism: str) -> Mechanism:
     def release(counts: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         counts = np.asarray(counts)
         keys, labels = _one_leaf_per_sample(counts, n)
-        with warnings.catch_warnings():  # noise="laplace" warns: it is audited on purpose
-            warnings.simplefilter("ignore", NotProvenPrivateWarning)
-            released = NoisyLeafCounts.release(keys, labels, len(counts), epsilon=epsilon,
-                                               mechanism=mechanism, rng=rng)
+        # noise="laplace" warns: it is audited on purpose
+        with warnings.catch_warnings(action="ignore", category=NotProvenPrivateWarning):
+            released = release_class.release(keys, labels, len(counts), epsilon=epsilon,
+                                             mechanism=mechanism, rng=rng)
         return released(np.arange(n, dtype=np.uint64))
 
     return release
+
+
+def leaf_vector(epsilon: float, mechanism: str = "discrete_laplace") -> Mechanism:
+    """One leaf's noisy class counts, by the shipped :meth:`NoisyLeafCounts.release`.
+
+    Each sample is another leaf of one release (visited if the counts are positive, keyed
+    noise if all 0), as the estimators release them. Data: the counts; shape (n, n_classes).
+    """
+    return _leaf_release(NoisyLeafCounts, epsilon, mechanism)
 
 
 def leaf_label(epsilon: float, mechanism: str = "rosnam") -> Mechanism:
-    """One leaf's private label, released by the shipped FI forest release. Data: the counts."""
-
-    def release(counts: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        counts = np.asarray(counts)
-        keys, labels = _one_leaf_per_sample(counts, n)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotProvenPrivateWarning)
-            released = NoisyLeafLabels.release(keys, labels, len(counts), epsilon=epsilon,
-                                               mechanism=mechanism, rng=rng)
-        return released(np.arange(n, dtype=np.uint64))
-
-    return release
+    """One leaf's private label, by the shipped :meth:`NoisyLeafLabels.release`. Data: counts."""
+    return _leaf_release(NoisyLeafLabels, epsilon, mechanism)
 
 
 def pruned_tree_leaves(domain: Domain, *, max_depth: int = 2) -> Mechanism:
     """Number of leaves of Fan's pruned random tree (JPW Fig. 1) — NOT private.
 
-    Data: ``(X, y)``. The released structure shows which leaves are non-empty, so
-    adding a row with a new value can create a leaf that cannot exist without it
-    (JPW Fig. 3–4): an output of probability 0 under one neighbour, ε = ∞.
+    A row with a new value can create a leaf (JPW Fig. 3–4): ε = ∞. Data: ``(X, y)``.
     """
 
     def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -155,13 +162,33 @@ def pruned_tree_leaves(domain: Domain, *, max_depth: int = 2) -> Mechanism:
     return release
 
 
+def pruned_tree_problem() -> tuple[Domain, tuple[Any, Any], tuple[Any, Any]]:
+    """JPW Fig. 3 in miniature: two binary attributes; D′ adds the only row with a = 1."""
+    domain = Domain([Categorical("a", ("0", "1")), Categorical("b", ("0", "1"))], ["-", "+"])
+    X = np.array([["0", "0"], ["0", "1"]] * 3, dtype=object)
+    y = ["-", "+"] * 3
+    return domain, (X, y), (np.vstack([X, [["1", "1"]]]), [*y, "+"])
+
+
+#: The public range of the split-point lessons.
+THRESHOLD_RANGE = (0.0, 1e6)
+
+
+def threshold_problem() -> tuple[Domain, tuple[Any, Any], tuple[Any, Any], list[Event]]:
+    """Values {1} vs {1, 2} on [0, 1e6], one class, and the lattices of D's ranges."""
+    low, high = THRESHOLD_RANGE
+    D = (np.array([1.0]), np.zeros(1, dtype=np.int64))
+    D_prime = (np.array([1.0, 2.0]), np.zeros(2, dtype=np.int64))
+    return (Domain([Numeric("x", low, high)], (0,)), D, D_prime,
+            uniform_lattice_events([(0.0, 1.0), (1.0, high)]))
+
+
 def forest_reading_all_rows_with_full_epsilon(domain: Domain, canary: pd.DataFrame | np.ndarray,
                                               *, epsilon: float, n_trees: int = 10,
                                               max_depth: int = 2) -> Mechanism:
-    """A WRONG budget split: every tree reads every row and spends the full ε.
+    """A WRONG budget split: every tree reads every row at the full ε (τ·ε in all).
 
-    It claims ε but, by sequential composition, spends τ·ε. Output: the number of
-    trees voting for class 1 on the canary. Data: ``(codes, labels)`` encoded rows.
+    Output: the trees voting for class 1 on the canary. Data: ``(codes, labels)``.
     """
     canary_codes = domain.encode(canary)
 
@@ -203,13 +230,8 @@ def diffpid3_split_choice(domain: Domain, *, criterion: str = "gini", epsilon: f
                           size_bound: int | None = None) -> Mechanism:
     """DiffPID3's choice of split attribute (FS Alg. 2 line 14) at one node.
 
-    Data: ``(codes, labels)``, the node's rows encoded with an all-categorical
-    ``domain``. The qualities are computed by the shipped
-    :func:`dpviz.trees.id3.attribute_qualities` (the function ``build_diffp_id3`` hands to
-    :meth:`PrivateTable.select`), and the choice is the shipped
-    :func:`dpviz.mechanisms.exponential_mechanism` with the criterion's sensitivity —
-    exactly the two calls ``select`` makes, with ``size=n`` draws at once. Output: the
-    chosen attribute's index.
+    The two calls :meth:`PrivateTable.select` makes (the shipped qualities, then the
+    exponential mechanism), ``size=n`` at once. Data: ``(codes, labels)``; output: the index.
     """
     crit = get_criterion(criterion)
     sensitivity = crit.sensitivity(size_bound) if crit.needs_size_bound else crit.sensitivity()
@@ -226,12 +248,9 @@ def diffpid3_split_choice(domain: Domain, *, criterion: str = "gini", epsilon: f
 
 def split_point_grid(domain: Domain, *, epsilon: float = 1.0, criterion: str = "max",
                      n_cells: int = 256) -> Mechanism:
-    """FS §4.3's numeric split point as DiffPC4.5 releases it (the shipped path).
+    """FS §4.3's numeric split point as DiffPC4.5 releases it (the public grid).
 
-    Data: ``(values, labels)`` of one numeric attribute (``domain`` has that one attribute).
-    Each sample builds a :class:`PrivateTable` and calls the shipped
-    :func:`dpviz.trees.id3.private_split_point` at the root: the exponential mechanism
-    over the public grid of the attribute's range. Output: the released threshold.
+    Data: ``(values, labels)`` of ``domain``'s one attribute; output: the threshold.
     """
     name = domain.names[0]
     crit = get_criterion(criterion)
@@ -255,19 +274,15 @@ def split_point_continuous(low: float, high: float, *, epsilon: float = 1.0,
                            criterion: str = "max") -> Mechanism:
     """TEACHING TARGET — FS §4.3 as printed: a uniform draw inside a data-dependent range.
 
-    :func:`dpviz.trees.id3.choose_split_point_continuous` (not used by any estimator; it
-    warns :class:`NotProvenPrivateWarning`, silenced here because the target is *meant*
-    to fail). ``rng.uniform(start, end)`` can only return a lattice of doubles fixed by
-    the range's ends — the private rows' values — so the released threshold tells them
-    apart. Data: ``(values, labels)`` on the public interval ``[low, high]``.
+    ``rng.uniform(start, end)`` returns a lattice of doubles fixed by the private ends.
+    Data: ``(values, labels)`` on the public ``[low, high]``.
     """
     crit = get_criterion(criterion)
 
     def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         values, labels = data
         n_classes = int(np.max(labels)) + 1 if len(labels) else 1
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotProvenPrivateWarning)
+        with warnings.catch_warnings(action="ignore", category=NotProvenPrivateWarning):
             return np.array([
                 choose_split_point_continuous(values, labels, n_classes, low, high,
                                               criterion=crit, sensitivity=crit.sensitivity(),
@@ -279,15 +294,10 @@ def split_point_continuous(low: float, high: float, *, epsilon: float = 1.0,
 
 
 def reused_noise_releases(epsilon: float = 1.0) -> Mechanism:
-    """TEACHING TARGET — two releases that share their noise (dpviz ≤ 0.1's ``update``).
+    """TEACHING TARGET — the counts of D1 and of D1 ∪ D2 with *the same* noise.
 
-    Release 1 is the count of D1 plus discrete Laplace noise; release 2, made later when a
-    batch D2 arrived, is the count of D1 ∪ D2 plus *the same* noise (a generator reseeded
-    with the same seed draws the same uniforms — what ``update(method="rebuild")`` did with
-    an int ``random_state``). Each release alone is ε-DP; their difference is the exact
-    count of D2. Data: ``(count of D1, count of D2)``; output: ``(release 1, release 2)``.
-    Both releases go through the shipped :func:`dpviz.mechanisms.discrete_laplace`, fed
-    the same uniforms.
+    Each release alone is ε-DP; their difference is the exact count of D2. Data: the two
+    counts; output: release 1, release 2 and their difference.
     """
 
     def release(counts: Any, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -301,13 +311,9 @@ def reused_noise_releases(epsilon: float = 1.0) -> Mechanism:
 
 
 def fitted_object_visited_leaves(domain: Domain, *, max_depth: int = 3) -> Mechanism:
-    """TEACHING TARGET — reading a fitted Private-RDT *object* instead of its release.
+    """TEACHING TARGET — the fitted object's curator secret: how many leaves hold rows.
 
-    The object keeps, as a curator secret, the set of leaves that hold training rows; this
-    target publishes its size (``n_visited`` of tree 1's release). That is JPW's pruning
-    leak again: one more row can make a new leaf non-empty — an output impossible without
-    it (ε = ∞). The release itself (``released_counts``, ``export_release``) passes the
-    same audit. Data: ``(X, y)``.
+    JPW's pruning leak again (ε = ∞); the release itself passes. Data: ``(X, y)``.
     """
 
     def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -320,3 +326,247 @@ def fitted_object_visited_leaves(domain: Domain, *, max_depth: int = 3) -> Mecha
         ])
 
     return release
+
+
+# ------------------------------------------------------------------------------ toys
+def laplace_count_with_scale(scale: float) -> Mechanism:
+    """A count with float Laplace noise of ``scale`` (ε-DP at ``scale = 1/ε``). Data: the count."""
+    scale = float(scale)
+    if not scale > 0:
+        raise InvalidParameterError(f"scale must be > 0, got {scale!r}")
+    return lambda count, n, rng: float(count) + mechanisms.laplace_noise(
+        mechanisms.open_uniforms(rng, (n,)), scale=scale
+    )
+
+
+def averaged_count(epsilon_each: float, k: int = 5) -> Mechanism:
+    """The mean of ``k`` discrete-Laplace answers to a count at ``epsilon_each``: k·ε_each."""
+    if k < 1:
+        raise InvalidParameterError(f"k must be >= 1, got {k!r}")
+
+    def release(count: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        noisy = mechanisms.discrete_laplace(
+            np.full(k, int(count)), epsilon=epsilon_each, rng=rng, size=n
+        )
+        return noisy.mean(axis=1)
+
+    return release
+
+
+def averaged_count_law(centre: int, epsilon_each: float, k: int) -> DiscreteLaw:
+    """Exact law of :func:`averaged_count`: the k-fold convolution, by FFT (round-off ~1e-17)."""
+    one = discrete_laplace_law(0, epsilon_each).pmf
+    size = k * (len(one) - 1) + 1
+    pmf = np.fft.irfft(np.fft.rfft(one, size) ** k, size)
+    pmf = np.clip(pmf, 0.0, None)
+    pmf /= pmf.sum()
+    width = (size - 1) // 2
+    return DiscreteLaw((np.arange(-width, width + 1) + k * centre) / k, pmf)
+
+
+def oracle_pair(
+    probabilities: Callable[[np.ndarray], np.ndarray], n_samples: int, alpha: float = 0.05
+) -> tuple[str, np.ndarray, np.ndarray]:
+    """The leaves whose exact laws give an audit of ``n_samples`` the most power (an oracle)."""
+    n_est = n_samples - max(int(0.2 * n_samples), 10)
+    pairs = leaf_count_neighbours(LEAF_GRID)
+    p = np.array([probabilities(d) for _, d, _ in pairs])
+    q = np.array([probabilities(d_prime) for _, _, d_prime in pairs])
+    return pairs[int(np.argmax(anticipated_bound(p, q, n_est, alpha)))]
+
+
+# ------------------------------------------------------------------------------ setups
+@dataclass
+class AuditSetup:
+    """One mechanism of the explorer: its neighbours, candidate events and what is known.
+
+    ``law``, ``law_prime``: exact output laws (None if unknown); ``exact_epsilon``: the
+    largest privacy loss of any event on these neighbours; ``event_losses``: exact losses
+    of named events the laws cannot give.
+    """
+
+    name: str
+    broken: bool
+    mechanism: Mechanism
+    D: Any
+    D_prime: Any
+    neighbours: str
+    epsilon: float
+    events: Any = "auto"
+    law: Law | None = None
+    law_prime: Law | None = None
+    exact_epsilon: float | None = None
+    event_losses: dict[str, float] = field(default_factory=dict)
+    note: str = ""
+
+
+def _count(name: str, broken: bool, mechanism: Mechanism, eps: float,
+           law_of: Callable[[int], Law], exact: float, note: str) -> AuditSetup:
+    """A setup on the count 10 vs 11, its law ``law_of(count)``."""
+    return AuditSetup(name, broken, mechanism, COUNT, COUNT_PRIME,
+                      f"count {COUNT} vs {COUNT_PRIME}", eps, law=law_of(COUNT),
+                      law_prime=law_of(COUNT_PRIME), exact_epsilon=exact, note=note)
+
+
+def _laplace_law(scale: float) -> Callable[[int], Law]:
+    return lambda count: ContinuousLaw(stats.laplace(loc=count, scale=scale).cdf)
+
+
+def _labels(name: str, broken: bool, mechanism: Mechanism, eps: float,
+            pair: tuple[str, Any, Any], probs: Callable[[Any], np.ndarray],
+            note: str) -> AuditSetup:
+    """A setup on the neighbours ``pair`` whose output is a label of law ``probs(data)``."""
+    neighbours, d, d_prime = pair
+    p, q = probs(d), probs(d_prime)
+    return AuditSetup(name, broken, mechanism, d, d_prime, neighbours, eps, law=label_law(p),
+                      law_prime=label_law(q), exact_epsilon=pair_epsilon(p, q), note=note)
+
+
+def _discrete_laplace(name: str, eps: float, n: int) -> AuditSetup:
+    return _count(name, False, discrete_laplace_count(eps), eps,
+                  lambda c: discrete_laplace_law(c, eps), eps,
+                  "the counts of every dpviz tree: integer noise, loss exactly ε on the tails")
+
+
+def _laplace(name: str, eps: float, n: int) -> AuditSetup:
+    return _count(name, False, laplace_count(eps), eps, _laplace_law(1 / eps), eps,
+                  "passes threshold events; see the floating-point lesson for the event that "
+                  "breaks it")
+
+
+def _exponential(name: str, eps: float, n: int) -> AuditSetup:
+    u = np.array([0.0] + [1.0] * 20)
+    u_prime = np.array([1.0] + [0.0] * 20)
+    return _labels(name, False, exponential_choice(eps), eps,
+                   ("utilities (0, 1, …, 1) vs (1, 0, …, 0)", u, u_prime),
+                   lambda v: mechanisms.exponential_probabilities(v, epsilon=eps,
+                                                                  sensitivity=1.0),
+                   "every utility moves by Δ = 1: one up, twenty down — the worst case, loss "
+                   "≈ 0.95ε")
+
+
+def _rosnam(name: str, eps: float, n: int) -> AuditSetup:
+    def probs(c: np.ndarray) -> np.ndarray:
+        return mechanisms.report_noisy_max_probabilities(c.astype(float), epsilon=eps,
+                                                         monotone=True)
+
+    return _labels(name, False, leaf_label(eps, "rosnam"), eps, oracle_pair(probs, n), probs,
+                   "the addendum's Report One-Sided Noisy Arg-Max, as the FI forest releases it")
+
+
+def _leaf_vector(name: str, eps: float, n: int) -> AuditSetup:
+    law = VectorLaw((discrete_laplace_law(7, eps), discrete_laplace_law(0, eps)))
+    law_prime = VectorLaw((discrete_laplace_law(8, eps), discrete_laplace_law(0, eps)))
+    return AuditSetup(
+        name, False, leaf_vector(eps), np.array([7, 0]), np.array([8, 0]),
+        "leaf (7, 0) vs (8, 0)", eps, law=law, law_prime=law_prime, exact_epsilon=eps,
+        note="JPW Fig. 5: discrete Laplace on every component of the leaf vector (keyed noise)",
+    )
+
+
+def _averaged(split: int, broken: bool, note: str) -> Callable[..., AuditSetup]:
+    def build(name: str, eps: float, n: int) -> AuditSetup:
+        each = eps / split
+        return _count(name, broken, averaged_count(each, 5), eps,
+                      lambda c: averaged_count_law(c, each, 5), 5 * each, note)
+
+    return build
+
+
+def _discrete_lattice(name: str, eps: float, n: int) -> AuditSetup:
+    def as_float(x: Any, m: int, rng: np.random.Generator) -> np.ndarray:
+        return discrete_laplace_count(eps)(x, m, rng).astype(float)
+
+    return AuditSetup(
+        name, False, as_float, 0, 1, "count 0 vs 1", eps,
+        events=laplace_lattice_events(1 / eps), exact_epsilon=eps,
+        note="Mironov's event finds nothing: integer outputs carry no low-order bits",
+    )
+
+
+def _smooth(name: str, eps: float, n: int) -> AuditSetup:
+    def probs(c: np.ndarray) -> np.ndarray:
+        return mechanisms.smooth_sensitivity_label_probabilities(c, epsilon=eps)
+
+    return _labels(name, True, smooth_sensitivity_leaf_label(eps), eps, oracle_pair(probs, n),
+                   probs, "withdrawn in 2021: smooth sensitivity cannot replace Δ in the "
+                   "exponential mechanism")
+
+
+def _half_noise(name: str, eps: float, n: int) -> AuditSetup:
+    scale = 1 / (2 * eps)
+    return _count(name, True, laplace_count_with_scale(scale), eps, _laplace_law(scale),
+                  2 * eps, "scale 1/(2ε) instead of 1/ε: it spends 2ε")
+
+
+def _float_lattice(name: str, eps: float, n: int) -> AuditSetup:
+    return AuditSetup(
+        name, True, laplace_count(eps), 0, 1, "count 0 vs 1", eps,
+        events=laplace_lattice_events(1 / eps), exact_epsilon=math.inf,
+        # every output around 0 is on the lattice: "off the lattice" is impossible under D
+        event_losses={"off the sampler's lattice around 0": math.inf},
+        note="the doubles the sampler can output around 0 differ from those around 1: ε = ∞",
+    )
+
+
+_BUILDERS: dict[str, Callable[[str, float, int], AuditSetup]] = {
+    "discrete Laplace count": _discrete_laplace,
+    "Laplace count (float doubles)": _laplace,
+    "exponential mechanism (21 options)": _exponential,
+    "ROSNAM leaf label (FI forest, corrected)": _rosnam,
+    "Private-RDT leaf vector": _leaf_vector,
+    "average of 5 counts, ε split (ε/5 each)": _averaged(
+        5, False, "sequential composition done right: five answers at ε/5 cost ε"),
+    "discrete Laplace count, lattice events": _discrete_lattice,
+    "FI 2017 smooth-sensitivity label (withdrawn)": _smooth,
+    "Laplace count with half the noise": _half_noise,
+    "average of 5 counts, ε not split": _averaged(
+        1, True, "five answers at ε each: 5ε by sequential composition, claimed as ε"),
+    "float Laplace count, lattice events (Mironov 2012)": _float_lattice,
+}
+
+#: Every setup name, correct ones first (the explorer's picker).
+SETUPS: tuple[str, ...] = tuple(_BUILDERS)
+#: The broken (or withdrawn) setups.
+BROKEN: tuple[str, ...] = (
+    "FI 2017 smooth-sensitivity label (withdrawn)",
+    "Laplace count with half the noise",
+    "average of 5 counts, ε not split",
+    "float Laplace count, lattice events (Mironov 2012)",
+)
+#: The correct setups.
+CORRECT: tuple[str, ...] = tuple(s for s in SETUPS if s not in BROKEN)
+
+
+def make_setup(name: str, epsilon: float, n_samples: int = 20_000) -> AuditSetup:
+    """The setup ``name`` at the claimed ``epsilon`` (leaf labels: neighbours for ``n_samples``)."""
+    if name not in _BUILDERS:
+        raise InvalidParameterError(f"unknown setup {name!r}; known: {list(SETUPS)}")
+    return _BUILDERS[name](name, float(epsilon), int(n_samples))
+
+
+def event_loss(setup: AuditSetup, event: str, direction: str) -> float | None:
+    """The exact privacy loss of the named event in the audit's direction, when known."""
+    if event in setup.event_losses:
+        return setup.event_losses[event]
+    if setup.law is None or setup.law_prime is None:
+        return None
+    p, q = event_probability(setup.law, event), event_probability(setup.law_prime, event)
+    if p is None or q is None:
+        return None
+    num, den = (p, q) if direction == "D/D'" else (q, p)
+    if den <= 0:
+        return math.inf
+    return -math.inf if num <= 0 else math.log(num) - math.log(den)
+
+
+def audit_setup(s: AuditSetup, n_samples: int, seed: int = 0) -> AuditResult:
+    """Audit a setup; ``exact_epsilon`` is the exact loss of the chosen event, when known."""
+    result = audit(s.mechanism, s.D, s.D_prime, epsilon=s.epsilon, events=s.events,
+                   n_samples=int(n_samples), seed=seed, neighbours=s.neighbours)
+    return replace(result, exact_epsilon=event_loss(s, result.event, result.direction))
+
+
+def run_audit(name: str, epsilon: float, n_samples: int, seed: int = 0) -> AuditResult:
+    """:func:`audit_setup` of :func:`make_setup` ``(name, epsilon, n_samples)``."""
+    return audit_setup(make_setup(name, epsilon, n_samples), n_samples, seed)

@@ -1,27 +1,10 @@
-"""Checked answers for the notebooks' exercises.
+"""Checked answers for the notebooks' exercises: the registry and the ``check_*`` calls.
 
-A notebook ends with exercises; the student writes an answer in a cell and the
-next cell calls :func:`check`. An unanswered exercise (``None``) only prints a
-reminder, so the notebook still runs top to bottom (and under nbval); a wrong
-answer raises ``AssertionError`` with a hint; a right one says so.
-
-Five kinds of exercise share the registry (each notebook's module in
-:mod:`dpviz.explore` registers its own with :func:`register`):
-
-* :class:`Exercise` — a number (:func:`check`);
-* :class:`~dpviz.ui.exercise_kinds.Argument` — a privacy argument in steps, one letter
-  per step (:func:`check_argument`);
-* :class:`~dpviz.ui.exercise_kinds.Implementation` — a function checked against exact
-  probabilities, or a sampler checked by a seeded statistical test
-  (:func:`check_implementation`);
-* :class:`~dpviz.ui.exercise_kinds.AuditTask` — a mechanism the student wraps and audits
-  (:func:`check_audit`), and :class:`~dpviz.ui.exercise_kinds.BreakTask` — a mechanism
-  broken in one specific way, audited by the check (:func:`check_break`);
-* :class:`~dpviz.ui.exercise_kinds.Prediction` — predict, then move the slider: the value
-  is computed live and shown after the answer (:func:`check_prediction`).
-
-:func:`check` accepts every kind. The answers of the numeric exercises are in plain
-sight below: this is a workbook, not an exam.
+The student writes an answer in a cell and the next cell calls :func:`check`: ``None``
+prints a reminder (the notebook still runs top to bottom), a wrong answer raises
+``AssertionError`` with a hint, a right one says so. Each notebook's module in
+:mod:`dpviz.explore` registers its exercises with :func:`register`; the kinds other than a
+number are in :mod:`dpviz.ui.exercise_kinds`.
 """
 
 from __future__ import annotations
@@ -46,22 +29,9 @@ from dpviz.ui.exercise_kinds import (
 )
 
 __all__ = [
-    "EXERCISES",
-    "Argument",
-    "AuditTask",
-    "BreakTask",
-    "Exercise",
-    "Implementation",
-    "Prediction",
-    "Step",
-    "check",
-    "check_argument",
-    "check_audit",
-    "check_break",
-    "check_implementation",
-    "check_prediction",
-    "coverage",
-    "register",
+    "EXERCISES", "Argument", "AuditTask", "BreakTask", "Exercise", "Implementation", "Prediction",
+    "Step", "check", "check_argument", "check_audit", "check_break", "check_implementation",
+    "check_prediction", "coverage", "register"
 ]
 
 
@@ -108,11 +78,7 @@ _REMINDER = {
 
 
 def _fingerprint(value: Any) -> Any:
-    """A comparable summary of a spec: functions by module and name, arrays by values.
-
-    Re-importing a notebook's module (e.g. after ``importlib.reload``) registers new
-    function objects for the same exercise; they must not count as a second exercise.
-    """
+    """A comparable summary of a spec (functions by name: a reloaded module re-registers)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return (type(value).__name__,
                 tuple(_fingerprint(getattr(value, f.name)) for f in dataclasses.fields(value)))
@@ -128,13 +94,7 @@ def _fingerprint(value: Any) -> Any:
 
 
 def register(exercises: dict[str, Spec]) -> None:
-    """Add a notebook's exercises (called by its module in :mod:`dpviz.explore`).
-
-    Raises
-    ------
-    InvalidParameterError
-        A spec that is not one of the kinds, or a key already registered with another spec.
-    """
+    """Add a notebook's exercises; InvalidParameterError for a key taken by another spec."""
     for key, spec in exercises.items():
         if not isinstance(spec, Spec):
             raise InvalidParameterError(
@@ -170,25 +130,10 @@ def _unanswered(exercise: str, spec: Spec, *answers: Any) -> bool:
 
 
 def check(exercise: str, answer: Any) -> None:
-    """Check a student's answer to ``exercise``, whatever its kind.
+    """Check the answer to ``exercise`` (e.g. ``"00.1"``), whatever its kind.
 
-    Parameters
-    ----------
-    exercise : str
-        The exercise id printed in the notebook, e.g. ``"00.1"``.
-    answer
-        ``None`` means "not answered yet". Otherwise, by kind: a number
-        (:class:`Exercise`, :class:`Prediction`), letters such as ``"bca"``
-        (:class:`Argument`), a function (:class:`Implementation`), a pair
-        ``(mechanism, audit_result)`` (:class:`AuditTask`) or a mechanism
-        (:class:`BreakTask`; use :func:`check_break` to get the audit's result back).
-
-    Raises
-    ------
-    AssertionError
-        If the answer is wrong (the message gives a hint that does not give it away).
-    InvalidParameterError
-        If the exercise id is unknown.
+    ``answer`` is None (not answered yet), a number, letters such as ``"bca"``, a function,
+    a pair ``(mechanism, audit_result)`` or a mechanism, by kind.
     """
     spec = _spec(exercise)
     if isinstance(spec, AuditTask):
@@ -203,23 +148,14 @@ def check(exercise: str, answer: Any) -> None:
 
 
 def check_argument(exercise: str, answers: str | list[str] | None) -> None:
-    """Check the letters of a privacy argument, one per step (``"bca"`` or a list).
-
-    A wrong answer raises AssertionError naming each wrong step and explaining what is
-    wrong with the option chosen there.
-    """
+    """Check the letters of a privacy argument, one per step (``"bca"`` or a list)."""
     spec = _spec(exercise, (Argument,))
     if not _unanswered(exercise, spec, answers):
         print(spec.verify(answers, exercise))
 
 
 def check_implementation(exercise: str, function: Callable[..., Any] | None) -> None:
-    """Check the student's function against the exact laws of the exercise's cases.
-
-    A sampler's check draws a fixed number of samples per case with fixed seeds; a
-    correct sampler is refused with probability at most the spec's ``false_alarm``
-    (1e-6 by default).
-    """
+    """Check the student's function (or sampler) against the exact laws of the cases."""
     spec = _spec(exercise, (Implementation,))
     if not _unanswered(exercise, spec, function):
         print(spec.verify(function, exercise))
@@ -234,13 +170,7 @@ def check_audit(exercise: str, mechanism: Callable[..., Any] | None,
 
 
 def check_break(exercise: str, mechanism: Callable[..., Any] | None) -> AuditResult | None:
-    """Check that the broken mechanism has the specific law asked for, then audit it.
-
-    Returns
-    -------
-    AuditResult or None
-        The audit that caught the mechanism (None when not answered yet).
-    """
+    """Check the broken mechanism's law, then audit it; return the audit (None: unanswered)."""
     spec = _spec(exercise, (BreakTask,))
     if _unanswered(exercise, spec, mechanism):
         return None
@@ -257,11 +187,7 @@ def check_prediction(exercise: str, answer: float | None) -> None:
 
 
 def coverage() -> dict[str, dict[str, int]]:
-    """How many exercises of each kind each notebook has registered (``"02"`` → kind → n).
-
-    Issue 14 asks every paper notebook for one of each of ``"argument"``,
-    ``"implementation"``, ``"audit"`` and ``"prediction"``.
-    """
+    """How many exercises of each kind each notebook has registered (``"02"`` → kind → n)."""
     table: dict[str, dict[str, int]] = {}
     for key, spec in sorted(EXERCISES.items()):
         row = table.setdefault(key.split(".")[0], {})
