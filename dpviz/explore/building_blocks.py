@@ -101,12 +101,11 @@ def noise_frame(epsilon: float, mechanism: str = "discrete_laplace", *, count: i
         exact = np.add.reduceat(pmf, np.arange(0, len(ks), width))
         samples = mechanisms.discrete_laplace(count, epsilon=eps, rng=seed, size=n_samples)
         edges = np.append(starts, starts[-1] + width).astype(float) - 0.5
-        centre = starts + (width - 1) / 2.0
     else:
         edges = count + np.linspace(-half, half, _BINS + 1)
         exact = np.diff(_laplace_cdf(edges - count, 1.0 / eps))
         samples = mechanisms.laplace(float(count), epsilon=eps, rng=seed, size=n_samples)
-        centre = (edges[:-1] + edges[1:]) / 2
+    centre = (edges[:-1] + edges[1:]) / 2
     sampled = np.histogram(samples, bins=edges)[0] / n_samples
     return pd.DataFrame({"start": edges[:-1], "end": edges[1:], "centre": centre,
                          "sampled": sampled, "exact": exact})
@@ -354,10 +353,9 @@ def overlap_audit(epsilon: float = 1.0, *, counts: tuple[int, int] = (20, 30),
     eps = check_epsilon(epsilon)
 
     def release(counts: tuple[int, int], n: int, rng: np.random.Generator) -> np.ndarray:
-        """Two counts, each with discrete Laplace noise at ε."""
-        first = mechanisms.discrete_laplace(int(counts[0]), epsilon=eps, rng=rng, size=n)
-        second = mechanisms.discrete_laplace(int(counts[1]), epsilon=eps, rng=rng, size=n)
-        return np.column_stack([first, second])
+        """Two counts, each with discrete Laplace noise at ε (the first count's drawn first)."""
+        return np.column_stack([mechanisms.discrete_laplace(int(c), epsilon=eps, rng=rng, size=n)
+                                for c in counts])
 
     c1, c2 = int(counts[0]), int(counts[1])
     event = Event(f"both answers > D's counts ({c1}, {c2})",
