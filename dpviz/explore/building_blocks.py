@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import altair as alt
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from dpviz import mechanisms
 from dpviz.audit.engine import AuditResult, Event, audit
@@ -73,13 +74,6 @@ def _check_count_mechanism(mechanism: str) -> None:
         )
 
 
-def _laplace_cdf(x: np.ndarray, scale: float) -> np.ndarray:
-    """CDF of Laplace(0, scale), computed without overflow."""
-    x = np.asarray(x, dtype=float)
-    half = 0.5 * np.exp(-np.abs(x) / scale)
-    return np.where(x < 0, half, 1.0 - half)
-
-
 def noise_frame(epsilon: float, mechanism: str = "discrete_laplace", *, count: int = 100,
                 n_samples: int = 20_000, seed: int = 0) -> pd.DataFrame:
     """``n_samples`` noisy releases of ``count``, binned, beside each bin's exact probability.
@@ -101,12 +95,11 @@ def noise_frame(epsilon: float, mechanism: str = "discrete_laplace", *, count: i
         exact = np.add.reduceat(pmf, np.arange(0, len(ks), width))
         samples = mechanisms.discrete_laplace(count, epsilon=eps, rng=seed, size=n_samples)
         edges = np.append(starts, starts[-1] + width).astype(float) - 0.5
-        centre = starts + (width - 1) / 2.0
     else:
         edges = count + np.linspace(-half, half, _BINS + 1)
-        exact = np.diff(_laplace_cdf(edges - count, 1.0 / eps))
+        exact = np.diff(stats.laplace.cdf(edges - count, scale=1.0 / eps))
         samples = mechanisms.laplace(float(count), epsilon=eps, rng=seed, size=n_samples)
-        centre = (edges[:-1] + edges[1:]) / 2
+    centre = (edges[:-1] + edges[1:]) / 2
     sampled = np.histogram(samples, bins=edges)[0] / n_samples
     return pd.DataFrame({"start": edges[:-1], "end": edges[1:], "centre": centre,
                          "sampled": sampled, "exact": exact})
@@ -227,7 +220,7 @@ def exact_checks() -> pd.DataFrame:
         ("Laplace", "ε = 0.01, Δ = 1", "std of the noise", noise_std(0.01, "laplace"), 141.0,
          "JPW §VI ('approximately 141')"),
         ("Laplace", "ε = 1, Δ = 1", "P(|noise| > 3) = e^(-3)",
-         1.0 - float(np.diff(_laplace_cdf(np.array([-3.0, 3.0]), 1.0))[0]), math.nan,
+         1.0 - float(np.diff(stats.laplace.cdf([-3.0, 3.0]))[0]), math.nan,
          "Dwork et al. 2006"),
         ("discrete Laplace", "ε = 1, Δ = 1", "P(noise = 0) = tanh(ε/2)", dl_zero, math.nan,
          "Ghosh et al. 2009"),
@@ -354,10 +347,9 @@ def overlap_audit(epsilon: float = 1.0, *, counts: tuple[int, int] = (20, 30),
     eps = check_epsilon(epsilon)
 
     def release(counts: tuple[int, int], n: int, rng: np.random.Generator) -> np.ndarray:
-        """Two counts, each with discrete Laplace noise at ε."""
-        first = mechanisms.discrete_laplace(int(counts[0]), epsilon=eps, rng=rng, size=n)
-        second = mechanisms.discrete_laplace(int(counts[1]), epsilon=eps, rng=rng, size=n)
-        return np.column_stack([first, second])
+        """Two counts, each with discrete Laplace noise at ε (the first count's drawn first)."""
+        return np.column_stack([mechanisms.discrete_laplace(int(c), epsilon=eps, rng=rng, size=n)
+                                for c in counts])
 
     c1, c2 = int(counts[0]), int(counts[1])
     event = Event(f"both answers > D's counts ({c1}, {c2})",

@@ -2,10 +2,8 @@
 
 ``05.1`` argues why one independent tree draw per row gives parallel composition and FI's
 equal split does not; ``05.2`` and ``05.3`` implement a leaf's label by ROSNAM and by
-permute-and-flip (:func:`leaf_label_law`); ``05.4`` audits the equal split
-(:func:`equal_split_law`, worst loss :data:`EQUAL_SPLIT_MAX_LOSS` > ε); ``05.5`` predicts
-the explorer's accuracy on Nursery. The reference solutions live in
-``tests/test_fi_exercises.py`` only.
+permute-and-flip; ``05.4`` audits the equal split (worst loss > ε); ``05.5`` predicts the
+explorer's accuracy on Nursery. Reference solutions: ``tests/test_fi_exercises.py``.
 """
 
 from __future__ import annotations
@@ -62,11 +60,6 @@ def equal_split_loss(rows: Sequence[int], rows_prime: Sequence[int],
     """Exact privacy loss max_o |log P(o) / P′(o)| of :func:`equal_split_law` on two data sets."""
     p, q = equal_split_law(rows, epsilon), equal_split_law(rows_prime, epsilon)
     return max(abs(math.log(p[o] / q[o])) for o in p)
-
-
-def _equal_split_law_at_1(rows: Sequence[int]) -> dict[int, float]:
-    """:func:`equal_split_law` at the claimed ε = 1 of exercise 05.4."""
-    return equal_split_law(rows, 1.0)
 
 
 #: The largest exact loss of :func:`equal_split_law` at ε = 1 over neighbours (checked over
@@ -177,7 +170,7 @@ PERMUTE_AND_FLIP = Implementation(
 )
 
 EQUAL_SPLIT_AUDIT = AuditTask(
-    cases=((1,), (1, 0), (0, 0, 1), (1, 1, 0, 1, 0)), exact=_equal_split_law_at_1, epsilon=1.0,
+    cases=((1,), (1, 0), (0, 0, 1), (1, 1, 0, 1, 0)), exact=equal_split_law, epsilon=1.0,
     violation=True, max_loss=EQUAL_SPLIT_MAX_LOSS, n_samples=10_000,
     hint="reread the recipe: shuffle with rng.permutation, cut with np.array_split(rows, 2) "
     "(the first tree takes the extra row), one ROSNAM label at ε = 1 per tree from its part's "

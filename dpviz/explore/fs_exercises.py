@@ -1,9 +1,8 @@
 """Notebook 03's exercises (FS, private ID3), registered on import.
 
 ``03.1`` argues the budget split ε = B/((2+n)d + 2); ``03.2`` implements DiffPID3's split
-probabilities (:func:`split_probabilities`); ``03.3`` audits the root split, whose true loss
-is at most ε/2 (:data:`ROOT_SPLIT_MAX_LOSS`); ``03.4`` predicts SuLQ-ID3's accuracy at B = 2.
-The reference solutions live in ``tests/test_fs_exercises.py`` only.
+probabilities; ``03.3`` audits the root split, whose true loss is at most ε/2; ``03.4``
+predicts SuLQ-ID3's accuracy at B = 2. Reference solutions: ``tests/test_fs_exercises.py``.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ import numpy as np
 
 from dpviz.experiments.fs_runs import explorer_point
 from dpviz.mechanisms import exponential_probabilities
+from dpviz.pseudocode.fs import tau
 from dpviz.trees.id3_quality import get_criterion, q_max, sensitivity_max
 from dpviz.ui.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
 
@@ -59,11 +59,7 @@ def split_probabilities(counts: Sequence[Any], epsilon: float, criterion: str) -
 def row_counts(rows: Sequence[Sequence[int]]) -> np.ndarray:
     """τ_jc of each attribute of binary rows (a1, …, ak, class): shape (k, 2, 2)."""
     arr = np.asarray(rows, dtype=np.int64).reshape(len(rows), -1)
-    k = arr.shape[1] - 1
-    out = np.zeros((k, 2, 2))
-    for a in range(k):
-        np.add.at(out[a], (arr[:, a], arr[:, -1]), 1.0)
-    return out
+    return np.array([tau(arr, arr[:, -1], a, 2, 2) for a in range(arr.shape[1] - 1)])
 
 
 def root_split_law(rows: Sequence[Sequence[int]]) -> dict[int, float]:

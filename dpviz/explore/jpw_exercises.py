@@ -1,13 +1,13 @@
 """Notebook 02's exercises (JPW, Private-RDT), registered on import.
 
 ``02.1`` argues that JPW's update keeps ε (a recount does not); ``02.2`` implements what
-``Classify`` sums for one class (:func:`summed_count_law`); ``02.3`` audits the recount
-(:func:`recount_sum_law`); ``02.4`` predicts the explorer's accuracy at height 3. The
-reference solutions live in ``tests/test_jpw_exercises.py`` only.
+``Classify`` sums for one class; ``02.3`` audits the recount; ``02.4`` predicts the
+explorer's accuracy at height 3. Reference solutions: ``tests/test_jpw_exercises.py``.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -23,15 +23,12 @@ __all__ = [
 ]
 
 
-def _noise_sum(n_terms: int, epsilon: float) -> DiscreteLaw:
-    """The law of a sum of ``n_terms`` independent discrete Laplace noises at ``epsilon``."""
-    one = discrete_laplace_law(0, epsilon)
-    pmf = np.asarray(one.pmf, dtype=float)
-    total = pmf
-    for _ in range(n_terms - 1):
-        total = np.convolve(total, pmf)
+def _noise_sum(n_terms: int, epsilon: float, centre: int) -> DiscreteLaw:
+    """``centre`` + the sum of ``n_terms`` independent discrete Laplace noises at ``epsilon``."""
+    pmf = np.asarray(discrete_laplace_law(0, epsilon).pmf, dtype=float)
+    total = functools.reduce(np.convolve, [pmf] * n_terms)
     width = (len(total) - 1) // 2
-    return DiscreteLaw(np.arange(-width, width + 1), total)
+    return DiscreteLaw(np.arange(-width, width + 1) + centre, total)
 
 
 def summed_count_law(counts: Sequence[int], epsilon: float) -> DiscreteLaw:
@@ -39,9 +36,7 @@ def summed_count_law(counts: Sequence[int], epsilon: float) -> DiscreteLaw:
 
     What Fig. 2's ``Classify`` sums for one class over the N trees of a Private-RDT ensemble.
     """
-    eps = check_epsilon(epsilon)
-    noise = _noise_sum(len(counts), eps / len(counts))
-    return DiscreteLaw(noise.support + int(sum(counts)), noise.pmf)
+    return _noise_sum(len(counts), check_epsilon(epsilon) / len(counts), int(sum(counts)))
 
 
 def recount_sum_law(data: tuple[int, int], epsilon: float = 1.0) -> DiscreteLaw:
@@ -50,8 +45,7 @@ def recount_sum_law(data: tuple[int, int], epsilon: float = 1.0) -> DiscreteLaw:
     R1 = c1 + noise (the first release), R2 = c1 + c2 + fresh noise (JPW §V-B, option 2).
     """
     c1, c2 = (int(c) for c in data)
-    noise = _noise_sum(2, check_epsilon(epsilon))
-    return DiscreteLaw(noise.support + 2 * c1 + c2, noise.pmf)
+    return _noise_sum(2, check_epsilon(epsilon), 2 * c1 + c2)
 
 
 #: The explorer setting of exercise 02.4: data set, ε, height and trees.

@@ -1,13 +1,13 @@
 """Notebook 04's exercises (RDT#), registered on import.
 
 ``04.1`` argues why the secondary ensemble is free and private centres are not; ``04.2``
-implements a public row's pseudo-label (:func:`pseudo_label_law`); ``04.3`` audits centres
-drawn among private rows (:func:`centre_law`); ``04.4`` predicts the explorer's accuracy.
-The reference solutions live in ``tests/test_rdt_sharp_exercises.py`` only.
+implements a public row's pseudo-label; ``04.3`` audits centres drawn among private rows;
+``04.4`` predicts the explorer's accuracy. Reference solutions: tests/test_rdt_sharp_exercises.py.
 """
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
 
@@ -27,10 +27,7 @@ PREDICTION_SETTING = {"dataset": "nursery", "epsilon": 0.05, "percent": 30, "n_s
 
 def noise_sum_law(rate: float, n_terms: int) -> tuple[np.ndarray, np.ndarray]:
     """Support and pmf of a sum of ``n_terms`` independent discrete Laplace noises at ``rate``."""
-    one = discrete_laplace_law(0, rate)
-    pmf = np.array([1.0])
-    for _ in range(int(n_terms)):
-        pmf = np.convolve(pmf, one.pmf)
+    pmf = functools.reduce(np.convolve, [discrete_laplace_law(0, rate).pmf] * int(n_terms))
     width = (len(pmf) - 1) // 2
     return np.arange(-width, width + 1), pmf / pmf.sum()
 

@@ -1,10 +1,8 @@
 """The four papers' pseudocode as short, eager Python that a student reads beside the paper.
 
-One module per paper (:mod:`~dpviz.pseudocode.jpw`, :mod:`~dpviz.pseudocode.fs`,
-:mod:`~dpviz.pseudocode.rdt_sharp`, :mod:`~dpviz.pseudocode.fi`), in the paper's names, on
-small domains. For the same seed each gives exactly the outputs of the fast estimator in
-:mod:`dpviz.trees` (tests/test_pseudocode_*.py): the fast code is an optimisation of this
-one. Below: the node-key helpers they share, and :func:`show` for a notebook.
+One module per paper, in the paper's names, on small domains; for the same seed each gives
+exactly the outputs of the fast estimator in :mod:`dpviz.trees` (tests/test_pseudocode_*.py).
+Below: the node-key helpers they share, and :func:`show` for a notebook.
 """
 
 from __future__ import annotations
@@ -65,11 +63,11 @@ def noisy(counts: Any, epsilon: float, u: np.ndarray, noise: str) -> np.ndarray:
     return np.asarray(mechanisms.laplace(counts, epsilon=epsilon, uniforms=u[:T]))
 
 
-def show(function: Callable[..., Any], *, collapsed: bool | None = None) -> Any:
+def show(function: Callable[..., Any]) -> Any:
     """The source of ``function`` as a highlighted ``<details class="dpviz-listing">`` block.
 
-    Collapsed (a click opens it) by default when longer than :data:`OPEN_LINES` lines; its
-    text form is the plain source.
+    Collapsed (a click opens it) when longer than :data:`OPEN_LINES` lines; its text form is
+    the plain source.
     """
     from IPython.display import HTML
     from pygments import highlight
@@ -78,8 +76,6 @@ def show(function: Callable[..., Any], *, collapsed: bool | None = None) -> Any:
 
     source = inspect.getsource(function).rstrip()
     lines = source.count("\n") + 1
-    if collapsed is None:
-        collapsed = lines > OPEN_LINES
     code = highlight(source, PythonLexer(), HtmlFormatter(noclasses=True, nobackground=True))
     summary = f"<code>{function.__name__}</code> ({lines} lines of Python)"
 
@@ -87,5 +83,5 @@ def show(function: Callable[..., Any], *, collapsed: bool | None = None) -> Any:
         def __repr__(self) -> str:  # the text form: the source itself
             return source
 
-    return Listing(f'<details class="dpviz-listing"{"" if collapsed else " open"}>'
+    return Listing(f'<details class="dpviz-listing"{"" if lines > OPEN_LINES else " open"}>'
                    f'<summary style="cursor:pointer">{summary}</summary>{code}</details>')

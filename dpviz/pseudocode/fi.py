@@ -2,11 +2,9 @@
 
 The reference of :class:`dpviz.trees.forest.DPRandomForestClassifier`, one function per
 procedure in the paper's names; :func:`classify` is FI §2.3's vote. Every tree is built in
-full (``m^d`` leaves): small domains only. The estimator computes only the visited nodes from
-their keys and labels unreached leaves lazily, drawing the same random numbers in the same
-order, so both release the same forest for the same seed. ε-DP in the rows (add/remove one)
-with ``"rosnam"`` or ``"exponential"``; argument: docs/privacy.md §8.2.
-``"smooth_sensitivity"`` (FI 2017) has no proof and warns.
+full (``m^d`` leaves): small domains only. Both release the same forest for the same seed,
+ε-DP with ``"rosnam"`` or ``"exponential"`` (docs/privacy.md §8.2); ``"smooth_sensitivity"``
+(FI 2017) has no proof and warns.
 """
 
 from __future__ import annotations
@@ -63,9 +61,7 @@ def build_forest(
     R = [g for g in range(len(domain)) if discrete[g]]
     if d is None:
         d = fletcher_islam_depth(len(S), len(R))  # line 3
-    F = []
-    for root_key in tree_keys(structure, tau):  # lines 4-7
-        F.append(build_tree(d, 0, S, R, domain, root_key))
+    F = [build_tree(d, 0, S, R, domain, key) for key in tree_keys(structure, tau)]  # lines 4-7
     return get_majority_labels(epsilon, x, C, F, domain, mechanism=mechanism,
                                disjoint=disjoint, noise=noise)  # line 8
 

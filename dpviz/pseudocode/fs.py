@@ -3,8 +3,7 @@
 T is a :class:`~dpviz.privacy.PrivateTable`, the PINQ interface the paper writes against
 (NoisyCount, Partition, the exponential mechanism): the code sees noisy answers only.
 :func:`private_table` opens it as :mod:`dpviz.trees.id3`'s estimators do, which ask the
-same queries in the same order (and add numeric attributes, pruning, ε = ∞ and flat,
-vectorised prediction). B-DP in the rows (add/remove one); argument: docs/privacy.md §8.2.
+same queries in the same order.
 """
 
 from __future__ import annotations

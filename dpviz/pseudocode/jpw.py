@@ -1,14 +1,10 @@
 """JPW's random decision trees and Private-RDT, eagerly, in the paper's words.
 
-Jagannathan, Pillaipakkamnatt & Wright (ICDM workshops 2009): Fig. 1 (the structure,
-``UpdateStatistics``, ``AddInstance``, the non-private RDT and its pruning), Fig. 5
-(``add_noise``, ``private_rdt``), Fig. 2 (``classify``) and §V-B (``update``). Every tree is
-built whole, so use small domains (Votes at height 8: 256 leaves).
+Jagannathan, Pillaipakkamnatt & Wright (ICDM workshops 2009): Fig. 1 (the structure, the
+non-private RDT and its pruning), Fig. 5 (Private-RDT), Fig. 2 (``classify``) and §V-B
+(``update``). Every tree is built whole: small domains only (Votes at height 8: 256 leaves).
 :class:`~dpviz.trees.rdt.PrivateRDTClassifier` releases the same trees and noisy leaf vectors
-for the same seed without building them (node keys, rows routed level by level, lazy noise
-for unvisited leaves: :mod:`dpviz.leaf_release`). :func:`private_rdt` is ε-DP in the rows
-(add/remove one) with discrete Laplace noise (argument: docs/privacy.md §8.2); pruning is not
-private (JPW Fig. 3–4).
+for the same seed without building them. Pruning is not private (JPW Fig. 3–4).
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """RDT# (Jagannathan, Monteleoni & Pillaipakkamnatt 2013), Fig. 3-5, as eager recursive Python.
 
-In the paper's names (``D``, ``N = |D_npriv|``, ``X``, ``d``, ``h``, ``F``, ``num_centers``,
-``alpha``, ``E1``/``E2``, ``p``/``t``), categorical attributes only, every tree built in full:
-small domains only. :class:`dpviz.trees.rdt_sharp.RDTSharpClassifier` is the fast version;
-this one replays its randomness (tree keys and centre orders from the structure generator,
-attributes from node keys, noise from the secret generator), so for the same seed both
-release the same noisy counts, pseudo-labels and predictions. ε-DP in the private rows
-(add/remove one) with discrete Laplace noise; argument: docs/privacy.md §8.2.
+In the paper's names, categorical attributes only, every tree built in full: small domains
+only. :class:`dpviz.trees.rdt_sharp.RDTSharpClassifier` is the fast version; this one replays
+its randomness, so for the same seed both release the same noisy counts, pseudo-labels and
+predictions, ε-DP in the private rows (docs/privacy.md §8.2).
 """
 
 from __future__ import annotations
@@ -16,10 +13,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpviz import keyed
 from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
-from dpviz.pseudocode import child_key, leaf_uniforms, noisy, uniform
+from dpviz.pseudocode import child_key, leaf_uniforms, noisy, tree_keys, uniform
 from dpviz.trees._base import release_generators
 from dpviz.trees.random_tree import ATTRIBUTE_STREAM
 from dpviz.trees.rdt_sharp import region_distance
@@ -149,7 +145,7 @@ def rdt_sharp_tree(
 
     Draws the tree's key, then the random order of the public rows, from ``rng`` (public).
     """
-    key = int(keyed.splitmix64(np.array([int(rng.integers(0, 2**63))], dtype=np.uint64))[0])
+    key = tree_keys(rng, 1)[0]
     N = len(D_npriv)
     order = np.argsort(rng.permutation(N)) if N else np.zeros(0, dtype=np.int64)
     X = list(range(len(domain)))

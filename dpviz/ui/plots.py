@@ -74,18 +74,16 @@ def log_ticks(low: float, high: float, *, max_ticks: int = 6) -> list[float]:
     return ticks[:: math.ceil(len(ticks) / max_ticks)]
 
 
-def log_axis(values: Sequence[float] | np.ndarray | pd.Series, *, fmt: str = "~g",
-             max_ticks: int = 6) -> alt.Axis:
-    """A log axis with :func:`log_ticks` over the positive finite ``values``, d3 format ``fmt``.
+def log_axis(values: Sequence[float] | np.ndarray | pd.Series, *, fmt: str = "~g") -> alt.Axis:
+    """A log axis with :func:`log_ticks` over the positive finite ``values`` (else Vega's).
 
-    ``"~g"`` (0.01, 0.5, 10) suits ε, ``"~s"`` (1k, 10k) counts; without positive finite
-    values Vega's ticks are kept.
+    d3 format ``fmt``: ``"~g"`` (0.01, 0.5, 10) suits ε, ``"~s"`` (1k, 10k) counts.
     """
     array = np.asarray(values, dtype=float)
     array = array[np.isfinite(array) & (array > 0)]
     if array.size == 0:
         return alt.Axis(format=fmt, labelOverlap=True)
-    ticks = log_ticks(float(array.min()), float(array.max()), max_ticks=max_ticks)
+    ticks = log_ticks(float(array.min()), float(array.max()))
     return alt.Axis(values=ticks, format=fmt, labelOverlap=True)
 
 
@@ -105,8 +103,6 @@ def ledger_chart(ledger: Ledger, *, by: str = "label", width: int = 420) -> alt.
         frame.groupby(keys, sort=False)
         .agg(charged=("charged", "sum"), queries=("query", "size"), epsilon=("epsilon", "max"))
         .reset_index()
-        if len(frame)
-        else pd.DataFrame({k: [] for k in [*keys, "charged", "queries", "epsilon"]})
     )
     title = f"Budget spent: {ledger.spent:.3g} of ε = {ledger.total:.3g} ({len(frame)} queries)"
     return alt.Chart(grouped, title=title, width=width).mark_bar().encode(
