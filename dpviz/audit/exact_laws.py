@@ -9,6 +9,7 @@ rate fixed in advance; argument: docs/privacy.md §8.3.
 from __future__ import annotations
 
 import ast
+import functools
 import math
 import numbers
 import re
@@ -125,6 +126,13 @@ def discrete_laplace_law(centre: int, epsilon: float) -> DiscreteLaw:
     width = math.ceil(45.0 / epsilon) + 2
     k = np.arange(-width, width + 1)
     return DiscreteLaw(k + centre, np.asarray(mechanisms.discrete_laplace_pmf(k, epsilon=epsilon)))
+
+
+def discrete_laplace_sum_law(n_terms: int, epsilon: float, centre: int = 0) -> DiscreteLaw:
+    """``centre`` + the sum of ``n_terms`` independent discrete Laplace noises at ``epsilon``."""
+    pmf = functools.reduce(np.convolve, [discrete_laplace_law(0, epsilon).pmf] * n_terms)
+    width = (len(pmf) - 1) // 2
+    return DiscreteLaw(np.arange(-width, width + 1) + centre, pmf)
 
 
 def label_law(probabilities: np.ndarray) -> DiscreteLaw:

@@ -7,12 +7,11 @@ explorer's accuracy at height 3. Reference solutions: ``tests/test_jpw_exercises
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 import numpy as np
 
-from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_law
+from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_sum_law
 from dpviz.explore import jpw
 from dpviz.ui.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
 from dpviz.validation import check_epsilon
@@ -23,20 +22,13 @@ __all__ = [
 ]
 
 
-def _noise_sum(n_terms: int, epsilon: float, centre: int) -> DiscreteLaw:
-    """``centre`` + the sum of ``n_terms`` independent discrete Laplace noises at ``epsilon``."""
-    pmf = np.asarray(discrete_laplace_law(0, epsilon).pmf, dtype=float)
-    total = functools.reduce(np.convolve, [pmf] * n_terms)
-    width = (len(total) - 1) // 2
-    return DiscreteLaw(np.arange(-width, width + 1) + centre, total)
-
-
 def summed_count_law(counts: Sequence[int], epsilon: float) -> DiscreteLaw:
     """Exact law of Σᵢ (counts[i] + noise_i), noise_i discrete Laplace at ε/N, N = len(counts).
 
     What Fig. 2's ``Classify`` sums for one class over the N trees of a Private-RDT ensemble.
     """
-    return _noise_sum(len(counts), check_epsilon(epsilon) / len(counts), int(sum(counts)))
+    n = len(counts)
+    return discrete_laplace_sum_law(n, check_epsilon(epsilon) / n, int(sum(counts)))
 
 
 def recount_sum_law(data: tuple[int, int], epsilon: float = 1.0) -> DiscreteLaw:
@@ -45,7 +37,7 @@ def recount_sum_law(data: tuple[int, int], epsilon: float = 1.0) -> DiscreteLaw:
     R1 = c1 + noise (the first release), R2 = c1 + c2 + fresh noise (JPW §V-B, option 2).
     """
     c1, c2 = (int(c) for c in data)
-    return _noise_sum(2, check_epsilon(epsilon), 2 * c1 + c2)
+    return discrete_laplace_sum_law(2, check_epsilon(epsilon), 2 * c1 + c2)
 
 
 #: The explorer setting of exercise 02.4: data set, ε, height and trees.

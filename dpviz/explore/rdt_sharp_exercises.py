@@ -7,13 +7,12 @@ implements a public row's pseudo-label; ``04.3`` audits centres drawn among priv
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 
-from dpviz.audit.exact_laws import discrete_laplace_law
+from dpviz.audit.exact_laws import discrete_laplace_sum_law
 from dpviz.explore.rdt_sharp import run_errors
 from dpviz.ui.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
 
@@ -27,9 +26,8 @@ PREDICTION_SETTING = {"dataset": "nursery", "epsilon": 0.05, "percent": 30, "n_s
 
 def noise_sum_law(rate: float, n_terms: int) -> tuple[np.ndarray, np.ndarray]:
     """Support and pmf of a sum of ``n_terms`` independent discrete Laplace noises at ``rate``."""
-    pmf = functools.reduce(np.convolve, [discrete_laplace_law(0, rate).pmf] * int(n_terms))
-    width = (len(pmf) - 1) // 2
-    return np.arange(-width, width + 1), pmf / pmf.sum()
+    law = discrete_laplace_sum_law(int(n_terms), rate)
+    return law.support, law.pmf / law.pmf.sum()
 
 
 def pseudo_label_law(totals: Sequence[int], rate: float, n_terms: int) -> np.ndarray:
