@@ -365,11 +365,9 @@ class PrivateTable:
 
         ``mechanism="laplace"`` (float Laplace) is not proven private and warns.
         """
-        epsilon = check_epsilon(epsilon, allow_inf=True)
-        self._check_count_query(epsilon, mechanism)
-        self._charge(epsilon, label, mechanism)
-        codes, _ = self._read()
-        return np.asarray(self._noisy(np.array(codes.shape[0]), epsilon, mechanism)).item()
+        return self.noisy_histogram(
+            None, epsilon=epsilon, classes=False, mechanism=mechanism, label=label
+        )[0].item()
 
     def noisy_class_counts(
         self,
