@@ -356,7 +356,11 @@ class Domain:
             missing = np.isnan(col) if col.dtype.kind == "f" else pd.isna(col)
             if missing.any():
                 raise _missing(a, int(np.flatnonzero(missing)[0]))
-            out[:, j] = self._encode_categorical(a, col, unknown)
+            codes = _lookup(a.index, col)
+            bad = np.flatnonzero(codes == UNKNOWN_CODE)
+            if bad.size and unknown == "raise":
+                raise UnknownCategoryError(a.name, col[bad[0]], a.values)
+            out[:, j] = codes
         return out
 
     def _refuse_non_finite(self, block: np.ndarray, numeric: np.ndarray) -> None:
@@ -414,14 +418,6 @@ class Domain:
             raise InvalidParameterError(
                 f"numeric attribute {a.name!r} holds non-numeric values, e.g. {bad!r}"
             ) from None
-
-    @staticmethod
-    def _encode_categorical(a: Categorical, col: np.ndarray, unknown: str) -> np.ndarray:
-        codes = _lookup(a.index, col)
-        bad = np.flatnonzero(codes == UNKNOWN_CODE)
-        if bad.size and unknown == "raise":
-            raise UnknownCategoryError(a.name, col[bad[0]], a.values)
-        return codes
 
     def _check_columns(self, X: pd.DataFrame | np.ndarray) -> None:
         if isinstance(X, pd.DataFrame):
