@@ -167,12 +167,7 @@ def check_not_time(name: str, column: object) -> None:
 
 def _time_kind(values: pd.Series | pd.Index | np.ndarray) -> str | None:
     """``"durations"``, ``"dates"`` (dates, times, periods) or None for other columns."""
-    dtype = values.dtype
-    if dtype.kind == "m":
-        return "durations"
-    if dtype.kind == "M" or isinstance(dtype, pd.PeriodDtype):
-        return "dates"
-    if dtype.kind != "O":
+    if values.dtype.kind not in "mMO":  # a period dtype is of kind "O"
         return None
     kind = pd.api.types.infer_dtype(values, skipna=True)
     if kind.startswith(("mixed", "unknown")):  # look at the values themselves
