@@ -381,7 +381,7 @@ class Domain:
         if isinstance(X, pd.DataFrame):
             frame = X[[self.names[j] for j in numeric]]
             for name, dtype in frame.dtypes.items():
-                if dtype.kind in "mMO" or isinstance(dtype, pd.PeriodDtype):
+                if dtype.kind in "mMO":  # dates, durations, periods, objects
                     check_not_time(str(name), frame[name])
         else:
             arr = np.asarray(X)
