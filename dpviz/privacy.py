@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -123,20 +123,20 @@ class Ledger:
         return head + self.to_frame().to_html(index=False)
 
 
+@dataclass(eq=False)
 class _Account:
     """The spend of one table: the root, or one part of a partition (a `_Group` member)."""
 
-    def __init__(self, group: _Group | None) -> None:
-        self.group = group
-        self.spent = 0.0
+    group: _Group | None
+    spent: float = 0.0
 
 
+@dataclass(eq=False)
 class _Group:
     """The parts of one partition: charged to ``owner`` by the maximum of their spends."""
 
-    def __init__(self, owner: _Account) -> None:
-        self.owner = owner
-        self.members: list[_Account] = []
+    owner: _Account
+    members: list[_Account] = field(default_factory=list)
 
     def max_spent(self) -> float:
         return max((m.spent for m in self.members), default=0.0)
