@@ -222,8 +222,8 @@ class PrivateTable:
             raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
         codes = domain.encode(X)
         labels = None if y is None else domain.encode_labels(y)
-        rng = check_random_state(rng, "rng", allow_none=False)
-        self._init(codes, labels, domain, Ledger(epsilon), rng, _Account(None), ())
+        self._init(codes, labels, domain, Ledger(epsilon),
+                   check_random_state(rng, "rng", allow_none=False), _Account(None), ())
 
     @classmethod
     def from_encoded(
@@ -238,8 +238,8 @@ class PrivateTable:
         """Build a table from rows already encoded with ``domain`` (see ``Domain.encode``)."""
         codes, labels = _check_encoded(codes, labels, domain)
         table = cls.__new__(cls)
-        rng = check_random_state(rng, "rng", allow_none=False)
-        table._init(codes, labels, domain, Ledger(epsilon), rng, _Account(None), ())
+        table._init(codes, labels, domain, Ledger(epsilon),
+                    check_random_state(rng, "rng", allow_none=False), _Account(None), ())
         return table
 
     def _init(
