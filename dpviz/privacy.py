@@ -201,12 +201,10 @@ def _check_encoded(
 class PrivateTable:
     """Private rows behind a PINQ-style interface (FS §2.2): noisy answers, each paid for.
 
-    Every query charges the ledger first (refusing with :class:`BudgetExceededError`
-    before any row is read), then reads the rows. ``epsilon``-DP in the rows (add/remove
-    one) for everything this table and its partitions release; argument: docs/privacy.md
-    §8.1. ``X`` has exactly the domain's columns; ``y`` (optional) serves class-count
-    queries; ``epsilon=math.inf`` is the non-private reference; ``rng`` (a Generator or an
-    int seed) is the source of the noise.
+    ``epsilon``-DP in the rows (add/remove one) for everything this table and its partitions
+    release; argument: docs/privacy.md §8.1. ``X`` has the domain's columns; ``y`` (optional)
+    serves class queries; ``epsilon=math.inf`` is the non-private reference; ``rng`` (a
+    Generator or an int seed) is the source of the noise.
     """
 
     def __init__(
