@@ -116,16 +116,6 @@ class _LeafRelease:
     def _warn_if_not_proven(cls, epsilon: float, mechanism: str) -> None:
         """Warn NotProvenPrivateWarning for an option without a privacy proof (subclasses)."""
 
-    @staticmethod
-    def _uniforms_per_leaf(n_classes: int) -> int:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    @staticmethod
-    def _apply(
-        counts: np.ndarray, uniforms: np.ndarray | None, *, epsilon: float, mechanism: str
-    ) -> np.ndarray:  # pragma: no cover - overridden
-        raise NotImplementedError
-
     def __call__(self, leaf_keys: np.ndarray) -> np.ndarray:
         """The released value of each given leaf (visited: stored; others: keyed noise)."""
         leaf_keys = np.asarray(leaf_keys, dtype=np.uint64)
