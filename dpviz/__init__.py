@@ -7,11 +7,7 @@ four papers, the empirical privacy audit, and the chart builders.
 
 from dpviz.data.uci import Dataset, load
 from dpviz.domain import Categorical, Domain, Numeric
-from dpviz.errors import (
-    BudgetExceededError,
-    NotProvenPrivateWarning,
-    PrivacyLeakWarning,
-)
+from dpviz.errors import BudgetExceededError, NotProvenPrivateWarning, PrivacyLeakWarning
 from dpviz.privacy import Ledger, PrivateTable
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
@@ -19,23 +15,10 @@ from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
 __all__ = [
-    "BudgetExceededError",
-    "Categorical",
-    "DPRandomForestClassifier",
-    "Dataset",
-    "DiffPC45Classifier",
-    "DiffPID3Classifier",
-    "Domain",
-    "Ledger",
-    "NotProvenPrivateWarning",
-    "Numeric",
-    "PrivacyLeakWarning",
-    "PrivateRDTClassifier",
-    "PrivateTable",
-    "RDTSharpClassifier",
-    "RandomDecisionTreeClassifier",
-    "SuLQID3Classifier",
-    "load",
+    "BudgetExceededError", "Categorical", "DPRandomForestClassifier", "Dataset",
+    "DiffPC45Classifier", "DiffPID3Classifier", "Domain", "Ledger", "NotProvenPrivateWarning",
+    "Numeric", "PrivacyLeakWarning", "PrivateRDTClassifier", "PrivateTable",
+    "RDTSharpClassifier", "RandomDecisionTreeClassifier", "SuLQID3Classifier", "load",
 ]
 __version__ = "0.1.0"
 

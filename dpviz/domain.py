@@ -1,10 +1,9 @@
 """The public schema of a data set: attribute value lists, numeric bounds and class labels.
 
-Everything an algorithm may look at without paying budget is written down from each data
-set's documentation (:mod:`dpviz.data.uci`), never learned from the rows (except by
-:meth:`Domain.from_data`, which warns :class:`~dpviz.errors.PrivacyLeakWarning`). A
-:class:`Domain` encodes a DataFrame into floats: categorical codes ``0 .. m-1`` in
-documented order, numeric values clipped to their public bounds (docs/privacy.md §4).
+Written from each data set's documentation, never learned from the rows (except by
+:meth:`Domain.from_data`, which warns). A :class:`Domain` encodes a DataFrame into floats:
+categorical codes ``0 .. m-1``, numeric values clipped to their public bounds
+(docs/privacy.md §4).
 """
 
 from __future__ import annotations
@@ -78,10 +77,8 @@ class Categorical:
 class Numeric:
     """A continuous attribute with public bounds ``[low, high]`` from documentation.
 
-    Values outside are clipped on encoding (they behave exactly like the bound), which
-    keeps the sensitivity; dpviz cannot warn when bounds exclude the data, since the
-    warning would be a free release (docs/privacy.md §4). Infinite values, dates and
-    durations are refused.
+    Values outside are clipped on encoding, silently: a warning would be a free release
+    (docs/privacy.md §4).
     """
 
     name: str
@@ -110,12 +107,6 @@ def _column_array(column: object) -> np.ndarray:
     return arr if arr.dtype.kind in "biuf" else arr.astype(object)
 
 
-@functools.lru_cache(maxsize=1024)
-def _mapping(values: tuple) -> dict:
-    """``value -> position`` for a (small, public) tuple of values, cached."""
-    return {v: i for i, v in enumerate(values)}
-
-
 def _missing(a: Attribute, row: int) -> MissingValueError:
     return MissingValueError(
         f"attribute {a.name!r} has a missing value (row {row}); the papers' rules for "
@@ -142,7 +133,7 @@ def _lookup(index: pd.Index, values: np.ndarray) -> np.ndarray:
     Small inputs use a dict (pandas' per-call overhead dominates below a few hundred rows).
     """
     if len(values) <= 256:
-        mapping = _mapping(tuple(index))
+        mapping = {v: i for i, v in enumerate(index)}
         codes = np.fromiter((mapping.get(v, UNKNOWN_CODE) for v in values.tolist()),
                             dtype=np.int64, count=len(values))
     else:
@@ -161,11 +152,7 @@ _TIME_KINDS = ("datetime64", "datetime", "date", "time", "timedelta64", "timedel
 
 
 def check_not_time(name: str, column: object) -> None:
-    """Refuse a column of dates or durations where a number is read, naming the column.
-
-    Read as numbers they would be counts of some unit (nanoseconds, for pandas), clipped
-    silently to bounds written in another; the message says how to convert them.
-    """
+    """Refuse a column of dates or durations where a number is read (no unit), naming it."""
     values = column if isinstance(column, pd.Series | pd.Index) else np.asarray(column)
     found = _time_kind(values)
     if found is None:
@@ -180,12 +167,7 @@ def check_not_time(name: str, column: object) -> None:
 
 def _time_kind(values: pd.Series | pd.Index | np.ndarray) -> str | None:
     """``"durations"``, ``"dates"`` (dates, times, periods) or None for other columns."""
-    dtype = values.dtype
-    if dtype.kind == "m":
-        return "durations"
-    if dtype.kind == "M" or isinstance(dtype, pd.PeriodDtype):
-        return "dates"
-    if dtype.kind != "O":
+    if values.dtype.kind not in "mMO":  # a period dtype is of kind "O"
         return None
     kind = pd.api.types.infer_dtype(values, skipna=True)
     if kind.startswith(("mixed", "unknown")):  # look at the values themselves
@@ -211,8 +193,6 @@ def check_unique_columns(X: pd.DataFrame) -> None:
 
 class Domain:
     """Public schema: the attributes in column order and the class labels (code = position).
-
-    ``target`` names the label column, for display.
 
     Examples
     --------
@@ -371,14 +351,15 @@ class Domain:
             missing = np.isnan(col) if col.dtype.kind == "f" else pd.isna(col)
             if missing.any():
                 raise _missing(a, int(np.flatnonzero(missing)[0]))
-            out[:, j] = self._encode_categorical(a, col, unknown)
+            codes = _lookup(a.index, col)
+            bad = np.flatnonzero(codes == UNKNOWN_CODE)
+            if bad.size and unknown == "raise":
+                raise UnknownCategoryError(a.name, col[bad[0]], a.values)
+            out[:, j] = codes
         return out
 
     def _refuse_non_finite(self, block: np.ndarray, numeric: np.ndarray) -> None:
-        """Name the attribute and row of the first NaN or infinite numeric value.
-
-        Infinity is refused, not clipped: that would turn an error into the extreme value.
-        """
+        """Name the attribute and row of the first NaN or infinite (not clipped) value."""
         nan = np.isnan(block)
         if nan.any():
             col = int(np.argmax(nan.any(axis=0)))
@@ -400,25 +381,22 @@ class Domain:
         if isinstance(X, pd.DataFrame):
             frame = X[[self.names[j] for j in numeric]]
             for name, dtype in frame.dtypes.items():
-                if dtype.kind in "mMO" or isinstance(dtype, pd.PeriodDtype):
+                if dtype.kind in "mMO":  # dates, durations, periods, objects
                     check_not_time(str(name), frame[name])
-            try:
-                return frame.to_numpy(dtype=np.float64)
-            except (TypeError, ValueError):
-                for j in numeric:  # find the offending attribute for the message
-                    self._as_float(self.attributes[j], X[self.names[j]].to_numpy())
-                raise
-        arr = np.asarray(X)
-        if arr.dtype.kind in "mMO":
-            for j in numeric:
-                check_not_time(self.names[j], arr[:, j])
+        else:
+            arr = np.asarray(X)
+            if arr.dtype.kind in "mMO":
+                for j in numeric:
+                    check_not_time(self.names[j], arr[:, j])
         try:
+            if isinstance(X, pd.DataFrame):
+                return frame.to_numpy(dtype=np.float64)
             if len(numeric) == arr.shape[1]:  # all numeric: no (slow) fancy column indexing
                 return arr.astype(np.float64, copy=False)
             return arr[:, numeric].astype(np.float64)
         except (TypeError, ValueError):
-            for j in numeric:
-                self._as_float(self.attributes[j], arr[:, j])
+            for j in numeric:  # find the offending attribute for the message
+                self._as_float(self.attributes[j], self._column(X, j))
             raise
 
     def _column(self, X: pd.DataFrame | np.ndarray, j: int) -> np.ndarray:
@@ -435,14 +413,6 @@ class Domain:
             raise InvalidParameterError(
                 f"numeric attribute {a.name!r} holds non-numeric values, e.g. {bad!r}"
             ) from None
-
-    @staticmethod
-    def _encode_categorical(a: Categorical, col: np.ndarray, unknown: str) -> np.ndarray:
-        codes = _lookup(a.index, col)
-        bad = np.flatnonzero(codes == UNKNOWN_CODE)
-        if bad.size and unknown == "raise":
-            raise UnknownCategoryError(a.name, col[bad[0]], a.values)
-        return codes
 
     def _check_columns(self, X: pd.DataFrame | np.ndarray) -> None:
         if isinstance(X, pd.DataFrame):

@@ -13,15 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "UNIFORM_BITS",
-    "child_keys",
-    "derive",
-    "new_secret_key",
-    "secret_uniforms",
-    "siphash24",
-    "splitmix64",
-    "uniforms",
-    "uniforms_from_bits",
+    "UNIFORM_BITS", "child_keys", "derive", "new_secret_key", "secret_uniforms", "siphash24",
+    "splitmix64", "uniforms", "uniforms_from_bits",
 ]
 
 #: Bits of randomness in every uniform: ``(k + 1/2) / 2**52`` is exact in float64.

@@ -24,10 +24,7 @@ from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning, Privacy
 from dpviz.mechanisms import NOT_PROVEN_MESSAGE
 
 __all__ = [
-    "FLOAT_LAPLACE_MESSAGE",
-    "SECRET_MESSAGE",
-    "NoisyLeafCounts",
-    "NoisyLeafLabels",
+    "FLOAT_LAPLACE_MESSAGE", "SECRET_MESSAGE", "NoisyLeafCounts", "NoisyLeafLabels",
     "SummedLeafCounts",
 ]
 
@@ -66,7 +63,7 @@ class _LeafRelease:
         mechanism: str,
         secret: np.ndarray | None,
     ) -> None:
-        self._check_mechanism(mechanism)
+        self.check(epsilon, mechanism)
         self._visited = np.asarray(visited, dtype=np.uint64)
         self._values = values
         self._secret = secret
@@ -75,16 +72,12 @@ class _LeafRelease:
         self.n_classes = n_classes
 
     @classmethod
-    def _check_mechanism(cls, mechanism: str) -> None:
+    def check(cls, epsilon: float, mechanism: str) -> None:
+        """Refuse an unknown mechanism or an ε its sampler cannot serve (before any charge)."""
         if mechanism not in cls.MECHANISMS:
             raise InvalidParameterError(
                 f"mechanism must be one of {cls.MECHANISMS}, got {mechanism!r}"
             )
-
-    @classmethod
-    def check(cls, epsilon: float, mechanism: str) -> None:
-        """Refuse an unknown mechanism or an ε its sampler cannot serve (before any charge)."""
-        cls._check_mechanism(mechanism)
 
     @classmethod
     def release(
@@ -99,9 +92,7 @@ class _LeafRelease:
     ) -> Any:
         """Release every leaf's statistic from the rows' leaf keys and class codes.
 
-        ``rng`` is the secret noise generator (fresh uniforms for the visited leaves, then
-        the secret key of the others); it may be None at ε = inf for deterministic
-        mechanisms.
+        ``rng`` is the secret noise generator; None only at ε = inf for deterministic mechanisms.
         """
         cls.check(epsilon, mechanism)
         cls._warn_if_not_proven(epsilon, mechanism)
@@ -124,16 +115,6 @@ class _LeafRelease:
     @classmethod
     def _warn_if_not_proven(cls, epsilon: float, mechanism: str) -> None:
         """Warn NotProvenPrivateWarning for an option without a privacy proof (subclasses)."""
-
-    @staticmethod
-    def _uniforms_per_leaf(n_classes: int) -> int:  # pragma: no cover - overridden
-        raise NotImplementedError
-
-    @staticmethod
-    def _apply(
-        counts: np.ndarray, uniforms: np.ndarray | None, *, epsilon: float, mechanism: str
-    ) -> np.ndarray:  # pragma: no cover - overridden
-        raise NotImplementedError
 
     def __call__(self, leaf_keys: np.ndarray) -> np.ndarray:
         """The released value of each given leaf (visited: stored; others: keyed noise)."""

@@ -1,17 +1,12 @@
 """Differential-privacy mechanisms: noise addition and private selection.
 
-Every mechanism is a vectorized function that takes its randomness from ``rng`` (a
-Generator or an int seed) or from ``uniforms`` (open uniforms on the 52-bit grid of
-:func:`dpviz.keyed.uniforms_from_bits`, e.g. the keyed uniforms of a lazy leaf release),
-and turns them into noise with one inversion sampler per distribution. ``size`` draws
-that many independent samples: noise adders return shape ``(*size, *value.shape)``,
-selections take utilities of shape ``(..., m)`` and return indices ``(*size, ...)``.
-Each selection has an exact companion ``*_probabilities``. ``epsilon=math.inf`` is the
-non-private reference (no noise; an argmax with ties broken uniformly at random).
-
-Neighbours differ by one added or removed row (docs/privacy.md §1); a sensitivity Δ is
-the largest change of the query (L1) or of any single utility. The samplers' floating
-point (a 2^-52 grid, :data:`MIN_NOISE_RATE`) is discussed in docs/privacy.md §4 and §8.1.
+Vectorized inversion samplers fed by ``rng`` (a Generator or an int seed) or by
+``uniforms`` (open uniforms on the 52-bit grid of :func:`dpviz.keyed.uniforms_from_bits`).
+``size`` draws that many samples: noise adders return ``(*size, *value.shape)``, selections
+take utilities ``(..., m)`` and return indices ``(*size, ...)``; each selection has an exact
+``*_probabilities`` companion. ``epsilon=math.inf`` is the non-private reference (no noise;
+an argmax, ties broken at random). Neighbours differ by one added or removed row; the
+samplers' floating point is discussed in docs/privacy.md §4 and §8.1.
 """
 
 from __future__ import annotations
@@ -27,21 +22,11 @@ from dpviz.keyed import uniforms_from_bits
 from dpviz.validation import check_epsilon, check_int, check_positive, check_random_state
 
 __all__ = [
-    "MIN_NOISE_RATE",
-    "check_noise_rate",
-    "discrete_laplace",
-    "discrete_laplace_pmf",
-    "exponential_mechanism",
-    "exponential_probabilities",
-    "laplace",
-    "laplace_noise",
-    "majority_label_smooth_sensitivity",
-    "open_uniforms",
-    "report_noisy_max",
-    "report_noisy_max_probabilities",
-    "smooth_sensitivity_label",
-    "smooth_sensitivity_label_probabilities",
-    "smooth_sensitivity_logits",
+    "MIN_NOISE_RATE", "check_noise_rate", "discrete_laplace", "discrete_laplace_pmf",
+    "exponential_mechanism", "exponential_probabilities", "laplace", "laplace_noise",
+    "majority_label_smooth_sensitivity", "open_uniforms", "report_noisy_max",
+    "report_noisy_max_probabilities", "smooth_sensitivity_label",
+    "smooth_sensitivity_label_probabilities", "smooth_sensitivity_logits",
 ]
 
 SizeLike = int | tuple[int, ...] | None
@@ -73,10 +58,9 @@ def _shape_of_size(size: object) -> tuple[int, ...]:
     raise InvalidParameterError(f"size must be None, an int or a tuple of ints, got {size!r}")
 
 
-def _eps_delta(epsilon: object, sensitivity: object, allow_inf: bool = True) -> tuple[float, float]:
+def _eps_delta(epsilon: object, sensitivity: object) -> tuple[float, float]:
     """The checked ε (``inf`` allowed) and Δ (finite, > 0)."""
-    return (check_epsilon(epsilon, "epsilon", allow_inf=allow_inf),
-            check_positive(sensitivity, "sensitivity"))
+    return check_epsilon(epsilon, allow_inf=True), check_positive(sensitivity, "sensitivity")
 
 
 def _as_array(value: object, name: str, *, allow_neg_inf: bool = False) -> np.ndarray:
@@ -143,10 +127,7 @@ def _check_utilities(utilities: object, name: str = "utilities") -> np.ndarray:
 
 
 def check_noise_rate(epsilon: float, sensitivity: float = 1.0, *, what: str = "epsilon") -> None:
-    """Refuse ε/Δ below :data:`MIN_NOISE_RATE` (before any charge or read); ``inf`` passes.
-
-    Below 2^-20 the samplers' rounding is no longer negligible (docs/privacy.md §4).
-    """
+    """Refuse ε/Δ below :data:`MIN_NOISE_RATE` (the samplers' rounding, docs/privacy.md §4)."""
     if math.isinf(epsilon):
         return
     if epsilon / sensitivity < MIN_NOISE_RATE:
@@ -234,8 +215,7 @@ def laplace(
 
     ε-DP in exact arithmetic for ``||f(x) - f(y)||_1 <= Δ``; NOT PROVEN PRIVATE in
     float64 (Mironov 2012; docs/privacy.md §8.1): release counts with
-    :func:`discrete_laplace`. ``uniforms`` has the output's shape. Returns a float for a
-    scalar ``value`` and ``size=None``.
+    :func:`discrete_laplace`. Returns a float for a scalar ``value`` and ``size=None``.
     """
     eps, delta = _eps_delta(epsilon, sensitivity)
     check_noise_rate(eps, delta)
@@ -316,10 +296,8 @@ def exponential_mechanism(
 
     ε-DP in the rows (add/remove one) when every utility has sensitivity ≤ Δ (with
     ``monotone``, only for utilities that all move the same way); McSherry & Talwar 2007,
-    argument: docs/privacy.md §8.1. Sampled in log space by the Gumbel-max trick, so huge
-    utilities neither overflow nor give NaN. ``utilities`` (..., m): -inf is never chosen;
-    ``uniforms`` has shape ``(*size, *utilities.shape)``. Returns a Python int for 1-d
-    utilities and ``size=None``, else int64 indices.
+    argument: docs/privacy.md §8.1. Gumbel-max in log space (no overflow); -inf is never
+    chosen. Returns a Python int for 1-d utilities and ``size=None``, else int64 indices.
     """
     eps, delta = _eps_delta(epsilon, sensitivity)
     shape = _shape_of_size(size)

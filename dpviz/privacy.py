@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -79,11 +79,9 @@ class Ledger:
     def record_discarded(self, what: str, start: int, others: Sequence[Ledger] = ()) -> None:
         """Keep the charges of a release computed, then discarded (an interrupted fit).
 
-        The entries from ``start`` on are relabelled ``"interrupted <what>: <label>"`` and
-        charged in full (a retry passes the same rows again); the entries of ``others``
-        (the discarded release's own ledgers) are appended, except copies of earlier
-        spending (:meth:`PrivateTable.charge_prior`). :attr:`spent` may then exceed
-        :attr:`total`: the record never under-counts (docs/privacy.md §3).
+        The entries from ``start`` on, and those of ``others`` (but copies of earlier
+        spending), are charged in full as ``"interrupted <what>: <label>"``; :attr:`spent`
+        may then exceed :attr:`total` (docs/privacy.md §3).
         """
         own = self.entries[start:]
         self.spent += sum(e.epsilon - e.charged for e in own)  # first: never under-counts
@@ -125,41 +123,34 @@ class Ledger:
         return head + self.to_frame().to_html(index=False)
 
 
+@dataclass(eq=False)
 class _Account:
     """The spend of one table: the root, or one part of a partition (a `_Group` member)."""
 
-    def __init__(self, group: _Group | None) -> None:
-        self.group = group
-        self.spent = 0.0
+    group: _Group | None
+    spent: float = 0.0
 
 
+@dataclass(eq=False)
 class _Group:
     """The parts of one partition: charged to ``owner`` by the maximum of their spends."""
 
-    def __init__(self, owner: _Account) -> None:
-        self.owner = owner
-        self.members: list[_Account] = []
+    owner: _Account
+    members: list[_Account] = field(default_factory=list)
 
     def max_spent(self) -> float:
         return max((m.spent for m in self.members), default=0.0)
 
 
-def _as_numbers(ids: np.ndarray) -> np.ndarray:
-    """``ids`` as numbers, NaN for any element that is not a real number (None, text, ...).
-
-    Such a row then falls in no cell instead of raising: an exception after reading the
-    rows would reveal, for free, that such a row exists.
-    """
-    if ids.dtype.kind in "biuf":
-        return ids
-    flat = [v if isinstance(v, (int, float, np.integer, np.floating)) else math.nan
-            for v in ids.ravel().tolist()]
-    return np.asarray(flat, dtype=np.float64).reshape(ids.shape)
-
-
 def _cell_ids(ids: np.ndarray, n: int) -> np.ndarray:
-    """Cell ids in ``[0, n)`` as int64, and -1 for a row in no cell (outside, NaN, not a number)."""
-    ids = _as_numbers(ids)
+    """Cell ids in ``[0, n)`` as int64, and -1 for a row in no cell (outside, NaN, not a number).
+
+    A row whose id is not a number (None, text) falls in no cell instead of raising: an
+    exception after reading the rows would reveal, for free, that such a row exists.
+    """
+    if ids.dtype.kind not in "biuf":
+        ids = np.asarray([v if isinstance(v, (int, float, np.integer, np.floating)) else math.nan
+                          for v in ids.ravel().tolist()], dtype=np.float64).reshape(ids.shape)
     with np.errstate(invalid="ignore"):
         valid = (ids >= 0) & (ids < n)
     return np.where(valid, ids, -1).astype(np.int64)
@@ -207,31 +198,13 @@ def _check_encoded(
     return codes, labels
 
 
-def _table_rng(rng: object) -> np.random.Generator:
-    """The table's noise generator (a Generator or an int seed; never implicit entropy)."""
-    return check_random_state(rng, "rng", allow_none=False)
-
-
 class PrivateTable:
     """Private rows behind a PINQ-style interface (FS §2.2): noisy answers, each paid for.
 
-    No method returns a row, an exact count or the table's size: every query charges the
-    ledger first (refusing with :class:`BudgetExceededError` before any row is read) and
-    only then reads the rows. ``epsilon``-DP in the rows (add/remove one) for everything
-    this table and its partitions release; argument: docs/privacy.md §8.1.
-
-    Parameters
-    ----------
-    X : DataFrame
-        The private features, with exactly the domain's columns.
-    y : Series or array, optional
-        The private class labels (needed by the class-count queries).
-    domain : Domain
-        The public schema.
-    epsilon : float
-        Total budget; ``math.inf`` is the non-private reference (exact answers at ε = inf).
-    rng : numpy.random.Generator or int
-        Source of the noise.
+    ``epsilon``-DP in the rows (add/remove one) for everything this table and its partitions
+    release; argument: docs/privacy.md §8.1. ``X`` has the domain's columns; ``y`` (optional)
+    serves class queries; ``epsilon=math.inf`` is the non-private reference; ``rng`` (a
+    Generator or an int seed) is the source of the noise.
     """
 
     def __init__(
@@ -247,7 +220,8 @@ class PrivateTable:
             raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
         codes = domain.encode(X)
         labels = None if y is None else domain.encode_labels(y)
-        self._init(codes, labels, domain, Ledger(epsilon), _table_rng(rng), _Account(None), ())
+        self._init(codes, labels, domain, Ledger(epsilon),
+                   check_random_state(rng, "rng", allow_none=False), _Account(None), ())
 
     @classmethod
     def from_encoded(
@@ -262,7 +236,8 @@ class PrivateTable:
         """Build a table from rows already encoded with ``domain`` (see ``Domain.encode``)."""
         codes, labels = _check_encoded(codes, labels, domain)
         table = cls.__new__(cls)
-        table._init(codes, labels, domain, Ledger(epsilon), _table_rng(rng), _Account(None), ())
+        table._init(codes, labels, domain, Ledger(epsilon),
+                    check_random_state(rng, "rng", allow_none=False), _Account(None), ())
         return table
 
     def _init(
@@ -350,10 +325,9 @@ class PrivateTable:
             raise InvalidParameterError("this PrivateTable was closed: its rows were dropped")
         return self._codes, self._labels
 
-    def _labels_or_raise(self, labels: np.ndarray | None) -> np.ndarray:
-        if labels is None:
+    def _require_labels(self) -> None:
+        if self._labels is None:
             raise InvalidParameterError("this table holds no labels (y); class queries need them")
-        return labels
 
     @staticmethod
     def _check_count_mechanism(mechanism: str) -> None:
@@ -389,11 +363,9 @@ class PrivateTable:
 
         ``mechanism="laplace"`` (float Laplace) is not proven private and warns.
         """
-        epsilon = check_epsilon(epsilon, allow_inf=True)
-        self._check_count_query(epsilon, mechanism)
-        self._charge(epsilon, label, mechanism)
-        codes, _ = self._read()
-        return np.asarray(self._noisy(np.array(codes.shape[0]), epsilon, mechanism)).item()
+        return self.noisy_histogram(
+            None, epsilon=epsilon, classes=False, mechanism=mechanism, label=label
+        )[0].item()
 
     def noisy_class_counts(
         self,
@@ -420,31 +392,23 @@ class PrivateTable:
         """Noisy counts of the rows in each public cell (and class), released together.
 
         ε-DP for the whole array: the cells are disjoint and public, so one row changes one
-        count by one (docs/privacy.md §8.1).
-
-        Parameters
-        ----------
-        by : str, callable or None
-            A categorical attribute (cells = its values), a public row-wise function of
-            the encoded rows to cell ids in ``[0, n_cells)`` (rows mapped elsewhere are
-            not counted), or ``None`` (one cell).
-        n_cells : int, optional
-            Number of cells (public); required when ``by`` is a callable.
-        classes : bool
-            Count per (cell, class) (default), shape (n_cells, n_classes), or per cell.
+        count by one (docs/privacy.md §8.1). ``by`` is a categorical attribute (cells = its
+        values), a public row-wise function of the encoded rows to cell ids in
+        ``[0, n_cells)`` (other rows are not counted), or ``None`` (one cell). ``classes``:
+        shape (n_cells, n_classes) (default), else (n_cells,).
         """
         epsilon = check_epsilon(epsilon, allow_inf=True)
         self._check_count_query(epsilon, mechanism)
         cells, n = self._cell_function(by, n_cells)
         n_classes = self.domain.n_classes
-        if classes and self._labels is None:
-            self._labels_or_raise(None)
+        if classes:
+            self._require_labels()
         self._charge(epsilon, label, mechanism)
         codes, labels = self._read()
         cell_ids = cells(codes)
         kept = cell_ids >= 0
         if classes:
-            flat = cell_ids[kept] * n_classes + self._labels_or_raise(labels)[kept]
+            flat = cell_ids[kept] * n_classes + labels[kept]
             exact = np.bincount(flat, minlength=n * n_classes).reshape(n, n_classes)
         else:
             exact = np.bincount(cell_ids[kept], minlength=n)
@@ -453,10 +417,7 @@ class PrivateTable:
     def _cell_function(
         self, by: str | Route | None, n_cells: int | None, name: str = "n_cells"
     ) -> tuple[Route, int]:
-        """(codes -> cell ids, number of cells) for ``by``, validated without reading rows.
-
-        ``name`` is the caller's name of ``n_cells`` (``n_parts`` for :meth:`partition`).
-        """
+        """(codes -> cell ids, number of cells) for ``by``, validated without reading rows."""
         if by is None:
             return (lambda codes: np.zeros(codes.shape[0], dtype=np.int64)), 1
         if isinstance(by, str):
@@ -491,14 +452,9 @@ class PrivateTable:
         """Split the rows into disjoint public parts (FS §2.2 Partition); free of charge.
 
         The parts share this table's ledger and are charged to it by the *maximum* of
-        their spends (parallel composition, docs/privacy.md §8.1); their sizes stay private.
-
-        Parameters
-        ----------
-        by : str or callable
-            A categorical attribute (one part per value, in domain order), a numeric one
-            with ``threshold`` (parts ``x <= threshold`` and ``x > threshold``), or a public
-            function of the encoded rows to part ids in ``[0, n_parts)``.
+        their spends (parallel composition, docs/privacy.md §8.1). ``by`` is a categorical
+        attribute (one part per value), a numeric one with ``threshold`` (parts ``x <= t``,
+        ``x > t``), or a public function of the encoded rows to part ids in ``[0, n_parts)``.
         """
         if isinstance(by, str) and isinstance(self.domain[by], Numeric):
             if threshold is None:
@@ -597,20 +553,13 @@ class PrivateTable:
     ) -> Any:
         """Charge, read, route the rows to leaves, and build the lazy ``release``."""
         epsilon = check_epsilon(epsilon, allow_inf=True)
-        if self._labels is None:
-            self._labels_or_raise(None)
+        self._require_labels()
         release.check(epsilon, mechanism)  # refuses before any charge or read
         self._charge(epsilon, label, mechanism)
         codes, labels = self._read()
         keys, reached = _leaf_keys(route(codes), codes.shape[0])
-        return release.release(
-            keys,
-            self._labels_or_raise(labels)[reached],
-            self.domain.n_classes,
-            epsilon=epsilon,
-            mechanism=mechanism,
-            rng=self.rng,
-        )
+        return release.release(keys, labels[reached], self.domain.n_classes, epsilon=epsilon,
+                               mechanism=mechanism, rng=self.rng)
 
     def noisy_leaf_labels(
         self,

@@ -92,11 +92,7 @@ MEMORY_BUDGET = 2 * 2**30
 
 
 def check_memory(estimate: float, what: str, fix: str, budget: float = MEMORY_BUDGET) -> float:
-    """Return ``estimate`` (bytes), or refuse it above ``budget``, before any row is read.
-
-    ``what`` names the setting and how the estimate is made (e.g. ``"n_trees=10 trees
-    (about 1 KiB each)"``), ``fix`` how to bring it under the budget.
-    """
+    """Return ``estimate`` (bytes), or refuse it above ``budget`` naming ``what`` and ``fix``."""
     if estimate > budget:
         raise InvalidParameterError(
             f"{what} need about {estimate / 2**30:.3g} GiB of memory, over the budget of "

@@ -245,14 +245,12 @@ def boolean_tree_data(n_rows: int = 2000, n_attributes: int = 9, *, depth: int |
                       flip: float = 0.05, random_state: RandomState = None) -> Dataset:
     """Rows labelled by a random Boolean decision tree, labels flipped with probability ``flip``.
 
-    JPW (§VI) and RDT# (§V) label uniform binary rows by "a handmade Boolean decision tree"
-    they do not publish, "flipping each class label with a probability of 0.05" (RDT#: 9
-    attributes, 2000 rows; JPW: 10, 6, 7 attributes, 16000, 14000, 14000 rows). dpviz draws
-    the tree, complete to ``depth`` (default ``max(1, n_attributes // 2)``): each inner node
-    tests an attribute not yet tested on its path (branch ``"0"`` first) and the two leaves
-    under each bottom test get opposite classes (a fair coin), so both classes have
-    probability 1/2. Attributes ``a0 ..``; classes ``0``, ``1``; the generating tree is
-    printed in ``description``; ``name="jpw-boolean-tree"``.
+    JPW (§VI) and RDT# (§V) use "a handmade Boolean decision tree" they do not publish,
+    flipping labels with probability 0.05 (RDT#: 9 attributes, 2000 rows). dpviz draws the
+    tree, complete to ``depth`` (default ``max(1, n_attributes // 2)``): each inner node tests
+    an attribute not yet tested on its path and the two leaves under each bottom test get
+    opposite classes (a fair coin). Attributes ``a0 ..``, classes ``0``, ``1``; the tree is
+    printed in ``description``.
     """
     n_rows = check_int(n_rows, "n_rows", minimum=1)
     n_attributes = check_int(n_attributes, "n_attributes", minimum=1)
@@ -289,17 +287,13 @@ def fs_random_tree_data(
 ) -> Dataset:
     """FS §5.1 random-tree data: noisy training rows and a noiseless test set (``.test``).
 
-    The tree (FS, after Domingos & Hulten 2000): a node with ``depth`` tests above it, or no
-    attribute left, is a leaf; from the third level on a node becomes a leaf with probability
-    ``p_leaf``; an inner node tests an attribute drawn uniformly among the nominal ones not
-    tested above it and all numeric ones, with one branch per nominal value, or ``x <= t`` /
-    ``x > t`` with ``t`` uniform on the interval still reachable (dpviz's choice); leaf classes
-    are uniform. Rows are uniform (nominal ``a0 ..`` with ``n_values`` values, then
-    ``n_numeric`` numeric ``x0 ..`` on ``[0, 100]``), labelled by the tree; every training
-    value and class is then replaced, with probability ``p_noise``, by a uniform draw (possibly
-    the same value). ``n_test`` (FS: 10,000; 0 for none) noiseless rows from the same tree form
-    ``.test``. FS: 1,000 to 50,000 rows, depth 3, 5 or 10, 2, 3 or 5 values and classes; Fig. 7
-    has ``n_numeric=3``. Classes ``0 .. n_classes-1``; ``name="fs-random-tree"``.
+    The tree (FS, after Domingos & Hulten 2000) stops at ``depth`` or when no attribute is
+    left, and from the third level on with probability ``p_leaf``; an inner node tests a
+    uniform choice among the nominal attributes not tested above and all numeric ones (``x <=
+    t`` with ``t`` uniform on the interval still reachable: dpviz's choice); leaf classes are
+    uniform. Rows are uniform (nominal ``a0 ..``, then numeric ``x0 ..`` on ``[0, 100]``);
+    every training value and class is replaced, with probability ``p_noise``, by a uniform
+    draw. ``n_test`` (FS: 10,000; 0 for none) noiseless rows form ``.test``.
     """
     n_rows = check_int(n_rows, "n_rows", minimum=1)
     n_attributes = check_int(n_attributes, "n_attributes", minimum=1)
@@ -335,9 +329,8 @@ def fs_single_split_data(n_rows: int, *, n_attributes: int = 10, p_noise: float 
                          n_test: int = 10_000, random_state: RandomState = None) -> Dataset:
     """FS §5.1.1 (Table 1, Fig. 3): a single split on one of ten binary attributes.
 
-    The split attribute is uniform among the ``n_attributes`` and which leaf gets class 1 is a
-    fair coin; rows, noise and the test set as in :func:`fs_random_tree_data`. Returns
-    ``name="fs-single-split"``; the split attribute is named in ``description``.
+    The split attribute is uniform and which leaf gets class 1 is a fair coin; rows, noise and
+    the test set as in :func:`fs_random_tree_data`.
     """
     n_rows = check_int(n_rows, "n_rows", minimum=1)
     n_attributes = check_int(n_attributes, "n_attributes", minimum=1)
@@ -364,13 +357,10 @@ def fs_numeric_split_data(
 ) -> Dataset:
     """FS §5.1.1 (Fig. 4, Fig. 5): a single split at 35 on a numeric attribute over [0, 100].
 
-    7 binary attributes ``a0 .. a6`` and 3 numeric ones ``x0 .. x2``; the split attribute is
-    uniform among the numeric ones and which side gets class 1 is a fair coin; rows, noise and
-    test set as in :func:`fs_random_tree_data`. With ``n_bins`` (Fig. 5: 10, ``p_noise=0``)
-    every numeric attribute becomes ``n_bins`` equal-width bins of [0, 100] labelled
-    ``"[0, 10)" .. "[90, 100]"``; the labels still come from the numeric split, and for one
-    seed the binned data is the binned unbinned data. Returns ``name="fs-numeric-split"``
-    (``"fs-numeric-split-binned"`` with ``n_bins``).
+    7 binary attributes ``a0 .. a6`` and 3 numeric ones ``x0 .. x2``, the split on a uniform
+    numeric one; rows, noise and test set as in :func:`fs_random_tree_data`. With ``n_bins``
+    (Fig. 5: 10, ``p_noise=0``) every numeric attribute becomes ``n_bins`` equal-width bins
+    ``"[0, 10)" .. "[90, 100]"`` of the same rows, the labels still from the numeric split.
     """
     n_rows = check_int(n_rows, "n_rows", minimum=1)
     threshold = check_positive(threshold, "threshold")
@@ -432,22 +422,13 @@ def fi_synth(name: str, *, n_rows: int = 30_000, bound: float | str = "typical",
              random_state: RandomState = None) -> Dataset:
     """FI's synthetic data set Synth``name`` (§2.4, Table 1) from ``make_classification``.
 
-    ``make_classification(n_samples=n_rows, n_features=n_informative + n_random,
-    n_informative=n_informative, n_redundant=0, n_repeated=0, n_classes=2)``, every other
-    argument at its default (FI: "the parameters using non-default settings are" the two
-    counts, which "sum to the total number of features"); the settings are
-    :data:`FI_SYNTH_SETTINGS`. ``name`` is ``"A"`` to ``"G"`` (case-insensitive, ``"SynthA"``
-    too). An int ``random_state`` below 2**32 is passed on unchanged (the rows are
-    scikit-learn's up to clipping); a Generator supplies a seed.
-
-    Every feature is clipped to a public ``[-B, B]`` that depends on the setting only: an
-    informative feature is normal given its cluster, with variance ``n_informative / 3`` on
-    average plus ``class_sep²`` for the centres, a useless one N(0, 1). ``bound="typical"``:
-    ``B = ceil(2 sqrt(n_informative / 3 + class_sep²))`` (4 or 5; clips a few per cent);
-    ``"wide"``: ``B = ceil(class_sep + 4 sqrt(n_informative))`` (10 to 17; almost never
-    clips, but a random tree's uniform splits then fall mostly in empty tails); a number sets B.
-    Returns ``name="fi-synth-a"`` etc., numeric ``x0 ..`` on ``[-B, B]``, classes ``0``, ``1``
-    and no test set (FI uses 10-fold cross-validation).
+    ``make_classification`` with FI's two non-default counts (:data:`FI_SYNTH_SETTINGS`),
+    ``n_redundant=0``, ``n_repeated=0``. ``name`` is ``"A"`` to ``"G"`` (any case, ``"SynthA"``
+    too). An int ``random_state`` below 2**32 is passed on unchanged; a Generator supplies a
+    seed. Every feature is clipped to a public ``[-B, B]``: ``bound="typical"``, ``B =
+    ceil(2 sqrt(n_informative / 3 + class_sep²))`` (4 or 5; clips a few per cent); ``"wide"``,
+    ``B = ceil(class_sep + 4 sqrt(n_informative))`` (10 to 17; almost never clips, but random
+    splits then fall mostly in empty tails); or a number. No test set (FI cross-validates).
     """
     if not isinstance(name, str):
         raise InvalidParameterError(f"name must be one of {list(_FI)}, got {name!r}")
@@ -458,12 +439,9 @@ def fi_synth(name: str, *, n_rows: int = 30_000, bound: float | str = "typical",
         )
     n_rows = check_int(n_rows, "n_rows", minimum=1)
     seed = random_state
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        if (seed := int(random_state)) < 0:
-            raise InvalidParameterError(
-                f"random_state must be a non-negative int seed, got {random_state!r}"
-            )
-    if seed is not None and not (type(seed) is int and 0 <= seed < 2**32):
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and 0 <= seed < 2**32:
+        seed = int(seed)
+    elif seed is not None:  # a Generator, a larger seed; a negative one is refused
         seed = int(check_random_state(seed).integers(0, 2**32 - 1))
 
     n_informative, n_random, depth = _FI[key]

@@ -316,11 +316,7 @@ _default_folder = data_dir  # load's parameter data_dir hides the function
 
 
 def decode_mushroom(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy of ``frame`` with Mushroom's one-letter codes shown as their documented names.
-
-    Columns named like Mushroom's attributes, and ``class``, are decoded (e.g. ``"x"`` as
-    ``"convex"`` in ``cap-shape``); other columns are left as they are.
-    """
+    """A copy of ``frame`` with Mushroom's one-letter codes shown as their documented names."""
     names = {**UCI["mushroom"]["attributes"], "class": UCI["mushroom"]["classes"]}
     out = frame.copy()
     for column in set(out.columns) & set(names):
@@ -360,9 +356,8 @@ def _known(name: object) -> str:
 def ensure_files(names: Sequence[str] | None = None, *, download: bool = True) -> Path:
     """Make sure the raw files of ``names`` (default: all) are in :func:`data_dir`; return it.
 
-    Missing files are downloaded as by :func:`load`; after the first failed download the others
-    are not tried. Raises :class:`DataUnavailableError` with one message naming every file still
-    missing, where dpviz looked and how to get them.
+    After the first failed download the others are not tried; one
+    :class:`DataUnavailableError` names every file still missing and how to get them.
     """
     folder, missing, urls = data_dir(), [], []
     reason = "download=False" if not download else ""
@@ -525,37 +520,22 @@ def load(
     download: bool = True,
     **options: str,
 ) -> Dataset:
-    """Load one of the papers' UCI data sets with its documented public domain.
+    """Load one of the papers' UCI data sets (a fresh copy) with its documented public domain.
 
-    Parameters
-    ----------
-    name : {"nursery", "mushroom", "votes", "adult"}
-        Case-insensitive.
-    data_dir : path, optional
-        Folder of the raw files; default :func:`data_dir`.
-    download : bool
-        Download a missing file from the official UCI archive (default) or raise
-        :class:`DataUnavailableError`.
-    **options
-        ``mushroom``: ``missing="drop_attribute"`` (default; drop stalk-root: 21 attributes,
-        8124 rows, as JPW and RDT#) or ``"drop_rows"`` (drop the 2480 rows missing it: 22
-        attributes, 5644 rows, as FI). ``adult``: ``split="merged"`` (default; 45222 rows, as
-        FS) or ``"original"`` (adult.data's 30162 rows, ``.test`` holding adult.test's 15060).
+    ``name`` is ``"nursery"``, ``"mushroom"``, ``"votes"`` or ``"adult"`` (any case); the raw
+    files are read from ``data_dir`` (default :func:`data_dir`), a missing one downloaded
+    from the official UCI archive unless ``download=False``. Options: ``mushroom``:
+    ``missing="drop_attribute"`` (default; drop stalk-root: 21 attributes, 8124 rows, as JPW
+    and RDT#) or ``"drop_rows"`` (the 5644 rows that have it: 22 attributes, as FI);
+    ``adult``: ``split="merged"`` (default; 45222 rows, as FS) or ``"original"``
+    (adult.data's 30162 rows, ``.test`` holding adult.test's 15060).
 
-    Returns
-    -------
-    Dataset
-        A fresh copy. Raises :class:`UnknownDatasetError`, :class:`InvalidParameterError`,
-        :class:`DataUnavailableError` (a file missing, unreadable or a folder) or
-        :class:`DataIntegrityError` (a file that is not the documented, official one).
-
-    Notes
-    -----
     Missing values are handled as in the papers: Votes replaces each ``?`` by the bill's
-    majority vote, which reads the data outside the privacy analysis (it is not differentially
-    private); Mushroom drops the attribute (or rows) with missing values, also chosen by looking
-    at the data; Adult drops the rows with a ``?``. Every call reads and hashes the raw files
-    (about 5 ms on Adult); parsed files are cached on their content's digest.
+    majority vote, which reads the data outside the privacy analysis; Mushroom drops the
+    attribute (or rows); Adult drops the rows with a ``?``. Every call reads and hashes the
+    raw files (about 5 ms on Adult); parsed files are cached on their content's digest.
+    Raises :class:`DataUnavailableError` (a file missing, unreadable or a folder) or
+    :class:`DataIntegrityError` (not the official file).
     """
     key = _known(name)
     chosen = _check_options(key, options)
