@@ -62,10 +62,11 @@ def grid() -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------- shared marks
-def _palette() -> alt.Scale:
-    """One colour per algorithm in every chart (Vega-Lite's tableau10 order), grey for no winner."""
-    tableau = ["#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2"]
-    return alt.Scale(domain=[*sorted(PRIVATE), NO_WINNER], range=[*tableau, "#dddddd"])
+#: One colour per algorithm in every chart (Vega-Lite's tableau10 order), grey for no winner.
+_PALETTE = alt.Scale(
+    domain=[*sorted(PRIVATE), NO_WINNER],
+    range=["#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#dddddd"],
+)
 
 
 #: Pixels kept between two reference labels (a 10 px font and some air).
@@ -125,9 +126,9 @@ def pareto_chart(frame: pd.DataFrame, dataset: str, n: int, *, width: int = 420)
     dots = base.mark_point(size=60).encode(
         x=x,
         y=y,
-        color=alt.Color("algorithm:N", scale=_palette()),
+        color=alt.Color("algorithm:N", scale=_PALETTE),
         fill=alt.condition(
-            "datum.efficient", alt.Color("algorithm:N", scale=_palette()), alt.value("white")
+            "datum.efficient", alt.Color("algorithm:N", scale=_PALETTE), alt.value("white")
         ),
         tooltip=[
             "algorithm:N", "epsilon:Q", alt.Tooltip("mean:Q", format=".3f"), "efficient:N",
@@ -213,12 +214,17 @@ def _explorer_frame(
                   repeats=repeats, missing="compute")
 
 
+def _grid_key(dataset: str) -> tuple:
+    """The arguments of :func:`_explorer_frame` for ``dataset``: name, ε, n, repeats."""
+    g = grid()
+    return str(dataset).strip().lower(), tuple(g["epsilons"]), tuple(g["sizes"]), g["repeats"]
+
+
 def explorer_frame(dataset: str = "nursery") -> pd.DataFrame:
     """The explorer's grid for ``dataset`` (``compare`` over :func:`grid`): shipped or computed."""
-    g = grid()
-    key = str(dataset).strip().lower()
-    load_dataset(key)  # validates the name
-    return _explorer_frame(key, tuple(g["epsilons"]), tuple(g["sizes"]), int(g["repeats"]))
+    args = _grid_key(dataset)
+    load_dataset(args[0])  # validates the name
+    return _explorer_frame(*args)
 
 
 @remember()
@@ -332,12 +338,11 @@ def compare_explorer_chart(
     """Explorer callback: every algorithm at (data set, ε, n), and against ε below."""
     check_epsilon(epsilon)
     chosen = _selection(algorithms)
-    g = grid()
-    key = str(dataset).strip().lower()
+    args = _grid_key(dataset)
+    key = args[0]
     data = load_dataset(key)
-    args = (key, tuple(g["epsilons"]), tuple(g["sizes"]), int(g["repeats"]))
     frame, stats = _explorer_frame(*args), _explorer_summary(*args)
-    eps = nearest(epsilon, g["epsilons"])
+    eps = nearest(epsilon, args[1])
     size = int(nearest(check_int(n, "n", minimum=1), sorted(stats["n"].unique())))
     here = stats[(stats["n"] == size) & stats["algorithm"].isin(chosen)]
     at_eps = here[np.isclose(here["epsilon"], eps)]
@@ -390,7 +395,7 @@ def winner_chart(frame: pd.DataFrame, dataset: str, *, width: int = 460) -> alt.
     cells = base.mark_rect().encode(
         x=x,
         y=y,
-        color=alt.Color("winner:N", scale=_palette(), title="best private"),
+        color=alt.Color("winner:N", scale=_PALETTE, title="best private"),
         opacity=alt.condition("datum.clear", alt.value(1.0), alt.value(0.45)),
         tooltip=[
             alt.Tooltip("n:O"), alt.Tooltip("epsilon:O", title="ε"),
