@@ -63,10 +63,8 @@ def grid() -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------- shared marks
 #: One colour per algorithm in every chart (Vega-Lite's tableau10 order), grey for no winner.
-_PALETTE = alt.Scale(
-    domain=[*sorted(PRIVATE), NO_WINNER],
-    range=["#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#dddddd"],
-)
+_TABLEAU = ["#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2"]
+_PALETTE = alt.Scale(domain=[*sorted(PRIVATE), NO_WINNER], range=[*_TABLEAU, "#dddddd"])
 
 
 #: Pixels kept between two reference labels (a 10 px font and some air).
@@ -214,17 +212,12 @@ def _explorer_frame(
                   repeats=repeats, missing="compute")
 
 
-def _grid_key(dataset: str) -> tuple:
-    """The arguments of :func:`_explorer_frame` for ``dataset``: name, ε, n, repeats."""
-    g = grid()
-    return str(dataset).strip().lower(), tuple(g["epsilons"]), tuple(g["sizes"]), g["repeats"]
-
-
 def explorer_frame(dataset: str = "nursery") -> pd.DataFrame:
     """The explorer's grid for ``dataset`` (``compare`` over :func:`grid`): shipped or computed."""
-    args = _grid_key(dataset)
-    load_dataset(args[0])  # validates the name
-    return _explorer_frame(*args)
+    g = grid()
+    key = str(dataset).strip().lower()
+    load_dataset(key)  # validates the name
+    return _explorer_frame(key, tuple(g["epsilons"]), tuple(g["sizes"]), int(g["repeats"]))
 
 
 @remember()
@@ -338,11 +331,12 @@ def compare_explorer_chart(
     """Explorer callback: every algorithm at (data set, ε, n), and against ε below."""
     check_epsilon(epsilon)
     chosen = _selection(algorithms)
-    args = _grid_key(dataset)
-    key = args[0]
+    g = grid()
+    key = str(dataset).strip().lower()
     data = load_dataset(key)
+    args = (key, tuple(g["epsilons"]), tuple(g["sizes"]), int(g["repeats"]))
     frame, stats = _explorer_frame(*args), _explorer_summary(*args)
-    eps = nearest(epsilon, args[1])
+    eps = nearest(epsilon, g["epsilons"])
     size = int(nearest(check_int(n, "n", minimum=1), sorted(stats["n"].unique())))
     here = stats[(stats["n"] == size) & stats["algorithm"].isin(chosen)]
     at_eps = here[np.isclose(here["epsilon"], eps)]

@@ -62,9 +62,8 @@ def _points(dataset: str, epsilons: Sequence[float], depth: int, n_trees: int) -
     def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
         out = []
         for eps in epsilons:
-            model = PrivateRDTClassifier(
-                epsilon=eps, max_depth=depth, n_trees=n_trees, domain=data.domain, random_state=run
-            ).fit_encoded(train, labels, data.domain)
+            model = PrivateRDTClassifier(eps, max_depth=depth, n_trees=n_trees, domain=data.domain,
+                                         random_state=run).fit_encoded(train, labels, data.domain)
             leaves = located(("jpw", dataset, depth, n_trees, run), model, test)
             accuracy = float(np.mean(model.predict_located(leaves) == truth))
             out.append([{"epsilon": eps, "max_depth": depth, "n_trees": n_trees, "repeat": run,
