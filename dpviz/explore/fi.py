@@ -77,9 +77,8 @@ def explorer_frame(
 ) -> pd.DataFrame:
     """Test accuracy of one FI forest per (ε, seed) on the explorer's split, one row each.
 
-    :func:`~dpviz.experiments.holdout_accuracy`'s numbers through the runner's
-    :func:`~dpviz.experiments.runner.curve`: the missing ε fitted together
-    (``fit_encoded_epsilons``), the test rows routed once per tree structure.
+    :func:`~dpviz.experiments.holdout_accuracy`'s numbers through the runner's ``curve``: the
+    missing ε fitted together, the test rows routed once per tree structure.
     """
     data = explorer_dataset(dataset)
     train, train_labels, test, test_labels = encoded_split(data, TEST_ROWS, 0)

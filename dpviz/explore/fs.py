@@ -197,11 +197,8 @@ def table1_chart(runs: pd.DataFrame, *, width: int = 170) -> alt.FacetChart:
     ours["high"] = ours["mean"] + ours["sem"]
     ours["source"] = "ours"
     paper = FS_TABLE1.assign(source="FS 2010", low=np.nan, high=np.nan)
-    frame = pd.concat(
-        [ours[["n", "algorithm", "mean", "low", "high", "source"]],
-         paper[["n", "algorithm", "mean", "low", "high", "source"]]],
-        ignore_index=True,
-    )
+    columns = ["n", "algorithm", "mean", "low", "high", "source"]
+    frame = pd.concat([ours[columns], paper[columns]], ignore_index=True)
     base = alt.Chart(frame).encode(
         x=alt.X("n:Q", title="training rows"),
         color=alt.Color("source:N", title=None, legend=alt.Legend(orient="bottom")),
