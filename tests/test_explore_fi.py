@@ -35,20 +35,20 @@ def _forest(random_state, domain, depth, **params):
     ],
 )
 def test_fast_accuracy_equals_the_estimators_predict(name, epsilon, mechanism, disjoint):
-    data = rf.explorer_dataset(name)
-    depth = rf.explorer_depth(name)
+    data = fi.explorer_dataset(name)
+    depth = fi.explorer_depth(name)
     expected = holdout_accuracy(
         partial(_forest, domain=data.domain, depth=depth),
         data,
         repeats=2,
-        test_size=rf.TEST_ROWS,
+        test_size=fi.TEST_ROWS,
         seed=0,
         epsilon=epsilon,
         n_trees=20,
         leaf_mechanism=mechanism,
         disjoint=disjoint,
     )["accuracy"].tolist()
-    ours = [rf.forest_accuracy(name, epsilon, depth, 20, mechanism, r, disjoint) for r in range(2)]
+    ours = [fi.forest_accuracy(name, epsilon, depth, 20, mechanism, r, disjoint) for r in range(2)]
     assert ours == expected
 
 
@@ -63,7 +63,7 @@ def _check_chart(chart, epsilon):
     assert summary["mean"].between(0, 1).all() and reference <= 1 and reference >= 0
     assert (summary["low"] <= summary["mean"] + 1e-12).all()
     assert (summary["mean"] <= summary["high"] + 1e-12).all()
-    assert (summary["runs"] == rf.REPEATS).all()
+    assert (summary["runs"] == fi.REPEATS).all()
     assert highlight["epsilon"].tolist() == [epsilon]
     assert epsilon in summary["epsilon"].tolist()
     assert set(fi.EPSILON_GRID) <= set(summary["epsilon"])
@@ -108,12 +108,12 @@ def test_explorer_rejects_unknown_inputs():
     with pytest.raises(InvalidParameterError, match="mechanism"):
         fi.fi_explorer_chart(mechanism="laplace")
     with pytest.raises(InvalidParameterError, match="dataset"):
-        rf.explorer_dataset("Iris")
+        fi.explorer_dataset("Iris")
 
 
 def test_explorer_depth_default_is_fi_table4():
-    assert rf.explorer_depth("SynthC") == 12 and rf.explorer_depth("Nursery") == 4
-    assert rf.explorer_depth("Mushroom") == 11 and rf.explorer_depth("SynthC", 6) == 6
+    assert fi.explorer_depth("SynthC") == 12 and fi.explorer_depth("Nursery") == 4
+    assert fi.explorer_depth("Mushroom") == 11 and fi.explorer_depth("SynthC", 6) == 6
 
 
 # ---------------------------------------------------------------------------------- tables
@@ -210,7 +210,7 @@ def test_controls_ranges_are_the_documented_ones():
     assert values == {"dataset": "SynthA", "epsilon": 1.0, "depth": 0, "n_trees": fi.MAX_TREES,
                       "mechanism": "rosnam"}
     # FI's own depth of every data set (depth 0) is within the slider's range
-    assert max(rf.explorer_depth(name) for name in fi.EXPLORER_DATASETS) <= fi.MAX_DEPTH
+    assert max(fi.explorer_depth(name) for name in fi.EXPLORER_DATASETS) <= fi.MAX_DEPTH
 
 
 @pytest.mark.parametrize(("depth", "n_trees"), [(1, 1), (fi.MAX_DEPTH, fi.MAX_TREES)])

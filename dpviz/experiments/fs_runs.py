@@ -68,7 +68,8 @@ FS_ROWS = 2_000
 ADULT_SAMPLE = 5_000
 #: Equal-width bins of each numeric Adult attribute for the SuLQ-based ID3 (nominal only).
 ADULT_BINS = 4
-_DEPTHS = {"fs-single-split": 1, "nursery": 3, "adult": 3}
+#: The explorers' depth per data set: 1 for FS's single split, 3 otherwise.
+DEFAULT_DEPTH = {"fs-single-split": 1, "nursery": 3, "adult": 3}
 
 
 @dataclass(frozen=True, eq=False)
@@ -218,11 +219,6 @@ def query_epsilons(
     return pd.DataFrame(rows)
 
 
-def explorer_defaults(dataset: str) -> dict[str, int]:
-    """The explorer's depth for ``dataset``: 1 for FS's single split, 3 otherwise."""
-    return {"depth": _DEPTHS[check_dataset(dataset)]}
-
-
 def _curve(dataset: str, criterion: str, depth: int, epsilons: Sequence[float],
            repeats: int, shipped: bool) -> pd.DataFrame:
     """Fits ``0 .. repeats - 1`` at each B (one at ε = ∞): the runner's :func:`curve`.
@@ -305,7 +301,7 @@ def _records(dataset: str, epsilons: tuple[float, ...], repeats: int) -> dict[tu
 def explorer_depth(dataset: str, criterion: str, depth: int | None) -> int:
     """Validate the explorer's setting; ``depth`` or the data set's default depth."""
     check_dataset(dataset), check_criterion(criterion)
-    return _DEPTHS[dataset] if depth is None else check_int(depth, "depth", minimum=1)
+    return DEFAULT_DEPTH[dataset] if depth is None else check_int(depth, "depth", minimum=1)
 
 
 def explorer_curve(dataset: str, criterion: str, depth: int | None = None) -> pd.DataFrame:

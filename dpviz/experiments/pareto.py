@@ -68,11 +68,10 @@ def envelope(points: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     """The best mean accuracy at a budget ≤ ε per group (``best``, and the first ``algorithm``)."""
     rows = []
     for keys, group in points.groupby(list(by), sort=False):
-        keys = keys if isinstance(keys, tuple) else (keys,)
         best = group.groupby("epsilon")["mean"].max().sort_index().cummax()
         for e, value in best.items():
             winner = group[(group["epsilon"] <= e) & np.isclose(group["mean"], value)]
-            rows.append({**dict(zip(by, keys, strict=True)), "epsilon": e, "best": value,
+            rows.append({**dict(zip(by, _key(keys), strict=True)), "epsilon": e, "best": value,
                          "algorithm": winner["algorithm"].iloc[0]})
     return pd.DataFrame(rows)
 
@@ -105,7 +104,7 @@ def winners(frame: pd.DataFrame, *, floor_margin: float = FLOOR_MARGIN) -> pd.Da
     points = summary(frame[frame["private"]])
     order = {a: k for k, a in enumerate(PRIVATE)}
     points["rank"] = points["algorithm"].map(order)
-    floors = (frame[frame["algorithm"] == MAJORITY] .groupby(["dataset", "n"])["accuracy"] .mean())
+    floors = frame[frame["algorithm"] == MAJORITY].groupby(["dataset", "n"])["accuracy"].mean()
     rows = []
     for (dataset, n, eps), group in points.groupby(["dataset", "n", "epsilon"], sort=True):
         ranked = group.sort_values(["mean", "rank"], ascending=[False, True])

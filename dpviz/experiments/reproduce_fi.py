@@ -3,12 +3,11 @@
 Each figure returns our numbers next to FI's (:mod:`dpviz.data.published`). FI measured
 with the smooth-sensitivity mechanism the 2021 addendum withdrew; ours use Report One-Sided
 Noisy Arg-Max unless said otherwise, so expect a few points less (the gap is reported).
-Also the runner of notebook 05's explorer (:func:`explorer_frame`).
+Notebook 05's explorer is :mod:`dpviz.explore.fi`.
 """
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -21,16 +20,8 @@ from dpviz import mechanisms
 from dpviz.data.published import FI_FIG4, FI_FIG5, FI_FIG6, FI_FIG7, FI_TABLE2, FI_TABLE3, SYNTH
 from dpviz.data.synthetic import fi_synth
 from dpviz.data.uci import Dataset, load
-from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
-from dpviz.experiments.runner import (
-    cache,
-    curve,
-    encoded_split,
-    located,
-    remember,
-    summarize,
-    sweep,
-)
+from dpviz.errors import NotProvenPrivateWarning
+from dpviz.experiments.runner import cache, summarize, sweep
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.random_tree import FI_TABLE4, RandomTree, expected_untested, fletcher_islam_depth
 
@@ -69,78 +60,6 @@ def fi_dataset(name: str, *, n_rows: int | None = None, random_state: int = 0) -
                        data.y.iloc[idx].reset_index(drop=True), data.domain, data.citation,
                        data.description, data.url)
     return data
-
-
-# ---------------------------------------------------------------------------------- explorer
-#: Data sets of the explorer: FI's seven synthetic sets and three UCI sets.
-EXPLORER_DATASETS = (*SYNTH, "Nursery", "Mushroom", "Adult")
-#: Rows used by the explorer (synthetic sets and Adult are subsampled for speed; None = all).
-EXPLORER_ROWS = {**dict.fromkeys(SYNTH, 6000), "Nursery": None, "Mushroom": None, "Adult": 6000}
-#: Rows of the explorer's fixed test split (the rest trains the forest).
-TEST_ROWS = 1500
-#: Forests per point of the explorer's curve (the band spans them).
-REPEATS = 3
-
-
-@remember(maxsize=16)
-def explorer_dataset(name: str) -> Dataset:
-    """The explorer's version of an FI data set (:data:`EXPLORER_ROWS` rows, seed 0)."""
-    if name not in EXPLORER_DATASETS:
-        raise InvalidParameterError(f"dataset must be one of {EXPLORER_DATASETS}, got {name!r}")
-    return fi_dataset(name, n_rows=EXPLORER_ROWS[name], random_state=0)
-
-
-def explorer_depth(name: str, depth: int = 0) -> int:
-    """``depth``, or FI's depth (Theorem 2 + ⌊r/2⌋, :func:`fletcher_islam_depth`) when 0."""
-    if depth:
-        return int(depth)
-    domain = explorer_dataset(name).domain
-    n_discrete = int(domain.categorical_mask.sum())
-    return fletcher_islam_depth(len(domain) - n_discrete, n_discrete)
-
-
-def explorer_frame(
-    dataset: str, epsilons: Sequence[float], depth: int, n_trees: int, mechanism: str = "rosnam",
-    repeats: int | Sequence[int] = REPEATS, disjoint: bool = True,
-) -> pd.DataFrame:
-    """Test accuracy of one FI forest per (ε, seed) on the explorer's split, one row each.
-
-    :func:`~dpviz.experiments.holdout_accuracy`'s numbers through the runner's
-    :func:`~dpviz.experiments.runner.curve`: the missing ε fitted together
-    (``fit_encoded_epsilons``), the test rows routed once per tree structure.
-    """
-    data = explorer_dataset(dataset)
-    train, train_labels, test, test_labels = encoded_split(data, TEST_ROWS, 0)
-    depth, n_trees = int(depth), int(n_trees)
-
-    def evaluate(seed: int, epsilons: list[float]) -> list[list[dict]]:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotProvenPrivateWarning)  # said in the chart's title
-            forests = DPRandomForestClassifier(
-                n_trees=n_trees, max_depth=depth, leaf_mechanism=mechanism, disjoint=disjoint,
-                domain=data.domain, random_state=seed,
-            ).fit_encoded_epsilons(train, train_labels, data.domain, epsilons)
-        leaves = located(("fi", dataset, depth, n_trees, seed), forests[0], test)
-        return [[{"epsilon": eps, "repeat": seed,
-                  "accuracy": float(np.mean(forest.predict_located(leaves) == test_labels))}]
-                for eps, forest in zip(epsilons, forests, strict=True)]
-
-    key = ("fi", dataset, depth, n_trees, mechanism, bool(disjoint))
-    return curve(evaluate, epsilons, repeats, key=key)
-
-
-def forest_accuracy(
-    dataset: str, epsilon: float, depth: int, n_trees: int, mechanism: str = "rosnam",
-    seed: int = 0, disjoint: bool = True,
-) -> float:
-    """Test accuracy of one FI forest on the explorer's split (:func:`explorer_frame`)."""
-    frame = explorer_frame(dataset, [epsilon], depth, n_trees, mechanism, [int(seed)], disjoint)
-    return float(frame["accuracy"].iloc[0])
-
-
-def non_private_accuracy(dataset: str, depth: int, n_trees: int) -> float:
-    """FI's non-private forest (§2.4): ε = ∞ (exact majority labels), all rows in every tree."""
-    return forest_accuracy(dataset, math.inf, depth, n_trees, "rosnam", 0, False)
 
 
 def fi_table4_explained() -> pd.DataFrame:

@@ -13,13 +13,14 @@ import functools
 import math
 import re
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.tree import DecisionTreeClassifier
+from tqdm.auto import tqdm
 
 from dpviz.data.published import FS_TABLE1, FS_TABLE1_ALGORITHMS, JPW_TABLE1
 from dpviz.data.synthetic import fs_numeric_split_data, fs_random_tree_data, fs_single_split_data
@@ -48,14 +49,6 @@ def _seed(random_state: int, *keys: int | str) -> int:
     ints = [zlib.crc32(k.encode()) if isinstance(k, str) else int(k) for k in keys]
     state = np.random.SeedSequence([int(random_state), *ints]).generate_state(2, np.uint32)
     return int(state[0]) << 31 | int(state[1]) >> 1
-
-
-def _iterate(items: Sequence[Any], progress: bool, desc: str) -> Iterable[Any]:
-    if not progress:
-        return items
-    from tqdm.auto import tqdm
-
-    return tqdm(items, total=len(items), desc=desc)
 
 
 def _check_sizes(sizes: Sequence[int], size_bound: int | None) -> list[int]:
@@ -107,7 +100,7 @@ def _split_runs(
     settings = [(n, r) for n in sizes for r in range(runs)]
     return pd.DataFrame([
         {"n": n, "run": run, **record}
-        for n, run in _iterate(settings, progress, label)
+        for n, run in tqdm(settings, disable=not progress, desc=label)
         for record in fits(n, functools.partial(_seed, seed0, tag, n, run))
     ])
 
@@ -305,7 +298,7 @@ def fs_random_trees(
     base = "DiffPC4.5" if numeric else "DiffPID3"
     rows = []
     settings = [(n, t, r) for n in sizes for t in range(n_trees) for r in range(runs_per_tree)]
-    for n, tree, run in _iterate(settings, progress, f"FS Fig. {7 if numeric else 6}"):
+    for n, tree, run in tqdm(settings, disable=not progress, desc=f"FS Fig. {7 if numeric else 6}"):
         data = _random_tree_run(
             n, seed0, tree, run, numeric=numeric, depth=depth, p_noise=p_noise, n_test=n_test
         )
@@ -377,7 +370,8 @@ def fs_fig8(
         folds += [(repeat, k, tr, te) for k, (tr, te) in enumerate(splitter.split(codes, labels))]
     settings = [(f, b, c) for f in folds for b in budgets for c in criteria]
     rows = []
-    for (repeat, k, train, test), budget, criterion in _iterate(settings, progress, "FS Fig. 8"):
+    bar = tqdm(settings, disable=not progress, desc="FS Fig. 8")
+    for (repeat, k, train, test), budget, criterion in bar:
         model = DiffPID3Classifier(
             budget, max_depth=max_depth, criterion=criterion, size_bound=size_bound, prune=prune,
             domain=domain, random_state=_seed(seed0, "fig8", repeat, k, str(budget), criterion),
@@ -406,7 +400,7 @@ def jpw_table1(
     settings = [(name, run) for name in datasets for run in range(runs)]
     loaded: dict[str, Dataset] = {}
     rows = []
-    for name, run in _iterate(settings, progress, "JPW Table I"):
+    for name, run in tqdm(settings, disable=not progress, desc="JPW Table I"):
         if name not in loaded:
             loaded[name] = load(name)
         data = loaded[name]

@@ -16,6 +16,9 @@ from dpviz.data.published import RDT_SHARP_TABLE2
 from dpviz.experiments.runner import cache
 from dpviz.experiments.semi_supervised import protocol_runs
 
+#: Labeled fractions searched for the protocol's labeled size (up to 50%).
+FRACTIONS = (0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+
 
 @cache
 def rdt_sharp_runs(
@@ -32,11 +35,10 @@ def rdt_sharp_runs(
 
 
 def labeled_fraction_errors(
-    dataset: str, *,
-    fractions: Sequence[float] = (0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5),
-    epsilon: float = 0.5, n_runs: int = 10, seed: int = 0, progress: bool = False,
+    dataset: str, *, fractions: Sequence[float] = FRACTIONS, epsilon: float = 0.5,
+    n_runs: int = 10, seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """Supervised Private-RDT's mean test error per labeled ``fraction`` (grid up to 50%)."""
+    """Supervised Private-RDT's mean test error per labeled ``fraction``."""
     frame = rdt_sharp_runs(
         dataset, fractions=tuple(fractions), epsilons=(epsilon,), methods=("private_rdt",),
         n_runs=n_runs, seed=seed, progress=progress,
@@ -51,10 +53,8 @@ def smallest_fraction(errors: pd.DataFrame, target_error: float = 0.3) -> float 
 
 
 def labeled_fraction(
-    dataset: str, *,
-    fractions: Sequence[float] = (0.01, 0.02, 0.03, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5),
-    target_error: float = 0.3, epsilon: float = 0.5, n_runs: int = 10, seed: int = 0,
-    progress: bool = False,
+    dataset: str, *, fractions: Sequence[float] = FRACTIONS, target_error: float = 0.3,
+    epsilon: float = 0.5, n_runs: int = 10, seed: int = 0, progress: bool = False,
 ) -> tuple[float | None, pd.DataFrame]:
     """The protocol's labeled fraction (or ``None``) and the errors it was read from."""
     errors = labeled_fraction_errors(

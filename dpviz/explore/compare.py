@@ -62,10 +62,9 @@ def grid() -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------- shared marks
-def _palette() -> alt.Scale:
-    """One colour per algorithm in every chart (Vega-Lite's tableau10 order), grey for no winner."""
-    tableau = ["#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2"]
-    return alt.Scale(domain=[*sorted(PRIVATE), NO_WINNER], range=[*tableau, "#dddddd"])
+#: One colour per algorithm in every chart (Vega-Lite's tableau10 order), grey for no winner.
+_TABLEAU = ["#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2"]
+_PALETTE = alt.Scale(domain=[*sorted(PRIVATE), NO_WINNER], range=[*_TABLEAU, "#dddddd"])
 
 
 #: Pixels kept between two reference labels (a 10 px font and some air).
@@ -125,9 +124,9 @@ def pareto_chart(frame: pd.DataFrame, dataset: str, n: int, *, width: int = 420)
     dots = base.mark_point(size=60).encode(
         x=x,
         y=y,
-        color=alt.Color("algorithm:N", scale=_palette()),
+        color=alt.Color("algorithm:N", scale=_PALETTE),
         fill=alt.condition(
-            "datum.efficient", alt.Color("algorithm:N", scale=_palette()), alt.value("white")
+            "datum.efficient", alt.Color("algorithm:N", scale=_PALETTE), alt.value("white")
         ),
         tooltip=[
             "algorithm:N", "epsilon:Q", alt.Tooltip("mean:Q", format=".3f"), "efficient:N",
@@ -390,7 +389,7 @@ def winner_chart(frame: pd.DataFrame, dataset: str, *, width: int = 460) -> alt.
     cells = base.mark_rect().encode(
         x=x,
         y=y,
-        color=alt.Color("winner:N", scale=_palette(), title="best private"),
+        color=alt.Color("winner:N", scale=_PALETTE, title="best private"),
         opacity=alt.condition("datum.clear", alt.value(1.0), alt.value(0.45)),
         tooltip=[
             alt.Tooltip("n:O"), alt.Tooltip("epsilon:O", title="ε"),

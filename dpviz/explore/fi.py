@@ -6,6 +6,8 @@ mechanism, and the budget-split lessons (exercises: :mod:`dpviz.explore.fi_exerc
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,16 +19,12 @@ from dpviz import mechanisms
 from dpviz.audit.exact_laws import LEAF_LABEL_MECHANISMS as LEAF_MECHANISMS
 from dpviz.audit.exact_laws import leaf_label_loss
 from dpviz.data.published import FI_TABLE6, SYNTH
-from dpviz.errors import InvalidParameterError
-from dpviz.experiments.reproduce_fi import (
-    EXPLORER_DATASETS,
-    REPEATS,
-    TEST_ROWS,
-    explorer_dataset,
-    explorer_depth,
-    explorer_frame,
-    non_private_accuracy,
-)
+from dpviz.data.uci import Dataset
+from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
+from dpviz.experiments.reproduce_fi import fi_dataset
+from dpviz.experiments.runner import curve, encoded_split, located, remember
+from dpviz.trees.forest import DPRandomForestClassifier
+from dpviz.trees.random_tree import fletcher_islam_depth
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
 
@@ -46,6 +44,76 @@ _MECHANISM_TITLES = {
 
 
 # ---------------------------------------------------------------------------------- explorer
+#: Data sets of the explorer: FI's seven synthetic sets and three UCI sets.
+EXPLORER_DATASETS = (*SYNTH, "Nursery", "Mushroom", "Adult")
+#: Rows used by the explorer (synthetic sets and Adult are subsampled for speed; None = all).
+EXPLORER_ROWS = {**dict.fromkeys(SYNTH, 6000), "Nursery": None, "Mushroom": None, "Adult": 6000}
+#: Rows of the explorer's fixed test split (the rest trains the forest).
+TEST_ROWS = 1500
+#: Forests per point of the explorer's curve (the band spans them).
+REPEATS = 3
+
+
+@remember(maxsize=16)
+def explorer_dataset(name: str) -> Dataset:
+    """The explorer's version of an FI data set (:data:`EXPLORER_ROWS` rows, seed 0)."""
+    if name not in EXPLORER_DATASETS:
+        raise InvalidParameterError(f"dataset must be one of {EXPLORER_DATASETS}, got {name!r}")
+    return fi_dataset(name, n_rows=EXPLORER_ROWS[name], random_state=0)
+
+
+def explorer_depth(name: str, depth: int = 0) -> int:
+    """``depth``, or FI's depth (Theorem 2 + ⌊r/2⌋, :func:`fletcher_islam_depth`) when 0."""
+    if depth:
+        return int(depth)
+    domain = explorer_dataset(name).domain
+    n_discrete = int(domain.categorical_mask.sum())
+    return fletcher_islam_depth(len(domain) - n_discrete, n_discrete)
+
+
+def explorer_frame(
+    dataset: str, epsilons: Sequence[float], depth: int, n_trees: int, mechanism: str = "rosnam",
+    repeats: int | Sequence[int] = REPEATS, disjoint: bool = True,
+) -> pd.DataFrame:
+    """Test accuracy of one FI forest per (ε, seed) on the explorer's split, one row each.
+
+    :func:`~dpviz.experiments.holdout_accuracy`'s numbers through the runner's ``curve``: the
+    missing ε fitted together, the test rows routed once per tree structure.
+    """
+    data = explorer_dataset(dataset)
+    train, train_labels, test, test_labels = encoded_split(data, TEST_ROWS, 0)
+    depth, n_trees = int(depth), int(n_trees)
+
+    def evaluate(seed: int, epsilons: list[float]) -> list[list[dict]]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotProvenPrivateWarning)  # said in the chart's title
+            forests = DPRandomForestClassifier(
+                n_trees=n_trees, max_depth=depth, leaf_mechanism=mechanism, disjoint=disjoint,
+                domain=data.domain, random_state=seed,
+            ).fit_encoded_epsilons(train, train_labels, data.domain, epsilons)
+        leaves = located(("fi", dataset, depth, n_trees, seed), forests[0], test)
+        return [[{"epsilon": eps, "repeat": seed,
+                  "accuracy": float(np.mean(forest.predict_located(leaves) == test_labels))}]
+                for eps, forest in zip(epsilons, forests, strict=True)]
+
+    key = ("fi", dataset, depth, n_trees, mechanism, bool(disjoint))
+    return curve(evaluate, epsilons, repeats, key=key)
+
+
+def forest_accuracy(
+    dataset: str, epsilon: float, depth: int, n_trees: int, mechanism: str = "rosnam",
+    seed: int = 0, disjoint: bool = True,
+) -> float:
+    """Test accuracy of one FI forest on the explorer's split (:func:`explorer_frame`)."""
+    frame = explorer_frame(dataset, [epsilon], depth, n_trees, mechanism, [int(seed)], disjoint)
+    return float(frame["accuracy"].iloc[0])
+
+
+def non_private_accuracy(dataset: str, depth: int, n_trees: int) -> float:
+    """FI's non-private forest (§2.4): ε = ∞ (exact majority labels), all rows in every tree."""
+    return forest_accuracy(dataset, math.inf, depth, n_trees, "rosnam", 0, False)
+
+
 def fi_explorer_chart(
     dataset: str = "SynthA", epsilon: float = 1.0, depth: int = 0, n_trees: int = 100,
     mechanism: str = "rosnam",

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from dpviz.errors import InvalidParameterError
-from dpviz.experiments.reproduce_fi import explorer_depth, forest_accuracy
+from dpviz.explore.fi import explorer_depth, forest_accuracy
 from dpviz.mechanisms import report_noisy_max_probabilities
 from dpviz.ui.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
 from dpviz.validation import check_epsilon

@@ -19,6 +19,7 @@ from dpviz.data.published import FS_TABLE1, FS_TABLE1_ALGORITHMS
 from dpviz.experiments.fs_runs import (
     ALGORITHM_NAMES,
     CRITERIA,
+    DEFAULT_DEPTH,
     EXPLORER_DATASETS,
     EXPLORER_DEPTHS,
     REPEATS,
@@ -28,7 +29,6 @@ from dpviz.experiments.fs_runs import (
     check_dataset,
     explorer_curve,
     explorer_data,
-    explorer_defaults,
     explorer_depth,
     explorer_point,
     fit_one,
@@ -95,10 +95,10 @@ def fs_controls(
 ) -> dict[str, Any]:
     """The accuracy explorer's widgets; picking a data set resets the depth to its default."""
     picker = choice_dropdown(list(EXPLORER_DATASETS), check_dataset(dataset))
-    depth = depth_slider(explorer_defaults(dataset)["depth"], high=MAX_DEPTH)
+    depth = depth_slider(DEFAULT_DEPTH[dataset], high=MAX_DEPTH)
 
     def reset(change: dict[str, Any]) -> None:
-        depth.value = explorer_defaults(change["new"])["depth"]
+        depth.value = DEFAULT_DEPTH[change["new"]]
 
     picker.observe(reset, names="value")
     return {
@@ -197,11 +197,8 @@ def table1_chart(runs: pd.DataFrame, *, width: int = 170) -> alt.FacetChart:
     ours["high"] = ours["mean"] + ours["sem"]
     ours["source"] = "ours"
     paper = FS_TABLE1.assign(source="FS 2010", low=np.nan, high=np.nan)
-    frame = pd.concat(
-        [ours[["n", "algorithm", "mean", "low", "high", "source"]],
-         paper[["n", "algorithm", "mean", "low", "high", "source"]]],
-        ignore_index=True,
-    )
+    columns = ["n", "algorithm", "mean", "low", "high", "source"]
+    frame = pd.concat([ours[columns], paper[columns]], ignore_index=True)
     base = alt.Chart(frame).encode(
         x=alt.X("n:Q", title="training rows"),
         color=alt.Color("source:N", title=None, legend=alt.Legend(orient="bottom")),

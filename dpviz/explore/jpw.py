@@ -21,7 +21,7 @@ from dpviz.data.published import JPW_TABLE1
 from dpviz.data.uci import Dataset, load
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
-from dpviz.experiments.reproduce_jpw import JPW_DATASETS, make_private_rdt
+from dpviz.experiments.reproduce_jpw import JPW_DATASETS
 from dpviz.experiments.runner import curve, encoded_split, located, remember
 from dpviz.trees.random_tree import RandomTree, fan_depth
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
@@ -39,6 +39,7 @@ REPEATS = 3
 MAX_DEPTH = {"nursery": 4, "mushroom": 10, "votes": 12}
 #: Most trees of the trees slider: JPW's 10 (Votes: 5).
 MAX_TREES = 10
+
 
 # ---------------------------------------------------------------------------------- explorer
 @remember()
@@ -61,8 +62,8 @@ def _points(dataset: str, epsilons: Sequence[float], depth: int, n_trees: int) -
     def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
         out = []
         for eps in epsilons:
-            model = make_private_rdt(run, data.domain, epsilon=eps, max_depth=depth,
-                                     n_trees=n_trees).fit_encoded(train, labels, data.domain)
+            model = PrivateRDTClassifier(eps, max_depth=depth, n_trees=n_trees, domain=data.domain,
+                                         random_state=run).fit_encoded(train, labels, data.domain)
             leaves = located(("jpw", dataset, depth, n_trees, run), model, test)
             accuracy = float(np.mean(model.predict_located(leaves) == truth))
             out.append([{"epsilon": eps, "max_depth": depth, "n_trees": n_trees, "repeat": run,
