@@ -1,4 +1,4 @@
-"""Notebook 05's exercises (dpviz.explore.fi_exercises): the reference solutions pass, typical
+"""Notebook 05's exercises (dpviz.explore.fi): the reference solutions pass, typical
 wrong answers fail, None only prints a reminder, the statistical checks are sound (false alarm and
 power), and the notebook never shows an answer above its check cell."""
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from dpviz.audit.engine import audit
-from dpviz.explore import fi_exercises as fe
+from dpviz.explore import fi as fe
 from dpviz.mechanisms import exponential_probabilities, report_noisy_max
 from dpviz.ui.exercises import EXERCISES, check
 

@@ -1,4 +1,4 @@
-"""Notebook 02's exercises (dpviz.explore.jpw_exercises): a right answer passes, typical wrong
+"""Notebook 02's exercises (dpviz.explore.jpw): a right answer passes, typical wrong
 answers fail with a hint, None only reminds, the statistical checks are sound (false alarm and
 power), and the notebook gives no answer away above its check cells.
 
@@ -16,7 +16,7 @@ from dpviz import mechanisms
 from dpviz.audit.engine import audit
 from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_law
 from dpviz.explore import jpw
-from dpviz.explore import jpw_exercises as ex
+from dpviz.explore import jpw as ex
 from dpviz.ui.exercise_kinds import false_alarm_bound, power_lower_bound
 from dpviz.ui.exercises import EXERCISES, check, coverage
 

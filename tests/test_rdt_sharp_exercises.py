@@ -1,4 +1,4 @@
-"""Notebook 04's exercises (dpviz.explore.rdt_sharp_exercises): the reference solutions pass,
+"""Notebook 04's exercises (dpviz.explore.rdt_sharp): the reference solutions pass,
 typical wrong answers fail, None only prints a reminder, and the notebook never shows an answer
 above its check."""
 
@@ -11,7 +11,7 @@ import pytest
 from dpviz import mechanisms
 from dpviz.audit.engine import audit
 from dpviz.explore import rdt_sharp as rs
-from dpviz.explore import rdt_sharp_exercises as rx
+from dpviz.explore import rdt_sharp as rx
 from dpviz.trees.rdt import classify
 from dpviz.ui.exercises import EXERCISES, check, coverage
 
@@ -198,7 +198,7 @@ def _text(cell):
 
 def test_notebook_imports_the_exercises_in_its_first_code_cell():
     first = next(c for c in _cells() if c["cell_type"] == "code")
-    assert "rdt_sharp_exercises" in "".join(first["source"])
+    assert "from dpviz.explore import rdt_sharp as rs" in "".join(first["source"])  # registers 04.x
 
 
 def test_notebook_shows_no_answer_above_its_checks():

@@ -1,6 +1,6 @@
 """The notebooks' library side, one module per notebook: explorer callbacks and tables.
 
-Each ``<module>_exercises`` beside it registers that notebook's exercises on import.
+Importing a module registers its notebook's exercises.
 :func:`quick` is true under ``DPVIZ_QUICK=1`` (``make notebooks``): sweeps use fewer repeats.
 """
 
