@@ -228,11 +228,9 @@ def split_point_ranges(
     per_value = np.bincount(
         inverse * n_classes + labels, minlength=m * n_classes
     ).reshape(m, n_classes)
-    left = np.zeros((m + 1, n_classes))
-    left[1:] = np.cumsum(per_value, axis=0)
-    total = left[-1]
-    tables = np.stack([left, total[None, :] - left], axis=1)  # (m+1, 2, C)
-    scores = np.asarray(crit.quality(tables), dtype=np.float64).reshape(m + 1)
+    # range i holds the splits with the i smallest distinct values on the left
+    scores = _qualities_from_cell_counts(np.vstack([np.zeros((1, n_classes)), per_value]),
+                                         -1, m + 1, crit)
     edges = np.concatenate([[low], np.clip(distinct, low, high), [high]])
     return edges[:-1], edges[1:], scores
 

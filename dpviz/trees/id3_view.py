@@ -254,16 +254,8 @@ class ID3Tree:
         """One row per node (:func:`tree_frame`)."""
         return tree_frame(self)
 
-    def to_text(self, **kwargs: Any) -> str:
-        """Indented text (:func:`export_text`)."""
-        return export_text(self, **kwargs)
-
-    def to_html(self, **kwargs: Any) -> str:
-        """Nested HTML (:func:`export_html`)."""
-        return export_html(self, **kwargs)
-
     def __str__(self) -> str:
-        return self.to_text()
+        return export_text(self)
 
     def __repr__(self) -> str:
         return (
@@ -272,7 +264,7 @@ class ID3Tree:
         )
 
     def _repr_html_(self) -> str:
-        return self.to_html()
+        return export_html(self)
 
 
 def _fitted(obj: Any, kind: type, attribute: str, what: str) -> Any:

@@ -185,30 +185,30 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         public = None if X_public is None else domain.encode(X_public)
         return self._fit_codes(codes, labels, domain, public=public)
 
-    def _check_scale(self, domain: Domain | None, n_public: int = 0) -> None:
-        """Refuse ``max_depth`` above ``MAX_DEPTH`` and trees or centres over the memory budget."""
+    def _check_scale(self, domain: Domain | None, n_public: int = 0) -> tuple[int, int, int]:
+        """Refuse ``max_depth`` above ``MAX_DEPTH`` and trees or centres over the memory budget.
+
+        Returns ``n_primary``, ``n_secondary`` and ``n_cells``, checked.
+        """
+        n_primary = check_int(self.n_primary, "n_primary", minimum=1)
+        n_secondary = check_int(self.n_secondary, "n_secondary", minimum=0)
+        n_cells = check_int(self.n_cells, "n_cells", minimum=1)
         if self.max_depth is not None:
             check_depth(self.max_depth)
-        n_trees = check_int(self.n_primary, "n_primary", minimum=1) + check_int(
-            self.n_secondary, "n_secondary", minimum=0
-        )
-        n_cells = check_int(self.n_cells, "n_cells", minimum=1)
         k = 1 if domain is None else len(domain)
         per_tree = tree_bytes(k) + n_cells * (8 * k + 24) + 24 * n_public
         check_memory(
-            n_trees * per_tree,
+            (n_primary + n_secondary) * per_tree,
             f"n_primary + n_secondary = {self.n_primary!r} + {self.n_secondary!r} trees with "
             f"n_cells={self.n_cells!r} centres each over {k} attribute(s)"
             + (f" and {n_public} public rows" if n_public else ""),
             "pass fewer n_cells (RDT#: 10) or fewer n_secondary trees (RDT#: 200)",
         )
+        return n_primary, n_secondary, n_cells
 
     def _check_params(self) -> None:
         epsilon = self._epsilon(self.epsilon)
-        n_primary = check_int(self.n_primary, "n_primary", minimum=1)
-        check_int(self.n_secondary, "n_secondary", minimum=0)
-        check_int(self.n_cells, "n_cells", minimum=1)
-        self._check_scale(self.domain if isinstance(self.domain, Domain) else None)
+        n_primary = self._check_scale(self.domain if isinstance(self.domain, Domain) else None)[0]
         if self.noise not in NoisyLeafCounts.MECHANISMS:
             raise InvalidParameterError(
                 f"noise must be 'discrete_laplace' or 'laplace', got {self.noise!r}"
@@ -221,14 +221,11 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         public: np.ndarray | None = None,
     ) -> RDTSharpClassifier:
         """RDT# Fig. 5 on encoded rows; ``public``: the encoded unlabeled rows (or None)."""
-        n_primary = check_int(self.n_primary, "n_primary", minimum=1)
-        n_secondary = check_int(self.n_secondary, "n_secondary", minimum=0)
-        n_cells = check_int(self.n_cells, "n_cells", minimum=1)
         if public is None:
             public = np.zeros((0, len(domain)))
         else:
             public = check_encoded(public, domain)[0]
-        self._check_scale(domain, len(public))
+        n_primary, n_secondary, n_cells = self._check_scale(domain, len(public))
         self.depth_ = self.height(domain)
         structure_rng, noise_rng = self._rngs()
         secondary_rng = structure_rng.spawn(1)[0]
@@ -326,13 +323,8 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                     f"{cells.shape}"
                 )
             cells = cells[: len(self.primary_)]
-        return model._release_again(codes, labels, cells)
-
-    def _release_again(self, codes: np.ndarray, labels: np.ndarray,
-                       cells: np.ndarray | None) -> RDTSharpClassifier:
-        """The private part of Fig. 5 again, all or nothing, with this model's noise generator."""
-        _, noise_rng = self._rngs()
-        return self._atomic(
+        _, noise_rng = self._rngs()  # all or nothing, with this model's noise generator
+        return model._atomic(
             "refit_encoded",
             lambda work: work._release(codes, labels, self.domain_, noise_rng, cells),
             record=False,
