@@ -155,7 +155,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         self._store_params(locals())
 
     def _check_params(self) -> None:
-        epsilon = self._epsilon(self.epsilon)
+        epsilon = self._epsilon()
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
         disjoint = check_bool(self.disjoint, "disjoint")
         if self.max_depth is not None:
@@ -217,7 +217,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain, routed: list | None = None
     ) -> DPRandomForestClassifier:
         """FI Alg. 1 BuildForest: depth, τ random trees, then GetMajorityLabels."""
-        epsilon = self._epsilon(self.epsilon)
+        epsilon = self._epsilon()
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
         self._check_scale(domain)
         structure_rng, noise_rng = self._rngs()

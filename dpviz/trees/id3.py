@@ -487,12 +487,12 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
 
     def _check_params(self) -> None:
-        budget = check_epsilon(self.epsilon, "epsilon", allow_inf=True)
+        budget = self._epsilon()
         _check_depth(self.max_depth, budget)
         self._check_algorithm_params(budget)
 
     def _fit_codes(self, codes: np.ndarray, labels: np.ndarray, domain: Domain) -> Any:
-        budget = check_epsilon(self.epsilon, "epsilon", allow_inf=True)
+        budget = self._epsilon()
         depth = _check_depth(self.max_depth, budget)
         self._check_shares(budget, depth, domain)
         rng = self._rng()

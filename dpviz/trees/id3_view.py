@@ -162,18 +162,11 @@ def flatten(root: ID3Node, domain: Domain) -> FlatTree:
             threshold[k] = np.nan if node.threshold is None else node.threshold
             n_children[k] = len(node.children)
             continue
-        source = node
-        if node.is_empty:
-            unclassified[k] = True
-            source = ancestor if ancestor is not None else node
-        if source is node:
-            assert node.label is not None
-            label[k] = node.label
-            proba[k] = _normalise(dists[id(node)], node.label)
-        else:
-            dist = dists[id(source)]
-            label[k] = int(np.argmax(dist))
-            proba[k] = _normalise(dist, label[k])
+        unclassified[k] = node.is_empty
+        source = ancestor if node.is_empty and ancestor is not None else node
+        dist = dists[id(source)]
+        label[k] = node.label if source is node else int(np.argmax(dist))
+        proba[k] = _normalise(dist, label[k])
     return FlatTree(
         feature, threshold, np.asarray(first_child, dtype=np.int64), n_children, label, proba,
         unclassified, depth, [node for node, _ in order],

@@ -216,13 +216,13 @@ class PrivateRDTClassifier(_RDTBase):
     def _check_params(self) -> None:
         check_bool(self.clip_negative, "clip_negative")
         self._check_scale(self.domain if isinstance(self.domain, Domain) else None)
-        self._check_release(self._epsilon(self.epsilon))
+        self._check_release(self._epsilon())
 
     def _fit_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain
     ) -> PrivateRDTClassifier:
         """Private-RDT (JPW Fig. 5) for each of the N trees, at ε/N each."""
-        epsilon = self._epsilon(self.epsilon)
+        epsilon = self._epsilon()
         self._structure_rng, self._noise_rng = self._rngs()
         self.depth_ = self._depth(len(domain))
         self.trees_ = self._make_trees(self._structure_rng, self.depth_)
@@ -247,7 +247,7 @@ class PrivateRDTClassifier(_RDTBase):
 
     def _check_update(self, method: str, X_previous: Any, y_previous: Any) -> float:
         """Everything :meth:`update` checks before it reads a row; returns its ε."""
-        epsilon = self._epsilon(self.epsilon)
+        epsilon = self._epsilon()
         if method not in ("jpw", "recount", "rebuild"):
             raise InvalidParameterError(
                 f"method must be 'jpw', 'recount' or 'rebuild', got {method!r}"

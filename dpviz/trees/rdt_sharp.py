@@ -207,7 +207,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return n_primary, n_secondary, n_cells
 
     def _check_params(self) -> None:
-        epsilon = self._epsilon(self.epsilon)
+        epsilon = self._epsilon()
         n_primary = self._check_scale(self.domain if isinstance(self.domain, Domain) else None)[0]
         if self.noise not in NoisyLeafCounts.MECHANISMS:
             raise InvalidParameterError(
@@ -255,7 +255,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         noise_rng: np.random.Generator, cells: np.ndarray | None = None,
     ) -> RDTSharpClassifier:
         """The private part of Fig. 5: AddLabeled, AddNoise, E2's counts (``cells`` if known)."""
-        epsilon = self._epsilon(self.epsilon)
+        epsilon = self._epsilon()
         n_primary = len(self.primary_)
         table = self._private_table(codes, labels, domain, epsilon, noise_rng)
         routes = (
