@@ -356,16 +356,9 @@ def export_text(
     t = as_tree(tree)
     classes = list(t.domain.classes)
     lines = [t.header]
-    skipped = 0
 
     def visit(node: ID3Node, indent: str, in_pruned: bool) -> None:
-        nonlocal skipped
         if in_pruned and not show_pruned:
-            return
-        if len(lines) > max_lines:
-            skipped += 1
-            for child in node.children:
-                visit(child, indent + "  ", in_pruned or node.pruned)
             return
         text = f"{indent}{node.condition}  N_T≈{_fmt(node.noisy_count, decimals)}"
         if node.split_points:
@@ -386,8 +379,8 @@ def export_text(
             visit(child, indent + "  ", in_pruned or node.pruned)
 
     visit(t.root, "", False)
-    if skipped:
-        lines.append(f"... ({skipped} more nodes)")
+    if len(lines) > max_lines + 1:  # the header and max_lines nodes
+        lines[max_lines + 1 :] = [f"... ({len(lines) - max_lines - 1} more nodes)"]
     return "\n".join(lines)
 
 

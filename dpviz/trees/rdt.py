@@ -62,8 +62,7 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_trees_memory(self.n_trees, 1 if domain is None else len(domain))
 
     def _make_trees(self, rng: np.random.Generator, depth: int) -> list[RandomTree]:
-        n_trees = check_int(self.n_trees, "n_trees", minimum=1)
-        self._check_scale(self.domain_)
+        n_trees = check_trees_memory(self.n_trees, len(self.domain_))
         keys = rng.integers(0, 2**63, size=n_trees)
         return [RandomTree(self.domain_, depth, int(k)) for k in keys]
 

@@ -22,6 +22,7 @@ from dpviz.trees.random_tree import (
     RandomTree,
     cap_depth,
     check_depth,
+    fan_depth,
     rdt_sharp_depth,
     tree_bytes,
 )
@@ -170,7 +171,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             return check_depth(self.max_depth)
         k = len(domain)
         if self.n_labeled is None:
-            return cap_depth(max(k // 2, 1))
+            return cap_depth(fan_depth(k))
         values = [a.n_values if isinstance(a, Categorical) else 2 for a in domain]
         b = max(float(np.mean(values)), 1.0 + 1e-9)
         return cap_depth(rdt_sharp_depth(k, b, check_int(self.n_labeled, "n_labeled", minimum=1)))
