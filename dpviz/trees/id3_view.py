@@ -283,12 +283,6 @@ def _fmt(x: float, decimals: int = 1) -> str:
     return f"{x:.{decimals}f}" if abs(x) < 1e6 else f"{x:.3g}"
 
 
-def _counts_text(counts: np.ndarray | None, decimals: int) -> str:
-    if counts is None:
-        return ""
-    return "[" + ", ".join(_fmt(float(c), decimals) for c in counts) + "]"
-
-
 def _kind(node: ID3Node, in_pruned: bool) -> str:
     if in_pruned:
         return "pruned away"
@@ -342,7 +336,7 @@ def _test(node: ID3Node) -> str:
 
 def _leaf_counts(node: ID3Node, decimals: int) -> str:
     counts = node.corrected_class_counts if node.pruned else node.class_counts
-    return _counts_text(counts, decimals)
+    return "" if counts is None else "[" + ", ".join(_fmt(float(c), decimals) for c in counts) + "]"
 
 
 def export_text(
