@@ -523,10 +523,7 @@ def release_generators(rng: np.random.Generator) -> tuple[np.random.Generator, n
 def check_encoded(
     codes: Any, domain: Domain, labels: Any = None, *, unknown: bool = False
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Encoded rows (float64) and class codes (int64 or None), checked against ``domain``.
-
-    ``unknown`` allows the code ``-1`` (an unknown category).
-    """
+    """Encoded rows (float64) and class codes (int64 or None) checked (``unknown``: -1 allowed)."""
     arr = np.asarray(codes, dtype=np.float64)
     if arr.ndim != 2 or arr.shape[1] != len(domain):
         raise InvalidParameterError(

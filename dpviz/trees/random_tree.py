@@ -311,10 +311,7 @@ class RandomTree:
         return roots, used, [], []
 
     def _top_levels(self, roots: np.ndarray, budget: int) -> tuple[TreeTop, tuple, np.ndarray]:
-        """Every node of the top levels below ``roots`` within ``budget`` nodes.
-
-        Returns the levels, the frontier's state and each frontier node's root.
-        """
+        """The top levels below ``roots`` within ``budget`` nodes, the frontier state, its roots."""
         state = self._root_state(roots)
         levels: list[tuple] = []
         total = len(roots)

@@ -187,10 +187,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return self._fit_codes(codes, labels, domain, public=public)
 
     def _check_scale(self, domain: Domain | None, n_public: int = 0) -> tuple[int, int, int]:
-        """Refuse ``max_depth`` above ``MAX_DEPTH`` and trees or centres over the memory budget.
-
-        Returns ``n_primary``, ``n_secondary`` and ``n_cells``, checked.
-        """
+        """The checked tree and centre counts; refuses a deep ``max_depth`` or too much memory."""
         n_primary = check_int(self.n_primary, "n_primary", minimum=1)
         n_secondary = check_int(self.n_secondary, "n_secondary", minimum=0)
         n_cells = check_int(self.n_cells, "n_cells", minimum=1)
