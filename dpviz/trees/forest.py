@@ -200,15 +200,22 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         routed: list = []  # the rows' leaves, routed by the first fit (the same trees in all)
         try:
             for forest in forests:
-                forest._atomic(
-                    "fit_encoded_epsilons",
-                    lambda work: work._fit_domain_codes(codes, labels, domain, routed=routed),
-                )
+                forest._fit_routed(codes, labels, domain, routed)
         except BaseException as exc:  # the finished forests are discarded too: keep their cost
             done = [f.ledger_ for f in forests if hasattr(f, "ledger_")]
             keep_discarded(exc, f"{type(self).__name__}.fit_encoded_epsilons", done, None, 0)
             raise
         return forests
+
+    def _fit_routed(self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
+                    routed: list) -> Any:
+        """:meth:`fit_encoded` of checked codes, the rows' leaves kept in ``routed``."""
+        return self._atomic("fit_encoded_epsilons",
+                            lambda work: work._fit_routed_codes(codes, labels, domain, routed))
+
+    def _fit_routed_codes(self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
+                          routed: list) -> Any:
+        return self._fit_domain_codes(codes, labels, domain, routed=routed)
 
     def _fit_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain, routed: list | None = None

@@ -321,8 +321,13 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                     f"{cells.shape}"
                 )
             cells = cells[: len(self.primary_)]
-        _, noise_rng = self._rngs()  # all or nothing, with this model's noise generator
-        return model._atomic(
+        return model._release_again(codes, labels, cells)
+
+    def _release_again(self, codes: np.ndarray, labels: np.ndarray,
+                       cells: np.ndarray | None) -> RDTSharpClassifier:
+        """The private part of Fig. 5 again, all or nothing, with this model's noise generator."""
+        _, noise_rng = self._rngs()
+        return self._atomic(
             "refit_encoded",
             lambda work: work._release(codes, labels, self.domain_, noise_rng, cells),
             record=False,
