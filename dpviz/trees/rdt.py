@@ -130,8 +130,7 @@ class RandomDecisionTreeClassifier(_RDTBase):
         levels = []
         for keys, index in zip(routing.level_keys, routing.level_index, strict=True):
             order = np.argsort(keys)
-            rank = np.empty_like(order)
-            rank[order] = np.arange(len(order))
+            rank = np.argsort(order)  # each node's place in key order
             counts = np.bincount(rank[index] * t + labels, minlength=len(keys) * t)
             levels.append((keys[order], counts.reshape(len(keys), t)))
         return levels
@@ -301,11 +300,8 @@ class PrivateRDTClassifier(_RDTBase):
         frames = []
         for i, (tree, release) in enumerate(zip(self.trees_, self.leaf_counts_, strict=True)):
             keys, paths = tree.leaves(max_leaves)
-            counts = release(keys)
-            frame = pd.DataFrame(counts, columns=[str(c) for c in self.classes_])
-            frame.insert(0, "leaf", paths)
-            frame.insert(0, "tree", i)
-            frames.append(frame)
+            counts = pd.DataFrame(release(keys), columns=[str(c) for c in self.classes_])
+            frames.append(pd.concat([pd.DataFrame({"tree": i, "leaf": paths}), counts], axis=1))
         return pd.concat(frames, ignore_index=True)
 
     def update(

@@ -96,9 +96,7 @@ def create_tree(
     routing = tree.route(public_codes)
     leaf_order = np.argsort(routing.level_keys[-1])  # few leaves: sort them, not the rows
     keys = routing.level_keys[-1][leaf_order]
-    rank_of_leaf = np.empty_like(leaf_order)
-    rank_of_leaf[leaf_order] = np.arange(len(leaf_order))
-    inverse = rank_of_leaf[routing.level_index[-1]]
+    inverse = np.argsort(leaf_order)[routing.level_index[-1]]  # each row's leaf rank
     sizes = np.bincount(inverse, minlength=len(keys))
     # never more centres than the leaf has public rows (a leaf's centres are its rows)
     n_centres = np.minimum(np.ceil(n_cells * sizes / n).astype(np.int64), sizes)
@@ -232,14 +230,10 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             for _ in range(n_primary)
         ]
         # the secondary structures read public rows only: drawn now, filled after the release
-        self.secondary_ = (
-            [
-                create_tree(domain, self.depth_, public, n_cells=n_cells, rng=secondary_rng)
-                for _ in range(n_secondary)
-            ]
-            if len(public)
-            else []
-        )
+        self.secondary_ = [
+            create_tree(domain, self.depth_, public, n_cells=n_cells, rng=secondary_rng)
+            for _ in range(n_secondary if len(public) else 0)
+        ]
         # where the public rows fall in every tree (distinct cells, and each row's): public,
         # and the same at every ε (refit_encoded)
         self._public_cells = [
@@ -313,14 +307,13 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         codes, labels = check_encoded(codes, self.domain_, labels)
         if cells is not None:
             cells = np.asarray(cells, dtype=np.uint64)
-            if cells.ndim != 2 or cells.shape[0] < len(self.primary_) or cells.shape[1] != len(
-                codes
-            ):
+            n_primary = len(self.primary_)
+            if cells.ndim != 2 or cells.shape[0] < n_primary or cells.shape[1] != len(codes):
                 raise InvalidParameterError(
                     f"cells must be locate_encoded(codes), shape (p + t, {len(codes)}); got "
                     f"{cells.shape}"
                 )
-            cells = cells[: len(self.primary_)]
+            cells = cells[:n_primary]
         return model._release_again(codes, labels, cells)
 
     def _release_again(self, codes: np.ndarray, labels: np.ndarray,
@@ -375,13 +368,11 @@ def build_secondary(
     if len(public) == 0:
         return [], []
     trees = [create_tree(domain, depth, public, n_cells=n_cells, rng=rng) for _ in range(n_trees)]
-    counts = []
-    for tree in trees:
-        keys, inverse = _distinct(tree.cell_keys(public, leaves=tree.public_leaves))
-        counts.append(
-            _exact_release(keys, _cell_counts(inverse, pseudo_labels, len(keys), domain.n_classes))
-        )
-    return trees, counts
+    cells = [_distinct(t.cell_keys(public, leaves=t.public_leaves)) for t in trees]
+    return trees, [
+        _exact_release(keys, _cell_counts(inverse, pseudo_labels, len(keys), domain.n_classes))
+        for keys, inverse in cells
+    ]
 
 
 def _distinct(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
