@@ -175,9 +175,7 @@ def test_root_attribute_is_uniform_and_numeric_split_uniform_on_the_range(mixed_
     keys = np.arange(20_000, dtype=np.uint64)
     tree = RandomTree(mixed_domain, 1, 0)
     used = np.zeros((len(keys), 4), dtype=bool)
-    low = np.tile([0, 0, 0, -1.0], (len(keys), 1))
-    high = np.tile([3, 10, 2, 1.0], (len(keys), 1))
-    attribute, threshold = tree._splits(keys, used, low, high)
+    attribute, threshold = tree._level_splits(keys, used, [], [])  # the root: the whole range
     assert stats.chisquare(np.bincount(attribute, minlength=4)).pvalue > 1e-3
     x_splits = threshold[attribute == 1]
     assert stats.kstest(x_splits, stats.uniform(0, 10).cdf).pvalue > 1e-3

@@ -111,7 +111,7 @@ class DPEstimatorMixin:
             )
         feature_names = _string_column_names(X)
         X = self._as_frame_or_array(X)
-        names = self.domain.names if self.domain is not None else _array_names(X.shape[1])
+        names = [f"x{j}" for j in range(X.shape[1])] if self.domain is None else self.domain.names
         X = _positional_names(X, names)
         y_arr = _check_labels(y)
         n = X.shape[0]
@@ -348,9 +348,8 @@ class DPEstimatorMixin:
                 f"epsilon={self.epsilon!r} {how} gives {share:.6g} per release: {exc}"  # type: ignore[attr-defined]
             ) from None
 
-    @staticmethod
-    def _epsilon(value: object, *, allow_inf: bool = True) -> float:
-        return check_epsilon(value, "epsilon", allow_inf=allow_inf)
+    def _epsilon(self) -> float:
+        return check_epsilon(self.epsilon, "epsilon", allow_inf=True)  # type: ignore[attr-defined]
 
     def _decode(self, codes: np.ndarray) -> np.ndarray:
         return self.classes_[np.asarray(codes, dtype=np.int64)]
@@ -388,10 +387,6 @@ def _string_column_names(X: Any) -> np.ndarray | None:
     if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
         return np.asarray(list(X.columns), dtype=object)
     return None
-
-
-def _array_names(k: int) -> list[str]:
-    return [f"x{j}" for j in range(k)]
 
 
 def _positional_names(X: pd.DataFrame | np.ndarray, names: Sequence[str]) -> Any:
@@ -528,10 +523,7 @@ def release_generators(rng: np.random.Generator) -> tuple[np.random.Generator, n
 def check_encoded(
     codes: Any, domain: Domain, labels: Any = None, *, unknown: bool = False
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """Encoded rows (float64) and class codes (int64 or None), checked against ``domain``.
-
-    ``unknown`` allows the code ``-1`` (an unknown category).
-    """
+    """Encoded rows (float64) and class codes (int64 or None) checked (``unknown``: -1 allowed)."""
     arr = np.asarray(codes, dtype=np.float64)
     if arr.ndim != 2 or arr.shape[1] != len(domain):
         raise InvalidParameterError(

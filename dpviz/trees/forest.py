@@ -155,12 +155,12 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         self._store_params(locals())
 
     def _check_params(self) -> None:
-        epsilon = self._epsilon(self.epsilon)
+        epsilon = self._epsilon()
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
         disjoint = check_bool(self.disjoint, "disjoint")
         if self.max_depth is not None:
             check_depth(self.max_depth)
-        self._check_scale(self.domain if isinstance(self.domain, Domain) else None)
+        check_trees_memory(self.n_trees, len(self.domain) if isinstance(self.domain, Domain) else 1)
         if self.leaf_mechanism not in NoisyLeafLabels.MECHANISMS:
             raise InvalidParameterError(
                 f"leaf_mechanism must be one of {NoisyLeafLabels.MECHANISMS}, "
@@ -169,9 +169,6 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         self._check_share(NoisyLeafLabels, epsilon if disjoint else epsilon / n_trees,
                           self.leaf_mechanism,
                           "(disjoint rows)" if disjoint else f"split over n_trees={n_trees}")
-
-    def _check_scale(self, domain: Domain | None) -> None:
-        check_trees_memory(self.n_trees, 1 if domain is None else len(domain))
 
     def _tree_depth(self, domain: Domain) -> int:
         if self.max_depth is not None:
@@ -224,9 +221,8 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain, routed: list | None = None
     ) -> DPRandomForestClassifier:
         """FI Alg. 1 BuildForest: depth, τ random trees, then GetMajorityLabels."""
-        epsilon = self._epsilon(self.epsilon)
-        n_trees = check_int(self.n_trees, "n_trees", minimum=1)
-        self._check_scale(domain)
+        epsilon = self._epsilon()
+        n_trees = check_trees_memory(self.n_trees, len(domain))
         structure_rng, noise_rng = self._rngs()
         self.depth_ = self._tree_depth(domain)
         keys = structure_rng.integers(0, 2**63, size=n_trees)

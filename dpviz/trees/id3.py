@@ -264,12 +264,10 @@ def diffp_id3(
     budget = check_epsilon(budget, "epsilon", allow_inf=True)
     d = _check_depth(depth, budget)
     crit = get_criterion(criterion)
-    if crit.needs_size_bound and size_bound is None and math.isfinite(budget):
-        crit.sensitivity(None)  # raises, explaining that N must be public
-    if crit.needs_size_bound and size_bound is None:
+    if crit.needs_size_bound and size_bound is None and math.isinf(budget):
         sensitivity = 1.0  # the non-private reference: no noise, S is not used
     else:
-        sensitivity = crit.sensitivity(size_bound)
+        sensitivity = crit.sensitivity(size_bound)  # raises if N is needed and missing
     domain = table.domain
     n_numeric = sum(isinstance(domain[a], Numeric) for a in attributes)
     epsilon = budget / ((2 + n_numeric) * d + 2) if d is not None else math.inf
@@ -396,13 +394,18 @@ C45_TOLERANCE = 0.1
 
 def prune_noisy_counts(root: ID3Node, confidence: float = 0.25) -> ID3Node:
     """FS Algorithm 3, PRUNE (lines 2-6): correct, aggregate, then C4.5-prune ``root`` in place."""
-    cf = check_probability(confidence, "confidence")
-    if not 0 < cf < 1:
-        raise InvalidParameterError(f"confidence must lie in (0, 1), got {confidence!r}")
+    cf = _check_confidence(confidence)
     top_down_correct(root, max(root.noisy_count, 0.0))  # line 3
     bottom_up_aggregate(root)  # line 4
     prune_c45(root, cf)  # line 5
     return root
+
+
+def _check_confidence(confidence: object) -> float:
+    cf = check_probability(confidence, "confidence")
+    if not 0 < cf < 1:
+        raise InvalidParameterError(f"confidence must lie in (0, 1), got {confidence!r}")
+    return cf
 
 
 def top_down_correct(node: ID3Node, fixed_count: float) -> None:
@@ -484,12 +487,12 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
 
     def _check_params(self) -> None:
-        budget = check_epsilon(self.epsilon, "epsilon", allow_inf=True)
+        budget = self._epsilon()
         _check_depth(self.max_depth, budget)
         self._check_algorithm_params(budget)
 
     def _fit_codes(self, codes: np.ndarray, labels: np.ndarray, domain: Domain) -> Any:
-        budget = check_epsilon(self.epsilon, "epsilon", allow_inf=True)
+        budget = self._epsilon()
         depth = _check_depth(self.max_depth, budget)
         self._check_shares(budget, depth, domain)
         rng = self._rng()
@@ -676,9 +679,7 @@ class DiffPID3Classifier(_FSTreeClassifier):
         crit = get_criterion(self.criterion)
         if crit.needs_size_bound and (self.size_bound is not None or math.isfinite(budget)):
             crit.sensitivity(self.size_bound)  # raises if missing or invalid
-        conf = check_probability(self.confidence, "confidence")
-        if not 0 < conf < 1:
-            raise InvalidParameterError(f"confidence must lie in (0, 1), got {self.confidence!r}")
+        _check_confidence(self.confidence)
         check_int(self.n_split_cells, "n_split_cells", minimum=2)
 
     def _algorithm_name(self) -> str:

@@ -112,7 +112,9 @@ CRITERIA: dict[str, Criterion] = {
 
 
 def get_criterion(name: object) -> Criterion:
-    """The :class:`Criterion` called ``name``, or an error naming the valid ones."""
+    """The :class:`Criterion` called ``name`` (or ``name`` itself), or an error naming them."""
+    if isinstance(name, Criterion):
+        return name
     if not isinstance(name, str) or name.lower() not in CRITERIA:
         raise InvalidParameterError(
             f"criterion must be one of {sorted(CRITERIA)} (FS §4.1), got {name!r}"

@@ -43,10 +43,6 @@ _LATTICE_WARNING = (
 )
 
 
-def _criterion(criterion: Criterion | str) -> Criterion:
-    return get_criterion(criterion) if isinstance(criterion, str) else criterion
-
-
 # =============================================================================== the grid
 def split_grid(low: float, high: float, n_cells: int) -> np.ndarray:
     """The public grid of split points: ``low + (high - low) * i / n_cells``, i = 0 .. n_cells."""
@@ -98,7 +94,7 @@ def grid_split_qualities(
     criterion: Criterion | str,
 ) -> np.ndarray:
     """The quality q_i of every candidate split "x <= grid[i]", ``i_lo < i < i_hi``, at once."""
-    crit = _criterion(criterion)
+    crit = get_criterion(criterion)
     n_cells = grid.size - 1
     i_lo, i_hi = _check_interval((i_lo, i_hi), n_cells)
     cells = grid_cell_ids(values, grid)
@@ -188,7 +184,7 @@ def private_split_point(
     if i_hi - i_lo < 2:
         raise InvalidParameterError(f"the interval ({i_lo}, {i_hi}) has no interior grid point")
     epsilon = check_epsilon(epsilon, allow_inf=True)
-    crit = _criterion(criterion)
+    crit = get_criterion(criterion)
     j = table.domain.index(name)
     n_classes = table.domain.n_classes
     candidates = list(range(i_lo + 1, i_hi))
@@ -220,7 +216,7 @@ def split_point_ranges(
     criterion: Criterion | str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """FS §4.3's score-constant ranges ``[low, u_1), ..., [u_m, high]``: starts, ends, scores."""
-    crit = _criterion(criterion)
+    crit = get_criterion(criterion)
     values = np.asarray(values, dtype=np.float64)
     labels = np.asarray(labels, dtype=np.int64)
     distinct, inverse = np.unique(values, return_inverse=True)
@@ -228,11 +224,9 @@ def split_point_ranges(
     per_value = np.bincount(
         inverse * n_classes + labels, minlength=m * n_classes
     ).reshape(m, n_classes)
-    left = np.zeros((m + 1, n_classes))
-    left[1:] = np.cumsum(per_value, axis=0)
-    total = left[-1]
-    tables = np.stack([left, total[None, :] - left], axis=1)  # (m+1, 2, C)
-    scores = np.asarray(crit.quality(tables), dtype=np.float64).reshape(m + 1)
+    # range i holds the splits with the i smallest distinct values on the left
+    scores = _qualities_from_cell_counts(np.vstack([np.zeros((1, n_classes)), per_value]),
+                                         -1, m + 1, crit)
     edges = np.concatenate([[low], np.clip(distinct, low, high), [high]])
     return edges[:-1], edges[1:], scores
 

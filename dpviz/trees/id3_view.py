@@ -162,18 +162,11 @@ def flatten(root: ID3Node, domain: Domain) -> FlatTree:
             threshold[k] = np.nan if node.threshold is None else node.threshold
             n_children[k] = len(node.children)
             continue
-        source = node
-        if node.is_empty:
-            unclassified[k] = True
-            source = ancestor if ancestor is not None else node
-        if source is node:
-            assert node.label is not None
-            label[k] = node.label
-            proba[k] = _normalise(dists[id(node)], node.label)
-        else:
-            dist = dists[id(source)]
-            label[k] = int(np.argmax(dist))
-            proba[k] = _normalise(dist, label[k])
+        unclassified[k] = node.is_empty
+        source = ancestor if node.is_empty and ancestor is not None else node
+        dist = dists[id(source)]
+        label[k] = node.label if source is node else int(np.argmax(dist))
+        proba[k] = _normalise(dist, label[k])
     return FlatTree(
         feature, threshold, np.asarray(first_child, dtype=np.int64), n_children, label, proba,
         unclassified, depth, [node for node, _ in order],
@@ -254,16 +247,8 @@ class ID3Tree:
         """One row per node (:func:`tree_frame`)."""
         return tree_frame(self)
 
-    def to_text(self, **kwargs: Any) -> str:
-        """Indented text (:func:`export_text`)."""
-        return export_text(self, **kwargs)
-
-    def to_html(self, **kwargs: Any) -> str:
-        """Nested HTML (:func:`export_html`)."""
-        return export_html(self, **kwargs)
-
     def __str__(self) -> str:
-        return self.to_text()
+        return export_text(self)
 
     def __repr__(self) -> str:
         return (
@@ -272,7 +257,7 @@ class ID3Tree:
         )
 
     def _repr_html_(self) -> str:
-        return self.to_html()
+        return export_html(self)
 
 
 def _fitted(obj: Any, kind: type, attribute: str, what: str) -> Any:
@@ -296,12 +281,6 @@ def _fmt(x: float, decimals: int = 1) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "?"
     return f"{x:.{decimals}f}" if abs(x) < 1e6 else f"{x:.3g}"
-
-
-def _counts_text(counts: np.ndarray | None, decimals: int) -> str:
-    if counts is None:
-        return ""
-    return "[" + ", ".join(_fmt(float(c), decimals) for c in counts) + "]"
 
 
 def _kind(node: ID3Node, in_pruned: bool) -> str:
@@ -357,7 +336,7 @@ def _test(node: ID3Node) -> str:
 
 def _leaf_counts(node: ID3Node, decimals: int) -> str:
     counts = node.corrected_class_counts if node.pruned else node.class_counts
-    return _counts_text(counts, decimals)
+    return "" if counts is None else "[" + ", ".join(_fmt(float(c), decimals) for c in counts) + "]"
 
 
 def export_text(
@@ -371,16 +350,9 @@ def export_text(
     t = as_tree(tree)
     classes = list(t.domain.classes)
     lines = [t.header]
-    skipped = 0
 
     def visit(node: ID3Node, indent: str, in_pruned: bool) -> None:
-        nonlocal skipped
         if in_pruned and not show_pruned:
-            return
-        if len(lines) > max_lines:
-            skipped += 1
-            for child in node.children:
-                visit(child, indent + "  ", in_pruned or node.pruned)
             return
         text = f"{indent}{node.condition}  N_T≈{_fmt(node.noisy_count, decimals)}"
         if node.split_points:
@@ -401,8 +373,8 @@ def export_text(
             visit(child, indent + "  ", in_pruned or node.pruned)
 
     visit(t.root, "", False)
-    if skipped:
-        lines.append(f"... ({skipped} more nodes)")
+    if len(lines) > max_lines + 1:  # the header and max_lines nodes
+        lines[max_lines + 1 :] = [f"... ({len(lines) - max_lines - 1} more nodes)"]
     return "\n".join(lines)
 
 

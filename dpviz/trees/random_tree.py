@@ -186,15 +186,6 @@ class RandomTree:
         attribute[n_available == 0] = -1
         return attribute
 
-    def _splits(
-        self, keys: np.ndarray, used: np.ndarray | None, low: np.ndarray, high: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Attribute and threshold of nodes whose numeric ranges are given densely, (m, k)."""
-        attribute = self._attributes(keys, used)
-        rows, a = np.arange(len(keys)), np.maximum(attribute, 0)
-        u = keyed.uniforms(keys, SPLIT_STREAM)
-        return attribute, low[rows, a] + u * (high[rows, a] - low[rows, a])
-
     def _level_splits(
         self, keys: np.ndarray, used: np.ndarray | None, path: list, thresholds: list
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -320,10 +311,7 @@ class RandomTree:
         return roots, used, [], []
 
     def _top_levels(self, roots: np.ndarray, budget: int) -> tuple[TreeTop, tuple, np.ndarray]:
-        """Every node of the top levels below ``roots`` within ``budget`` nodes.
-
-        Returns the levels, the frontier's state and each frontier node's root.
-        """
+        """The top levels below ``roots`` within ``budget`` nodes, the frontier state, its roots."""
         state = self._root_state(roots)
         levels: list[tuple] = []
         total = len(roots)

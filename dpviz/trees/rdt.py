@@ -62,8 +62,7 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_trees_memory(self.n_trees, 1 if domain is None else len(domain))
 
     def _make_trees(self, rng: np.random.Generator, depth: int) -> list[RandomTree]:
-        n_trees = check_int(self.n_trees, "n_trees", minimum=1)
-        self._check_scale(self.domain_)
+        n_trees = check_trees_memory(self.n_trees, len(self.domain_))
         keys = rng.integers(0, 2**63, size=n_trees)
         return [RandomTree(self.domain_, depth, int(k)) for k in keys]
 
@@ -131,8 +130,7 @@ class RandomDecisionTreeClassifier(_RDTBase):
         levels = []
         for keys, index in zip(routing.level_keys, routing.level_index, strict=True):
             order = np.argsort(keys)
-            rank = np.empty_like(order)
-            rank[order] = np.arange(len(order))
+            rank = np.argsort(order)  # each node's place in key order
             counts = np.bincount(rank[index] * t + labels, minlength=len(keys) * t)
             levels.append((keys[order], counts.reshape(len(keys), t)))
         return levels
@@ -216,13 +214,13 @@ class PrivateRDTClassifier(_RDTBase):
     def _check_params(self) -> None:
         check_bool(self.clip_negative, "clip_negative")
         self._check_scale(self.domain if isinstance(self.domain, Domain) else None)
-        self._check_release(self._epsilon(self.epsilon))
+        self._check_release(self._epsilon())
 
     def _fit_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain
     ) -> PrivateRDTClassifier:
         """Private-RDT (JPW Fig. 5) for each of the N trees, at ε/N each."""
-        epsilon = self._epsilon(self.epsilon)
+        epsilon = self._epsilon()
         self._structure_rng, self._noise_rng = self._rngs()
         self.depth_ = self._depth(len(domain))
         self.trees_ = self._make_trees(self._structure_rng, self.depth_)
@@ -247,7 +245,7 @@ class PrivateRDTClassifier(_RDTBase):
 
     def _check_update(self, method: str, X_previous: Any, y_previous: Any) -> float:
         """Everything :meth:`update` checks before it reads a row; returns its ε."""
-        epsilon = self._epsilon(self.epsilon)
+        epsilon = self._epsilon()
         if method not in ("jpw", "recount", "rebuild"):
             raise InvalidParameterError(
                 f"method must be 'jpw', 'recount' or 'rebuild', got {method!r}"
@@ -302,11 +300,8 @@ class PrivateRDTClassifier(_RDTBase):
         frames = []
         for i, (tree, release) in enumerate(zip(self.trees_, self.leaf_counts_, strict=True)):
             keys, paths = tree.leaves(max_leaves)
-            counts = release(keys)
-            frame = pd.DataFrame(counts, columns=[str(c) for c in self.classes_])
-            frame.insert(0, "leaf", paths)
-            frame.insert(0, "tree", i)
-            frames.append(frame)
+            counts = pd.DataFrame(release(keys), columns=[str(c) for c in self.classes_])
+            frames.append(pd.concat([pd.DataFrame({"tree": i, "leaf": paths}), counts], axis=1))
         return pd.concat(frames, ignore_index=True)
 
     def update(

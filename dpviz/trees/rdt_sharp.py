@@ -22,6 +22,7 @@ from dpviz.trees.random_tree import (
     RandomTree,
     cap_depth,
     check_depth,
+    fan_depth,
     rdt_sharp_depth,
     tree_bytes,
 )
@@ -95,9 +96,7 @@ def create_tree(
     routing = tree.route(public_codes)
     leaf_order = np.argsort(routing.level_keys[-1])  # few leaves: sort them, not the rows
     keys = routing.level_keys[-1][leaf_order]
-    rank_of_leaf = np.empty_like(leaf_order)
-    rank_of_leaf[leaf_order] = np.arange(len(leaf_order))
-    inverse = rank_of_leaf[routing.level_index[-1]]
+    inverse = np.argsort(leaf_order)[routing.level_index[-1]]  # each row's leaf rank
     sizes = np.bincount(inverse, minlength=len(keys))
     # never more centres than the leaf has public rows (a leaf's centres are its rows)
     n_centres = np.minimum(np.ceil(n_cells * sizes / n).astype(np.int64), sizes)
@@ -170,7 +169,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             return check_depth(self.max_depth)
         k = len(domain)
         if self.n_labeled is None:
-            return cap_depth(max(k // 2, 1))
+            return cap_depth(fan_depth(k))
         values = [a.n_values if isinstance(a, Categorical) else 2 for a in domain]
         b = max(float(np.mean(values)), 1.0 + 1e-9)
         return cap_depth(rdt_sharp_depth(k, b, check_int(self.n_labeled, "n_labeled", minimum=1)))
@@ -185,30 +184,27 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         public = None if X_public is None else domain.encode(X_public)
         return self._fit_codes(codes, labels, domain, public=public)
 
-    def _check_scale(self, domain: Domain | None, n_public: int = 0) -> None:
-        """Refuse ``max_depth`` above ``MAX_DEPTH`` and trees or centres over the memory budget."""
+    def _check_scale(self, domain: Domain | None, n_public: int = 0) -> tuple[int, int, int]:
+        """The checked tree and centre counts; refuses a deep ``max_depth`` or too much memory."""
+        n_primary = check_int(self.n_primary, "n_primary", minimum=1)
+        n_secondary = check_int(self.n_secondary, "n_secondary", minimum=0)
+        n_cells = check_int(self.n_cells, "n_cells", minimum=1)
         if self.max_depth is not None:
             check_depth(self.max_depth)
-        n_trees = check_int(self.n_primary, "n_primary", minimum=1) + check_int(
-            self.n_secondary, "n_secondary", minimum=0
-        )
-        n_cells = check_int(self.n_cells, "n_cells", minimum=1)
         k = 1 if domain is None else len(domain)
         per_tree = tree_bytes(k) + n_cells * (8 * k + 24) + 24 * n_public
         check_memory(
-            n_trees * per_tree,
+            (n_primary + n_secondary) * per_tree,
             f"n_primary + n_secondary = {self.n_primary!r} + {self.n_secondary!r} trees with "
             f"n_cells={self.n_cells!r} centres each over {k} attribute(s)"
             + (f" and {n_public} public rows" if n_public else ""),
             "pass fewer n_cells (RDT#: 10) or fewer n_secondary trees (RDT#: 200)",
         )
+        return n_primary, n_secondary, n_cells
 
     def _check_params(self) -> None:
-        epsilon = self._epsilon(self.epsilon)
-        n_primary = check_int(self.n_primary, "n_primary", minimum=1)
-        check_int(self.n_secondary, "n_secondary", minimum=0)
-        check_int(self.n_cells, "n_cells", minimum=1)
-        self._check_scale(self.domain if isinstance(self.domain, Domain) else None)
+        epsilon = self._epsilon()
+        n_primary = self._check_scale(self.domain if isinstance(self.domain, Domain) else None)[0]
         if self.noise not in NoisyLeafCounts.MECHANISMS:
             raise InvalidParameterError(
                 f"noise must be 'discrete_laplace' or 'laplace', got {self.noise!r}"
@@ -221,14 +217,11 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         public: np.ndarray | None = None,
     ) -> RDTSharpClassifier:
         """RDT# Fig. 5 on encoded rows; ``public``: the encoded unlabeled rows (or None)."""
-        n_primary = check_int(self.n_primary, "n_primary", minimum=1)
-        n_secondary = check_int(self.n_secondary, "n_secondary", minimum=0)
-        n_cells = check_int(self.n_cells, "n_cells", minimum=1)
         if public is None:
             public = np.zeros((0, len(domain)))
         else:
             public = check_encoded(public, domain)[0]
-        self._check_scale(domain, len(public))
+        n_primary, n_secondary, n_cells = self._check_scale(domain, len(public))
         self.depth_ = self.height(domain)
         structure_rng, noise_rng = self._rngs()
         secondary_rng = structure_rng.spawn(1)[0]
@@ -237,14 +230,10 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             for _ in range(n_primary)
         ]
         # the secondary structures read public rows only: drawn now, filled after the release
-        self.secondary_ = (
-            [
-                create_tree(domain, self.depth_, public, n_cells=n_cells, rng=secondary_rng)
-                for _ in range(n_secondary)
-            ]
-            if len(public)
-            else []
-        )
+        self.secondary_ = [
+            create_tree(domain, self.depth_, public, n_cells=n_cells, rng=secondary_rng)
+            for _ in range(n_secondary if len(public) else 0)
+        ]
         # where the public rows fall in every tree (distinct cells, and each row's): public,
         # and the same at every ε (refit_encoded)
         self._public_cells = [
@@ -258,7 +247,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         noise_rng: np.random.Generator, cells: np.ndarray | None = None,
     ) -> RDTSharpClassifier:
         """The private part of Fig. 5: AddLabeled, AddNoise, E2's counts (``cells`` if known)."""
-        epsilon = self._epsilon(self.epsilon)
+        epsilon = self._epsilon()
         n_primary = len(self.primary_)
         table = self._private_table(codes, labels, domain, epsilon, noise_rng)
         routes = (
@@ -318,14 +307,13 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         codes, labels = check_encoded(codes, self.domain_, labels)
         if cells is not None:
             cells = np.asarray(cells, dtype=np.uint64)
-            if cells.ndim != 2 or cells.shape[0] < len(self.primary_) or cells.shape[1] != len(
-                codes
-            ):
+            n_primary = len(self.primary_)
+            if cells.ndim != 2 or cells.shape[0] < n_primary or cells.shape[1] != len(codes):
                 raise InvalidParameterError(
                     f"cells must be locate_encoded(codes), shape (p + t, {len(codes)}); got "
                     f"{cells.shape}"
                 )
-            cells = cells[: len(self.primary_)]
+            cells = cells[:n_primary]
         return model._release_again(codes, labels, cells)
 
     def _release_again(self, codes: np.ndarray, labels: np.ndarray,
@@ -380,13 +368,11 @@ def build_secondary(
     if len(public) == 0:
         return [], []
     trees = [create_tree(domain, depth, public, n_cells=n_cells, rng=rng) for _ in range(n_trees)]
-    counts = []
-    for tree in trees:
-        keys, inverse = _distinct(tree.cell_keys(public, leaves=tree.public_leaves))
-        counts.append(
-            _exact_release(keys, _cell_counts(inverse, pseudo_labels, len(keys), domain.n_classes))
-        )
-    return trees, counts
+    cells = [_distinct(t.cell_keys(public, leaves=t.public_leaves)) for t in trees]
+    return trees, [
+        _exact_release(keys, _cell_counts(inverse, pseudo_labels, len(keys), domain.n_classes))
+        for keys, inverse in cells
+    ]
 
 
 def _distinct(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
