@@ -514,6 +514,23 @@ def tidy_classes(classes: np.ndarray) -> np.ndarray:
     return classes
 
 
+#: Node visits (rows × trees × levels) from which a fit or a prediction shows a progress
+#: bar: about 2 s at numpy's routing speed (~10^8 visits/s on one core).
+PROGRESS_MIN_VISITS = 2 * 10**8
+
+
+def progress(items: Sequence[Any], visits: int, description: str) -> Sequence[Any]:
+    """``items``, with a progress bar (tqdm) when ``visits`` node visits will take seconds.
+
+    The bar is shown to whoever runs the fit, not released: it is no part of the model.
+    """
+    if visits < PROGRESS_MIN_VISITS or len(items) < 2:
+        return items
+    from tqdm.auto import tqdm  # only now: in a kernel it loads the widget library
+
+    return tqdm(items, desc=description, leave=False)
+
+
 def release_generators(rng: np.random.Generator) -> tuple[np.random.Generator, np.random.Generator]:
     """The independent (public structure, secret noise) generators of a fit, from ``rng``."""
     structure, noise = rng.spawn(2)

@@ -19,7 +19,14 @@ from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
-from dpviz.trees._base import DPEstimatorMixin, check_encoded, keep_discarded, shared_doc
+from dpviz.trees._base import (
+    PROGRESS_MIN_VISITS,
+    DPEstimatorMixin,
+    check_encoded,
+    keep_discarded,
+    progress,
+    shared_doc,
+)
 from dpviz.trees.random_tree import (
     RandomTree,
     cap_depth,
@@ -323,9 +330,12 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         per_item = route_bytes(len(self.domain_), self.depth_,
                                bool(self.domain_.categorical_mask.any()))
         chunk = max(1, min(tau, MEMORY_BUDGET // 10 // (per_item * max(n, 1))))
-        for start in range(0, tau, chunk):
-            stop = min(start + chunk, tau)
-            votes += self._chunk_votes(codes, start, stop)
+        work = n * tau * self.depth_
+        # a long prediction goes in batches of rows, so that its progress can be shown
+        batches = np.array_split(np.arange(n), 20) if work >= PROGRESS_MIN_VISITS else [slice(None)]
+        jobs = [(rows, start) for rows in batches for start in range(0, tau, chunk)]
+        for rows, start in progress(jobs, work, "FI forest: predict"):
+            votes[rows] += self._chunk_votes(codes[rows], start, min(start + chunk, tau))
         return votes
 
     def _chunk_votes(self, codes: np.ndarray, start: int, stop: int) -> np.ndarray:

@@ -17,7 +17,7 @@ from dpviz.errors import InvalidParameterError
 from dpviz.keyed import splitmix64
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import BUDGET_RTOL, PrivateTable
-from dpviz.trees._base import DPEstimatorMixin, check_encoded, shared_doc
+from dpviz.trees._base import DPEstimatorMixin, check_encoded, progress, shared_doc
 from dpviz.trees.random_tree import (
     RandomTree,
     Routing,
@@ -225,22 +225,24 @@ class PrivateRDTClassifier(_RDTBase):
         self.depth_ = self._depth(len(domain))
         self.trees_ = self._make_trees(self._structure_rng, self.depth_)
         table = self._private_table(codes, labels, domain, epsilon, self._noise_rng)
-        self.leaf_counts_ = self._release(table, self.trees_, epsilon)
+        self.leaf_counts_ = self._release(table, self.trees_, epsilon, n_rows=len(codes))
         table.close()
         self._table = table
         self.ledger_ = table.ledger
         return self
 
     def _release(
-        self, table: PrivateTable, trees: list[RandomTree], epsilon: float, tag: str = ""
+        self, table: PrivateTable, trees: list[RandomTree], epsilon: float, tag: str = "",
+        n_rows: int = 0,
     ) -> list[NoisyLeafCounts]:
         per_tree = epsilon / len(trees)
+        work = n_rows * len(trees) * self.depth_
         return [
             table.noisy_leaf_counts(
                 tree.leaf_keys, epsilon=per_tree, mechanism=self.noise,
                 label=f"tree {i + 1} leaf vector{tag}",
             )
-            for i, tree in enumerate(trees)
+            for i, tree in enumerate(progress(trees, work, "Private-RDT: trees"))
         ]
 
     def _check_update(self, method: str, X_previous: Any, y_previous: Any) -> float:
@@ -268,10 +270,10 @@ class PrivateRDTClassifier(_RDTBase):
         return epsilon
 
     def _tree_counts(self, codes: np.ndarray) -> list[np.ndarray]:
-        return [
-            tree.route(codes).per_leaf(counts)
-            for tree, counts in zip(self.trees_, self.leaf_counts_, strict=True)
-        ]
+        pairs = list(zip(self.trees_, self.leaf_counts_, strict=True))
+        work = codes.shape[0] * len(pairs) * self.depth_
+        return [tree.route(codes).per_leaf(counts)
+                for tree, counts in progress(pairs, work, "Private-RDT: trees")]
 
     def locate_encoded(self, codes: np.ndarray) -> list[Routing]:
         """Where encoded rows land in every tree (public, the same at every ε)."""
@@ -327,7 +329,8 @@ class PrivateRDTClassifier(_RDTBase):
     ) -> PrivateRDTClassifier:
         if method == "jpw":
             batch = self._table.append(codes, labels)
-            new = self._release(batch, self.trees_, epsilon, tag=f" ({batch.path[0]})")
+            new = self._release(batch, self.trees_, epsilon, tag=f" ({batch.path[0]})",
+                                n_rows=len(codes))
             batch.close()
             self.leaf_counts_ = [old.add(n) for old, n in zip(self.leaf_counts_, new, strict=True)]
             return self
@@ -342,7 +345,8 @@ class PrivateRDTClassifier(_RDTBase):
         table.charge_prior(previous, label="earlier release on D1 (sequential)")
         rebuild = method == "rebuild"
         trees = self._make_trees(self._structure_rng, self.depth_) if rebuild else self.trees_
-        self.leaf_counts_ = self._release(table, trees, epsilon, tag=f" ({method} on D1 ∪ D2)")
+        self.leaf_counts_ = self._release(table, trees, epsilon, tag=f" ({method} on D1 ∪ D2)",
+                                          n_rows=len(union))
         self.trees_ = trees
         table.close()
         self._table = table
