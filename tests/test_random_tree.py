@@ -12,6 +12,7 @@ from dpviz import keyed
 from dpviz.data.uci import load
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
+from dpviz.trees import random_tree
 from dpviz.trees import random_tree as descend
 from dpviz.trees.random_tree import (
     RandomTree,
@@ -319,3 +320,21 @@ def test_importing_dpviz_does_not_import_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env={**os.environ, "DPVIZ_ENGINE": "auto"})
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("depth", [3, 8, 12])
+def test_leaf_keys_of_many_rows_take_the_compiled_descent_and_give_the_same_keys(depth,
+                                                                                 monkeypatch):
+    """Private-RDT's fit routes its rows with ``leaf_keys``: from ``COMPILED_MIN_VISITS`` on
+    it goes through :func:`forest_leaf_keys` (issue 26), which must give ``route``'s keys on
+    mixed numeric and categorical data."""
+    adult = load("adult")
+    codes = adult.domain.encode(adult.X)[:5000]
+    tree = RandomTree(adult.domain, depth, 7)
+    expected = tree.route(codes).leaf_keys
+    called = []
+    monkeypatch.setattr(random_tree, "COMPILED_MIN_VISITS", 1)
+    monkeypatch.setattr(random_tree, "forest_leaf_keys",
+                        lambda *a: called.append(1) or forest_leaf_keys(*a))
+    np.testing.assert_array_equal(tree.leaf_keys(codes), expected)
+    assert called
