@@ -18,6 +18,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from dpviz import keyed, mechanisms
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning, PrivacyLeakWarning
@@ -42,6 +43,15 @@ FLOAT_LAPLACE_MESSAGE = (
     "default 'discrete_laplace' for a release with a proof."
 )
 
+
+
+def unique_inverse(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` by hashing (pandas), O(n) for few distinct keys."""
+    codes, distinct = pd.factorize(keys)
+    order = np.argsort(distinct)
+    rank = np.empty(len(distinct), dtype=np.int64)
+    rank[order] = np.arange(len(distinct))
+    return distinct[order], rank[codes]
 
 class _LeafRelease:
     """A lazy per-leaf release: stored noisy values of the visited leaves, keyed noise elsewhere.
@@ -96,7 +106,7 @@ class _LeafRelease:
         """
         cls.check(epsilon, mechanism)
         cls._warn_if_not_proven(epsilon, mechanism)
-        visited, inverse = np.unique(np.asarray(leaf_keys, dtype=np.uint64), return_inverse=True)
+        visited, inverse = unique_inverse(np.asarray(leaf_keys, dtype=np.uint64))
         counts = np.bincount(
             inverse.ravel() * n_classes + np.asarray(labels, dtype=np.int64),
             minlength=len(visited) * n_classes,

@@ -180,3 +180,18 @@ def test_unknown_mechanisms_refused():
     with pytest.raises(InvalidParameterError, match="mechanism"):
         NoisyLeafLabels.release(*one, epsilon=1.0, mechanism="argmax",
                                 rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("n_distinct", [0, 1, 7, 1000])
+def test_unique_inverse_is_numpys(n_distinct):
+    """The leaf release's hashed ``unique_inverse`` gives ``np.unique``'s sorted keys and inverse."""
+    from dpviz.leaf_release import unique_inverse
+
+    rng = np.random.default_rng(n_distinct)
+    leaves = rng.integers(0, 2**64, size=n_distinct, dtype=np.uint64)
+    keys = leaves[rng.integers(0, max(n_distinct, 1), 5000)] if n_distinct else leaves
+    visited, inverse = unique_inverse(keys)
+    expected = np.unique(keys, return_inverse=True)
+    np.testing.assert_array_equal(visited, expected[0])
+    np.testing.assert_array_equal(inverse, expected[1])
+    assert visited.dtype == np.uint64 and inverse.dtype == np.int64
