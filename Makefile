@@ -109,6 +109,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_audit.py
 	$(BIN)/python bench/release_speed.py
 	$(BIN)/python bench/predict_scale.py
+	$(BIN)/python bench/scale.py
 	$(BIN)/python bench/bench_explorers.py
 	$(BIN)/python bench/slider_extremes.py
 	$(BIN)/python bench/notebook_times.py

@@ -1,0 +1,137 @@
+"""Big fits and predictions (issues 26 and 27): time, node visits per second and peak memory.
+
+Each case runs in a fresh interpreter (its peak RSS is its own) on synthetic data whose shape
+the table states: numeric columns uniform on [0, 1] with public bounds [0, 1], categorical
+columns uniform on 8 values, two balanced classes. Private-RDT's fit routes every row
+through every tree (rows × trees × depth node visits); the table gives the whole fit's rate
+and, separately, the routing's alone (``RandomTree.leaf_keys``: the compiled descent against
+numpy's level-by-level route). Writes its section of docs/benchmarks.md.
+
+    .venv/bin/python bench/scale.py            (also run by `make bench`; about 10 minutes)
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import machine, update_doc
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+
+CHILD = r'''
+import json, resource, sys, time
+import numpy as np
+from dpviz.domain import Categorical, Domain, Numeric
+from dpviz.trees.forest import DPRandomForestClassifier
+from dpviz.trees.random_tree import RandomTree
+from dpviz.trees.rdt import PrivateRDTClassifier
+import dpviz.trees.random_tree as random_tree
+
+case = json.loads(sys.argv[1])
+rng = np.random.default_rng(0)
+n, k, categorical = case["rows"], case["columns"], case.get("categorical", 0)
+columns = [Categorical(f"c{j}", tuple(range(8))) for j in range(categorical)]
+columns += [Numeric(f"x{j}", 0.0, 1.0) for j in range(k - categorical)]
+domain = Domain(columns, classes=(0, 1))
+codes = np.column_stack([rng.integers(0, 8, (n, categorical)).astype(float),
+                         rng.random((n, k - categorical))]) if categorical else rng.random((n, k))
+labels = rng.integers(0, 2, n)
+out = {}
+if case["kind"] == "route":
+    trees = [RandomTree(domain, case["depth"], s) for s in range(case["trees"])]
+    trees[0].leaf_keys(codes[:1000])
+    random_tree.COMPILED_MIN_VISITS = 1 if case["engine"] == "compiled" else 10**18
+    trees[0].leaf_keys(codes)  # compiles the kernel once
+    start = time.perf_counter()
+    for tree in trees:
+        tree.leaf_keys(codes)
+    out["seconds"] = time.perf_counter() - start
+    out["visits"] = n * case["trees"] * case["depth"]
+else:
+    Model = PrivateRDTClassifier if case["kind"] == "private_rdt" else DPRandomForestClassifier
+    model = Model(epsilon=1.0, n_trees=case["trees"], max_depth=case["depth"], domain=domain,
+                  random_state=0)
+    start = time.perf_counter()
+    model.fit_encoded(codes, labels, domain)
+    out["seconds"] = time.perf_counter() - start
+    out["visits"] = n * case["trees"] * model.depth_
+    if case.get("predict"):
+        test = codes[: case["predict"]]
+        start = time.perf_counter()
+        model.predict_encoded(test)
+        out["predict_seconds"] = time.perf_counter() - start
+out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(out))
+'''
+
+CASES = [
+    {"label": "Private-RDT routing alone, compiled descent", "kind": "route", "engine": "compiled",
+     "rows": 1_000_000, "columns": 20, "trees": 10, "depth": 10},
+    {"label": "Private-RDT routing alone, numpy route", "kind": "route", "engine": "numpy",
+     "rows": 1_000_000, "columns": 20, "trees": 10, "depth": 10},
+    {"label": "Private-RDT fit, 1,000 trees", "kind": "private_rdt", "rows": 1_000_000,
+     "columns": 20, "trees": 1000, "depth": 10, "predict": 10_000},
+    {"label": "Private-RDT fit at depth 64", "kind": "private_rdt", "rows": 1_000_000,
+     "columns": 20, "trees": 10, "depth": 64, "predict": 10_000},
+    {"label": "Private-RDT on wide data at depth 64", "kind": "private_rdt", "rows": 100_000,
+     "columns": 500, "trees": 100, "depth": 64, "predict": 10_000},
+    {"label": "FI forest on wide data at depth 64", "kind": "forest", "rows": 100_000,
+     "columns": 500, "trees": 100, "depth": 64, "predict": 10_000},
+    {"label": "FI forest, 2,000 × 500 numeric", "kind": "forest", "rows": 2_000,
+     "columns": 500, "trees": 100, "depth": 64, "predict": 2_000},
+    {"label": "FI forest, 2,000 × 500, half categorical", "kind": "forest", "rows": 2_000,
+     "columns": 500, "categorical": 250, "trees": 100, "depth": 64, "predict": 2_000},
+]
+
+
+def run(case: dict) -> dict:
+    """One case in a fresh interpreter: its seconds, node visits and peak RSS (MB)."""
+    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(case)], capture_output=True,
+                          text=True, check=True, timeout=3600)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def data(case: dict) -> str:
+    kinds = (f"{case['categorical']} categorical + {case['columns'] - case['categorical']} numeric"
+             if case.get("categorical") else "numeric")
+    return f"{case['rows']:,} × {case['columns']} ({kinds})"
+
+
+def main() -> None:
+    rows = []
+    for case in CASES:
+        result = run(case)
+        rate = result["visits"] / result["seconds"]
+        predict = ("—" if "predict_seconds" not in result
+                   else f"{result['predict_seconds']:.1f} s ({case['predict']:,} rows)")
+        rows.append(
+            f"| {case['label']} | {data(case)} | {case['trees']:,} | {case['depth']} | "
+            f"{result['seconds']:.1f} s | {rate:.2g} | {predict} | {result['peak_mb']:,.0f} MB |"
+        )
+        print(rows[-1], flush=True)
+    m = machine()
+    body = "\n".join([
+        "## Big fits and predictions (issues 26 and 27)",
+        "",
+        f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {m['CPU']}, {m['cores']}; "
+        "reproduce with `make bench` (or `.venv/bin/python bench/scale.py`). Each row runs in "
+        "a fresh interpreter; data: uniform synthetic rows of the stated shape (numeric on "
+        "[0, 1], categorical on 8 values), two classes, ε = 1. *Node visits/s* is rows × "
+        "trees × depth over the time of the whole fit (routing rows: over the routing alone). "
+        "Fits and predictions from 2·10^8 node visits on show a progress bar.",
+        "",
+        "| case | data | trees | depth | fit (or routing) | node visits/s | predict | peak RSS |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+        *rows,
+    ])
+    update_doc(DOC, "scale", body)
+    print(body)
+
+
+if __name__ == "__main__":
+    main()
