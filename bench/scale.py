@@ -13,6 +13,7 @@ numpy's level-by-level route). Writes its section of docs/benchmarks.md.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -123,7 +124,9 @@ def main() -> None:
         "a fresh interpreter; data: uniform synthetic rows of the stated shape (numeric on "
         "[0, 1], categorical on 8 values), two classes, ε = 1. *Node visits/s* is rows × "
         "trees × depth over the time of the whole fit (routing rows: over the routing alone). "
-        "Fits and predictions from 2·10^8 node visits on show a progress bar.",
+        "Fits and predictions from 2·10^8 node visits on show a progress bar. "
+        f"Load average at the end (2 cores): {os.getloadavg()[0]:.1f} — above 1, other work "
+        "shared the machine and the times are inflated accordingly.",
         "",
         "| case | data | trees | depth | fit (or routing) | node visits/s | predict | peak RSS |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
