@@ -184,7 +184,7 @@ def test_unknown_mechanisms_refused():
 
 @pytest.mark.parametrize("n_distinct", [0, 1, 7, 1000])
 def test_unique_inverse_is_numpys(n_distinct):
-    """The leaf release's hashed ``unique_inverse`` gives ``np.unique``'s sorted keys and inverse."""
+    """The leaf release's hashed ``unique_inverse`` gives ``np.unique``'s keys and inverse."""
     from dpviz.leaf_release import unique_inverse
 
     rng = np.random.default_rng(n_distinct)

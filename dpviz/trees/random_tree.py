@@ -178,13 +178,14 @@ class RandomTree:
         if used is None:  # numeric attributes only: all k are available at every node
             pick = np.floor(u * k).astype(np.int64)
             return np.where(pick < k, pick, 0)  # (the first True of rank > pick, as below)
-        available = ~used  # numeric attributes are never marked used
-        rank = np.cumsum(available, axis=1, dtype=np.int32)
-        n_available = rank[:, -1]
-        pick = np.floor(u * n_available).astype(np.int32)
-        attribute = np.argmax(rank > pick[:, None], axis=1)
+        # used: each node's categorical attributes tested above it, ascending (k: none, last);
+        # the pick-th available attribute skips the used ones at or below it, in order
+        n_available = k - (used < k).sum(axis=1)
+        attribute = np.floor(u * n_available).astype(np.int32)
+        for column in used.T:
+            attribute += column <= attribute
         attribute[n_available == 0] = -1
-        return attribute
+        return attribute.astype(np.int64)
 
     def _level_splits(
         self, keys: np.ndarray, used: np.ndarray | None, path: list, thresholds: list
@@ -283,9 +284,11 @@ class RandomTree:
         child_keys[passthrough] = keys[parent][passthrough]
         split = ~passthrough
         cat = split & self._categorical[np.maximum(a, 0)]
-        if used is not None:
-            used = used[parent]
-            used[np.flatnonzero(cat), a[cat]] = True
+        if used is not None:  # kept sorted, without the columns no node needs
+            k = len(self._arity)
+            used = np.sort(np.column_stack([used[parent], np.where(cat, a, k).astype(np.int32)]),
+                           axis=1)
+            used = used[:, : (used < k).sum(axis=1).max(initial=0)]
         num = split & ~cat
         # a node's path: one column per level, shared (not copied) when every node of the
         # level has exactly one child (rows already alone in their nodes, random walks)
@@ -311,7 +314,7 @@ class RandomTree:
 
     def _root_state(self, roots: np.ndarray) -> tuple:
         m = len(roots)
-        used = np.zeros((m, len(self.domain)), dtype=bool) if self._any_categorical else None
+        used = np.empty((m, 0), dtype=np.int32) if self._any_categorical else None
         return roots, used, [], []
 
     def _top_levels(self, roots: np.ndarray, budget: int) -> tuple[TreeTop, tuple, np.ndarray]:
