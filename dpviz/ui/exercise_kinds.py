@@ -1,10 +1,8 @@
 """The exercise kinds beyond a number: arguments, implementations, audits, predictions.
 
-:mod:`dpviz.ui.exercises` keeps the registry and the ``check_*`` entry points; a spec's
-``verify`` returns the confirmation to print or raises ``AssertionError`` with a hint that
-does not give the answer away. Draws are checked against exact laws by the sampling test
-of :mod:`dpviz.audit.exact_laws` (a correct sampler is refused with probability at most
-``false_alarm``).
+A spec's ``verify`` returns the confirmation to print or raises ``AssertionError`` with a
+hint that does not give the answer away; draws go through the sampling test of
+:mod:`dpviz.audit.exact_laws`. The registry is :mod:`dpviz.ui.exercises`.
 """
 
 from __future__ import annotations
@@ -41,10 +39,7 @@ def _is_number(value: Any) -> bool:
 
 @dataclass(frozen=True, eq=False, kw_only=True)
 class _SamplingTest:
-    """``n_samples`` draws per case, seeded by ``(seed, case index)``, checked against the laws.
-
-    By :func:`~dpviz.audit.exact_laws.sampling_findings` (``false_alarm``, ``max_cells``).
-    """
+    """``n_samples`` draws per case, seeded by ``(seed, case index)``: the sampling test."""
 
     n_samples: int = 20_000
     false_alarm: float = 1e-6
