@@ -26,7 +26,7 @@ from dpviz.validation import check_epsilon, check_int, check_positive, check_pro
 __all__ = [
     "BATCH_SIZE", "AuditResult", "Event", "Interval", "audit", "audits_frame", "audits_from_frame",
     "auto_events", "bound_vs_samples", "clopper_pearson", "estimator_mechanism",
-    "laplace_lattice_events", "laplace_lattice_member", "leaf_count_neighbours",
+    "laplace_lattice_events", "laplace_lattice_member", "leaf_count_neighbours", "per_seed",
     "search_neighbours", "uniform_lattice_events"
 ]
 
@@ -568,6 +568,12 @@ def search_neighbours(
 
 
 # ---------------------------------------------------------------------------------- estimators
+def per_seed(fit: Callable[[int], Any], n: int, rng: np.random.Generator,
+             high: int = 2**63) -> np.ndarray:
+    """``fit(seed)`` for ``n`` fresh seeds below ``high`` drawn from ``rng``, as an array."""
+    return np.array([fit(int(s)) for s in rng.integers(0, high, size=n)])
+
+
 def estimator_mechanism(
     make_estimator: Callable[[int], Any],
     canary: Any,
@@ -581,17 +587,13 @@ def estimator_mechanism(
     if output not in ("predict", "proba"):
         raise InvalidParameterError(f"output must be 'predict' or 'proba', got {output!r}")
 
+    def release(model: Any) -> Any:
+        if output == "predict":
+            return model.predict(canary)[0]
+        return np.round(model.predict_proba(canary)[0], 6)
+
     def mechanism(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        X, y = data
-        seeds = rng.integers(0, 2**31 - 1, size=n)
-        results = []
-        for s in seeds:
-            model = make_estimator(int(s)).fit(X, y)
-            if output == "predict":
-                results.append(model.predict(canary)[0])
-            else:
-                results.append(np.round(model.predict_proba(canary)[0], 6))
-        return np.asarray(results)
+        return per_seed(lambda s: release(make_estimator(s).fit(*data)), n, rng, 2**31 - 1)
 
     return mechanism
 

@@ -23,7 +23,14 @@ import pandas as pd
 
 from dpviz import mechanisms
 from dpviz.audit import targets
-from dpviz.audit.engine import AuditResult, Event, Mechanism, audit, laplace_lattice_events
+from dpviz.audit.engine import (
+    AuditResult,
+    Event,
+    Mechanism,
+    audit,
+    laplace_lattice_events,
+    per_seed,
+)
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import NotProvenPrivateWarning, PrivacyLeakWarning
 from dpviz.trees.forest import DPRandomForestClassifier
@@ -185,12 +192,10 @@ def fit_release(
     fit = fit or (lambda model, X, y: model.fit(X, y))
 
     def mechanism(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        X, y = data
-        seeds = rng.integers(0, 2**63, size=n)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotProvenPrivateWarning)
             warnings.simplefilter("ignore", PrivacyLeakWarning)
-            return np.array([np.ravel(output(fit(make(random_state=int(s)), X, y))) for s in seeds])
+            return per_seed(lambda s: np.ravel(output(fit(make(random_state=s), *data))), n, rng)
 
     return mechanism
 
@@ -560,8 +565,7 @@ def _mechanism_cases() -> list[Case]:
     family_counts = "count noise (shipped samplers)"
     family_labels = "leaf labels (shipped samplers)"
     family_select = "selection (shipped samplers)"
-    u = np.array([0.0] + [1.0] * 20)
-    u_prime = np.array([1.0] + [0.0] * 20)
+    u, u_prime = targets.UTILITIES, targets.UTILITIES_PRIME
 
     def t(mech: Mechanism, a: Any, b: Any, events: Sequence[Event] = ()) -> Callable[[], Target]:
         return lambda: Target(mech, a, b, events)

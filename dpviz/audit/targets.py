@@ -25,6 +25,7 @@ from dpviz.audit.engine import (
     audit,
     laplace_lattice_events,
     leaf_count_neighbours,
+    per_seed,
     uniform_lattice_events,
 )
 from dpviz.audit.exact_laws import (
@@ -55,9 +56,9 @@ from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 
 __all__ = [
     "BROKEN", "CORRECT", "COUNT", "COUNT_PRIME", "LEAF_GRID", "SETUPS", "THRESHOLD_RANGE",
-    "AuditSetup",
-    "audit_setup", "averaged_count", "averaged_count_law", "diffpid3_split_choice",
-    "discrete_laplace_count", "event_loss", "exponential_choice", "fitted_object_visited_leaves",
+    "UTILITIES", "UTILITIES_PRIME", "AuditSetup", "audit_setup", "averaged_count",
+    "averaged_count_law", "diffpid3_split_choice", "discrete_laplace_count", "event_loss",
+    "exponential_choice", "fitted_object_visited_leaves",
     "forest_reading_all_rows_with_full_epsilon", "forest_votes", "laplace_count",
     "laplace_count_with_scale", "leaf_label", "leaf_vector", "make_setup", "oracle_pair",
     "pruned_tree_leaves", "pruned_tree_problem", "report_noisy_max_choice",
@@ -70,6 +71,9 @@ LEAF_GRID: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20, 25, 30, 40, 5
 
 #: The count audited by the count mechanisms: 10 rows against 11 (one row added).
 COUNT, COUNT_PRIME = 10, 11
+
+#: The exponential mechanism's worst case: every utility moves by Δ = 1, one up, twenty down.
+UTILITIES, UTILITIES_PRIME = np.array([0.0] + [1.0] * 20), np.array([1.0] + [0.0] * 20)
 
 
 # ------------------------------------------------------------------------------ shipped releases
@@ -140,13 +144,9 @@ def pruned_tree_leaves(domain: Domain, *, max_depth: int = 2) -> Mechanism:
     """Leaves of Fan's pruned random tree (JPW Fig. 1, 3–4): NOT private. Data: ``(X, y)``."""
 
     def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        X, y = data
-        seeds = rng.integers(0, 2**31 - 1, size=n)
-        return np.array([
-            RandomDecisionTreeClassifier(n_trees=1, max_depth=max_depth, domain=domain,
-                                         random_state=int(s)).fit(X, y).visited_leaves()[0]
-            for s in seeds
-        ])
+        return per_seed(lambda s: RandomDecisionTreeClassifier(
+            n_trees=1, max_depth=max_depth, domain=domain, random_state=s,
+        ).fit(*data).visited_leaves()[0], n, rng, 2**31 - 1)
 
     return release
 
@@ -200,14 +200,9 @@ def forest_votes(domain: Domain, canary: pd.DataFrame | np.ndarray, *, epsilon: 
     canary_codes = domain.encode(canary)
 
     def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        X, y = data
-        seeds = rng.integers(0, 2**31 - 1, size=n)
-        out = np.empty(n, dtype=np.int64)
-        for i, s in enumerate(seeds):
-            model = DPRandomForestClassifier(epsilon=epsilon, n_trees=n_trees, max_depth=max_depth,
-                                             domain=domain, random_state=int(s)).fit(X, y)
-            out[i] = model.votes(domain.decode(canary_codes))[0, 1]
-        return out
+        return per_seed(lambda s: DPRandomForestClassifier(
+            epsilon=epsilon, n_trees=n_trees, max_depth=max_depth, domain=domain, random_state=s,
+        ).fit(*data).votes(domain.decode(canary_codes))[0, 1], n, rng, 2**31 - 1).astype(np.int64)
 
     return release
 
@@ -294,13 +289,9 @@ def fitted_object_visited_leaves(domain: Domain, *, max_depth: int = 3) -> Mecha
     """TEACHING TARGET — the fitted object's secret (leaves holding rows; ε = ∞). Data: (X, y)."""
 
     def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        X, y = data
-        seeds = rng.integers(0, 2**63, size=n)
-        return np.array([
-            PrivateRDTClassifier(epsilon=1.0, n_trees=1, max_depth=max_depth, domain=domain,
-                                 random_state=int(s)).fit(X, y).leaf_counts_[0].n_visited
-            for s in seeds
-        ])
+        return per_seed(lambda s: PrivateRDTClassifier(
+            epsilon=1.0, n_trees=1, max_depth=max_depth, domain=domain, random_state=s,
+        ).fit(*data).leaf_counts_[0].n_visited, n, rng)
 
     return release
 
@@ -411,10 +402,8 @@ def _laplace(name: str, eps: float, n: int) -> AuditSetup:
 
 
 def _exponential(name: str, eps: float, n: int) -> AuditSetup:
-    u = np.array([0.0] + [1.0] * 20)
-    u_prime = np.array([1.0] + [0.0] * 20)
     return _labels(name, False, exponential_choice(eps), eps,
-                   ("utilities (0, 1, …, 1) vs (1, 0, …, 0)", u, u_prime),
+                   ("utilities (0, 1, …, 1) vs (1, 0, …, 0)", UTILITIES, UTILITIES_PRIME),
                    lambda v: mechanisms.exponential_probabilities(v, epsilon=eps,
                                                                   sensitivity=1.0),
                    "every utility moves by Δ = 1: one up, twenty down — the worst case, loss "
