@@ -285,23 +285,21 @@ def _update_cases() -> list[Case]:
         """The releases of a fit and its update (``reseeded``: refit D1 ∪ D2, same seed)."""
         def run(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
             (X1, y1), (X2, y2) = data if canary_in == "D1" else ((X, y), data)
-            seeds = rng.integers(0, 2**63, size=n)
-            out = []
-            for s in seeds:
-                def make(s: int = int(s)) -> PrivateRDTClassifier:
-                    return PrivateRDTClassifier(epsilon=epsilon, n_trees=1, max_depth=3,
-                                                domain=domain, random_state=s)
+            kw = {} if method == "jpw" else {"X_previous": X1, "y_previous": y1}
+
+            def releases(seed: int) -> np.ndarray:
+                make = partial(PrivateRDTClassifier, epsilon=epsilon, n_trees=1, max_depth=3,
+                               domain=domain, random_state=seed)
                 model = make().fit(X1, y1)
                 before = model.released_counts(canary)[0, 0]
-                kw = {} if method == "jpw" else {"X_previous": X1, "y_previous": y1}
                 if reseeded:
                     model = make().fit(np.vstack([X1, X2]), [*y1, *y2])
                 else:
                     model = model.update(X2, y2, method=method, **kw)
                 after = model.released_counts(canary)[0, 0]
-                out.append(np.concatenate([before, after, after - before,
-                                           [before[0] + after[0]]]))
-            return np.array(out)
+                return np.concatenate([before, after, after - before, [before[0] + after[0]]])
+
+            return per_seed(releases, n, rng)
 
         if canary_in == "D1":  # both releases read the canary: before[0] and after[0] shift
             return Target(run, ((X, y), batch), (with_row(X, y, canary, "n"), batch),
