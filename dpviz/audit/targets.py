@@ -269,17 +269,18 @@ def split_point_continuous(low: float, high: float, *, epsilon: float = 1.0,
     return release
 
 
-def reused_noise_releases(epsilon: float = 1.0) -> Mechanism:
+def reused_noise_releases(epsilon: float = 1.0, *, same_noise: bool = True) -> Mechanism:
     """TEACHING TARGET — the counts of D1 and D1 ∪ D2 with *the same* noise, and their difference.
 
-    Their difference is the exact count of D2. Data: the two counts.
+    Their difference is the exact count of D2 (``same_noise=False``: fresh noise, as dpviz
+    releases them). Data: the two counts.
     """
 
     def release(counts: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         c1, c2 = (int(c) for c in counts)
-        u = mechanisms.open_uniforms(rng, (n, 2))
-        first = mechanisms.discrete_laplace(np.full(n, c1), epsilon=epsilon, uniforms=u)
-        second = mechanisms.discrete_laplace(np.full(n, c1 + c2), epsilon=epsilon, uniforms=u)
+        noise = {"uniforms": mechanisms.open_uniforms(rng, (n, 2))} if same_noise else {"rng": rng}
+        first = mechanisms.discrete_laplace(np.full(n, c1), epsilon=epsilon, **noise)
+        second = mechanisms.discrete_laplace(np.full(n, c1 + c2), epsilon=epsilon, **noise)
         return np.column_stack([first, second, second - first])
 
     return release

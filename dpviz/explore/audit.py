@@ -376,20 +376,13 @@ def threshold_lattice_audits(n_samples: int = 4_000, seed: int = 0) -> dict[str,
 
 def reused_noise_audits(n_samples: int = 20_000, seed: int = 0) -> dict[str, AuditResult]:
     """Two releases of a growing count (D2 of 3 vs 4 rows), with the same and with fresh noise."""
-
-    def fresh(counts: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        c1, c2 = (int(c) for c in counts)
-        first = mechanisms.discrete_laplace(np.full(n, c1), epsilon=1.0, rng=rng)
-        second = mechanisms.discrete_laplace(np.full(n, c1 + c2), epsilon=1.0, rng=rng)
-        return np.column_stack([first, second, second - first])
-
-    out = {}
-    for name, mechanism in (("same noise in both releases (reseeded generator)",
-                             targets.reused_noise_releases(1.0)),
-                            ("fresh noise for each release (dpviz)", fresh)):
-        out[name] = audit(mechanism, (10, 3), (10, 4), epsilon=2.0, n_samples=n_samples,
-                          seed=seed, neighbours="D2 of 3 rows vs 4 rows")
-    return out
+    return {
+        name: audit(targets.reused_noise_releases(1.0, same_noise=same), (10, 3), (10, 4),
+                    epsilon=2.0, n_samples=n_samples, seed=seed,
+                    neighbours="D2 of 3 rows vs 4 rows")
+        for name, same in (("same noise in both releases (reseeded generator)", True),
+                           ("fresh noise for each release (dpviz)", False))
+    }
 
 
 def model_object_audits(n_samples: int = 1_000, seed: int = 0) -> dict[str, AuditResult]:
