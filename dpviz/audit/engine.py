@@ -1,9 +1,8 @@
 """Empirical privacy audits: sample a mechanism on neighbours, bound ε from below.
 
 :func:`audit` chooses an event on a first part of the samples and bounds
-``P[M(D) ∈ E] / P[M(D′) ∈ E]`` on the rest with Clopper–Pearson intervals: a lower bound on
-the true ε at confidence 1 − α. It refutes a claim, never proves one. Argument:
-docs/privacy.md §8.3.
+``P[M(D) ∈ E] / P[M(D′) ∈ E]`` on the rest (Clopper–Pearson): a lower bound on the true ε
+at confidence 1 − α, which refutes a claim, never proves one (docs/privacy.md §8.3).
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from dpviz.validation import check_epsilon, check_int, check_positive, check_pro
 __all__ = [
     "BATCH_SIZE", "AuditResult", "Event", "Interval", "audit", "audits_frame", "audits_from_frame",
     "auto_events", "bound_vs_samples", "clopper_pearson", "estimator_mechanism",
-    "laplace_lattice_events", "laplace_lattice_member", "leaf_count_neighbours",
+    "laplace_lattice_events", "laplace_lattice_member", "leaf_count_neighbours", "per_seed",
     "search_neighbours", "uniform_lattice_events"
 ]
 
@@ -89,13 +88,11 @@ def _check_counts(count: object, n: int) -> np.ndarray:
         raise InvalidParameterError(
             f"count must be an integer (or an array of integers), got {count!r}"
         ) from None
-    for what, outside in (
+    for what, mask in (
         ("an integer (or integers): the number of samples in the event",
-         lambda: ~(np.isfinite(k) & (k == np.round(k)))),
-        (f"between 0 and n = {n} (a number of successes among n samples)",
-         lambda: (k < 0) | (k > n)),
+         ~(np.isfinite(k) & (k == np.round(k)))),
+        (f"between 0 and n = {n} (a number of successes among n samples)", (k < 0) | (k > n)),
     ):
-        mask = outside()
         if mask.any():
             bad = np.asarray(count)[mask].ravel()[0].item() if k.ndim else count
             raise InvalidParameterError(f"count must be {what}, got {bad!r}")
@@ -126,13 +123,10 @@ def _log_ratio_bound(p_low: Any, q_high: Any) -> Any:
 
 @dataclass
 class AuditResult:
-    """The outcome of an audit.
+    """The outcome of an audit: ``epsilon_lower`` bounds ε at confidence 1 − ``alpha``.
 
-    ``epsilon_lower`` bounds the true ε with confidence 1 − ``alpha``; ``reject`` is
-    ``epsilon_lower > epsilon`` (the claim). ``direction`` is ``"D/D'"`` or ``"D'/D"``;
-    ``p``, ``p_prime`` are the estimation-stage intervals, ``selection`` every candidate's
-    selection-stage counts and bounds, ``exact_epsilon`` the exact loss when the caller
-    knows it, ``n_samples`` per neighbour (both stages).
+    ``reject``: ``epsilon_lower > epsilon``; ``p``, ``p_prime``: the estimation intervals;
+    ``selection``: every candidate's selection counts and bounds; ``n_samples`` per neighbour.
     """
 
     epsilon: float
@@ -186,10 +180,9 @@ _SELECTION = ["event", "count_D", "count_D'", "bound_D/D'", "bound_D'/D"]
 
 
 def audits_frame(results: dict[str, AuditResult]) -> pd.DataFrame:
-    """Named audits as one tidy frame (to ship): a row per candidate event of each audit.
+    """Named audits as one tidy frame (to ship; :func:`audits_from_frame` reads it back).
 
-    Each row repeats its audit's fields beside the selection counts of one event;
-    :func:`audits_from_frame` reads the audits back.
+    A row per candidate event of each audit: its audit's fields, then its selection counts.
     """
     frames = []
     for name, r in results.items():
@@ -232,10 +225,8 @@ def auto_events(
 ) -> list[Event]:
     """Candidate events from pooled selection samples of both neighbours.
 
-    * discrete outputs (integers, or few distinct values): one event per value,
-      plus one-sided thresholds ``x ≤ v`` / ``x ≥ v`` for ordered (integer) outputs;
-    * numeric outputs: one-sided thresholds at pooled quantiles;
-    * vectors (shape (n, d)): the above for each coordinate.
+    One event per value of discrete outputs (integers, or few values), one-sided
+    thresholds at pooled quantiles of numbers (ordered integers too); per coordinate of vectors.
     """
     a, b = np.asarray(a), np.asarray(b)
     max_values = check_int(max_values, "max_values", minimum=1)
@@ -367,11 +358,11 @@ def _sample(mechanism: Mechanism, data: Any, n: int, rng: np.random.Generator,
 
 
 def _select(
-    events: Sequence[Event], ka: np.ndarray, kb: np.ndarray, n_a: int, n_b: int, alpha: float
+    events: Sequence[Event], ka: np.ndarray, kb: np.ndarray, n: int, alpha: float
 ) -> tuple[int, str, pd.DataFrame]:
     """The event and direction with the largest bound on the selection counts ``ka``, ``kb``."""
-    a_low, a_high = clopper_pearson(ka, n_a, alpha / 2)
-    b_low, b_high = clopper_pearson(kb, n_b, alpha / 2)
+    a_low, a_high = clopper_pearson(ka, n, alpha / 2)
+    b_low, b_high = clopper_pearson(kb, n, alpha / 2)
     forward = _log_ratio_bound(a_low, b_high)
     backward = _log_ratio_bound(b_low, a_high)
     table = pd.DataFrame(dict(zip(_SELECTION, ([e.name for e in events], ka, kb, forward,
@@ -379,7 +370,7 @@ def _select(
     best = np.maximum(forward, backward)
     # ties (e.g. all zero): prefer the event with the largest point-estimate log-ratio
     with np.errstate(divide="ignore", invalid="ignore"):
-        point = np.abs(np.log((ka + 0.5) / n_a) - np.log((kb + 0.5) / n_b))
+        point = np.abs(np.log((ka + 0.5) / n) - np.log((kb + 0.5) / n))
     i = int(np.lexsort((point, best))[-1])
     direction = (
         "D/D'"
@@ -410,32 +401,26 @@ def _candidates(
     return candidates
 
 
-def _audit_at_once(
+def _select_and_count(
     mechanism: Mechanism, pair: tuple[Any, Any], events: str | Sequence[Event],
     extra_events: Sequence[Event], n_samples: int, n_sel: int, alpha: float,
     rng: np.random.Generator,
 ) -> tuple[Event, str, pd.DataFrame, int, int]:
-    """All ``n_samples`` of D, then of D′, in one call each; select on the first ``n_sel``."""
-    out_a = _sample(mechanism, pair[0], n_samples, rng, "D")
-    out_b = _sample(mechanism, pair[1], n_samples, rng, "D'")
-    sel_a, est_a = out_a[:n_sel], out_a[n_sel:]
-    sel_b, est_b = out_b[:n_sel], out_b[n_sel:]
-    candidates = _candidates(events, extra_events, sel_a, sel_b)
-    ka, kb = _counts(candidates, sel_a), _counts(candidates, sel_b)
-    i, direction, table = _select(candidates, ka, kb, n_sel, n_sel, alpha)
-    event = candidates[i]
-    return event, direction, table, int(event(est_a).sum()), int(event(est_b).sum())
+    """Choose the event on the first ``n_sel`` samples; count it on the others.
 
-
-def _audit_in_batches(
-    mechanism: Mechanism, pair: tuple[Any, Any], events: str | Sequence[Event],
-    extra_events: Sequence[Event], n_samples: int, n_sel: int, alpha: float,
-    rng: np.random.Generator,
-) -> tuple[Event, str, pd.DataFrame, int, int]:
-    """Selection, then estimation, ``BATCH_SIZE`` samples at a time; only counts are kept.
-
-    ``events="auto"`` builds the candidates from the first selection batch.
+    Up to ``BATCH_SIZE``: all samples of D, then of D′, in one call each. Beyond: selection,
+    then estimation, ``BATCH_SIZE`` samples at a time, keeping only counts (``"auto"``
+    events come from the first selection batch).
     """
+    if n_samples <= BATCH_SIZE:
+        out_a = _sample(mechanism, pair[0], n_samples, rng, "D")
+        out_b = _sample(mechanism, pair[1], n_samples, rng, "D'")
+        candidates = _candidates(events, extra_events, out_a[:n_sel], out_b[:n_sel])
+        ka, kb = _counts(candidates, out_a[:n_sel]), _counts(candidates, out_b[:n_sel])
+        i, direction, table = _select(candidates, ka, kb, n_sel, alpha)
+        event = candidates[i]
+        return (event, direction, table, int(event(out_a[n_sel:]).sum()),
+                int(event(out_b[n_sel:]).sum()))
     candidates: list[Event] = []
     ka = kb = np.zeros(0, dtype=np.int64)
     for m in _batches(n_sel):
@@ -445,7 +430,7 @@ def _audit_in_batches(
             candidates = _candidates(events, extra_events, a, b)
             ka = kb = np.zeros(len(candidates), dtype=np.int64)
         ka, kb = ka + _counts(candidates, a), kb + _counts(candidates, b)
-    i, direction, table = _select(candidates, ka, kb, n_sel, n_sel, alpha)
+    i, direction, table = _select(candidates, ka, kb, n_sel, alpha)
     event = candidates[i]
     count_a = count_b = 0
     for m in _batches(n_samples - n_sel):
@@ -471,22 +456,12 @@ def audit(
 ) -> AuditResult:
     """Audit ``mechanism`` on neighbours ``D``, ``D_prime`` against the claimed ``epsilon``.
 
-    Parameters
-    ----------
-    mechanism : callable
-        ``mechanism(data, n, rng)`` returns ``n`` independent outputs, shape (n,) or (n, d).
-    D, D_prime
-        The neighbours (or ``D`` a pair and ``D_prime`` None).
-    epsilon : float
-        The claimed ε (``inf`` to simply measure).
-    events : "auto" or sequence of Event
-        Candidate events (:func:`auto_events` of the selection samples), plus ``extra_events``.
-    n_samples : int
-        Samples per neighbour; ``selection_fraction`` of them choose the event.
-    alpha : float
-        1 − confidence, 0 < alpha < 1; each side's bound is at α/2.
-    exact_epsilon : float, optional
-        The true loss, when known, reported with the result.
+    ``mechanism(data, n, rng)`` returns ``n`` independent outputs, shape (n,) or (n, d);
+    ``D`` may be the pair (``D_prime`` None); ``epsilon`` may be ``inf`` (to measure).
+    ``events``: candidates ("auto": :func:`auto_events` of the selection samples), plus
+    ``extra_events``; ``selection_fraction`` of the ``n_samples`` per neighbour choose the
+    event; ``alpha`` = 1 − confidence (α/2 each side); ``exact_epsilon``, the true loss
+    when known, is reported with the result.
     """
     start = time.perf_counter()
     if D_prime is None:
@@ -505,8 +480,7 @@ def audit(
     rng = np.random.default_rng(seed)
     n_sel = max(int(n_samples * fraction), 10)
     n_est = n_samples - n_sel
-    run = _audit_at_once if n_samples <= BATCH_SIZE else _audit_in_batches
-    event, direction, table, ka, kb = run(
+    event, direction, table, ka, kb = _select_and_count(
         mechanism, (D, D_prime), events, extra_events, n_samples, n_sel, alpha, rng
     )
     a_low, a_high = clopper_pearson(ka, n_est, alpha / 2)
@@ -594,6 +568,12 @@ def search_neighbours(
 
 
 # ---------------------------------------------------------------------------------- estimators
+def per_seed(fit: Callable[[int], Any], n: int, rng: np.random.Generator,
+             high: int = 2**63) -> np.ndarray:
+    """``fit(seed)`` for ``n`` fresh seeds below ``high`` drawn from ``rng``, as an array."""
+    return np.array([fit(int(s)) for s in rng.integers(0, high, size=n)])
+
+
 def estimator_mechanism(
     make_estimator: Callable[[int], Any],
     canary: Any,
@@ -607,17 +587,13 @@ def estimator_mechanism(
     if output not in ("predict", "proba"):
         raise InvalidParameterError(f"output must be 'predict' or 'proba', got {output!r}")
 
+    def release(model: Any) -> Any:
+        if output == "predict":
+            return model.predict(canary)[0]
+        return np.round(model.predict_proba(canary)[0], 6)
+
     def mechanism(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        X, y = data
-        seeds = rng.integers(0, 2**31 - 1, size=n)
-        results = []
-        for s in seeds:
-            model = make_estimator(int(s)).fit(X, y)
-            if output == "predict":
-                results.append(model.predict(canary)[0])
-            else:
-                results.append(np.round(model.predict_proba(canary)[0], 6))
-        return np.asarray(results)
+        return per_seed(lambda s: release(make_estimator(s).fit(*data)), n, rng, 2**31 - 1)
 
     return mechanism
 

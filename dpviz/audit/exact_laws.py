@@ -1,9 +1,8 @@
 """Exact output laws of small mechanisms, and the sampling test that compares draws with them.
 
 The laws give the exact probability of the events an audit names (``x = v``, ``x ≤ t``,
-``x > t``, ``[i] x > t``), for the exact curves beside the estimates. The sampling test
-(:func:`sampling_findings`) checks draws of a sampler against its exact law, at a false-alarm
-rate fixed in advance; argument: docs/privacy.md §8.3.
+``[i] x > t``). :func:`sampling_findings` checks a sampler's draws against its exact law at
+a false-alarm rate fixed in advance (docs/privacy.md §8.3).
 """
 
 from __future__ import annotations
@@ -83,10 +82,7 @@ _EVENT = re.compile(r"^(?:\[(\d+)\] )?x (=|≤|>) (.+)$")
 
 
 def event_probability(law: Law, name: str) -> float | None:
-    """Exact probability of an event named as :func:`~dpviz.audit.engine.auto_events` names it.
-
-    None if the name is not of that form.
-    """
+    """Exact probability of an event named as :func:`~dpviz.audit.engine.auto_events` does."""
     match = _EVENT.match(name)
     if match is None:
         return None
@@ -166,8 +162,7 @@ def _leaf_label_log_probabilities(mechanism: str, counts: Any, epsilon: float) -
 def leaf_label_loss(mechanism: str, epsilon: float) -> Callable[[Any, Any], float]:
     """``loss(counts, counts′)``: a leaf label's exact max_c |log P(c | counts) / P(c | counts′)|.
 
-    ``mechanism`` is one of :data:`LEAF_LABEL_MECHANISMS`; suits ``exact`` of
-    :func:`dpviz.audit.engine.search_neighbours`.
+    ``mechanism``: one of :data:`LEAF_LABEL_MECHANISMS`.
     """
 
     def loss(d: Any, d_prime: Any) -> float:
@@ -185,10 +180,7 @@ def smooth_sensitivity_loss(counts: Sequence[int], counts_prime: Sequence[int],
 
 
 def anticipated_bound(p: np.ndarray, q: np.ndarray, n: int, alpha: float) -> np.ndarray | float:
-    """The lower bound an audit with ``n`` estimation samples gets at the expected counts.
-
-    ``p`` and ``q`` hold the laws in their last axis; one bound per leading index.
-    """
+    """The bound an audit of ``n`` estimation samples gets at the expected counts (last axis)."""
     kp, kq = np.round(np.asarray(p) * n), np.round(np.asarray(q) * n)
     p_low, p_high = clopper_pearson(kp, n, alpha / 2)
     q_low, q_high = clopper_pearson(kq, n, alpha / 2)
@@ -249,8 +241,7 @@ def pmf(law: Any, atol: float = 1e-9) -> dict[Any, float]:
 class LawCells:
     """An exact law cut into named cells of known probability.
 
-    A discrete law maps each outcome to a cell (``cell_of``); a continuous one has the
-    increasing interior ``edges``, cell i holding (edges[i−1], edges[i]].
+    Discrete: ``cell_of`` each outcome; continuous: cell i is (edges[i−1], edges[i]].
     """
 
     names: tuple[str, ...]
@@ -344,9 +335,8 @@ def _interval_masses(cdf: Callable[[float], float], edges: np.ndarray) -> np.nda
 def law_cells(law: LawLike, max_cells: int = 30) -> LawCells:
     """Cut ``law`` into the cells the sampling test counts.
 
-    One cell per outcome (a numeric law of more than ``max_cells`` outcomes: about
-    ``max_cells`` cells of consecutive outcomes and similar mass); ``max_cells``
-    intervals of equal mass for a :class:`ContinuousLaw`.
+    One cell per outcome (beyond ``max_cells`` numeric outcomes: about ``max_cells`` runs of
+    similar mass); ``max_cells`` intervals of equal mass for a :class:`ContinuousLaw`.
     """
     max_cells = check_int(max_cells, "max_cells", minimum=2)
     if isinstance(law, ContinuousLaw):
@@ -442,8 +432,7 @@ def power_lower_bound(laws: Sequence[LawLike], alternatives: Sequence[LawLike], 
                       n_samples: int, false_alarm: float = 1e-6, max_cells: int = 30) -> float:
     """A lower bound on the probability that a sampler with laws ``alternatives`` is refused.
 
-    Each case is refused at least as often as its most telling cell (or its outputs
-    outside the law); cases are independent.
+    Each (independent) case is refused at least as often as by its most telling cell.
     """
     cells, level = _cells_and_level(laws, max_cells, false_alarm)
     accepted = 1.0

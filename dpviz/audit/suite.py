@@ -1,10 +1,9 @@
 """The adversarial audit suite: every release path of every estimator, audited as an attacker would.
 
-Each :class:`Case` is a row of the claims table (docs/privacy.md §6–7): a release path with
-one option, its claimed ε, worst-case neighbours (D and D + a canary), what is released and
-the attacker's extra events. A ``"claim"`` must not be rejected and carries a planted
-:class:`Bug` that must be; a ``"no claim"`` path must be rejected. :func:`run_suite` runs
-them, :func:`claims_table` makes the table ``make audit`` writes.
+Each :class:`Case` is a row of the claims table (docs/privacy.md §6–7): a release path, its
+claimed ε, worst-case neighbours (D and D + a canary) and the attacker's events. A
+``"claim"`` must not be rejected and carries a planted :class:`Bug` that must be; a ``"no
+claim"`` path must be rejected.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 from unittest import mock
 
@@ -29,6 +29,7 @@ from dpviz.audit.engine import (
     Mechanism,
     audit,
     laplace_lattice_events,
+    per_seed,
 )
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import NotProvenPrivateWarning, PrivacyLeakWarning
@@ -67,10 +68,7 @@ class Target:
 
 @dataclass(frozen=True)
 class Bug:
-    """A claim's release path with a fault of the kind it rules out (``build()``: the target).
-
-    ``epsilon``: the ε the buggy path would claim (default: the claim's).
-    """
+    """A claim's path with a fault it rules out (``epsilon``: its claim, default the case's)."""
 
     name: str
     build: Callable[[], Target] = field(repr=False)
@@ -143,10 +141,7 @@ def _no_noise(values: Any, **kw: Any) -> np.ndarray:
 
 # ------------------------------------------------------------------------------- data
 def categorical_problem() -> tuple[Domain, np.ndarray, list[str], np.ndarray]:
-    """Three binary attributes; D's 6 rows at 000, the canary at 111 (label "n").
-
-    At height 3 the canary's leaf is empty under D in every tree: the worst case.
-    """
+    """Three binary attributes; D's 6 rows at 000, the canary at 111 (label "n"): the worst case."""
     domain = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(3)], ["n", "y"])
     X = np.full((6, 3), "0", dtype=object)
     y = ["n", "y"] * 3
@@ -169,10 +164,7 @@ def with_row(X: np.ndarray, y: list[str], row: np.ndarray, label: str) -> tuple[
 
 
 def _shift_events(coordinates: Sequence[int], values: Sequence[float]) -> list[Event]:
-    """Joint events "all ≥ D's value + 1" / "all ≤ D's value" at ``coordinates``.
-
-    With independent noise their loss is the sum of the coordinates' (composition).
-    """
+    """Joint events "all ≥ D's value + 1" / "all ≤ D's value" at ``coordinates`` (losses add)."""
     idx, v = list(coordinates), np.asarray(values, dtype=float)
     shown = ", ".join(map(str, idx))
 
@@ -196,16 +188,14 @@ def fit_release(
     output: Callable[[Any], np.ndarray],
     fit: Callable[[Any, Any, Any], Any] | None = None,
 ) -> Mechanism:
-    """Per sample, ``fit(make(seed), X, y)`` (default ``.fit``) with a fresh seed, then output."""
+    """Per sample, ``fit(make(random_state=seed), X, y)`` (default ``.fit``), then output."""
     fit = fit or (lambda model, X, y: model.fit(X, y))
 
     def mechanism(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        X, y = data
-        seeds = rng.integers(0, 2**63, size=n)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotProvenPrivateWarning)
             warnings.simplefilter("ignore", PrivacyLeakWarning)
-            return np.array([np.ravel(output(fit(make(int(s)), X, y))) for s in seeds])
+            return per_seed(lambda s: np.ravel(output(fit(make(random_state=s), *data))), n, rng)
 
     return mechanism
 
@@ -214,10 +204,7 @@ def _numeric_target(cls: type, output: Callable[[Any, np.ndarray], np.ndarray],
                     epsilon: float = EPS) -> Target:
     """One tree of height 2 over the numeric problem; ``output(model, canary)`` is released."""
     domain, X, y, canary = _numeric_problem()
-
-    def make(seed: int) -> Any:
-        return cls(epsilon=epsilon, n_trees=1, max_depth=2, domain=domain, random_state=seed)
-
+    make = partial(cls, epsilon=epsilon, n_trees=1, max_depth=2, domain=domain)
     neighbours = (X, y), with_row(X, y, canary, "n")
     return Target(fit_release(make, lambda m: output(m, canary)), *neighbours)
 
@@ -229,31 +216,34 @@ def _with_total(counts: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------- cases
+def rdt_leaf_target(epsilon: float, n_trees: int = 1, **kw: Any) -> Target:
+    """Private-RDT (height 3) on :func:`categorical_problem`: the canary's leaf counts."""
+    domain, X, y, canary = categorical_problem()
+    make = partial(PrivateRDTClassifier, epsilon=epsilon, n_trees=n_trees, max_depth=3,
+                   domain=domain, **kw)
+    out = (lambda m: _with_total(m.released_counts(canary))) if n_trees > 1 else (
+        lambda m: m.released_counts(canary)[0, 0])
+    events = _first_lattice(n_trees / epsilon) if kw.get("noise") == "laplace" else []
+    if n_trees > 1:  # the canary's leaf in every tree gains one class-"n" row
+        events = _shift_events(range(0, 2 * n_trees, 2), [0] * n_trees)
+    return Target(fit_release(make, out), (X, y), with_row(X, y, canary, "n"), events)
+
+
 def _rdt_cases() -> list[Case]:
     domain, X, y, canary = categorical_problem()
     D, D_prime = (X, y), with_row(X, y, canary, "n")
     hood = "6 rows at 000 vs + canary 111 (n); canary's leaf empty vs one row"
-
-    def rdt(epsilon: float, n_trees: int = 1, **kw: Any) -> Target:
-        def make(seed: int) -> PrivateRDTClassifier:
-            return PrivateRDTClassifier(epsilon=epsilon, n_trees=n_trees, max_depth=3,
-                                        domain=domain, random_state=seed, **kw)
-
-        out = (lambda m: _with_total(m.released_counts(canary))) if n_trees > 1 else (
-            lambda m: m.released_counts(canary)[0, 0])
-        events = _first_lattice(n_trees / epsilon) if kw.get("noise") == "laplace" else []
-        if n_trees > 1:  # the canary's leaf in every tree gains one class-"n" row
-            events = _shift_events(range(0, 2 * n_trees, 2), [0] * n_trees)
-        return Target(fit_release(make, out), D, D_prime, events)
+    rdt = rdt_leaf_target
 
     def rdt_numeric(epsilon: float) -> Target:
         return _numeric_target(PrivateRDTClassifier, lambda m, c: m.released_counts(c)[0, 0],
                                epsilon)
 
     def proba(epsilon: float) -> Target:
-        return Target(fit_release(lambda s: PrivateRDTClassifier(
-            epsilon=epsilon, n_trees=1, max_depth=3, clip_negative=True, domain=domain,
-            random_state=s), lambda m: np.round(m.predict_proba(canary)[0], 6)), D, D_prime)
+        make = partial(PrivateRDTClassifier, epsilon=epsilon, n_trees=1, max_depth=3,
+                       clip_negative=True, domain=domain)
+        return Target(fit_release(make, lambda m: np.round(m.predict_proba(canary)[0], 6)),
+                      D, D_prime)
 
     released = "noisy class counts of the canary's leaf"
     name = "PrivateRDTClassifier"
@@ -295,31 +285,26 @@ def _update_cases() -> list[Case]:
         """The releases of a fit and its update (``reseeded``: refit D1 ∪ D2, same seed)."""
         def run(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
             (X1, y1), (X2, y2) = data if canary_in == "D1" else ((X, y), data)
-            seeds = rng.integers(0, 2**63, size=n)
-            out = []
-            for s in seeds:
-                def make(s: int = int(s)) -> PrivateRDTClassifier:
-                    return PrivateRDTClassifier(epsilon=epsilon, n_trees=1, max_depth=3,
-                                                domain=domain, random_state=s)
+            kw = {} if method == "jpw" else {"X_previous": X1, "y_previous": y1}
+
+            def releases(seed: int) -> np.ndarray:
+                make = partial(PrivateRDTClassifier, epsilon=epsilon, n_trees=1, max_depth=3,
+                               domain=domain, random_state=seed)
                 model = make().fit(X1, y1)
                 before = model.released_counts(canary)[0, 0]
-                kw = {} if method == "jpw" else {"X_previous": X1, "y_previous": y1}
                 if reseeded:
                     model = make().fit(np.vstack([X1, X2]), [*y1, *y2])
                 else:
                     model = model.update(X2, y2, method=method, **kw)
                 after = model.released_counts(canary)[0, 0]
-                out.append(np.concatenate([before, after, after - before,
-                                           [before[0] + after[0]]]))
-            return np.array(out)
+                return np.concatenate([before, after, after - before, [before[0] + after[0]]])
+
+            return per_seed(releases, n, rng)
 
         if canary_in == "D1":  # both releases read the canary: before[0] and after[0] shift
             return Target(run, ((X, y), batch), (with_row(X, y, canary, "n"), batch),
                           _shift_events([0, 2], [0, 0]))
         return Target(run, batch, with_row(*batch, canary, "n"), _shift_events([4], [0]))
-
-    def reseeded(method: str, canary_in: str) -> Target:
-        return update(method, canary_in, reseeded=True)
 
     family = "Private-RDT update (two releases)"
     name = "PrivateRDTClassifier.update"
@@ -338,11 +323,11 @@ def _update_cases() -> list[Case]:
         Case(family, name, "method='recount' (ledger 2ε), canary in D2", "claim", 2 * EPS, d2,
              released, lambda: update("recount", "D2"),
              Bug("reused noise: the update restarts the fit's generators",
-                 lambda: reseeded("recount", "D2"))),
+                 lambda: update("recount", "D2", reseeded=True))),
         Case(family, name, "method='rebuild' (ledger 2ε), canary in D2", "claim", 2 * EPS, d2,
              released, lambda: update("rebuild", "D2"),
              Bug("reused noise: the update restarts the fit's generators",
-                 lambda: reseeded("rebuild", "D2"))),
+                 lambda: update("rebuild", "D2", reseeded=True))),
         Case(family, name, "method='rebuild' (ledger 2ε), canary in D1", "claim", 2 * EPS, d1,
              released, lambda: update("rebuild", "D1"),
              Bug(charged_once, lambda: update("rebuild", "D1"), epsilon=EPS)),
@@ -355,9 +340,8 @@ def _forest_cases() -> list[Case]:
     hood = "6 rows at 000 vs + canary 111 (n); canary's leaf empty vs one row"
 
     def forest(epsilon: float, n_trees: int = 1, data: Any = None, **kw: Any) -> Target:
-        def make(seed: int) -> DPRandomForestClassifier:
-            return DPRandomForestClassifier(epsilon=epsilon, n_trees=n_trees, max_depth=3,
-                                            domain=domain, random_state=seed, **kw)
+        make = partial(DPRandomForestClassifier, epsilon=epsilon, n_trees=n_trees, max_depth=3,
+                       domain=domain, **kw)
 
         def out(m: DPRandomForestClassifier) -> np.ndarray:
             labels = m.released_labels(canary)[:, 0]
@@ -412,9 +396,8 @@ def _rdt_sharp_cases() -> list[Case]:
 
     def sharp(epsilon: float, out: Callable[[Any], np.ndarray] | None = None,
               data: Any = None, **kw: Any) -> Target:
-        def make(seed: int) -> RDTSharpClassifier:
-            return RDTSharpClassifier(epsilon=epsilon, n_primary=1, n_secondary=2,
-                                      domain=domain, random_state=seed, **kw)
+        make = partial(RDTSharpClassifier, epsilon=epsilon, n_primary=1, n_secondary=2,
+                       domain=domain, **kw)
 
         def fit(model: RDTSharpClassifier, X_: Any, y_: Any) -> RDTSharpClassifier:
             return model.fit(X_, y_, public)
@@ -430,9 +413,7 @@ def _rdt_sharp_cases() -> list[Case]:
     public_wide = np.array([["0"] * 6, ["1"] * 6], dtype=object)
 
     def height(private_count: bool) -> Target:
-        def make(seed: int) -> RDTSharpClassifier:
-            return RDTSharpClassifier(epsilon=EPS, n_primary=1, n_secondary=2, domain=wide,
-                                      random_state=seed)
+        make = partial(RDTSharpClassifier, epsilon=EPS, n_primary=1, n_secondary=2, domain=wide)
 
         def fit(model: RDTSharpClassifier, X_: Any, y_: Any) -> RDTSharpClassifier:
             if private_count:  # the paper's rule with the private row count
@@ -489,9 +470,7 @@ def _fs_cases() -> list[Case]:
 
     def leaf(cls: type, budget: float) -> Target:
         """Depth 0: the root is a leaf; the release is its noisy count and class counts."""
-
-        def make(seed: int) -> Any:
-            return cls(epsilon=budget, max_depth=0, domain=domain, random_state=seed)
+        make = partial(cls, epsilon=budget, max_depth=0, domain=domain)
 
         def out(m: Any) -> np.ndarray:
             root = m.tree_.root
@@ -504,8 +483,7 @@ def _fs_cases() -> list[Case]:
     split_domain, split_D, split_D_prime = split_problem()
 
     def split(cls: type, **kw: Any) -> Target:
-        def make(seed: int) -> Any:
-            return cls(epsilon=EPS, max_depth=1, domain=split_domain, random_state=seed, **kw)
+        make = partial(cls, epsilon=EPS, max_depth=1, domain=split_domain, **kw)
 
         def out(m: Any) -> np.ndarray:
             root = m.tree_.root
@@ -527,9 +505,7 @@ def _fs_cases() -> list[Case]:
     share = EPS / 5  # B / ((2 + n)d + 2) with n = d = 1: the split point's ε
 
     def numeric_threshold() -> Target:
-        def make(seed: int) -> DiffPC45Classifier:
-            return DiffPC45Classifier(epsilon=EPS, max_depth=1, domain=numeric,
-                                      random_state=seed)
+        make = partial(DiffPC45Classifier, epsilon=EPS, max_depth=1, domain=numeric)
 
         def out(m: DiffPC45Classifier) -> np.ndarray:
             return np.array([m.tree_.root.split_points.get("x", math.nan)])
@@ -587,8 +563,7 @@ def _mechanism_cases() -> list[Case]:
     family_counts = "count noise (shipped samplers)"
     family_labels = "leaf labels (shipped samplers)"
     family_select = "selection (shipped samplers)"
-    u = np.array([0.0] + [1.0] * 20)
-    u_prime = np.array([1.0] + [0.0] * 20)
+    u, u_prime = targets.UTILITIES, targets.UTILITIES_PRIME
 
     def t(mech: Mechanism, a: Any, b: Any, events: Sequence[Event] = ()) -> Callable[[], Target]:
         return lambda: Target(mech, a, b, events)
@@ -796,8 +771,8 @@ def run_suite(
 ) -> list[Row]:
     """Run every case (or those ``select`` keeps) and its planted bug.
 
-    ``n_whole`` fits per neighbour for whole estimators, ``n_mechanism`` samples for
-    components; ``processes > 1`` forks workers (fixed seeds: the same results).
+    ``n_whole`` fits per neighbour for estimators, ``n_mechanism`` samples for components;
+    ``processes > 1`` forks workers (the same results).
     """
     all_cases = cases()
     jobs = [

@@ -1,9 +1,8 @@
 """What the audits audit: the shipped releases as mechanisms, and the explorer's setups.
 
-Each ``mechanism(data, n, rng)`` draws ``n`` outputs by calling the code that ships (the
-mechanisms, the leaf releases, the estimators), never a copy; the TEACHING TARGETs are
-the broken or withdrawn paths. An :class:`AuditSetup` adds neighbours, candidate events and
-the exact laws (:mod:`dpviz.audit.exact_laws`): :data:`SETUPS` are notebook 06's explorer.
+Each ``mechanism(data, n, rng)`` draws ``n`` outputs by calling the code that ships, never a
+copy; the TEACHING TARGETs are the broken or withdrawn paths. :data:`SETUPS` (notebook 06's
+explorer) add neighbours, candidate events and exact laws.
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ from dpviz.audit.engine import (
     audit,
     laplace_lattice_events,
     leaf_count_neighbours,
+    per_seed,
     uniform_lattice_events,
 )
 from dpviz.audit.exact_laws import (
@@ -56,9 +56,9 @@ from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 
 __all__ = [
     "BROKEN", "CORRECT", "COUNT", "COUNT_PRIME", "LEAF_GRID", "SETUPS", "THRESHOLD_RANGE",
-    "AuditSetup",
-    "audit_setup", "averaged_count", "averaged_count_law", "diffpid3_split_choice",
-    "discrete_laplace_count", "event_loss", "exponential_choice", "fitted_object_visited_leaves",
+    "UTILITIES", "UTILITIES_PRIME", "AuditSetup", "audit_setup", "averaged_count",
+    "averaged_count_law", "diffpid3_split_choice", "discrete_laplace_count", "event_loss",
+    "exponential_choice", "fitted_object_visited_leaves",
     "forest_reading_all_rows_with_full_epsilon", "forest_votes", "laplace_count",
     "laplace_count_with_scale", "leaf_label", "leaf_vector", "make_setup", "oracle_pair",
     "pruned_tree_leaves", "pruned_tree_problem", "report_noisy_max_choice",
@@ -71,6 +71,9 @@ LEAF_GRID: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20, 25, 30, 40, 5
 
 #: The count audited by the count mechanisms: 10 rows against 11 (one row added).
 COUNT, COUNT_PRIME = 10, 11
+
+#: The exponential mechanism's worst case: every utility moves by Δ = 1, one up, twenty down.
+UTILITIES, UTILITIES_PRIME = np.array([0.0] + [1.0] * 20), np.array([1.0] + [0.0] * 20)
 
 
 # ------------------------------------------------------------------------------ shipped releases
@@ -109,32 +112,25 @@ def smooth_sensitivity_leaf_label(epsilon: float) -> Mechanism:
     return mechanism
 
 
-def _one_leaf_per_sample(counts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rows for n independent samples: leaf key i holds ``counts`` (class c repeated c times)."""
-    counts = np.asarray(counts, dtype=np.int64)
-    labels = np.repeat(np.arange(len(counts)), counts)
-    keys = np.repeat(np.arange(n, dtype=np.uint64), len(labels))
-    return keys, np.tile(labels, n)
-
-
 def _leaf_release(release_class: Any, epsilon: float, mechanism: str) -> Mechanism:
     def release(counts: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        # n independent samples: leaf key i holds ``counts`` (class c repeated c times)
         counts = np.asarray(counts)
-        keys, labels = _one_leaf_per_sample(counts, n)
+        labels = np.repeat(np.arange(len(counts)), np.asarray(counts, dtype=np.int64))
+        keys = np.repeat(np.arange(n, dtype=np.uint64), len(labels))
         # noise="laplace" warns: it is audited on purpose
         with warnings.catch_warnings(action="ignore", category=NotProvenPrivateWarning):
-            released = release_class.release(keys, labels, len(counts), epsilon=epsilon,
-                                             mechanism=mechanism, rng=rng)
+            released = release_class.release(keys, np.tile(labels, n), len(counts),
+                                             epsilon=epsilon, mechanism=mechanism, rng=rng)
         return released(np.arange(n, dtype=np.uint64))
 
     return release
 
 
 def leaf_vector(epsilon: float, mechanism: str = "discrete_laplace") -> Mechanism:
-    """One leaf's noisy class counts, by the shipped :meth:`NoisyLeafCounts.release`.
+    """One leaf's noisy class counts, by :meth:`NoisyLeafCounts.release` (one leaf a sample).
 
-    Each sample is another leaf of one release (visited if the counts are positive, keyed
-    noise if all 0), as the estimators release them. Data: the counts; shape (n, n_classes).
+    Data: the counts; shape (n, n_classes).
     """
     return _leaf_release(NoisyLeafCounts, epsilon, mechanism)
 
@@ -145,19 +141,12 @@ def leaf_label(epsilon: float, mechanism: str = "rosnam") -> Mechanism:
 
 
 def pruned_tree_leaves(domain: Domain, *, max_depth: int = 2) -> Mechanism:
-    """Number of leaves of Fan's pruned random tree (JPW Fig. 1) — NOT private.
-
-    A row with a new value can create a leaf (JPW Fig. 3–4): ε = ∞. Data: ``(X, y)``.
-    """
+    """Leaves of Fan's pruned random tree (JPW Fig. 1, 3–4): NOT private. Data: ``(X, y)``."""
 
     def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        X, y = data
-        seeds = rng.integers(0, 2**31 - 1, size=n)
-        return np.array([
-            RandomDecisionTreeClassifier(n_trees=1, max_depth=max_depth, domain=domain,
-                                         random_state=int(s)).fit(X, y).visited_leaves()[0]
-            for s in seeds
-        ])
+        return per_seed(lambda s: RandomDecisionTreeClassifier(
+            n_trees=1, max_depth=max_depth, domain=domain, random_state=s,
+        ).fit(*data).visited_leaves()[0], n, rng, 2**31 - 1)
 
     return release
 
@@ -186,10 +175,7 @@ def threshold_problem() -> tuple[Domain, tuple[Any, Any], tuple[Any, Any], list[
 def forest_reading_all_rows_with_full_epsilon(domain: Domain, canary: pd.DataFrame | np.ndarray,
                                               *, epsilon: float, n_trees: int = 10,
                                               max_depth: int = 2) -> Mechanism:
-    """A WRONG budget split: every tree reads every row at the full ε (τ·ε in all).
-
-    Output: the trees voting for class 1 on the canary. Data: ``(codes, labels)``.
-    """
+    """WRONG: every tree reads every row at the full ε; votes for 1. Data: (codes, labels)."""
     canary_codes = domain.encode(canary)
 
     def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -214,24 +200,18 @@ def forest_votes(domain: Domain, canary: pd.DataFrame | np.ndarray, *, epsilon: 
     canary_codes = domain.encode(canary)
 
     def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        X, y = data
-        seeds = rng.integers(0, 2**31 - 1, size=n)
-        out = np.empty(n, dtype=np.int64)
-        for i, s in enumerate(seeds):
-            model = DPRandomForestClassifier(epsilon=epsilon, n_trees=n_trees, max_depth=max_depth,
-                                             domain=domain, random_state=int(s)).fit(X, y)
-            out[i] = model.votes(domain.decode(canary_codes))[0, 1]
-        return out
+        return per_seed(lambda s: DPRandomForestClassifier(
+            epsilon=epsilon, n_trees=n_trees, max_depth=max_depth, domain=domain, random_state=s,
+        ).fit(*data).votes(domain.decode(canary_codes))[0, 1], n, rng, 2**31 - 1).astype(np.int64)
 
     return release
 
 
 def diffpid3_split_choice(domain: Domain, *, criterion: str = "gini", epsilon: float = 1.0,
                           size_bound: int | None = None) -> Mechanism:
-    """DiffPID3's choice of split attribute (FS Alg. 2 line 14) at one node.
+    """DiffPID3's split attribute (FS Alg. 2 line 14), as :meth:`PrivateTable.select` draws it.
 
-    The two calls :meth:`PrivateTable.select` makes (the shipped qualities, then the
-    exponential mechanism), ``size=n`` at once. Data: ``(codes, labels)``; output: the index.
+    Data: ``(codes, labels)``; output: the index.
     """
     crit = get_criterion(criterion)
     sensitivity = crit.sensitivity(size_bound) if crit.needs_size_bound else crit.sensitivity()
@@ -248,10 +228,7 @@ def diffpid3_split_choice(domain: Domain, *, criterion: str = "gini", epsilon: f
 
 def split_point_grid(domain: Domain, *, epsilon: float = 1.0, criterion: str = "max",
                      n_cells: int = 256) -> Mechanism:
-    """FS §4.3's numeric split point as DiffPC4.5 releases it (the public grid).
-
-    Data: ``(values, labels)`` of ``domain``'s one attribute; output: the threshold.
-    """
+    """FS §4.3's split point on DiffPC4.5's public grid. Data: ``(values, labels)``."""
     name = domain.names[0]
     crit = get_criterion(criterion)
 
@@ -274,8 +251,7 @@ def split_point_continuous(low: float, high: float, *, epsilon: float = 1.0,
                            criterion: str = "max") -> Mechanism:
     """TEACHING TARGET — FS §4.3 as printed: a uniform draw inside a data-dependent range.
 
-    ``rng.uniform(start, end)`` returns a lattice of doubles fixed by the private ends.
-    Data: ``(values, labels)`` on the public ``[low, high]``.
+    Its doubles lie on a lattice fixed by the private ends. Data: ``(values, labels)``.
     """
     crit = get_criterion(criterion)
 
@@ -293,37 +269,30 @@ def split_point_continuous(low: float, high: float, *, epsilon: float = 1.0,
     return release
 
 
-def reused_noise_releases(epsilon: float = 1.0) -> Mechanism:
-    """TEACHING TARGET — the counts of D1 and of D1 ∪ D2 with *the same* noise.
+def reused_noise_releases(epsilon: float = 1.0, *, same_noise: bool = True) -> Mechanism:
+    """TEACHING TARGET — the counts of D1 and D1 ∪ D2 with *the same* noise, and their difference.
 
-    Each release alone is ε-DP; their difference is the exact count of D2. Data: the two
-    counts; output: release 1, release 2 and their difference.
+    Their difference is the exact count of D2 (``same_noise=False``: fresh noise, as dpviz
+    releases them). Data: the two counts.
     """
 
     def release(counts: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         c1, c2 = (int(c) for c in counts)
-        u = mechanisms.open_uniforms(rng, (n, 2))
-        first = mechanisms.discrete_laplace(np.full(n, c1), epsilon=epsilon, uniforms=u)
-        second = mechanisms.discrete_laplace(np.full(n, c1 + c2), epsilon=epsilon, uniforms=u)
+        noise = {"uniforms": mechanisms.open_uniforms(rng, (n, 2))} if same_noise else {"rng": rng}
+        first = mechanisms.discrete_laplace(np.full(n, c1), epsilon=epsilon, **noise)
+        second = mechanisms.discrete_laplace(np.full(n, c1 + c2), epsilon=epsilon, **noise)
         return np.column_stack([first, second, second - first])
 
     return release
 
 
 def fitted_object_visited_leaves(domain: Domain, *, max_depth: int = 3) -> Mechanism:
-    """TEACHING TARGET — the fitted object's curator secret: how many leaves hold rows.
-
-    JPW's pruning leak again (ε = ∞); the release itself passes. Data: ``(X, y)``.
-    """
+    """TEACHING TARGET — the fitted object's secret (leaves holding rows; ε = ∞). Data: (X, y)."""
 
     def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        X, y = data
-        seeds = rng.integers(0, 2**63, size=n)
-        return np.array([
-            PrivateRDTClassifier(epsilon=1.0, n_trees=1, max_depth=max_depth, domain=domain,
-                                 random_state=int(s)).fit(X, y).leaf_counts_[0].n_visited
-            for s in seeds
-        ])
+        return per_seed(lambda s: PrivateRDTClassifier(
+            epsilon=1.0, n_trees=1, max_depth=max_depth, domain=domain, random_state=s,
+        ).fit(*data).leaf_counts_[0].n_visited, n, rng)
 
     return release
 
@@ -380,9 +349,8 @@ def oracle_pair(
 class AuditSetup:
     """One mechanism of the explorer: its neighbours, candidate events and what is known.
 
-    ``law``, ``law_prime``: exact output laws (None if unknown); ``exact_epsilon``: the
-    largest privacy loss of any event on these neighbours; ``event_losses``: exact losses
-    of named events the laws cannot give.
+    ``law``, ``law_prime``: exact output laws; ``exact_epsilon``: the largest loss on these
+    neighbours; ``event_losses``: exact losses of named events the laws cannot give.
     """
 
     name: str
@@ -435,10 +403,8 @@ def _laplace(name: str, eps: float, n: int) -> AuditSetup:
 
 
 def _exponential(name: str, eps: float, n: int) -> AuditSetup:
-    u = np.array([0.0] + [1.0] * 20)
-    u_prime = np.array([1.0] + [0.0] * 20)
     return _labels(name, False, exponential_choice(eps), eps,
-                   ("utilities (0, 1, …, 1) vs (1, 0, …, 0)", u, u_prime),
+                   ("utilities (0, 1, …, 1) vs (1, 0, …, 0)", UTILITIES, UTILITIES_PRIME),
                    lambda v: mechanisms.exponential_probabilities(v, epsilon=eps,
                                                                   sensitivity=1.0),
                    "every utility moves by Δ = 1: one up, twenty down — the worst case, loss "

@@ -1,9 +1,7 @@
 """Notebook 06 (privacy audit): the audit explorer, the stories and the exercises.
 
-The explorer (:func:`audit_explorer_chart`) audits the setups of
-:mod:`dpviz.audit.targets`; the stories are the caught failures (FI 2017's label, the pruned
-tree, an unsplit budget, Mironov's float Laplace, a threshold's lattice, reused noise, the
-model object) and whole-estimator audits; 06.1–06.4 are the exercises. Fixed seeds throughout.
+The explorer audits the setups of :mod:`dpviz.audit.targets`; the stories are the caught
+failures and whole-estimator audits; 06.1–06.4 are the exercises. Fixed seeds throughout.
 """
 
 from __future__ import annotations
@@ -39,7 +37,7 @@ from dpviz.audit.exact_laws import (
     exact_event_losses,
     smooth_sensitivity_loss,
 )
-from dpviz.audit.suite import categorical_problem, fit_release, with_row
+from dpviz.audit.suite import categorical_problem, rdt_leaf_target
 from dpviz.audit.targets import (
     BROKEN,
     CORRECT,
@@ -93,10 +91,10 @@ def verdict(result: AuditResult, neighbours_epsilon: float | None = None) -> lis
 
 
 def audit_explorer_chart(mechanism: str, epsilon: float, n_samples: float) -> alt.TopLevelMixin:
-    """The explorer: audit the setup ``mechanism`` (N rounded from the log slider) and draw it.
+    """The explorer: audit the setup ``mechanism`` (N from the log slider) and draw it.
 
-    The chosen event's probabilities with their intervals beside every candidate's privacy
-    loss (and the exact curve where known); the verdict is the title, red for a violation.
+    The chosen event's intervals beside every candidate's loss (exact where known); the
+    verdict is the title, red for a violation.
     """
     n = round(n_samples)
     setup = make_setup(mechanism, float(epsilon), n)
@@ -133,10 +131,7 @@ def samples_slider(value: int = 20_000, low: int = 1_000, high: int = MAX_SAMPLE
 
 def exact_ratio_chart(name: str = "discrete Laplace count", epsilon: float = 1.0, *,
                       window: int = 8) -> alt.TopLevelMixin:
-    """Exact P[M(D) = x], P[M(D′) = x] of a discrete setup, and their log-ratio within ±ε.
-
-    Counts show the outputs within ``window`` of the count.
-    """
+    """Exact P[M(D) = x], P[M(D′) = x] of a discrete setup (counts: ± ``window``), log-ratio."""
     s = make_setup(name, epsilon)
     if not isinstance(s.law, DiscreteLaw) or not isinstance(s.law_prime, DiscreteLaw):
         raise InvalidParameterError(f"{name!r} has no discrete exact law")
@@ -295,10 +290,7 @@ def tiny_problem() -> tuple[Domain, np.ndarray, np.ndarray, np.ndarray]:
 
 def budget_split_audits(n_samples: int = 150, n_trees: int = 10, max_depth: int = 3,
                         epsilon: float = 1.0, seed: int = 0) -> dict[str, AuditResult]:
-    """Story 3: trees that all read every row at the full ε (n_trees·ε), and the FI forest.
-
-    Both release the trees voting "y" on the canary; D′ adds the canary (y).
-    """
+    """Story 3: trees all reading every row at the full ε, and the FI forest: votes for "y"."""
     domain, X, y, canary = tiny_problem()
     codes, labels = domain.encode(X), domain.encode_labels(y)
     wrong = targets.forest_reading_all_rows_with_full_epsilon(
@@ -367,10 +359,7 @@ def floating_point_audits(epsilon: float = 1.0, n_samples: int = 100_000,
 # ------------------------------------------------------------------------------ three lessons
 
 def threshold_lattice_audits(n_samples: int = 4_000, seed: int = 0) -> dict[str, AuditResult]:
-    """A split point drawn uniformly inside data ranges (FS §4.3), and from the public grid.
-
-    Values {1} vs {1, 2} on [0, 1e6], one class: "off D's lattices" never happens under D.
-    """
+    """A split point drawn uniformly inside data ranges (FS §4.3), and from the public grid."""
     low, high = targets.THRESHOLD_RANGE
     grid_domain, D, D_prime, events = targets.threshold_problem()
     targets_ = {
@@ -387,39 +376,26 @@ def threshold_lattice_audits(n_samples: int = 4_000, seed: int = 0) -> dict[str,
 
 def reused_noise_audits(n_samples: int = 20_000, seed: int = 0) -> dict[str, AuditResult]:
     """Two releases of a growing count (D2 of 3 vs 4 rows), with the same and with fresh noise."""
-
-    def fresh(counts: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        c1, c2 = (int(c) for c in counts)
-        first = mechanisms.discrete_laplace(np.full(n, c1), epsilon=1.0, rng=rng)
-        second = mechanisms.discrete_laplace(np.full(n, c1 + c2), epsilon=1.0, rng=rng)
-        return np.column_stack([first, second, second - first])
-
-    out = {}
-    for name, mechanism in (("same noise in both releases (reseeded generator)",
-                             targets.reused_noise_releases(1.0)),
-                            ("fresh noise for each release (dpviz)", fresh)):
-        out[name] = audit(mechanism, (10, 3), (10, 4), epsilon=2.0, n_samples=n_samples,
-                          seed=seed, neighbours="D2 of 3 rows vs 4 rows")
-    return out
+    return {
+        name: audit(targets.reused_noise_releases(1.0, same_noise=same), (10, 3), (10, 4),
+                    epsilon=2.0, n_samples=n_samples, seed=seed,
+                    neighbours="D2 of 3 rows vs 4 rows")
+        for name, same in (("same noise in both releases (reseeded generator)", True),
+                           ("fresh noise for each release (dpviz)", False))
+    }
 
 
 def model_object_audits(n_samples: int = 1_000, seed: int = 0) -> dict[str, AuditResult]:
     """The fitted Private-RDT object (its visited leaves) vs its release, on the same neighbours."""
-    domain, X, y, canary = categorical_problem()
-    D, D_prime = (X, y), with_row(X, y, canary, "n")
-
-    def make(seed_: int) -> PrivateRDTClassifier:
-        return PrivateRDTClassifier(epsilon=1.0, n_trees=1, max_depth=3, domain=domain,
-                                    random_state=seed_)
-
-    release = fit_release(make, lambda m: m.released_counts(canary)[0, 0])
+    release = rdt_leaf_target(1.0)
     return {
         "the object: number of visited leaves (a curator secret)": audit(
-            targets.fitted_object_visited_leaves(domain), D, D_prime, epsilon=1.0,
-            n_samples=n_samples, seed=seed, neighbours="6 rows vs + canary"),
-        "the release: noisy counts of the canary's leaf": audit(
-            release, D, D_prime, epsilon=1.0, n_samples=n_samples, seed=seed,
+            targets.fitted_object_visited_leaves(categorical_problem()[0]), release.D,
+            release.D_prime, epsilon=1.0, n_samples=n_samples, seed=seed,
             neighbours="6 rows vs + canary"),
+        "the release: noisy counts of the canary's leaf": audit(
+            release.mechanism, release.D, release.D_prime, epsilon=1.0, n_samples=n_samples,
+            seed=seed, neighbours="6 rows vs + canary"),
     }
 
 
@@ -457,10 +433,7 @@ EXERCISE_1 = {"counts": (5, 0), "counts_prime": (6, 0), "epsilon": 0.5}
 
 
 def impossible_output_bound(n_estimation: int, alpha: float = 0.05) -> float:
-    """The audit's bound for an output seen 0 of n times under D and n of n under D′.
-
-    ``log(u / (1 − u))`` with ``u = (α/2)^(1/n)``: it grows like log n.
-    """
+    """The audit's bound for an output seen 0 of n times under D and n of n under D′ (~log n)."""
     low, _ = clopper_pearson(n_estimation, n_estimation, alpha / 2)
     _, high = clopper_pearson(0, n_estimation, alpha / 2)
     return float(np.log(low) - np.log(high))

@@ -1,10 +1,8 @@
 """The exercise kinds beyond a number: arguments, implementations, audits, predictions.
 
-:mod:`dpviz.ui.exercises` keeps the registry and the ``check_*`` entry points; a spec's
-``verify`` returns the confirmation to print or raises ``AssertionError`` with a hint that
-does not give the answer away. Draws are checked against exact laws by the sampling test
-of :mod:`dpviz.audit.exact_laws` (a correct sampler is refused with probability at most
-``false_alarm``).
+A spec's ``verify`` returns the confirmation to print or raises ``AssertionError`` with a
+hint that does not give the answer away; draws go through the sampling test of
+:mod:`dpviz.audit.exact_laws`. The registry is :mod:`dpviz.ui.exercises`.
 """
 
 from __future__ import annotations
@@ -41,10 +39,7 @@ def _is_number(value: Any) -> bool:
 
 @dataclass(frozen=True, eq=False, kw_only=True)
 class _SamplingTest:
-    """``n_samples`` draws per case, seeded by ``(seed, case index)``, checked against the laws.
-
-    By :func:`~dpviz.audit.exact_laws.sampling_findings` (``false_alarm``, ``max_cells``).
-    """
+    """``n_samples`` draws per case, seeded by ``(seed, case index)``: the sampling test."""
 
     n_samples: int = 20_000
     false_alarm: float = 1e-6
@@ -201,13 +196,11 @@ def _check_cases(cases: Any, *, arguments: bool) -> tuple[Any, ...]:
 
 @dataclass(frozen=True, eq=False)
 class Implementation(_SamplingTest):
-    """Write a function; it is checked on ``cases`` against the laws ``exact(**case)``.
+    """Write a function; it is checked on ``cases`` (dicts or tuples) against ``exact(**case)``.
 
-    A case is a dict (keyword arguments) or a tuple (positional ones). ``sampler=False``:
-    ``f(**case)`` returns the probabilities ({outcome: p} or an array over 0 … k−1), each
-    within ``tolerance``. ``sampler=True``: ``f(**case, rng=rng)`` returns one draw;
-    ``n_samples`` draws per case (generator seeded by ``(seed, case index)``) go through
-    :func:`dpviz.audit.exact_laws.sampling_findings`.
+    ``sampler=False``: ``f(**case)`` returns the probabilities ({outcome: p} or an array over
+    0 … k−1), each within ``tolerance``. ``sampler=True``: ``f(**case, rng=rng)`` returns one
+    draw; ``n_samples`` draws per case go through the sampling test.
     """
 
     kind: ClassVar[str] = "implementation"
@@ -308,11 +301,10 @@ def _check_law(spec: Any, mechanism: Any, key: str) -> None:
 class AuditTask(_SamplingTest):
     """Wrap a piece of an algorithm as a mechanism, audit it, pass both to the check.
 
-    Refused: a ``mechanism(data, n, rng)`` whose law on some of ``cases`` is not
-    ``exact(data)`` (the sampling test); an :class:`~dpviz.audit.engine.AuditResult` that
-    claims another ``epsilon``, uses fewer than ``min_samples`` samples or confidence below
-    1 − ``max_alpha``, reaches a verdict other than ``violation``, or bounds ε above
-    ``max_loss + margin`` (not this mechanism on neighbours) or below ``min_bound``.
+    Refused: a ``mechanism(data, n, rng)`` whose law on ``cases`` is not ``exact(data)``; an
+    audit that claims another ``epsilon``, has fewer than ``min_samples`` samples, confidence
+    below 1 − ``max_alpha``, a verdict other than ``violation``, or a bound above
+    ``max_loss + margin`` or below ``min_bound``.
     """
 
     kind: ClassVar[str] = "audit"
@@ -382,11 +374,9 @@ class AuditTask(_SamplingTest):
 
 @dataclass(frozen=True, eq=False)
 class BreakTask(_SamplingTest):
-    """Break a mechanism in one *specific* way; the checker audits the broken mechanism.
+    """Break a mechanism in one *specific* way: law ``exact(data)`` on ``D`` and ``D_prime``.
 
-    ``mechanism(data, n, rng)`` must have the law ``exact(data)`` on ``D`` and ``D_prime``
-    (broken another way: refused), then :func:`~dpviz.audit.engine.audit` with
-    ``audit_samples`` per neighbour must reject the claimed ``epsilon``.
+    Then an audit with ``audit_samples`` per neighbour must reject the claimed ``epsilon``.
     """
 
     kind: ClassVar[str] = "break"
@@ -424,9 +414,8 @@ class BreakTask(_SamplingTest):
 class Prediction:
     """Predict a number, then move the slider; the check computes the value live.
 
-    The value is the mean of ``compute(seed)`` over ``seeds``; the accepted distance is
-    ``max(tolerance, spread_factor × its standard error)``; ``hint`` is shown beyond
-    ``far_factor`` × that distance; ``unit`` follows the numbers shown.
+    The mean of ``compute(seed)`` over ``seeds``, within ``max(tolerance, spread_factor ×
+    its standard error)``; ``hint`` beyond ``far_factor`` × that distance.
     """
 
     kind: ClassVar[str] = "prediction"

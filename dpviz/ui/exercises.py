@@ -1,10 +1,8 @@
 """Checked answers for the notebooks' exercises: the registry and the ``check_*`` calls.
 
-The student writes an answer in a cell and the next cell calls :func:`check`: ``None``
-prints a reminder (the notebook still runs top to bottom), a wrong answer raises
-``AssertionError`` with a hint, a right one says so. Each notebook's module in
-:mod:`dpviz.explore` registers its exercises with :func:`register`; the kinds other than a
-number are in :mod:`dpviz.ui.exercise_kinds`.
+:func:`check` prints a reminder for ``None`` (the notebook still runs top to bottom), raises
+``AssertionError`` with a hint for a wrong answer. The notebooks' modules in :mod:`dpviz.explore`
+call :func:`register`; the kinds are in :mod:`dpviz.ui.exercise_kinds`.
 """
 
 from __future__ import annotations
@@ -19,14 +17,7 @@ import numpy as np
 
 from dpviz.audit.engine import AuditResult
 from dpviz.errors import InvalidParameterError
-from dpviz.ui.exercise_kinds import (
-    Argument,
-    AuditTask,
-    BreakTask,
-    Implementation,
-    Prediction,
-    Step,
-)
+from dpviz.ui.exercise_kinds import Argument, AuditTask, BreakTask, Implementation, Prediction, Step
 
 __all__ = [
     "EXERCISES", "Argument", "AuditTask", "BreakTask", "Exercise", "Implementation", "Prediction",
@@ -143,22 +134,25 @@ def check(exercise: str, answer: Any) -> None:
         check_audit(exercise, *(answer if answer is not None else (None, None)))
     elif isinstance(spec, BreakTask):
         check_break(exercise, answer)
-    elif not _unanswered(exercise, spec, answer):
+    else:
+        _check_one(exercise, answer)
+
+
+def _check_one(exercise: str, answer: Any, kinds: tuple[type, ...] | None = None) -> None:
+    """Print the reminder (None), or the verification of ``answer``."""
+    spec = _spec(exercise, kinds)
+    if not _unanswered(exercise, spec, answer):
         print(spec.verify(answer, exercise))
 
 
 def check_argument(exercise: str, answers: str | list[str] | None) -> None:
     """Check the letters of a privacy argument, one per step (``"bca"`` or a list)."""
-    spec = _spec(exercise, (Argument,))
-    if not _unanswered(exercise, spec, answers):
-        print(spec.verify(answers, exercise))
+    _check_one(exercise, answers, (Argument,))
 
 
 def check_implementation(exercise: str, function: Callable[..., Any] | None) -> None:
     """Check the student's function (or sampler) against the exact laws of the cases."""
-    spec = _spec(exercise, (Implementation,))
-    if not _unanswered(exercise, spec, function):
-        print(spec.verify(function, exercise))
+    _check_one(exercise, function, (Implementation,))
 
 
 def check_audit(exercise: str, mechanism: Callable[..., Any] | None,
@@ -181,9 +175,7 @@ def check_break(exercise: str, mechanism: Callable[..., Any] | None) -> AuditRes
 
 def check_prediction(exercise: str, answer: float | None) -> None:
     """Compute the value live and show it beside the prediction (AssertionError if too far)."""
-    spec = _spec(exercise, (Prediction,))
-    if not _unanswered(exercise, spec, answer):
-        print(spec.verify(answer, exercise))
+    _check_one(exercise, answer, (Prediction,))
 
 
 def coverage() -> dict[str, dict[str, int]]:
