@@ -13,6 +13,7 @@ from dpviz.ui.exercises import EXERCISES, coverage
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 #: nbval's comment markers: the student's view must not carry them (cell tags instead)
 NBVAL_COMMENT = re.compile(r"^\s*#\s*NBVAL_[A-Z_]+\s*$", re.M)
+ASSERT = re.compile(r"^\s*assert\b", re.M)
 
 
 def tags(cell) -> set[str]:
@@ -38,6 +39,9 @@ def test_notebook_conventions(path):
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert any("nbval-check-output" in tags(c) for c in code), "key numbers are output-checked"
     assert not any("perf_counter" in s or "timeit" in s for s in sources), "timing lives in bench/"
+    assert not any(ASSERT.search(s) for s in sources), (
+        "checks of a notebook's claims live in tests/test_notebook_claims_*.py, not in its cells"
+    )
     assert any('alt.renderers.enable("dpviz")' in s for s in sources), (
         "charts use dpviz's renderer (Voilà shows an error under plain mimetype charts)"
     )
