@@ -57,15 +57,19 @@ def _type_checking_nodes(tree: ast.Module) -> set[int]:
     return skipped
 
 
+def _import_nodes(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """The import statements that run (any level, ``if TYPE_CHECKING:`` blocks left out)."""
+    skipped = _type_checking_nodes(tree)
+    return [node for node in ast.walk(tree)
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in skipped]
+
+
 def _imports(name: str) -> set[str]:
     """The dpviz modules ``name`` imports at run time (module level or inside functions)."""
     path, tree = MODULES[name]
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-    skipped = _type_checking_nodes(tree)
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
+    for node in _import_nodes(tree):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.startswith("dpviz"))
         elif isinstance(node, ast.ImportFrom):
@@ -144,12 +148,8 @@ def layer(name: str) -> str:
 
 def _external_imports(name: str) -> set[str]:
     """The top-level names of the non-dpviz packages ``name`` imports (at any level)."""
-    _, tree = MODULES[name]
-    skipped = _type_checking_nodes(tree)
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
+    for node in _import_nodes(MODULES[name][1]):
         if isinstance(node, ast.Import):
             found.update(a.name.split(".")[0] for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
