@@ -34,7 +34,6 @@ def test_a_big_job_shows_a_bar_and_gives_the_same_result(estimator, bar, votes, 
     quiet, _ = _fit_predict(estimator().set_params(**kwargs), votes)
     assert bar not in capsys.readouterr().err  # the notebooks' sizes: no bar
     monkeypatch.setattr(_base, "PROGRESS_MIN_VISITS", 1)
-    monkeypatch.setattr("dpviz.trees.forest.PROGRESS_MIN_VISITS", 1)
     loud, _ = _fit_predict(estimator().set_params(**kwargs), votes)
     assert bar in capsys.readouterr().err
     np.testing.assert_array_equal(loud, quiet)

@@ -519,12 +519,17 @@ def tidy_classes(classes: np.ndarray) -> np.ndarray:
 PROGRESS_MIN_VISITS = 2 * 10**8
 
 
+def shows_progress(visits: int) -> bool:
+    """Whether a job of ``visits`` node visits takes long enough to show a progress bar."""
+    return visits >= PROGRESS_MIN_VISITS
+
+
 def progress(items: Sequence[Any], visits: int, description: str) -> Sequence[Any]:
     """``items``, with a progress bar (tqdm) when ``visits`` node visits will take seconds.
 
     The bar is shown to whoever runs the fit, not released: it is no part of the model.
     """
-    if visits < PROGRESS_MIN_VISITS or len(items) < 2:
+    if not shows_progress(visits) or len(items) < 2:
         return items
     from tqdm.auto import tqdm  # only now: in a kernel it loads the widget library
 

@@ -20,12 +20,12 @@ from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
 from dpviz.trees._base import (
-    PROGRESS_MIN_VISITS,
     DPEstimatorMixin,
     check_encoded,
     keep_discarded,
     progress,
     shared_doc,
+    shows_progress,
 )
 from dpviz.trees.random_tree import (
     RandomTree,
@@ -332,7 +332,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         chunk = max(1, min(tau, MEMORY_BUDGET // 10 // (per_item * max(n, 1))))
         work = n * tau * self.depth_
         # a long prediction goes in batches of rows, so that its progress can be shown
-        batches = np.array_split(np.arange(n), 20) if work >= PROGRESS_MIN_VISITS else [slice(None)]
+        batches = np.array_split(np.arange(n), 20) if shows_progress(work) else [slice(None)]
         jobs = [(rows, start) for rows in batches for start in range(0, tau, chunk)]
         for rows, start in progress(jobs, work, "FI forest: predict"):
             votes[rows] += self._chunk_votes(codes[rows], start, min(start + chunk, tau))
