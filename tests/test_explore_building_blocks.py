@@ -143,21 +143,24 @@ def test_overlap_audit_refutes_the_parallel_claim_and_keeps_the_true_one():
 
 
 def test_exercise_answers(capsys):
-    # 01.1: P(noise = 0) = 1/2
-    eps = EXERCISES["01.1"].answer
+    # 01.5: P(noise = 0) = 1/2
+    eps = EXERCISES["01.5"].answer
     assert mechanisms.discrete_laplace_pmf(0, epsilon=eps) == pytest.approx(0.5)
-    # 01.2: report noisy max on (5, 10) at ε = 0.2
+    # 01.6: report noisy max on (5, 10) at ε = 0.2
     p = mechanisms.report_noisy_max_probabilities([5, 10], epsilon=0.2)[1]
-    assert EXERCISES["01.2"].answer == pytest.approx(p)
-    # 01.3: two queries that may read the same row compose sequentially
+    assert EXERCISES["01.6"].answer == pytest.approx(p)
+    # 01.7: two queries that may read the same row compose sequentially
     from dpviz.data.uci import load
 
     data = load("nursery")
     table = PrivateTable(data.X, data.y, domain=data.domain, epsilon=2.0, rng=0)
-    table.noisy_count(epsilon=0.4, label="health = recommended")
-    table.noisy_count(epsilon=0.4, label="finance = convenient")
-    assert table.ledger.spent == pytest.approx(EXERCISES["01.3"].answer)
-    assert bb.overlap_audit(0.4, n_samples=100).exact_epsilon == pytest.approx(0.8)
-    for key in ("01.1", "01.2", "01.3"):
+    table.noisy_count(epsilon=0.35, label="health = recommended")
+    table.noisy_count(epsilon=0.35, label="finance = convenient")
+    assert table.ledger.spent == pytest.approx(EXERCISES["01.7"].answer)
+    assert bb.overlap_audit(0.35, n_samples=100).exact_epsilon == pytest.approx(0.7)
+    for key in ("01.5", "01.6", "01.7"):
         check(key, EXERCISES[key].answer)
     assert capsys.readouterr().out.count("correct") == 3
+    for key in ("01.5", "01.6", "01.7"):  # no hint states its answer
+        hint = EXERCISES[key].hint
+        assert "ln 3" not in hint and "0.35 + 0.35" not in hint and "exp(-" not in hint

@@ -8,6 +8,7 @@ channel objects (``alt.X("a:Q")``): altair 5.5 parses each shorthand string slow
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -19,16 +20,18 @@ from scipy import stats
 
 from dpviz import mechanisms
 from dpviz.audit.engine import AuditResult, Event, audit
+from dpviz.audit.exact_laws import ContinuousLaw, DiscreteLaw, discrete_laplace_law
 from dpviz.data.uci import load
 from dpviz.errors import BudgetExceededError, InvalidParameterError, NotProvenPrivateWarning
 from dpviz.privacy import PrivateTable
-from dpviz.ui.exercises import Exercise, register
+from dpviz.ui.exercises import Exercise, Implementation, register
 from dpviz.ui.plots import ledger_chart, noisy_counts_chart
 from dpviz.validation import check_epsilon
 
 __all__ = [
-    "COUNT_MECHANISMS", "SELECTION_EXAMPLES", "budget_game", "budget_game_chart", "exact_checks",
-    "noise_chart", "noise_frame", "noise_std", "overlap_audit", "sampled_checks",
+    "COUNT_MECHANISMS", "MECHANISM_EXERCISES", "SELECTION_EXAMPLES", "budget_game",
+    "budget_game_chart", "exact_checks", "exponential_law", "geometric_law", "laplace_law",
+    "noise_chart", "noise_frame", "noise_std", "noisy_max_law", "overlap_audit", "sampled_checks",
     "selection_chart", "selection_frame",
 ]
 
@@ -360,18 +363,77 @@ def overlap_audit(epsilon: float = 1.0, *, counts: tuple[int, int] = (20, 30),
                  exact_epsilon=(2 if overlap else 1) * eps, neighbours=f"D′ = D plus {where}")
 
 
+def laplace_law(value: float, sensitivity: float, epsilon: float) -> ContinuousLaw:
+    """Exact law of the Laplace mechanism: ``value`` + Lap(Δ/ε) (exercise 01.1)."""
+    scale = sensitivity / epsilon
+    return ContinuousLaw(functools.partial(stats.laplace.cdf, loc=value, scale=scale))
+
+
+def geometric_law(count: int, epsilon: float) -> DiscreteLaw:
+    """Exact law of the geometric mechanism: ``count`` + discrete Laplace at ε (exercise 01.2)."""
+    return discrete_laplace_law(count, epsilon)
+
+
+def exponential_law(utilities: Sequence[float], epsilon: float, sensitivity: float) -> np.ndarray:
+    """Exact law of the exponential mechanism, P(r) ∝ exp(ε·u(r)/2Δ) (exercise 01.3)."""
+    return mechanisms.exponential_probabilities(np.asarray(utilities, float), epsilon=epsilon,
+                                                sensitivity=sensitivity)
+
+
+def noisy_max_law(counts: Sequence[int], epsilon: float) -> np.ndarray:
+    """Exact law of report noisy max with one-sided Exp(1/ε) noise on counts (exercise 01.4)."""
+    return mechanisms.report_noisy_max_probabilities(np.asarray(counts, float), epsilon=epsilon)
+
+
+#: 01.1–01.4: the student writes the mechanism; 20,000 draws per case meet the exact law.
+MECHANISM_EXERCISES = {
+    "01.1": Implementation(
+        cases=({"value": 100.0, "sensitivity": 1.0, "epsilon": 1.0},
+               {"value": 0.0, "sensitivity": 1.0, "epsilon": 0.1},
+               {"value": 5.0, "sensitivity": 2.0, "epsilon": 0.5}),
+        exact=laplace_law, sampler=True,
+        hint="the noise must hide a change of Δ in the answer at privacy level ε: does it grow "
+        "or shrink when Δ grows, and when ε grows? numpy's rng.laplace takes loc and scale",
+    ),
+    "01.2": Implementation(
+        cases=({"count": 10, "epsilon": 1.0}, {"count": 0, "epsilon": 0.5},
+               {"count": 3, "epsilon": 2.0}),
+        exact=geometric_law, sampler=True,
+        hint="return an integer whose chance falls by the factor e^(−ε) per step away from the "
+        "count, on both sides; rounding Laplace noise does not give that law. What is the "
+        "ratio P(k + 1)/P(k) of rng.geometric(p)?",
+    ),
+    "01.3": Implementation(
+        cases=({"utilities": (5, 10), "epsilon": 0.1, "sensitivity": 1.0},
+               {"utilities": (10, 8, 5, 0), "epsilon": 0.5, "sensitivity": 1.0},
+               {"utilities": (3, 1, 2), "epsilon": 1.0, "sensitivity": 2.0}),
+        exact=exponential_law, sampler=True,
+        hint="compare your weights with the formula of §2 term by term (ε, Δ and the 2); "
+        "return the index of the chosen candidate (an int), drawn with rng",
+    ),
+    "01.4": Implementation(
+        cases=({"counts": (5, 10), "epsilon": 0.1}, {"counts": (3, 7), "epsilon": 0.5},
+               {"counts": (2, 6, 5), "epsilon": 1.0}, {"counts": (0, 0, 0), "epsilon": 1.0}),
+        exact=noisy_max_law, sampler=True,
+        hint="one fresh draw of noise per count, never negative, of the scale §2 gives; "
+        "return the position of the largest noisy count (an int), not the count",
+    ),
+}
+
 register({
-    "01.1": Exercise(
+    **MECHANISM_EXERCISES,
+    "01.5": Exercise(
         answer=math.log(3.0), tolerance=0.01,
-        hint="P(noise = 0) = tanh(ε/2) for the discrete Laplace: solve tanh(ε/2) = 1/2 for ε",
+        hint="the probability of noise 0 is the pmf at 0 (section 1); set it to one half and "
+        "solve for ε",
     ),
-    "01.2": Exercise(
+    "01.6": Exercise(
         answer=1.0 - math.exp(-1.0) / 2.0, tolerance=0.005,
-        hint="call report_noisy_max_probabilities([5, 10], epsilon=0.2) and take the "
-        "second entry; for two candidates with gap g it is 1 - exp(-ε·g)/2",
+        hint="which entry of the exact probabilities belongs to the class with count 10, and "
+        "did you pass ε = 0.2?",
     ),
-    "01.3": Exercise(
-        answer=0.8, tolerance=1e-9,
+    "01.7": Exercise(
+        answer=0.7, tolerance=1e-9,
         hint="a row can be in both groups, so it can change both answers: do the two "
         "queries compose in parallel or sequentially?",
     ),
