@@ -199,40 +199,68 @@ def test_floating_point_audit_bound_is_cpu_tolerant():
 
 # ---------------------------------------------------------------- exercises
 def test_exercise_06_1_is_the_exact_loss(capsys):
-    p = mechanisms.smooth_sensitivity_label_probabilities(np.array([5, 0]), epsilon=0.5)
-    q = mechanisms.smooth_sensitivity_label_probabilities(np.array([6, 0]), epsilon=0.5)
+    p = mechanisms.smooth_sensitivity_label_probabilities(np.array([8, 0]), epsilon=0.5)
+    q = mechanisms.smooth_sensitivity_label_probabilities(np.array([9, 0]), epsilon=0.5)
     expected = max(abs(math.log(p[0] / q[0])), abs(math.log(p[1] / q[1])))
     assert EXERCISES["06.1"].answer == pytest.approx(expected)
-    assert 3 * 0.5 < expected < 4 * 0.5  # "how many times ε": about 3.9
+    assert 17 * 0.5 < expected < 18 * 0.5  # "compare with the claimed ε": about 17.7 ε
     check("06.1", round(expected, 3))
     assert "correct" in capsys.readouterr().out
-    with pytest.raises(AssertionError, match="Hint"):
-        check("06.1", 2 * 0.5)  # the addendum's "twice ε" is not the answer
+    for wrong in (2 * 0.5, au.smooth_sensitivity_loss((5, 0), (6, 0), 0.5)):
+        with pytest.raises(AssertionError, match="Hint"):
+            check("06.1", wrong)  # the addendum's "twice ε"; the leaves of the story
+    assert "8.85" not in EXERCISES["06.1"].hint
 
 
 def test_exercise_06_2_is_the_bound_of_an_impossible_output(capsys):
-    u = 0.025 ** (1 / 400)
+    u = 0.025 ** (1 / 1600)
     assert EXERCISES["06.2"].answer == pytest.approx(math.log(u / (1 - u)))
-    # the audit of a deterministic mechanism (500 samples: 400 estimate) gives exactly this
-    deterministic = audit(lambda d, n, rng: np.full(n, d), 2, 3, epsilon=1.0, n_samples=500)
+    # the audit of a deterministic mechanism (2,000 samples: 1,600 estimate) gives exactly this
+    deterministic = audit(lambda d, n, rng: np.full(n, d), 2, 3, epsilon=1.0, n_samples=2_000)
     assert deterministic.epsilon_lower == pytest.approx(EXERCISES["06.2"].answer)
     check("06.2", deterministic.epsilon_lower)
     assert "correct" in capsys.readouterr().out
+    with pytest.raises(AssertionError, match="Hint"):
+        check("06.2", au.impossible_output_bound(400))  # story 2's own bound
+    with pytest.raises(AssertionError, match="Hint"):
+        check("06.2", au.impossible_output_bound(2_000))  # all samples, not the estimating ones
+
+
+def half_sensitivity_count(count, n, rng):
+    """06.3 as the notebook asks it: plain numpy, Laplace at sensitivity 1/2 and ε = 1."""
+    return count + rng.laplace(0.0, 0.5 / 1.0, size=n)
+
+
+def geometric_noise(epsilon, shape, rng):
+    p = 1.0 - math.exp(-epsilon)
+    return rng.geometric(p, size=shape) - rng.geometric(p, size=shape)
+
+
+def forgot_split(count, n, rng):
+    """06.4 as the notebook asks it: five answers at the whole ε = 1 each, their mean."""
+    answers = count + geometric_noise(1.0, (n, 5), rng)
+    return answers.mean(axis=1)
 
 
 def test_break_exercises_want_the_specific_bug(capsys):
     check("06.3", None)
     assert "not answered yet" in capsys.readouterr().out
-    check("06.3", au.laplace_count_with_scale(0.5))  # sensitivity read as 1/2 at ε = 1
-    check("06.3", lambda c, n, rng: c + rng.laplace(0, 0.5, size=n))
-    check("06.4", au.averaged_count(1.0, 5))  # every answer at the whole ε
-    assert "caught" in capsys.readouterr().out
+    check("06.3", half_sensitivity_count)
+    check("06.3", au.laplace_count_with_scale(0.5))  # the library's version, same law
+    check("06.4", forgot_split)
+    check("06.4", au.averaged_count(1.0, 5))
+    assert capsys.readouterr().out.count("caught") == 4
     # broken in another way (no noise, too little noise) or not broken at all: refused
-    for wrong in (lambda c, n, rng: np.full(n, float(c)), au.laplace_count_with_scale(0.3),
-                  au.laplace_count_with_scale(1.0)):
+    for wrong in (lambda c, n, rng: np.full(n, float(c)),
+                  lambda c, n, rng: c + rng.laplace(0.0, 0.3, size=n),
+                  lambda c, n, rng: c + rng.laplace(0.0, 1.0, size=n),  # correct: Δ/ε = 1
+                  lambda c, n, rng: c + rng.laplace(0.0, 2.0, size=n)):  # ε/Δ = 2
         with pytest.raises(AssertionError, match="output law"):
             check("06.3", wrong)
-    for wrong in (au.averaged_count(0.2, 5), au.averaged_count(5.0, 5)):
+    for wrong in (lambda c, n, rng: (c + geometric_noise(0.2, (n, 5), rng)).mean(axis=1),
+                  lambda c, n, rng: c + geometric_noise(1.0, n, rng),  # one answer, not 5
+                  lambda c, n, rng: (c + geometric_noise(1.0, (n, 5), rng)).sum(axis=1),
+                  lambda c, n, rng: (c + rng.laplace(0.0, 1.0, (n, 5))).mean(axis=1)):
         with pytest.raises(AssertionError, match="output law"):
             check("06.4", wrong)
     with pytest.raises(InvalidParameterError):

@@ -93,6 +93,9 @@ def test_smooth_sensitivity_search_finds_violations_worse_than_the_addendum_says
     assert (story["verdict"] == "VIOLATION").all(), story
     assert (story["measured ε lower bound"] <= story["exact loss"]).all(), story
     assert (story["exact loss"] > story["addendum's estimate"]).all(), story
+    # the prose: "several times ε at ε = 1 and 0.5 and about twice ε at ε = 0.1"
+    ratio = (story["measured ε lower bound"] / story["claimed ε"]).to_numpy()
+    assert (ratio[:2] > 3).all() and 1.5 < ratio[2] < 2.5, story
 
 
 # -------------------------------------------------------------- 2. the pruned random tree

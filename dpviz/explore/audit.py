@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import textwrap
-import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -252,7 +251,6 @@ def smooth_sensitivity_story(epsilons: Sequence[float] = (1.0, 0.5, 0.1), *,
     rows = []
     for eps in epsilons:
         pairs = leaf_count_neighbours(_smooth_grid(eps))
-        start = time.perf_counter()
         r = search_neighbours(
             targets.smooth_sensitivity_leaf_label(eps), pairs, epsilon=eps, n_search=n_search,
             n_samples=n_samples, seed=seed,
@@ -264,7 +262,6 @@ def smooth_sensitivity_story(epsilons: Sequence[float] = (1.0, 0.5, 0.1), *,
             "exact loss": r.exact_epsilon, "exact loss / ε": r.exact_epsilon / eps,
             "addendum's estimate": 2 * eps,
             "verdict": "VIOLATION" if r.reject else "no violation found",
-            "seconds": time.perf_counter() - start,
         })
     return pd.DataFrame(rows)
 
@@ -429,7 +426,9 @@ def story_results(story: str, n_samples: int, *, recompute: bool | None = None,
 
 # ------------------------------------------------------------------------------ exercises
 #: Exercise 06.1: the leaves and ε of the smooth-sensitivity question.
-EXERCISE_1 = {"counts": (5, 0), "counts_prime": (6, 0), "epsilon": 0.5}
+EXERCISE_1 = {"counts": (8, 0), "counts_prime": (9, 0), "epsilon": 0.5}
+#: Exercise 06.2: estimation samples per neighbour (of 2,000; story 2 estimates on 400).
+EXERCISE_2_N = 1_600
 
 
 def impossible_output_bound(n_estimation: int, alpha: float = 0.05) -> float:
@@ -456,24 +455,24 @@ register({
         answer=smooth_sensitivity_loss(EXERCISE_1["counts"], EXERCISE_1["counts_prime"],
                                        EXERCISE_1["epsilon"]),
         tolerance=0.005,
-        hint="compute p = mechanisms.smooth_sensitivity_label_probabilities((5, 0), "
-        "epsilon=0.5) and q for (6, 0); the loss is the largest |log(p_c / q_c)| over the "
-        "two labels (the minority label carries it)",
+        hint="did you use the leaves (8, 0) and (9, 0) at ε = 0.5? Compare the two leaves "
+        "one label at a time, and keep the larger of the two absolute log-ratios",
     ),
     "06.2": Exercise(
-        answer=impossible_output_bound(400),
+        answer=impossible_output_bound(EXERCISE_2_N),
         tolerance=0.005,
-        hint="with 0 of n the upper bound is 1 − 0.025^(1/n); with n of n the lower bound is "
-        "0.025^(1/n); the bound on ε is the log of their ratio, with n = 400",
+        hint="check your formula first with n = 400: it must give story 2's bound; then "
+        "use the number of estimation samples, not all 2,000",
     ),
     "06.3": BreakTask(
         D=COUNT, D_prime=COUNT_PRIME, exact=half_sensitivity_laplace_law, epsilon=1.0,
-        hint="keep Laplace noise centred on the count; its scale is the sensitivity the "
-        "analyst believed in, divided by the ε they claim",
+        hint="the analyst followed the Laplace mechanism (your laplace_mech of 01.1) to the "
+        "letter, with a wrong sensitivity; return an array of n releases",
     ),
     "06.4": BreakTask(
         D=COUNT, D_prime=COUNT_PRIME, exact=unsplit_average_law, epsilon=1.0,
-        hint="au.averaged_count(epsilon_each, k=5) releases the mean of 5 answers; the "
-        "analyst who forgets the split gives every answer the whole claimed budget",
+        hint="five independent discrete Laplace answers per release (your geometric_mech "
+        "of 01.2, vectorized), each at the budget the analyst forgot to divide; return the n "
+        "means answers.mean(axis=1)",
     ),
 })
