@@ -423,7 +423,7 @@ MECHANISM_EXERCISES = {
 register({
     **MECHANISM_EXERCISES,
     "01.5": Exercise(
-        answer=math.log(3.0), tolerance=0.01,
+        answer=math.log(3.0), tolerance=0.001,
         hint="the probability of noise 0 is the pmf at 0 (section 1); set it to one half and "
         "solve for ε",
     ),
