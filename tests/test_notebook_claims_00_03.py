@@ -79,7 +79,7 @@ def test_01_samplers_agree_with_exact_probabilities_and_noisy_max_is_not_the_sof
 
 
 def test_01_budget_game_class_counts_are_close_to_the_truth(nursery):
-    """01_building_blocks §3: the budget game at the sliders' starting values
+    """01_building_blocks §4: the budget game at the sliders' starting values
     (``bb.budget_game(0.1, 0.4, 0.4)``) releases class counts close to the truth.
     """
     _, answers, _ = bb.budget_game(0.1, 0.4, 0.4)
@@ -89,7 +89,7 @@ def test_01_budget_game_class_counts_are_close_to_the_truth(nursery):
 
 
 def test_01_overlap_audit_catches_overlapping_groups_but_not_a_partition():
-    """01_building_blocks §4, "Parallel composition needs truly disjoint parts": two counts at
+    """01_building_blocks §5, "Parallel composition needs truly disjoint parts": two counts at
     ε = 1 booked at ε = 1 are caught well above the claim when the groups overlap (exact loss 2),
     and the true partition is not (``bb.overlap_audit(1.0, overlap=..., n_samples=20_000)``).
     """
