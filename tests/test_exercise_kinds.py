@@ -571,3 +571,21 @@ def test_neighbour_problem(D, D_prime, relation, why):
         assert problem is None
     else:
         assert problem.startswith(why) and "neighbours differ by exactly one row" in problem
+
+
+def test_sampling_findings_said_in_words():
+    """A refused sampler reads what came up how often, and what the law gives (issue 25)."""
+    spec = Implementation(cases=({"p": 0.6},), exact=lambda p: {0: p, 1: 1 - p}, hint="h",
+                          sampler=True, n_samples=2_000)
+    with pytest.raises(AssertionError) as err:
+        spec.verify(lambda p, rng: 0, "T.w")
+    message = str(err.value)
+    assert ("the value 1 never came up in your 2,000 draws, but the law gives it 40.0 % "
+            "probability (about 800 draws)") in message
+    assert ("the value 0 came up in 100.0 % of your 2,000 draws, but the law gives it 60.0 %: "
+            "far too often to be chance") in message
+    wide = Implementation(cases=((),), exact=lambda: {v: 1 / 100 for v in range(100)}, hint="h",
+                          sampler=True, n_samples=2_000)
+    with pytest.raises(AssertionError, match=r"values from 0 to 2 never came up in your 2,000 "
+                                             r"draws, but the law gives them 3\.0 % probability"):
+        wide.verify(lambda rng: 99, "T.w")

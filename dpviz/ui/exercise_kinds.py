@@ -22,6 +22,7 @@ from dpviz.audit.exact_laws import (
     MAX_SHOWN,
     LawLike,
     false_alarm_bound,
+    law_cells,
     pmf,
     power_lower_bound,
     sampling_findings,
@@ -55,10 +56,45 @@ class _SamplingTest:
             raise InvalidParameterError(f"false_alarm must be in (0, 1), got {self.false_alarm!r}")
 
     def findings(self, outputs: list[Any], laws: list[LawLike], names: list[str]) -> list[str]:
-        """What is wrong with the draws ``outputs`` of the cases, named ``names``."""
-        return sampling_findings(outputs, laws, n_samples=self.n_samples,
-                                 false_alarm=self.false_alarm, max_cells=self.max_cells,
-                                 names=names)
+        """What is wrong with the draws ``outputs`` of the cases, named ``names``, in words."""
+        found = sampling_findings(outputs, laws, n_samples=self.n_samples,
+                                  false_alarm=self.false_alarm, max_cells=self.max_cells,
+                                  names=names)
+        cells = {name: law_cells(law, self.max_cells) for name, law in zip(names, laws,
+                                                                           strict=True)}
+        return [_in_words(f, cells) for f in found]
+
+
+#: A finding of the sampling test: "<case>: <cell> came up k times in n draws (x%), too …".
+_FINDING = re.compile(r"^(?P<where>.+?): (?P<cell>the outputs? .+) came up (?P<k>[\d,]+) times "
+                      r"in (?P<n>[\d,]+) draws \([^)]*\), too (?P<how>often|rarely) for the law "
+                      r"asked for$")
+
+
+def _percent(p: float) -> str:
+    """A probability as a percentage with two significant digits at least (0.041 → "4.1 %")."""
+    return f"{100 * p:.2g} %" if p < 0.01 else f"{100 * p:.1f} %"
+
+
+def _in_words(finding: str, cells: Mapping[str, Any]) -> str:
+    """``finding`` said for a student: what came up how often, and what the law gives."""
+    match = _FINDING.match(finding)
+    if match is None or match["where"] not in cells:
+        return finding
+    where, cell = match["where"], match["cell"]
+    law = cells[where]
+    if cell not in law.names:
+        return finding
+    p = float(law.probs[law.names.index(cell)])
+    k, n = int(match["k"].replace(",", "")), int(match["n"].replace(",", ""))
+    it = "it" if cell.startswith("the output ") else "them"
+    words = cell[len("the outputs "):] if it == "them" else cell[len("the output "):]
+    cell = f"values {words}" if it == "them" else f"the value {words}"
+    if k == 0:
+        return (f"{where}: {cell} never came up in your {n:,} draws, but the law gives {it} "
+                f"{_percent(p)} probability (about {p * n:,.0f} draws)")
+    return (f"{where}: {cell} came up in {_percent(k / n)} of your {n:,} draws, but the law "
+            f"gives {it} {_percent(p)}: far too {match['how']} to be chance")
 
 
 def _refuse(key: str, findings: list[str], hint: str, what: str) -> AssertionError:
