@@ -20,8 +20,9 @@ from dpviz.trees.random_tree import ATTRIBUTE_STREAM, SPLIT_STREAM
 class Replay:
     """An rng-like object serving ``structure`` events and ``noise`` values in call order.
 
-    ``structure``: ("attribute", X, F), ("cut", (low, high), threshold) or ("centres", rows,
-    chosen); ``noise``: one value per noisy component, drawn at ``epsilon`` (set it per phase).
+    ``structure``: ("attribute", X, F), ("cut", (low, high), threshold) or ("centres",
+    (rows, k), positions); ``noise``: one value per noisy component, drawn at ``epsilon``
+    (set it per phase).
     """
 
     def __init__(self, structure: Iterable = (), noise: Iterable = (), epsilon: float = 1.0):
@@ -41,8 +42,8 @@ class Replay:
         if size is None:
             return self._next("attribute", tuple(int(v) for v in a))
         assert not replace, "centres are distinct rows"
-        chosen = self._next("centres", (tuple(int(v) for v in a), int(size)))
-        return np.array(chosen, dtype=np.int64)
+        n = int(a) if np.ndim(a) == 0 else len(a)
+        return np.array(self._next("centres", (n, int(size))), dtype=np.int64)
 
     def uniform(self, low, high):
         return self._next("cut", (float(low), float(high)))
