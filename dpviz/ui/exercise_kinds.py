@@ -79,22 +79,19 @@ def _percent(p: float) -> str:
 def _in_words(finding: str, cells: Mapping[str, Any]) -> str:
     """``finding`` said for a student: what came up how often, and what the law gives."""
     match = _FINDING.match(finding)
-    if match is None or match["where"] not in cells:
+    law = cells.get(match["where"]) if match else None
+    if law is None or match["cell"] not in law.names:
         return finding
-    where, cell = match["where"], match["cell"]
-    law = cells[where]
-    if cell not in law.names:
-        return finding
+    where, cell, how = match["where"], match["cell"], match["how"]
     p = float(law.probs[law.names.index(cell)])
     k, n = int(match["k"].replace(",", "")), int(match["n"].replace(",", ""))
-    it = "it" if cell.startswith("the output ") else "them"
-    words = cell[len("the outputs "):] if it == "them" else cell[len("the output "):]
-    cell = f"values {words}" if it == "them" else f"the value {words}"
+    one = cell.startswith("the output ")
+    it, cell = ("it", "the value " + cell[11:]) if one else ("them", "values " + cell[12:])
     if k == 0:
         return (f"{where}: {cell} never came up in your {n:,} draws, but the law gives {it} "
                 f"{_percent(p)} probability (about {p * n:,.0f} draws)")
     return (f"{where}: {cell} came up in {_percent(k / n)} of your {n:,} draws, but the law "
-            f"gives {it} {_percent(p)}: far too {match['how']} to be chance")
+            f"gives {it} {_percent(p)}: far too {how} to be chance")
 
 
 def _refuse(key: str, findings: list[str], hint: str, what: str) -> AssertionError:
@@ -363,15 +360,14 @@ def neighbour_problem(D: Any, D_prime: Any, relation: str) -> str | None:
         added, removed = _rows_changed(tuple(D), tuple(D_prime), relation)
     except TypeError:
         return "D and D′ must be tuples (of rows or of counts, as the exercise says)"
+    rule = "neighbours differ by exactly one row, added or removed"
     if added + removed == 1:
         return None
-    rule = "neighbours differ by exactly one row, added or removed"
     if added == removed == 0:
         return f"D′ equals D; {rule}"
-    if removed == 0:
-        return f"D′ adds {_rows(added)} to D; {rule}"
-    if added == 0:
-        return f"D′ removes {_rows(removed)} from D; {rule}"
+    if removed == 0 or added == 0:
+        verb = f"adds {_rows(added)} to" if removed == 0 else f"removes {_rows(removed)} from"
+        return f"D′ {verb} D; {rule}"
     if added == removed == 1:
         return f"D′ replaces a row of D (one removed, one added); {rule}"
     return f"D′ removes {_rows(removed)} from D and adds {_rows(added)}; {rule}"
