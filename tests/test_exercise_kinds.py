@@ -32,6 +32,7 @@ from dpviz.ui.exercise_kinds import (
     Implementation,
     Prediction,
     Step,
+    neighbour_problem,
 )
 from dpviz.ui.exercises import (
     EXERCISES,
@@ -553,3 +554,38 @@ def test_sampler_with_unusable_outputs_is_refused_with_the_exercise_key():
         check_implementation("T.3", lambda utilities, epsilon, rng: {"index": 0})
     with pytest.raises(AssertionError, match=r"(?s)Exercise T\.5: .*must be numbers"):
         check_break("T.5", lambda count, n, rng: np.array(["ten"] * n))
+
+
+@pytest.mark.parametrize(("D", "D_prime", "relation", "why"), [
+    ((5, 3), (5, 5), "counts", "D′ adds two rows to D"),
+    ((5, 3), (6, 2), "counts", "D′ replaces a row of D"),
+    ((1, 2), (3, 4), "rows", "D′ removes two rows from D and adds two rows"),
+    ((1,), (2,), "rows", "D′ replaces a row of D"),
+    ((1, 1), (1,), "rows", None),
+    ((5, 3), (5, 4), "counts", None),
+    ((2, 1, 2), (1, 2, 2, 7), "rows", None),
+])
+def test_neighbour_problem(D, D_prime, relation, why):
+    problem = neighbour_problem(D, D_prime, relation)
+    if why is None:
+        assert problem is None
+    else:
+        assert problem.startswith(why) and "neighbours differ by exactly one row" in problem
+
+
+def test_sampling_findings_said_in_words():
+    """A refused sampler reads what came up how often, and what the law gives (issue 25)."""
+    spec = Implementation(cases=({"p": 0.6},), exact=lambda p: {0: p, 1: 1 - p}, hint="h",
+                          sampler=True, n_samples=2_000)
+    with pytest.raises(AssertionError) as err:
+        spec.verify(lambda p, rng: 0, "T.w")
+    message = str(err.value)
+    assert ("the value 1 never came up in your 2,000 draws, but the law gives it 40.0 % "
+            "probability (about 800 draws)") in message
+    assert ("the value 0 came up in 100.0 % of your 2,000 draws, but the law gives it 60.0 %: "
+            "far too often to be chance") in message
+    wide = Implementation(cases=((),), exact=lambda: {v: 1 / 100 for v in range(100)}, hint="h",
+                          sampler=True, n_samples=2_000)
+    with pytest.raises(AssertionError, match=r"values from 0 to 2 never came up in your 2,000 "
+                                             r"draws, but the law gives them 3\.0 % probability"):
+        wide.verify(lambda rng: 99, "T.w")

@@ -151,15 +151,38 @@ def test_sampler_check_is_sound():
 def test_audit_right_answer_passes(capsys):
     result = audit(recount_mechanism, (5, 3), (6, 3), epsilon=1.0, n_samples=20_000)
     assert result.reject
-    check("02.3", (recount_mechanism, result))
+    check("02.3", (recount_mechanism, (5, 3), (6, 3), result))
     assert "correct!" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("D", "D_prime", "why"), [
+    ((5, 3), (5, 5), "D′ adds two rows to D; neighbours differ by exactly one row"),
+    ((5, 3), (6, 2), "D′ replaces a row of D"),
+    ((5, 3), (5, 3), "D′ equals D"),
+    ((6, 3), (4, 3), "D′ removes two rows from D"),
+])
+def test_audit_on_non_neighbours_is_refused_with_the_reason(D, D_prime, why):
+    result = audit(recount_mechanism, D, D_prime, epsilon=1.0, n_samples=20_000)
+    with pytest.raises(AssertionError, match=f"not neighbours: {re.escape(why)}"):
+        check("02.3", (recount_mechanism, D, D_prime, result))
+
+
+def test_audit_of_other_data_cannot_pass():
+    # the audit two rows apart shows the violation; naming neighbours beside it does not help,
+    # since the verdict is the audit's re-run on the neighbours named, (5, 3) and (5, 4)
+    far = audit(recount_mechanism, (5, 3), (5, 5), epsilon=1.0, n_samples=20_000)
+    assert far.reject
+    with pytest.raises(AssertionError, match="no violation"):
+        check("02.3", (recount_mechanism, (5, 3), (5, 4), far))
+    with pytest.raises(AssertionError, match=re.escape("(mechanism, D, D_prime, result)")):
+        check("02.3", (recount_mechanism, far))
 
 
 def test_audit_wrong_mechanisms_fail():
     result = audit(recount_mechanism, (5, 3), (6, 3), epsilon=1.0, n_samples=20_000)
     for wrong in (reused_noise, recount_without_noise):
         with pytest.raises(AssertionError, match="output law"):
-            check("02.3", (wrong, result))
+            check("02.3", (wrong, (5, 3), (6, 3), result))
 
 
 def test_audit_on_neighbours_in_d2_finds_nothing_and_is_refused():
@@ -167,7 +190,7 @@ def test_audit_on_neighbours_in_d2_finds_nothing_and_is_refused():
     result = audit(recount_mechanism, (5, 3), (5, 4), epsilon=1.0, n_samples=20_000)
     assert not result.reject
     with pytest.raises(AssertionError, match="no violation"):
-        check("02.3", (recount_mechanism, result))
+        check("02.3", (recount_mechanism, (5, 3), (5, 4), result))
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
@@ -179,7 +202,7 @@ def test_audit_inconsistent_audits_fail(kwargs, message):
     settings = {"epsilon": 1.0, "n_samples": 20_000, **kwargs}
     result = audit(recount_mechanism, (5, 3), (6, 3), **settings)
     with pytest.raises(AssertionError, match=message):
-        check("02.3", (recount_mechanism, result))
+        check("02.3", (recount_mechanism, (5, 3), (6, 3), result))
 
 
 def test_audit_law_check_is_sound():

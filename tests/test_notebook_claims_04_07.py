@@ -38,7 +38,6 @@ from dpviz.experiments.shipped import result
 from dpviz.explore import compare as cmp
 from dpviz.explore import fi
 from dpviz.explore import rdt_sharp as rs
-from dpviz.pseudocode import rdt_sharp
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
@@ -63,27 +62,6 @@ def found_04() -> dict:
         for name in DATASETS_04
     }
     return {name: smallest_fraction(errors) for name, errors in protocol.items()}
-
-
-def test_04_rdt_sharp_reference_and_fast_release_the_same():
-    """Notebook 04, "The algorithm as code": the paper's RDT# as written
-    (``dpviz.pseudocode.rdt_sharp``) and ``RDTSharpClassifier`` release the same pseudo-labels and
-    predictions on 60 private and 200 public Votes rows, seed 0 (the cell prints "same pseudo-labels
-    for 200 public rows, same predictions for 175 test rows")."""
-    votes = load("votes")
-    codes, labels = votes.domain.encode(votes.X), votes.domain.encode_labels(votes.y)
-    fast = RDTSharpClassifier(
-        epsilon=0.5, n_secondary=3, n_labeled=60, domain=votes.domain, random_state=0
-    ).fit_encoded(codes[:60], labels[:60], votes.domain, public=codes[60:260])
-    E1, pseudo_labels, E2 = rdt_sharp.rdt_sharp(
-        codes[:60], labels[:60], codes[60:260], 0.5, h=fast.depth_, domain=votes.domain, t=3, seed=0
-    )
-    reference = [rdt_sharp.classify(E1 + E2, x, votes.domain).argmax() for x in codes[260:]]
-    assert len(pseudo_labels) == 200 and len(codes) - 260 == 175
-    assert (pseudo_labels == fast.pseudo_labels_).all(), (
-        "the reference and the fast version disagree"
-    )
-    assert (reference == fast.predict_encoded(codes[260:])).all()
 
 
 def test_04_one_model_harness_agrees_and_both_beat_the_majority_class():

@@ -1,9 +1,10 @@
-"""The eager JPW reference (dpviz.pseudocode.jpw) gives exactly what the fast estimators release.
+"""The plain JPW pseudocode (dpviz.pseudocode.jpw) gives exactly what the fast estimators release.
 
-Same seed: the same trees (every leaf's path of tests), the same noisy counter of every
-leaf (the visited ones through ``released_counts`` at the training rows, all of them
-through the public ``export_release``), the same probabilities and predictions — on Votes,
-a Nursery subset and a small synthetic domain with numeric attributes, over several seeds.
+Fed the fast fit's draws (tests/_replay.py): the same trees (every leaf's path of tests), the
+same noisy counter of every leaf (the visited ones through ``released_counts`` at the training
+rows, all of them through the public ``export_release``), the same probabilities and
+predictions — on Votes, a Nursery subset and a small synthetic domain with numeric attributes,
+over several seeds; a planted difference (noise at twice the scale) is caught.
 """
 
 import math
@@ -11,11 +12,13 @@ import warnings
 
 import numpy as np
 import pytest
+from _replay import Replay, keyed_structure
 
+from dpviz.audit.exact_laws import discrete_laplace_law, sampling_findings
 from dpviz.data.uci import load
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import NotProvenPrivateWarning
-from dpviz.pseudocode import jpw, show
+from dpviz.pseudocode import jpw, show, tree_keys
 from dpviz.trees._base import release_generators
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 
@@ -81,33 +84,55 @@ def _paths(r, domain, prefix=""):
     return out
 
 
-def _reference(domain, codes, labels, seed, **kw):
-    structure_rng, noise_rng = release_generators(np.random.default_rng(seed))
-    ensemble = jpw.private_rdt(
-        _rows(codes, labels), domain, structure_rng=structure_rng, noise_rng=noise_rng, **kw
-    )
-    return ensemble, noise_rng
+def _structure(domain, h, seed, N):
+    """The fast path's structure draws of N trees (root keys from the fit's structure rng)."""
+    structure_rng, _ = release_generators(np.random.default_rng(seed))
+    X = list(range(len(domain)))
+    return [e for key in tree_keys(structure_rng, N) for e in keyed_structure(X, h, key, domain)]
 
 
-def _assert_same_release(model, ensemble, domain, codes):
+def _fast(domain, codes, labels, seed, epsilon, N, h, **kw):
+    return PrivateRDTClassifier(epsilon=epsilon, n_trees=N, max_depth=h, domain=domain,
+                                random_state=seed, **kw).fit_encoded(codes, labels, domain)
+
+
+def _counts(model):
+    return model.export_release().iloc[:, 2:].to_numpy()
+
+
+def _reference(domain, codes, labels, seed, *, epsilon, N, h, noise="discrete_laplace",
+               model=None):
+    """Private-RDT in the paper's words, fed the draws of the fast fit ``model``."""
+    noise_values = []
+    if not math.isinf(epsilon):  # the fast path's noise: its release minus the exact counts
+        exact = _fast(domain, codes, labels, seed, math.inf, N, h)
+        noise_values = (_counts(model) - _counts(exact)).ravel()
+    rng = Replay(_structure(domain, h, seed, N), noise_values, epsilon / N)
+    ensemble = jpw.private_rdt(_rows(codes, labels), domain, epsilon=epsilon, N=N, h=h, rng=rng,
+                               noise=noise)
+    rng.assert_used_up()
+    return ensemble
+
+
+def _assert_same_release(model, ensemble, domain, codes, exact=True):
+    """The same trees and every leaf's counts (float Laplace: to the last bits)."""
+    same = np.array_equal if exact else lambda a, b: np.allclose(a, b, rtol=1e-12, atol=1e-9)
     release = model.export_release()
     ours = [leaf.alpha for R in ensemble for leaf in jpw.leaves(R)]
     paths = [p for R in ensemble for p in _paths(R, domain)]
     assert release["leaf"].tolist() == paths  # the same trees
-    assert np.array_equal(release.iloc[:, 2:].to_numpy(), np.array(ours))  # every leaf
+    assert same(release.iloc[:, 2:].to_numpy(), np.array(ours))  # every leaf
     at_rows = model.released_counts(domain.decode(codes))  # the visited leaves' lookups
     reached = [[jpw.leaf_reached(R, x).alpha for x in codes.tolist()] for R in ensemble]
-    assert np.array_equal(at_rows, np.array(reached))
+    assert same(at_rows, np.array(reached))
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("epsilon", [0.5, math.inf])
 def test_private_rdt_is_the_estimator(data, seed, epsilon):
     domain, codes, labels, h = data
-    model = PrivateRDTClassifier(
-        epsilon=epsilon, n_trees=4, max_depth=h, domain=domain, random_state=seed
-    ).fit_encoded(codes, labels, domain)
-    ensemble, _ = _reference(domain, codes, labels, seed, epsilon=epsilon, N=4, h=h)
+    model = _fast(domain, codes, labels, seed, epsilon, 4, h)
+    ensemble = _reference(domain, codes, labels, seed, epsilon=epsilon, N=4, h=h, model=model)
     _assert_same_release(model, ensemble, domain, codes)
     proba = np.array([jpw.classify(ensemble, x) for x in codes.tolist()])
     assert np.array_equal(proba, model.predict_proba_encoded(codes))  # integer sums: exact
@@ -124,8 +149,9 @@ def test_float_laplace_and_clipping(data):
             epsilon=0.3, n_trees=3, max_depth=h, noise="laplace", clip_negative=True,
             domain=domain, random_state=3,
         ).fit_encoded(codes, labels, domain)
-        ensemble, _ = _reference(domain, codes, labels, 3, epsilon=0.3, N=3, h=h, noise="laplace")
-    _assert_same_release(model, ensemble, domain, codes)  # the float noise bit for bit
+        ensemble = _reference(domain, codes, labels, 3, epsilon=0.3, N=3, h=h, noise="laplace",
+                              model=model)
+    _assert_same_release(model, ensemble, domain, codes, exact=False)
     proba = np.array([jpw.classify(ensemble, x, clip_negative=True) for x in codes.tolist()])
     assert np.allclose(proba, model.predict_proba_encoded(codes), rtol=1e-12, atol=1e-15)
     assert np.array_equal(proba.argmax(axis=1), model.predict_encoded(codes))
@@ -135,16 +161,35 @@ def test_float_laplace_and_clipping(data):
 def test_update_is_the_estimators(data, seed):
     domain, codes, labels, h = data
     half = len(labels) // 2
-    model = PrivateRDTClassifier(
-        epsilon=1.0, n_trees=3, max_depth=h, domain=domain, random_state=seed
-    ).fit_encoded(codes[:half], labels[:half], domain)
+    model = _fast(domain, codes[:half], labels[:half], seed, 1.0, 3, h)
+    before = _counts(model)
+    ensemble = _reference(domain, codes[:half], labels[:half], seed, epsilon=1.0, N=3, h=h,
+                          model=model)
     model.update(domain.decode(codes[half:]), domain.decode_labels(labels[half:]))
-    ensemble, noise_rng = _reference(domain, codes[:half], labels[:half], seed,
-                                     epsilon=1.0, N=3, h=h)
-    jpw.update(ensemble, _rows(codes[half:], labels[half:]), epsilon=1.0, noise_rng=noise_rng)
+    exact_D2 = _counts(_fast(domain, codes[half:], labels[half:], seed, math.inf, 3, h))
+    rng = Replay(noise=(_counts(model) - before - exact_D2).ravel(), epsilon=1.0 / 3)
+    jpw.update(ensemble, _rows(codes[half:], labels[half:]), epsilon=1.0, rng=rng)
+    rng.assert_used_up()
     _assert_same_release(model, ensemble, domain, codes)
     proba = np.array([jpw.classify(ensemble, x) for x in codes.tolist()])
     assert np.array_equal(proba, model.predict_proba_encoded(codes))
+
+
+def test_a_planted_difference_is_caught(data):
+    """Noise at twice the scale (ε/(2N) per tree), a tree short, a wrong attribute: refused."""
+    domain, codes, labels, h = data
+    noise = _counts(_fast(domain, codes, labels, 0, 0.5, 4, h)) - _counts(
+        _fast(domain, codes, labels, 0, math.inf, 4, h))
+    rng = Replay(_structure(domain, h, 0, 4), noise.ravel(), epsilon=0.5 / 4)
+    with pytest.raises(AssertionError, match="noise drawn at ε"):  # Lap(2N/ε) instead of N/ε
+        jpw.private_rdt(_rows(codes, labels), domain, epsilon=0.25, N=4, h=h, rng=rng)
+    rng = Replay(_structure(domain, h, 0, 4))
+    jpw.random_decision_trees(_rows(codes, labels), domain, N=3, h=h, rng=rng)
+    with pytest.raises(AssertionError, match="fewer choices"):
+        rng.assert_used_up()
+    with pytest.raises(AssertionError, match="drawn among"):  # a path that reuses its attribute
+        jpw.build_tree_structure([0, 0, *range(1, len(domain))], h, domain,
+                                 Replay(_structure(domain, h, 0, 1)))
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -155,11 +200,10 @@ def test_random_decision_trees_is_the_estimator(data, seed, prune):
     model = RandomDecisionTreeClassifier(
         n_trees=3, max_depth=h, prune=prune, domain=domain, random_state=seed
     ).fit_encoded(train, labels[::2], domain)
-    structure_rng, _ = release_generators(np.random.default_rng(seed))
-    ensemble = jpw.random_decision_trees(
-        _rows(train, labels[::2]), domain, N=3, h=h, structure_rng=structure_rng,
-        prune_empty=prune,
-    )
+    rng = Replay(_structure(domain, h, seed, 3))
+    ensemble = jpw.random_decision_trees(_rows(train, labels[::2]), domain, N=3, h=h, rng=rng,
+                                         prune_empty=prune)
+    rng.assert_used_up()
     # held-out rows reach pruned parts too: the deepest node left answers
     reached = [[jpw.counts(jpw.leaf_reached(R, x)) for x in test.tolist()] for R in ensemble]
     assert np.array_equal(model.released_counts(domain.decode(test)), np.array(reached))
@@ -173,7 +217,7 @@ def test_random_decision_trees_is_the_estimator(data, seed, prune):
 def test_build_tree_structure_by_hand():
     # JPW Fig. 3's shape: two binary attributes, height 2 -> both used, four leaves
     domain = Domain([Categorical("a", ("0", "1")), Categorical("b", ("0", "1"))], ["-", "+"])
-    R = jpw.build_tree_structure([0, 1], 2, key=12345, domain=domain)
+    R = jpw.build_tree_structure([0, 1], 2, domain, np.random.default_rng(0))
     assert {R.F, R.children[0].F} == {0, 1} and len(list(jpw.leaves(R))) == 4
     assert all(leaf.alpha == [0, 0] for leaf in jpw.leaves(R))
     jpw.update_statistics(R, [([0, 0], 0), ([0, 1], 1), ([0, 1], 1)])
@@ -181,3 +225,14 @@ def test_build_tree_structure_by_hand():
     jpw.prune(R)  # Fig. 1's pruning keeps the two leaves rows reached
     assert len(list(jpw.leaves(R))) == 2
     assert repr(show(jpw.build_tree_structure)).startswith("def build_tree_structure")
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 2.5])
+def test_lap_is_discrete_laplace(epsilon):
+    """``lap`` (two geometric draws) has dpviz's discrete Laplace law: the sampling test, false
+    alarm at most 1e-6 per ε; the same test catches Lap(2/ε), the planted difference."""
+    n = 20_000
+    law = [discrete_laplace_law(0, epsilon)]
+    draws = np.random.default_rng(11)
+    assert sampling_findings([[jpw.lap(draws, epsilon) for _ in range(n)]], law, n_samples=n) == []
+    assert sampling_findings([[jpw.lap(draws, epsilon / 2) for _ in range(n)]], law, n_samples=n)

@@ -3,6 +3,7 @@ typical wrong answers fail, None only prints a reminder, and the notebook never 
 above its check."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -123,16 +124,31 @@ def test_implementation_check_is_sound():
 
 # ---------------------------------------------------------------------------------- 04.3
 def test_audit_reference_passes(capsys):
-    result = audit(centre_mechanism, (0, 0, 1, 1), (0, 0, 1, 1, 2), epsilon=1.0, n_samples=20_000)
-    check("04.3", (centre_mechanism, result))
+    D, D_prime = (0, 0, 1, 1), (0, 0, 1, 1, 2)
+    result = audit(centre_mechanism, D, D_prime, epsilon=1.0, n_samples=20_000)
+    check("04.3", (centre_mechanism, D, D_prime, result))
     assert "correct" in capsys.readouterr().out
+    check("04.3", (centre_mechanism, (1, 0, 1, 0), (2, 1, 0, 0, 1), result))  # multisets
+    assert "correct" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("D", "D_prime", "why"), [
+    ((1, 2), (3, 4), "D′ removes two rows from D and adds two rows"),
+    ((1,), (2,), "D′ replaces a row of D (one removed, one added)"),
+    ((1,), (1, 2, 2), "D′ adds two rows to D; neighbours differ by exactly one row"),
+])
+def test_audit_on_non_neighbours_is_refused_with_the_reason(D, D_prime, why):
+    result = audit(centre_mechanism, D, D_prime, epsilon=1.0, n_samples=20_000)
+    assert result.reject and result.epsilon_lower >= 2  # the old checker accepted these
+    with pytest.raises(AssertionError, match=f"not neighbours: {re.escape(why)}"):
+        check("04.3", (centre_mechanism, D, D_prime, result))
 
 
 def test_audit_neighbour_that_duplicates_a_row_shows_nothing():
     # a neighbour whose extra row repeats a value already there leaks only log(3/5 / 1/2) ≈ 0.18
     result = audit(centre_mechanism, (0, 0, 1, 1), (0, 0, 1, 1, 1), epsilon=1.0, n_samples=20_000)
     with pytest.raises(AssertionError, match="found no violation"):
-        check("04.3", (centre_mechanism, result))
+        check("04.3", (centre_mechanism, (0, 0, 1, 1), (0, 0, 1, 1, 1), result))
 
 
 def test_audit_wrong_mechanisms_fail():
@@ -145,11 +161,11 @@ def test_audit_wrong_mechanisms_fail():
     for wrong in (first_row, distinct_values):
         result = audit(wrong, (0,), (0, 1), epsilon=1.0, n_samples=20_000)
         with pytest.raises(AssertionError, match="output law"):
-            check("04.3", (wrong, result))
+            check("04.3", (wrong, (0,), (0, 1), result))
     result = audit(centre_mechanism, (0,), (0, 1), epsilon=1.0, n_samples=2_000)
     with pytest.raises(AssertionError, match="samples per neighbour"):
-        check("04.3", (centre_mechanism, result))
-    with pytest.raises(AssertionError, match="pair"):
+        check("04.3", (centre_mechanism, (0,), (0, 1), result))
+    with pytest.raises(AssertionError, match=re.escape("(mechanism, D, D_prime, result)")):
         check("04.3", centre_mechanism)
 
 
@@ -209,7 +225,9 @@ def test_notebook_shows_no_answer_above_its_checks():
     assert ARGUMENT not in above["04.1"].replace(" ", "")
     assert "epsilon / len(counts)" not in above["04.2"] and "ε/p" not in above["04.2"].split(
         "**04.2")[-1]
-    assert "rng.choice" not in above["04.3"] and "(0, 0, 1, 1, 2)" not in above["04.3"]
+    # the pseudocode's create_tree draws centres with rng.choice; the answer's call is not shown
+    assert not re.search(r"choice\((np\.asarray\()?data", above["04.3"])
+    assert "(0, 0, 1, 1, 2)" not in above["04.3"]
     value = EXERCISES["04.4"].evaluate()[0]
     for shown in (f"{value:.3f}", f"{1 - value:.3f}", f"{value:.4g}"):
         assert shown not in above["04.4"], shown

@@ -426,7 +426,7 @@ SUMMED_COUNT = Implementation(
 
 RECOUNT_AUDIT = AuditTask(
     cases=((5, 3), (0, 0)), exact=recount_sum_law, epsilon=1.0, violation=True, max_loss=2.0,
-    min_bound=1.0,
+    min_bound=1.0, relation="counts",
     hint="reread the question: which count does each release add noise to, at which ε, and "
     "is the second release's noise drawn afresh? Return n draws of R1 + R2 as an array",
 )

@@ -400,7 +400,7 @@ register(
         ),
         "04.3": AuditTask(
             cases=((4, 4, 7, 9), (1, 2, 2, 2, 3, 5)), exact=centre_law, epsilon=1.0, violation=True,
-            min_bound=2.0,
+            min_bound=2.0, relation="rows",
             hint="the leaf's one centre is one of its private rows, each row equally likely "
             "(a value held by two rows is twice as likely)",
         ),

@@ -2,9 +2,9 @@
 
 Jagannathan, Pillaipakkamnatt & Wright (ICDM workshops 2009): Fig. 1 (the structure, the
 non-private RDT and its pruning), Fig. 5 (Private-RDT), Fig. 2 (``classify``) and §V-B
-(``update``). Every tree is built whole: small domains only (Votes at height 8: 256 leaves).
+(``update``), with plain numpy randomness. Every tree is built whole: small domains only.
 :class:`~dpviz.trees.rdt.PrivateRDTClassifier` releases the same trees and noisy leaf vectors
-for the same seed without building them. Pruning is not private (JPW Fig. 3–4).
+(tests/test_pseudocode_jpw.py replays its draws into these functions). Pruning is not private.
 """
 
 from __future__ import annotations
@@ -16,13 +16,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dpviz.domain import Domain
-from dpviz.pseudocode import child_key, leaf_uniforms, noisy, tree_keys, uniform
-from dpviz.trees.random_tree import ATTRIBUTE_STREAM, SPLIT_STREAM
 
 __all__ = [
-    "Node", "add_instance", "add_noise", "build_tree_structure", "classify", "counts",
-    "leaf_reached", "leaves", "private_rdt", "prune", "random_decision_trees", "tree_keys",
-    "update", "update_statistics",
+    "Node", "add_instance", "add_noise", "build_tree_structure", "classify", "counts", "lap",
+    "leaf_reached", "leaves", "private_rdt", "prune", "random_decision_trees", "update",
+    "update_statistics",
 ]
 
 #: A training set: rows ``x`` (codes of ``domain.encode``) with class codes ``t``.
@@ -31,42 +29,32 @@ Rows = Sequence[tuple[Sequence[float], int]]
 
 @dataclass
 class Node:
-    """A node: its 64-bit key (its random choices come from it) and test, or a leaf's counters."""
+    """A node: its testing attribute and children, or (a leaf) its T counters α."""
 
-    key: int
     F: int | None = None  # the testing attribute (index in the domain); None: a leaf
     threshold: float | None = None  # numeric F: x[F] <= threshold to child 0, the rest to 1
     children: list[Node | None] = field(default_factory=list)  # None where pruned
     alpha: list = field(default_factory=list)  # a leaf's T counters α[1..T] (Fig. 1)
 
 
-def build_tree_structure(
-    X: Sequence[int], h: int, key: int, domain: Domain, ranges: dict | None = None
-) -> Node:
-    """JPW Fig. 1, ``BuildTreeStructure(X)`` down to height ``h``, from the public domain only.
-
-    ``X``: the attributes left on this path; ``ranges``: a numeric attribute's current range
-    (JPW's random-threshold extension: it splits its range and stays available).
-    """
+def build_tree_structure(X: list[int], h: int, domain: Domain, rng: np.random.Generator,
+                         ranges: dict | None = None) -> Node:
+    """JPW Fig. 1, ``BuildTreeStructure(X)`` down to height ``h``, from the public domain only."""
     ranges = ranges or {}
     if not X or h == 0:
-        return Node(key, alpha=[0] * domain.n_classes)  # "return a leaf node"
-    F = X[int(uniform(key, ATTRIBUTE_STREAM) * len(X))]  # "randomly choose an attribute F"
-    r = Node(key, F=F)  # "create an internal node r with F as the attribute"
+        return Node(alpha=[0] * domain.n_classes)  # "return a leaf node"
+    F = int(rng.choice(X))  # "randomly choose an attribute F"
+    r = Node(F=F)  # "create an internal node r with F as the attribute"
     attribute = domain.attributes[F]
-    if attribute.is_categorical:  # "assume F has m valid values"
+    if attribute.is_categorical:  # "assume F has m valid values": m children, F leaves X
         rest = [a for a in X if a != F]
-        for i in range(attribute.n_values):
-            r.children.append(build_tree_structure(rest, h - 1, child_key(key, i), domain,
-                                                   ranges))
+        r.children = [build_tree_structure(rest, h - 1, domain, rng, ranges)
+                      for _ in range(attribute.n_values)]
         return r
     low, high = ranges.get(F, (float(attribute.low), float(attribute.high)))
-    r.threshold = low + uniform(key, SPLIT_STREAM) * (high - low)
-    left, right = {**ranges, F: (low, r.threshold)}, {**ranges, F: (r.threshold, high)}
-    r.children = [  # x[F] <= threshold, x[F] > threshold; F stays in X
-        build_tree_structure(X, h - 1, child_key(key, 0), domain, left),
-        build_tree_structure(X, h - 1, child_key(key, 1), domain, right),
-    ]
+    r.threshold = float(rng.uniform(low, high))  # numeric F: a random cut; F stays in X
+    r.children = [build_tree_structure(X, h - 1, domain, rng, {**ranges, F: (low, r.threshold)}),
+                  build_tree_structure(X, h - 1, domain, rng, {**ranges, F: (r.threshold, high)})]
     return r
 
 
@@ -115,15 +103,12 @@ def prune(r: Node) -> None:
             prune(c)
 
 
-def random_decision_trees(
-    D: Rows, domain: Domain, *, N: int, h: int, structure_rng: np.random.Generator,
-    prune_empty: bool = True,
-) -> list[Node]:
+def random_decision_trees(D: Rows, domain: Domain, *, N: int, h: int,
+                          rng: np.random.Generator, prune_empty: bool = True) -> list[Node]:
     """JPW Fig. 1, Algorithm RDT, N times: Fan et al.'s non-private ensemble (pruned: leaky)."""
-    X = list(range(len(domain)))
     ensemble = []
-    for key in tree_keys(structure_rng, N):
-        R = build_tree_structure(X, h, key, domain)
+    for _ in range(N):
+        R = build_tree_structure(list(range(len(domain))), h, domain, rng)
         update_statistics(R, D)
         if prune_empty:
             prune(R)
@@ -131,59 +116,56 @@ def random_decision_trees(
     return ensemble
 
 
-def add_noise(
-    R: Node, epsilon: float, noise_rng: np.random.Generator, noise: str = "discrete_laplace"
-) -> None:
-    """JPW Fig. 5, "Add Lap(1/ε) to each component of the leaf vector", every leaf.
+def lap(rng: np.random.Generator, epsilon: float, noise: str = "discrete_laplace") -> float:
+    """One draw of Lap(1/ε): discrete Laplace, P(k) ∝ e^(−ε|k|), as dpviz releases it.
 
-    Discrete Laplace by default (``"laplace"``: not proven private in floating point).
+    The difference of two geometric draws; ``"laplace"``: the paper's float Laplace (not
+    proven private in floating point, docs/privacy.md).
     """
-    if math.isinf(epsilon):
-        return
-    V = list(leaves(R))
-    u = leaf_uniforms(noise_rng, [leaf.key for leaf in V],
-                      [leaf.key for leaf in V if sum(leaf.alpha) > 0], 2 * len(V[0].alpha))
-    for leaf in V:
-        leaf.alpha = noisy(np.array(leaf.alpha), epsilon, u[leaf.key], noise).tolist()
+    if noise == "laplace":
+        return float(rng.laplace(0.0, 1 / epsilon))
+    p = 1 - math.exp(-epsilon)
+    return int(rng.geometric(p)) - int(rng.geometric(p))
 
 
-def private_rdt(
-    D: Rows, domain: Domain, *, epsilon: float, N: int, h: int,
-    structure_rng: np.random.Generator, noise_rng: np.random.Generator,
-    noise: str = "discrete_laplace",
-) -> list[Node]:
+def add_noise(R: Node, epsilon: float, rng: np.random.Generator,
+              noise: str = "discrete_laplace") -> None:
+    """JPW Fig. 5: "Add Lap(1/ε) to each component of the leaf vector" — every leaf."""
+    for leaf in leaves(R):
+        leaf.alpha = [a + lap(rng, epsilon, noise) for a in leaf.alpha]
+
+
+def private_rdt(D: Rows, domain: Domain, *, epsilon: float, N: int, h: int,
+                rng: np.random.Generator, noise: str = "discrete_laplace") -> list[Node]:
     """JPW Fig. 5, Algorithm Private-RDT: N trees at ε/N each, no pruning.
 
-    With ``release_generators(np.random.default_rng(seed))`` as the two generators, exactly
-    ``PrivateRDTClassifier(epsilon, n_trees=N, max_depth=h, noise=noise, random_state=seed)``.
-    ε-DP in the rows (add/remove one) with discrete Laplace noise; argument: docs/privacy.md
-    §8.2. ``noise_rng`` stays with the curator.
+    ε-DP in the rows (add/remove one) with discrete Laplace noise: each tree's leaf vector
+    has sensitivity 1 (Theorem 3), N trees compose (docs/privacy.md §8.2).
     """
-    # for each tree: R = BuildTreeStructure(X), UpdateStatistics(R, D), no pruning
-    ensemble = random_decision_trees(D, domain, N=N, h=h, structure_rng=structure_rng,
-                                     prune_empty=False)
-    for R in ensemble:
-        add_noise(R, epsilon / N, noise_rng, noise)  # "add noise to each component of V"
+    ensemble = []
+    for _ in range(N):
+        R = build_tree_structure(list(range(len(domain))), h, domain, rng)  # public
+        update_statistics(R, D)  # no pruning
+        if not math.isinf(epsilon):
+            add_noise(R, epsilon / N, rng, noise)  # ε/N per tree
+        ensemble.append(R)
     return ensemble
 
 
-def update(ensemble: list[Node], D2: Rows, *, epsilon: float, noise_rng: np.random.Generator,
+def update(ensemble: list[Node], D2: Rows, *, epsilon: float, rng: np.random.Generator,
            noise: str = "discrete_laplace") -> None:
-    """JPW §V-B: add a batch D2 (disjoint from the fit's rows) at no extra ε.
-
-    ``noise_rng`` continues the fit's (``PrivateRDTClassifier.update(method="jpw")``).
-    """
+    """JPW §V-B: add a batch D2 (disjoint from the fit's rows) at no extra ε."""
     for r1 in ensemble:
         r1_clone = _cleared_clone(r1)  # 1) clone r1 as r1′ and clear its leaf vector
         update_statistics(r1_clone, D2)  # 2) UpdateStatistics with the rows of D2
-        add_noise(r1_clone, epsilon / len(ensemble), noise_rng, noise)  # 3) noise at ε/N
+        add_noise(r1_clone, epsilon / len(ensemble), rng, noise)  # 3) fresh noise at ε/N
         for leaf, new in zip(leaves(r1), leaves(r1_clone), strict=True):
             leaf.alpha = [a + b for a, b in zip(leaf.alpha, new.alpha, strict=True)]  # 4)
 
 
 def _cleared_clone(r: Node) -> Node:
     """Step 1 of §V-B: the same structure, every counter 0."""
-    return Node(r.key, F=r.F, threshold=r.threshold, alpha=[0] * len(r.alpha),
+    return Node(F=r.F, threshold=r.threshold, alpha=[0] * len(r.alpha),
                 children=[None if c is None else _cleared_clone(c) for c in r.children])
 
 

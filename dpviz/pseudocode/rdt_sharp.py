@@ -1,9 +1,9 @@
 """RDT# (Jagannathan, Monteleoni & Pillaipakkamnatt 2013), Fig. 3-5, as eager recursive Python.
 
-In the paper's names, categorical attributes only, every tree built in full: small domains
-only. :class:`dpviz.trees.rdt_sharp.RDTSharpClassifier` is the fast version; this one replays
-its randomness, so for the same seed both release the same noisy counts, pseudo-labels and
-predictions, ε-DP in the private rows (docs/privacy.md §8.2).
+In the paper's names, with plain numpy randomness, categorical attributes only, every tree
+built in full: small domains only. :class:`dpviz.trees.rdt_sharp.RDTSharpClassifier` is the
+fast version; fed its draws (tests/test_pseudocode_rdt_sharp.py) this one releases the same
+noisy counts, pseudo-labels and predictions, ε-DP in the private rows (docs/privacy.md §8.2).
 """
 
 from __future__ import annotations
@@ -15,14 +15,12 @@ import numpy as np
 
 from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
-from dpviz.pseudocode import child_key, leaf_uniforms, noisy, tree_keys, uniform
-from dpviz.trees._base import release_generators
-from dpviz.trees.random_tree import ATTRIBUTE_STREAM
+from dpviz.pseudocode.jpw import lap
 from dpviz.trees.rdt_sharp import region_distance
 
 __all__ = [
-    "Leaf", "Node", "add_instance", "add_labeled", "add_noise", "cell_key", "classify",
-    "create_tree", "leaf_of", "leaves", "nearest_center", "rdt_sharp", "rdt_sharp_tree",
+    "Leaf", "Node", "add_instance", "add_labeled", "add_noise", "classify", "create_tree",
+    "leaf_of", "leaves", "nearest_center", "rdt_sharp",
 ]
 
 
@@ -30,7 +28,6 @@ __all__ = [
 class Leaf:
     """A leaf: its dense-region centres (public rows) and each centre's counters α_c."""
 
-    key: int
     centers: list[np.ndarray]
     alpha: list[np.ndarray]  # alpha[c][t]: t-labeled rows in the region of centre c
 
@@ -39,36 +36,27 @@ class Leaf:
 class Node:
     """An internal node testing attribute ``F``; ``children[v]`` for ``x[F] == v``."""
 
-    key: int
     F: int
     children: list = field(default_factory=list)
 
 
-def create_tree(
-    D: list[int], N: int, X: list[int], d: int, h: int, *,
-    D_npriv: np.ndarray, key: int, order: np.ndarray, N_CELLS: int, T: int, domain: Domain,
-) -> Node | Leaf:
-    """Fig. 3, ``CreateTree(D, N, X, d, h)``: a random tree with centres from public rows.
-
-    ``D``: positions in ``D_npriv`` of the rows reaching the node; the random centres are
-    the rows of D first in ``order``, a random order drawn once per tree.
-    """
+def create_tree(D: np.ndarray, N: int, X: list[int], d: int, h: int, *,
+                rng: np.random.Generator, N_CELLS: int, domain: Domain) -> Node | Leaf:
+    """Fig. 3, ``CreateTree(D, N, X, d, h)``: a random tree with centres from public rows D."""
     if d == h or not X:
         num_centers = min(math.ceil(N_CELLS * len(D) / N), len(D)) if N else 0
-        chosen = sorted(D, key=lambda row: order[row])[:num_centers]
-        centers = [D_npriv[row] for row in chosen]
-        # "each leaf has at least one center": a leaf without public rows has one implicit
-        # centre whose region is the whole leaf
-        return Leaf(key, centers, [np.zeros(T, dtype=np.int64) for _ in centers or [None]])
-    F = X[math.floor(uniform(key, ATTRIBUTE_STREAM) * len(X))]
-    r = Node(key, F)
-    m = int(domain.n_values[F])  # F has m valid values
-    for i in range(m):
-        D_i = [row for row in D if D_npriv[row][F] == i]
-        r.children.append(create_tree(
-            D_i, N, [a for a in X if a != F], d + 1, h, D_npriv=D_npriv, key=child_key(key, i),
-            order=order, N_CELLS=N_CELLS, T=T, domain=domain,
-        ))
+        chosen = rng.choice(len(D), size=num_centers, replace=False)  # "randomly choose"
+        centers = [D[i] for i in chosen]
+        # "each leaf has at least one center": without public rows, one implicit centre
+        # whose region is the whole leaf
+        return Leaf(centers, [np.zeros(domain.n_classes, dtype=np.int64)
+                              for _ in centers or [None]])
+    F = int(rng.choice(X))  # "randomly choose an attribute F from X"
+    r = Node(F)
+    for i in range(int(domain.n_values[F])):  # F has m valid values: a child per value
+        D_i = D[D[:, F] == i]
+        r.children.append(create_tree(D_i, N, [a for a in X if a != F], d + 1, h, rng=rng,
+                                      N_CELLS=N_CELLS, domain=domain))
     return r
 
 
@@ -99,28 +87,17 @@ def add_labeled(r: Node | Leaf, D: np.ndarray, labels: np.ndarray, domain: Domai
         add_instance(r, x, int(t), domain)
 
 
-def cell_key(leaf: Leaf, c: int) -> int:
-    """The key of centre ``c``'s region (how the fast version names a centre's counts)."""
-    return child_key(leaf.key, c)
-
-
 def leaves(r: Node | Leaf) -> list[Leaf]:
     """Every leaf of the tree, left to right."""
     return [r] if isinstance(r, Leaf) else [lf for child in r.children for lf in leaves(child)]
 
 
-def add_noise(
-    R: Node | Leaf, epsilon: float, rng: np.random.Generator, noise: str = "discrete_laplace"
-) -> None:
+def add_noise(R: Node | Leaf, epsilon: float, rng: np.random.Generator,
+              noise: str = "discrete_laplace") -> None:
     """Fig. 5, ``AddNoise(R, ε)``: α_c[i] ← α_c[i] + Lap(1/ε) for every centre c and class i."""
-    if math.isinf(epsilon):
-        return  # the non-private reference: exact counts
-    regions = [(cell_key(lf, c), lf, c) for lf in leaves(R) for c in range(len(lf.alpha))]
-    u = leaf_uniforms(rng, [key for key, _, _ in regions],
-                      [key for key, lf, c in regions if lf.alpha[c].any()],
-                      2 * len(regions[0][1].alpha[0]))
-    for key, lf, c in regions:
-        lf.alpha[c] = noisy(lf.alpha[c], epsilon, u[key], noise)
+    for leaf in leaves(R):
+        leaf.alpha = [np.array([a + lap(rng, epsilon, noise) for a in alpha_c])
+                      for alpha_c in leaf.alpha]
 
 
 def classify(E: list[Node | Leaf], x: np.ndarray, domain: Domain) -> np.ndarray:
@@ -138,48 +115,31 @@ def classify(E: list[Node | Leaf], x: np.ndarray, domain: Domain) -> np.ndarray:
     return top / top.sum()
 
 
-def rdt_sharp_tree(
-    D_npriv: np.ndarray, h: int, rng: np.random.Generator, *, N_CELLS: int, domain: Domain
-) -> Node | Leaf:
-    """Fig. 3, ``Algorithm RDT#`` without AddLabeled: ``CreateTree(D_npriv, |D_npriv|, X, 0, h)``.
-
-    Draws the tree's key, then the random order of the public rows, from ``rng`` (public).
-    """
-    key = tree_keys(rng, 1)[0]
-    N = len(D_npriv)
-    order = np.argsort(rng.permutation(N)) if N else np.zeros(0, dtype=np.int64)
-    X = list(range(len(domain)))
-    return create_tree(list(range(N)), N, X, 0, h, D_npriv=D_npriv, key=key, order=order,
-                       N_CELLS=N_CELLS, T=domain.n_classes, domain=domain)
-
-
 def rdt_sharp(
     D_priv: np.ndarray, labels: np.ndarray, D_npriv: np.ndarray, epsilon: float, *,
-    h: int, domain: Domain, p: int = 5, t: int = 200, N_CELLS: int = 10,
-    noise: str = "discrete_laplace", seed: int = 0,
+    h: int, domain: Domain, rng: np.random.Generator, p: int = 5, t: int = 200,
+    N_CELLS: int = 10, noise: str = "discrete_laplace",
 ) -> tuple[list, np.ndarray, list]:
     """Fig. 5, ``Algorithm RDT# Classifier``: E1 on the private rows, pseudo-labels, then E2.
 
     ``D_priv``/``labels``: the private labeled rows (encoded); ``D_npriv``: the public
-    unlabeled rows; each of the p primary trees gets ε/p; ``seed``: the fast estimator's
-    ``random_state``. Returns E1 (the only private release), the pseudo-labels of
-    ``D_npriv`` and E2 (the secondary trees, exact counts of the pseudo-labeled rows).
+    unlabeled rows; each of the p primary trees gets ε/p. Returns E1 (the only private
+    release), the pseudo-labels of ``D_npriv`` and E2 (exact counts of pseudo-labeled rows).
     """
     if not domain.categorical_mask.all():
         raise InvalidParameterError("this reference handles categorical attributes only (Fig. 3)")
-    structure, noise_rng = release_generators(np.random.default_rng(seed))
-    secondary = structure.spawn(1)[0]
-    E1 = [rdt_sharp_tree(D_npriv, h, structure, N_CELLS=N_CELLS, domain=domain)
-          for _ in range(p)]
+    X, N = list(range(len(domain))), len(D_npriv)
+    E1 = [create_tree(D_npriv, N, X, 0, h, rng=rng, N_CELLS=N_CELLS, domain=domain)
+          for _ in range(p)]  # CreateTree(D_npriv, |D_npriv|, X, 0, h), p times
     for R in E1:
-        add_labeled(R, D_priv, labels, domain)
-        add_noise(R, epsilon / p, noise_rng, noise)
-    pseudo_labels = np.array(
+        add_labeled(R, D_priv, labels, domain)  # AddLabeled(R, D_priv)
+        if not math.isinf(epsilon):
+            add_noise(R, epsilon / p, rng, noise)  # AddNoise(R, ε/p)
+    pseudo_labels = np.array(  # label D_npriv with Classify(E1, x)
         [int(np.argmax(classify(E1, x, domain))) for x in D_npriv], dtype=np.int64)
     E2 = []
-    if len(D_npriv):
-        for _ in range(t):
-            R = rdt_sharp_tree(D_npriv, h, secondary, N_CELLS=N_CELLS, domain=domain)
-            add_labeled(R, D_npriv, pseudo_labels, domain)
-            E2.append(R)
+    for _ in range(t if N else 0):
+        R = create_tree(D_npriv, N, X, 0, h, rng=rng, N_CELLS=N_CELLS, domain=domain)
+        add_labeled(R, D_npriv, pseudo_labels, domain)  # AddLabeled(R, D_npriv), no noise
+        E2.append(R)
     return E1, pseudo_labels, E2

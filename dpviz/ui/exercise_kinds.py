@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -21,6 +22,7 @@ from dpviz.audit.exact_laws import (
     MAX_SHOWN,
     LawLike,
     false_alarm_bound,
+    law_cells,
     pmf,
     power_lower_bound,
     sampling_findings,
@@ -54,10 +56,42 @@ class _SamplingTest:
             raise InvalidParameterError(f"false_alarm must be in (0, 1), got {self.false_alarm!r}")
 
     def findings(self, outputs: list[Any], laws: list[LawLike], names: list[str]) -> list[str]:
-        """What is wrong with the draws ``outputs`` of the cases, named ``names``."""
-        return sampling_findings(outputs, laws, n_samples=self.n_samples,
-                                 false_alarm=self.false_alarm, max_cells=self.max_cells,
-                                 names=names)
+        """What is wrong with the draws ``outputs`` of the cases, named ``names``, in words."""
+        found = sampling_findings(outputs, laws, n_samples=self.n_samples,
+                                  false_alarm=self.false_alarm, max_cells=self.max_cells,
+                                  names=names)
+        cells = {name: law_cells(law, self.max_cells) for name, law in zip(names, laws,
+                                                                           strict=True)}
+        return [_in_words(f, cells) for f in found]
+
+
+#: A finding of the sampling test: "<case>: <cell> came up k times in n draws (x%), too …".
+_FINDING = re.compile(r"^(?P<where>.+?): (?P<cell>the outputs? .+) came up (?P<k>[\d,]+) times "
+                      r"in (?P<n>[\d,]+) draws \([^)]*\), too (?P<how>often|rarely) for the law "
+                      r"asked for$")
+
+
+def _percent(p: float) -> str:
+    """A probability as a percentage with two significant digits at least (0.041 → "4.1 %")."""
+    return f"{100 * p:.2g} %" if p < 0.01 else f"{100 * p:.1f} %"
+
+
+def _in_words(finding: str, cells: Mapping[str, Any]) -> str:
+    """``finding`` said for a student: what came up how often, and what the law gives."""
+    match = _FINDING.match(finding)
+    law = cells.get(match["where"]) if match else None
+    if law is None or match["cell"] not in law.names:
+        return finding
+    where, cell, how = match["where"], match["cell"], match["how"]
+    p = float(law.probs[law.names.index(cell)])
+    k, n = int(match["k"].replace(",", "")), int(match["n"].replace(",", ""))
+    one = cell.startswith("the output ")
+    it, cell = ("it", "the value " + cell[11:]) if one else ("them", "values " + cell[12:])
+    if k == 0:
+        return (f"{where}: {cell} never came up in your {n:,} draws, but the law gives {it} "
+                f"{_percent(p)} probability (about {p * n:,.0f} draws)")
+    return (f"{where}: {cell} came up in {_percent(k / n)} of your {n:,} draws, but the law "
+            f"gives {it} {_percent(p)}: far too {how} to be chance")
 
 
 def _refuse(key: str, findings: list[str], hint: str, what: str) -> AssertionError:
@@ -297,6 +331,48 @@ def _check_law(spec: Any, mechanism: Any, key: str) -> None:
                       "your mechanism does not have the output law this exercise asks for")
 
 
+_RELATIONS = ("rows", "counts")
+
+
+def _rows_changed(D: Any, D_prime: Any, relation: str) -> tuple[int, int]:
+    """(rows D′ adds to D, rows it removes): ``rows`` compares multisets, ``counts`` tallies."""
+    if relation == "rows":
+        before, after = Counter(D), Counter(D_prime)
+        return sum((after - before).values()), sum((before - after).values())
+    if len(D) != len(D_prime):
+        raise AssertionError(f"D and D′ must hold one count per group each, got {len(D)} "
+                             f"and {len(D_prime)} counts")
+    steps = [int(b) - int(a) for a, b in zip(D, D_prime, strict=True)]
+    return sum(s for s in steps if s > 0), -sum(s for s in steps if s < 0)
+
+
+def _rows(k: int) -> str:
+    return {1: "one row", 2: "two rows", 3: "three rows"}.get(k, f"{k} rows")
+
+
+def neighbour_problem(D: Any, D_prime: Any, relation: str) -> str | None:
+    """Why ``D``, ``D_prime`` are not neighbours (add or remove one row), or None if they are.
+
+    ``relation``: ``"rows"`` (a tuple of rows, compared as multisets) or ``"counts"`` (a tuple
+    of counts, one per group of rows).
+    """
+    try:
+        added, removed = _rows_changed(tuple(D), tuple(D_prime), relation)
+    except TypeError:
+        return "D and D′ must be tuples (of rows or of counts, as the exercise says)"
+    rule = "neighbours differ by exactly one row, added or removed"
+    if added + removed == 1:
+        return None
+    if added == removed == 0:
+        return f"D′ equals D; {rule}"
+    if removed == 0 or added == 0:
+        verb = f"adds {_rows(added)} to" if removed == 0 else f"removes {_rows(removed)} from"
+        return f"D′ {verb} D; {rule}"
+    if added == removed == 1:
+        return f"D′ replaces a row of D (one removed, one added); {rule}"
+    return f"D′ removes {_rows(removed)} from D and adds {_rows(added)}; {rule}"
+
+
 @dataclass(frozen=True, eq=False)
 class AuditTask(_SamplingTest):
     """Wrap a piece of an algorithm as a mechanism, audit it, pass both to the check.
@@ -304,7 +380,10 @@ class AuditTask(_SamplingTest):
     Refused: a ``mechanism(data, n, rng)`` whose law on ``cases`` is not ``exact(data)``; an
     audit that claims another ``epsilon``, has fewer than ``min_samples`` samples, confidence
     below 1 − ``max_alpha``, a verdict other than ``violation``, or a bound above
-    ``max_loss + margin`` or below ``min_bound``.
+    ``max_loss + margin`` or below ``min_bound``. With a ``relation`` (``"rows"`` or
+    ``"counts"``, see :func:`neighbour_problem`) the student also names D and D′: refused
+    unless they are neighbours; the verdict is then that of the audit re-run on them with the
+    student's settings (the default seed), so an audit of other data cannot pass.
     """
 
     kind: ClassVar[str] = "audit"
@@ -318,9 +397,13 @@ class AuditTask(_SamplingTest):
     min_bound: float = 0.0
     min_samples: int = 10_000
     max_alpha: float = 0.05
+    relation: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cases", _check_cases(self.cases, arguments=False))
+        if self.relation is not None and self.relation not in _RELATIONS:
+            raise InvalidParameterError(f"relation must be one of {_RELATIONS} or None, "
+                                        f"got {self.relation!r}")
         check_positive(self.epsilon, "epsilon")
         check_positive(self.margin, "margin", allow_zero=True)
         check_positive(self.min_bound, "min_bound", allow_zero=True)
@@ -331,11 +414,20 @@ class AuditTask(_SamplingTest):
             raise InvalidParameterError(f"max_alpha must be in (0, 1), got {self.max_alpha!r}")
         super().__post_init__()
 
-    def verify(self, mechanism: Any, result: Any, key: str) -> str:
+    def verify(self, mechanism: Any, result: Any, key: str, D: Any = None,
+               D_prime: Any = None) -> str:
         """The confirmation, or AssertionError on a wrong mechanism or an inconsistent audit."""
         if not isinstance(result, AuditResult):
             raise AssertionError(f"Exercise {key}: pass the AuditResult that "
                                  f"dpviz.audit.engine.audit returned, got {type(result).__name__}")
+        if self.relation is not None:
+            if D is None or D_prime is None:
+                raise AssertionError(f"Exercise {key}: pass the neighbours you audited too: "
+                                     f"check({key!r}, (mechanism, D, D_prime, result))")
+            problem = neighbour_problem(D, D_prime, self.relation)
+            if problem:
+                raise AssertionError(f"Exercise {key}: your D and D′ are not neighbours: "
+                                     f"{problem}.")
         _check_law(self, mechanism, key)
         problems = []
         if not math.isclose(result.epsilon, self.epsilon, rel_tol=1e-9):
@@ -347,6 +439,10 @@ class AuditTask(_SamplingTest):
         if result.alpha > self.max_alpha:
             problems.append(f"your audit's confidence is {1 - result.alpha:.0%}; use at least "
                             f"{1 - self.max_alpha:.0%} (alpha={self.max_alpha:g})")
+        if self.relation is not None and not problems:
+            result = audit(mechanism, D, D_prime, epsilon=result.epsilon,
+                           n_samples=result.n_samples, alpha=result.alpha,
+                           neighbours=f"{D!r} vs {D_prime!r}"[:120])
         problems += self._verdict_problems(result)
         if problems:
             raise AssertionError(f"Exercise {key}: your mechanism is right, but your audit "

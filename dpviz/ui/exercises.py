@@ -124,14 +124,22 @@ def check(exercise: str, answer: Any) -> None:
     """Check the answer to ``exercise`` (e.g. ``"00.1"``), whatever its kind.
 
     ``answer`` is None (not answered yet), a number, letters such as ``"bca"``, a function,
-    a pair ``(mechanism, audit_result)`` or a mechanism, by kind.
+    ``(mechanism, audit_result)`` or ``(mechanism, D, D_prime, audit_result)``, or a
+    mechanism, by kind.
     """
     spec = _spec(exercise)
     if isinstance(spec, AuditTask):
-        if answer is not None and not (isinstance(answer, tuple) and len(answer) == 2):
-            raise AssertionError(f"Exercise {exercise}: give the pair (mechanism, result), "
-                                 f"got {answer!r}")
-        check_audit(exercise, *(answer if answer is not None else (None, None)))
+        if answer is None:
+            check_audit(exercise, None, None)
+        elif isinstance(answer, tuple) and len(answer) == 4:
+            mechanism, D, D_prime, result = answer
+            check_audit(exercise, mechanism, result, D=D, D_prime=D_prime)
+        elif isinstance(answer, tuple) and len(answer) == 2 and spec.relation is None:
+            check_audit(exercise, *answer)
+        else:
+            what = ("(mechanism, D, D_prime, result)" if spec.relation is not None
+                    else "pair (mechanism, result)")
+            raise AssertionError(f"Exercise {exercise}: give the {what}, got {answer!r}")
     elif isinstance(spec, BreakTask):
         check_break(exercise, answer)
     else:
@@ -156,11 +164,11 @@ def check_implementation(exercise: str, function: Callable[..., Any] | None) -> 
 
 
 def check_audit(exercise: str, mechanism: Callable[..., Any] | None,
-                result: AuditResult | None) -> None:
-    """Check the student's mechanism (its output law) and their audit of it (its result)."""
+                result: AuditResult | None, D: Any = None, D_prime: Any = None) -> None:
+    """Check the student's mechanism (its output law), their neighbours and their audit."""
     spec = _spec(exercise, (AuditTask,))
     if not _unanswered(exercise, spec, mechanism, result):
-        print(spec.verify(mechanism, result, exercise))
+        print(spec.verify(mechanism, result, exercise, D=D, D_prime=D_prime))
 
 
 def check_break(exercise: str, mechanism: Callable[..., Any] | None) -> AuditResult | None:
