@@ -123,9 +123,7 @@ def fi_explorer_chart(
 ) -> alt.LayerChart:
     """Explorer callback: the FI forest's accuracy against ε, the non-private forest dashed."""
     if mechanism not in LEAF_MECHANISMS:
-        raise InvalidParameterError(
-            f"mechanism must be one of {LEAF_MECHANISMS}, got {mechanism!r}"
-        )
+        raise InvalidParameterError(f"mechanism must be one of {LEAF_MECHANISMS}: {mechanism!r}")
     d = explorer_depth(dataset, depth)
     n_trees = int(n_trees)
     epsilons = sorted({*EPSILON_GRID, float(epsilon)})
@@ -223,17 +221,12 @@ def paper_chart(frame: pd.DataFrame, *, title: str, width: int = 460) -> alt.Lay
 # ---------------------------------------------------------------------------------- Table 6
 def fi_table6(epsilon: float = 0.1) -> pd.DataFrame:
     """The addendum's Table 6 (P(B) in %) next to the three mechanisms it mixes up."""
-    counts = FI_TABLE6[["f_A", "f_B"]].to_numpy()
-    out = FI_TABLE6.copy()
-    out["original"] = 100 * mechanisms.smooth_sensitivity_label_probabilities(
-        counts, epsilon=epsilon
-    )[:, 1]
+    f, out = FI_TABLE6[["f_A", "f_B"]].to_numpy(), FI_TABLE6.copy()
+    original = mechanisms.smooth_sensitivity_label_probabilities(f, epsilon=epsilon)
+    out["original"] = 100 * original[:, 1]
     out["softmax"] = 100 * mechanisms.exponential_probabilities(
-        counts, epsilon=epsilon, sensitivity=1.0, monotone=True
-    )[:, 1]
-    out["noisy_argmax"] = 100 * mechanisms.report_noisy_max_probabilities(
-        counts, epsilon=epsilon
-    )[:, 1]
+        f, epsilon=epsilon, sensitivity=1.0, monotone=True)[:, 1]
+    out["noisy_argmax"] = 100 * report_noisy_max_probabilities(f, epsilon=epsilon)[:, 1]
     return out[["f_A", "f_B", "original", "original_paper", "softmax", "new_paper", "noisy_argmax"]]
 
 
@@ -249,10 +242,8 @@ def smooth_sensitivity_loss_table(
             d, d_prime = np.array([j, 0]), np.array([j + 1, 0])
             for mechanism in ("smooth_sensitivity", "rosnam"):
                 loss = leaf_label_loss(mechanism, eps)(d, d_prime)
-                rows.append(
-                    {"epsilon": eps, "j": j, "mechanism": mechanism, "loss": loss,
-                     "ratio": loss / eps}
-                )
+                rows.append({"epsilon": eps, "j": j, "mechanism": mechanism, "loss": loss,
+                             "ratio": loss / eps})
     return pd.DataFrame(rows)
 
 
@@ -269,11 +260,8 @@ def loss_chart(frame: pd.DataFrame, *, width: int = 420) -> alt.LayerChart:
             tooltip=["mechanism", "epsilon", "j", alt.Tooltip("loss:Q", format=".3g")],
         )
     )
-    promise = (
-        alt.Chart(pd.DataFrame({"ratio": [1.0]}))
-        .mark_rule(color="firebrick", strokeDash=[6, 4])
-        .encode(y="ratio:Q")
-    )
+    promise = alt.Chart(pd.DataFrame({"ratio": [1.0]})).mark_rule(
+        color="firebrick", strokeDash=[6, 4]).encode(y="ratio:Q")
     return lines + promise
 
 
@@ -288,12 +276,8 @@ def budget_split_table(epsilon: float = 1.0, n_trees: int = 100) -> pd.DataFrame
     rows = []
     for name, reading, eps in schemes:
         per_tree = leaf_label_loss("rosnam", eps)(np.array([0, 0]), np.array([0, 1]))
-        rows.append(
-            {
-                "scheme": name, "trees_reading_the_row": reading, "epsilon_per_tree": eps,
-                "claimed": epsilon, "loss": reading * per_tree,
-            }
-        )
+        rows.append({"scheme": name, "trees_reading_the_row": reading, "epsilon_per_tree": eps,
+                     "claimed": epsilon, "loss": reading * per_tree})
     return pd.DataFrame(rows)
 
 
@@ -318,12 +302,9 @@ def assignment_changes(n_rows: int = 6000, n_trees: int = 100, seed: int = 0) ->
         after = assign(np.append(u, new))
         moved = before != after[:-1]
         other = set(before[moved]) | set(after[:-1][moved])
-        rows.append(
-            {
-                "scheme": scheme, "rows_that_move": int(moved.sum()),
-                "trees_with_other_rows": len(other), "trees_changed": len(other | {int(after[-1])}),
-            }
-        )
+        rows.append({"scheme": scheme, "rows_that_move": int(moved.sum()),
+                     "trees_with_other_rows": len(other),
+                     "trees_changed": len(other | {int(after[-1])})})
     return pd.DataFrame(rows)
 
 

@@ -1,41 +1,92 @@
-"""Fletcher & Islam (2017) Algorithms 1–2 with the 2021 addendum's leaf label, as eager Python.
+"""Fletcher & Islam (2017) Algorithms 1–2 with the 2021 addendum's leaf label, as plain Python.
 
-The reference of :class:`dpviz.trees.forest.DPRandomForestClassifier`, one function per
-procedure in the paper's names; :func:`classify` is FI §2.3's vote. Every tree is built in
-full (``m^d`` leaves): small domains only. Both release the same forest for the same seed,
-ε-DP with ``"rosnam"`` or ``"exponential"`` (docs/privacy.md §8.2); ``"smooth_sensitivity"``
-(FI 2017) has no proof and warns.
+One function per procedure, in the paper's names, with plain numpy randomness (``rng``); every
+tree is built in full (``m^d`` leaves): small domains only. ε-DP (finite ε) with ``"rosnam"``
+or ``"exponential"`` (docs/privacy.md §8.2); ``"smooth_sensitivity"`` (FI 2017) has no proof
+and warns. :class:`dpviz.trees.forest.DPRandomForestClassifier` releases forests with the same
+probabilities; the tests compare the two laws.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpviz import mechanisms
-from dpviz.domain import UNKNOWN_CODE, Domain
-from dpviz.pseudocode import child_key, leaf_uniforms, tree_keys, uniform
-from dpviz.trees._base import release_generators
-from dpviz.trees.random_tree import (
-    ATTRIBUTE_STREAM,
-    SPLIT_STREAM,
-    UNKNOWN_STREAM,
-    fletcher_islam_depth,
-)
-from dpviz.validation import check_random_state
+from dpviz.domain import Domain
+from dpviz.errors import NotProvenPrivateWarning
+from dpviz.mechanisms import NOT_PROVEN_MESSAGE
+from dpviz.trees.random_tree import fletcher_islam_depth
 
 __all__ = [
-    "Node", "build_forest", "build_tree", "child_key", "classify", "count_rows",
-    "get_majority_labels", "leaves", "majority_label", "reach_leaf", "release_labels", "uniform",
+    "ALGORITHM_1", "ALGORITHM_2_BUILD_TREE", "ALGORITHM_2_GET_MAJORITY_LABELS", "Node",
+    "build_forest", "build_tree", "classify", "get_majority_labels", "leaves", "majority_label",
+    "reach_leaf",
 ]
+
+#: FI 2017, Algorithm 1, as printed.
+ALGORITHM_1 = """\
+Algorithm 1 (FI 2017)
+ 1: procedure BuildForest(privacy budget ε, dataset x, number of trees τ,
+                          continuous features S, discrete features R, class label C)
+ 2:   F ← {}
+ 3:   d ← the optimal tree depth according to our Theorem 2
+ 4:   for t = 1, ..., τ do
+ 5:     T ← BuildTree(d, 0, S, R)
+ 6:     F ← F ∪ T
+ 7:   end for
+ 8:   F ← GetMajorityLabels(ε, x, C, F)
+ 9:   return F
+10: end procedure"""
+
+#: FI 2017, Algorithm 2, lines 1-19, as printed.
+ALGORITHM_2_BUILD_TREE = """\
+Algorithm 2 (FI 2017)
+ 1: procedure BuildTree(maximum tree depth d, current depth d′, continuous features S,
+                        discrete features R)
+ 2:   T ← {}
+ 3:   if d′ < d then                                        ▷ termination criteria
+ 4:     uniformly randomly select a feature g from S ∪ R to split the current node with
+ 5:     if g ∈ S then
+ 6:       uniformly randomly select a splitting point p within the current domain of g
+ 7:       original domain of g ← update the lower bound to p
+ 8:       T ← T ∪ BuildTree(d, d′+1, S, R)                  ▷ left child node
+ 9:       original domain of g ← update the upper bound to p
+10:       T ← T ∪ BuildTree(d, d′+1, S, R)                  ▷ right child node
+11:     else g ∈ R
+12:       B ← B − g      ▷ discrete features can only be selected once in a root-to-leaf path
+13:       for all g_i ∈ g do
+14:         T ← T ∪ BuildTree(d, d′+1, S, R)                ▷ all child nodes
+15:       end for
+16:     end if
+17:   end if
+18:   return T
+19: end procedure"""
+
+#: FI 2017, Algorithm 2, lines 20-29, as printed, with the addendum's line 25.
+ALGORITHM_2_GET_MAJORITY_LABELS = """\
+Algorithm 2 (FI 2017), continued
+20: procedure GetMajorityLabels(privacy budget ε, dataset x, class label C, forest F)
+21:   for t = 1, ..., τ do
+22:     query f(x_t) ← scope query f to x_t, where x_t is a disjoint subset of x = {x_1, ..., x_τ}
+23:     for all leaf nodes L = {L_i, ∀i} in tree F_t, F = {F_1, ..., F_τ} do
+24:       f(x_t ∩ L_i) ← scope f(x_t) with all the tests in the root-to-leaf path to L_i
+25:       majority label of L_i ← c ∈ C output by the exponential mechanism using f(x_t ∩ L_i)
+          and ε, with the scoring function and smooth sensitivity of Theorem 1
+    (2021 addendum, Table 5: instead u = f_c with Δu = 1, by Report One-Sided Noisy Arg-Max:
+     "adds noise to the utility of each potential output drawn from the one-sided exponential
+     distribution with parameter ε/Δu ... and reports the resulting arg-max")
+26:     end for
+27:   end for
+28:   return F
+29: end procedure"""
 
 
 @dataclass
 class Node:
     """A node: an inner node tests feature ``g``, a leaf has a label."""
 
-    key: int  # its feature, split point and children's keys are drawn from it
     g: int | None = None  # the feature tested (its column in the domain); None: a leaf
     p: float | None = None  # split point of a continuous feature: x_g <= p left, > p right
     children: list[Node] = field(default_factory=list)
@@ -43,117 +94,95 @@ class Node:
     label: int | None = None  # a leaf's private majority label
 
 
-# ---------------------------------------------------------------------------------- Algorithm 1
 def build_forest(
     epsilon: float, x: np.ndarray, tau: int, domain: Domain, C: np.ndarray, *,
-    d: int | None = None, mechanism: str = "rosnam", disjoint: bool = True,
-    random_state: int | np.random.Generator | None = None,
+    rng: np.random.Generator, d: int | None = None, mechanism: str = "rosnam",
+    disjoint: bool = True,
 ) -> list[Node]:
     """FI Alg. 1, ``BuildForest(ε, x, τ, S, R, C)``: τ random trees, then their leaves' labels.
 
-    ``x``: the encoded rows; ``C``: their class codes; S and R: the domain's numeric and
-    categorical attributes; ``d``: default FI's Theorem 2 (line 3); ``mechanism`` and
-    ``disjoint`` as the estimator's ``leaf_mechanism`` and ``disjoint``.
+    ``x``: the encoded rows; ``C``: their class codes; S: each continuous feature's
+    (low, high); R: the discrete features; ``d``: default FI's Theorem 2 (line 3).
     """
-    structure, noise = release_generators(check_random_state(random_state))
-    discrete = domain.categorical_mask
-    S = {g: tuple(domain.bounds[g]) for g in range(len(domain)) if not discrete[g]}
-    R = [g for g in range(len(domain)) if discrete[g]]
+    S = {g: tuple(domain.bounds[g]) for g in range(len(domain)) if not domain.categorical_mask[g]}
+    R = [g for g in range(len(domain)) if domain.categorical_mask[g]]
+    F = []  # line 2
     if d is None:
         d = fletcher_islam_depth(len(S), len(R))  # line 3
-    F = [build_tree(d, 0, S, R, domain, key) for key in tree_keys(structure, tau)]  # lines 4-7
-    return get_majority_labels(epsilon, x, C, F, domain, mechanism=mechanism,
-                               disjoint=disjoint, noise=noise)  # line 8
+    for _ in range(tau):  # lines 4-7
+        F.append(build_tree(d, 0, S, R, domain, rng))
+    return get_majority_labels(epsilon, x, C, F, domain, rng=rng, mechanism=mechanism,
+                               disjoint=disjoint)  # line 8
 
 
-# ---------------------------------------------------------------------------------- Algorithm 2
 def build_tree(
-    d: int, d_prime: int, S: dict[int, tuple[float, float]], R: list[int], domain: Domain, key: int
+    d: int, d_prime: int, S: dict[int, tuple[float, float]], R: list[int], domain: Domain,
+    rng: np.random.Generator,
 ) -> Node:
-    """FI Alg. 2, ``BuildTree(d, d′, S, R)``: a random tree drawn from the public domain alone.
-
-    ``S``: each continuous feature's current (low, high); ``R``: the discrete features left.
-    """
-    T = Node(key)
+    """FI Alg. 2, ``BuildTree(d, d′, S, R)``: a random tree drawn from the public domain alone."""
+    T = Node()  # line 2
     features = sorted([*S, *R])  # S ∪ R, in the domain's order
-    if d_prime < d and features:  # line 3: termination criteria
-        T.g = g = features[int(uniform(key, ATTRIBUTE_STREAM) * len(features))]  # line 4
-        if g in S:  # lines 5-10
+    if d_prime < d and features:  # line 3
+        T.g = g = features[rng.integers(len(features))]  # line 4
+        if g in S:  # line 5
             low, high = S[g]
-            T.p = p = low + uniform(key, SPLIT_STREAM) * (high - low)  # line 6
+            T.p = p = rng.uniform(low, high)  # line 6
             T.children = [
-                build_tree(d, d_prime + 1, {**S, g: (low, p)}, R, domain, child_key(key, 0)),
-                build_tree(d, d_prime + 1, {**S, g: (p, high)}, R, domain, child_key(key, 1)),
+                build_tree(d, d_prime + 1, {**S, g: (low, p)}, R, domain, rng),  # lines 7-8
+                build_tree(d, d_prime + 1, {**S, g: (p, high)}, R, domain, rng),  # lines 9-10
             ]
-        else:  # lines 11-15: a discrete feature is tested once on a path, one child per value
-            R_minus_g = [r for r in R if r != g]
-            T.children = [
-                build_tree(d, d_prime + 1, S, R_minus_g, domain, child_key(key, i))
-                for i in range(domain.n_values[g])
-            ]
+        else:  # line 11
+            R_minus_g = [r for r in R if r != g]  # line 12
+            T.children = [build_tree(d, d_prime + 1, S, R_minus_g, domain, rng)
+                          for _ in range(domain.n_values[g])]  # lines 13-15
     return T
 
 
 def get_majority_labels(
     epsilon: float, x: np.ndarray, C: np.ndarray, F: list[Node], domain: Domain, *,
-    mechanism: str = "rosnam", disjoint: bool = True, noise: np.random.Generator,
+    rng: np.random.Generator, mechanism: str = "rosnam", disjoint: bool = True,
 ) -> list[Node]:
     """FI Alg. 2, ``GetMajorityLabels(ε, x, C, F)``: a private label for every leaf of every tree.
 
     ``disjoint`` (line 22): each row picks its tree uniformly at random, independently of
     the other rows (an equal split would let one added row move others between trees), and
-    all leaves are one release at ε. Otherwise every tree reads all of x at ε/τ.
+    every leaf's label is released at ε. Otherwise every tree reads all of x at ε/τ.
     """
     tau = len(F)
     if disjoint:
-        t_of_row = noise.integers(0, tau, size=len(x))  # line 22: x = {x_1, ..., x_τ}
-        for t, T in enumerate(F):
-            count_rows(T, x[t_of_row == t], C[t_of_row == t], domain.n_classes)
-        release_labels([L for T in F for L in leaves(T)], epsilon, mechanism, noise)
-    else:
-        for T in F:
-            count_rows(T, x, C, domain.n_classes)
-            release_labels(leaves(T), epsilon / tau, mechanism, noise)
+        tree_of_row = rng.integers(tau, size=len(x))  # line 22: x = {x_1, ..., x_τ}
+    for t, T in enumerate(F):  # line 21
+        x_t, C_t = (x[tree_of_row == t], C[tree_of_row == t]) if disjoint else (x, C)
+        for L in leaves(T):  # line 23
+            L.f = np.zeros(domain.n_classes, dtype=np.int64)
+        for row, c in zip(x_t, C_t, strict=True):  # line 24: f(x_t ∩ L_i)
+            reach_leaf(T, row).f[c] += 1
+        for L in leaves(T):
+            L.label = majority_label(L.f, epsilon if disjoint else epsilon / tau, mechanism,
+                                     rng)  # line 25
     return F
 
 
-def count_rows(T: Node, x_t: np.ndarray, C_t: np.ndarray, n_classes: int) -> None:
-    """Lines 23-24: f(x_t ∩ L_i), the class counts of the rows reaching each leaf L_i."""
-    for L in leaves(T):
-        L.f = np.zeros(n_classes, dtype=np.int64)
-    for row, c in zip(x_t, C_t, strict=True):
-        reach_leaf(T, row).f[c] += 1
-
-
-def release_labels(
-    L: list[Node], epsilon: float, mechanism: str, noise: np.random.Generator
-) -> None:
-    """Line 25 for the leaves ``L`` of one release: each leaf's label at ε, from its own noise.
-
-    An empty leaf gets a uniformly random label (its counts tie at 0).
-    """
-    u = leaf_uniforms(noise, [leaf.key for leaf in L],
-                      [leaf.key for leaf in L if leaf.f.sum() > 0], len(L[0].f))
-    for leaf in L:
-        leaf.label = majority_label(leaf.f, u[leaf.key], epsilon, mechanism)
-
-
-def majority_label(
-    f: np.ndarray, u: np.ndarray, epsilon: float, mechanism: str = "rosnam"
-) -> int:
+def majority_label(f: np.ndarray, epsilon: float, mechanism: str,
+                   rng: np.random.Generator) -> int:
     """Alg. 2 line 25: the leaf's majority label, chosen privately from its counts ``f``.
 
-    ``"rosnam"``: argmax_c f_c + E_c, E_c ~ Exponential(1/ε) (the addendum);
-    ``"exponential"``: utility 1 for the majority labels, else 0; ``"smooth_sensitivity"``:
-    FI 2017's Theorem 1, NOT PROVEN PRIVATE (warns).
+    ``"rosnam"``: the addendum's argmax_c f_c + E_c, E_c ~ Exponential(scale 1/ε);
+    ``"exponential"``: FI's utility (1 for the majority labels, else 0) at sensitivity 1;
+    ``"smooth_sensitivity"``: the same at FI 2017's smooth sensitivity e^{-jε} (Theorem 1),
+    NOT PROVEN PRIVATE (warns).
     """
     if mechanism == "rosnam":
-        return int(mechanisms.report_noisy_max(f, epsilon=epsilon, sensitivity=1, uniforms=u))
-    if mechanism == "exponential":
-        top = (f == f.max()).astype(np.float64)
-        return int(mechanisms.exponential_mechanism(top, epsilon=epsilon, sensitivity=1,
-                                                    uniforms=u))
-    return int(mechanisms.smooth_sensitivity_label(f, epsilon=epsilon, uniforms=u))
+        return int(np.argmax(f + rng.exponential(1 / epsilon, size=len(f))))
+    u = f == f.max()  # utility 1 for the majority label(s), 0 for the others
+    Delta_u = 1.0  # global sensitivity
+    if mechanism == "smooth_sensitivity":
+        warnings.warn(NOT_PROVEN_MESSAGE, NotProvenPrivateWarning, stacklevel=2)
+        top_two = np.sort(f)[-2:]
+        j = top_two[-1] - top_two[0]  # the gap between the two largest counts
+        Delta_u = np.exp(-j * epsilon)
+    weight = np.where(u, 1.0, np.exp(-epsilon / (2 * Delta_u)))  # ∝ exp(ε·u / 2Δu)
+    return int(rng.choice(len(f), p=weight / weight.sum()))
 
 
 # ---------------------------------------------------------------------------------- prediction
@@ -165,15 +194,10 @@ def leaves(T: Node) -> list[Node]:
 
 
 def reach_leaf(T: Node, row: np.ndarray) -> Node:
-    """The leaf ``row`` reaches (FI §2.3); an unknown category goes to a keyed random child."""
+    """The leaf the encoded ``row`` reaches (FI §2.3; known categories only)."""
     while T.children:
         value = row[T.g]
-        if T.p is not None:
-            T = T.children[int(value > T.p)]
-        elif value == UNKNOWN_CODE:
-            T = T.children[int(uniform(T.key, UNKNOWN_STREAM) * len(T.children))]
-        else:
-            T = T.children[int(value)]
+        T = T.children[int(value > T.p) if T.p is not None else int(value)]
     return T
 
 
