@@ -263,15 +263,13 @@ def compare_explorer_chart(dataset: str = "nursery", epsilon: float = 1.0, n: in
 def compare_controls(dataset: str = "nursery", epsilon: float = 1.0, n: int = 1000) -> dict:
     """The explorer's widgets: data set, ε and n on :func:`grid`'s log-spaced values, algorithms."""
     g = grid()
-    return {
-        "dataset": choice_dropdown(list(EXPLORER_DATASETS), dataset),
-        "epsilon": selection_slider([(f"{e:g}", float(e)) for e in g["epsilons"]],
-                                    comparison.nearest(epsilon, g["epsilons"]), "ε (log)"),
-        "n": selection_slider([(str(s), int(s)) for s in g["sizes"]],
-                              int(comparison.nearest(n, g["sizes"])), "n (log)"),
-        "algorithms": widgets.SelectMultiple(  # 4 rows: the list scrolls
-            options=list(PRIVATE), value=list(PRIVATE), rows=4, description="show"),
-    }
+    return {"dataset": choice_dropdown(list(EXPLORER_DATASETS), dataset),
+            "epsilon": selection_slider([(f"{e:g}", float(e)) for e in g["epsilons"]],
+                                        comparison.nearest(epsilon, g["epsilons"]), "ε (log)"),
+            "n": selection_slider([(str(s), int(s)) for s in g["sizes"]],
+                                  int(comparison.nearest(n, g["sizes"])), "n (log)"),
+            "algorithms": widgets.SelectMultiple(  # 4 rows: the list scrolls
+                options=list(PRIVATE), value=list(PRIVATE), rows=4, description="show")}
 
 
 # ---------------------------------------------------------------------------------- which when
@@ -288,12 +286,11 @@ def winner_chart(frame: pd.DataFrame, dataset: str, *, width: int = 460) -> alt.
     cells = base.mark_rect().encode(
         **xy, color=alt.Color("winner:N", scale=_PALETTE, title="best private"),
         opacity=alt.condition("datum.clear", alt.value(1.0), alt.value(0.45)),
-        tooltip=[alt.Tooltip("n:O"), alt.Tooltip("epsilon:O", title="ε"),
+        tooltip=["n:O", alt.Tooltip("epsilon:O", title="ε"),
                  alt.Tooltip("algorithm:N", title="best"), alt.Tooltip("accuracy:Q", format=".3f"),
-                 alt.Tooltip("tied:N"), alt.Tooltip("runner_up:N", title="runner-up"),
+                 "tied:N", alt.Tooltip("runner_up:N", title="runner-up"),
                  alt.Tooltip("margin:Q", format=".3f"),
-                 alt.Tooltip("majority:Q", title="majority class", format=".3f")],
-    )
+                 alt.Tooltip("majority:Q", title="majority class", format=".3f")])
     text = base.mark_text(fontSize=10).encode(**xy, text="label:N")
     return alt.layer(cells, text).properties(title=alt.Title(
         f"{dataset}: which algorithm when",
