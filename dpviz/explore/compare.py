@@ -109,10 +109,10 @@ def pareto_chart(frame: pd.DataFrame, dataset: str, n: int, *, width: int = 420)
                       "Pareto frontier; black: best accuracy within a budget ε; dashed: "
                       "non-private references")
     x = _log_x("epsilon", points["epsilon"], "ε (lower = more private)")
+    tips = ["algorithm:N", "epsilon:Q", alt.Tooltip("mean:Q", format=".3f"), "efficient:N",
+            "runs:Q"]
     dots = _dots(alt.Chart(points, title=title, width=width, height=260), x, "algorithm",
-                 "datum.efficient", ["algorithm:N", "epsilon:Q",
-                                     alt.Tooltip("mean:Q", format=".3f"), "efficient:N", "runs:Q"],
-                 60)
+                 "datum.efficient", tips, 60)
     step = alt.Chart(steps).mark_line(interpolate="step-after", color="black", strokeWidth=1.5)
     step = step.encode(x="epsilon:Q", y="best:Q",
                        tooltip=["epsilon:Q", "algorithm:N", alt.Tooltip("best:Q", format=".3f")])
