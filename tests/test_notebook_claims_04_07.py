@@ -340,7 +340,8 @@ def test_07_grid_is_complete_and_accuracies_are_proportions():
 def test_07_fs_trees_hold_the_useful_frontier_at_1000():
     """Notebook 07, section 3: above the majority-class floor (by ``pareto.FLOOR_MARGIN``) and up to
     ε = 2, the efficient points at n = 1000 are FS trees (at ε = 5 Private-RDT draws level, so the
-    claim stops below it)."""
+    claim stops below it); "the DP forest never does at this size": no DP forest point is efficient
+    at n = 1000 at any ε."""
     frame, frontier = frame_07(), frontier_07()
     at_1000 = frontier[(frontier["n"] == 1000) & frontier["efficient"]]
     floor = frame.query("algorithm == 'majority class' and n == 1000")["accuracy"].mean()
@@ -352,6 +353,7 @@ def test_07_fs_trees_hold_the_useful_frontier_at_1000():
         "DiffPID3-InfoGain",
         "DiffPC4.5",
     }, useful
+    assert "DP forest" not in set(at_1000["algorithm"]), at_1000
 
 
 def test_07_private_rdt_closes_in_at_the_largest_n():
@@ -374,7 +376,8 @@ def test_07_epsilon_needed_for_80_percent_never_grows_with_n():
 
 
 def test_07_epsilon_n_at_the_useful_threshold_stays_within_a_factor_of_4():
-    """Notebook 07, section 4: ε·n where a private learner first beats the majority class by 5
+    """Notebook 07, appendix ("The threshold where learners become useful"; section 5 quotes "a few
+    hundred" for ε·n): ε·n where a private learner first beats the majority class by 5
     points stays within a factor of 4 across n — a few hundred rows' worth of budget (between 100
     and 3000)."""
     products = pareto.useful_from(frame_07())["epsilon_n"].dropna()
@@ -439,7 +442,8 @@ def test_07_twice_the_budget_pays_and_update_beats_union_half():
 
 
 def test_07_tuning_on_test_rows_is_optimistic_and_costs_15_epsilon():
-    """Notebook 07, "Tuning hyperparameters on the test data": over 40 draws the chosen model's
+    """Notebook 07, "Tuning hyperparameters on the test data" (section 6) and the appendix's
+    "Tuning's optimism over many draws": over 40 draws the chosen model's
     score on the rows that chose it is optimistic on average by more than 3 standard errors, and the
     bill of the 15 configurations is 15 × ε."""
     tuning = pitfalls.tuning_pitfall("nursery", epsilon=1.0, n=1000, n_tuning=200, splits=200)

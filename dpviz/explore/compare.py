@@ -1,7 +1,7 @@
-"""Notebook 07 (compare all): the views of the comparison of every learner on the same data.
+"""Notebook 07 (compare all): every learner on the same data, charts and exercises.
 
-The explorer (its points looked up in a per-data-set grid computed once), the Pareto,
-trade-off, winner and budget-pitfall charts, and notebook 07's exercises.
+The explorer (a per-data-set grid computed once), the Pareto, trade-off, winner and budget-pitfall
+charts, and notebook 07's exercises.
 """
 
 from __future__ import annotations
@@ -16,25 +16,8 @@ import numpy as np
 import pandas as pd
 
 from dpviz.errors import InvalidParameterError
-from dpviz.experiments.comparison import (
-    EPSILONS,
-    SIZES,
-    compare,
-    load_dataset,
-    n_test_rows,
-    nearest,
-    reference_accuracy,
-    summary,
-)
-from dpviz.experiments.pareto import (
-    FLOOR_MARGIN,
-    NO_WINNER,
-    dominated_by,
-    envelope,
-    pareto_frontier,
-    privacy_price,
-    winners,
-)
+from dpviz.experiments import comparison, pareto
+from dpviz.experiments.comparison import reference_accuracy  # by name: tests patch it here
 from dpviz.experiments.registry import ALGORITHMS, PRIVATE
 from dpviz.experiments.runner import remember
 from dpviz.experiments.shipped import recompute_requested, result
@@ -47,33 +30,48 @@ from dpviz.validation import check_epsilon, check_int
 #: Data sets offered by the explorer's picker (each one's grid ships: see :func:`explorer_frame`).
 EXPLORER_DATASETS = ("nursery", "mushroom", "votes", "adult", "synth-a")
 
-_QUICK_EPSILONS = (0.05, 0.2, 1.0, 5.0)
-_QUICK_SIZES = (100, 1000, 10000)
-
 
 def grid() -> dict[str, Any]:
-    """The explorer's grid: ``epsilons``, ``sizes``, ``repeats``: 10 ε × 5 n × 5 (shipped).
-
-    A quick recomputation (``DPVIZ_QUICK=1 DPVIZ_RECOMPUTE=1``) runs 4 ε × 3 n × 2.
-    """
+    """The explorer's grid: 10 ε × 5 n × 5 repeats (shipped); 4 × 3 × 2 to recompute quickly."""
     if quick() and recompute_requested():
-        return {"epsilons": _QUICK_EPSILONS, "sizes": _QUICK_SIZES, "repeats": 2}
-    return {"epsilons": EPSILONS, "sizes": SIZES, "repeats": 5}
+        return {"epsilons": (0.05, 0.2, 1.0, 5.0), "sizes": (100, 1000, 10000), "repeats": 2}
+    return {"epsilons": comparison.EPSILONS, "sizes": comparison.SIZES, "repeats": 5}
 
 
 # ---------------------------------------------------------------------------------- shared marks
 #: One colour per algorithm in every chart (Vega-Lite's tableau10 order), grey for no winner.
-_TABLEAU = ["#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2"]
-_PALETTE = alt.Scale(domain=[*sorted(PRIVATE), NO_WINNER], range=[*_TABLEAU, "#dddddd"])
-
-
+_PALETTE = alt.Scale(
+    domain=[*sorted(PRIVATE), pareto.NO_WINNER],
+    range=["#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#dddddd"],
+)
 #: Pixels kept between two reference labels (a 10 px font and some air).
 _LABEL_GAP_PX = 14
+#: Width and height of each panel of the explorer (pixels; the height is Vega-Lite's default).
+_PANEL_WIDTH = _PANEL_HEIGHT = 300
+# Channel objects rather than "field:type" strings: altair parses shorthands slowly,
+# and the explorer redraws on every slider move.
+_NAME_TIP = alt.Tooltip("algorithm", type="nominal")
+_MEAN_TIP = alt.Tooltip("mean", type="quantitative", format=".3f", title="accuracy")
+_REF_TIPS = [_NAME_TIP, alt.Tooltip("accuracy", type="quantitative", format=".3f")]
+_DASHED = {"strokeDash": [6, 4], "color": "gray"}
+_ACCURACY_Y = alt.Y("mean:Q", title="accuracy", scale=alt.Scale(zero=False))
 
 
-def _label_positions(
-    refs: pd.DataFrame, plotted: Sequence[float] | np.ndarray | pd.Series, height: int
-) -> pd.DataFrame:
+def _log_x(field: str, values: Any, title: str) -> alt.X:
+    """A quantitative log-scale x with :func:`log_axis`'s ticks over ``values``."""
+    return alt.X(f"{field}:Q", scale=alt.Scale(type="log"), axis=log_axis(values), title=title)
+
+
+def _dots(base: alt.Chart, x: alt.X, color: str, filled: str, tooltip: list[Any],
+          size: int, **encodings: Any) -> alt.Chart:
+    """Points at (``x``, mean accuracy) coloured by ``color``, filled where ``filled`` holds."""
+    hue = alt.Color(f"{color}:N", **({"scale": _PALETTE} if color == "algorithm" else {}))
+    return base.mark_point(size=size).encode(
+        x=x, y=_ACCURACY_Y, color=hue, fill=alt.condition(filled, hue, alt.value("white")),
+        tooltip=tooltip, **encodings)
+
+
+def _label_positions(refs: pd.DataFrame, plotted: Any, height: int) -> pd.DataFrame:
     """``refs`` with ``label_y``: accuracies pushed :data:`_LABEL_GAP_PX` apart, in data units."""
     out = refs.sort_values("accuracy", kind="stable").reset_index(drop=True)
     values = np.asarray([*np.asarray(plotted, dtype=float), *out["accuracy"]], dtype=float)
@@ -86,13 +84,10 @@ def _label_positions(
     return out.assign(label_y=positions)
 
 
-def _reference_layers(
-    refs: pd.DataFrame, plotted: Sequence[float] | np.ndarray | pd.Series, height: int, width: int,
-) -> list[alt.Chart]:
+def _reference_layers(refs: pd.DataFrame, plotted: Any, height: int, width: int) -> list[alt.Chart]:
     """The non-private references as dashed rules, their names apart in the right margin."""
     return [
-        alt.Chart(refs)
-        .mark_rule(strokeDash=[6, 4], color="gray")
+        alt.Chart(refs).mark_rule(**_DASHED)
         .encode(y=alt.Y("accuracy", type="quantitative"), tooltip=_REF_TIPS),
         alt.Chart(_label_positions(refs, plotted, height))
         .mark_text(align="left", baseline="middle", dx=4, fontSize=10, color="gray")
@@ -104,354 +99,231 @@ def _reference_layers(
 # ---------------------------------------------------------------------------------- Pareto
 def pareto_chart(frame: pd.DataFrame, dataset: str, n: int, *, width: int = 420) -> alt.LayerChart:
     """FS Fig. 2 made real: every (algorithm, ε) point at one n and the frontier's steps."""
-    points = pareto_frontier(frame)
+    points = pareto.pareto_frontier(frame)
     points = points[(points["dataset"] == dataset) & (points["n"] == n)]
     if points.empty:
         raise InvalidParameterError(f"no private points for dataset={dataset!r}, n={n}")
-    steps = envelope(points, ["dataset", "n"])
-    efficient = int(points["efficient"].sum())
-    title = alt.Title(
-        f"{dataset}, n = {n}: {efficient} of {len(points)} (algorithm, ε) points are efficient",
-        subtitle="filled: on the Pareto frontier; black: best accuracy within a budget ε; "
-        "dashed: non-private references",
-    )
-    base = alt.Chart(points, title=title, width=width, height=260)
-    x = alt.X(
-        "epsilon:Q", scale=alt.Scale(type="log"), axis=log_axis(points["epsilon"]),
-        title="ε (lower = more private)",
-    )
-    y = alt.Y("mean:Q", title="accuracy", scale=alt.Scale(zero=False))
-    dots = base.mark_point(size=60).encode(
-        x=x,
-        y=y,
-        color=alt.Color("algorithm:N", scale=_PALETTE),
-        fill=alt.condition(
-            "datum.efficient", alt.Color("algorithm:N", scale=_PALETTE), alt.value("white")
-        ),
-        tooltip=[
-            "algorithm:N", "epsilon:Q", alt.Tooltip("mean:Q", format=".3f"), "efficient:N",
-            "runs:Q",
-        ],
-    )
-    step = (
-        alt.Chart(steps)
-        .mark_line(interpolate="step-after", color="black", strokeWidth=1.5)
-        .encode(
-            x="epsilon:Q", y="best:Q",
-            tooltip=["epsilon:Q", "algorithm:N", alt.Tooltip("best:Q", format=".3f")],
-        )
-    )
+    steps = pareto.envelope(points, ["dataset", "n"])
+    efficient = f"{int(points['efficient'].sum())} of {len(points)} (algorithm, ε) points"
+    title = alt.Title(f"{dataset}, n = {n}: {efficient} are efficient", subtitle="filled: on the "
+                      "Pareto frontier; black: best accuracy within a budget ε; dashed: "
+                      "non-private references")
+    x = _log_x("epsilon", points["epsilon"], "ε (lower = more private)")
+    tips = ["algorithm:N", "epsilon:Q", alt.Tooltip("mean:Q", format=".3f"), "efficient:N",
+            "runs:Q"]
+    dots = _dots(alt.Chart(points, title=title, width=width, height=260), x, "algorithm",
+                 "datum.efficient", tips, 60)
+    step = alt.Chart(steps).mark_line(interpolate="step-after", color="black", strokeWidth=1.5)
+    step = step.encode(x="epsilon:Q", y="best:Q",
+                       tooltip=["epsilon:Q", "algorithm:N", alt.Tooltip("best:Q", format=".3f")])
     refs = reference_accuracy(frame, dataset, n)
     plotted = [*points["mean"], *steps["best"]]
     return alt.layer(step, dots, alt.layer(*_reference_layers(refs, plotted, 260, width)))
 
 
-def _target_layers(
-    frame: pd.DataFrame, dataset: str, target: float, xfield: str
-) -> list[alt.Chart]:
+def _target_layers(frame: pd.DataFrame, dataset: str, target: float, xfield: str) -> list[Any]:
     """The accuracy target as a rule and, per n, the smallest ε that reaches it (diamonds)."""
-    price = privacy_price(frame[frame["dataset"] == dataset], target).dropna()
+    price = pareto.privacy_price(frame[frame["dataset"] == dataset], target).dropna()
     price = price.assign(epsilon_n=price["epsilon"] * price["n"])
+    rule = alt.Chart(pd.DataFrame({"target": [target]}))
     return [
-        alt.Chart(pd.DataFrame({"target": [target]}))
-        .mark_rule(strokeDash=[2, 2], color="firebrick")
-        .encode(y="target:Q"),
-        alt.Chart(price)
-        .mark_point(shape="diamond", size=120, color="firebrick", filled=True)
-        .encode(
-            x=f"{xfield}:Q", y="accuracy:Q",
-            tooltip=["n:O", "epsilon:Q", "algorithm:N", alt.Tooltip("accuracy:Q", format=".3f")],
-        ),
+        rule.mark_rule(strokeDash=[2, 2], color="firebrick").encode(y="target:Q"),
+        alt.Chart(price).mark_point(shape="diamond", size=120, color="firebrick", filled=True)
+        .encode(x=f"{xfield}:Q", y="accuracy:Q", tooltip=[
+            "n:O", "epsilon:Q", "algorithm:N", alt.Tooltip("accuracy:Q", format=".3f")]),
     ]
 
 
-def tradeoff_chart(
-    frame: pd.DataFrame, dataset: str, *, algorithm: str | None = None, target: float | None = None,
-    per_row: bool = False, width: int = 420,
-) -> alt.LayerChart:
+def tradeoff_chart(frame: pd.DataFrame, dataset: str, *, algorithm: str | None = None,
+                   target: float | None = None, per_row: bool = False,
+                   width: int = 420) -> alt.LayerChart:
     """Accuracy against ε (or ε·n) for every n, of ``algorithm`` or the best one."""
     rows = frame[(frame["dataset"] == dataset) & frame["private"]]
     if rows.empty:
         raise InvalidParameterError(f"no private rows for dataset {dataset!r}")
     if algorithm is None:
-        curves = envelope(summary(rows), ["dataset", "n"]).rename(columns={"best": "mean"})
+        curves = pareto.envelope(comparison.summary(rows), ["dataset", "n"])
+        curves = curves.rename(columns={"best": "mean"})
         what = "best private algorithm within each budget"
+    elif algorithm not in ALGORITHMS:
+        raise InvalidParameterError(f"unknown algorithm {algorithm!r}")
     else:
-        if algorithm not in ALGORITHMS:
-            raise InvalidParameterError(f"unknown algorithm {algorithm!r}")
-        curves = summary(rows[rows["algorithm"] == algorithm])
-        what = algorithm
+        curves, what = comparison.summary(rows[rows["algorithm"] == algorithm]), algorithm
     curves = curves.assign(epsilon_n=curves["epsilon"] * curves["n"])
     xfield, xtitle = ("epsilon_n", "ε · n") if per_row else ("epsilon", "ε (lower = more private)")
-    title = alt.Title(
-        f"{dataset}: accuracy against {'ε · n' if per_row else 'ε'} for several n"
-        + ("" if per_row else " — more data buys privacy"),
-        subtitle=f"{what}; mean over repeats",
-    )
-    base = alt.Chart(curves, title=title, width=width, height=260)
-    lines = base.mark_line(point=True).encode(
-        x=alt.X(
-            f"{xfield}:Q", scale=alt.Scale(type="log"), axis=log_axis(curves[xfield]), title=xtitle
-        ),
-        y=alt.Y("mean:Q", title="accuracy", scale=alt.Scale(zero=False)),
+    title = alt.Title(f"{dataset}: accuracy against {'ε · n' if per_row else 'ε'} for several n"
+                      + ("" if per_row else " — more data buys privacy"),
+                      subtitle=f"{what}; mean over repeats")
+    lines = alt.Chart(curves, title=title, width=width, height=260).mark_line(point=True).encode(
+        x=_log_x(xfield, curves[xfield], xtitle), y=_ACCURACY_Y,
         color=alt.Color("n:O", scale=alt.Scale(scheme="blues"), title="training rows n"),
         tooltip=["n:O", "epsilon:Q", alt.Tooltip("mean:Q", format=".3f"), "algorithm:N"],
     )
-    layers: list[Any] = [lines]
-    if target is not None:
-        layers += _target_layers(frame, dataset, target, xfield)
-    return alt.layer(*layers)
+    targets = [] if target is None else _target_layers(frame, dataset, target, xfield)
+    return alt.layer(lines, *targets)
 
 
 # ---------------------------------------------------------------------------------- explorer
 @remember()
-def _explorer_frame(
-    dataset: str, epsilons: tuple[float, ...], sizes: tuple[int, ...], repeats: int
-) -> pd.DataFrame:
-    return result(compare, (dataset,), algorithms=PRIVATE, epsilons=epsilons, sizes=sizes,
-                  repeats=repeats, missing="compute")
+def _explorer_frame(dataset: str, epsilons: tuple, sizes: tuple, repeats: int) -> pd.DataFrame:
+    return result(comparison.compare, (dataset,), algorithms=PRIVATE, epsilons=epsilons,
+                  sizes=sizes, repeats=repeats, missing="compute")
+
+
+@remember()
+def _explorer_summary(dataset: str, epsilons: tuple, sizes: tuple, repeats: int) -> pd.DataFrame:
+    return comparison.summary(_explorer_frame(dataset, epsilons, sizes, repeats))
+
+
+def _grid_key(dataset: str) -> tuple[str, tuple, tuple, int]:
+    """(data set, ε, n, repeats) of :func:`grid`, the data set's name validated."""
+    g, key = grid(), str(dataset).strip().lower()
+    comparison.load_dataset(key)  # validates the name
+    return key, tuple(g["epsilons"]), tuple(g["sizes"]), int(g["repeats"])
 
 
 def explorer_frame(dataset: str = "nursery") -> pd.DataFrame:
     """The explorer's grid for ``dataset`` (``compare`` over :func:`grid`): shipped or computed."""
-    g = grid()
-    key = str(dataset).strip().lower()
-    load_dataset(key)  # validates the name
-    return _explorer_frame(key, tuple(g["epsilons"]), tuple(g["sizes"]), int(g["repeats"]))
-
-
-@remember()
-def _explorer_summary(
-    dataset: str, epsilons: tuple[float, ...], sizes: tuple[int, ...], repeats: int
-) -> pd.DataFrame:
-    return summary(_explorer_frame(dataset, epsilons, sizes, repeats))
+    return _explorer_frame(*_grid_key(dataset))
 
 
 def _selection(algorithms: Sequence[str] | None) -> list[str]:
-    if algorithms is None:
-        return list(PRIVATE)
-    chosen = [algorithms] if isinstance(algorithms, str) else list(algorithms)
-    for name in chosen:
-        if name not in ALGORITHMS:
-            raise InvalidParameterError(f"unknown algorithm {name!r}; known: {list(ALGORITHMS)}")
+    chosen = [algorithms] if isinstance(algorithms, str) else list(
+        PRIVATE if algorithms is None else algorithms)
+    for name in (a for a in chosen if a not in ALGORITHMS):
+        raise InvalidParameterError(f"unknown algorithm {name!r}; known: {list(ALGORITHMS)}")
     return [a for a in PRIVATE if a in chosen]
 
 
-#: Width of each panel of the explorer (pixels).
-_PANEL_WIDTH = 300
-#: Height of the explorer's right panel (Vega-Lite's default, pixels).
-_PANEL_HEIGHT = 300
-# Channel objects rather than "field:type" strings: altair parses shorthands slowly,
-# and the explorer redraws on every slider move.
-_NAME_TIP = alt.Tooltip("algorithm", type="nominal")
-_MEAN_TIP = alt.Tooltip("mean", type="quantitative", format=".3f", title="accuracy")
-_REF_TIPS = [_NAME_TIP, alt.Tooltip("accuracy", type="quantitative", format=".3f")]
-
-
-def _explorer_left(
-    at_eps: pd.DataFrame, at_inf: pd.DataFrame, refs: pd.DataFrame, order: list[str], eps: float,
-    title: alt.Title,
-) -> alt.LayerChart:
-    """Left panel: each algorithm's band and mean at ε, its ε = ∞ diamond, the references."""
+def _explorer_left(at_eps: pd.DataFrame, at_inf: pd.DataFrame, refs: pd.DataFrame,
+                   order: list[str], eps: float, size: int, n: int) -> alt.LayerChart:
+    """Left panel: bands and means at ε, the ε = ∞ diamonds, references; the best in the title."""
+    best = at_eps.loc[at_eps["mean"].idxmax()] if len(at_eps) else None
+    best_text = ("no private algorithm selected" if best is None
+                 else f"best private: {best['algorithm']} {best['mean']:.1%}")
+    title = alt.Title(f"ε = {eps:g}, n = {size}{'' if size == n else f' (nearest to n = {n})'}: "
+                      f"{best_text}", subtitle="bar: 10th-90th percentile of the runs; ◇ the "
+                      "same algorithm at ε = ∞; dashed: non-private references")
     y = alt.Y("algorithm", type="nominal", sort=order, title=None)
     color = alt.Color("algorithm", type="nominal", title="algorithm")
     settings = [f"ε = {eps:g}", "ε = ∞"]
-    points = pd.concat(
-        [at_eps.assign(setting=settings[0]), at_inf.assign(setting=settings[1])], ignore_index=True,
-    )
+    points = pd.concat([at_eps.assign(setting=settings[0]), at_inf.assign(setting=settings[1])],
+                       ignore_index=True)
     layers: list[Any] = [
-        alt.Chart(at_eps)
-        .mark_rule(strokeWidth=3, opacity=0.5)
-        .encode(
+        alt.Chart(at_eps).mark_rule(strokeWidth=3, opacity=0.5).encode(
             x=alt.X("low", type="quantitative", title="accuracy", scale=alt.Scale(domain=[0, 1])),
-            x2=alt.X2("high"), y=y, color=color,
-        ),
+            x2=alt.X2("high"), y=y, color=color),
         # the point at the slider's ε (filled) and the same learner without noise (hollow diamond)
-        alt.Chart(points)
-        .mark_point(size=80)
-        .encode(
-            x=alt.X("mean", type="quantitative"),
-            y=y,
-            color=color,
-            shape=alt.Shape(
-                "setting", type="nominal",
-                scale=alt.Scale(domain=settings, range=["circle", "diamond"]), title=None,
-            ),
+        alt.Chart(points).mark_point(size=80).encode(
+            x=alt.X("mean", type="quantitative"), y=y, color=color,
+            shape=alt.Shape("setting", type="nominal", title=None,
+                            scale=alt.Scale(domain=settings, range=["circle", "diamond"])),
             fillOpacity=alt.FillOpacity(  # ordinal: Vega-Lite warns on a nominal opacity
                 "setting", type="ordinal", sort=settings,
-                scale=alt.Scale(domain=settings, range=[1, 0]), legend=None,
-            ),
-            tooltip=[_NAME_TIP, alt.Tooltip("setting", type="nominal"), _MEAN_TIP],
-        ),
+                scale=alt.Scale(domain=settings, range=[1, 0]), legend=None),
+            tooltip=[_NAME_TIP, alt.Tooltip("setting", type="nominal"), _MEAN_TIP]),
     ]
     if len(refs):
-        layers.append(
-            alt.Chart(refs)
-            .mark_rule(strokeDash=[6, 4], color="gray")
-            .encode(x=alt.X("accuracy", type="quantitative"), tooltip=_REF_TIPS)
-        )
-    return alt.LayerChart(
-        layer=layers, width=_PANEL_WIDTH, height=24 * max(len(order), 3), title=title
-    )
+        layers.append(alt.Chart(refs).mark_rule(**_DASHED)
+                      .encode(x=alt.X("accuracy", type="quantitative"), tooltip=_REF_TIPS))
+    return alt.LayerChart(layer=layers, width=_PANEL_WIDTH, height=24 * max(len(order), 3),
+                          title=title)
 
 
-def _explorer_right(
-    curve_rows: pd.DataFrame, refs: pd.DataFrame, eps: float, size: int
-) -> alt.LayerChart:
-    """Right panel: the chosen algorithms' accuracy against ε at n, the slider's ε in red."""
-    if curve_rows.empty:  # nothing selected: an empty axis with the references
-        curve_rows = pd.DataFrame({"epsilon": [eps], "accuracy": [math.nan], "algorithm": ["—"]})
-    curves = accuracy_chart(
-        curve_rows, x="epsilon", color="algorithm", highlight=eps, title=f"against ε at n = {size}",
-        width=_PANEL_WIDTH,
-    )
-    ref_layers = _reference_layers(refs, curve_rows["accuracy"], _PANEL_HEIGHT, _PANEL_WIDTH)
-    return alt.LayerChart(layer=[*curves.layer, *ref_layers])  # flat: nested layers copy slowly
-
-
-def _left_title(at_eps: pd.DataFrame, eps: float, size: int, n: int) -> alt.Title:
-    """The left panel's title: the setting and the best private algorithm there."""
-    if at_eps.empty:
-        best_text = "no private algorithm selected"
-    else:
-        best = at_eps.loc[at_eps["mean"].idxmax()]
-        best_text = f"best private: {best['algorithm']} {best['mean']:.1%}"
-    note = "" if size == n else f" (nearest to n = {n})"
-    return alt.Title(
-        f"ε = {eps:g}, n = {size}{note}: {best_text}",
-        subtitle="bar: 10th-90th percentile of the runs; ◇ the same algorithm at ε = ∞; "
-        "dashed: non-private references",
-    )
-
-
-def compare_explorer_chart(
-    dataset: str = "nursery", epsilon: float = 1.0, n: int = 1000,
-    algorithms: Sequence[str] | None = None,
-) -> alt.VConcatChart:
-    """Explorer callback: every algorithm at (data set, ε, n), and against ε below."""
+def compare_explorer_chart(dataset: str = "nursery", epsilon: float = 1.0, n: int = 1000,
+                           algorithms: Sequence[str] | None = None) -> alt.VConcatChart:
+    """Explorer callback: every algorithm at (data set, ε, n); below, against ε (ε in red)."""
     check_epsilon(epsilon)
     chosen = _selection(algorithms)
-    g = grid()
-    key = str(dataset).strip().lower()
-    data = load_dataset(key)
-    args = (key, tuple(g["epsilons"]), tuple(g["sizes"]), int(g["repeats"]))
+    args = _grid_key(dataset)
     frame, stats = _explorer_frame(*args), _explorer_summary(*args)
-    eps = nearest(epsilon, g["epsilons"])
-    size = int(nearest(check_int(n, "n", minimum=1), sorted(stats["n"].unique())))
+    eps = comparison.nearest(epsilon, args[1])
+    size = int(comparison.nearest(check_int(n, "n", minimum=1), sorted(stats["n"].unique())))
     here = stats[(stats["n"] == size) & stats["algorithm"].isin(chosen)]
     at_eps = here[np.isclose(here["epsilon"], eps)]
-    at_inf = here[~np.isfinite(here["epsilon"])]
-    refs = reference_accuracy(frame, key, size)
+    refs = reference_accuracy(frame, args[0], size)
     order = [a for a in chosen if a in set(at_eps["algorithm"])]
-    left = _explorer_left(at_eps, at_inf, refs, order, eps, _left_title(at_eps, eps, size, n))
+    left = _explorer_left(at_eps, here[~np.isfinite(here["epsilon"])], refs, order, eps, size, n)
     curve_rows = frame[(frame["n"] == size) & frame["algorithm"].isin(chosen) & frame["private"]]
-    right = _explorer_right(curve_rows, refs, eps, size)
-    runs = int(stats["runs"].max())
+    if curve_rows.empty:  # nothing selected: an empty axis with the references
+        curve_rows = pd.DataFrame({"epsilon": [eps], "accuracy": [math.nan], "algorithm": ["—"]})
+    curves = accuracy_chart(curve_rows, x="epsilon", color="algorithm", highlight=eps,
+                            title=f"against ε at n = {size}", width=_PANEL_WIDTH)
+    refs_right = _reference_layers(refs, curve_rows["accuracy"], _PANEL_HEIGHT, _PANEL_WIDTH)
+    right = alt.LayerChart(layer=[*curves.layer, *refs_right])  # flat: nested layers copy slowly
+    data = comparison.load_dataset(args[0])
     return alt.VConcatChart(  # one above the other: side by side they overflow 1000 px
         vconcat=[left, right],
-        title=alt.Title(
-            f"{data.name}: every algorithm at the same (ε, n)",
-            subtitle=f"hold-out accuracy on {n_test_rows(data)} test rows, {runs} runs per point",
-        ),
+        title=alt.Title(f"{data.name}: every algorithm at the same (ε, n)",
+                        subtitle=f"hold-out accuracy on {comparison.n_test_rows(data)} test rows, "
+                        f"{int(stats['runs'].max())} runs per point"),
     )
 
 
-def compare_controls(
-    dataset: str = "nursery", epsilon: float = 1.0, n: int = 1000
-) -> dict[str, Any]:
+def compare_controls(dataset: str = "nursery", epsilon: float = 1.0, n: int = 1000) -> dict:
     """The explorer's widgets: data set, ε and n on :func:`grid`'s log-spaced values, algorithms."""
     g = grid()
-    eps_options = [(f"{e:g}", float(e)) for e in g["epsilons"]]
-    size_options = [(str(s), int(s)) for s in g["sizes"]]
-    return {
-        "dataset": choice_dropdown(list(EXPLORER_DATASETS), dataset),
-        "epsilon": selection_slider(eps_options, nearest(epsilon, g["epsilons"]), "ε (log)"),
-        "n": selection_slider(size_options, int(nearest(n, g["sizes"])), "n (log)"),
-        "algorithms": widgets.SelectMultiple(
-            options=list(PRIVATE), value=list(PRIVATE), rows=4, description="show",  # scrolls
-        ),
-    }
+    return {"dataset": choice_dropdown(list(EXPLORER_DATASETS), dataset),
+            "epsilon": selection_slider([(f"{e:g}", float(e)) for e in g["epsilons"]],
+                                        comparison.nearest(epsilon, g["epsilons"]), "ε (log)"),
+            "n": selection_slider([(str(s), int(s)) for s in g["sizes"]],
+                                  int(comparison.nearest(n, g["sizes"])), "n (log)"),
+            "algorithms": widgets.SelectMultiple(  # 4 rows: the list scrolls
+                options=list(PRIVATE), value=list(PRIVATE), rows=4, description="show")}
 
 
 # ---------------------------------------------------------------------------------- which when
 def winner_chart(frame: pd.DataFrame, dataset: str, *, width: int = 460) -> alt.LayerChart:
     """"Which algorithm when": the best private algorithm in every (ε, n) cell."""
-    table = winners(frame[frame["dataset"] == dataset])
+    table = pareto.winners(frame[frame["dataset"] == dataset])
     if table.empty:
         raise InvalidParameterError(f"no private rows for dataset {dataset!r}")
-    table = table.assign(
-        label=(100 * table["accuracy"]).round().astype(int).astype(str),
-        clear=~(table["margin"] < 0.02),
-    )
+    table = table.assign(label=(100 * table["accuracy"]).round().astype(int).astype(str),
+                         clear=~(table["margin"] < 0.02))
     base = alt.Chart(table, width=width, height=40 * table["n"].nunique())
-    x = alt.X("epsilon:O", title="ε", sort="ascending")
-    y = alt.Y("n:O", title="training rows n", sort="descending")
+    xy = {"x": alt.X("epsilon:O", title="ε", sort="ascending"),
+          "y": alt.Y("n:O", title="training rows n", sort="descending")}
     cells = base.mark_rect().encode(
-        x=x,
-        y=y,
-        color=alt.Color("winner:N", scale=_PALETTE, title="best private"),
+        **xy, color=alt.Color("winner:N", scale=_PALETTE, title="best private"),
         opacity=alt.condition("datum.clear", alt.value(1.0), alt.value(0.45)),
-        tooltip=[
-            alt.Tooltip("n:O"), alt.Tooltip("epsilon:O", title="ε"),
-            alt.Tooltip("algorithm:N", title="best"), alt.Tooltip("accuracy:Q", format=".3f"),
-            alt.Tooltip("tied:N"), alt.Tooltip("runner_up:N", title="runner-up"),
-            alt.Tooltip("margin:Q", format=".3f"),
-            alt.Tooltip("majority:Q", title="majority class", format=".3f"),
-        ],
-    )
-    text = base.mark_text(fontSize=10).encode(x=x, y=y, text="label:N")
-    return alt.layer(cells, text).properties(
-        title=alt.Title(
-            f"{dataset}: which algorithm when",
-            subtitle=f"colour: best mean accuracy (%, in the cell); grey: nothing beats the "
-            f"majority class by {FLOOR_MARGIN:.0%}; pale: runner-up within 2 points",
-        )
-    )
+        tooltip=["n:O", alt.Tooltip("epsilon:O", title="ε"),
+                 alt.Tooltip("algorithm:N", title="best"), alt.Tooltip("accuracy:Q", format=".3f"),
+                 "tied:N", alt.Tooltip("runner_up:N", title="runner-up"),
+                 alt.Tooltip("margin:Q", format=".3f"),
+                 alt.Tooltip("majority:Q", title="majority class", format=".3f")])
+    text = base.mark_text(fontSize=10).encode(**xy, text="label:N")
+    return alt.layer(cells, text).properties(title=alt.Title(
+        f"{dataset}: which algorithm when",
+        subtitle=f"colour: best mean accuracy (%, in the cell); grey: nothing beats the "
+        f"majority class by {pareto.FLOOR_MARGIN:.0%}; pale: runner-up within 2 points"))
 
 
 # ---------------------------------------------------------------------------------- pitfalls
 def budget_pitfall_chart(table: pd.DataFrame, *, width: int = 380) -> alt.LayerChart:
     """The update experiment's arms at their claimed ε (hollow) and their true total (filled)."""
-    long = pd.concat(
-        [
-            table.assign(epsilon=table["claimed_epsilon"], plotted="as claimed"),
-            table.assign(epsilon=table["total_epsilon"], plotted="true total"),
-        ],
-        ignore_index=True,
-    )
+    long = pd.concat([table.assign(epsilon=table["claimed_epsilon"], plotted="as claimed"),
+                      table.assign(epsilon=table["total_epsilon"], plotted="true total")],
+                     ignore_index=True)
     base = alt.Chart(long, width=width, height=220)
-    x = alt.X(
-        "epsilon:Q", scale=alt.Scale(type="log"), axis=log_axis(long["epsilon"]), title="total ε"
-    )
-    y = alt.Y("mean:Q", title="accuracy", scale=alt.Scale(zero=False))
-    arrows = base.mark_line(strokeDash=[3, 3], color="gray").encode(x=x, y=y, detail="method:N")
-    dots = base.mark_point(size=90).encode(
-        x=x,
-        y=y,
-        color=alt.Color("method:N"),
-        shape=alt.Shape("plotted:N", title=None),
-        fill=alt.condition(
-            "datum.plotted == 'true total'", alt.Color("method:N"), alt.value("white")
-        ),
-        tooltip=["method:N", "plotted:N", "epsilon:Q", alt.Tooltip("mean:Q", format=".3f")],
-    )
-    return alt.layer(arrows, dots).properties(
-        title=alt.Title(
-            "Compare at the same total budget",
-            subtitle="the 'union' arm plotted at ε really spent 2ε on the rows of D1",
-        )
-    )
+    x = _log_x("epsilon", long["epsilon"], "total ε")
+    arrows = base.mark_line(strokeDash=[3, 3], color="gray").encode(
+        x=x, y=_ACCURACY_Y, detail="method:N")
+    dots = _dots(base, x, "method", "datum.plotted == 'true total'",
+                 ["method:N", "plotted:N", "epsilon:Q", alt.Tooltip("mean:Q", format=".3f")], 90,
+                 shape=alt.Shape("plotted:N", title=None))
+    return alt.layer(arrows, dots).properties(title=alt.Title(
+        "Compare at the same total budget",
+        subtitle="the 'union' arm plotted at ε really spent 2ε on the rows of D1"))
 
 
 # ---------------------------------------------------------------------------------- exercises
 #: Exercise 07.1's points (one data set, one n): how many are Pareto efficient?
 EXERCISE_POINTS = pd.DataFrame(
-    {
-        "algorithm": ["A", "A", "A", "B", "B", "B", "C", "C", "C"],
-        "epsilon": [0.1, 1.0, 10.0, 0.1, 1.0, 10.0, 0.1, 1.0, 10.0],
-        "accuracy": [0.52, 0.80, 0.85, 0.60, 0.71, 0.90, 0.55, 0.80, 0.83],
-    }
-)
+    [(name, eps, acc) for name, row in {"A": (0.52, 0.80, 0.85), "B": (0.60, 0.71, 0.90),
+                                        "C": (0.55, 0.80, 0.83)}.items()
+     for eps, acc in zip((0.1, 1.0, 10.0), row, strict=True)],
+    columns=["algorithm", "epsilon", "accuracy"])
+
 
 def accuracy_gap(dataset: str, better: str, worse: str, *, epsilon: float, n: int,
                  repeat: int) -> float:
@@ -467,59 +339,48 @@ def accuracy_gap(dataset: str, better: str, worse: str, *, epsilon: float, n: in
 TUNING_ARGUMENT = Argument(
     claim="Training 15 configurations at ε = 1 each on the same private rows and keeping the one "
     "with the best accuracy on private test rows does not give an ε = 1 model.",
-    steps=(
-        Step("The 15 fits read the same training rows. What does that cost those rows?",
-             {"a": "ε = 1: only the chosen model is published",
-              "b": "up to 15 × ε, by sequential composition",
-              "c": "ε = 1, by parallel composition over the 15 fits"},
-             "b",
-             {"a": "the choice depends on all 15 fits, so all of them are part of what leaks",
-              "c": "parallel composition needs disjoint rows; here every fit reads every row"}),
-        Step("The choice reads the test rows' labels without noise. What does that make it?",
-             {"a": "a query on private rows with no privacy guarantee",
-              "b": "post-processing, free",
-              "c": "a query at ε = 1"},
-             "a",
-             {"b": "post-processing may use only the release, never the data again",
-              "c": "nothing in the choice adds noise or calibrates to a sensitivity"}),
-        Step("Which remedy keeps the whole procedure at a stated ε?",
-             {"a": "report the chosen model's accuracy on the same test rows",
-              "b": "train more configurations so that the best is more reliable",
-              "c": "choose with public data, or privately (e.g. the exponential mechanism over the "
-                   "configurations), and count every fit in the budget"},
-             "c",
-             {"a": "that score is the optimistic one this section measures, and it reads the "
-                   "rows again",
-              "b": "every extra fit adds to the sequential bill"}),
-    ),
+    steps=tuple(Step(question, dict(zip("abc", options, strict=True)), correct, why)
+                for question, options, correct, why in (  # options a, b, c; why the others fail
+        ("The 15 fits read the same training rows. What does that cost those rows?",
+         ("ε = 1: only the chosen model is published", "up to 15 × ε, by sequential composition",
+          "ε = 1, by parallel composition over the 15 fits"), "b",
+         {"a": "the choice depends on all 15 fits, so all of them are part of what leaks",
+          "c": "parallel composition needs disjoint rows; here every fit reads every row"}),
+        ("The choice reads the test rows' labels without noise. What does that make it?",
+         ("a query on private rows with no privacy guarantee", "post-processing, free",
+          "a query at ε = 1"), "a",
+         {"b": "post-processing may use only the release, never the data again",
+          "c": "nothing in the choice adds noise or calibrates to a sensitivity"}),
+        ("Which remedy keeps the whole procedure at a stated ε?",
+         ("report the chosen model's accuracy on the same test rows",
+          "train more configurations so that the best is more reliable",
+          "choose with public data, or privately (e.g. the exponential mechanism over the "
+          "configurations), and count every fit in the budget"), "c",
+         {"a": "that score is the optimistic one this section measures, and it reads the "
+               "rows again",
+          "b": "every extra fit adds to the sequential bill"}),
+    )),
     conclusion="Tuning is part of the algorithm: every fit and the choice itself spend budget.",
 )
 
-register(
-    {
-        "07.1": Exercise(
-            answer=float((~dominated_by(EXERCISE_POINTS["epsilon"], EXERCISE_POINTS["accuracy"]))
-                         .sum()),
-            tolerance=0,
-            hint="a point is dominated when another has an ε no larger and an accuracy no lower "
-            "(one of them strictly); at each ε only the best can survive, and then only if it "
-            "beats every point with a smaller ε; equal points do not dominate each other",
-        ),
-        "07.2": Prediction(
-            compute=lambda run: accuracy_gap("nursery", "DiffPID3-Max", "DP forest",
-                                             epsilon=1.0, n=1000, repeat=run),
-            tolerance=5.0,
-            seeds=(0, 1, 2, 3, 4),
-            unit=" points",
-            hint="at n = 1,000 each of the forest's 100 trees sees about ten rows, while one "
-            "DiffPID3 tree sees them all and asks one question per node",
-        ),
-        "07.3": TUNING_ARGUMENT,
-        "07.4": Exercise(
-            answer=1.0,
-            tolerance=1e-9,
-            hint="count how many of the 15 fits read any one row, then apply the composition "
-            "rule for fits that read disjoint rows",
-        ),
-    }
-)
+register({
+    "07.1": Exercise(
+        answer=float((~pareto.dominated_by(*EXERCISE_POINTS[["epsilon", "accuracy"]].T.values))
+                     .sum()), tolerance=0,
+        hint="a point is dominated when another has an ε no larger and an accuracy no lower "
+        "(one of them strictly); at each ε only the best can survive, and then only if it "
+        "beats every point with a smaller ε; equal points do not dominate each other"),
+    "07.2": Prediction(
+        compute=lambda run: accuracy_gap("nursery", "DiffPID3-Max", "DP forest",
+                                         epsilon=2.0, n=300, repeat=run),
+        # accepted: ±max(5, 2 standard errors of the 5 runs' mean); "Close" within twice that
+        tolerance=5.0, seeds=(0, 1, 2, 3, 4), spread_factor=2.0, far_factor=2.0,
+        unit=" percentage points",
+        hint="at n = 300 each of the forest's 100 trees sees about three rows, while one "
+        "DiffPID3 tree sees them all and asks one question per node"),
+    "07.3": TUNING_ARGUMENT,
+    "07.4": Exercise(
+        answer=1.0, tolerance=1e-9,
+        hint="count how many of the 15 fits read any one row, then apply the composition "
+        "rule for fits that read disjoint rows"),
+})
