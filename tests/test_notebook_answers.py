@@ -50,12 +50,6 @@ VEGA_LITE = re.compile(r"application/vnd\.vegalite\.v\d+\+json")
 #: Notebooks that still show an answer above its exercise in this branch (other sessions are
 #: fixing them); the merge drops a mark once its notebook is clean. strict=False: a fixed
 #: notebook passes without failing the suite.
-STILL_LEAKING: dict[str, str] = {
-    "06_privacy_audit.ipynb": "06.1's answer (1.936) is printed in an output above it and 06.2's "
-    "(4.68) in an output and the markdown above it; being fixed in notebook 06's own branch",
-}
-
-
 def _source(cell: Mapping[str, Any]) -> str:
     source = cell.get("source", "")
     return source if isinstance(source, str) else "".join(source)
@@ -147,11 +141,7 @@ def leaks(notebook: Mapping[str, Any], specs: Mapping[str, Any]) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", [
-    pytest.param(p, marks=[pytest.mark.xfail(strict=False, reason=STILL_LEAKING[p.name])]
-                 if p.name in STILL_LEAKING else [])
-    for p in NOTEBOOKS
-], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_no_answer_is_in_sight_above_its_exercise(path):
     load_all()
     notebook = json.loads(path.read_text(encoding="utf-8"))
