@@ -52,8 +52,8 @@ EXERCISES: dict[str, Spec] = {
     "00.1": Exercise(
         answer=0.5,
         tolerance=1e-9,
-        hint="which queries read the same rows (their costs add up) and which read disjoint "
-        "parts (only the larger of their costs counts)? What is left of the budget?",
+        hint="reread 'Asking a private question': which of these queries compose "
+        "sequentially and which in parallel? Then compare with the budget.",
     ),
 }
 
