@@ -205,24 +205,25 @@ def _independent_loss(rows, rows_prime):
 def test_equal_split_audit(capsys):
     result = audit(equal_split, *NEIGHBOURS, epsilon=1.0, n_samples=20_000)
     assert result.reject
-    check("05.4", (equal_split, result))
+    check("05.4", (equal_split, *NEIGHBOURS, result))
     assert "correct" in capsys.readouterr().out
     # a mechanism with another law is refused before its audit is looked at
     for wrong in (independent_split, equal_split_without_noise):
         with pytest.raises(AssertionError, match="output law"):
-            check("05.4", (wrong, audit(wrong, *NEIGHBOURS, epsilon=1.0, n_samples=20_000)))
+            check("05.4", (wrong, *NEIGHBOURS, audit(wrong, *NEIGHBOURS, epsilon=1.0,
+                                                            n_samples=20_000)))
     # the right mechanism on data sets that are not neighbours: a bound no neighbours allow
     far = audit(equal_split, (1, 1, 1), (0, 0, 0), epsilon=1.0, n_samples=20_000)
-    with pytest.raises(AssertionError, match="more than this mechanism can leak"):
-        check("05.4", (equal_split, far))
+    with pytest.raises(AssertionError, match="not neighbours: D′ removes three rows from D and adds three"):
+        check("05.4", (equal_split, (1, 1, 1), (0, 0, 0), far))
     # neighbours that reveal too little: no violation found
     mild = audit(equal_split, (0, 0), (0, 0, 1), epsilon=1.0, n_samples=20_000)
     with pytest.raises(AssertionError, match="found no violation"):
-        check("05.4", (equal_split, mild))
+        check("05.4", (equal_split, (0, 0), (0, 0, 1), mild))
     # too few samples
     small = audit(equal_split, *NEIGHBOURS, epsilon=1.0, n_samples=2_000)
     with pytest.raises(AssertionError, match="samples"):
-        check("05.4", (equal_split, small))
+        check("05.4", (equal_split, *NEIGHBOURS, small))
 
 
 def test_prediction(capsys):

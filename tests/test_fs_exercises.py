@@ -18,6 +18,7 @@ from dpviz.ui.exercises import EXERCISES, check, coverage
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "03_private_id3.ipynb"
 D = fx.ROOT_SPLIT_DATA
+D_PRIME = (*D, (0, 0, 1, 0))  # one row added: it lifts a3's q_Max
 
 
 # ------------------------------------------------------------------------ reference solutions
@@ -132,19 +133,19 @@ def test_03_2_exact_law_is_dpviz_exponential_mechanism():
 # ------------------------------------------------------------------------ 03.3 audit
 @pytest.fixture(scope="module")
 def good_audit():
-    return audit(reference_mechanism, D, (*D, (0, 0, 1, 0)), epsilon=1.0, n_samples=20_000)
+    return audit(reference_mechanism, D, D_PRIME, epsilon=1.0, n_samples=20_000)
 
 
 def test_03_3_right_answer_passes(capsys, good_audit):
     assert not good_audit.reject and 0.15 <= good_audit.epsilon_lower <= 0.5
-    check("03.3", (reference_mechanism, good_audit))
+    check("03.3", (reference_mechanism, D, D_PRIME, good_audit))
     assert "correct" in capsys.readouterr().out
 
 
 def test_03_3_wrong_mechanisms_fail(good_audit):
     for wrong in (_argmax_mechanism, _em_mechanism(1.0), _em_mechanism(0.25)):
         with pytest.raises(AssertionError, match="output law"):
-            check("03.3", (wrong, good_audit))
+            check("03.3", (wrong, D, D_PRIME, good_audit))
 
 
 def test_03_3_sampling_test_is_sound():
@@ -168,18 +169,22 @@ def test_03_3_sampling_test_is_sound():
 def test_03_3_inconsistent_audits_fail(good_audit):
     no_change = audit(reference_mechanism, D, (*D, (0, 0, 0, 0)), epsilon=1.0, n_samples=20_000)
     with pytest.raises(AssertionError, match="too small"):
-        check("03.3", (reference_mechanism, no_change))  # this row moves every score alike
+        check("03.3", (reference_mechanism, D, (*D, (0, 0, 0, 0)), no_change))  # this row moves every score alike
     wrong_claim = audit(reference_mechanism, D, (*D, (0, 0, 1, 0)), epsilon=0.5,
                         n_samples=20_000)
     with pytest.raises(AssertionError, match="claims"):
-        check("03.3", (reference_mechanism, wrong_claim))
+        check("03.3", (reference_mechanism, D, D_PRIME, wrong_claim))
     few = audit(reference_mechanism, D, (*D, (0, 0, 1, 0)), epsilon=1.0, n_samples=2_000)
     with pytest.raises(AssertionError, match="samples"):
-        check("03.3", (reference_mechanism, few))
+        check("03.3", (reference_mechanism, D, D_PRIME, few))
     far = (*D, *((1, 1, 0, 0), (0, 0, 1, 1)) * 2)  # four rows apart: a3 overtakes a1
     far_audit = audit(reference_mechanism, D, far, epsilon=1.0, n_samples=20_000)
-    with pytest.raises(AssertionError, match="neighbours"):
-        check("03.3", (reference_mechanism, far_audit))
+    with pytest.raises(AssertionError, match="not neighbours: D′ adds 4 rows"):
+        check("03.3", (reference_mechanism, D, far, far_audit))
+    # an audit of other data, passed beside named neighbours, is judged on the neighbours
+    check("03.3", (reference_mechanism, D, D_PRIME, far_audit))  # re-run on D, D′: passes
+    with pytest.raises(AssertionError, match="the neighbours you audited too"):
+        check("03.3", (reference_mechanism, good_audit))
 
 
 def test_03_3_max_loss_is_exact_over_all_neighbours():

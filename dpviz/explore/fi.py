@@ -455,7 +455,7 @@ PERMUTE_AND_FLIP = Implementation(
 
 EQUAL_SPLIT_AUDIT = AuditTask(
     cases=((1,), (1, 0), (0, 0, 1), (1, 1, 0, 1, 0)), exact=equal_split_law, epsilon=1.0,
-    violation=True, max_loss=EQUAL_SPLIT_MAX_LOSS, n_samples=10_000,
+    violation=True, max_loss=EQUAL_SPLIT_MAX_LOSS, n_samples=10_000, relation="rows",
     hint="reread the recipe: shuffle with rng.permutation, cut with np.array_split(rows, 2) "
     "(the first tree takes the extra row), one ROSNAM label at ε = 1 per tree from its part's "
     "class counts (np.bincount(part, minlength=2)); return the n values 2·label₁ + label₂ as "

@@ -372,7 +372,7 @@ register({
     ),
     "03.3": AuditTask(
         cases=(ROOT_SPLIT_DATA, _OTHER_DATA), exact=root_split_law, epsilon=ROOT_SPLIT_EPSILON,
-        max_loss=ROOT_SPLIT_MAX_LOSS, min_bound=0.15,
+        max_loss=ROOT_SPLIT_MAX_LOSS, min_bound=0.15, relation="rows",
         hint="count τ_jc of every attribute from the rows, score each attribute with q_Max "
         "(sensitivity 1) and draw n attributes with the exponential mechanism at ε = 1; "
         "return an array of n attribute indices 0, 1, 2",

@@ -137,9 +137,10 @@ def check(exercise: str, answer: Any) -> None:
         elif isinstance(answer, tuple) and len(answer) == 2 and spec.relation is None:
             check_audit(exercise, *answer)
         else:
-            what = ("(mechanism, D, D_prime, result)" if spec.relation is not None
-                    else "pair (mechanism, result)")
-            raise AssertionError(f"Exercise {exercise}: give the {what}, got {answer!r}")
+            what = ("(mechanism, D, D_prime, result): the neighbours you audited too"
+                    if spec.relation is not None else "pair (mechanism, result)")
+            got = f"{len(answer)} items" if isinstance(answer, tuple) else type(answer).__name__
+            raise AssertionError(f"Exercise {exercise}: pass {what} (got {got})")
     elif isinstance(spec, BreakTask):
         check_break(exercise, answer)
     else:
