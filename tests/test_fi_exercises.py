@@ -212,9 +212,9 @@ def test_equal_split_audit(capsys):
         with pytest.raises(AssertionError, match="output law"):
             check("05.4", (wrong, *NEIGHBOURS, audit(wrong, *NEIGHBOURS, epsilon=1.0,
                                                             n_samples=20_000)))
-    # the right mechanism on data sets that are not neighbours: a bound no neighbours allow
+    # the right mechanism on data sets that are not neighbours: refused, with the reason
     far = audit(equal_split, (1, 1, 1), (0, 0, 0), epsilon=1.0, n_samples=20_000)
-    with pytest.raises(AssertionError, match="not neighbours: D′ removes three rows from D and adds three"):
+    with pytest.raises(AssertionError, match="removes three rows from D and adds three"):
         check("05.4", (equal_split, (1, 1, 1), (0, 0, 0), far))
     # neighbours that reveal too little: no violation found
     mild = audit(equal_split, (0, 0), (0, 0, 1), epsilon=1.0, n_samples=20_000)

@@ -168,8 +168,8 @@ def test_03_3_sampling_test_is_sound():
 
 def test_03_3_inconsistent_audits_fail(good_audit):
     no_change = audit(reference_mechanism, D, (*D, (0, 0, 0, 0)), epsilon=1.0, n_samples=20_000)
-    with pytest.raises(AssertionError, match="too small"):
-        check("03.3", (reference_mechanism, D, (*D, (0, 0, 0, 0)), no_change))  # this row moves every score alike
+    with pytest.raises(AssertionError, match="too small"):  # this row moves every score alike
+        check("03.3", (reference_mechanism, D, (*D, (0, 0, 0, 0)), no_change))
     wrong_claim = audit(reference_mechanism, D, (*D, (0, 0, 1, 0)), epsilon=0.5,
                         n_samples=20_000)
     with pytest.raises(AssertionError, match="claims"):
