@@ -377,10 +377,11 @@ def run_all_in_lab(page, base: str, notebook: str) -> list[str]:
         f"{app}.sessionContext.session.kernel.status === 'idle'", timeout=RUN_TIMEOUT * 1000
     )
     wait_until_rendered(page)
+    # read from the model: a cell whose source is hidden draws no prompt
     unrun = page.evaluate(
-        """() => [...document.querySelectorAll('.jp-CodeCell')]
-            .map((c, i) => [i, c.querySelector('.jp-InputPrompt').textContent.trim()])
-            .filter(([i, p]) => !/^\\[\\d+\\]:$/.test(p)).map(([i, p]) => i)"""
+        f"""() => {app}.content.widgets.filter(w => w.model.type === 'code')
+            .map((w, i) => [i, w.model.executionCount])
+            .filter(([i, n]) => n === null || n === undefined).map(([i, n]) => i)"""
     )
     problems = []
     if not completed or unrun:
