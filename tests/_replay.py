@@ -13,8 +13,24 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from dpviz.pseudocode import child_key, uniform
+from dpviz import keyed
 from dpviz.trees.random_tree import ATTRIBUTE_STREAM, SPLIT_STREAM
+
+
+def uniform(key: int, stream: int) -> float:
+    """A node's public uniform in (0, 1) for one of its random choices (one per stream)."""
+    return float(keyed.uniforms(np.array([key], dtype=np.uint64), stream)[0])
+
+
+def child_key(key: int, i: int) -> int:
+    """The key of child ``i`` of the node with key ``key``."""
+    return int(keyed.child_keys(np.array([key], dtype=np.uint64), np.array([i]))[0])
+
+
+def tree_keys(structure_rng: np.random.Generator, N: int) -> list[int]:
+    """The root keys of N trees, drawn as the estimators draw them (public structure)."""
+    seeds = structure_rng.integers(0, 2**63, size=N)
+    return [int(k) for k in keyed.splitmix64(seeds.astype(np.uint64))]
 
 
 class Replay:

@@ -12,13 +12,13 @@ import warnings
 
 import numpy as np
 import pytest
-from _replay import Replay, keyed_structure
+from _replay import Replay, keyed_structure, tree_keys
 
 from dpviz.audit.exact_laws import discrete_laplace_law, sampling_findings
 from dpviz.data.uci import load
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import NotProvenPrivateWarning
-from dpviz.pseudocode import jpw, show, tree_keys
+from dpviz.pseudocode import jpw, show
 from dpviz.trees._base import release_generators
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 

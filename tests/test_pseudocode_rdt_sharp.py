@@ -10,11 +10,10 @@ import math
 
 import numpy as np
 import pytest
-from _replay import Replay
+from _replay import Replay, child_key, tree_keys, uniform
 
 from dpviz.data.synthetic import boolean_tree_data
 from dpviz.data.uci import load
-from dpviz.pseudocode import child_key, tree_keys, uniform
 from dpviz.pseudocode import rdt_sharp as ref
 from dpviz.trees._base import release_generators
 from dpviz.trees.random_tree import ATTRIBUTE_STREAM
