@@ -520,7 +520,7 @@ class Prediction:
     hint: str
     seeds: tuple[int, ...] = (0,)
     spread_factor: float = 3.0
-    far_factor: float = 3.0
+    far_factor: float = 2.0
     unit: str = ""
 
     def __post_init__(self) -> None:
