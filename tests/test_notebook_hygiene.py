@@ -73,3 +73,56 @@ def test_each_paper_notebook_has_the_four_kinds_of_exercise_and_checks_them(numb
         c.source for c in nb.cells if c.cell_type == "code")))
     registered = {key for key in EXERCISES if key.startswith(number + ".")}
     assert registered == checked, (registered, checked)
+
+
+# --- the teaching core (issue 25): budgets and a clean student view ---------------------------
+APPENDIX = re.compile(r"^#+ .*appendix", re.I | re.M)
+RUN_MODE = re.compile(r"^(QUICK|RECOMPUTE|SMALL)\s*=", re.M)
+#: what a student should not read: test-file pointers, commit hashes, seconds taken
+SCAFFOLDING = re.compile(r"tests/test_\w+\.py|\b(?:dpviz|commit|code) [0-9a-f]{7,40}\b|"
+                         r"\b\d+(?:\.\d+)? ?s(?:econds)? (?:on|per) (?:two|2|one|1) cores?\b")
+CORE_WORDS, ALL_CORE_WORDS = 2200, 14000
+
+
+def core_words(nb) -> int:
+    """Words of markdown before the first heading containing "Appendix" (the class's core)."""
+    words = 0
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            if APPENDIX.search(cell.source):
+                break
+            words += len(cell.source.split())
+    return words
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_core_of_one_class_and_a_clean_student_view(path):
+    nb = nbformat.read(path, as_version=4)
+    assert core_words(nb) <= CORE_WORDS, f"{core_words(nb)} words of prose before the appendix"
+    assert re.search(r"class time", nb.cells[0].source, re.I), "state the core's class time"
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    flags = [c for c in code if RUN_MODE.search(c.source)]
+    assert len(flags) <= 1, "run-mode flags live in one setup cell"
+    for cell in flags:
+        assert cell.metadata.get("jupyter", {}).get("source_hidden"), "hide the setup cell"
+    for i, cell in enumerate(nb.cells):
+        texts = [cell.source] + [o.get("text", "") for o in cell.get("outputs", [])]
+        for text in texts:
+            found = SCAFFOLDING.search(text if isinstance(text, str) else "".join(text))
+            assert not found, f"cell {i} shows {found[0]!r} (test pointers, hashes, timings)"
+
+
+def test_the_cores_fit_the_unit():
+    total = sum(core_words(nbformat.read(p, as_version=4)) for p in NOTEBOOKS)
+    assert total <= ALL_CORE_WORDS, f"{total} words of core prose in all notebooks"
+
+
+def test_students_write_at_least_three_mechanisms_in_01():
+    load_all()
+    assert coverage()["01"].get("implementation", 0) >= 3, coverage()["01"]
+
+
+def test_the_scaffolding_pattern_has_power():
+    for planted in ("see tests/test_forest.py", "computed by dpviz e067bed1", "407 s on two cores"):
+        assert SCAFFOLDING.search(planted), planted
+    assert not SCAFFOLDING.search("at ε = 0.5 on two trees, 10 s of class")
