@@ -33,8 +33,8 @@ from dpviz.trees.id3 import DiffPID3Classifier, SuLQID3Classifier
 from dpviz.validation import check_epsilon, check_int
 
 __all__ = [
-    "evaluate_encoded", "fs_fig4", "fs_fig5", "fs_fig8", "fs_random_trees", "fs_table1",
-    "jpw_table1", "jpw_table1_comparison", "percent_summary", "table1_comparison",
+    "evaluate_encoded", "fs_estimator", "fs_fig4", "fs_fig5", "fs_fig8", "fs_random_trees",
+    "fs_table1", "jpw_table1", "jpw_table1_comparison", "percent_summary", "table1_comparison",
     "table1_markdown",
 ]
 
@@ -114,17 +114,24 @@ def _split_runs(
     return _runs(label, tag, ("n", "run"), settings, random_state, progress, fits)
 
 
+def fs_estimator(
+    criterion: str, epsilon: float, depth: int | None, *, domain: Domain,
+    size_bound: int | None = None, random_state: int, prune: bool = False,
+) -> DiffPID3Classifier | SuLQID3Classifier:
+    """DiffPID3 with ``criterion`` (DiffPC4.5 on numeric data), or SuLQ-ID3 for ``"sulq"``."""
+    if criterion == "sulq":
+        return SuLQID3Classifier(epsilon, depth, domain=domain, random_state=random_state)
+    return DiffPID3Classifier(epsilon, depth, criterion=criterion, size_bound=size_bound,
+                              prune=prune, domain=domain, random_state=random_state)
+
+
 # =============================================================================== FS Table 1
 def _table1_model(algorithm: str, budget: float, size_bound: int, domain: Domain, seed: int) -> Any:
     if algorithm == "ID3":
-        return DiffPID3Classifier(
-            math.inf, max_depth=None, criterion="infogain", domain=domain, random_state=seed
-        )
-    if algorithm == "SuLQ-based ID3":
-        return SuLQID3Classifier(budget, max_depth=1, domain=domain, random_state=seed)
-    criterion = algorithm.removeprefix("DiffPID3-").lower()
-    return DiffPID3Classifier(budget, max_depth=1, criterion=criterion, size_bound=size_bound,
-                              domain=domain, random_state=seed)
+        return fs_estimator("infogain", math.inf, None, domain=domain, random_state=seed)
+    criterion = "sulq" if algorithm == "SuLQ-based ID3" else algorithm[len("DiffPID3-"):].lower()
+    return fs_estimator(criterion, budget, 1, domain=domain, size_bound=size_bound,
+                        random_state=seed)
 
 
 def fs_table1(
@@ -227,10 +234,8 @@ def fs_fig4(
         truth = split_attribute(data)
         for criterion in criteria:
             name = f"DiffPC4.5-{_CRITERION_NAMES[criterion]}"
-            model = DiffPID3Classifier(
-                budget, max_depth=1, criterion=criterion, size_bound=size_bound, prune=prune,
-                domain=domain, random_state=seed(name),
-            ).fit(data.X, data.y)
+            model = fs_estimator(criterion, budget, 1, domain=domain, size_bound=size_bound,
+                                 random_state=seed(name), prune=prune).fit(data.X, data.y)
             root = model.tree_.root
             found = root.attribute == truth
             yield {"algorithm": name, "accuracy": evaluate_encoded(model, codes, labels)[0],
@@ -269,10 +274,9 @@ def fs_fig5(
             base = "DiffPC4.5" if variant == "numeric" else f"DiffPID3 ({n_bins} bins)"
             for criterion in criteria:
                 name = f"{base}-{_CRITERION_NAMES[criterion]}"
-                model = DiffPID3Classifier(
-                    budget, max_depth=1, criterion=criterion, size_bound=size_bound,
-                    domain=data.domain, random_state=seed(name),
-                ).fit(data.X, data.y)
+                model = fs_estimator(criterion, budget, 1, domain=data.domain,
+                                     size_bound=size_bound, random_state=seed(name))
+                model.fit(data.X, data.y)
                 yield {"criterion": criterion, "variant": variant, "algorithm": name,
                        "accuracy": evaluate_encoded(model, codes, labels)[0]}
 
@@ -310,17 +314,10 @@ def fs_random_trees(
             n, seed0, tree, run, numeric=numeric, depth=depth, p_noise=p_noise, n_test=n_test
         )
         codes, labels = _test_set(data)
-        models = [
-            (name, DiffPID3Classifier(
-                budget, max_depth=depth, criterion=c, size_bound=size_bound, prune=prune,
-                domain=data.domain, random_state=seed(name)))
-            for c in criteria for name in [f"{base}-{_CRITERION_NAMES[c]}"]
-        ]
-        if sulq:
-            models.append(("SuLQ-based ID3", SuLQID3Classifier(
-                budget, max_depth=depth, domain=data.domain, random_state=seed("SuLQ-based ID3"))))
-        for name, model in models:
-            model.fit(data.X, data.y)
+        names = {f"{base}-{_CRITERION_NAMES[c]}": c for c in criteria}
+        for name, c in {**names, **({"SuLQ-based ID3": "sulq"} if sulq else {})}.items():
+            model = fs_estimator(c, budget, depth, domain=data.domain, size_bound=size_bound,
+                                 random_state=seed(name), prune=prune).fit(data.X, data.y)
             yield {"algorithm": name, "accuracy": evaluate_encoded(model, codes, labels)[0],
                    "depth": model.tree_.depth, "n_leaves": model.tree_.n_leaves}
 
@@ -376,10 +373,9 @@ def fs_fig8(
     def fits(repeat: int, k: int, seed: Callable[..., int]) -> Iterator[dict]:
         train, test = folds[repeat, k]
         for budget, criterion in itertools.product(budgets, criteria):
-            model = DiffPID3Classifier(
-                budget, max_depth=max_depth, criterion=criterion, size_bound=size_bound,
-                prune=prune, domain=domain, random_state=seed(str(budget), criterion),
-            ).fit(data.X.iloc[train], data.y.iloc[train])
+            model = fs_estimator(criterion, budget, max_depth, domain=domain, size_bound=size_bound,
+                                 random_state=seed(str(budget), criterion), prune=prune)
+            model.fit(data.X.iloc[train], data.y.iloc[train])
             yield {"budget": budget, "criterion": criterion,
                    "algorithm": f"DiffPC4.5-{_CRITERION_NAMES[criterion]}",
                    "accuracy": evaluate_encoded(model, codes[test], labels[test])[0],
@@ -416,9 +412,8 @@ def jpw_table1(
                 epsilon, max_depth=depth, stopping="id3", domain=domain, random_state=seed("jpw")),
             "SuLQ-based ID3 (FS stopping rule)": SuLQID3Classifier(
                 epsilon, max_depth=depth, domain=domain, random_state=seed("fs")),
-            "ID3 (non-private)": DiffPID3Classifier(
-                math.inf, max_depth=None, criterion="infogain", domain=domain,
-                random_state=seed("id3")),
+            "ID3 (non-private)": fs_estimator(
+                "infogain", math.inf, None, domain=domain, random_state=seed("id3")),
         }
         for algorithm, model in models.items():
             model.fit(x_train, y_train)
