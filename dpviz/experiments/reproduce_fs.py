@@ -32,12 +32,6 @@ from dpviz.errors import InvalidParameterError
 from dpviz.trees.id3 import DiffPID3Classifier, SuLQID3Classifier
 from dpviz.validation import check_epsilon, check_int
 
-__all__ = [
-    "evaluate_encoded", "fs_estimator", "fs_fig4", "fs_fig5", "fs_fig8", "fs_random_trees",
-    "fs_table1", "jpw_table1", "jpw_table1_comparison", "percent_summary", "table1_comparison",
-    "table1_markdown",
-]
-
 #: JPW Table I: the private ID3's depth cap per data set (Mushroom's noisy tree grows
 #: geometrically beyond depth 5 without FS's stopping rule).
 JPW_MAX_DEPTH: dict[str, int] = {"nursery": 8, "votes": 16, "mushroom": 5}

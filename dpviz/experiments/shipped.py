@@ -227,18 +227,13 @@ def result(
     if not path.exists() and missing == "compute":
         return _recompute(function, args, kwargs)
     if not path.exists():
-        raise ShippedResultError(
-            f"no shipped result for {function.__name__} ({path.name}): recompute it "
-            "(RECOMPUTE = True in the notebook, or DPVIZ_RECOMPUTE=1) or regenerate the files "
-            "(make results)"
-        )
+        raise ShippedResultError(f"no shipped result for {function.__name__} ({path.name}): {_FIX}")
     meta = _read_meta(path)
     wanted = json.loads(json.dumps(_arguments(function, args, kwargs)))
     if meta["arguments"] != wanted:
         raise ShippedResultError(
             f"the shipped {path.name} was made with {meta['arguments']}, but this call asks for "
-            f"{wanted}: recompute it (RECOMPUTE = True, or DPVIZ_RECOMPUTE=1) or regenerate the "
-            "shipped files (make results)"
+            f"{wanted}: {_FIX}"
         )
     frame = _verified_csv(path, meta)
     frame.attrs["provenance"] = meta
