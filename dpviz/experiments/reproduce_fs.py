@@ -1,10 +1,8 @@
-"""Reproductions of Friedman & Schuster (KDD 2010) and of JPW's Table I, one row per run.
+"""Reproductions of Friedman & Schuster (KDD 2010, Table 1, Figs. 4-8) and JPW's Table I.
 
-:func:`fs_table1` (Table 1: one binary split), :func:`fs_fig4` (a numeric split at 35),
-:func:`fs_fig5` (numeric vs ten bins), :func:`fs_random_trees` (Fig. 6-7: random depth-5
-trees), :func:`fs_fig8` (Adult, 10-fold), :func:`jpw_table1` (JPW Table I). Each (setting,
-run) and algorithm gets its own seed from ``random_state`` (``SeedSequence``), so adding
-one changes no other result. Accuracies are fractions.
+One row per run. Each (setting, run) and algorithm gets its own seed from ``random_state``
+(``SeedSequence``, :func:`_runs`), so adding one changes no other result. Accuracies are
+fractions.
 """
 
 from __future__ import annotations
