@@ -8,13 +8,6 @@
 (:mod:`~dpviz.experiments.shipped`). Estimators are used through their public API only.
 """
 
-from dpviz.experiments.runner import (
-    cache,
-    cache_dir,
-    holdout_accuracy,
-    holdout_split,
-    summarize,
-    sweep,
-)
+from dpviz.experiments.runner import holdout_accuracy
 
-__all__ = ["cache", "cache_dir", "holdout_accuracy", "holdout_split", "summarize", "sweep"]
+__all__ = ["holdout_accuracy"]

@@ -68,44 +68,28 @@ def nearest(value: float, options: Sequence[float]) -> float:
 
 
 # ---------------------------------------------------------------------------------- runs
-class _Subsample:
-    """Fit ``algorithm`` on ``n`` training rows drawn by ``random_state`` alone (paired draws)."""
-
-    def __init__(
-        self, algorithm: str, epsilon: float, n: int, data: Dataset, random_state: int
-    ) -> None:
-        self.algorithm, self.epsilon, self.n = algorithm, epsilon, n
-        self.data, self.random_state = data, random_state
-
-    def fit(self, X: pd.DataFrame, y: pd.Series) -> _Subsample:
-        rng = np.random.default_rng([self.random_state, 7])
-        rows = rng.choice(len(X), size=min(self.n, len(X)), replace=False)
-        self.model_ = make_estimator(self.algorithm, self.epsilon, self.data, self.random_state)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. sklearn's one-hot "unknown categories"
-            self.model_.fit(X.iloc[rows], y.iloc[rows])
-        return self
-
-    def predict(self, X: pd.DataFrame) -> np.ndarray:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return self.model_.predict(X)
-
-
 def _evaluate(data: Dataset, algorithm: str, n: int, epsilons: list[float], repeats: int,
               seed: int) -> pd.DataFrame:
-    """The runner's :func:`curve` of one (algorithm, n): :func:`holdout_accuracy`'s numbers."""
+    """The runner's :func:`curve` of one (algorithm, n) on :func:`holdout_split`.
+
+    Run ``r`` fits on ``n`` training rows drawn by ``seed + r`` alone (paired across learners).
+    """
     X_train, X_test, y_train, y_test = holdout_split(data, n_test_rows(data), seed)
     truth = y_test.to_numpy()
 
+    def accuracy(eps: float, run: int) -> float:
+        rows = np.random.default_rng([seed + run, 7]).choice(
+            len(X_train), size=min(n, len(X_train)), replace=False
+        )
+        model = make_estimator(algorithm, eps, data, seed + run)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. sklearn's one-hot "unknown categories"
+            model.fit(X_train.iloc[rows], y_train.iloc[rows])
+            return float(np.mean(model.predict(X_test) == truth))
+
     def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
-        out = []
-        for eps in epsilons:
-            model = _Subsample(algorithm, eps, n, data, seed + run).fit(X_train, y_train)
-            accuracy = float(np.mean(model.predict(X_test) == truth))
-            out.append([{"algorithm": algorithm, "epsilon": eps, "n": n, "repeat": run,
-                         "accuracy": accuracy}])
-        return out
+        return [[{"algorithm": algorithm, "epsilon": eps, "n": n, "repeat": run,
+                  "accuracy": accuracy(eps, run)}] for eps in epsilons]
 
     return curve(evaluate, epsilons, repeats)
 

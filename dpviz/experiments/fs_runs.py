@@ -23,6 +23,7 @@ from dpviz.domain import Attribute, Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.reproduce_fs import (
     evaluate_encoded,
+    fs_estimator,
     fs_fig4,
     fs_fig5,
     fs_table1,
@@ -34,8 +35,6 @@ from dpviz.experiments.shipped import ShippedResultError, ShippedResultIntegrity
 from dpviz.trees.id3 import (
     DEFAULT_SPLIT_CELLS,
     SQRT2,
-    DiffPID3Classifier,
-    SuLQID3Classifier,
     grid_split_qualities,
     split_grid,
     split_point_grid_probabilities,
@@ -158,25 +157,13 @@ def explorer_data(dataset: str, criterion: str) -> Prepared:
     return prepared(dataset, binned=criterion == "sulq")
 
 
-def fs_estimator(
-    criterion: str, epsilon: float, depth: int | None, *, domain: Domain, size_bound: int,
-    random_state: int, prune: bool = False,
-) -> DiffPID3Classifier | SuLQID3Classifier:
-    """DiffPID3 with ``criterion`` (DiffPC4.5 on numeric data), or SuLQ-ID3 for ``"sulq"``."""
-    check_criterion(criterion)
-    if criterion == "sulq":
-        return SuLQID3Classifier(epsilon, depth, domain=domain, random_state=random_state)
-    return DiffPID3Classifier(epsilon, depth, criterion=criterion, size_bound=size_bound,
-                              prune=prune, domain=domain, random_state=random_state)
-
-
 def fit_one(
-    dataset: str, criterion: str, epsilon: float, depth: int, run: int = 0
+    dataset: str, criterion: str, epsilon: float, depth: int, run: int = 0, prune: bool = False
 ) -> tuple[Any, float, float]:
     """Fit seed ``run`` on the explorer's rows: ``(model, accuracy, unclassified share)``."""
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
     model = fs_estimator(criterion, epsilon, depth, domain=data.domain,
-                         size_bound=data.size_bound, random_state=int(run))
+                         size_bound=data.size_bound, random_state=int(run), prune=prune)
     model.fit_encoded(data.X_train, data.y_train, data.domain)
     accuracy, unclassified = evaluate_encoded(model, data.X_test, data.y_test)
     return model, accuracy, unclassified
@@ -225,7 +212,7 @@ def _curve(dataset: str, criterion: str, depth: int, epsilons: Sequence[float],
 
     ``shipped``: read the points :func:`shipped_curves` holds and remember the rest in memory.
     """
-    table = _records(dataset, tuple(EXPLORER_EPSILONS), REPEATS[dataset]) if shipped else {}
+    table = _records(dataset) if shipped else {}
 
     def fit(eps: float, run: int) -> dict:
         model, accuracy, unclassified = fit_one(dataset, criterion, eps, depth, run)
@@ -264,10 +251,11 @@ def explorer_curves(
 
 
 @remember()
-def _shipped(dataset: str, epsilons: tuple[float, ...], repeats: int) -> pd.DataFrame | None:
+def _shipped(dataset: str) -> pd.DataFrame | None:
     try:
         return result(explorer_curves, dataset, criteria=CRITERIA, depths=EXPLORER_DEPTHS,
-                      epsilons=epsilons, repeats=repeats, recompute=False)
+                      epsilons=tuple(EXPLORER_EPSILONS), repeats=REPEATS[dataset],
+                      recompute=False)
     except ShippedResultIntegrityError:
         raise  # an altered file is a fault to show, not a file that is absent
     except ShippedResultError:
@@ -284,13 +272,13 @@ def shipped_curves(dataset: str, *, recompute: bool | None = False) -> pd.DataFr
         return result(explorer_curves, dataset, criteria=CRITERIA, depths=EXPLORER_DEPTHS,
                       epsilons=tuple(EXPLORER_EPSILONS), repeats=REPEATS[dataset],
                       recompute=recompute, progress=True)
-    return _shipped(dataset, tuple(EXPLORER_EPSILONS), REPEATS[dataset])
+    return _shipped(dataset)
 
 
 @remember()
-def _records(dataset: str, epsilons: tuple[float, ...], repeats: int) -> dict[tuple, dict]:
+def _records(dataset: str) -> dict[tuple, dict]:
     """The shipped fits by (criterion, depth, ε, repeat) (empty when none ship)."""
-    frame = _shipped(dataset, epsilons, repeats)
+    frame = _shipped(dataset)
     columns = ["epsilon", "repeat", "accuracy", "unclassified", "leaves"]
     return {} if frame is None else {
         (r["criterion"], r["depth"], r["epsilon"], r["repeat"]): {c: r[c] for c in columns}
@@ -518,16 +506,12 @@ def pruning_table(
     runs: int = 5,
 ) -> pd.DataFrame:
     """FS Alg. 3: the same trees unpruned and pruned with their own noisy counts (same ledger)."""
-    data = explorer_data(check_dataset(dataset), check_criterion(criterion))
-    if criterion == "sulq":
+    if check_criterion(criterion) == "sulq":
         raise InvalidParameterError("pruning with noisy counts (FS Alg. 3) is for DiffPID3")
     rows = []
     for run in range(check_int(runs, "runs", minimum=1)):
         for prune in (False, True):
-            model = fs_estimator(criterion, budget, depth, domain=data.domain,
-                                 size_bound=data.size_bound, random_state=run, prune=prune)
-            model.fit_encoded(data.X_train, data.y_train, data.domain)
-            accuracy, _ = evaluate_encoded(model, data.X_test, data.y_test)
+            model, accuracy, _ = fit_one(dataset, criterion, budget, depth, run, prune)
             rows.append({"run": run, "pruned": prune, "leaves": model.tree_.n_leaves,
                          "accuracy": 100 * accuracy, "spent": model.ledger_.spent})
     return pd.DataFrame(rows)

@@ -1,14 +1,16 @@
 """The algorithm registry: every learner of the workbook by name, and how to build it.
 
-:data:`ALGORITHMS` and :data:`REFERENCES` say where each comes from; :data:`FACTORIES` maps
-a name to ``factory(epsilon, data, random_state)`` (add an entry to extend it);
-:func:`make_estimator` builds one with its paper's settings.
+:data:`ALGORITHMS` and :data:`REFERENCES` (read from ``algorithms.json``) say where each
+comes from; :data:`FACTORIES` maps a name to ``factory(epsilon, data, random_state)`` (add an
+entry to extend it); :func:`make_estimator` builds one with its paper's settings.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -35,69 +37,20 @@ class Algorithm:
     nominal_only: bool = False
 
 
+def _learners(kind: str) -> dict[str, Algorithm]:
+    """The learners of ``kind`` ("private" or "references") in ``algorithms.json``, by name."""
+    table = json.loads(Path(__file__).with_name("algorithms.json").read_text(encoding="utf-8"))
+    return {row["name"]: Algorithm(**row, private=kind == "private") for row in table[kind]}
+
+
 #: The private learners, in the order of the charts (RDT# is shown apart: it needs public rows).
-ALGORITHMS: dict[str, Algorithm] = {
-    a.name: a
-    for a in (
-        Algorithm(
-            "Private-RDT",
-            "JPW Fig. 5: random trees, Laplace noise on every leaf count, ε/N per tree",
-            "PrivateRDTClassifier(ε, n_trees=10; Votes 5)",
-        ),
-        Algorithm(
-            "DP forest",
-            "FI Alg. 1-2 + 2021 addendum: disjoint rows per tree, noisy arg-max leaf label",
-            "DPRandomForestClassifier(ε) — 100 trees, ROSNAM",
-        ),
-        Algorithm(
-            "SuLQ-ID3", "FS Alg. 1: ID3 whose gains come from noisy counts",
-            "SuLQID3Classifier(ε, max_depth=5)", nominal_only=True,
-        ),
-        Algorithm(
-            "DiffPID3-Max", "FS Alg. 2: one exponential-mechanism choice per node, Max quality",
-            'DiffPID3Classifier(ε, max_depth=5, criterion="max")',
-        ),
-        Algorithm(
-            "DiffPID3-Gini", "FS Alg. 2 with the Gini quality (sensitivity 2)",
-            'DiffPID3Classifier(ε, max_depth=5, criterion="gini")',
-        ),
-        Algorithm(
-            "DiffPID3-InfoGain", "FS Alg. 2 with InfoGain (sensitivity log2(N+1) + 1/ln 2)",
-            'DiffPID3Classifier(ε, criterion="infogain", size_bound=rows of the data set)',
-        ),
-        Algorithm(
-            "DiffPC4.5", "FS §4.2-4.3 + Alg. 3: DiffPID3-Max, pruned with the noisy counts",
-            "DiffPC45Classifier(ε, max_depth=5)",
-        ),
-    )
-}
+ALGORITHMS: dict[str, Algorithm] = _learners("private")
 
 #: Names of the private learners.
 PRIVATE: tuple[str, ...] = tuple(ALGORITHMS)
 
 #: The non-private references (drawn as dashed rules).
-REFERENCES: dict[str, Algorithm] = {
-    a.name: a
-    for a in (
-        Algorithm(
-            "RDT (non-private)",
-            "Fan et al.'s random decision trees, exact counts, pruned (JPW Fig. 1-2)",
-            "RandomDecisionTreeClassifier(n_trees=10)", private=False,
-        ),
-        Algorithm(
-            "sklearn tree", "CART, unlimited depth, on one-hot encoded attributes",
-            "sklearn DecisionTreeClassifier", private=False,
-        ),
-        Algorithm(
-            "sklearn forest", "Breiman's random forest (50 trees) on one-hot encoded attributes",
-            "sklearn RandomForestClassifier(n_estimators=50)", private=False,
-        ),
-        Algorithm(
-            "majority class", "always predict the most frequent training class: the floor",
-            "sklearn DummyClassifier", private=False,
-        ),
-    )
-}
+REFERENCES: dict[str, Algorithm] = _learners("references")
 
 
 def algorithm_table() -> pd.DataFrame:

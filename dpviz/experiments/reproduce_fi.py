@@ -106,8 +106,7 @@ def fi_table3(
     rows = []
     for name in tqdm(datasets, disable=not progress, desc="FI Table 3"):
         data = fi_dataset(name, random_state=seed)
-        n_discrete = int(data.domain.categorical_mask.sum())
-        depth = fletcher_islam_depth(len(data.domain) - n_discrete, n_discrete)
+        depth = _fig6_depths(data)["theorem2"]
         one = [s for _ in range(n_runs) for s in _empty_leaf_shares(data, 1, depth, rng, n_walks)]
         thirty = [np.mean(_empty_leaf_shares(data, 30, depth, rng, n_walks)) for _ in range(n_runs)]
         rows.append({"dataset": name, "rows": data.n_rows, "depth": depth,

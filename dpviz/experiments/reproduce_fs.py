@@ -1,15 +1,15 @@
-"""Reproductions of Friedman & Schuster (KDD 2010) and of JPW's Table I, one row per run.
+"""Reproductions of Friedman & Schuster (KDD 2010, Table 1, Figs. 4-8) and JPW's Table I.
 
-:func:`fs_table1` (Table 1: one binary split), :func:`fs_fig4` (a numeric split at 35),
-:func:`fs_fig5` (numeric vs ten bins), :func:`fs_random_trees` (Fig. 6-7: random depth-5
-trees), :func:`fs_fig8` (Adult, 10-fold), :func:`jpw_table1` (JPW Table I). Each (setting,
-run) and algorithm gets its own seed from ``random_state`` (``SeedSequence``), so adding
-one changes no other result. Accuracies are fractions.
+One row per run. Each (setting, run) and algorithm gets its own seed from ``random_state``
+(``SeedSequence``, :func:`_runs`), so adding one changes no other result. Accuracies are
+fractions.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import itertools
 import math
 import re
 import zlib
@@ -29,12 +29,6 @@ from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.trees.id3 import DiffPID3Classifier, SuLQID3Classifier
 from dpviz.validation import check_epsilon, check_int
-
-__all__ = [
-    "evaluate_encoded", "fs_fig4", "fs_fig5", "fs_fig8", "fs_random_trees", "fs_table1",
-    "jpw_table1", "jpw_table1_comparison", "percent_summary", "table1_comparison",
-    "table1_markdown",
-]
 
 #: JPW Table I: the private ID3's depth cap per data set (Mushroom's noisy tree grows
 #: geometrically beyond depth 5 without FS's stopping rule).
@@ -85,37 +79,51 @@ def _test_set(data: Dataset) -> tuple[np.ndarray, np.ndarray]:
     return data.domain.encode(data.test.X), data.domain.encode_labels(data.test.y)
 
 
+def _runs(
+    label: str, tag: str, names: Sequence[str], settings: Sequence[tuple], random_state: int,
+    progress: bool, fits: Callable[..., Iterator[dict]],
+) -> pd.DataFrame:
+    """The loop of every reproduction here: the records of ``fits(*setting, seed)``, per setting.
+
+    Each record is led by the setting's ``names``; ``seed(*keys)`` is the setting's own seed of
+    ``keys`` (the data's with none): ``_seed(random_state, tag, *setting, *keys)``.
+    """
+    seed0 = check_int(random_state, "random_state", minimum=0)
+    return pd.DataFrame([
+        {**dict(zip(names, setting, strict=True)), **record}
+        for setting in tqdm(settings, disable=not progress, desc=label)
+        for record in fits(*setting, functools.partial(_seed, seed0, tag, *setting))
+    ])
+
+
 def _split_runs(
     label: str, tag: str, sizes: Sequence[int], runs: int, random_state: int, progress: bool,
-    budget: float, size_bound: int, fits: Callable[[int, Callable[..., int]], Iterator[dict]],
+    size_bound: int, fits: Callable[..., Iterator[dict]],
 ) -> pd.DataFrame:
-    """The loop of FS Table 1 and Figs. 4-5: per (n, run), the records of ``fits(n, seed)``.
-
-    ``seed(*keys)`` is the run's seed of ``keys`` (the data's with none).
-    """
-    check_epsilon(budget, "budget")
+    """FS Table 1 and Figs. 4-5: :func:`_runs` over (n, run), ``fits(n, run, seed)``."""
     runs = check_int(runs, "runs", minimum=1)
-    sizes = _check_sizes(sizes, size_bound)
-    seed0 = check_int(random_state, "random_state", minimum=0)
-    settings = [(n, r) for n in sizes for r in range(runs)]
-    return pd.DataFrame([
-        {"n": n, "run": run, **record}
-        for n, run in tqdm(settings, disable=not progress, desc=label)
-        for record in fits(n, functools.partial(_seed, seed0, tag, n, run))
-    ])
+    settings = [(n, r) for n in _check_sizes(sizes, size_bound) for r in range(runs)]
+    return _runs(label, tag, ("n", "run"), settings, random_state, progress, fits)
+
+
+def fs_estimator(
+    criterion: str, epsilon: float, depth: int | None, *, domain: Domain,
+    size_bound: int | None = None, random_state: int, prune: bool = False,
+) -> DiffPID3Classifier | SuLQID3Classifier:
+    """DiffPID3 with ``criterion`` (DiffPC4.5 on numeric data), or SuLQ-ID3 for ``"sulq"``."""
+    if criterion == "sulq":
+        return SuLQID3Classifier(epsilon, depth, domain=domain, random_state=random_state)
+    return DiffPID3Classifier(epsilon, depth, criterion=criterion, size_bound=size_bound,
+                              prune=prune, domain=domain, random_state=random_state)
 
 
 # =============================================================================== FS Table 1
 def _table1_model(algorithm: str, budget: float, size_bound: int, domain: Domain, seed: int) -> Any:
     if algorithm == "ID3":
-        return DiffPID3Classifier(
-            math.inf, max_depth=None, criterion="infogain", domain=domain, random_state=seed
-        )
-    if algorithm == "SuLQ-based ID3":
-        return SuLQID3Classifier(budget, max_depth=1, domain=domain, random_state=seed)
-    criterion = algorithm.removeprefix("DiffPID3-").lower()
-    return DiffPID3Classifier(budget, max_depth=1, criterion=criterion, size_bound=size_bound,
-                              domain=domain, random_state=seed)
+        return fs_estimator("infogain", math.inf, None, domain=domain, random_state=seed)
+    criterion = "sulq" if algorithm == "SuLQ-based ID3" else algorithm[len("DiffPID3-"):].lower()
+    return fs_estimator(criterion, budget, 1, domain=domain, size_bound=size_bound,
+                        random_state=seed)
 
 
 def fs_table1(
@@ -134,7 +142,7 @@ def fs_table1(
             f"algorithms must be among {list(FS_TABLE1_ALGORITHMS)}, got {unknown}"
         )
 
-    def fits(n: int, seed: Callable[..., int]) -> Iterator[dict]:
+    def fits(n: int, run: int, seed: Callable[..., int]) -> Iterator[dict]:
         data = fs_single_split_data(n, p_noise=p_noise, n_test=n_test, random_state=seed())
         codes, labels = _test_set(data)
         train = (data.domain.encode(data.X), data.domain.encode_labels(data.y), data.domain)
@@ -144,8 +152,8 @@ def fs_table1(
             yield {"algorithm": algorithm, "accuracy": evaluate_encoded(model, codes, labels)[0],
                    "split_found": model.tree_.root.attribute == split_attribute(data)}
 
-    return _split_runs("FS Table 1", "table1", sizes, runs, random_state, progress, budget,
-                       size_bound, fits)
+    return _split_runs("FS Table 1", "table1", sizes, runs, random_state, progress, size_bound,
+                       fits)
 
 
 def percent_summary(
@@ -211,17 +219,15 @@ def fs_fig4(
     """FS Fig. 4 (§5.1.1): DiffPC4.5 and J48-like trees on a numeric split at 35 on [0, 100]."""
     budget = check_epsilon(budget, "budget")
 
-    def fits(n: int, seed: Callable[..., int]) -> Iterator[dict]:
+    def fits(n: int, run: int, seed: Callable[..., int]) -> Iterator[dict]:
         data = fs_numeric_split_data(n, p_noise=p_noise, n_test=n_test, random_state=seed())
         domain = data.domain
         codes, labels = _test_set(data)
         truth = split_attribute(data)
         for criterion in criteria:
             name = f"DiffPC4.5-{_CRITERION_NAMES[criterion]}"
-            model = DiffPID3Classifier(
-                budget, max_depth=1, criterion=criterion, size_bound=size_bound, prune=prune,
-                domain=domain, random_state=seed(name),
-            ).fit(data.X, data.y)
+            model = fs_estimator(criterion, budget, 1, domain=domain, size_bound=size_bound,
+                                 random_state=seed(name), prune=prune).fit(data.X, data.y)
             root = model.tree_.root
             found = root.attribute == truth
             yield {"algorithm": name, "accuracy": evaluate_encoded(model, codes, labels)[0],
@@ -237,8 +243,7 @@ def fs_fig4(
                        "split_found": found,
                        "split_point": float(tree.tree_.threshold[0]) if found else math.nan}
 
-    return _split_runs("FS Fig. 4", "fig4", sizes, runs, random_state, progress, budget,
-                       size_bound, fits)
+    return _split_runs("FS Fig. 4", "fig4", sizes, runs, random_state, progress, size_bound, fits)
 
 
 def fs_fig5(
@@ -253,7 +258,7 @@ def fs_fig5(
     """
     budget = check_epsilon(budget, "budget")
 
-    def fits(n: int, seed: Callable[..., int]) -> Iterator[dict]:
+    def fits(n: int, run: int, seed: Callable[..., int]) -> Iterator[dict]:
         for variant, bins in (("numeric", {}), ("binned", {"n_bins": n_bins})):
             data = fs_numeric_split_data(n, p_noise=p_noise, n_test=n_test, random_state=seed(),
                                          **bins)
@@ -261,15 +266,13 @@ def fs_fig5(
             base = "DiffPC4.5" if variant == "numeric" else f"DiffPID3 ({n_bins} bins)"
             for criterion in criteria:
                 name = f"{base}-{_CRITERION_NAMES[criterion]}"
-                model = DiffPID3Classifier(
-                    budget, max_depth=1, criterion=criterion, size_bound=size_bound,
-                    domain=data.domain, random_state=seed(name),
-                ).fit(data.X, data.y)
+                model = fs_estimator(criterion, budget, 1, domain=data.domain,
+                                     size_bound=size_bound, random_state=seed(name))
+                model.fit(data.X, data.y)
                 yield {"criterion": criterion, "variant": variant, "algorithm": name,
                        "accuracy": evaluate_encoded(model, codes, labels)[0]}
 
-    return _split_runs("FS Fig. 5", "fig5", sizes, runs, random_state, progress, budget,
-                       size_bound, fits)
+    return _split_runs("FS Fig. 5", "fig5", sizes, runs, random_state, progress, size_bound, fits)
 
 
 # =============================================================================== FS Fig. 6-7
@@ -296,29 +299,22 @@ def fs_random_trees(
         raise InvalidParameterError("the SuLQ-based ID3 (FS Alg. 1) handles nominal data only")
     prune = numeric if prune is None else bool(prune)
     base = "DiffPC4.5" if numeric else "DiffPID3"
-    rows = []
     settings = [(n, t, r) for n in sizes for t in range(n_trees) for r in range(runs_per_tree)]
-    for n, tree, run in tqdm(settings, disable=not progress, desc=f"FS Fig. {7 if numeric else 6}"):
+
+    def fits(n: int, tree: int, run: int, seed: Callable[..., int]) -> Iterator[dict]:
         data = _random_tree_run(
             n, seed0, tree, run, numeric=numeric, depth=depth, p_noise=p_noise, n_test=n_test
         )
         codes, labels = _test_set(data)
-        seed = functools.partial(_seed, seed0, "fig67", n, tree, run)
-        models = [
-            (name, DiffPID3Classifier(
-                budget, max_depth=depth, criterion=c, size_bound=size_bound, prune=prune,
-                domain=data.domain, random_state=seed(name)))
-            for c in criteria for name in [f"{base}-{_CRITERION_NAMES[c]}"]
-        ]
-        if sulq:
-            models.append(("SuLQ-based ID3", SuLQID3Classifier(
-                budget, max_depth=depth, domain=data.domain, random_state=seed("SuLQ-based ID3"))))
-        for name, model in models:
-            model.fit(data.X, data.y)
-            rows.append({"n": n, "tree": tree, "run": run, "algorithm": name,
-                         "accuracy": evaluate_encoded(model, codes, labels)[0],
-                         "depth": model.tree_.depth, "n_leaves": model.tree_.n_leaves})
-    return pd.DataFrame(rows)
+        names = {f"{base}-{_CRITERION_NAMES[c]}": c for c in criteria}
+        for name, c in {**names, **({"SuLQ-based ID3": "sulq"} if sulq else {})}.items():
+            model = fs_estimator(c, budget, depth, domain=data.domain, size_bound=size_bound,
+                                 random_state=seed(name), prune=prune).fit(data.X, data.y)
+            yield {"algorithm": name, "accuracy": evaluate_encoded(model, codes, labels)[0],
+                   "depth": model.tree_.depth, "n_leaves": model.tree_.n_leaves}
+
+    return _runs(f"FS Fig. {7 if numeric else 6}", "fig67", ("n", "tree", "run"), settings,
+                 seed0, progress, fits)
 
 
 def _random_tree_run(
@@ -334,11 +330,8 @@ def _random_tree_run(
         n_test=n_test, random_state=_seed(seed0, "fig67-tree", tree),
     )
     keep = slice(n * run, n * (run + 1))
-    return Dataset(
-        name=data.name, X=data.X.iloc[keep].reset_index(drop=True),
-        y=data.y.iloc[keep].reset_index(drop=True), domain=data.domain,
-        citation=data.citation, description=data.description, url=data.url, test=data.test,
-    )
+    return dataclasses.replace(data, X=data.X.iloc[keep].reset_index(drop=True),
+                               y=data.y.iloc[keep].reset_index(drop=True))
 
 
 # =============================================================================== FS Fig. 8
@@ -362,25 +355,26 @@ def fs_fig8(
         raise InvalidParameterError(f"size_bound ({size_bound}) is below the data size")
     codes = domain.encode(data.X)
     labels = domain.encode_labels(data.y)
-    folds = []
+    folds = {}
     for repeat in range(repeats):
         splitter = StratifiedKFold(
             n_splits, shuffle=True, random_state=_seed(seed0, "fig8", repeat) % 2**31
         )
-        folds += [(repeat, k, tr, te) for k, (tr, te) in enumerate(splitter.split(codes, labels))]
-    settings = [(f, b, c) for f in folds for b in budgets for c in criteria]
-    rows = []
-    bar = tqdm(settings, disable=not progress, desc="FS Fig. 8")
-    for (repeat, k, train, test), budget, criterion in bar:
-        model = DiffPID3Classifier(
-            budget, max_depth=max_depth, criterion=criterion, size_bound=size_bound, prune=prune,
-            domain=domain, random_state=_seed(seed0, "fig8", repeat, k, str(budget), criterion),
-        ).fit(data.X.iloc[train], data.y.iloc[train])
-        rows.append({"budget": budget, "criterion": criterion,
-                     "algorithm": f"DiffPC4.5-{_CRITERION_NAMES[criterion]}", "repeat": repeat,
-                     "fold": k, "accuracy": evaluate_encoded(model, codes[test], labels[test])[0],
-                     "n_leaves": model.tree_.n_leaves})
-    return pd.DataFrame(rows)
+        folds.update({(repeat, k): split for k, split in enumerate(splitter.split(codes, labels))})
+
+    def fits(repeat: int, k: int, seed: Callable[..., int]) -> Iterator[dict]:
+        train, test = folds[repeat, k]
+        for budget, criterion in itertools.product(budgets, criteria):
+            model = fs_estimator(criterion, budget, max_depth, domain=domain, size_bound=size_bound,
+                                 random_state=seed(str(budget), criterion), prune=prune)
+            model.fit(data.X.iloc[train], data.y.iloc[train])
+            yield {"budget": budget, "criterion": criterion,
+                   "algorithm": f"DiffPC4.5-{_CRITERION_NAMES[criterion]}",
+                   "accuracy": evaluate_encoded(model, codes[test], labels[test])[0],
+                   "n_leaves": model.tree_.n_leaves}
+
+    runs = _runs("FS Fig. 8", "fig8", ("repeat", "fold"), list(folds), seed0, progress, fits)
+    return runs[["budget", "criterion", "algorithm", "repeat", "fold", "accuracy", "n_leaves"]]
 
 
 # =============================================================================== JPW Table I
@@ -395,43 +389,36 @@ def jpw_table1(
     """
     epsilon = check_epsilon(epsilon, "epsilon")
     runs = check_int(runs, "runs", minimum=1)
-    seed0 = check_int(random_state, "random_state", minimum=0)
     depths = dict(JPW_MAX_DEPTH if max_depth is None else max_depth)
-    settings = [(name, run) for name in datasets for run in range(runs)]
-    loaded: dict[str, Dataset] = {}
-    rows = []
-    for name, run in tqdm(settings, disable=not progress, desc="JPW Table I"):
-        if name not in loaded:
-            loaded[name] = load(name)
-        data = loaded[name]
+
+    def fits(name: str, run: int, seed: Callable[..., int]) -> Iterator[dict]:
+        data = load(name)
         domain = data.domain
         depth = depths.get(name, len(domain))
         x_train, x_test, y_train, y_test = train_test_split(
-            data.X, data.y, test_size=test_size,
-            random_state=_seed(seed0, "jpw", name, run) % 2**31,
+            data.X, data.y, test_size=test_size, random_state=seed() % 2**31
         )
         codes, labels = domain.encode(x_test), domain.encode_labels(y_test)
-        seed = functools.partial(_seed, seed0, "jpw", name, run)
         models = {
             "private ID3 (SuLQ counts, ID3 stopping)": SuLQID3Classifier(
                 epsilon, max_depth=depth, stopping="id3", domain=domain, random_state=seed("jpw")),
             "SuLQ-based ID3 (FS stopping rule)": SuLQID3Classifier(
                 epsilon, max_depth=depth, domain=domain, random_state=seed("fs")),
-            "ID3 (non-private)": DiffPID3Classifier(
-                math.inf, max_depth=None, criterion="infogain", domain=domain,
-                random_state=seed("id3")),
+            "ID3 (non-private)": fs_estimator(
+                "infogain", math.inf, None, domain=domain, random_state=seed("id3")),
         }
         for algorithm, model in models.items():
             model.fit(x_train, y_train)
             predicted, unclassified_rows = model.label_and_unclassified_encoded(codes)
             unclassified = float(unclassified_rows.mean())
             correct = (predicted == labels) & ~unclassified_rows
-            rows.append({"dataset": name, "run": run, "algorithm": algorithm,
-                         "max_depth": model.max_depth, "accuracy": float(correct.mean()),
-                         "unclassified": unclassified,
-                         "misclassified": float(1.0 - correct.mean() - unclassified),
-                         "n_leaves": model.tree_.n_leaves})
-    return pd.DataFrame(rows)
+            yield {"algorithm": algorithm, "max_depth": model.max_depth,
+                   "accuracy": float(correct.mean()), "unclassified": unclassified,
+                   "misclassified": float(1.0 - correct.mean() - unclassified),
+                   "n_leaves": model.tree_.n_leaves}
+
+    settings = [(name, run) for name in datasets for run in range(runs)]
+    return _runs("JPW Table I", "jpw", ("dataset", "run"), settings, random_state, progress, fits)
 
 
 def jpw_table1_comparison(runs: pd.DataFrame) -> pd.DataFrame:

@@ -7,7 +7,7 @@ stratified 10-fold cross-validation, 10 trees (Votes: 5), height k/2, ε ∈ {0.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -36,17 +36,22 @@ def jpw_accuracy(
     seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
     """JPW Fig. 6–8: mean, std and max accuracy (%) of Private-RDT over runs, per data set and ε."""
+    return _sweeps(make_private_rdt, datasets, {"epsilon": list(epsilons)}, n_runs, n_folds, seed,
+                   progress, "JPW")
+
+
+def _sweeps(
+    factory: Callable[..., Any], datasets: Sequence[str], grid: dict[str, list], n_runs: int,
+    n_folds: int, seed: int, progress: bool, label: str,
+) -> pd.DataFrame:
+    """A :func:`sweep` of ``factory`` per data set (JPW's trees), summarized over runs in %."""
     frames = []
-    for name in tqdm(datasets, disable=not progress, desc="JPW"):
+    for name in tqdm(datasets, disable=not progress, desc=label):
         data = load(name)
-        factory = partial(make_private_rdt, domain=data.domain, n_trees=JPW_DATASETS.get(name, 10))
-        frames.append(
-            sweep(
-                factory, data, {"epsilon": list(epsilons)}, n_folds=n_folds, n_repeats=n_runs,
-                seed=seed, progress=progress, description=name,
-            )
-        )
-    summary = summarize(pd.concat(frames, ignore_index=True), ["dataset", "epsilon"])
+        trees = partial(factory, domain=data.domain, n_trees=JPW_DATASETS.get(name, 10))
+        frames.append(sweep(trees, data, grid, n_folds=n_folds, n_repeats=n_runs, seed=seed,
+                            progress=progress, description=name))
+    summary = summarize(pd.concat(frames, ignore_index=True), ["dataset", *grid])
     summary[["mean", "std", "max"]] *= 100
     return summary
 
@@ -109,18 +114,8 @@ def jpw_update(
 
     Per data set, ε and method, with ``total_epsilon`` (ε, or 2ε for "union").
     """
-    frames = []
-    for name in tqdm(datasets, disable=not progress, desc="JPW update"):
-        data = load(name)
-        factory = partial(UpdateExperiment, domain=data.domain, n_trees=JPW_DATASETS.get(name, 10))
-        grid = {"epsilon": list(epsilons), "method": ["update", "union_half", "union"]}
-        frames.append(
-            sweep(
-                factory, data, grid, n_folds=n_folds, n_repeats=n_runs, seed=seed,
-                progress=progress, description=name,
-            )
-        )
-    summary = summarize(pd.concat(frames, ignore_index=True), ["dataset", "epsilon", "method"])
-    summary[["mean", "std", "max"]] *= 100
+    grid = {"epsilon": list(epsilons), "method": ["update", "union_half", "union"]}
+    summary = _sweeps(UpdateExperiment, datasets, grid, n_runs, n_folds, seed, progress,
+                      "JPW update")
     summary["total_epsilon"] = np.where(summary["method"] == "union", 2, 1) * summary["epsilon"]
     return summary

@@ -33,11 +33,6 @@ from dpviz.data.uci import Dataset
 from dpviz.errors import CacheUnavailableWarning
 from dpviz.validation import check_int
 
-__all__ = [
-    "cache", "cache_bypassed", "curve", "encoded_split", "holdout_accuracy", "holdout_split",
-    "located", "recall", "remember", "stratified_split", "summarize", "sweep",
-]
-
 EstimatorFactory = Callable[..., Any]
 F = TypeVar("F", bound=Callable[..., Any])
 _BYPASSED = contextvars.ContextVar("dpviz_cache_bypassed", default=False)

@@ -217,28 +217,20 @@ def result(
     ``"raise"`` or ``"compute"`` when no file ships. Raises :class:`ShippedResultError` or
     :class:`ShippedResultIntegrityError`; ``attrs["provenance"]`` says where it came from.
     """
-    if recompute is None:
-        recompute = recompute_requested()
-    if recompute:
-        return _recompute(function, args, kwargs)
     if missing not in ("raise", "compute"):
         raise ShippedResultError(f"missing must be 'raise' or 'compute', got {missing!r}")
     path = result_path(function, *args)
-    if not path.exists() and missing == "compute":
+    requested = recompute_requested() if recompute is None else recompute
+    if requested or (missing == "compute" and not path.exists()):
         return _recompute(function, args, kwargs)
     if not path.exists():
-        raise ShippedResultError(
-            f"no shipped result for {function.__name__} ({path.name}): recompute it "
-            "(RECOMPUTE = True in the notebook, or DPVIZ_RECOMPUTE=1) or regenerate the files "
-            "(make results)"
-        )
+        raise ShippedResultError(f"no shipped result for {function.__name__} ({path.name}): {_FIX}")
     meta = _read_meta(path)
     wanted = json.loads(json.dumps(_arguments(function, args, kwargs)))
     if meta["arguments"] != wanted:
         raise ShippedResultError(
             f"the shipped {path.name} was made with {meta['arguments']}, but this call asks for "
-            f"{wanted}: recompute it (RECOMPUTE = True, or DPVIZ_RECOMPUTE=1) or regenerate the "
-            "shipped files (make results)"
+            f"{wanted}: {_FIX}"
         )
     frame = _verified_csv(path, meta)
     frame.attrs["provenance"] = meta
