@@ -237,18 +237,6 @@ def result(
     return frame
 
 
-def provenance(frame: pd.DataFrame) -> str:
-    """One line saying where a :func:`result` came from, for the notebook to print under it."""
-    meta = frame.attrs.get("provenance", {})
-    if meta.get("recomputed"):
-        return f"Recomputed just now in {meta['seconds']:.0f} s."
-    if "created" not in meta:
-        return "Computed just now."
-    changed = "" if meta["library_digest"] == library_digest() else " (library changed since)"
-    return (f"Shipped result: `{meta['command']}`, dpviz {meta['code_version']}, "
-            f"{meta['created'][:10]}.{changed}")
-
-
 def stamp(folder: Path | None = None) -> list[Path]:
     """Record each shipped CSV's SHA-256 where none is, all or nothing; return the JSONs."""
     folder = RESULTS if folder is None else folder
