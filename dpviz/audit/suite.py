@@ -220,13 +220,29 @@ def fit_release(
     return mechanism
 
 
+#: A problem: its domain, D's rows and labels, and the canary that D′ adds.
+Problem = tuple[Domain, np.ndarray, list[str], np.ndarray]
+
+
+def _canary_target(cls: type, output: Callable[[Any, np.ndarray], np.ndarray], *,
+                   problem: Callable[[], Problem] = categorical_problem, label: str = "n",
+                   fit: Callable[[Any, Any, Any], Any] | None = None,
+                   events: Sequence[Event] = (), **kw: Any) -> Target:
+    """``cls(**kw)`` fitted on ``problem()``'s D and D + its canary (``label``) per sample.
+
+    ``output(model, canary)`` is released; ``fit`` as in :func:`fit_release`.
+    """
+    domain, X, y, canary = problem()
+    make = partial(cls, domain=domain, **kw)
+    return Target(fit_release(make, lambda m: output(m, canary), fit), (X, y),
+                  with_row(X, y, canary, label), events)
+
+
 def _numeric_target(cls: type, output: Callable[[Any, np.ndarray], np.ndarray],
                     epsilon: float = EPS) -> Target:
     """One tree of height 2 over the numeric problem; ``output(model, canary)`` is released."""
-    domain, X, y, canary = _numeric_problem()
-    make = partial(cls, epsilon=epsilon, n_trees=1, max_depth=2, domain=domain)
-    neighbours = (X, y), with_row(X, y, canary, "n")
-    return Target(fit_release(make, lambda m: output(m, canary)), *neighbours)
+    return _canary_target(cls, output, problem=_numeric_problem, epsilon=epsilon, n_trees=1,
+                          max_depth=2)
 
 
 def _with_total(counts: np.ndarray) -> np.ndarray:
@@ -238,15 +254,13 @@ def _with_total(counts: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------------------- targets
 def rdt_leaf_target(epsilon: float, n_trees: int = 1, **kw: Any) -> Target:
     """Private-RDT (height 3) on :func:`categorical_problem`: the canary's leaf counts."""
-    domain, X, y, canary = categorical_problem()
-    make = partial(PrivateRDTClassifier, epsilon=epsilon, n_trees=n_trees, max_depth=3,
-                   domain=domain, **kw)
-    out = (lambda m: _with_total(m.released_counts(canary))) if n_trees > 1 else (
-        lambda m: m.released_counts(canary)[0, 0])
+    out = (lambda m, c: _with_total(m.released_counts(c))) if n_trees > 1 else (
+        lambda m, c: m.released_counts(c)[0, 0])
     events = _first_lattice(n_trees / epsilon) if kw.get("noise") == "laplace" else []
     if n_trees > 1:  # the canary's leaf in every tree gains one class-"n" row
         events = _shift_events(range(0, 2 * n_trees, 2), [0] * n_trees)
-    return Target(fit_release(make, out), (X, y), with_row(X, y, canary, "n"), events)
+    return _canary_target(PrivateRDTClassifier, out, events=events, epsilon=epsilon,
+                          n_trees=n_trees, max_depth=3, **kw)
 
 
 def _mechanism_targets() -> Builds:
@@ -272,17 +286,13 @@ def _mechanism_targets() -> Builds:
 
 
 def _rdt_targets() -> Builds:
-    domain, X, y, canary = categorical_problem()
-
     def rdt_numeric(epsilon: float) -> Target:
         return _numeric_target(PrivateRDTClassifier, lambda m, c: m.released_counts(c)[0, 0],
                                epsilon)
 
     def proba(epsilon: float) -> Target:
-        make = partial(PrivateRDTClassifier, epsilon=epsilon, n_trees=1, max_depth=3,
-                       clip_negative=True, domain=domain)
-        return Target(fit_release(make, lambda m: np.round(m.predict_proba(canary)[0], 6)),
-                      (X, y), with_row(X, y, canary, "n"))
+        return _canary_target(PrivateRDTClassifier, lambda m, c: np.round(m.predict_proba(c)[0], 6),
+                              epsilon=epsilon, n_trees=1, max_depth=3, clip_negative=True)
 
     return {
         "rdt": _at(rdt_leaf_target),
@@ -341,21 +351,18 @@ def _update_targets() -> Builds:
 
 
 def _forest_targets() -> Builds:
-    domain, X, y, canary = categorical_problem()
-
-    def forest(epsilon: float, n_trees: int = 1, data: Any = None, **kw: Any) -> Target:
-        make = partial(DPRandomForestClassifier, epsilon=epsilon, n_trees=n_trees, max_depth=3,
-                       domain=domain, **kw)
-
-        def out(m: DPRandomForestClassifier) -> np.ndarray:
+    def forest(epsilon: float, n_trees: int = 1, **kw: Any) -> Target:
+        def out(m: DPRandomForestClassifier, canary: np.ndarray) -> np.ndarray:
             labels = m.released_labels(canary)[:, 0]
             return labels if n_trees == 1 else np.append(labels, labels.sum())
 
-        a, b = data if data is not None else ((X, y), with_row(X, y, canary, "n"))
-        return Target(fit_release(make, out), a, b)
+        return _canary_target(DPRandomForestClassifier, out, epsilon=epsilon, n_trees=n_trees,
+                              max_depth=3, **kw)
 
-    # the smooth-sensitivity label's worst case: a pure leaf that grows, (1, 0) vs (2, 0)
-    pure = (with_row(X, y, canary, "n"), with_row(*with_row(X, y, canary, "n"), canary, "n"))
+    def pure() -> Problem:
+        """The smooth-sensitivity label's worst case: a pure leaf that grows, (1, 0) vs (2, 0)."""
+        domain, X, y, canary = categorical_problem()
+        return (domain, *with_row(X, y, canary, "n"), canary)
 
     def forest_numeric(epsilon: float) -> Target:
         return _numeric_target(DPRandomForestClassifier,
@@ -369,51 +376,47 @@ def _forest_targets() -> Builds:
         "forest-exponential": planted(partial(forest, EPS, leaf_mechanism="exponential"),
                                       _EM_PATH, _exact_argmax),
         "forest-numeric": _at(forest_numeric),
-        "forest-smooth": (partial(forest, EPS, data=pure, leaf_mechanism="smooth_sensitivity"),
+        "forest-smooth": (partial(forest, EPS, problem=pure, leaf_mechanism="smooth_sensitivity"),
                           None),
     }
 
 
 def _rdt_sharp_targets() -> Builds:
-    domain, X, y, canary = categorical_problem()
     public = np.array([["0", "0", "0"], ["1", "1", "1"], ["0", "1", "0"], ["1", "0", "1"]],
                       dtype=object)
 
-    def sharp(epsilon: float, out: Callable[[Any], np.ndarray] | None = None,
-              data: Any = None, **kw: Any) -> Target:
-        make = partial(RDTSharpClassifier, epsilon=epsilon, n_primary=1, n_secondary=2,
-                       domain=domain, **kw)
-
+    def sharp(epsilon: float, output: Callable[[Any, np.ndarray], np.ndarray] | None = None,
+              label: str = "n", **kw: Any) -> Target:
         def fit(model: RDTSharpClassifier, X_: Any, y_: Any) -> RDTSharpClassifier:
             return model.fit(X_, y_, public)
 
         events = _first_lattice(1 / epsilon) if kw.get("noise") == "laplace" else []
-        a, b = data if data is not None else ((X, y), with_row(X, y, canary, "n"))
-        output = out or (lambda m: m.released_counts(canary)[0, 0])
-        return Target(fit_release(make, output, fit), a, b, events)
+        return _canary_target(RDTSharpClassifier,
+                              output or (lambda m, c: m.released_counts(c)[0, 0]), label=label,
+                              fit=fit, events=events, epsilon=epsilon, n_primary=1,
+                              n_secondary=2, **kw)
 
-    # the height rule needs k/2 >= 2 to tell one row from two: six binary attributes
-    wide = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(6)], ["n", "y"])
-    row = np.full((1, 6), "0", dtype=object)
-    public_wide = np.array([["0"] * 6, ["1"] * 6], dtype=object)
+    def wide() -> Problem:
+        """The height rule needs k/2 >= 2 to tell one row from two: six binary attributes."""
+        row = np.full((1, 6), "0", dtype=object)
+        return (Domain([Categorical(f"a{j}", ("0", "1")) for j in range(6)], ["n", "y"]), row,
+                ["n"], row)
 
     def height(private_count: bool) -> Target:
-        make = partial(RDTSharpClassifier, epsilon=EPS, n_primary=1, n_secondary=2, domain=wide)
-
         def fit(model: RDTSharpClassifier, X_: Any, y_: Any) -> RDTSharpClassifier:
             if private_count:  # the paper's rule with the private row count
                 model.set_params(n_labeled=len(y_))
-            return model.fit(X_, y_, public_wide)
+            return model.fit(X_, y_, np.array([["0"] * 6, ["1"] * 6], dtype=object))
 
-        one, two = (row, ["n"]), (np.vstack([row, row]), ["n", "y"])
-        return Target(fit_release(make, lambda m: np.array([m.depth_]), fit), one, two)
+        return _canary_target(RDTSharpClassifier, lambda m, c: np.array([m.depth_]),
+                              problem=wide, label="y", fit=fit, epsilon=EPS, n_primary=1,
+                              n_secondary=2)
 
     def labels(epsilon: float) -> Target:
         # a canary of class y: its empty cell's exact counts (0, 0) give class n (ties: the
         # lowest class), its own row gives y
-        return sharp(epsilon, out=lambda m: np.append(m.pseudo_labels_,
-                                                      m.predict(canary) == "n"),
-                     data=((X, y), with_row(X, y, canary, "y")), max_depth=3)
+        return sharp(epsilon, lambda m, c: np.append(m.pseudo_labels_, m.predict(c) == "n"),
+                     label="y", max_depth=3)
 
     return {
         "sharp": _at(sharp, max_depth=3),
@@ -423,62 +426,52 @@ def _rdt_sharp_targets() -> Builds:
     }
 
 
-def split_problem() -> tuple[Domain, tuple[Any, Any], tuple[Any, Any]]:
+def split_problem() -> Problem:
     """60 rows where a0 and a1 tie (000 → n, 110 → y); the canary 010 (y) makes a1 best."""
     domain = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(3)], ["n", "y"])
     X = np.array([["0", "0", "0"]] * 30 + [["1", "1", "0"]] * 30, dtype=object)
-    y = ["n"] * 30 + ["y"] * 30
-    canary = np.array([["0", "1", "0"]], dtype=object)
-    return domain, (X, y), with_row(X, y, canary, "y")
+    return domain, X, ["n"] * 30 + ["y"] * 30, np.array([["0", "1", "0"]], dtype=object)
+
+
+def _threshold_problem() -> Problem:
+    """Classes at 0.1 and 0.9 (the root splits); the canary 0.3 (y) lifts splits in (0.3, 0.9)."""
+    return (Domain([Numeric("x", 0.0, 1.0)], ["n", "y"]), np.array([[0.1]] * 30 + [[0.9]] * 30),
+            ["n"] * 30 + ["y"] * 30, np.array([[0.3]]))
 
 
 def _fs_targets() -> Builds:
-    domain, X, y, canary = categorical_problem()
-
     def leaf(budget: float, cls: type) -> Target:
         """Depth 0: the root is a leaf; the release is its noisy count and class counts."""
-        make = partial(cls, epsilon=budget, max_depth=0, domain=domain)
-
-        def out(m: Any) -> np.ndarray:
+        def out(m: Any, canary: np.ndarray) -> np.ndarray:
             root = m.tree_.root
             return np.array([root.noisy_count, *root.class_counts,
                              root.noisy_count + root.class_counts[0]])
 
         # N_T (6 under D) and the class-"n" count (3 under D) both gain one
-        return Target(fit_release(make, out), (X, y), with_row(X, y, canary, "n"),
-                      _shift_events([0, 1], [6, 3]))
-
-    split_domain, split_D, split_D_prime = split_problem()
+        return _canary_target(cls, out, events=_shift_events([0, 1], [6, 3]), epsilon=budget,
+                              max_depth=0)
 
     def split(cls: type, **kw: Any) -> Target:
-        make = partial(cls, epsilon=EPS, max_depth=1, domain=split_domain, **kw)
-
-        def out(m: Any) -> np.ndarray:
+        def out(m: Any, canary: np.ndarray) -> np.ndarray:
             root = m.tree_.root
-            attribute = -1 if root.attribute is None else split_domain.index(root.attribute)
+            attribute = -1 if root.attribute is None else m.domain.index(root.attribute)
             labels = [c.label for c in root.children] or [root.label, root.label]
             return np.array([attribute, root.noisy_count, *labels])
 
-        return Target(fit_release(make, out), split_D, split_D_prime)
+        return _canary_target(cls, out, problem=split_problem, label="y", epsilon=EPS,
+                              max_depth=1, **kw)
 
     def by_argmax(cls: type, **kw: Any) -> tuple[Build, Build]:
         return planted(partial(split, cls, **kw), _EM_PATH, _exact_argmax)
 
-    # one numeric attribute; classes at 0.1 and 0.9 (the root splits: 60 rows), the canary
-    # (y) at 0.3 lifts the quality of every split point in (0.3, 0.9) by one
-    numeric = Domain([Numeric("x", 0.0, 1.0)], ["n", "y"])
-    nX, ny = np.array([[0.1]] * 30 + [[0.9]] * 30), ["n"] * 30 + ["y"] * 30
-    below = [Event("x < 0.3", lambda o: np.asarray(o)[:, 0] < 0.3)]
-
     def numeric_threshold() -> Target:
         # at the split point's share ε/5 of B = ε: B / ((2 + n)d + 2) with n = d = 1
-        make = partial(DiffPC45Classifier, epsilon=EPS, max_depth=1, domain=numeric)
-
-        def out(m: DiffPC45Classifier) -> np.ndarray:
+        def out(m: DiffPC45Classifier, canary: np.ndarray) -> np.ndarray:
             return np.array([m.tree_.root.split_points.get("x", math.nan)])
 
-        return Target(fit_release(make, out), (nX, ny),
-                      with_row(nX, ny, np.array([[0.3]]), "y"), below)
+        return _canary_target(DiffPC45Classifier, out, problem=_threshold_problem, label="y",
+                              events=[Event("x < 0.3", lambda o: np.asarray(o)[:, 0] < 0.3)],
+                              epsilon=EPS, max_depth=1)
 
     return {
         "diffpid3-leaf": _at(leaf, DiffPID3Classifier),
