@@ -99,11 +99,6 @@ class Case:
     min_samples: int = 0
 
     @property
-    def expect_reject(self) -> bool:
-        """An unproven path must be rejected; a claim must not."""
-        return self.role != "claim"
-
-    @property
     def name(self) -> str:
         """A short id: ``estimator [option] (role)``."""
         return f"{self.estimator} [{self.option}] ({self.role})"
@@ -247,8 +242,7 @@ def _numeric_target(cls: type, output: Callable[[Any, np.ndarray], np.ndarray],
 
 def _with_total(counts: np.ndarray) -> np.ndarray:
     """Per-tree class-0 counts of the canary's leaf, plus their sum (the attacker's statistic)."""
-    first = counts[:, 0, 0]
-    return np.append(counts[:, 0, :].ravel(), first.sum())
+    return np.append(counts[:, 0, :].ravel(), counts[:, 0, 0].sum())
 
 
 # ------------------------------------------------------------------------------- targets
@@ -693,7 +687,7 @@ def claims_table(results: Sequence[Row]) -> pd.DataFrame:
     """The privacy-claims table: one row per case, with the audit's verdict and its power."""
     rows = []
     for case, r, bug in results:
-        ok = r.reject == case.expect_reject
+        ok = r.reject == (case.role != "claim")  # an unproven path must be rejected
         has_power = case.role == "claim" and bug is not None and bug.reject
         if case.role == "claim":
             verdict = "no violation found" if not r.reject else "VIOLATION (bug)"
