@@ -549,14 +549,9 @@ def search_neighbours(
             "e.g. pairs=leaf_count_neighbours()"
         )
     _check_alpha(alpha)
-    best, best_bound = None, -1.0
-    for k, (name, d, d_prime) in enumerate(pairs):
-        result = audit(mechanism, d, d_prime, epsilon=epsilon, n_samples=n_search, alpha=alpha,
-                       seed=seed + 1 + k)
-        if result.epsilon_lower > best_bound:
-            best, best_bound = (name, d, d_prime), result.epsilon_lower
-    assert best is not None
-    name, d, d_prime = best
+    bounds = [audit(mechanism, d, d_prime, epsilon=epsilon, n_samples=n_search, alpha=alpha,
+                    seed=seed + 1 + k).epsilon_lower for k, (_, d, d_prime) in enumerate(pairs)]
+    name, d, d_prime = pairs[int(np.argmax(bounds))]  # the first of the largest bounds
     return audit(mechanism, d, d_prime, epsilon=epsilon, n_samples=n_samples, alpha=alpha,
                  seed=seed, neighbours=name,
                  exact_epsilon=None if exact is None else exact(d, d_prime))
