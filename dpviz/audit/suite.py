@@ -127,7 +127,7 @@ def planted(build: Build, path: str, replacement: Any) -> tuple[Build, Build]:
 
 def _at(build: Callable[..., Target], *args: Any, bug: float = 2.0,
         **kw: Any) -> tuple[Build, Build]:
-    """``build(ε, *args)`` at ε = 1, and its planted bug at ``bug`` × ε (ε spent over)."""
+    """``build(ε, *args)`` at ε = 1, and its planted bug ``build(bug × ε, *args)`` (overspent)."""
     return partial(build, EPS, *args, **kw), partial(build, bug * EPS, *args, **kw)
 
 
