@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import numbers
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -291,13 +291,13 @@ def laplace_lattice_events(scale: float, center: float = 0.0) -> list[Event]:
     scale = check_positive(scale, "scale")
     center = _check_finite(center, "center")
 
-    def on(y: np.ndarray) -> np.ndarray:
-        return laplace_lattice_member(y, center=center, scale=scale)
+    return _on_off(f"the sampler's lattice around {center:g}",
+                   lambda y: laplace_lattice_member(y, center=center, scale=scale))
 
-    return [
-        Event(f"on the sampler's lattice around {center:g}", on),
-        Event(f"off the sampler's lattice around {center:g}", lambda y: ~on(y)),
-    ]
+
+def _on_off(where: str, on: Callable[[np.ndarray], np.ndarray]) -> list[Event]:
+    """The events "on ``where``" (membership test ``on``) and "off ``where``"."""
+    return [Event(f"on {where}", on), Event(f"off {where}", lambda y: ~on(y))]
 
 
 def uniform_lattice_events(ranges: Sequence[tuple[float, float]]) -> list[Event]:
@@ -312,10 +312,8 @@ def uniform_lattice_events(ranges: Sequence[tuple[float, float]]) -> list[Event]
             f"{bad[0] if bad else ranges!r}"
         )
 
-    def on(y: np.ndarray) -> np.ndarray:
-        return uniform_lattice_member_any(np.asarray(y, dtype=np.float64), ranges)
-
-    return [Event("on D's lattices", on), Event("off D's lattices", lambda y: ~on(y))]
+    return _on_off("D's lattices",
+                   lambda y: uniform_lattice_member_any(np.asarray(y, dtype=np.float64), ranges))
 
 
 # ---------------------------------------------------------------------------------- audit
@@ -357,14 +355,17 @@ def _sample(mechanism: Mechanism, data: Any, n: int, rng: np.random.Generator,
     return out
 
 
+def _bounds(ka: Any, kb: Any, n: int, alpha: float) -> tuple[Any, Any, Any, Any]:
+    """Clopper–Pearson (lower, upper) of both counts at α/2 each, and the ε bounds D/D′, D′/D."""
+    a, b = clopper_pearson(ka, n, alpha / 2), clopper_pearson(kb, n, alpha / 2)
+    return a, b, _log_ratio_bound(a[0], b[1]), _log_ratio_bound(b[0], a[1])
+
+
 def _select(
     events: Sequence[Event], ka: np.ndarray, kb: np.ndarray, n: int, alpha: float
 ) -> tuple[int, str, pd.DataFrame]:
     """The event and direction with the largest bound on the selection counts ``ka``, ``kb``."""
-    a_low, a_high = clopper_pearson(ka, n, alpha / 2)
-    b_low, b_high = clopper_pearson(kb, n, alpha / 2)
-    forward = _log_ratio_bound(a_low, b_high)
-    backward = _log_ratio_bound(b_low, a_high)
+    _, _, forward, backward = _bounds(ka, kb, n, alpha)
     table = pd.DataFrame(dict(zip(_SELECTION, ([e.name for e in events], ka, kb, forward,
                                                backward), strict=True)))
     best = np.maximum(forward, backward)
@@ -415,28 +416,25 @@ def _select_and_count(
     if n_samples <= BATCH_SIZE:
         out_a = _sample(mechanism, pair[0], n_samples, rng, "D")
         out_b = _sample(mechanism, pair[1], n_samples, rng, "D'")
-        candidates = _candidates(events, extra_events, out_a[:n_sel], out_b[:n_sel])
-        ka, kb = _counts(candidates, out_a[:n_sel]), _counts(candidates, out_b[:n_sel])
-        i, direction, table = _select(candidates, ka, kb, n_sel, alpha)
-        event = candidates[i]
-        return (event, direction, table, int(event(out_a[n_sel:]).sum()),
-                int(event(out_b[n_sel:]).sum()))
-    candidates: list[Event] = []
-    ka = kb = np.zeros(0, dtype=np.int64)
-    for m in _batches(n_sel):
-        a = _sample(mechanism, pair[0], m, rng, "D")
-        b = _sample(mechanism, pair[1], m, rng, "D'")
-        if not candidates:
-            candidates = _candidates(events, extra_events, a, b)
-            ka = kb = np.zeros(len(candidates), dtype=np.int64)
+        selection = iter([(out_a[:n_sel], out_b[:n_sel])])
+        estimation = iter([(out_a[n_sel:], out_b[n_sel:])])
+    else:  # drawn lazily: every selection batch is counted before the estimation ones
+
+        def batches(size: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+            for m in _batches(size):
+                yield (_sample(mechanism, pair[0], m, rng, "D"),
+                       _sample(mechanism, pair[1], m, rng, "D'"))
+
+        selection, estimation = batches(n_sel), batches(n_samples - n_sel)
+    a, b = next(selection)
+    candidates = _candidates(events, extra_events, a, b)
+    ka, kb = _counts(candidates, a), _counts(candidates, b)
+    for a, b in selection:
         ka, kb = ka + _counts(candidates, a), kb + _counts(candidates, b)
     i, direction, table = _select(candidates, ka, kb, n_sel, alpha)
     event = candidates[i]
-    count_a = count_b = 0
-    for m in _batches(n_samples - n_sel):
-        count_a += int(event(_sample(mechanism, pair[0], m, rng, "D")).sum())
-        count_b += int(event(_sample(mechanism, pair[1], m, rng, "D'")).sum())
-    return event, direction, table, count_a, count_b
+    counts = [(int(event(a).sum()), int(event(b).sum())) for a, b in estimation]
+    return event, direction, table, sum(c for c, _ in counts), sum(c for _, c in counts)
 
 
 def audit(
@@ -483,13 +481,10 @@ def audit(
     event, direction, table, ka, kb = _select_and_count(
         mechanism, (D, D_prime), events, extra_events, n_samples, n_sel, alpha, rng
     )
-    a_low, a_high = clopper_pearson(ka, n_est, alpha / 2)
-    b_low, b_high = clopper_pearson(kb, n_est, alpha / 2)
+    (a_low, a_high), (b_low, b_high), forward, backward = _bounds(ka, kb, n_est, alpha)
     p = Interval(ka / n_est, float(a_low), float(a_high), ka, n_est)
     q = Interval(kb / n_est, float(b_low), float(b_high), kb, n_est)
-    bound = float(
-        _log_ratio_bound(a_low, b_high) if direction == "D/D'" else _log_ratio_bound(b_low, a_high)
-    )
+    bound = float(forward if direction == "D/D'" else backward)
     return AuditResult(epsilon, bound, bound > epsilon, event.name, direction, p, q,
                        neighbours or "D, D'", n_samples, alpha, exact_epsilon, table,
                        time.perf_counter() - start)
@@ -554,14 +549,9 @@ def search_neighbours(
             "e.g. pairs=leaf_count_neighbours()"
         )
     _check_alpha(alpha)
-    best, best_bound = None, -1.0
-    for k, (name, d, d_prime) in enumerate(pairs):
-        result = audit(mechanism, d, d_prime, epsilon=epsilon, n_samples=n_search, alpha=alpha,
-                       seed=seed + 1 + k)
-        if result.epsilon_lower > best_bound:
-            best, best_bound = (name, d, d_prime), result.epsilon_lower
-    assert best is not None
-    name, d, d_prime = best
+    bounds = [audit(mechanism, d, d_prime, epsilon=epsilon, n_samples=n_search, alpha=alpha,
+                    seed=seed + 1 + k).epsilon_lower for k, (_, d, d_prime) in enumerate(pairs)]
+    name, d, d_prime = pairs[int(np.argmax(bounds))]  # the first of the largest bounds
     return audit(mechanism, d, d_prime, epsilon=epsilon, n_samples=n_samples, alpha=alpha,
                  seed=seed, neighbours=name,
                  exact_epsilon=None if exact is None else exact(d, d_prime))

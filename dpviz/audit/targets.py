@@ -2,15 +2,18 @@
 
 Each ``mechanism(data, n, rng)`` draws ``n`` outputs by calling the code that ships, never a
 copy; the TEACHING TARGETs are the broken or withdrawn paths. :data:`SETUPS` (notebook 06's
-explorer) add neighbours, candidate events and exact laws.
+explorer; names and notes in ``setups.csv``) add neighbours, candidate events and exact laws.
 """
 
 from __future__ import annotations
 
+import csv
 import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
+from importlib.resources import files
 from typing import Any
 
 import numpy as np
@@ -350,11 +353,10 @@ class AuditSetup:
     """One mechanism of the explorer: its neighbours, candidate events and what is known.
 
     ``law``, ``law_prime``: exact output laws; ``exact_epsilon``: the largest loss on these
-    neighbours; ``event_losses``: exact losses of named events the laws cannot give.
+    neighbours; ``event_losses``: exact losses of named events the laws cannot give;
+    ``name``, ``broken``, ``note``: its row of ``setups.csv``.
     """
 
-    name: str
-    broken: bool
     mechanism: Mechanism
     D: Any
     D_prime: Any
@@ -365,150 +367,108 @@ class AuditSetup:
     law_prime: Law | None = None
     exact_epsilon: float | None = None
     event_losses: dict[str, float] = field(default_factory=dict)
+    name: str = ""
+    broken: bool = False
     note: str = ""
 
 
-def _count(name: str, broken: bool, mechanism: Mechanism, eps: float,
-           law_of: Callable[[int], Law], exact: float, note: str) -> AuditSetup:
+def _count(mechanism: Mechanism, eps: float, law_of: Callable[[int], Law],
+           exact: float) -> AuditSetup:
     """A setup on the count 10 vs 11, its law ``law_of(count)``."""
-    return AuditSetup(name, broken, mechanism, COUNT, COUNT_PRIME,
-                      f"count {COUNT} vs {COUNT_PRIME}", eps, law=law_of(COUNT),
-                      law_prime=law_of(COUNT_PRIME), exact_epsilon=exact, note=note)
+    return AuditSetup(mechanism, COUNT, COUNT_PRIME, f"count {COUNT} vs {COUNT_PRIME}", eps,
+                      law=law_of(COUNT), law_prime=law_of(COUNT_PRIME), exact_epsilon=exact)
 
 
 def _laplace_law(scale: float) -> Callable[[int], Law]:
     return lambda count: ContinuousLaw(stats.laplace(loc=count, scale=scale).cdf)
 
 
-def _labels(name: str, broken: bool, mechanism: Mechanism, eps: float,
-            pair: tuple[str, Any, Any], probs: Callable[[Any], np.ndarray],
-            note: str) -> AuditSetup:
+def _averaged(eps: float, each: float) -> AuditSetup:
+    """The mean of 5 counts at ``each``, claimed at ``eps``."""
+    return _count(averaged_count(each, 5), eps, lambda c: averaged_count_law(c, each, 5),
+                  5 * each)
+
+
+def _labels(mechanism: Mechanism, eps: float, pair: tuple[str, Any, Any],
+            probs: Callable[[Any], np.ndarray]) -> AuditSetup:
     """A setup on the neighbours ``pair`` whose output is a label of law ``probs(data)``."""
     neighbours, d, d_prime = pair
     p, q = probs(d), probs(d_prime)
-    return AuditSetup(name, broken, mechanism, d, d_prime, neighbours, eps, law=label_law(p),
-                      law_prime=label_law(q), exact_epsilon=pair_epsilon(p, q), note=note)
+    return AuditSetup(mechanism, d, d_prime, neighbours, eps, law=label_law(p),
+                      law_prime=label_law(q), exact_epsilon=pair_epsilon(p, q))
 
 
-def _discrete_laplace(name: str, eps: float, n: int) -> AuditSetup:
-    return _count(name, False, discrete_laplace_count(eps), eps,
-                  lambda c: discrete_laplace_law(c, eps), eps,
-                  "the counts of every dpviz tree: integer noise, loss exactly ε on the tails")
+def _leaf_labels(mechanism: Mechanism, eps: float, n: int,
+                 probs: Callable[[Any], np.ndarray]) -> AuditSetup:
+    """A leaf label audited on the leaves :func:`oracle_pair` picks for ``n`` samples."""
+    return _labels(mechanism, eps, oracle_pair(probs, n), probs)
 
 
-def _laplace(name: str, eps: float, n: int) -> AuditSetup:
-    return _count(name, False, laplace_count(eps), eps, _laplace_law(1 / eps), eps,
-                  "passes threshold events; see the floating-point lesson for the event that "
-                  "breaks it")
+def _lattice(mechanism: Mechanism, eps: float, exact: float,
+             event_losses: dict[str, float]) -> AuditSetup:
+    """Counts 0 vs 1 audited with the events of the float Laplace sampler's lattice."""
+    return AuditSetup(mechanism, 0, 1, "count 0 vs 1", eps, events=laplace_lattice_events(1 / eps),
+                      exact_epsilon=exact, event_losses=event_losses)
 
 
-def _exponential(name: str, eps: float, n: int) -> AuditSetup:
-    return _labels(name, False, exponential_choice(eps), eps,
-                   ("utilities (0, 1, …, 1) vs (1, 0, …, 0)", UTILITIES, UTILITIES_PRIME),
-                   lambda v: mechanisms.exponential_probabilities(v, epsilon=eps,
-                                                                  sensitivity=1.0),
-                   "every utility moves by Δ = 1: one up, twenty down — the worst case, loss "
-                   "≈ 0.95ε")
-
-
-def _rosnam(name: str, eps: float, n: int) -> AuditSetup:
-    def probs(c: np.ndarray) -> np.ndarray:
-        return mechanisms.report_noisy_max_probabilities(c.astype(float), epsilon=eps,
-                                                         monotone=True)
-
-    return _labels(name, False, leaf_label(eps, "rosnam"), eps, oracle_pair(probs, n), probs,
-                   "the addendum's Report One-Sided Noisy Arg-Max, as the FI forest releases it")
-
-
-def _leaf_vector(name: str, eps: float, n: int) -> AuditSetup:
+def _leaf_vector(eps: float, n: int) -> AuditSetup:
     law = VectorLaw((discrete_laplace_law(7, eps), discrete_laplace_law(0, eps)))
     law_prime = VectorLaw((discrete_laplace_law(8, eps), discrete_laplace_law(0, eps)))
-    return AuditSetup(
-        name, False, leaf_vector(eps), np.array([7, 0]), np.array([8, 0]),
-        "leaf (7, 0) vs (8, 0)", eps, law=law, law_prime=law_prime, exact_epsilon=eps,
-        note="JPW Fig. 5: discrete Laplace on every component of the leaf vector (keyed noise)",
-    )
+    return AuditSetup(leaf_vector(eps), np.array([7, 0]), np.array([8, 0]),
+                      "leaf (7, 0) vs (8, 0)", eps, law=law, law_prime=law_prime,
+                      exact_epsilon=eps)
 
 
-def _averaged(split: int, broken: bool, note: str) -> Callable[..., AuditSetup]:
-    def build(name: str, eps: float, n: int) -> AuditSetup:
-        each = eps / split
-        return _count(name, broken, averaged_count(each, 5), eps,
-                      lambda c: averaged_count_law(c, each, 5), 5 * each, note)
-
-    return build
+def _float_counts(eps: float) -> Mechanism:
+    return lambda x, m, rng: discrete_laplace_count(eps)(x, m, rng).astype(float)
 
 
-def _discrete_lattice(name: str, eps: float, n: int) -> AuditSetup:
-    def as_float(x: Any, m: int, rng: np.random.Generator) -> np.ndarray:
-        return discrete_laplace_count(eps)(x, m, rng).astype(float)
-
-    return AuditSetup(
-        name, False, as_float, 0, 1, "count 0 vs 1", eps,
-        events=laplace_lattice_events(1 / eps), exact_epsilon=eps,
-        note="Mironov's event finds nothing: integer outputs carry no low-order bits",
-    )
+def _rosnam_probabilities(eps: float) -> Callable[[Any], np.ndarray]:
+    return lambda c: mechanisms.report_noisy_max_probabilities(c.astype(float), epsilon=eps,
+                                                               monotone=True)
 
 
-def _smooth(name: str, eps: float, n: int) -> AuditSetup:
-    def probs(c: np.ndarray) -> np.ndarray:
-        return mechanisms.smooth_sensitivity_label_probabilities(c, epsilon=eps)
-
-    return _labels(name, True, smooth_sensitivity_leaf_label(eps), eps, oracle_pair(probs, n),
-                   probs, "withdrawn in 2021: smooth sensitivity cannot replace Δ in the "
-                   "exponential mechanism")
-
-
-def _half_noise(name: str, eps: float, n: int) -> AuditSetup:
-    scale = 1 / (2 * eps)
-    return _count(name, True, laplace_count_with_scale(scale), eps, _laplace_law(scale),
-                  2 * eps, "scale 1/(2ε) instead of 1/ε: it spends 2ε")
-
-
-def _float_lattice(name: str, eps: float, n: int) -> AuditSetup:
-    return AuditSetup(
-        name, True, laplace_count(eps), 0, 1, "count 0 vs 1", eps,
-        events=laplace_lattice_events(1 / eps), exact_epsilon=math.inf,
-        # every output around 0 is on the lattice: "off the lattice" is impossible under D
-        event_losses={"off the sampler's lattice around 0": math.inf},
-        note="the doubles the sampler can output around 0 differ from those around 1: ε = ∞",
-    )
-
-
-_BUILDERS: dict[str, Callable[[str, float, int], AuditSetup]] = {
-    "discrete Laplace count": _discrete_laplace,
-    "Laplace count (float doubles)": _laplace,
-    "exponential mechanism (21 options)": _exponential,
-    "ROSNAM leaf label (FI forest, corrected)": _rosnam,
-    "Private-RDT leaf vector": _leaf_vector,
-    "average of 5 counts, ε split (ε/5 each)": _averaged(
-        5, False, "sequential composition done right: five answers at ε/5 cost ε"),
-    "discrete Laplace count, lattice events": _discrete_lattice,
-    "FI 2017 smooth-sensitivity label (withdrawn)": _smooth,
-    "Laplace count with half the noise": _half_noise,
-    "average of 5 counts, ε not split": _averaged(
-        1, True, "five answers at ε each: 5ε by sequential composition, claimed as ε"),
-    "float Laplace count, lattice events (Mironov 2012)": _float_lattice,
+#: Each setup at the claimed ε (leaf labels: neighbours for n samples), by its id in setups.csv.
+_BUILDERS: dict[str, Callable[[float, int], AuditSetup]] = {
+    "discrete-laplace": lambda e, n: _count(discrete_laplace_count(e), e,
+                                            lambda c: discrete_laplace_law(c, e), e),
+    "laplace": lambda e, n: _count(laplace_count(e), e, _laplace_law(1 / e), e),
+    "exponential": lambda e, n: _labels(
+        exponential_choice(e), e, ("utilities (0, 1, …, 1) vs (1, 0, …, 0)", UTILITIES,
+                                   UTILITIES_PRIME),
+        partial(mechanisms.exponential_probabilities, epsilon=e, sensitivity=1.0)),
+    "rosnam": lambda e, n: _leaf_labels(leaf_label(e, "rosnam"), e, n, _rosnam_probabilities(e)),
+    "leaf-vector": _leaf_vector,
+    "average-split": lambda e, n: _averaged(e, e / 5),
+    "discrete-lattice": lambda e, n: _lattice(_float_counts(e), e, e, {}),
+    "smooth": lambda e, n: _leaf_labels(
+        smooth_sensitivity_leaf_label(e), e, n,
+        partial(mechanisms.smooth_sensitivity_label_probabilities, epsilon=e)),
+    "half-noise": lambda e, n: _count(laplace_count_with_scale(1 / (2 * e)), e,
+                                      _laplace_law(1 / (2 * e)), 2 * e),
+    "average-not-split": lambda e, n: _averaged(e, e),
+    # every output around 0 is on the lattice: "off the lattice" is impossible under D
+    "float-lattice": lambda e, n: _lattice(laplace_count(e), e, math.inf,
+                                           {"off the sampler's lattice around 0": math.inf}),
 }
+_ROWS = {row["name"]: row for row in csv.DictReader(
+    files("dpviz.audit").joinpath("setups.csv").read_text(encoding="utf-8").splitlines())}
 
 #: Every setup name, correct ones first (the explorer's picker).
-SETUPS: tuple[str, ...] = tuple(_BUILDERS)
+SETUPS: tuple[str, ...] = tuple(_ROWS)
 #: The broken (or withdrawn) setups.
-BROKEN: tuple[str, ...] = (
-    "FI 2017 smooth-sensitivity label (withdrawn)",
-    "Laplace count with half the noise",
-    "average of 5 counts, ε not split",
-    "float Laplace count, lattice events (Mironov 2012)",
-)
+BROKEN: tuple[str, ...] = tuple(s for s in SETUPS if _ROWS[s]["broken"] == "yes")
 #: The correct setups.
 CORRECT: tuple[str, ...] = tuple(s for s in SETUPS if s not in BROKEN)
 
 
 def make_setup(name: str, epsilon: float, n_samples: int = 20_000) -> AuditSetup:
     """The setup ``name`` at the claimed ``epsilon`` (leaf labels: neighbours for ``n_samples``)."""
-    if name not in _BUILDERS:
+    if name not in _ROWS:
         raise InvalidParameterError(f"unknown setup {name!r}; known: {list(SETUPS)}")
-    return _BUILDERS[name](name, float(epsilon), int(n_samples))
+    row = _ROWS[name]
+    return replace(_BUILDERS[row["id"]](float(epsilon), int(n_samples)), name=name,
+                   broken=row["broken"] == "yes", note=row["note"])
 
 
 def event_loss(setup: AuditSetup, event: str, direction: str) -> float | None:
