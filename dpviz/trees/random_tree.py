@@ -349,7 +349,7 @@ class RandomTree:
         m = len(roots)
         used = np.empty((m, 0), dtype=np.int32) if self._any_categorical else None
         width = min(int((~self._categorical).sum()), self.depth)  # numeric tests on a path
-        return roots, used, np.full((m, len(self._arity)), -1, np.int16), np.zeros((m, width, 2))
+        return roots, used, np.full((m, len(self._arity)), -1, np.int8), np.zeros((m, width, 2))
 
     def _top_levels(self, roots: np.ndarray, budget: int) -> tuple[TreeTop, tuple, np.ndarray]:
         """The top levels below ``roots`` within ``budget`` nodes, the frontier state, its roots."""
@@ -540,10 +540,13 @@ def check_trees_memory(n_trees: object, n_attributes: int) -> int:
 
 
 def route_bytes(n_attributes: int, depth: int, categorical: bool = True) -> int:
-    """Estimated memory per routed item (row × tree) of :func:`forest_route` at ``depth``."""
+    """Estimated memory per routed item (row × tree) of :func:`forest_route` at ``depth``.
+
+    Its path's numeric ranges (16 B per tested attribute) and slot map (1 B per attribute).
+    """
     k = check_int(n_attributes, "n_attributes", minimum=0)
     d = check_int(depth, "depth", minimum=0)
-    return 64 + 20 * (d + 1) + (k if categorical else 0)
+    return 64 + 16 * min(k, d) + k + (k if categorical else 0)
 
 
 # =============================================================================== compiled descent
