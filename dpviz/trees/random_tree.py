@@ -190,22 +190,22 @@ class RandomTree:
 
     def _level_splits(
         self, keys: np.ndarray, used: np.ndarray | None, slot_of: Any, ranges: Any,
-        who: np.ndarray | None = None,
+        node: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Attribute (−1: none left) and threshold of each node of a level (BuildTreeStructure).
 
-        The node's numeric ranges are those of entry ``who[i]`` of ``slot_of, ranges``
-        (default: entry i; :meth:`_record`).
+        ``slot_of, ranges`` (:meth:`_record`) are per node, or per item in node ``node[i]``.
         """
         attribute = self._attributes(keys, used)
         a = np.maximum(attribute, 0)
         low, high = self._low[a], self._high[a]
-        if np.size(ranges):
-            who = np.arange(len(keys)) if who is None else who
-            slot = slot_of.ravel()[who * slot_of.shape[1] + a]  # (flat indices: faster)
+        if np.size(ranges):  # read entry by entry, in memory order (flat indices: faster)
+            entry_a = a if node is None else a[node]
+            slot = slot_of.ravel()[np.arange(len(entry_a)) * slot_of.shape[1] + entry_a]
             tested = np.flatnonzero(slot >= 0)
-            at = who[tested] * ranges.shape[1] + slot[tested]
-            low[tested], high[tested] = ranges.reshape(-1, 2)[at].T
+            pairs = ranges.reshape(-1, 2)[tested * ranges.shape[1] + slot[tested]]
+            at = tested if node is None else node[tested]  # a node's items agree
+            low[at], high[at] = pairs.T
         u = keyed.uniforms(keys, SPLIT_STREAM)
         return attribute, low + u * (high - low)
 
@@ -242,24 +242,21 @@ class RandomTree:
         from one of its items (before, each node's ranges are copied to its children).
         """
         keys, used, slot_of, ranges = state
-        items, per_item = np.arange(len(node)), False
+        per_item = False
         codes = np.ascontiguousarray(codes, dtype=np.float64)
         k = codes.shape[1]
         flat_codes = codes.ravel()
-        base = (items if row_of is None else row_of) * k
+        base = (np.arange(len(node)) if row_of is None else row_of) * k
         categorical = self._any_categorical
         # unknown categorical values (-1) exist only at prediction time: check once
         unknown_rows = categorical and bool((codes[:, self._categorical] == UNKNOWN_CODE).any())
         level_keys, level_index = [keys], [node]
         n_levels = self.depth if levels is None else levels
         for level in range(n_levels):
-            if not per_item and ranges.shape[1] and 8 * len(keys) > len(items):
+            if not per_item and ranges.shape[1] and 8 * len(keys) > len(node):
                 per_item, slot_of, ranges = True, slot_of[node], ranges[node]  # many nodes
-            one_item = None
-            if per_item:
-                one_item = np.zeros(len(keys), dtype=np.int64)
-                one_item[node] = items
-            attribute, threshold = self._level_splits(keys, used, slot_of, ranges, one_item)
+            attribute, threshold = self._level_splits(keys, used, slot_of, ranges,
+                                                      node if per_item else None)
             if used is not None and (attribute < 0).all():
                 # every node has tested every (categorical) attribute: so will its
                 # children, and the levels below pass every item to child 0, whose key is
