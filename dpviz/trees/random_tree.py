@@ -214,17 +214,22 @@ class RandomTree:
         """In place: entries ``who`` took ``side`` of the numeric tests ``a`` at ``threshold``.
 
         ``ranges[i, slot_of[i, a]]`` is the (low, high) of attribute a on entry i's path (its
-        last test of each side), ``slot_of[i, a] = -1`` if a was never tested: O(1) per test.
+        last test of each side), ``slot_of[i, a] = -1`` if a was never tested; ``slot_of[i, -1]``
+        counts the slots in use: O(1) per test.
         """
-        slot = slot_of.ravel()[who * slot_of.shape[1] + a].astype(np.int64)
+        flat_slots, flat_ranges, k = slot_of.ravel(), ranges.reshape(-1), slot_of.shape[1]
+        slot = flat_slots[who * k + a].astype(np.int64)  # (flat indices: faster)
         new = np.flatnonzero(slot < 0)
         if len(new):  # a first test of its attribute: the next free slot, the public range
             at, an = who[new], a[new]
-            slot[new] = (slot_of[at] >= 0).sum(axis=1)
-            slot_of[at, an] = slot[new]
-            ranges[at, slot[new]] = np.column_stack([self._low[an], self._high[an]])
+            count = at * k + k - 1
+            slot[new] = flat_slots[count]
+            flat_slots[count] += 1
+            flat_slots[at * k + an] = slot[new]
+            pair = (at * ranges.shape[1] + slot[new]) * 2
+            flat_ranges[pair], flat_ranges[pair + 1] = self._low[an], self._high[an]
         # child 0 took x <= t (t is its high), child 1 took x > t (t is its low)
-        ranges.reshape(-1)[(who * ranges.shape[1] + slot) * 2 + 1 - side] = threshold
+        flat_ranges[(who * ranges.shape[1] + slot) * 2 + 1 - side] = threshold
 
     def route(self, codes: np.ndarray) -> Routing:
         """Send every row down the tree, level by level (unknown code: its node's keyed child)."""
@@ -346,7 +351,9 @@ class RandomTree:
         m = len(roots)
         used = np.empty((m, 0), dtype=np.int32) if self._any_categorical else None
         width = min(int((~self._categorical).sum()), self.depth)  # numeric tests on a path
-        return roots, used, np.full((m, len(self._arity)), -1, np.int8), np.zeros((m, width, 2))
+        slot_of = np.full((m, len(self._arity) + 1), -1, np.int8)
+        slot_of[:, -1] = 0
+        return roots, used, slot_of, np.zeros((m, width, 2))
 
     def _top_levels(self, roots: np.ndarray, budget: int) -> tuple[TreeTop, tuple, np.ndarray]:
         """The top levels below ``roots`` within ``budget`` nodes, the frontier state, its roots."""
