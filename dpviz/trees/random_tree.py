@@ -242,9 +242,9 @@ class RandomTree:
     ) -> Routing:
         """Route items from the nodes ``node`` of ``state``; item i reads row ``row_of[i]``.
 
-        Once nodes are many, each item keeps its path's numeric ranges, updated in place
-        (:meth:`_record`): a level costs O(1) per item, whatever the depth; a node reads them
-        from one of its items (before, each node's ranges are copied to its children).
+        While nodes are few, each node's numeric ranges are copied to its children; once they
+        are many, each item keeps its path's ranges, updated in place (:meth:`_record`), and a
+        node reads them from its items: a level costs O(1) per item, whatever the depth.
         """
         keys, used, slot_of, ranges = state
         per_item = False
