@@ -339,8 +339,14 @@ class DPEstimatorMixin:
     def _rngs(self) -> tuple[np.random.Generator, np.random.Generator]:
         return release_generators(self._rng())
 
-    def _check_share(self, release: Any, share: float, mechanism: str, how: str) -> None:
-        """Refuse, before any release, an ε ``share`` the sampler of ``release`` cannot serve."""
+    def _check_share(
+        self, release: Any, share: float, mechanism: str, how: str, name: str = "noise"
+    ) -> None:
+        """Refuse, before any release, a ``mechanism`` or an ε ``share`` it cannot serve."""
+        if mechanism not in release.MECHANISMS:
+            raise InvalidParameterError(
+                f"{name} must be one of {release.MECHANISMS}, got {mechanism!r}"
+            )
         try:
             release.check(share, mechanism)
         except InvalidParameterError as exc:

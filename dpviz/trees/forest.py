@@ -168,14 +168,10 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         if self.max_depth is not None:
             check_depth(self.max_depth)
         check_trees_memory(self.n_trees, len(self.domain) if isinstance(self.domain, Domain) else 1)
-        if self.leaf_mechanism not in NoisyLeafLabels.MECHANISMS:
-            raise InvalidParameterError(
-                f"leaf_mechanism must be one of {NoisyLeafLabels.MECHANISMS}, "
-                f"got {self.leaf_mechanism!r}"
-            )
         self._check_share(NoisyLeafLabels, epsilon if disjoint else epsilon / n_trees,
                           self.leaf_mechanism,
-                          "(disjoint rows)" if disjoint else f"split over n_trees={n_trees}")
+                          "(disjoint rows)" if disjoint else f"split over n_trees={n_trees}",
+                          "leaf_mechanism")
 
     def _tree_depth(self, domain: Domain) -> int:
         if self.max_depth is not None:
@@ -272,7 +268,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
                 "leaves must come from locate_encoded of a forest with the same trees "
                 "(same random_state, n_trees, max_depth and domain)"
             )
-        return self._count_votes(self._tree_labels(leaves.leaves, leaves.offsets, leaves.index, 0))
+        return self._count_votes(self._leaf_labels(leaves.leaves, leaves.offsets, 0)[leaves.index])
 
     def predict_located(self, leaves: ForestLeaves) -> np.ndarray:
         """:meth:`predict_encoded` of rows given by :meth:`locate_encoded` (class codes)."""
@@ -295,10 +291,10 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         offsets = np.searchsorted(tree_of_leaf, np.arange(m + 1))
         return leaves, offsets, index.reshape(m, n)
 
-    def _tree_labels(
-        self, leaves: np.ndarray, offsets: np.ndarray, index: np.ndarray, first: int
-    ) -> np.ndarray:
-        return self._leaf_labels(leaves, offsets, first)[index]
+    def _routed_labels(self, codes: np.ndarray, start: int, stop: int) -> np.ndarray:
+        """The released label of each row's leaf in trees ``start .. stop-1``: (τ, n)."""
+        leaves, offsets, index = self._route_leaves(codes, start, stop)
+        return self._leaf_labels(leaves, offsets, start)[index]
 
     def _leaf_labels(
         self, leaves: np.ndarray, offsets: np.ndarray, first: int, sort: bool = False
@@ -347,14 +343,12 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
             if top.levels == self.depth_:
                 labels = self._leaf_labels(leaves, offsets, start, sort=True)
                 return vote(top, codes, labels, self.domain_.n_classes)
-        return self._count_votes(self._tree_labels(*self._route_leaves(codes, start, stop),
-                                                   start))
+        return self._count_votes(self._routed_labels(codes, start, stop))
 
     def released_labels(self, X: Any) -> np.ndarray:
         """The released label of the leaf each row reaches, per tree: codes (τ, n)."""
         check_is_fitted(self, "trees_")
-        codes = self._predict_codes(X)
-        return self._tree_labels(*self._route_leaves(codes, 0, len(self.trees_)), 0)
+        return self._routed_labels(self._predict_codes(X), 0, len(self.trees_))
 
     def export_release(self, max_leaves: int = 100_000) -> pd.DataFrame:
         """The release: every leaf of every tree (``tree``, ``leaf``) and its label."""

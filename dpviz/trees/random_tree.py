@@ -13,6 +13,7 @@ import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -188,34 +189,47 @@ class RandomTree:
         return attribute.astype(np.int64)
 
     def _level_splits(
-        self, keys: np.ndarray, used: np.ndarray | None, path: list, thresholds: list
+        self, keys: np.ndarray, used: np.ndarray | None, slot_of: Any, ranges: Any,
+        node: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Attribute (−1: none left) and threshold of each node of a level (BuildTreeStructure)."""
+        """Attribute (−1: none left) and threshold of each node of a level (BuildTreeStructure).
+
+        ``slot_of, ranges`` (:meth:`_record`) are per node, or per item in node ``node[i]``.
+        """
         attribute = self._attributes(keys, used)
         a = np.maximum(attribute, 0)
         low, high = self._low[a], self._high[a]
-        if path:
-            # the nodes whose path tested their attribute already: the last test of each
-            # side bounds the range (read column by column, a later test overwrites)
-            code = a.astype(np.int32)
-            tested = np.zeros(len(keys), dtype=bool)
-            for column in path:
-                tested |= (column >> 1) == code
-            rows = np.flatnonzero(tested)
-            if 2 * len(rows) > len(keys):  # most nodes (few attributes): no subsets
-                rows = slice(None)
-            elif not len(rows):
-                rows = None
-            if rows is not None:
-                left, lo, hi = 2 * code[rows], low[rows], high[rows]
-                right = left + 1
-                for column, values in zip(path, thresholds, strict=True):
-                    column, values = column[rows], values[rows]
-                    np.copyto(lo, values, where=column == right)  # took x > t: t is a low
-                    np.copyto(hi, values, where=column == left)  # took x <= t: t is a high
-                low[rows], high[rows] = lo, hi
+        if np.size(ranges):  # read entry by entry, in memory order (flat indices: faster)
+            entry_a = a if node is None else a[node]
+            slot = slot_of.ravel()[np.arange(len(entry_a)) * slot_of.shape[1] + entry_a]
+            tested = np.flatnonzero(slot >= 0)
+            pairs = ranges.reshape(-1, 2)[tested * ranges.shape[1] + slot[tested]]
+            at = tested if node is None else node[tested]  # a node's items agree
+            low[at], high[at] = pairs.T
         u = keyed.uniforms(keys, SPLIT_STREAM)
         return attribute, low + u * (high - low)
+
+    def _record(self, slot_of: np.ndarray, ranges: np.ndarray, who: np.ndarray, a: np.ndarray,
+                threshold: np.ndarray, side: np.ndarray) -> None:
+        """In place: entries ``who`` took ``side`` of the numeric tests ``a`` at ``threshold``.
+
+        ``ranges[i, slot_of[i, a]]`` is the (low, high) of attribute a on entry i's path (its
+        last test of each side), ``slot_of[i, a] = -1`` if a was never tested; ``slot_of[i, -1]``
+        counts the slots in use: O(1) per test.
+        """
+        flat_slots, flat_ranges, k = slot_of.ravel(), ranges.reshape(-1), slot_of.shape[1]
+        slot = flat_slots[who * k + a].astype(np.int64)  # (flat indices: faster)
+        new = np.flatnonzero(slot < 0)
+        if len(new):  # a first test of its attribute: the next free slot, the public range
+            at, an = who[new], a[new]
+            count = at * k + k - 1
+            slot[new] = flat_slots[count]
+            flat_slots[count] += 1
+            flat_slots[at * k + an] = slot[new]
+            pair = (at * ranges.shape[1] + slot[new]) * 2
+            flat_ranges[pair], flat_ranges[pair + 1] = self._low[an], self._high[an]
+        # child 0 took x <= t (t is its high), child 1 took x > t (t is its low)
+        flat_ranges[(who * ranges.shape[1] + slot) * 2 + 1 - side] = threshold
 
     def route(self, codes: np.ndarray) -> Routing:
         """Send every row down the tree, level by level (unknown code: its node's keyed child)."""
@@ -226,19 +240,28 @@ class RandomTree:
         self, state: tuple, codes: np.ndarray, node: np.ndarray, row_of: np.ndarray | None = None,
         levels: int | None = None,
     ) -> Routing:
-        """Route items from the nodes ``node`` of ``state``; item i reads row ``row_of[i]``."""
-        keys, used, path, thresholds = state
+        """Route items from the nodes ``node`` of ``state``; item i reads row ``row_of[i]``.
+
+        While nodes are few, each node's numeric ranges are copied to its children; once they
+        are many, each item keeps its path's ranges, updated in place (:meth:`_record`), and a
+        node reads them from its items: a level costs O(1) per item, whatever the depth.
+        """
+        keys, used, slot_of, ranges = state
+        per_item = False
         codes = np.ascontiguousarray(codes, dtype=np.float64)
         k = codes.shape[1]
         flat_codes = codes.ravel()
-        base = (np.arange(node.shape[0]) if row_of is None else row_of) * k
+        base = (np.arange(len(node)) if row_of is None else row_of) * k
         categorical = self._any_categorical
         # unknown categorical values (-1) exist only at prediction time: check once
         unknown_rows = categorical and bool((codes[:, self._categorical] == UNKNOWN_CODE).any())
         level_keys, level_index = [keys], [node]
         n_levels = self.depth if levels is None else levels
         for level in range(n_levels):
-            attribute, threshold = self._level_splits(keys, used, path, thresholds)
+            if not per_item and ranges.shape[1] and 8 * len(keys) > len(node):
+                per_item, slot_of, ranges = True, slot_of[node], ranges[node]  # many nodes
+            attribute, threshold = self._level_splits(keys, used, slot_of, ranges,
+                                                      node if per_item else None)
             if used is not None and (attribute < 0).all():
                 # every node has tested every (categorical) attribute: so will its
                 # children, and the levels below pass every item to child 0, whose key is
@@ -252,10 +275,10 @@ class RandomTree:
             none_left = attribute < 0
             node_attribute = np.where(none_left, 0, attribute)
             node_threshold = np.where(none_left, np.inf, threshold)
+            node_numeric = ~none_left & ~self._categorical[node_attribute]
             value = flat_codes[base + node_attribute[node]]
             if categorical:
-                node_categorical = self._categorical[node_attribute] & ~none_left
-                is_cat = node_categorical[node]
+                is_cat = (self._categorical[node_attribute] & ~none_left)[node]
                 child = np.where(is_cat, value, value > node_threshold[node]).astype(np.int64)
                 if unknown_rows:
                     unknown = is_cat & (value == UNKNOWN_CODE)
@@ -265,19 +288,41 @@ class RandomTree:
                         child[unknown] = np.floor(u * arity).astype(np.int64)
             else:
                 child = (value > node_threshold[node]).astype(np.int64)
+            if per_item:
+                moved = np.flatnonzero(node_numeric[node])
+                self._record(slot_of, ranges, moved, node_attribute[node[moved]],
+                             threshold[node[moved]], child[moved])
             slot = node * self._max_arity + child
             unique_slots, node = _dense_unique(slot, len(keys) * self._max_arity)
             parent = unique_slots // self._max_arity
             index = unique_slots % self._max_arity
-            keys, used, path, thresholds = self._children(
-                keys, used, path, thresholds, attribute, threshold, parent, index
-            )
+            if per_item:
+                keys, used, _ = self._child_keys(keys, used, attribute, parent, index)
+            else:
+                keys, used, slot_of, ranges = self._children(
+                    (keys, used, slot_of, ranges), attribute, threshold, parent, index)
             level_keys.append(keys)
             level_index.append(node)
         return Routing(level_keys, level_index)
 
-    def _children(self, keys, used, path, thresholds, attribute, threshold, parent, index):
-        """Keys and path state (used attributes, numeric tests) of the visited children."""
+    def _children(
+        self, state: tuple, attribute: np.ndarray, threshold: np.ndarray, parent: np.ndarray,
+        index: np.ndarray,
+    ) -> tuple:
+        """The state of the visited children: keys, used attributes, numeric ranges."""
+        keys, used, slot_of, ranges = state
+        child_keys, used, numeric = self._child_keys(keys, used, attribute, parent, index)
+        slot_of, ranges = slot_of[parent], ranges[parent]
+        rows = np.flatnonzero(numeric)
+        self._record(slot_of, ranges, rows, attribute[parent[rows]], threshold[parent[rows]],
+                     index[rows])
+        return child_keys, used, slot_of, ranges
+
+    def _child_keys(
+        self, keys: np.ndarray, used: np.ndarray | None, attribute: np.ndarray,
+        parent: np.ndarray, index: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+        """The children's keys and used categorical attributes; which took a numeric test."""
         a = attribute[parent]
         passthrough = a < 0
         child_keys = keyed.child_keys(keys[parent], index)
@@ -289,17 +334,7 @@ class RandomTree:
             used = np.sort(np.column_stack([used[parent], np.where(cat, a, k).astype(np.int32)]),
                            axis=1)
             used = used[:, : (used < k).sum(axis=1).max(initial=0)]
-        num = split & ~cat
-        # a node's path: one column per level, shared (not copied) when every node of the
-        # level has exactly one child (rows already alone in their nodes, random walks)
-        if len(parent) == len(keys) and np.array_equal(parent, np.arange(len(parent))):
-            path, thresholds = list(path), list(thresholds)
-        else:
-            path = [column[parent] for column in path]
-            thresholds = [column[parent] for column in thresholds]
-        path.append(np.where(num, 2 * a + index, -1).astype(np.int32))
-        thresholds.append(threshold[parent])
-        return child_keys, used, path, thresholds
+        return child_keys, used, split & ~cat
 
     def leaf_keys(self, codes: np.ndarray) -> np.ndarray:
         """The key of the leaf each row reaches (uint64); many rows take the compiled descent."""
@@ -315,7 +350,10 @@ class RandomTree:
     def _root_state(self, roots: np.ndarray) -> tuple:
         m = len(roots)
         used = np.empty((m, 0), dtype=np.int32) if self._any_categorical else None
-        return roots, used, [], []
+        width = min(int((~self._categorical).sum()), self.depth)  # numeric tests on a path
+        slot_of = np.full((m, len(self._arity) + 1), -1, np.int8)
+        slot_of[:, -1] = 0
+        return roots, used, slot_of, np.zeros((m, width, 2))
 
     def _top_levels(self, roots: np.ndarray, budget: int) -> tuple[TreeTop, tuple, np.ndarray]:
         """The top levels below ``roots`` within ``budget`` nodes, the frontier state, its roots."""
@@ -324,8 +362,8 @@ class RandomTree:
         total = len(roots)
         root_of = np.arange(len(roots))
         for _ in range(self.depth):
-            keys, used, path, thresholds = state
-            attribute, threshold = self._level_splits(keys, used, path, thresholds)
+            keys = state[0]
+            attribute, threshold = self._level_splits(*state)
             none_left = attribute < 0
             a = np.maximum(attribute, 0)
             arity = np.where(none_left, 1, self._arity[a])
@@ -341,8 +379,7 @@ class RandomTree:
                            np.cumsum(arity) - arity))
             parent, index = _all_children(arity)
             root_of = root_of[parent]
-            state = self._children(keys, used, path, thresholds, attribute, threshold, parent,
-                                   index)
+            state = self._children(state, attribute, threshold, parent, index)
         starts = np.cumsum([0, *(len(level[0]) for level in levels)])
         columns = [
             np.concatenate([level[j] for level in levels]).astype(dtype, copy=False)
@@ -366,19 +403,17 @@ class RandomTree:
 
     def _expand(self, limit: int, visit: Callable | None = None) -> np.ndarray | None:
         """Every leaf's key, level by level (``visit`` sees each); None above ``limit`` nodes."""
-        keys, used, path, thresholds = self._initial_state(1)
+        state = self._initial_state(1)
         for _ in range(self.depth):
-            attribute, threshold = self._level_splits(keys, used, path, thresholds)
+            attribute, threshold = self._level_splits(*state)
             arity = np.where(attribute < 0, 1, self._arity[np.maximum(attribute, 0)])
             if arity.sum() > limit:
                 return None
             parent, index = _all_children(arity)
             if visit is not None:
                 visit(attribute, threshold, parent, index)
-            keys, used, path, thresholds = self._children(
-                keys, used, path, thresholds, attribute, threshold, parent, index
-            )
-        return keys
+            state = self._children(state, attribute, threshold, parent, index)
+        return state[0]
 
     def leaves(self, limit: int = 100_000) -> tuple[np.ndarray, list[str]]:
         """Every leaf's key and path as text (``"a0 = 1 and x3 <= 0.4172"``); at most ``limit``."""
@@ -412,16 +447,14 @@ class RandomTree:
     def estimate_leaves(self, n_walks: int, rng: np.random.Generator) -> float:
         """Knuth's (1975) unbiased estimate of the number of leaves, from random walks."""
         n_walks = check_int(n_walks, "n_walks", minimum=1)
-        keys, used, path, thresholds = self._initial_state(n_walks)
+        state = self._initial_state(n_walks)
         product = np.ones(n_walks)
         for _ in range(self.depth):
-            attribute, threshold = self._level_splits(keys, used, path, thresholds)
+            attribute, threshold = self._level_splits(*state)
             arity = np.where(attribute < 0, 1, self._arity[np.maximum(attribute, 0)])
             product *= arity
             index = np.floor(rng.random(n_walks) * arity).astype(np.int64)
-            keys, used, path, thresholds = self._children(
-                keys, used, path, thresholds, attribute, threshold, np.arange(n_walks), index
-            )
+            state = self._children(state, attribute, threshold, np.arange(n_walks), index)
         return float(product.mean())
 
     def max_leaves(self) -> float:
@@ -470,11 +503,9 @@ def forest_leaves(
         return routing.level_keys[-1], routing.level_index[-1]
     visited, node = _dense_unique(descend(top, codes, tree_of, row_of) - top.frontier,
                                   len(state[0]))
-    keys, used, path, thresholds = state
     if top.levels == first.depth:
-        return keys[visited], node
-    start = (keys[visited], None if used is None else used[visited],
-             [column[visited] for column in path], [column[visited] for column in thresholds])
+        return state[0][visited], node
+    start = tuple(None if part is None else part[visited] for part in state)
     routing = first._route(start, codes, node, row_of, first.depth - top.levels)
     return routing.level_keys[-1], routing.level_index[-1]
 
@@ -513,10 +544,13 @@ def check_trees_memory(n_trees: object, n_attributes: int) -> int:
 
 
 def route_bytes(n_attributes: int, depth: int, categorical: bool = True) -> int:
-    """Estimated memory per routed item (row × tree) of :func:`forest_route` at ``depth``."""
+    """Estimated memory per routed item (row × tree) of :func:`forest_route` at ``depth``.
+
+    Its path's numeric ranges (16 B per tested attribute) and slot map (1 B per attribute).
+    """
     k = check_int(n_attributes, "n_attributes", minimum=0)
     d = check_int(depth, "depth", minimum=0)
-    return 64 + 20 * (d + 1) + (k if categorical else 0)
+    return 64 + 16 * min(k, d) + k + (k if categorical else 0)
 
 
 # =============================================================================== compiled descent

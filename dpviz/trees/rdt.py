@@ -203,10 +203,6 @@ class PrivateRDTClassifier(_RDTBase):
 
     def _check_release(self, epsilon: float) -> None:
         """Refuse a noise option or a per-tree ε the samplers cannot serve, before any release."""
-        if self.noise not in NoisyLeafCounts.MECHANISMS:
-            raise InvalidParameterError(
-                f"noise must be 'discrete_laplace' or 'laplace', got {self.noise!r}"
-            )
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
         self._check_share(NoisyLeafCounts, epsilon / n_trees, self.noise,
                           f"split over n_trees={n_trees}")

@@ -205,10 +205,6 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _check_params(self) -> None:
         epsilon = self._epsilon()
         n_primary = self._check_scale(self.domain if isinstance(self.domain, Domain) else None)[0]
-        if self.noise not in NoisyLeafCounts.MECHANISMS:
-            raise InvalidParameterError(
-                f"noise must be 'discrete_laplace' or 'laplace', got {self.noise!r}"
-            )
         self._check_share(NoisyLeafCounts, epsilon / n_primary, self.noise,
                           f"split over n_primary={n_primary}")
 
