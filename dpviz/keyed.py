@@ -84,23 +84,18 @@ def _rotate(x: np.ndarray, r: int, tmp: np.ndarray) -> None:
     np.bitwise_or(x, tmp, out=x)
 
 
+#: SipRound as half-rounds (a, b, r, rotate a by 32): v[a] += v[b]; v[b] = rotl(v[b], r) ^ v[a].
+_HALF_ROUNDS = ((0, 1, 13, True), (2, 3, 16, False), (0, 3, 21, False), (2, 1, 17, True))
+
+
 def _sipround(v: list[np.ndarray], tmp: np.ndarray) -> None:
     """One SipRound on the state ``v = [v0, v1, v2, v3]``, in place."""
-    v0, v1, v2, v3 = v
-    v0 += v1
-    _rotate(v1, 13, tmp)
-    v1 ^= v0
-    _rotate(v0, 32, tmp)
-    v2 += v3
-    _rotate(v3, 16, tmp)
-    v3 ^= v2
-    v0 += v3
-    _rotate(v3, 21, tmp)
-    v3 ^= v0
-    v2 += v1
-    _rotate(v1, 17, tmp)
-    v1 ^= v2
-    _rotate(v2, 32, tmp)
+    for a, b, r, rotate_a in _HALF_ROUNDS:
+        v[a] += v[b]
+        _rotate(v[b], r, tmp)
+        v[b] ^= v[a]
+        if rotate_a:
+            _rotate(v[a], 32, tmp)
 
 
 _CHUNK = 16_384  # elements per pass: the state stays in the CPU cache
