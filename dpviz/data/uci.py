@@ -1,10 +1,9 @@
 """The papers' four UCI data sets, with public domains written from their documentation.
 
-The schemas, row and class counts, SHA-256 digests, URLs and citations are data (``uci.json``,
-:data:`UCI`), transcribed from the UCI ``.names`` files, never learnt from the rows. Every read
-of a raw file checks it against them and against its digest, raising
-:class:`~dpviz.errors.DataIntegrityError`. The raw files live in :func:`data_dir`; a missing
-one is downloaded from the official UCI archive (see ``data/README.md``; licence CC BY 4.0).
+Schemas, row and class counts, SHA-256 digests, URLs and citations are data (``uci.json``,
+:data:`UCI`) from the UCI ``.names`` files, never learnt from the rows; every read of a raw
+file is checked against them. A raw file missing from :func:`data_dir` is downloaded from the
+official UCI archive (``data/README.md``; licence CC BY 4.0).
 """
 
 from __future__ import annotations
@@ -250,10 +249,6 @@ def _dataset(name: str, frame: pd.DataFrame, description: str, label: str = "",
                    s["page"], test)
 
 
-def _build_nursery(raw: Mapping[str, pd.DataFrame]) -> Dataset:
-    return _dataset("nursery", raw["nursery.data"], UCI["nursery"]["description"])
-
-
 def _build_mushroom(raw: Mapping[str, pd.DataFrame], *, missing: str) -> Dataset:
     s, frame = UCI["mushroom"], raw["agaricus-lepiota.data"]
     absent = frame[s["missing"]] == MISSING
@@ -296,8 +291,8 @@ def _build_adult(raw: Mapping[str, pd.DataFrame], *, split: str) -> Dataset:
 
 
 _BUILD: dict[str, Callable[..., Dataset]] = {
-    "nursery": _build_nursery, "mushroom": _build_mushroom, "votes": _build_votes,
-    "adult": _build_adult,
+    "nursery": lambda raw: _dataset("nursery", raw["nursery.data"], UCI["nursery"]["description"]),
+    "mushroom": _build_mushroom, "votes": _build_votes, "adult": _build_adult,
 }
 
 
@@ -522,20 +517,16 @@ def load(
 ) -> Dataset:
     """Load one of the papers' UCI data sets (a fresh copy) with its documented public domain.
 
-    ``name`` is ``"nursery"``, ``"mushroom"``, ``"votes"`` or ``"adult"`` (any case); the raw
-    files are read from ``data_dir`` (default :func:`data_dir`), a missing one downloaded
-    from the official UCI archive unless ``download=False``. Options: ``mushroom``:
-    ``missing="drop_attribute"`` (default; drop stalk-root: 21 attributes, 8124 rows, as JPW
-    and RDT#) or ``"drop_rows"`` (the 5644 rows that have it: 22 attributes, as FI);
-    ``adult``: ``split="merged"`` (default; 45222 rows, as FS) or ``"original"``
-    (adult.data's 30162 rows, ``.test`` holding adult.test's 15060).
+    ``name``: ``"nursery"``, ``"mushroom"``, ``"votes"`` or ``"adult"`` (any case); a raw file
+    missing from ``data_dir`` (default :func:`data_dir`) is downloaded unless
+    ``download=False``. Options: ``mushroom``: ``missing="drop_attribute"`` (default; drop
+    stalk-root: 21 attributes, 8124 rows, as JPW and RDT#) or ``"drop_rows"`` (5644 rows, 22
+    attributes, as FI); ``adult``: ``split="merged"`` (default; 45222 rows, as FS) or
+    ``"original"`` (adult.data's 30162 rows, ``.test`` holding adult.test's 15060).
 
-    Missing values are handled as in the papers: Votes replaces each ``?`` by the bill's
-    majority vote, which reads the data outside the privacy analysis; Mushroom drops the
-    attribute (or rows); Adult drops the rows with a ``?``. Every call reads and hashes the
-    raw files (about 5 ms on Adult); parsed files are cached on their content's digest.
-    Raises :class:`DataUnavailableError` (a file missing, unreadable or a folder) or
-    :class:`DataIntegrityError` (not the official file).
+    Missing values as in the papers: Votes takes each bill's majority vote (reading the data
+    outside the privacy analysis), Mushroom drops the attribute (or rows), Adult the rows with
+    a ``?``. Parsed files are cached on their content's digest.
     """
     key = _known(name)
     chosen = _check_options(key, options)
