@@ -524,9 +524,9 @@ def load(
     attributes, as FI); ``adult``: ``split="merged"`` (default; 45222 rows, as FS) or
     ``"original"`` (adult.data's 30162 rows, ``.test`` holding adult.test's 15060).
 
-    Missing values as in the papers: Votes takes each bill's majority vote (reading the data
-    outside the privacy analysis), Mushroom drops the attribute (or rows), Adult the rows with
-    a ``?``. Parsed files are cached on their content's digest.
+    Missing values as in the papers: Votes takes each bill's majority vote, which reads the
+    data outside the privacy analysis; Mushroom drops the attribute (or rows); Adult drops the
+    rows with a ``?``. Parsed files are cached on their content's digest.
     """
     key = _known(name)
     chosen = _check_options(key, options)
