@@ -1,12 +1,9 @@
 """Synthetic data sets of the papers, generated from documented recipes.
 
-Every generator returns a :class:`~dpviz.data.uci.Dataset` whose public domain is written from
-the generator's parameters (value lists, ``[0, 100]``, clipping ranges), never learnt from the
-rows. ``random_state`` is an ``int`` seed (the same output on every call), a
-:class:`numpy.random.Generator` or ``None``. The JPW and FS generators draw the tree, the
-training rows, the training noise and the test rows from independent streams, so for one seed
-``flip=0`` / ``p_noise=0`` gives the same rows with their noiseless labels, more noise corrupts
-a superset of the cells, and the tree and test set do not depend on ``n_rows``.
+Each :class:`~dpviz.data.uci.Dataset` has a public domain written from the generator's
+parameters, never learnt from the rows. The JPW and FS generators draw the tree, training
+rows, training noise and test rows from independent streams of ``random_state``: for one
+seed, more noise corrupts a superset of the cells and the tree and test set ignore ``n_rows``.
 """
 
 from __future__ import annotations
@@ -245,12 +242,10 @@ def boolean_tree_data(n_rows: int = 2000, n_attributes: int = 9, *, depth: int |
                       flip: float = 0.05, random_state: RandomState = None) -> Dataset:
     """Rows labelled by a random Boolean decision tree, labels flipped with probability ``flip``.
 
-    JPW (§VI) and RDT# (§V) use "a handmade Boolean decision tree" they do not publish,
-    flipping labels with probability 0.05 (RDT#: 9 attributes, 2000 rows). dpviz draws the
-    tree, complete to ``depth`` (default ``max(1, n_attributes // 2)``): each inner node tests
-    an attribute not yet tested on its path and the two leaves under each bottom test get
-    opposite classes (a fair coin). Attributes ``a0 ..``, classes ``0``, ``1``; the tree is
-    printed in ``description``.
+    JPW (§VI) and RDT# (§V) use "a handmade Boolean decision tree" they do not publish; dpviz
+    draws one, complete to ``depth`` (default ``max(1, n_attributes // 2)``), each inner node
+    testing an attribute not tested above it, sibling leaves at the bottom with opposite
+    classes. The tree is printed in ``description``.
     """
     n_rows = check_int(n_rows, "n_rows", minimum=1)
     n_attributes = check_int(n_attributes, "n_attributes", minimum=1)
@@ -287,13 +282,11 @@ def fs_random_tree_data(
 ) -> Dataset:
     """FS §5.1 random-tree data: noisy training rows and a noiseless test set (``.test``).
 
-    The tree (FS, after Domingos & Hulten 2000) stops at ``depth`` or when no attribute is
-    left, and from the third level on with probability ``p_leaf``; an inner node tests a
-    uniform choice among the nominal attributes not tested above and all numeric ones (``x <=
-    t`` with ``t`` uniform on the interval still reachable: dpviz's choice); leaf classes are
-    uniform. Rows are uniform (nominal ``a0 ..``, then numeric ``x0 ..`` on ``[0, 100]``);
-    every training value and class is replaced, with probability ``p_noise``, by a uniform
-    draw. ``n_test`` (FS: 10,000; 0 for none) noiseless rows form ``.test``.
+    The tree (after Domingos & Hulten 2000) stops at ``depth``, when no attribute is left, or
+    from the third level on with probability ``p_leaf``; a node tests a nominal attribute not
+    tested above or a numeric one (``x <= t``, ``t`` uniform on the reachable interval: dpviz's
+    choice). Rows are uniform (nominal ``a0 ..``, numeric ``x0 ..`` on ``[0, 100]``); every
+    training value and class is redrawn with probability ``p_noise``.
     """
     n_rows = check_int(n_rows, "n_rows", minimum=1)
     n_attributes = check_int(n_attributes, "n_attributes", minimum=1)
@@ -422,13 +415,11 @@ def fi_synth(name: str, *, n_rows: int = 30_000, bound: float | str = "typical",
              random_state: RandomState = None) -> Dataset:
     """FI's synthetic data set Synth``name`` (§2.4, Table 1) from ``make_classification``.
 
-    ``make_classification`` with FI's two non-default counts (:data:`FI_SYNTH_SETTINGS`),
-    ``n_redundant=0``, ``n_repeated=0``. ``name`` is ``"A"`` to ``"G"`` (any case, ``"SynthA"``
-    too). An int ``random_state`` below 2**32 is passed on unchanged; a Generator supplies a
-    seed. Every feature is clipped to a public ``[-B, B]``: ``bound="typical"``, ``B =
-    ceil(2 sqrt(n_informative / 3 + class_sep²))`` (4 or 5; clips a few per cent); ``"wide"``,
-    ``B = ceil(class_sep + 4 sqrt(n_informative))`` (10 to 17; almost never clips, but random
-    splits then fall mostly in empty tails); or a number. No test set (FI cross-validates).
+    FI's counts (:data:`FI_SYNTH_SETTINGS`), ``n_redundant=0``, ``n_repeated=0``; ``name`` is
+    ``"A"`` to ``"G"`` (any case, ``"SynthA"`` too). Features are clipped to a public ``[-B,
+    B]``: ``bound="typical"``, ``B = ceil(2 sqrt(n_informative / 3 + class_sep²))`` (clips a
+    few per cent); ``"wide"``, ``B = ceil(class_sep + 4 sqrt(n_informative))`` (almost never
+    clips, but random splits fall mostly in empty tails); or a number.
     """
     if not isinstance(name, str):
         raise InvalidParameterError(f"name must be one of {list(_FI)}, got {name!r}")
