@@ -1,9 +1,8 @@
 """The public schema of a data set: attribute value lists, numeric bounds and class labels.
 
-Written from each data set's documentation, never learned from the rows (except by
-:meth:`Domain.from_data`, which warns). A :class:`Domain` encodes a DataFrame into floats:
-categorical codes ``0 .. m-1``, numeric values clipped to their public bounds
-(docs/privacy.md §4).
+Written from documentation, never learned from the rows (but by :meth:`Domain.from_data`,
+which warns); encodes rows into floats: categorical codes ``0 .. m-1``, numeric values
+clipped to their public bounds (docs/privacy.md §4).
 """
 
 from __future__ import annotations
@@ -77,8 +76,7 @@ class Categorical:
 class Numeric:
     """A continuous attribute with public bounds ``[low, high]`` from documentation.
 
-    Values outside are clipped on encoding, silently: a warning would be a free release
-    (docs/privacy.md §4).
+    Values outside are clipped on encoding, silently (a warning would be a free release).
     """
 
     name: str
@@ -312,11 +310,9 @@ class Domain:
     ) -> np.ndarray:
         """Encode features into floats (n, k): categorical codes and clipped numeric values.
 
-        ``X`` is a DataFrame with exactly the domain's columns, or an array read by position.
-        ``unknown="mark"`` gives an unknown category :data:`UNKNOWN_CODE` (prediction time
-        only) instead of raising :class:`~dpviz.errors.UnknownCategoryError`;
-        ``out_of_bounds="raise"`` refuses numeric values outside the bounds (for the
-        curator's eyes only). Missing values, infinities and mismatched columns raise.
+        ``X``: a DataFrame with exactly the domain's columns, or an array read by position.
+        ``unknown="mark"`` codes an unknown category :data:`UNKNOWN_CODE` (prediction only);
+        ``out_of_bounds="raise"`` refuses values outside the bounds (for the curator's eyes).
         """
         if unknown not in ("raise", "mark"):
             raise InvalidParameterError(f"unknown must be 'raise' or 'mark', got {unknown!r}")
