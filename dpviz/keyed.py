@@ -1,11 +1,9 @@
 """Counter-based randomness: random numbers that are a pure function of a key.
 
-Public structure (:func:`uniforms`, :func:`child_keys`): a tree node's attribute and split
-point come from its 64-bit key through SplitMix64 (Steele, Lea & Flood 2014), public and
-invertible. Secret noise (:func:`secret_uniforms`): an unvisited leaf's noise comes from
-SipHash-2-4 (Aumasson & Bernstein 2012) under a 128-bit secret key. Both give open
-uniforms on the grid ``(k + 1/2) / 2**52`` (:func:`uniforms_from_bits`), the grid of
-:func:`dpviz.mechanisms.open_uniforms`. Why this is safe: docs/privacy.md §8.1.
+Public tree structure from a node's 64-bit key through SplitMix64 (Steele, Lea & Flood
+2014); secret noise of unvisited leaves from SipHash-2-4 (Aumasson & Bernstein 2012) under a
+128-bit key. Both give open uniforms on the grid ``(k + 1/2) / 2**52``
+(:func:`uniforms_from_bits`). Why this is safe: docs/privacy.md §8.1.
 """
 
 from __future__ import annotations

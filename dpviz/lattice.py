@@ -32,11 +32,9 @@ def uniform_lattice_member(
 ) -> np.ndarray:
     """Whether each value could be returned by ``numpy.random.Generator.uniform(start, end)``.
 
-    True where ``value == fl(start + fl((end - start)·k·2^-53))`` for an integer
-    ``0 <= k < 2^53``, as numpy's ``random_uniform`` computes it; ``start``, ``end``
-    broadcast against ``values``. The inverse k is off by a few units at most (the
-    roundings), so the five nearest k decide. NaN and infinities are never members; e.g.
-    1.5 is not in the lattice of ``uniform(0, 1e6)``.
+    True where ``value == fl(start + fl((end - start)·k·2^-53))`` for an integer ``0 <= k <
+    2^53`` (numpy's ``random_uniform``); the five k nearest the inverse decide (the roundings
+    move it a few units at most). NaN and infinities are never members.
     """
     y, a, b = np.broadcast_arrays(
         np.asarray(values, dtype=np.float64),

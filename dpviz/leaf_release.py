@@ -157,10 +157,9 @@ class _LeafRelease:
 class NoisyLeafCounts(_LeafRelease):
     """Noisy class counts (m, T) of every leaf of a random tree (JPW Fig. 5), computed lazily.
 
-    ε-DP in the rows (add/remove one): the leaf vector has L1 sensitivity 1 (JPW Theorem 3)
-    and every leaf gets independent discrete Laplace noise; argument: docs/privacy.md §8.1.
-    ``mechanism="laplace"`` (float) is not proven private and warns. Build with
-    :meth:`release` or :meth:`dpviz.privacy.PrivateTable.noisy_leaf_counts`.
+    ε-DP in the rows (add/remove one): L1 sensitivity 1 (JPW Theorem 3), discrete Laplace
+    noise; argument: docs/privacy.md §8.1. ``mechanism="laplace"`` (float) is not proven
+    private and warns.
     """
 
     MECHANISMS = ("discrete_laplace", "laplace")
@@ -211,8 +210,7 @@ class NoisyLeafLabels(_LeafRelease):
     ``mechanism``: ``"rosnam"`` (default), Report One-Sided Noisy Arg-Max on the class
     counts, ε-DP; ``"exponential"``, FI 2017's 0/1 majority utility with global sensitivity
     1, ε-DP; ``"smooth_sensitivity"``, FI 2017 §4.1, NOT PROVEN PRIVATE (warns). Arguments:
-    docs/privacy.md §8.1. Build with :meth:`release` or
-    :meth:`dpviz.privacy.PrivateTable.noisy_leaf_labels`.
+    docs/privacy.md §8.1.
     """
 
     MECHANISMS = ("rosnam", "exponential", "smooth_sensitivity")
