@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -192,12 +192,22 @@ def _labels(y: np.ndarray) -> pd.Series:
     return pd.Series(np.asarray(y, dtype=np.int64), name="class")
 
 
-def _fs_dataset(name: str, tree: _Node, attributes: list[Attribute], n_values: int,
-                n_classes: int, p_noise: float, n_rows: int, n_test: int,
-                streams: list[np.random.Generator], description: str,
-                n_bins: int | None = None) -> Dataset:
-    """Noisy training rows and a noiseless test set (``.test``) from ``tree`` (FS §5.1)."""
-    tree_rows, noise_rng, test_rows = streams
+def _fs_dataset(name: str, attributes: list[Attribute],
+                grow: Callable[[np.random.Generator], _Node],
+                describe: Callable[[_Node, int, float], str],
+                *, n_rows: object, p_noise: object, n_test: object, random_state: RandomState,
+                n_values: int = 2, n_classes: int = 2, n_bins: int | None = None) -> Dataset:
+    """Noisy training rows and a noiseless test set (``.test``) from the tree ``grow`` draws.
+
+    FS §5.1; ``describe(tree, n_rows, p_noise)`` opens the description, the tree follows.
+    """
+    n_rows = check_int(n_rows, "n_rows", minimum=1)
+    p_noise = check_probability(p_noise, "p_noise")
+    n_test = check_int(n_test, "n_test", minimum=0)
+    tree_rng, tree_rows, noise_rng, test_rows = _streams(random_state, 4)
+    tree = grow(tree_rng)
+    description = (f"{describe(tree, n_rows, p_noise)} Generating tree:\n"
+                   + _render_tree(tree, attributes))
     is_numeric = np.array([not a.is_categorical for a in attributes])
     x = _uniform_rows(tree_rows, n_rows, is_numeric, n_values)
     x, y = _add_fs_noise(noise_rng, x, _classify(tree, x), is_numeric, n_values, n_classes,
@@ -288,34 +298,30 @@ def fs_random_tree_data(
     choice). Rows are uniform (nominal ``a0 ..``, numeric ``x0 ..`` on ``[0, 100]``); every
     training value and class is redrawn with probability ``p_noise``.
     """
-    n_rows = check_int(n_rows, "n_rows", minimum=1)
     n_attributes = check_int(n_attributes, "n_attributes", minimum=1)
     n_values = check_int(n_values, "n_values", minimum=2)
     depth = check_int(depth, "depth", minimum=1)
     n_classes = check_int(n_classes, "n_classes", minimum=2)
     p_leaf = check_probability(p_leaf, "p_leaf")
-    p_noise = check_probability(p_noise, "p_noise")
     n_numeric = check_int(n_numeric, "n_numeric", minimum=0)
     if n_numeric > n_attributes:
         raise InvalidParameterError(
             f"n_numeric must be <= n_attributes ({n_attributes}), got {n_numeric}"
         )
-    n_test = check_int(n_test, "n_test", minimum=0)
-    tree_rng, *streams = _streams(random_state, 4)
-
     attributes = _fs_attributes(n_attributes - n_numeric, n_values, n_numeric)
     is_numeric = [not a.is_categorical for a in attributes]
-    tree = _random_fs_tree(tree_rng, is_numeric, n_values, depth, n_classes, p_leaf)
-    description = (
-        f"FS §5.1 random-tree data: {n_rows} training rows, {n_attributes - n_numeric} nominal "
-        f"attributes with {n_values} values and {n_numeric} numeric attributes on [0, 100], "
-        f"{n_classes} classes; random tree of maximum depth {depth} (actual depth "
-        f"{tree.depth()}, {tree.n_leaves()} leaves) with p_leaf = {p_leaf:g} from the third "
-        f"level on; training attribute values and classes replaced with probability "
-        f"p_noise = {p_noise:g}. Generating tree:\n" + _render_tree(tree, attributes)
-    )
-    return _fs_dataset("fs-random-tree", tree, attributes, n_values, n_classes, p_noise, n_rows,
-                       n_test, streams, description)
+    return _fs_dataset(
+        "fs-random-tree", attributes,
+        lambda rng: _random_fs_tree(rng, is_numeric, n_values, depth, n_classes, p_leaf),
+        lambda tree, n_rows, p_noise: (
+            f"FS §5.1 random-tree data: {n_rows} training rows, {n_attributes - n_numeric} "
+            f"nominal attributes with {n_values} values and {n_numeric} numeric attributes on "
+            f"[0, 100], {n_classes} classes; random tree of maximum depth {depth} (actual "
+            f"depth {tree.depth()}, {tree.n_leaves()} leaves) with p_leaf = {p_leaf:g} from "
+            "the third level on; training attribute values and classes replaced with "
+            f"probability p_noise = {p_noise:g}."),
+        n_rows=n_rows, p_noise=p_noise, n_test=n_test, random_state=random_state,
+        n_values=n_values, n_classes=n_classes)
 
 
 def fs_single_split_data(n_rows: int, *, n_attributes: int = 10, p_noise: float = 0.1,
@@ -325,23 +331,17 @@ def fs_single_split_data(n_rows: int, *, n_attributes: int = 10, p_noise: float 
     The split attribute is uniform and which leaf gets class 1 is a fair coin; rows, noise and
     the test set as in :func:`fs_random_tree_data`.
     """
-    n_rows = check_int(n_rows, "n_rows", minimum=1)
     n_attributes = check_int(n_attributes, "n_attributes", minimum=1)
-    p_noise = check_probability(p_noise, "p_noise")
-    n_test = check_int(n_test, "n_test", minimum=0)
-    tree_rng, *streams = _streams(random_state, 4)
-
     attributes = _fs_attributes(n_attributes, 2, 0)
-    j = int(tree_rng.integers(n_attributes))
-    tree = _Node(attribute=j, children=_opposite_leaves(tree_rng))
-    description = (
-        f"FS §5.1.1 single split: {n_rows} training rows, {n_attributes} uniform binary "
-        f"attributes, the binary class decided by {attributes[j].name} alone; training values "
-        f"and classes replaced with probability p_noise = {p_noise:g}. Generating tree:\n"
-        + _render_tree(tree, attributes)
-    )
-    return _fs_dataset("fs-single-split", tree, attributes, 2, 2, p_noise, n_rows, n_test,
-                       streams, description)
+    return _fs_dataset(
+        "fs-single-split", attributes,
+        lambda rng: _Node(attribute=int(rng.integers(n_attributes)),
+                          children=_opposite_leaves(rng)),
+        lambda tree, n_rows, p_noise: (
+            f"FS §5.1.1 single split: {n_rows} training rows, {n_attributes} uniform binary "
+            f"attributes, the binary class decided by {attributes[tree.attribute].name} alone; "
+            f"training values and classes replaced with probability p_noise = {p_noise:g}."),
+        n_rows=n_rows, p_noise=p_noise, n_test=n_test, random_state=random_state)
 
 
 def fs_numeric_split_data(
@@ -355,36 +355,29 @@ def fs_numeric_split_data(
     (Fig. 5: 10, ``p_noise=0``) every numeric attribute becomes ``n_bins`` equal-width bins
     ``"[0, 10)" .. "[90, 100]"`` of the same rows, the labels still from the numeric split.
     """
-    n_rows = check_int(n_rows, "n_rows", minimum=1)
     threshold = check_positive(threshold, "threshold")
     low, high = FS_NUMERIC_RANGE
     if not low < threshold < high:
         raise InvalidParameterError(
             f"threshold must lie strictly inside ({low:g}, {high:g}), got {threshold!r}"
         )
-    p_noise = check_probability(p_noise, "p_noise")
-    n_test = check_int(n_test, "n_test", minimum=0)
     if n_bins is not None:
         n_bins = check_int(n_bins, "n_bins", minimum=2)
-    tree_rng, *streams = _streams(random_state, 4)
-
     attributes = _fs_attributes(7, 2, 3)
-    j = 7 + int(tree_rng.integers(3))
-    tree = _Node(attribute=j, threshold=threshold, children=_opposite_leaves(tree_rng))
     binned = "" if n_bins is None else (
         f" Numeric attributes then discretised into {n_bins} equal-width bins of [0, 100] "
         "(FS Fig. 5)."
     )
-    description = (
-        f"FS §5.1.1 numeric split: {n_rows} training rows, 7 uniform binary attributes and 3 "
-        f"numeric attributes uniform on [0, 100]; the binary class is decided by "
-        f"{attributes[j].name} <= {threshold:g}; training values and classes replaced with "
-        f"probability p_noise = {p_noise:g}.{binned} Generating tree:\n"
-        + _render_tree(tree, attributes)
-    )
-    name = "fs-numeric-split" if n_bins is None else "fs-numeric-split-binned"
-    return _fs_dataset(name, tree, attributes, 2, 2, p_noise, n_rows, n_test, streams,
-                       description, n_bins)
+    return _fs_dataset(
+        "fs-numeric-split" if n_bins is None else "fs-numeric-split-binned", attributes,
+        lambda rng: _Node(attribute=7 + int(rng.integers(3)), threshold=threshold,
+                          children=_opposite_leaves(rng)),
+        lambda tree, n_rows, p_noise: (
+            f"FS §5.1.1 numeric split: {n_rows} training rows, 7 uniform binary attributes "
+            "and 3 numeric attributes uniform on [0, 100]; the binary class is decided by "
+            f"{attributes[tree.attribute].name} <= {threshold:g}; training values and classes "
+            f"replaced with probability p_noise = {p_noise:g}.{binned}"),
+        n_rows=n_rows, p_noise=p_noise, n_test=n_test, random_state=random_state, n_bins=n_bins)
 
 
 _FI_CLASS_SEP = 1.0  # make_classification's default, not changed by FI
