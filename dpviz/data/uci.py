@@ -396,7 +396,7 @@ def _write_atomic(target: Path, data: bytes) -> None:
 
 
 def _download(name: str, missing: list[str], folder: Path) -> None:
-    """Fetch the archive once, write the missing files atomically, then check them."""
+    """Fetch the archive once, check the missing files, then write them atomically."""
     url = UCI[name]["archive"]
     try:
         payload = _fetch(url)
@@ -417,25 +417,20 @@ def _download(name: str, missing: list[str], folder: Path) -> None:
     except (zipfile.BadZipFile, NotImplementedError, EOFError, zlib.error) as exc:
         raise _unavailable(missing[:1], folder, [url],
                            f"the download is not a valid zip archive: {exc}") from exc
-    written: list[Path] = []
+    try:
+        for filename in missing:
+            _read_raw(folder / filename, members[filename])
+    except DataIntegrityError as exc:
+        raise DataIntegrityError(
+            f"the file downloaded from {url} failed its check and was not saved: {exc}"
+        ) from exc
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for filename, data in members.items():
             _write_atomic(folder / filename, data)
-            written.append(folder / filename)
     except OSError as exc:
         raise _unavailable(missing[:1], folder, [url],
                            f"cannot write to the cache folder: {exc}") from exc
-    try:
-        for filename in missing:
-            _read_raw(folder / filename, _read_bytes(folder / filename))
-    except DataIntegrityError as exc:
-        for path in written:
-            with contextlib.suppress(OSError):
-                path.unlink()
-        raise DataIntegrityError(
-            f"the file downloaded from {url} failed its check and was removed: {exc}"
-        ) from exc
 
 
 def _check_places(name: str, folder: Path) -> None:
