@@ -57,10 +57,9 @@ def uniforms_from_bits(bits: np.ndarray) -> np.ndarray:
 
 
 def uniforms(keys: np.ndarray, stream: int, n: int | None = None) -> np.ndarray:
-    """Public open uniforms, a pure function of ``(keys, stream)`` (tree structure only).
+    """Public open uniforms of ``(keys, stream)`` (tree structure only), ``n`` per key if given.
 
-    ``stream`` selects an independent stream (e.g. 0 = attribute, 1 = split point); ``n``
-    draws ``n`` numbers per key (shape ``(*keys.shape, n)``) instead of one.
+    ``stream`` selects an independent stream (e.g. 0 = attribute, 1 = split point).
     """
     base = derive(keys, stream)
     if n is not None:
@@ -102,8 +101,7 @@ _CHUNK = 16_384  # elements per pass: the state stays in the CPU cache
 def siphash24(key: np.ndarray, words: list[np.ndarray]) -> np.ndarray:
     """SipHash-2-4 tags (uint64) of the messages ``words`` under the key ``(k0, k1)``.
 
-    The words (little-endian uint64, 8 bytes each) broadcast against each other, one tag
-    per element, computed in cache-sized chunks in place.
+    The words (little-endian uint64) broadcast against each other: one tag per element.
     """
     k0, k1 = (np.uint64(int(k)) for k in np.asarray(key, dtype=np.uint64))
     shape = np.broadcast_shapes(*(np.shape(w) for w in words)) if words else ()
@@ -138,7 +136,7 @@ def new_secret_key(rng: np.random.Generator) -> np.ndarray:
 def secret_uniforms(secret: np.ndarray, keys: np.ndarray, n: int) -> np.ndarray:
     """``n`` open uniforms per key (m, n): the SplitMix64 stream from ``SipHash-2-4(secret, key)``.
 
-    ``secret`` is one release's noise key (:func:`new_secret_key`), a curator secret.
+    ``secret``: one release's noise key (:func:`new_secret_key`), a curator secret.
     """
     seeds = siphash24(secret, [np.asarray(keys, dtype=np.uint64).reshape(-1)])
     steps = (np.arange(1, n + 1, dtype=np.uint64) * _GOLDEN).reshape(1, -1)

@@ -44,8 +44,7 @@ def _streams(random_state: object, k: int) -> list[np.random.Generator]:
 class _Node:
     """A generating tree's node: a leaf (``label``) or a test of column ``attribute``.
 
-    A nominal test has one child per value code; a numeric test (``threshold`` set) has two,
-    ``x <= threshold`` and ``x > threshold``.
+    Nominal: one child per value code; numeric (``threshold`` set): ``x <= t``, ``x > t``.
     """
 
     attribute: int | None = None

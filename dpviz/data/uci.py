@@ -351,8 +351,7 @@ def _known(name: object) -> str:
 def ensure_files(names: Sequence[str] | None = None, *, download: bool = True) -> Path:
     """Make sure the raw files of ``names`` (default: all) are in :func:`data_dir`; return it.
 
-    After the first failed download the others are not tried; one
-    :class:`DataUnavailableError` names every file still missing and how to get them.
+    One :class:`DataUnavailableError` names every file still missing (after one failed download).
     """
     folder, missing, urls = data_dir(), [], []
     reason = "download=False" if not download else ""
