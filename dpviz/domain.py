@@ -392,23 +392,15 @@ class Domain:
             return arr[:, numeric].astype(np.float64)
         except (TypeError, ValueError):
             for j in numeric:  # find the offending attribute for the message
-                self._as_float(self.attributes[j], self._column(X, j))
+                if bad := [v for v in self._column(X, j) if not _is_number(v)]:
+                    raise InvalidParameterError(f"numeric attribute {self.names[j]!r} holds "
+                                                f"non-numeric values, e.g. {bad[0]!r}") from None
             raise
 
     def _column(self, X: pd.DataFrame | np.ndarray, j: int) -> np.ndarray:
         if isinstance(X, pd.DataFrame):
             return _column_array(X[self.names[j]])
         return _column_array(np.asarray(X)[:, j])
-
-    @staticmethod
-    def _as_float(a: Attribute, col: np.ndarray) -> np.ndarray:
-        try:
-            return np.asarray(col, dtype=np.float64)
-        except (TypeError, ValueError):
-            bad = next(v for v in col if not _is_number(v))
-            raise InvalidParameterError(
-                f"numeric attribute {a.name!r} holds non-numeric values, e.g. {bad!r}"
-            ) from None
 
     def _check_columns(self, X: pd.DataFrame | np.ndarray) -> None:
         if isinstance(X, pd.DataFrame):

@@ -413,9 +413,7 @@ def fi_synth(name: str, *, n_rows: int = 30_000, bound: float | str = "typical",
     few per cent); ``"wide"``, ``B = ceil(class_sep + 4 sqrt(n_informative))`` (almost never
     clips, but random splits fall mostly in empty tails); or a number.
     """
-    if not isinstance(name, str):
-        raise InvalidParameterError(f"name must be one of {list(_FI)}, got {name!r}")
-    key = name.strip().upper().removeprefix("SYNTH").strip(" -_")
+    key = name.strip().upper().removeprefix("SYNTH").strip(" -_") if isinstance(name, str) else ""
     if key not in _FI:
         raise InvalidParameterError(
             f"name must be one of {list(_FI)} (FI Table 1: Synth A-G), got {name!r}"
