@@ -68,10 +68,9 @@ def uniforms(keys: np.ndarray, stream: int, n: int | None = None) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------- SipHash-2-4
-_C0 = np.uint64(0x736F6D6570736575)  # "somepseudorandomlygeneratedbytes"
-_C1 = np.uint64(0x646F72616E646F6D)
-_C2 = np.uint64(0x6C7967656E657261)
-_C3 = np.uint64(0x7465646279746573)
+#: The initial state's constants, "somepseudorandomlygeneratedbytes" as four 64-bit words.
+_C = tuple(map(np.uint64, (0x736F6D6570736575, 0x646F72616E646F6D, 0x6C7967656E657261,
+                           0x7465646279746573)))
 
 
 def _rotate(x: np.ndarray, r: int, tmp: np.ndarray) -> None:
@@ -114,8 +113,7 @@ def siphash24(key: np.ndarray, words: list[np.ndarray]) -> np.ndarray:
         stop = min(start + _CHUNK, n)
         m = stop - start
         scratch = tmp[:m]
-        v = [np.full(m, k ^ c, dtype=np.uint64) for k, c in ((k0, _C0), (k1, _C1), (k0, _C2),
-                                                                 (k1, _C3))]
+        v = [np.full(m, k ^ c, dtype=np.uint64) for k, c in zip((k0, k1, k0, k1), _C, strict=True)]
         for word in [*(w[start:stop] for w in flat), last]:
             v[3] ^= word
             _sipround(v, scratch)

@@ -165,7 +165,7 @@ def _normalized(data: bytes) -> bytes:
 
 def _read_raw(path: Path, data: bytes) -> pd.DataFrame:
     """Parse the raw file ``path`` (content ``data``), check its facts, then its SHA-256."""
-    frame = _parse_raw(data, f"{path.name} (in {path.parent})", path.name)
+    frame = _parse_raw(path, data)
     digest, expected = hashlib.sha256(data).hexdigest(), SHA256[path.name]
     normal = SHA256_NORMALIZED[path.name]
     if digest != expected and hashlib.sha256(_normalized(data)).hexdigest() != normal:
@@ -180,9 +180,10 @@ def _read_raw(path: Path, data: bytes) -> pd.DataFrame:
     return frame
 
 
-def _parse_raw(data: bytes, where: str, filename: str) -> pd.DataFrame:
+def _parse_raw(path: Path, data: bytes) -> pd.DataFrame:
     """Parse the bytes of a raw file and check the documented rows, classes and values."""
-    name, facts = _FACTS[filename]
+    name, facts = _FACTS[path.name]
+    where = f"{path.name} (in {path.parent})"
     s = UCI[name]
     label = s["target"]
     columns = [label, *_columns(s)] if s["target_first"] else [*_columns(s), label]
