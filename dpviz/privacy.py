@@ -450,10 +450,8 @@ class PrivateTable:
     ) -> list[PrivateTable]:
         """Split the rows into disjoint public parts (FS §2.2 Partition); free of charge.
 
-        The parts are charged to this table by the *maximum* of their spends (parallel
-        composition, docs/privacy.md §8.1). ``by`` is a categorical
-        attribute (one part per value), a numeric one with ``threshold`` (parts ``x <= t``,
-        ``x > t``), or a public function of the encoded rows to part ids in ``[0, n_parts)``.
+        Charged by the *maximum* of the parts' spends (docs/privacy.md §8.1). ``by`` as for
+        :meth:`noisy_histogram`, or a numeric attribute with ``threshold`` (``x <= t``, ``x > t``).
         """
         assign, n, names = self._cell_function(by, n_parts, "n_parts", threshold)
         names = names or [f"part {i}" for i in range(n)]

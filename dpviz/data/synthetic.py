@@ -349,10 +349,9 @@ def fs_numeric_split_data(
 ) -> Dataset:
     """FS §5.1.1 (Fig. 4, Fig. 5): a single split at 35 on a numeric attribute over [0, 100].
 
-    7 binary attributes ``a0 .. a6`` and 3 numeric ones ``x0 .. x2``, the split on a uniform
-    numeric one; rows, noise and test set as in :func:`fs_random_tree_data`. With ``n_bins``
-    (Fig. 5: 10, ``p_noise=0``) every numeric attribute becomes ``n_bins`` equal-width bins
-    ``"[0, 10)" .. "[90, 100]"`` of the same rows, the labels still from the numeric split.
+    7 binary attributes and 3 numeric ones, the split on a uniform numeric one; rows, noise
+    and test set as in :func:`fs_random_tree_data`. ``n_bins`` (Fig. 5: 10, ``p_noise=0``)
+    bins every numeric attribute into ``"[0, 10)" .. "[90, 100]"``, the labels unchanged.
     """
     threshold = check_positive(threshold, "threshold")
     low, high = FS_NUMERIC_RANGE
