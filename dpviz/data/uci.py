@@ -22,7 +22,7 @@ import zipfile
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.resources import files
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
@@ -113,9 +113,8 @@ class Dataset:
 
     def copy(self) -> Dataset:
         """A deep copy of the frames (the domain is immutable and shared)."""
-        return Dataset(self.name, self.X.copy(deep=True), self.y.copy(deep=True), self.domain,
-                       self.citation, self.description, self.url,
-                       None if self.test is None else self.test.copy())
+        return replace(self, X=self.X.copy(deep=True), y=self.y.copy(deep=True),
+                       test=None if self.test is None else self.test.copy())
 
     def _counts_text(self) -> str:
         counts = self.class_counts
