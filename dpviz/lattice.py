@@ -1,11 +1,9 @@
 """Floating-point lattices of samplers, and membership tests to use as audit events.
 
-A sampler computing its output in floating point can only return a structured set of
-doubles, its *lattice*; when the lattice depends on the data, membership reveals the data
-whatever the ε on the reals (Mironov 2012; :func:`dpviz.audit.engine.laplace_lattice_events`
-for dpviz's float Laplace). This module decides membership in the lattice of
-``numpy.random.Generator.uniform(start, end)`` — e.g. FS §4.3's split point drawn between
-private values (:func:`dpviz.trees.id3_split_point.choose_split_point_continuous`).
+A float sampler can only return a structured set of doubles, its *lattice*; when the lattice
+depends on the data, membership reveals it whatever the ε on the reals (Mironov 2012). This
+module decides membership in the lattice of ``numpy.random.Generator.uniform(start, end)``,
+e.g. FS §4.3's split point (:func:`dpviz.trees.id3_split_point.choose_split_point_continuous`).
 """
 
 from __future__ import annotations
