@@ -1,9 +1,8 @@
 """The public schema of a data set: attribute value lists, numeric bounds and class labels.
 
-Written from each data set's documentation, never learned from the rows (except by
-:meth:`Domain.from_data`, which warns). A :class:`Domain` encodes a DataFrame into floats:
-categorical codes ``0 .. m-1``, numeric values clipped to their public bounds
-(docs/privacy.md §4).
+Written from documentation, never learned from the rows (but by :meth:`Domain.from_data`,
+which warns); encodes rows into floats: categorical codes ``0 .. m-1``, numeric values
+clipped to their public bounds (docs/privacy.md §4).
 """
 
 from __future__ import annotations
@@ -77,8 +76,7 @@ class Categorical:
 class Numeric:
     """A continuous attribute with public bounds ``[low, high]`` from documentation.
 
-    Values outside are clipped on encoding, silently: a warning would be a free release
-    (docs/privacy.md §4).
+    Values outside are clipped on encoding, silently (a warning would be a free release).
     """
 
     name: str
@@ -312,11 +310,9 @@ class Domain:
     ) -> np.ndarray:
         """Encode features into floats (n, k): categorical codes and clipped numeric values.
 
-        ``X`` is a DataFrame with exactly the domain's columns, or an array read by position.
-        ``unknown="mark"`` gives an unknown category :data:`UNKNOWN_CODE` (prediction time
-        only) instead of raising :class:`~dpviz.errors.UnknownCategoryError`;
-        ``out_of_bounds="raise"`` refuses numeric values outside the bounds (for the
-        curator's eyes only). Missing values, infinities and mismatched columns raise.
+        ``X``: a DataFrame with exactly the domain's columns, or an array read by position.
+        ``unknown="mark"`` codes an unknown category :data:`UNKNOWN_CODE` (prediction only);
+        ``out_of_bounds="raise"`` refuses values outside the bounds (for the curator's eyes).
         """
         if unknown not in ("raise", "mark"):
             raise InvalidParameterError(f"unknown must be 'raise' or 'mark', got {unknown!r}")
@@ -396,23 +392,15 @@ class Domain:
             return arr[:, numeric].astype(np.float64)
         except (TypeError, ValueError):
             for j in numeric:  # find the offending attribute for the message
-                self._as_float(self.attributes[j], self._column(X, j))
+                if bad := [v for v in self._column(X, j) if not _is_number(v)]:
+                    raise InvalidParameterError(f"numeric attribute {self.names[j]!r} holds "
+                                                f"non-numeric values, e.g. {bad[0]!r}") from None
             raise
 
     def _column(self, X: pd.DataFrame | np.ndarray, j: int) -> np.ndarray:
         if isinstance(X, pd.DataFrame):
             return _column_array(X[self.names[j]])
         return _column_array(np.asarray(X)[:, j])
-
-    @staticmethod
-    def _as_float(a: Attribute, col: np.ndarray) -> np.ndarray:
-        try:
-            return np.asarray(col, dtype=np.float64)
-        except (TypeError, ValueError):
-            bad = next(v for v in col if not _is_number(v))
-            raise InvalidParameterError(
-                f"numeric attribute {a.name!r} holds non-numeric values, e.g. {bad!r}"
-            ) from None
 
     def _check_columns(self, X: pd.DataFrame | np.ndarray) -> None:
         if isinstance(X, pd.DataFrame):

@@ -1,11 +1,9 @@
 """Counter-based randomness: random numbers that are a pure function of a key.
 
-Public structure (:func:`uniforms`, :func:`child_keys`): a tree node's attribute and split
-point come from its 64-bit key through SplitMix64 (Steele, Lea & Flood 2014), public and
-invertible. Secret noise (:func:`secret_uniforms`): an unvisited leaf's noise comes from
-SipHash-2-4 (Aumasson & Bernstein 2012) under a 128-bit secret key. Both give open
-uniforms on the grid ``(k + 1/2) / 2**52`` (:func:`uniforms_from_bits`), the grid of
-:func:`dpviz.mechanisms.open_uniforms`. Why this is safe: docs/privacy.md §8.1.
+Public tree structure from a node's 64-bit key through SplitMix64 (Steele, Lea & Flood
+2014); secret noise of unvisited leaves from SipHash-2-4 (Aumasson & Bernstein 2012) under a
+128-bit key. Both give open uniforms on the grid ``(k + 1/2) / 2**52``
+(:func:`uniforms_from_bits`). Why this is safe: docs/privacy.md §8.1.
 """
 
 from __future__ import annotations
@@ -59,10 +57,9 @@ def uniforms_from_bits(bits: np.ndarray) -> np.ndarray:
 
 
 def uniforms(keys: np.ndarray, stream: int, n: int | None = None) -> np.ndarray:
-    """Public open uniforms, a pure function of ``(keys, stream)`` (tree structure only).
+    """Public open uniforms of ``(keys, stream)`` (tree structure only), ``n`` per key if given.
 
-    ``stream`` selects an independent stream (e.g. 0 = attribute, 1 = split point); ``n``
-    draws ``n`` numbers per key (shape ``(*keys.shape, n)``) instead of one.
+    ``stream`` selects an independent stream (e.g. 0 = attribute, 1 = split point).
     """
     base = derive(keys, stream)
     if n is not None:
@@ -71,10 +68,9 @@ def uniforms(keys: np.ndarray, stream: int, n: int | None = None) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------- SipHash-2-4
-_C0 = np.uint64(0x736F6D6570736575)  # "somepseudorandomlygeneratedbytes"
-_C1 = np.uint64(0x646F72616E646F6D)
-_C2 = np.uint64(0x6C7967656E657261)
-_C3 = np.uint64(0x7465646279746573)
+#: The initial state's constants, "somepseudorandomlygeneratedbytes" as four 64-bit words.
+_C = tuple(map(np.uint64, (0x736F6D6570736575, 0x646F72616E646F6D, 0x6C7967656E657261,
+                           0x7465646279746573)))
 
 
 def _rotate(x: np.ndarray, r: int, tmp: np.ndarray) -> None:
@@ -84,23 +80,18 @@ def _rotate(x: np.ndarray, r: int, tmp: np.ndarray) -> None:
     np.bitwise_or(x, tmp, out=x)
 
 
+#: SipRound as half-rounds (a, b, r, rotate a by 32): v[a] += v[b]; v[b] = rotl(v[b], r) ^ v[a].
+_HALF_ROUNDS = ((0, 1, 13, True), (2, 3, 16, False), (0, 3, 21, False), (2, 1, 17, True))
+
+
 def _sipround(v: list[np.ndarray], tmp: np.ndarray) -> None:
     """One SipRound on the state ``v = [v0, v1, v2, v3]``, in place."""
-    v0, v1, v2, v3 = v
-    v0 += v1
-    _rotate(v1, 13, tmp)
-    v1 ^= v0
-    _rotate(v0, 32, tmp)
-    v2 += v3
-    _rotate(v3, 16, tmp)
-    v3 ^= v2
-    v0 += v3
-    _rotate(v3, 21, tmp)
-    v3 ^= v0
-    v2 += v1
-    _rotate(v1, 17, tmp)
-    v1 ^= v2
-    _rotate(v2, 32, tmp)
+    for a, b, r, rotate_a in _HALF_ROUNDS:
+        v[a] += v[b]
+        _rotate(v[b], r, tmp)
+        v[b] ^= v[a]
+        if rotate_a:
+            _rotate(v[a], 32, tmp)
 
 
 _CHUNK = 16_384  # elements per pass: the state stays in the CPU cache
@@ -109,8 +100,7 @@ _CHUNK = 16_384  # elements per pass: the state stays in the CPU cache
 def siphash24(key: np.ndarray, words: list[np.ndarray]) -> np.ndarray:
     """SipHash-2-4 tags (uint64) of the messages ``words`` under the key ``(k0, k1)``.
 
-    The words (little-endian uint64, 8 bytes each) broadcast against each other, one tag
-    per element, computed in cache-sized chunks in place.
+    The words (little-endian uint64) broadcast against each other: one tag per element.
     """
     k0, k1 = (np.uint64(int(k)) for k in np.asarray(key, dtype=np.uint64))
     shape = np.broadcast_shapes(*(np.shape(w) for w in words)) if words else ()
@@ -123,8 +113,7 @@ def siphash24(key: np.ndarray, words: list[np.ndarray]) -> np.ndarray:
         stop = min(start + _CHUNK, n)
         m = stop - start
         scratch = tmp[:m]
-        v = [np.full(m, k ^ c, dtype=np.uint64) for k, c in ((k0, _C0), (k1, _C1), (k0, _C2),
-                                                                 (k1, _C3))]
+        v = [np.full(m, k ^ c, dtype=np.uint64) for k, c in zip((k0, k1, k0, k1), _C, strict=True)]
         for word in [*(w[start:stop] for w in flat), last]:
             v[3] ^= word
             _sipround(v, scratch)
@@ -145,7 +134,7 @@ def new_secret_key(rng: np.random.Generator) -> np.ndarray:
 def secret_uniforms(secret: np.ndarray, keys: np.ndarray, n: int) -> np.ndarray:
     """``n`` open uniforms per key (m, n): the SplitMix64 stream from ``SipHash-2-4(secret, key)``.
 
-    ``secret`` is one release's noise key (:func:`new_secret_key`), a curator secret.
+    ``secret``: one release's noise key (:func:`new_secret_key`), a curator secret.
     """
     seeds = siphash24(secret, [np.asarray(keys, dtype=np.uint64).reshape(-1)])
     steps = (np.arange(1, n + 1, dtype=np.uint64) * _GOLDEN).reshape(1, -1)

@@ -1,11 +1,9 @@
 """Floating-point lattices of samplers, and membership tests to use as audit events.
 
-A sampler computing its output in floating point can only return a structured set of
-doubles, its *lattice*; when the lattice depends on the data, membership reveals the data
-whatever the ε on the reals (Mironov 2012; :func:`dpviz.audit.engine.laplace_lattice_events`
-for dpviz's float Laplace). This module decides membership in the lattice of
-``numpy.random.Generator.uniform(start, end)`` — e.g. FS §4.3's split point drawn between
-private values (:func:`dpviz.trees.id3_split_point.choose_split_point_continuous`).
+A float sampler can only return a structured set of doubles, its *lattice*; when the lattice
+depends on the data, membership reveals it whatever the ε on the reals (Mironov 2012). This
+module decides membership in the lattice of ``numpy.random.Generator.uniform(start, end)``,
+e.g. FS §4.3's split point (:func:`dpviz.trees.id3_split_point.choose_split_point_continuous`).
 """
 
 from __future__ import annotations
@@ -32,11 +30,9 @@ def uniform_lattice_member(
 ) -> np.ndarray:
     """Whether each value could be returned by ``numpy.random.Generator.uniform(start, end)``.
 
-    True where ``value == fl(start + fl((end - start)·k·2^-53))`` for an integer
-    ``0 <= k < 2^53``, as numpy's ``random_uniform`` computes it; ``start``, ``end``
-    broadcast against ``values``. The inverse k is off by a few units at most (the
-    roundings), so the five nearest k decide. NaN and infinities are never members; e.g.
-    1.5 is not in the lattice of ``uniform(0, 1e6)``.
+    True where ``value == fl(start + fl((end - start)·k·2^-53))`` for an integer ``0 <= k <
+    2^53`` (numpy's ``random_uniform``); the five k nearest the inverse decide (the roundings
+    move it a few units at most). NaN and infinities are never members.
     """
     y, a, b = np.broadcast_arrays(
         np.asarray(values, dtype=np.float64),

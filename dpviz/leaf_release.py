@@ -1,21 +1,17 @@
 """Lazy releases of per-leaf statistics of random trees: noisy counts and noisy labels.
 
-A random tree's leaves are public (fixed from the Domain before any row is read), so one
-noisy statistic per leaf is one histogram-style query. At release time every leaf holding
-a row gets its noisy statistic from fresh uniforms of the noise generator (the exact
-counts are dropped); every other leaf gets the same mechanism applied to zero counts with
-uniforms from SipHash-2-4 under a fresh 128-bit secret key, computed on demand
-(:func:`dpviz.keyed.secret_uniforms`). To an observer who cannot break SipHash the map
-has the law of a fully materialized release (docs/privacy.md §8.1). The set of visited
-leaves and the key are curator secrets: pickling a finite-ε release warns
-:class:`~dpviz.errors.PrivacyLeakWarning` (docs/privacy.md §2).
+A leaf holding a row gets its noisy statistic from fresh uniforms of the noise generator;
+every other leaf, the same mechanism on zero counts with uniforms from SipHash-2-4 under a
+secret key (:func:`dpviz.keyed.secret_uniforms`), computed on demand: the law of a fully
+materialized release (docs/privacy.md §8.1). The visited leaves and the key are curator
+secrets: pickling a finite-ε release warns :class:`~dpviz.errors.PrivacyLeakWarning`.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -44,7 +40,6 @@ FLOAT_LAPLACE_MESSAGE = (
 )
 
 
-
 def unique_inverse(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(keys, return_inverse=True)`` by hashing (pandas), O(n) for few distinct keys."""
     codes, distinct = pd.factorize(keys)
@@ -53,15 +48,20 @@ def unique_inverse(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rank[order] = np.arange(len(distinct))
     return distinct[order], rank[codes]
 
+
 class _LeafRelease:
     """A lazy per-leaf release: stored noisy values of the visited leaves, keyed noise elsewhere.
 
-    Subclasses define ``MECHANISMS``, ``_uniforms_per_leaf`` and ``_apply`` (the mechanism
-    applied to exact counts with given uniforms, through :mod:`dpviz.mechanisms`).
+    Subclasses define the class attributes below and ``_apply`` (the mechanism applied to
+    exact counts with given uniforms, through :mod:`dpviz.mechanisms`).
     """
 
     MECHANISMS: tuple[str, ...] = ()
     _DETERMINISTIC_AT_INF: tuple[str, ...] = ()  # mechanisms needing no randomness at ε = inf
+    _RATE_CHECKED: tuple[str, ...] = ()  # mechanisms whose sampler has a smallest ε
+    _NOT_PROVEN: ClassVar[dict[str, str]] = {}  # mechanism -> its NotProvenPrivateWarning message
+    _WHAT = ""  # the release's name in messages
+    _UNIFORMS_PER_CLASS = 1
 
     def __init__(
         self,
@@ -88,6 +88,8 @@ class _LeafRelease:
             raise InvalidParameterError(
                 f"mechanism must be one of {cls.MECHANISMS}, got {mechanism!r}"
             )
+        if mechanism in cls._RATE_CHECKED:
+            mechanisms.check_noise_rate(epsilon, 1.0, what=f"epsilon of the {cls._WHAT} release")
 
     @classmethod
     def release(
@@ -105,26 +107,24 @@ class _LeafRelease:
         ``rng`` is the secret noise generator; None only at ε = inf for deterministic mechanisms.
         """
         cls.check(epsilon, mechanism)
-        cls._warn_if_not_proven(epsilon, mechanism)
+        exact = math.isinf(epsilon) and mechanism in cls._DETERMINISTIC_AT_INF
+        if mechanism in cls._NOT_PROVEN and not exact:
+            warnings.warn(cls._NOT_PROVEN[mechanism], NotProvenPrivateWarning, stacklevel=3)
         visited, inverse = unique_inverse(np.asarray(leaf_keys, dtype=np.uint64))
         counts = np.bincount(
             inverse.ravel() * n_classes + np.asarray(labels, dtype=np.int64),
             minlength=len(visited) * n_classes,
         ).reshape(len(visited), n_classes)
-        if math.isinf(epsilon) and mechanism in cls._DETERMINISTIC_AT_INF:
+        if exact:
             return cls(visited, counts, n_classes, epsilon=epsilon, mechanism=mechanism,
                        secret=None)
         if rng is None:
             raise InvalidParameterError("a release at finite ε needs a noise generator (rng)")
         secret = keyed.new_secret_key(rng)
-        fresh = mechanisms.open_uniforms(rng, (len(visited), cls._uniforms_per_leaf(n_classes)))
+        fresh = mechanisms.open_uniforms(rng, (len(visited), cls._UNIFORMS_PER_CLASS * n_classes))
         values = cls._apply(counts, fresh, epsilon=epsilon, mechanism=mechanism)
         return cls(visited, values, n_classes, epsilon=epsilon, mechanism=mechanism,
                    secret=secret)
-
-    @classmethod
-    def _warn_if_not_proven(cls, epsilon: float, mechanism: str) -> None:
-        """Warn NotProvenPrivateWarning for an option without a privacy proof (subclasses)."""
 
     def __call__(self, leaf_keys: np.ndarray) -> np.ndarray:
         """The released value of each given leaf (visited: stored; others: keyed noise)."""
@@ -138,7 +138,7 @@ class _LeafRelease:
         if miss.any():
             zeros = np.zeros((int(miss.sum()), self.n_classes), dtype=np.int64)
             u = None if self._secret is None else keyed.secret_uniforms(  # None: ε = inf, exact
-                self._secret, leaf_keys[miss], self._uniforms_per_leaf(self.n_classes))
+                self._secret, leaf_keys[miss], self._UNIFORMS_PER_CLASS * self.n_classes)
             out[miss] = self._apply(zeros, u, epsilon=self.epsilon, mechanism=self.mechanism)
         return out
 
@@ -157,29 +157,16 @@ class _LeafRelease:
 class NoisyLeafCounts(_LeafRelease):
     """Noisy class counts (m, T) of every leaf of a random tree (JPW Fig. 5), computed lazily.
 
-    ε-DP in the rows (add/remove one): the leaf vector has L1 sensitivity 1 (JPW Theorem 3)
-    and every leaf gets independent discrete Laplace noise; argument: docs/privacy.md §8.1.
-    ``mechanism="laplace"`` (float) is not proven private and warns. Build with
-    :meth:`release` or :meth:`dpviz.privacy.PrivateTable.noisy_leaf_counts`.
+    ε-DP in the rows (add/remove one): L1 sensitivity 1 (JPW Theorem 3), discrete Laplace
+    noise; argument: docs/privacy.md §8.1. ``mechanism="laplace"`` (float) is not proven
+    private and warns.
     """
 
     MECHANISMS = ("discrete_laplace", "laplace")
-    _DETERMINISTIC_AT_INF = MECHANISMS
-
-    @classmethod
-    def check(cls, epsilon: float, mechanism: str) -> None:
-        """Refuse an unknown mechanism or an ε below the samplers' minimum."""
-        super().check(epsilon, mechanism)
-        mechanisms.check_noise_rate(epsilon, 1.0, what="epsilon of the leaf-count release")
-
-    @classmethod
-    def _warn_if_not_proven(cls, epsilon: float, mechanism: str) -> None:
-        if mechanism == "laplace" and not math.isinf(epsilon):
-            warnings.warn(FLOAT_LAPLACE_MESSAGE, NotProvenPrivateWarning, stacklevel=4)
-
-    @staticmethod
-    def _uniforms_per_leaf(n_classes: int) -> int:
-        return 2 * n_classes
+    _DETERMINISTIC_AT_INF = _RATE_CHECKED = MECHANISMS
+    _NOT_PROVEN: ClassVar[dict[str, str]] = {"laplace": FLOAT_LAPLACE_MESSAGE}
+    _WHAT = "leaf-count"
+    _UNIFORMS_PER_CLASS = 2
 
     @staticmethod
     def _apply(
@@ -223,27 +210,13 @@ class NoisyLeafLabels(_LeafRelease):
     ``mechanism``: ``"rosnam"`` (default), Report One-Sided Noisy Arg-Max on the class
     counts, ε-DP; ``"exponential"``, FI 2017's 0/1 majority utility with global sensitivity
     1, ε-DP; ``"smooth_sensitivity"``, FI 2017 §4.1, NOT PROVEN PRIVATE (warns). Arguments:
-    docs/privacy.md §8.1. Build with :meth:`release` or
-    :meth:`dpviz.privacy.PrivateTable.noisy_leaf_labels`.
+    docs/privacy.md §8.1.
     """
 
     MECHANISMS = ("rosnam", "exponential", "smooth_sensitivity")
-
-    @classmethod
-    def check(cls, epsilon: float, mechanism: str) -> None:
-        """Refuse an unknown mechanism or an ε below the sampler's minimum."""
-        super().check(epsilon, mechanism)
-        if mechanism == "rosnam":
-            mechanisms.check_noise_rate(epsilon, 1.0, what="epsilon of the leaf-label release")
-
-    @classmethod
-    def _warn_if_not_proven(cls, epsilon: float, mechanism: str) -> None:
-        if mechanism == "smooth_sensitivity":
-            warnings.warn(NOT_PROVEN_MESSAGE, NotProvenPrivateWarning, stacklevel=4)
-
-    @staticmethod
-    def _uniforms_per_leaf(n_classes: int) -> int:
-        return n_classes
+    _RATE_CHECKED = ("rosnam",)
+    _NOT_PROVEN: ClassVar[dict[str, str]] = {"smooth_sensitivity": NOT_PROVEN_MESSAGE}
+    _WHAT = "leaf-label"
 
     @staticmethod
     def _apply(

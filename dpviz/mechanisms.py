@@ -1,12 +1,10 @@
 """Differential-privacy mechanisms: noise addition and private selection.
 
-Vectorized inversion samplers fed by ``rng`` (a Generator or an int seed) or by
-``uniforms`` (open uniforms on the 52-bit grid of :func:`dpviz.keyed.uniforms_from_bits`).
-``size`` draws that many samples: noise adders return ``(*size, *value.shape)``, selections
-take utilities ``(..., m)`` and return indices ``(*size, ...)``; each selection has an exact
-``*_probabilities`` companion. ``epsilon=math.inf`` is the non-private reference (no noise;
-an argmax, ties broken at random). Neighbours differ by one added or removed row; the
-samplers' floating point is discussed in docs/privacy.md §4 and §8.1.
+Vectorized inversion samplers fed by ``rng`` or by ``uniforms`` (open uniforms on the grid of
+:func:`dpviz.keyed.uniforms_from_bits`). ``size`` draws that many samples: ``(*size,
+*value.shape)``, or indices ``(*size, ...)`` for utilities ``(..., m)``, each selection with
+an exact ``*_probabilities`` companion. ``epsilon=math.inf``: no noise (ties at random).
+Neighbours differ by one row; floating point: docs/privacy.md §4 and §8.1.
 """
 
 from __future__ import annotations
@@ -65,15 +63,8 @@ def _eps_delta(epsilon: object, sensitivity: object) -> tuple[float, float]:
 
 def _as_array(value: object, name: str, *, allow_neg_inf: bool = False) -> np.ndarray:
     """``value`` as float64, refusing non-reals, NaN and +inf (and -inf unless allowed)."""
-    try:
-        raw = np.asarray(value)
-    except (TypeError, ValueError) as exc:  # e.g. ragged nested lists
-        raise InvalidParameterError(f"{name} must be numeric, got {value!r}") from exc
-    if raw.dtype.kind not in "iuf":  # refuses bools, strings, objects (None), complex
-        raise InvalidParameterError(f"{name} must be real numbers, got {value!r}")
+    raw = _as_reals(value, name)
     arr = raw.astype(np.float64)
-    if np.isnan(arr).any():
-        raise InvalidParameterError(f"{name} must not contain NaN, got {value!r}")
     if np.isposinf(arr).any():
         raise InvalidParameterError(f"{name} must not contain +inf, got {value!r}")
     if not allow_neg_inf and np.isneginf(arr).any():
@@ -81,21 +72,24 @@ def _as_array(value: object, name: str, *, allow_neg_inf: bool = False) -> np.nd
     return arr
 
 
-def _as_int_array(value: object, name: str, *, nonnegative: bool = False) -> np.ndarray:
-    """``value`` as int64; integral floats are accepted, anything else refused."""
-    if isinstance(value, bool | np.bool_):
-        raise InvalidParameterError(f"{name} must be an integer (not bool), got {value!r}")
+def _as_reals(value: object, name: str, what: str = "real numbers") -> np.ndarray:
+    """``value`` as an int or float array without NaN (bools are refused: not ``what``)."""
     try:
-        arr = np.asarray(value)
-    except (TypeError, ValueError) as exc:  # pragma: no cover - ragged input
-        raise InvalidParameterError(f"{name} must be integer-valued, got {value!r}") from exc
-    if arr.dtype.kind == "f":
-        if np.isnan(arr).any():
-            raise InvalidParameterError(f"{name} must not contain NaN, got {value!r}")
-        if (not np.isfinite(arr).all() or (np.abs(arr) > _MAX_EXACT_FLOAT_INT).any()
-                or (arr != np.round(arr)).any()):
-            raise InvalidParameterError(f"{name} must be integer-valued, got {value!r}")
-    elif arr.dtype.kind not in "iu":
+        raw = np.asarray(value)
+    except (TypeError, ValueError) as exc:  # e.g. ragged nested lists
+        raise InvalidParameterError(f"{name} must be numeric, got {value!r}") from exc
+    if raw.dtype.kind not in "iuf":  # refuses bools, strings, objects (None), complex
+        raise InvalidParameterError(f"{name} must be {what}, got {value!r}")
+    if raw.dtype.kind == "f" and np.isnan(raw).any():
+        raise InvalidParameterError(f"{name} must not contain NaN, got {value!r}")
+    return raw
+
+
+def _as_int_array(value: object, name: str, *, nonnegative: bool = False) -> np.ndarray:
+    """``value`` as int64; integral floats (|x| ≤ 2^53) are accepted, anything else refused."""
+    arr = _as_reals(value, name, "integer-valued")
+    if arr.dtype.kind == "f" and (not np.isfinite(arr).all() or (arr != np.round(arr)).any()
+                                  or (np.abs(arr) > _MAX_EXACT_FLOAT_INT).any()):
         raise InvalidParameterError(f"{name} must be integer-valued, got {value!r}")
     out = arr.astype(np.int64)
     if nonnegative and (out < 0).any():
@@ -145,8 +139,11 @@ def open_uniforms(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarra
     return uniforms_from_bits(rng.integers(0, 2**64, size=shape, dtype=np.uint64))
 
 
-def _uniforms(rng: object, uniforms: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray:
-    """The uniforms a sampler inverts: drawn from ``rng``, or the caller's (checked)."""
+def _uniforms(
+    rng: object, uniforms: np.ndarray | None, size: SizeLike, shape: tuple[int, ...]
+) -> np.ndarray:
+    """The uniforms ``(*size, *shape)`` a sampler inverts: from ``rng``, or the caller's."""
+    shape = (*_shape_of_size(size), *shape)
     if uniforms is None:
         return open_uniforms(check_random_state(rng, "rng", allow_none=False), shape)
     if rng is not None:
@@ -196,6 +193,13 @@ def _gumbel_argmax(logits: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     return np.argmax(logits - np.log(-np.log(uniforms)), axis=-1)
 
 
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    """``exp(logits)`` normalized on the last axis (logits ≤ 0, a 0 per row: no overflow)."""
+    with np.errstate(under="ignore"):
+        w = np.exp(logits)
+    return w / w.sum(axis=-1, keepdims=True)
+
+
 def _rate(eps: float, delta: float, monotone: bool) -> float:
     """The utilities' multiplier in the exponent: ε/Δ if monotone, else ε/(2Δ)."""
     return eps / delta if monotone else eps / (2.0 * delta)
@@ -213,18 +217,15 @@ def laplace(
 ) -> np.ndarray | float:
     """``value`` plus Laplace noise of scale Δ/ε (Dwork, McSherry, Nissim & Smith 2006).
 
-    ε-DP in exact arithmetic for ``||f(x) - f(y)||_1 <= Δ``; NOT PROVEN PRIVATE in
-    float64 (Mironov 2012; docs/privacy.md §8.1): release counts with
-    :func:`discrete_laplace`. Returns a float for a scalar ``value`` and ``size=None``.
+    ε-DP in exact arithmetic for L1 sensitivity Δ; NOT PROVEN PRIVATE in float64 (Mironov
+    2012; docs/privacy.md §8.1): release counts with :func:`discrete_laplace`.
     """
     eps, delta = _eps_delta(epsilon, sensitivity)
     check_noise_rate(eps, delta)
-    shape = _shape_of_size(size)
     v = _as_array(value, "value")
-    out_shape = (*shape, *v.shape)
-    u = _uniforms(rng, uniforms, out_shape)
+    u = _uniforms(rng, uniforms, size, v.shape)
     if math.isinf(eps):
-        out = np.broadcast_to(v, out_shape).copy()
+        out = np.broadcast_to(v, u.shape).copy()
     else:
         out = v + laplace_noise(u, scale=delta / eps)
     return float(out) if out.ndim == 0 else out
@@ -242,19 +243,16 @@ def discrete_laplace(
     """Integer ``value`` plus discrete Laplace noise, P(K = k) = tanh(a/2)·exp(-a|k|), a = ε/Δ.
 
     ε-DP in the rows (add/remove one) for an integer query of L1 sensitivity Δ, up to the
-    sampler's δ ≤ (1 + e^ε)·(37/a + 2)·2^-52; argument: docs/privacy.md §8.1. ``value``
-    may hold integral floats (|x| ≤ 2^53); ``uniforms`` has shape ``(*size, *value.shape,
-    2)``. Returns int64 (a numpy scalar for a scalar ``value`` and ``size=None``).
+    sampler's δ ≤ (1 + e^ε)·(37/a + 2)·2^-52; argument: docs/privacy.md §8.1. ``uniforms``
+    has shape ``(*size, *value.shape, 2)``; returns int64.
     """
     eps, delta = _eps_delta(epsilon, sensitivity)
     check_noise_rate(eps, delta)
-    shape = _shape_of_size(size)
     v = _as_int_array(value, "value")
-    out_shape = (*shape, *v.shape)
-    u = _uniforms(rng, uniforms, (*out_shape, 2))
+    u = _uniforms(rng, uniforms, size, (*v.shape, 2))
     rate = eps / delta
     if math.isinf(rate):
-        noise = np.zeros(out_shape, dtype=np.int64)
+        noise = np.zeros(u.shape[:-1], dtype=np.int64)
     else:
         noise = _geometric(u[..., 0], rate) - _geometric(u[..., 1], rate)
     out = np.asarray(v + noise, dtype=np.int64)
@@ -294,15 +292,13 @@ def exponential_mechanism(
 ) -> np.ndarray | int:
     """Index i with probability ∝ exp(ε·u_i / (2Δ)) (``monotone``: exp(ε·u_i / Δ)).
 
-    ε-DP in the rows (add/remove one) when every utility has sensitivity ≤ Δ (with
-    ``monotone``, only for utilities that all move the same way); McSherry & Talwar 2007,
-    argument: docs/privacy.md §8.1. Gumbel-max in log space (no overflow); -inf is never
-    chosen. Returns a Python int for 1-d utilities and ``size=None``, else int64 indices.
+    ε-DP in the rows (add/remove one) when every utility has sensitivity ≤ Δ (``monotone``:
+    utilities that all move the same way); McSherry & Talwar 2007, argument: docs/privacy.md
+    §8.1. Gumbel-max in log space; -inf is never chosen; a Python int for 1-d utilities.
     """
     eps, delta = _eps_delta(epsilon, sensitivity)
-    shape = _shape_of_size(size)
     u = _check_utilities(utilities)
-    g = _uniforms(rng, uniforms, (*shape, *u.shape))
+    g = _uniforms(rng, uniforms, size, u.shape)
     return _index_result(_gumbel_argmax(_scaled_logits(u, _rate(eps, delta, bool(monotone))), g))
 
 
@@ -311,10 +307,7 @@ def exponential_probabilities(
 ) -> np.ndarray:
     """Exact output distribution (..., m) of :func:`exponential_mechanism` (a stable softmax)."""
     eps, delta = _eps_delta(epsilon, sensitivity)
-    logits = _scaled_logits(_check_utilities(utilities), _rate(eps, delta, bool(monotone)))
-    with np.errstate(under="ignore"):
-        w = np.exp(logits)
-    return w / w.sum(axis=-1, keepdims=True)
+    return _softmax(_scaled_logits(_check_utilities(utilities), _rate(eps, delta, bool(monotone))))
 
 
 def report_noisy_max(
@@ -329,18 +322,15 @@ def report_noisy_max(
 ) -> np.ndarray | int:
     """Report One-Sided Noisy Arg-Max: argmax_i (u_i + E_i), E_i ~ Exponential(Δ/ε).
 
-    ``monotone=False`` uses scale 2Δ/ε. ε-DP in the rows (add/remove one) for utilities
-    of sensitivity Δ (monotone ones, e.g. class counts, with ``monotone=True``); it is
-    permute-and-flip in distribution (Fletcher 2021 addendum; McKenna & Sheldon 2020; Ding
-    et al. 2021); argument: docs/privacy.md §8.1. Arguments and result as for
-    :func:`exponential_mechanism`.
+    ``monotone=False`` uses scale 2Δ/ε. ε-DP in the rows (add/remove one) for utilities of
+    sensitivity Δ (monotone ones with ``monotone=True``): permute-and-flip in distribution
+    (McKenna & Sheldon 2020); argument: docs/privacy.md §8.1. As :func:`exponential_mechanism`.
     """
     eps, delta = _eps_delta(epsilon, sensitivity)
     scale = delta / eps if monotone else 2.0 * delta / eps
     check_noise_rate(eps, scale * eps)
-    shape = _shape_of_size(size)
     u = _check_utilities(utilities)
-    g = _uniforms(rng, uniforms, (*shape, *u.shape))
+    g = _uniforms(rng, uniforms, size, u.shape)
     if math.isinf(eps):
         return _index_result(_gumbel_argmax(_scaled_logits(u, math.inf), g))
     return _index_result(np.argmax(_shifted(u) - scale * np.log(g), axis=-1))
@@ -422,22 +412,17 @@ def smooth_sensitivity_label(
     """A leaf's label by the withdrawn FI (2017) smooth-sensitivity exponential mechanism.
 
     P(c) ∝ exp((ε/2)·e^{jε}·u_c), u the 0/1 majority utility and j the top-two gap. NOT
-    PROVEN PRIVATE (Fletcher 2021 addendum; its loss is unbounded in j: docs/privacy.md
-    §8.1); warns :class:`~dpviz.errors.NotProvenPrivateWarning` on every call. Kept for
-    the audit lesson. ``counts`` (..., m); arguments and result as for
-    :func:`exponential_mechanism`.
+    PROVEN PRIVATE (Fletcher 2021 addendum; docs/privacy.md §8.1): warns on every call.
+    ``counts`` (..., m); arguments and result as for :func:`exponential_mechanism`.
     """
     warnings.warn(NOT_PROVEN_MESSAGE, NotProvenPrivateWarning, stacklevel=2)
     eps = check_epsilon(epsilon, "epsilon")
-    shape = _shape_of_size(size)
     c = _check_counts(counts)
-    g = _uniforms(rng, uniforms, (*shape, *c.shape))
+    g = _uniforms(rng, uniforms, size, c.shape)
     return _index_result(_gumbel_argmax(smooth_sensitivity_logits(c, epsilon=eps), g))
 
 
 def smooth_sensitivity_label_probabilities(counts: np.ndarray, *, epsilon: float) -> np.ndarray:
     """Exact output distribution (..., m) of :func:`smooth_sensitivity_label` (does not warn)."""
     eps = check_epsilon(epsilon, "epsilon")
-    with np.errstate(under="ignore"):
-        q = np.exp(smooth_sensitivity_logits(_check_counts(counts), epsilon=eps))
-    return q / q.sum(axis=-1, keepdims=True)
+    return _softmax(smooth_sensitivity_logits(_check_counts(counts), epsilon=eps))

@@ -1,12 +1,9 @@
 """The PINQ-style privacy layer (FS §2.2, McSherry 2009): the only door to private rows.
 
-A :class:`PrivateTable` answers only noisy aggregate queries, each paid for from a fixed
-budget recorded by its :class:`Ledger`. Everything a table and its partitions release is
-``Ledger.total``-DP in the rows (add/remove one), by sequential and parallel composition;
-argument: docs/privacy.md §8.1. Every refusal (budget, mechanism, ε below the samplers'
-minimum) happens before a row is read, and no query raises depending on rows it has not
-paid for. Functions passed in (cell functions, routes, qualities, mechanisms) must be
-total and row-wise; their own exceptions are outside the claim (docs/privacy.md §4).
+A :class:`PrivateTable` answers only noisy aggregate queries, each paid for from a budget
+recorded by its :class:`Ledger`: ``Ledger.total``-DP in the rows (add/remove one);
+argument: docs/privacy.md §8.1. Every refusal happens before a row is read; functions
+passed in must be total and row-wise (docs/privacy.md §4).
 """
 
 from __future__ import annotations
@@ -77,11 +74,9 @@ class Ledger:
         self.entries.append(entry)
 
     def record_discarded(self, what: str, start: int, others: Sequence[Ledger] = ()) -> None:
-        """Keep the charges of a release computed, then discarded (an interrupted fit).
+        """Charge in full the entries from ``start`` on and ``others``' of an interrupted fit.
 
-        The entries from ``start`` on, and those of ``others`` (but copies of earlier
-        spending), are charged in full as ``"interrupted <what>: <label>"``; :attr:`spent`
-        may then exceed :attr:`total` (docs/privacy.md §3).
+        Labelled ``"interrupted <what>: <label>"``; :attr:`spent` may exceed :attr:`total`.
         """
         own = self.entries[start:]
         self.spent += sum(e.epsilon - e.charged for e in own)  # first: never under-counts
@@ -202,9 +197,8 @@ class PrivateTable:
     """Private rows behind a PINQ-style interface (FS §2.2): noisy answers, each paid for.
 
     ``epsilon``-DP in the rows (add/remove one) for everything this table and its partitions
-    release; argument: docs/privacy.md §8.1. ``X`` has the domain's columns; ``y`` (optional)
-    serves class queries; ``epsilon=math.inf`` is the non-private reference; ``rng`` (a
-    Generator or an int seed) is the source of the noise.
+    release; argument: docs/privacy.md §8.1. ``y`` (optional) serves class queries;
+    ``epsilon=math.inf`` is the non-private reference; ``rng`` is the noise's source.
     """
 
     def __init__(
@@ -219,9 +213,8 @@ class PrivateTable:
         if not isinstance(domain, Domain):
             raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
         codes = domain.encode(X)
-        labels = None if y is None else domain.encode_labels(y)
-        self._init(codes, labels, domain, Ledger(epsilon),
-                   check_random_state(rng, "rng", allow_none=False), _Account(None), ())
+        self._init(codes, None if y is None else domain.encode_labels(y), domain, Ledger(epsilon),
+                   rng)
 
     @classmethod
     def from_encoded(
@@ -234,10 +227,8 @@ class PrivateTable:
         rng: np.random.Generator | int,
     ) -> PrivateTable:
         """Build a table from rows already encoded with ``domain`` (see ``Domain.encode``)."""
-        codes, labels = _check_encoded(codes, labels, domain)
         table = cls.__new__(cls)
-        table._init(codes, labels, domain, Ledger(epsilon),
-                    check_random_state(rng, "rng", allow_none=False), _Account(None), ())
+        table._init(*_check_encoded(codes, labels, domain), domain, Ledger(epsilon), rng)
         return table
 
     def _init(
@@ -246,16 +237,17 @@ class PrivateTable:
         labels: np.ndarray | None,
         domain: Domain,
         ledger: Ledger,
-        rng: np.random.Generator,
-        account: _Account,
-        path: tuple[str, ...],
+        rng: np.random.Generator | int,
+        account: _Account | None = None,
+        path: tuple[str, ...] = (),
     ) -> None:
+        """Set the table's state (``account`` None: a new root account)."""
         self._codes = codes
         self._labels = labels
         self.domain = domain
         self.ledger = ledger
-        self.rng = rng
-        self._account = account
+        self.rng = check_random_state(rng, "rng", allow_none=False)
+        self._account = _Account(None) if account is None else account
         self.path = path
 
     def _child(
@@ -330,16 +322,12 @@ class PrivateTable:
             raise InvalidParameterError("this table holds no labels (y); class queries need them")
 
     @staticmethod
-    def _check_count_mechanism(mechanism: str) -> None:
+    def _check_count_query(epsilon: float, mechanism: str) -> None:
+        """Checks of a count query that must pass before it is charged (they read nothing)."""
         if mechanism not in NoisyLeafCounts.MECHANISMS:
             raise InvalidParameterError(
                 f"mechanism must be 'discrete_laplace' or 'laplace', got {mechanism!r}"
             )
-
-    @staticmethod
-    def _check_count_query(epsilon: float, mechanism: str) -> None:
-        """Checks of a count query that must pass before it is charged (they read nothing)."""
-        PrivateTable._check_count_mechanism(mechanism)
         mechanisms.check_noise_rate(epsilon, 1.0)
         if mechanism == "laplace" and not math.isinf(epsilon):
             warnings.warn(FLOAT_LAPLACE_MESSAGE, NotProvenPrivateWarning, stacklevel=4)
@@ -391,15 +379,14 @@ class PrivateTable:
     ) -> np.ndarray:
         """Noisy counts of the rows in each public cell (and class), released together.
 
-        ε-DP for the whole array: the cells are disjoint and public, so one row changes one
-        count by one (docs/privacy.md §8.1). ``by`` is a categorical attribute (cells = its
-        values), a public row-wise function of the encoded rows to cell ids in
-        ``[0, n_cells)`` (other rows are not counted), or ``None`` (one cell). ``classes``:
-        shape (n_cells, n_classes) (default), else (n_cells,).
+        ε-DP for the whole array (disjoint public cells; docs/privacy.md §8.1). ``by`` is a
+        categorical attribute, a public row-wise function of the encoded rows to cell ids in
+        ``[0, n_cells)`` (other rows are not counted), or ``None`` (one cell). Shape
+        (n_cells, n_classes), or (n_cells,) without ``classes``.
         """
         epsilon = check_epsilon(epsilon, allow_inf=True)
         self._check_count_query(epsilon, mechanism)
-        cells, n = self._cell_function(by, n_cells)
+        cells, n, _ = self._cell_function(by, n_cells)
         n_classes = self.domain.n_classes
         if classes:
             self._require_labels()
@@ -415,19 +402,31 @@ class PrivateTable:
         return self._noisy(exact, epsilon, mechanism)
 
     def _cell_function(
-        self, by: str | Route | None, n_cells: int | None, name: str = "n_cells"
-    ) -> tuple[Route, int]:
-        """(codes -> cell ids, number of cells) for ``by``, validated without reading rows."""
+        self,
+        by: str | Route | None,
+        n_cells: int | None,
+        name: str = "n_cells",
+        threshold: float | None = None,
+    ) -> tuple[Route, int, list[str] | None]:
+        """(codes -> cell ids, number of cells, names of an attribute's cells), without rows."""
+        if isinstance(by, str) and isinstance(self.domain[by], Numeric) and threshold is not None:
+            t, j = float(threshold), self.domain.index(by)
+            if not math.isfinite(t):
+                raise InvalidParameterError(f"threshold must be finite, got {threshold!r}")
+            return ((lambda codes: (codes[:, j] > t).astype(np.int64)), 2,
+                    [f"{by} <= {t:g}", f"{by} > {t:g}"])
+        if threshold is not None:
+            raise InvalidParameterError(f"threshold applies to numeric attributes only, not {by!r}")
         if by is None:
-            return (lambda codes: np.zeros(codes.shape[0], dtype=np.int64)), 1
+            return (lambda codes: np.zeros(codes.shape[0], dtype=np.int64)), 1, None
         if isinstance(by, str):
-            attribute = self.domain[by]
+            attribute, j = self.domain[by], self.domain.index(by)
             if not isinstance(attribute, Categorical):
                 raise InvalidParameterError(
                     f"by={by!r} is numeric; pass a threshold to partition, or a cell function"
                 )
-            j = self.domain.index(by)
-            return (lambda codes: codes[:, j].astype(np.int64)), attribute.n_values
+            names = [f"{by} = {v}" for v in attribute.values]
+            return (lambda codes: codes[:, j].astype(np.int64)), attribute.n_values, names
         if callable(by):
             if n_cells is None:
                 raise InvalidParameterError(f"{name} (public) is required when by is a function")
@@ -443,7 +442,7 @@ class PrivateTable:
                     )
                 return _cell_ids(ids, n)
 
-            return cell_ids, n
+            return cell_ids, n, None
         raise InvalidParameterError(f"by must be an attribute name, a function or None, got {by!r}")
 
     def partition(
@@ -451,35 +450,11 @@ class PrivateTable:
     ) -> list[PrivateTable]:
         """Split the rows into disjoint public parts (FS §2.2 Partition); free of charge.
 
-        The parts share this table's ledger and are charged to it by the *maximum* of
-        their spends (parallel composition, docs/privacy.md §8.1). ``by`` is a categorical
-        attribute (one part per value), a numeric one with ``threshold`` (parts ``x <= t``,
-        ``x > t``), or a public function of the encoded rows to part ids in ``[0, n_parts)``.
+        Charged by the *maximum* of the parts' spends (docs/privacy.md §8.1). ``by`` as for
+        :meth:`noisy_histogram`, or a numeric attribute with ``threshold`` (``x <= t``, ``x > t``).
         """
-        if isinstance(by, str) and isinstance(self.domain[by], Numeric):
-            if threshold is None:
-                raise InvalidParameterError(f"partition on numeric {by!r} needs a threshold")
-            t = float(threshold)
-            if not math.isfinite(t):
-                raise InvalidParameterError(f"threshold must be finite, got {threshold!r}")
-            j = self.domain.index(by)
-
-            def assign(codes: np.ndarray) -> np.ndarray:
-                return (codes[:, j] > t).astype(np.int64)
-
-            names = [f"{by} <= {t:g}", f"{by} > {t:g}"]
-        else:
-            if threshold is not None:
-                raise InvalidParameterError(
-                    f"threshold applies to numeric attributes only, not {by!r}"
-                )
-            assign, n = self._cell_function(by, n_parts, "n_parts")
-            if isinstance(by, str):
-                attribute = self.domain[by]
-                assert isinstance(attribute, Categorical)
-                names = [f"{by} = {v}" for v in attribute.values]
-            else:
-                names = [f"part {i}" for i in range(n)]
+        assign, n, names = self._cell_function(by, n_parts, "n_parts", threshold)
+        names = names or [f"part {i}" for i in range(n)]
         codes, labels = self._read()  # routing is public and row-wise; nothing is released
         ids = assign(codes)
         group = _Group(self._account)
@@ -503,9 +478,8 @@ class PrivateTable:
         """Choose a candidate with a good quality score, privately (FS §2.2, Alg. 2 line 12).
 
         ε-DP when ``quality(codes, labels)`` (one score per candidate) has sensitivity
-        ``sensitivity``; ``mechanism`` is :func:`~dpviz.mechanisms.exponential_mechanism` or
-        :func:`~dpviz.mechanisms.report_noisy_max`, ``monotone`` their tighter calibration
-        for qualities that all move the same way (docs/privacy.md §8.1).
+        ``sensitivity`` (docs/privacy.md §8.1); ``mechanism`` and ``monotone`` as in
+        :mod:`dpviz.mechanisms`.
         """
         epsilon = check_epsilon(epsilon, allow_inf=True)
         sensitivity = check_positive(sensitivity, "sensitivity")
@@ -541,11 +515,9 @@ class PrivateTable:
     ) -> NoisyLeafCounts:
         """Noisy class counts of every leaf of a random tree, released lazily (JPW Fig. 5).
 
-        ``route`` is a public function of the encoded rows to the uint64 key of the leaf
-        each reaches, the tree fixed without the rows. ε-DP for the whole leaf vector
-        (L1 sensitivity 1, JPW Theorem 3; :mod:`dpviz.leaf_release`).
+        ``route`` is a public function of the encoded rows to the uint64 key of the leaf each
+        reaches. ε-DP for the whole leaf vector (L1 sensitivity 1, JPW Theorem 3).
         """
-        self._check_count_mechanism(mechanism)
         return self._leaf_release(NoisyLeafCounts, route, epsilon, mechanism, label)
 
     def _leaf_release(
@@ -571,21 +543,15 @@ class PrivateTable:
     ) -> NoisyLeafLabels:
         """A private label for every leaf of a random tree (FI Alg. 2 line 25), lazily.
 
-        ``route`` as for :meth:`noisy_leaf_counts`; ``mechanism`` one of
-        :class:`~dpviz.leaf_release.NoisyLeafLabels`'. ε-DP in all (one row is in one leaf)
+        ``route`` as for :meth:`noisy_leaf_counts`. ε-DP in all (one row is in one leaf)
         for ``"rosnam"`` and ``"exponential"``; no claim for ``"smooth_sensitivity"``.
         """
-        if mechanism not in NoisyLeafLabels.MECHANISMS:
-            raise InvalidParameterError(
-                f"leaf mechanism must be one of {NoisyLeafLabels.MECHANISMS}, got {mechanism!r}"
-            )
         return self._leaf_release(NoisyLeafLabels, route, epsilon, mechanism, label)
 
     def append(self, codes: np.ndarray, labels: np.ndarray | None) -> PrivateTable:
         """A new batch of encoded rows, disjoint from this one, composing with it in parallel.
 
-        JPW §V-B: queries on disjoint batches compose in parallel (the total is the maximum
-        of the batches' spends). The first call turns this root table into ``"batch 1"``.
+        JPW §V-B; the first call turns this root table into ``"batch 1"``.
         """
         if self.path and not self.path[0].startswith("batch"):
             raise InvalidParameterError("append is only defined on the root table (or a batch)")
@@ -623,9 +589,8 @@ class PrivateTable:
     ) -> object:
         """Answer with a caller-supplied ``epsilon``-DP ``mechanism(codes, labels, rng)``.
 
-        The extension point (e.g. FS's split-point mechanism): the table charges ``epsilon``
-        first, records ``name``, then returns the mechanism's result. The claim is the
-        mechanism's own; the table only accounts for it.
+        The extension point (e.g. FS's split point): the claim is the mechanism's own; the
+        table charges ``epsilon`` first and records ``name``.
         """
         epsilon = check_epsilon(epsilon, allow_inf=True)
         if not callable(mechanism):

@@ -58,9 +58,8 @@ def check_random_state(
 ) -> np.random.Generator:
     """The one rule turning a seed into a :class:`numpy.random.Generator`.
 
-    A Generator is returned as is; a non-negative int seeds a new one; a legacy
-    ``RandomState`` gives 128 bits to a new one; ``None`` (if ``allow_none``; mechanisms
-    refuse it) seeds from 128 bits of OS entropy, since a seed is a curator secret
+    A Generator as is; a non-negative int or a legacy ``RandomState`` seeds a new one;
+    ``None`` (if ``allow_none``) seeds from OS entropy: a seed is a curator secret
     (docs/privacy.md §3).
     """
     if isinstance(random_state, np.random.Generator):

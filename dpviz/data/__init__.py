@@ -1,8 +1,6 @@
-"""Data: the UCI loaders, the synthetic generators and the published numbers.
+"""Data: the UCI loaders, the papers' synthetic generators and their published numbers.
 
-* :mod:`~dpviz.data.uci` — the UCI data sets, their documented domains and digests;
-* :mod:`~dpviz.data.synthetic` — Fletcher & Islam's synthetic data sets and small examples;
-* :mod:`~dpviz.data.published` — the papers' published numbers.
+Modules :mod:`~dpviz.data.uci`, :mod:`~dpviz.data.synthetic`, :mod:`~dpviz.data.published`.
 """
 
 from dpviz.data.uci import Dataset, load

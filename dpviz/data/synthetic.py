@@ -1,19 +1,16 @@
 """Synthetic data sets of the papers, generated from documented recipes.
 
-Every generator returns a :class:`~dpviz.data.uci.Dataset` whose public domain is written from
-the generator's parameters (value lists, ``[0, 100]``, clipping ranges), never learnt from the
-rows. ``random_state`` is an ``int`` seed (the same output on every call), a
-:class:`numpy.random.Generator` or ``None``. The JPW and FS generators draw the tree, the
-training rows, the training noise and the test rows from independent streams, so for one seed
-``flip=0`` / ``p_noise=0`` gives the same rows with their noiseless labels, more noise corrupts
-a superset of the cells, and the tree and test set do not depend on ``n_rows``.
+Each :class:`~dpviz.data.uci.Dataset` has a public domain written from the generator's
+parameters, never learnt from the rows. The JPW and FS generators draw the tree, training
+rows, training noise and test rows from independent streams of ``random_state``: for one
+seed, more noise corrupts a superset of the cells and the tree and test set ignore ``n_rows``.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,8 +44,7 @@ def _streams(random_state: object, k: int) -> list[np.random.Generator]:
 class _Node:
     """A generating tree's node: a leaf (``label``) or a test of column ``attribute``.
 
-    A nominal test has one child per value code; a numeric test (``threshold`` set) has two,
-    ``x <= threshold`` and ``x > threshold``.
+    Nominal: one child per value code; numeric (``threshold`` set): ``x <= t``, ``x > t``.
     """
 
     attribute: int | None = None
@@ -195,12 +191,22 @@ def _labels(y: np.ndarray) -> pd.Series:
     return pd.Series(np.asarray(y, dtype=np.int64), name="class")
 
 
-def _fs_dataset(name: str, tree: _Node, attributes: list[Attribute], n_values: int,
-                n_classes: int, p_noise: float, n_rows: int, n_test: int,
-                streams: list[np.random.Generator], description: str,
-                n_bins: int | None = None) -> Dataset:
-    """Noisy training rows and a noiseless test set (``.test``) from ``tree`` (FS §5.1)."""
-    tree_rows, noise_rng, test_rows = streams
+def _fs_dataset(name: str, attributes: list[Attribute],
+                grow: Callable[[np.random.Generator], _Node],
+                describe: Callable[[_Node, int, float], str],
+                *, n_rows: object, p_noise: object, n_test: object, random_state: RandomState,
+                n_values: int = 2, n_classes: int = 2, n_bins: int | None = None) -> Dataset:
+    """Noisy training rows and a noiseless test set (``.test``) from the tree ``grow`` draws.
+
+    FS §5.1; ``describe(tree, n_rows, p_noise)`` opens the description, the tree follows.
+    """
+    n_rows = check_int(n_rows, "n_rows", minimum=1)
+    p_noise = check_probability(p_noise, "p_noise")
+    n_test = check_int(n_test, "n_test", minimum=0)
+    tree_rng, tree_rows, noise_rng, test_rows = _streams(random_state, 4)
+    tree = grow(tree_rng)
+    description = (f"{describe(tree, n_rows, p_noise)} Generating tree:\n"
+                   + _render_tree(tree, attributes))
     is_numeric = np.array([not a.is_categorical for a in attributes])
     x = _uniform_rows(tree_rows, n_rows, is_numeric, n_values)
     x, y = _add_fs_noise(noise_rng, x, _classify(tree, x), is_numeric, n_values, n_classes,
@@ -245,12 +251,10 @@ def boolean_tree_data(n_rows: int = 2000, n_attributes: int = 9, *, depth: int |
                       flip: float = 0.05, random_state: RandomState = None) -> Dataset:
     """Rows labelled by a random Boolean decision tree, labels flipped with probability ``flip``.
 
-    JPW (§VI) and RDT# (§V) use "a handmade Boolean decision tree" they do not publish,
-    flipping labels with probability 0.05 (RDT#: 9 attributes, 2000 rows). dpviz draws the
-    tree, complete to ``depth`` (default ``max(1, n_attributes // 2)``): each inner node tests
-    an attribute not yet tested on its path and the two leaves under each bottom test get
-    opposite classes (a fair coin). Attributes ``a0 ..``, classes ``0``, ``1``; the tree is
-    printed in ``description``.
+    JPW (§VI) and RDT# (§V) use "a handmade Boolean decision tree" they do not publish; dpviz
+    draws one, complete to ``depth`` (default ``max(1, n_attributes // 2)``), each inner node
+    testing an attribute not tested above it, sibling leaves at the bottom with opposite
+    classes. The tree is printed in ``description``.
     """
     n_rows = check_int(n_rows, "n_rows", minimum=1)
     n_attributes = check_int(n_attributes, "n_attributes", minimum=1)
@@ -287,42 +291,36 @@ def fs_random_tree_data(
 ) -> Dataset:
     """FS §5.1 random-tree data: noisy training rows and a noiseless test set (``.test``).
 
-    The tree (FS, after Domingos & Hulten 2000) stops at ``depth`` or when no attribute is
-    left, and from the third level on with probability ``p_leaf``; an inner node tests a
-    uniform choice among the nominal attributes not tested above and all numeric ones (``x <=
-    t`` with ``t`` uniform on the interval still reachable: dpviz's choice); leaf classes are
-    uniform. Rows are uniform (nominal ``a0 ..``, then numeric ``x0 ..`` on ``[0, 100]``);
-    every training value and class is replaced, with probability ``p_noise``, by a uniform
-    draw. ``n_test`` (FS: 10,000; 0 for none) noiseless rows form ``.test``.
+    The tree (after Domingos & Hulten 2000) stops at ``depth``, when no attribute is left, or
+    from the third level on with probability ``p_leaf``; a node tests a nominal attribute not
+    tested above or a numeric one (``x <= t``, ``t`` uniform on the reachable interval: dpviz's
+    choice). Rows are uniform (nominal ``a0 ..``, numeric ``x0 ..`` on ``[0, 100]``); every
+    training value and class is redrawn with probability ``p_noise``.
     """
-    n_rows = check_int(n_rows, "n_rows", minimum=1)
     n_attributes = check_int(n_attributes, "n_attributes", minimum=1)
     n_values = check_int(n_values, "n_values", minimum=2)
     depth = check_int(depth, "depth", minimum=1)
     n_classes = check_int(n_classes, "n_classes", minimum=2)
     p_leaf = check_probability(p_leaf, "p_leaf")
-    p_noise = check_probability(p_noise, "p_noise")
     n_numeric = check_int(n_numeric, "n_numeric", minimum=0)
     if n_numeric > n_attributes:
         raise InvalidParameterError(
             f"n_numeric must be <= n_attributes ({n_attributes}), got {n_numeric}"
         )
-    n_test = check_int(n_test, "n_test", minimum=0)
-    tree_rng, *streams = _streams(random_state, 4)
-
     attributes = _fs_attributes(n_attributes - n_numeric, n_values, n_numeric)
     is_numeric = [not a.is_categorical for a in attributes]
-    tree = _random_fs_tree(tree_rng, is_numeric, n_values, depth, n_classes, p_leaf)
-    description = (
-        f"FS §5.1 random-tree data: {n_rows} training rows, {n_attributes - n_numeric} nominal "
-        f"attributes with {n_values} values and {n_numeric} numeric attributes on [0, 100], "
-        f"{n_classes} classes; random tree of maximum depth {depth} (actual depth "
-        f"{tree.depth()}, {tree.n_leaves()} leaves) with p_leaf = {p_leaf:g} from the third "
-        f"level on; training attribute values and classes replaced with probability "
-        f"p_noise = {p_noise:g}. Generating tree:\n" + _render_tree(tree, attributes)
-    )
-    return _fs_dataset("fs-random-tree", tree, attributes, n_values, n_classes, p_noise, n_rows,
-                       n_test, streams, description)
+    return _fs_dataset(
+        "fs-random-tree", attributes,
+        lambda rng: _random_fs_tree(rng, is_numeric, n_values, depth, n_classes, p_leaf),
+        lambda tree, n_rows, p_noise: (
+            f"FS §5.1 random-tree data: {n_rows} training rows, {n_attributes - n_numeric} "
+            f"nominal attributes with {n_values} values and {n_numeric} numeric attributes on "
+            f"[0, 100], {n_classes} classes; random tree of maximum depth {depth} (actual "
+            f"depth {tree.depth()}, {tree.n_leaves()} leaves) with p_leaf = {p_leaf:g} from "
+            "the third level on; training attribute values and classes replaced with "
+            f"probability p_noise = {p_noise:g}."),
+        n_rows=n_rows, p_noise=p_noise, n_test=n_test, random_state=random_state,
+        n_values=n_values, n_classes=n_classes)
 
 
 def fs_single_split_data(n_rows: int, *, n_attributes: int = 10, p_noise: float = 0.1,
@@ -332,23 +330,17 @@ def fs_single_split_data(n_rows: int, *, n_attributes: int = 10, p_noise: float 
     The split attribute is uniform and which leaf gets class 1 is a fair coin; rows, noise and
     the test set as in :func:`fs_random_tree_data`.
     """
-    n_rows = check_int(n_rows, "n_rows", minimum=1)
     n_attributes = check_int(n_attributes, "n_attributes", minimum=1)
-    p_noise = check_probability(p_noise, "p_noise")
-    n_test = check_int(n_test, "n_test", minimum=0)
-    tree_rng, *streams = _streams(random_state, 4)
-
     attributes = _fs_attributes(n_attributes, 2, 0)
-    j = int(tree_rng.integers(n_attributes))
-    tree = _Node(attribute=j, children=_opposite_leaves(tree_rng))
-    description = (
-        f"FS §5.1.1 single split: {n_rows} training rows, {n_attributes} uniform binary "
-        f"attributes, the binary class decided by {attributes[j].name} alone; training values "
-        f"and classes replaced with probability p_noise = {p_noise:g}. Generating tree:\n"
-        + _render_tree(tree, attributes)
-    )
-    return _fs_dataset("fs-single-split", tree, attributes, 2, 2, p_noise, n_rows, n_test,
-                       streams, description)
+    return _fs_dataset(
+        "fs-single-split", attributes,
+        lambda rng: _Node(attribute=int(rng.integers(n_attributes)),
+                          children=_opposite_leaves(rng)),
+        lambda tree, n_rows, p_noise: (
+            f"FS §5.1.1 single split: {n_rows} training rows, {n_attributes} uniform binary "
+            f"attributes, the binary class decided by {attributes[tree.attribute].name} alone; "
+            f"training values and classes replaced with probability p_noise = {p_noise:g}."),
+        n_rows=n_rows, p_noise=p_noise, n_test=n_test, random_state=random_state)
 
 
 def fs_numeric_split_data(
@@ -357,41 +349,33 @@ def fs_numeric_split_data(
 ) -> Dataset:
     """FS §5.1.1 (Fig. 4, Fig. 5): a single split at 35 on a numeric attribute over [0, 100].
 
-    7 binary attributes ``a0 .. a6`` and 3 numeric ones ``x0 .. x2``, the split on a uniform
-    numeric one; rows, noise and test set as in :func:`fs_random_tree_data`. With ``n_bins``
-    (Fig. 5: 10, ``p_noise=0``) every numeric attribute becomes ``n_bins`` equal-width bins
-    ``"[0, 10)" .. "[90, 100]"`` of the same rows, the labels still from the numeric split.
+    7 binary attributes and 3 numeric ones, the split on a uniform numeric one; rows, noise
+    and test set as in :func:`fs_random_tree_data`. ``n_bins`` (Fig. 5: 10, ``p_noise=0``)
+    bins every numeric attribute into ``"[0, 10)" .. "[90, 100]"``, the labels unchanged.
     """
-    n_rows = check_int(n_rows, "n_rows", minimum=1)
     threshold = check_positive(threshold, "threshold")
     low, high = FS_NUMERIC_RANGE
     if not low < threshold < high:
         raise InvalidParameterError(
             f"threshold must lie strictly inside ({low:g}, {high:g}), got {threshold!r}"
         )
-    p_noise = check_probability(p_noise, "p_noise")
-    n_test = check_int(n_test, "n_test", minimum=0)
     if n_bins is not None:
         n_bins = check_int(n_bins, "n_bins", minimum=2)
-    tree_rng, *streams = _streams(random_state, 4)
-
     attributes = _fs_attributes(7, 2, 3)
-    j = 7 + int(tree_rng.integers(3))
-    tree = _Node(attribute=j, threshold=threshold, children=_opposite_leaves(tree_rng))
     binned = "" if n_bins is None else (
         f" Numeric attributes then discretised into {n_bins} equal-width bins of [0, 100] "
         "(FS Fig. 5)."
     )
-    description = (
-        f"FS §5.1.1 numeric split: {n_rows} training rows, 7 uniform binary attributes and 3 "
-        f"numeric attributes uniform on [0, 100]; the binary class is decided by "
-        f"{attributes[j].name} <= {threshold:g}; training values and classes replaced with "
-        f"probability p_noise = {p_noise:g}.{binned} Generating tree:\n"
-        + _render_tree(tree, attributes)
-    )
-    name = "fs-numeric-split" if n_bins is None else "fs-numeric-split-binned"
-    return _fs_dataset(name, tree, attributes, 2, 2, p_noise, n_rows, n_test, streams,
-                       description, n_bins)
+    return _fs_dataset(
+        "fs-numeric-split" if n_bins is None else "fs-numeric-split-binned", attributes,
+        lambda rng: _Node(attribute=7 + int(rng.integers(3)), threshold=threshold,
+                          children=_opposite_leaves(rng)),
+        lambda tree, n_rows, p_noise: (
+            f"FS §5.1.1 numeric split: {n_rows} training rows, 7 uniform binary attributes "
+            "and 3 numeric attributes uniform on [0, 100]; the binary class is decided by "
+            f"{attributes[tree.attribute].name} <= {threshold:g}; training values and classes "
+            f"replaced with probability p_noise = {p_noise:g}.{binned}"),
+        n_rows=n_rows, p_noise=p_noise, n_test=n_test, random_state=random_state, n_bins=n_bins)
 
 
 _FI_CLASS_SEP = 1.0  # make_classification's default, not changed by FI
@@ -422,17 +406,13 @@ def fi_synth(name: str, *, n_rows: int = 30_000, bound: float | str = "typical",
              random_state: RandomState = None) -> Dataset:
     """FI's synthetic data set Synth``name`` (§2.4, Table 1) from ``make_classification``.
 
-    ``make_classification`` with FI's two non-default counts (:data:`FI_SYNTH_SETTINGS`),
-    ``n_redundant=0``, ``n_repeated=0``. ``name`` is ``"A"`` to ``"G"`` (any case, ``"SynthA"``
-    too). An int ``random_state`` below 2**32 is passed on unchanged; a Generator supplies a
-    seed. Every feature is clipped to a public ``[-B, B]``: ``bound="typical"``, ``B =
-    ceil(2 sqrt(n_informative / 3 + class_sep²))`` (4 or 5; clips a few per cent); ``"wide"``,
-    ``B = ceil(class_sep + 4 sqrt(n_informative))`` (10 to 17; almost never clips, but random
-    splits then fall mostly in empty tails); or a number. No test set (FI cross-validates).
+    FI's counts (:data:`FI_SYNTH_SETTINGS`), ``n_redundant=0``, ``n_repeated=0``; ``name`` is
+    ``"A"`` to ``"G"`` (any case, ``"SynthA"`` too). Features are clipped to a public ``[-B,
+    B]``: ``bound="typical"``, ``B = ceil(2 sqrt(n_informative / 3 + class_sep²))`` (clips a
+    few per cent); ``"wide"``, ``B = ceil(class_sep + 4 sqrt(n_informative))`` (almost never
+    clips, but random splits fall mostly in empty tails); or a number.
     """
-    if not isinstance(name, str):
-        raise InvalidParameterError(f"name must be one of {list(_FI)}, got {name!r}")
-    key = name.strip().upper().removeprefix("SYNTH").strip(" -_")
+    key = name.strip().upper().removeprefix("SYNTH").strip(" -_") if isinstance(name, str) else ""
     if key not in _FI:
         raise InvalidParameterError(
             f"name must be one of {list(_FI)} (FI Table 1: Synth A-G), got {name!r}"

@@ -1,10 +1,9 @@
 """The papers' four UCI data sets, with public domains written from their documentation.
 
-The schemas, row and class counts, SHA-256 digests, URLs and citations are data (``uci.json``,
-:data:`UCI`), transcribed from the UCI ``.names`` files, never learnt from the rows. Every read
-of a raw file checks it against them and against its digest, raising
-:class:`~dpviz.errors.DataIntegrityError`. The raw files live in :func:`data_dir`; a missing
-one is downloaded from the official UCI archive (see ``data/README.md``; licence CC BY 4.0).
+Schemas, row and class counts, SHA-256 digests, URLs and citations are data (``uci.json``,
+:data:`UCI`) from the UCI ``.names`` files, never learnt from the rows; every read of a raw
+file is checked against them. A raw file missing from :func:`data_dir` is downloaded from the
+official UCI archive (``data/README.md``; licence CC BY 4.0).
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ import zipfile
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.resources import files
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
@@ -114,9 +113,8 @@ class Dataset:
 
     def copy(self) -> Dataset:
         """A deep copy of the frames (the domain is immutable and shared)."""
-        return Dataset(self.name, self.X.copy(deep=True), self.y.copy(deep=True), self.domain,
-                       self.citation, self.description, self.url,
-                       None if self.test is None else self.test.copy())
+        return replace(self, X=self.X.copy(deep=True), y=self.y.copy(deep=True),
+                       test=None if self.test is None else self.test.copy())
 
     def _counts_text(self) -> str:
         counts = self.class_counts
@@ -166,7 +164,7 @@ def _normalized(data: bytes) -> bytes:
 
 def _read_raw(path: Path, data: bytes) -> pd.DataFrame:
     """Parse the raw file ``path`` (content ``data``), check its facts, then its SHA-256."""
-    frame = _parse_raw(data, f"{path.name} (in {path.parent})", path.name)
+    frame = _parse_raw(path, data)
     digest, expected = hashlib.sha256(data).hexdigest(), SHA256[path.name]
     normal = SHA256_NORMALIZED[path.name]
     if digest != expected and hashlib.sha256(_normalized(data)).hexdigest() != normal:
@@ -181,9 +179,10 @@ def _read_raw(path: Path, data: bytes) -> pd.DataFrame:
     return frame
 
 
-def _parse_raw(data: bytes, where: str, filename: str) -> pd.DataFrame:
+def _parse_raw(path: Path, data: bytes) -> pd.DataFrame:
     """Parse the bytes of a raw file and check the documented rows, classes and values."""
-    name, facts = _FACTS[filename]
+    name, facts = _FACTS[path.name]
+    where = f"{path.name} (in {path.parent})"
     s = UCI[name]
     label = s["target"]
     columns = [label, *_columns(s)] if s["target_first"] else [*_columns(s), label]
@@ -250,10 +249,6 @@ def _dataset(name: str, frame: pd.DataFrame, description: str, label: str = "",
                    s["page"], test)
 
 
-def _build_nursery(raw: Mapping[str, pd.DataFrame]) -> Dataset:
-    return _dataset("nursery", raw["nursery.data"], UCI["nursery"]["description"])
-
-
 def _build_mushroom(raw: Mapping[str, pd.DataFrame], *, missing: str) -> Dataset:
     s, frame = UCI["mushroom"], raw["agaricus-lepiota.data"]
     absent = frame[s["missing"]] == MISSING
@@ -296,8 +291,8 @@ def _build_adult(raw: Mapping[str, pd.DataFrame], *, split: str) -> Dataset:
 
 
 _BUILD: dict[str, Callable[..., Dataset]] = {
-    "nursery": _build_nursery, "mushroom": _build_mushroom, "votes": _build_votes,
-    "adult": _build_adult,
+    "nursery": lambda raw: _dataset("nursery", raw["nursery.data"], UCI["nursery"]["description"]),
+    "mushroom": _build_mushroom, "votes": _build_votes, "adult": _build_adult,
 }
 
 
@@ -356,8 +351,7 @@ def _known(name: object) -> str:
 def ensure_files(names: Sequence[str] | None = None, *, download: bool = True) -> Path:
     """Make sure the raw files of ``names`` (default: all) are in :func:`data_dir`; return it.
 
-    After the first failed download the others are not tried; one
-    :class:`DataUnavailableError` names every file still missing and how to get them.
+    One :class:`DataUnavailableError` names every file still missing (after one failed download).
     """
     folder, missing, urls = data_dir(), [], []
     reason = "download=False" if not download else ""
@@ -401,7 +395,7 @@ def _write_atomic(target: Path, data: bytes) -> None:
 
 
 def _download(name: str, missing: list[str], folder: Path) -> None:
-    """Fetch the archive once, write the missing files atomically, then check them."""
+    """Fetch the archive once, check the missing files, then write them atomically."""
     url = UCI[name]["archive"]
     try:
         payload = _fetch(url)
@@ -422,25 +416,20 @@ def _download(name: str, missing: list[str], folder: Path) -> None:
     except (zipfile.BadZipFile, NotImplementedError, EOFError, zlib.error) as exc:
         raise _unavailable(missing[:1], folder, [url],
                            f"the download is not a valid zip archive: {exc}") from exc
-    written: list[Path] = []
+    try:
+        for filename in missing:
+            _read_raw(folder / filename, members[filename])
+    except DataIntegrityError as exc:
+        raise DataIntegrityError(
+            f"the file downloaded from {url} failed its check and was not saved: {exc}"
+        ) from exc
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for filename, data in members.items():
             _write_atomic(folder / filename, data)
-            written.append(folder / filename)
     except OSError as exc:
         raise _unavailable(missing[:1], folder, [url],
                            f"cannot write to the cache folder: {exc}") from exc
-    try:
-        for filename in missing:
-            _read_raw(folder / filename, _read_bytes(folder / filename))
-    except DataIntegrityError as exc:
-        for path in written:
-            with contextlib.suppress(OSError):
-                path.unlink()
-        raise DataIntegrityError(
-            f"the file downloaded from {url} failed its check and was removed: {exc}"
-        ) from exc
 
 
 def _check_places(name: str, folder: Path) -> None:
@@ -522,20 +511,16 @@ def load(
 ) -> Dataset:
     """Load one of the papers' UCI data sets (a fresh copy) with its documented public domain.
 
-    ``name`` is ``"nursery"``, ``"mushroom"``, ``"votes"`` or ``"adult"`` (any case); the raw
-    files are read from ``data_dir`` (default :func:`data_dir`), a missing one downloaded
-    from the official UCI archive unless ``download=False``. Options: ``mushroom``:
-    ``missing="drop_attribute"`` (default; drop stalk-root: 21 attributes, 8124 rows, as JPW
-    and RDT#) or ``"drop_rows"`` (the 5644 rows that have it: 22 attributes, as FI);
-    ``adult``: ``split="merged"`` (default; 45222 rows, as FS) or ``"original"``
-    (adult.data's 30162 rows, ``.test`` holding adult.test's 15060).
+    ``name``: ``"nursery"``, ``"mushroom"``, ``"votes"`` or ``"adult"`` (any case); a raw file
+    missing from ``data_dir`` (default :func:`data_dir`) is downloaded unless
+    ``download=False``. Options: ``mushroom``: ``missing="drop_attribute"`` (default; drop
+    stalk-root: 21 attributes, 8124 rows, as JPW and RDT#) or ``"drop_rows"`` (5644 rows, 22
+    attributes, as FI); ``adult``: ``split="merged"`` (default; 45222 rows, as FS) or
+    ``"original"`` (adult.data's 30162 rows, ``.test`` holding adult.test's 15060).
 
-    Missing values are handled as in the papers: Votes replaces each ``?`` by the bill's
-    majority vote, which reads the data outside the privacy analysis; Mushroom drops the
-    attribute (or rows); Adult drops the rows with a ``?``. Every call reads and hashes the
-    raw files (about 5 ms on Adult); parsed files are cached on their content's digest.
-    Raises :class:`DataUnavailableError` (a file missing, unreadable or a folder) or
-    :class:`DataIntegrityError` (not the official file).
+    Missing values as in the papers: Votes takes each bill's majority vote, which reads the
+    data outside the privacy analysis; Mushroom drops the attribute (or rows); Adult drops the
+    rows with a ``?``. Parsed files are cached on their content's digest.
     """
     key = _known(name)
     chosen = _check_options(key, options)
