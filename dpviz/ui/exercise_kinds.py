@@ -508,7 +508,7 @@ class Prediction:
     """Predict a number, then move the slider; the check computes the value live.
 
     The mean of ``compute(seed)`` over ``seeds``, within ``max(tolerance, spread_factor ×
-    its standard error)``; ``hint`` beyond ``far_factor`` × that distance.
+    its standard error)``; ``hint`` beyond twice that distance.
     """
 
     kind: ClassVar[str] = "prediction"
@@ -517,7 +517,6 @@ class Prediction:
     hint: str
     seeds: tuple[int, ...] = (0,)
     spread_factor: float = 3.0
-    far_factor: float = 2.0
     unit: str = ""
 
     def __post_init__(self) -> None:
@@ -525,7 +524,6 @@ class Prediction:
             raise InvalidParameterError("compute must be a function compute(seed) -> float")
         check_positive(self.tolerance, "tolerance")
         check_positive(self.spread_factor, "spread_factor", allow_zero=True)
-        check_positive(self.far_factor, "far_factor")
         seeds = tuple(check_int(s, "seeds", minimum=0) for s in self.seeds)
         if not seeds:
             raise InvalidParameterError("seeds must hold at least one seed")
@@ -553,7 +551,7 @@ class Prediction:
         if off <= accepted:
             return (f"Exercise {key}: well predicted! {seen}, within ±{accepted:.3g}. Now move "
                     "the slider and see how it changes.")
-        advice = (f"Hint: {self.hint}" if off > self.far_factor * accepted
+        advice = (f"Hint: {self.hint}" if off > 2 * accepted
                   else "Close: now move the slider and see why.")
         raise AssertionError(f"Exercise {key}: {seen} — off by {off:.3g} (accepted "
                              f"±{accepted:.3g}). {advice}")
