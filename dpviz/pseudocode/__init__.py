@@ -3,16 +3,18 @@
 One module per paper, in the paper's names, with plain numpy randomness. Tests tie each to its
 fast estimator in :mod:`dpviz.trees`: JPW and RDT# by replaying the fast path's draws into the
 plain functions, FS and FI by the same outputs for a seed or the same output law
-(tests/test_pseudocode_*.py). :func:`show` prints a function's source in a notebook.
+(tests/test_pseudocode_*.py). :func:`show` prints a function's source in a notebook;
+:func:`printed` reads an algorithm as its paper prints it (``printed/*.txt``).
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from importlib.resources import files
 from typing import Any
 
-__all__ = ["show"]
+__all__ = ["printed", "show"]
 
 #: Listings longer than this are shown collapsed, so a Voilà page does not open on source.
 OPEN_LINES = 15
@@ -40,3 +42,9 @@ def show(function: Callable[..., Any]) -> Any:
 
     return Listing(f'<details class="dpviz-listing"{"" if lines > OPEN_LINES else " open"}>'
                    f'<summary style="cursor:pointer">{summary}</summary>{code}</details>')
+
+
+def printed(name: str) -> str:
+    """The algorithm ``name`` as its paper prints it: ``printed/<name>.txt`` in this package."""
+    text = files("dpviz.pseudocode").joinpath("printed", f"{name}.txt").read_text(encoding="utf-8")
+    return text.rstrip("\n")

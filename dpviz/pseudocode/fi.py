@@ -17,6 +17,7 @@ import numpy as np
 from dpviz.domain import Domain
 from dpviz.errors import NotProvenPrivateWarning
 from dpviz.mechanisms import NOT_PROVEN_MESSAGE
+from dpviz.pseudocode import printed
 from dpviz.trees.random_tree import fletcher_islam_depth
 
 __all__ = [
@@ -26,61 +27,11 @@ __all__ = [
 ]
 
 #: FI 2017, Algorithm 1, as printed.
-ALGORITHM_1 = """\
-Algorithm 1 (FI 2017)
- 1: procedure BuildForest(privacy budget ε, dataset x, number of trees τ,
-                          continuous features S, discrete features R, class label C)
- 2:   F ← {}
- 3:   d ← the optimal tree depth according to our Theorem 2
- 4:   for t = 1, ..., τ do
- 5:     T ← BuildTree(d, 0, S, R)
- 6:     F ← F ∪ T
- 7:   end for
- 8:   F ← GetMajorityLabels(ε, x, C, F)
- 9:   return F
-10: end procedure"""
-
+ALGORITHM_1 = printed("fi_algorithm_1")
 #: FI 2017, Algorithm 2, lines 1-19, as printed.
-ALGORITHM_2_BUILD_TREE = """\
-Algorithm 2 (FI 2017)
- 1: procedure BuildTree(maximum tree depth d, current depth d′, continuous features S,
-                        discrete features R)
- 2:   T ← {}
- 3:   if d′ < d then                                        ▷ termination criteria
- 4:     uniformly randomly select a feature g from S ∪ R to split the current node with
- 5:     if g ∈ S then
- 6:       uniformly randomly select a splitting point p within the current domain of g
- 7:       original domain of g ← update the lower bound to p
- 8:       T ← T ∪ BuildTree(d, d′+1, S, R)                  ▷ left child node
- 9:       original domain of g ← update the upper bound to p
-10:       T ← T ∪ BuildTree(d, d′+1, S, R)                  ▷ right child node
-11:     else g ∈ R
-12:       B ← B − g      ▷ discrete features can only be selected once in a root-to-leaf path
-13:       for all g_i ∈ g do
-14:         T ← T ∪ BuildTree(d, d′+1, S, R)                ▷ all child nodes
-15:       end for
-16:     end if
-17:   end if
-18:   return T
-19: end procedure"""
-
+ALGORITHM_2_BUILD_TREE = printed("fi_algorithm_2_build_tree")
 #: FI 2017, Algorithm 2, lines 20-29, as printed, with the addendum's line 25.
-ALGORITHM_2_GET_MAJORITY_LABELS = """\
-Algorithm 2 (FI 2017), continued
-20: procedure GetMajorityLabels(privacy budget ε, dataset x, class label C, forest F)
-21:   for t = 1, ..., τ do
-22:     query f(x_t) ← scope query f to x_t, where x_t is a disjoint subset of x = {x_1, ..., x_τ}
-23:     for all leaf nodes L = {L_i, ∀i} in tree F_t, F = {F_1, ..., F_τ} do
-24:       f(x_t ∩ L_i) ← scope f(x_t) with all the tests in the root-to-leaf path to L_i
-25:       majority label of L_i ← c ∈ C output by the exponential mechanism using f(x_t ∩ L_i)
-          and ε, with the scoring function and smooth sensitivity of Theorem 1
-    (2021 addendum, Table 5: instead u = f_c with Δu = 1, by Report One-Sided Noisy Arg-Max:
-     "adds noise to the utility of each potential output drawn from the one-sided exponential
-     distribution with parameter ε/Δu ... and reports the resulting arg-max")
-26:     end for
-27:   end for
-28:   return F
-29: end procedure"""
+ALGORITHM_2_GET_MAJORITY_LABELS = printed("fi_algorithm_2_get_majority_labels")
 
 
 @dataclass

@@ -16,6 +16,7 @@ import numpy as np
 
 from dpviz.domain import Domain
 from dpviz.privacy import PrivateTable
+from dpviz.pseudocode import printed
 from dpviz.trees.id3_quality import get_criterion, sulq_information_gain
 from dpviz.validation import check_random_state
 
@@ -24,50 +25,10 @@ __all__ = [
     "diffp_id3", "leaf", "private_table", "sulq_id3",
 ]
 
-def _printed(title: str, outer: str, build: str, body: str) -> str:
-    """An FS algorithm as printed: its lines 1-13 (the same in both) around its own ``body``."""
-    return f"""\
-{title}
- 1: procedure {outer}(𝒯, 𝒜, C, d, B)
- 2:   Input: 𝒯 – private dataset, 𝒜 = {{A_1, ..., A_d}} – a set of attributes,
-        C – class attribute, d – maximal tree depth, B – differential privacy budget
- 3:   ε = B / (2(d + 1))
- 4:   {build}(𝒯, 𝒜, C, d, ε)
- 5: end procedure
- 6: procedure {build}(𝒯, 𝒜, C, d, ε)
- 7:   t = max_{{A ∈ 𝒜}} |A|
- 8:   N_𝒯 = NoisyCount_ε(𝒯)
- 9:   if 𝒜 = ∅ or d = 0 or N_𝒯 / (t|C|) < √2/ε then
-10:     𝒯_c = Partition(𝒯, ∀c ∈ C : r_C = c)
-11:     ∀c ∈ C : N_c = NoisyCount_ε(𝒯_c)
-12:     return a leaf labeled with argmax_c(N_c)
-13:   end if
-{body}"""
-
-
 #: FS Algorithm 1 as printed, but for line 23's "𝒜 \ i", which means 𝒜 minus Ā (errata).
-ALGORITHM_1 = _printed("Algorithm 1 SuLQ-based ID3 (FS)", "SuLQ_ID3", "Build_SuLQ_ID3", """\
-14:   for every attribute A ∈ 𝒜 do
-15:     𝒯_j = Partition(𝒯, ∀j ∈ A : r_A = j)
-16:     ∀j ∈ A : 𝒯_j,c = Partition(𝒯_j, ∀c ∈ C : r_C = c)
-17:     N_j^A = NoisyCount_ε/(2|𝒜|)(𝒯_j)
-18:     N_j,c^A = NoisyCount_ε/(2|𝒜|)(𝒯_j,c)
-19:     V̄_A = Σ_j Σ_c N_j,c^A · log(N_j,c^A / N_j^A)   (negative N_j^A or N_j,c^A are skipped)
-20:   end for
-21:   Ā = argmax_A V̄_A
-22:   𝒯_i = Partition(𝒯, ∀i ∈ Ā : r_Ā = i)
-23:   ∀i ∈ Ā : Subtree_i = Build_SuLQ_ID3(𝒯_i, 𝒜 \\ Ā, C, d − 1, ε)
-24:   return a tree with a root node labeled Ā and edges labeled 1 to |Ā| each going to Subtree_i
-25: end procedure""")
-
+ALGORITHM_1 = printed("fs_algorithm_1")
 #: FS Algorithm 2 as printed, but for line 16's "A \ A", which means 𝒜 minus Ā (errata).
-ALGORITHM_2 = _printed("Algorithm 2 Differential Private ID3 algorithm (FS)", "DiffPID3",
-                       "Build_DiffPID3", """\
-14:   Ā = ExpMech_ε(𝒜, q)
-15:   𝒯_i = Partition(𝒯, ∀i ∈ Ā : r_Ā = i)
-16:   ∀i ∈ Ā : Subtree_i = Build_DiffPID3(𝒯_i, 𝒜 \\ Ā, C, d − 1, ε)
-17:   return a tree with a root node labeled Ā and edges labeled 1 to |Ā| each going to Subtree_i
-18: end procedure""")
+ALGORITHM_2 = printed("fs_algorithm_2")
 
 
 @dataclass

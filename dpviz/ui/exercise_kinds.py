@@ -55,14 +55,18 @@ class _SamplingTest:
         if not (_is_number(self.false_alarm) and 0 < self.false_alarm < 1):
             raise InvalidParameterError(f"false_alarm must be in (0, 1), got {self.false_alarm!r}")
 
-    def findings(self, outputs: list[Any], laws: list[LawLike], names: list[str]) -> list[str]:
-        """What is wrong with the draws ``outputs`` of the cases, named ``names``, in words."""
+    def check_draws(self, draw: Callable[[Any, np.random.Generator], Any], cases: Sequence[Any],
+                    laws: list[LawLike], names: list[str], key: str, hint: str, what: str) -> None:
+        """Refuse unless ``draw(case, rng)`` (``rng`` seeded ``(seed, i)``) follows each law."""
+        outputs = [draw(case, np.random.default_rng([self.seed, i]))
+                   for i, case in enumerate(cases)]
         found = sampling_findings(outputs, laws, n_samples=self.n_samples,
                                   false_alarm=self.false_alarm, max_cells=self.max_cells,
                                   names=names)
         cells = {name: law_cells(law, self.max_cells) for name, law in zip(names, laws,
                                                                            strict=True)}
-        return [_in_words(f, cells) for f in found]
+        if found:
+            raise _refuse(key, [_in_words(f, cells) for f in found], hint, what)
 
 
 #: A finding of the sampling test: "<case>: <cell> came up k times in n draws (x%), too …".
@@ -272,20 +276,17 @@ class Implementation(_SamplingTest):
             raise AssertionError(f"Exercise {key}: pass your function itself (no call), "
                                  f"got {function!r}")
         if self.sampler:
-            outputs = []
-            for i, case in enumerate(self.cases):
-                rng = np.random.default_rng([self.seed, i])
-                outputs.append([_call(function, case, rng) for _ in range(self.n_samples)])
-            findings = self.findings(outputs, self.laws(), [_case_name(c) for c in self.cases])
-            what = "your sampler's draws do not follow the law asked for"
+            self.check_draws(lambda case, rng: [_call(function, case, rng)
+                                                for _ in range(self.n_samples)],
+                             self.cases, self.laws(), [_case_name(c) for c in self.cases], key,
+                             self.hint, "your sampler's draws do not follow the law asked for")
+            how = f"{self.n_samples:,} draws per case match the exact law"
         else:
             findings = [f for case, law in zip(self.cases, self.laws(), strict=True)
                         for f in self._compare(function, case, law)]
-            what = "your probabilities are not right"
-        if findings:
-            raise _refuse(key, findings, self.hint, what)
-        how = (f"{self.n_samples:,} draws per case match the exact law" if self.sampler
-               else "your probabilities match the exact ones")
+            if findings:
+                raise _refuse(key, findings, self.hint, "your probabilities are not right")
+            how = "your probabilities match the exact ones"
         return f"Exercise {key}: correct! On {len(self.cases)} cases, {how}."
 
     def _compare(self, function: Callable[..., Any], case: Any, law: LawLike) -> list[str]:
@@ -308,27 +309,23 @@ class Implementation(_SamplingTest):
 
 
 # ----------------------------------------------------------------------------- 3. audits
-def _draw(mechanism: Any, data: Any, n: int, rng: np.random.Generator, key: str) -> np.ndarray:
-    out = np.asarray(mechanism(data, n, rng))
-    if out.ndim == 0 or out.shape[0] != n:
-        raise AssertionError(
-            f"Exercise {key}: mechanism(data, n, rng) must return n outputs; asked for "
-            f"n = {n} it returned shape {out.shape}")
-    return out
-
-
-def _check_law(spec: Any, mechanism: Any, key: str) -> None:
+def _check_law(spec: AuditTask | BreakTask, mechanism: Any, key: str) -> None:
     """Refuse ``mechanism`` unless its draws on ``spec.cases`` follow ``spec.exact``."""
     if not callable(mechanism):
         raise AssertionError(f"Exercise {key}: pass your mechanism, a function "
                              f"mechanism(data, n, rng), got {mechanism!r}")
-    outputs = [_draw(mechanism, data, spec.n_samples, np.random.default_rng([spec.seed, i]), key)
-               for i, data in enumerate(spec.cases)]
-    findings = spec.findings(outputs, [spec.exact(d) for d in spec.cases],
-                             [f"data {_case_name(d)[5:]}" for d in spec.cases])
-    if findings:
-        raise _refuse(key, findings, spec.hint,
-                      "your mechanism does not have the output law this exercise asks for")
+
+    def draw(data: Any, rng: np.random.Generator) -> np.ndarray:
+        out = np.asarray(mechanism(data, spec.n_samples, rng))
+        if out.ndim == 0 or out.shape[0] != spec.n_samples:
+            raise AssertionError(
+                f"Exercise {key}: mechanism(data, n, rng) must return n outputs; asked for "
+                f"n = {spec.n_samples} it returned shape {out.shape}")
+        return out
+
+    spec.check_draws(draw, spec.cases, [spec.exact(d) for d in spec.cases],
+                     [f"data {_case_name(d)[5:]}" for d in spec.cases], key, spec.hint,
+                     "your mechanism does not have the output law this exercise asks for")
 
 
 _RELATIONS = ("rows", "counts")
@@ -511,7 +508,7 @@ class Prediction:
     """Predict a number, then move the slider; the check computes the value live.
 
     The mean of ``compute(seed)`` over ``seeds``, within ``max(tolerance, spread_factor ×
-    its standard error)``; ``hint`` beyond ``far_factor`` × that distance.
+    its standard error)``; ``hint`` beyond twice that distance.
     """
 
     kind: ClassVar[str] = "prediction"
@@ -520,7 +517,6 @@ class Prediction:
     hint: str
     seeds: tuple[int, ...] = (0,)
     spread_factor: float = 3.0
-    far_factor: float = 2.0
     unit: str = ""
 
     def __post_init__(self) -> None:
@@ -528,7 +524,6 @@ class Prediction:
             raise InvalidParameterError("compute must be a function compute(seed) -> float")
         check_positive(self.tolerance, "tolerance")
         check_positive(self.spread_factor, "spread_factor", allow_zero=True)
-        check_positive(self.far_factor, "far_factor")
         seeds = tuple(check_int(s, "seeds", minimum=0) for s in self.seeds)
         if not seeds:
             raise InvalidParameterError("seeds must hold at least one seed")
@@ -556,7 +551,7 @@ class Prediction:
         if off <= accepted:
             return (f"Exercise {key}: well predicted! {seen}, within ±{accepted:.3g}. Now move "
                     "the slider and see how it changes.")
-        advice = (f"Hint: {self.hint}" if off > self.far_factor * accepted
+        advice = (f"Hint: {self.hint}" if off > 2 * accepted
                   else "Close: now move the slider and see why.")
         raise AssertionError(f"Exercise {key}: {seen} — off by {off:.3g} (accepted "
                              f"±{accepted:.3g}). {advice}")

@@ -27,7 +27,10 @@ _QUERY_COLOURS = (
 
 
 def _missing(value: Any) -> bool:
-    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+    """None, NA, NaN or ±∞: what JSON cannot hold."""
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    return value is None or value is pd.NA
 
 
 def _json_safe(frame: pd.DataFrame) -> pd.DataFrame:
@@ -35,20 +38,7 @@ def _json_safe(frame: pd.DataFrame) -> pd.DataFrame:
 
     Altair passes NaN in string columns through, and the widget protocol refuses them.
     """
-    out = frame.copy()
-    for name in out.columns:
-        column = out[name]
-        if pd.api.types.is_bool_dtype(column):
-            continue
-        if pd.api.types.is_numeric_dtype(column):
-            values = column.to_numpy(dtype=float)
-            if not np.isfinite(values).all():
-                out[name] = pd.Series([float(v) if math.isfinite(v) else None for v in values],
-                                      index=column.index, dtype=object)
-        else:
-            out[name] = pd.Series([None if _missing(v) else v for v in column],
-                                  index=column.index, dtype=object)
-    return out
+    return frame.astype(object).where(frame.map(lambda v: not _missing(v)), None)
 
 
 def _layout(frame: pd.DataFrame) -> pd.DataFrame:
@@ -78,7 +68,7 @@ def _renumber(frame: pd.DataFrame) -> pd.DataFrame:
     keep = frame[frame["kind"] != "pruned away"].copy()
     mapping = {old: new for new, old in enumerate(keep["node"])}
     keep["node"] = keep["node"].map(mapping)
-    keep["parent"] = keep["parent"].map(lambda p: None if p is None or p != p else mapping[p])
+    keep["parent"] = keep["parent"].map(lambda p: None if _missing(p) else mapping[p])
     return keep.reset_index(drop=True)
 
 

@@ -99,32 +99,28 @@ def explorer(
     def refresh(_: Any = None, *, first: bool = False) -> None:
         start = time.perf_counter()
         status.value = BUSY
-        drawn, missing = False, None
+        chart = missing = None
         with output:  # in a kernel, an exception is shown here (and not raised)
             try:
                 chart = callback(**{name: w.value for name, w in controls.items()})
             except DataUnavailableError as error:
                 missing = error
-            else:
-                if not first:
-                    output.clear_output(wait=True)
-                    display(chart)
-                drawn = True
-        if missing is not None:
-            if first:
-                raise missing
-            with output:
-                output.clear_output(wait=True)
-                print(missing)
-        if drawn and first:
+        if missing is not None and first:
+            raise missing
+        if first and chart is not None:
             # into the widget's state, not through output capture: Voilà can stall for good
             # capturing it while the cell runs (voila-dashboards/voila#1428)
             output.append_display_data(chart)
-        if not drawn:
-            status.value = FAILED
-        else:
-            ms = 1000 * (time.perf_counter() - start)
-            status.value = f"<small>updated in {ms:.0f} ms</small>" if show_time else ""
+        elif not first and (chart is not None or missing is not None):
+            with output:
+                output.clear_output(wait=True)
+                if missing is None:
+                    display(chart)
+                else:
+                    print(missing)
+        ms = 1000 * (time.perf_counter() - start)
+        status.value = (FAILED if chart is None else
+                        f"<small>updated in {ms:.0f} ms</small>" if show_time else "")
 
     for w in controls.values():
         w.observe(refresh, names="value")
