@@ -2,15 +2,24 @@
 
 Importing a module registers its notebook's exercises.
 :func:`quick` is true under ``DPVIZ_QUICK=1`` (``make notebooks``): sweeps use fewer repeats.
+The step-by-step privacy arguments' texts live in ``arguments.json`` (:func:`argument`).
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import pkgutil
+from importlib.resources import files
+from typing import Any
 
-__all__ = ["load_all", "quick"]
+from dpviz.ui.exercises import Argument, Step
+
+__all__ = ["argument", "load_all", "quick"]
+
+_ARGUMENTS: dict[str, Any] = json.loads(
+    files(__name__).joinpath("arguments.json").read_text(encoding="utf-8"))
 
 
 def quick() -> bool:
@@ -22,3 +31,11 @@ def load_all() -> None:
     """Import every explorer module (so that all exercises are registered)."""
     for module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{module.name}")
+
+
+def argument(key: str) -> Argument:
+    """Exercise ``key``'s :class:`~dpviz.ui.exercises.Argument`, read from ``arguments.json``."""
+    spec = _ARGUMENTS[key]
+    steps = tuple(Step(s["question"], s["options"], s["correct"], s["why_wrong"])
+                  for s in spec["steps"])
+    return Argument(spec["claim"], steps, spec["conclusion"])

@@ -28,9 +28,10 @@ from dpviz.experiments.semi_supervised import (
     ProtocolRun,
     rdt_sharp_dataset,
 )
+from dpviz.explore import argument
 from dpviz.trees.random_tree import rdt_sharp_depth
 from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree
-from dpviz.ui.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
+from dpviz.ui.exercises import AuditTask, Implementation, Prediction, register
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider
 
@@ -327,64 +328,7 @@ def explorer_accuracy(seed: int) -> float:
                             s["epsilon"])[0]
 
 
-_ARGUMENT = Argument(
-    claim="RDT# with p primary trees, each releasing its noisy centre counters at ε/p, and t "
-    "secondary trees filled with the pseudo-labeled public rows is ε-DP (add/remove one "
-    "private labeled row), whatever t is.",
-    steps=(
-        Step("One private labeled row is added. Before any noise, what changes in one primary "
-             "tree?",
-             {"a": "its test attributes and its centres, which are chosen after the data is seen",
-              "b": "one class counter of one centre (the closest centre in the leaf the row "
-                   "reaches), by 1",
-              "c": "nothing: a row is only counted once it has a pseudo-label"},
-             "b",
-             {"a": "both are drawn from the attribute list and the public rows alone, before "
-                   "any private row is read (Theorem 3's proof starts from the empty structure)",
-              "c": "the primary trees count the private labeled rows themselves (AddLabeled); "
-                   "pseudo-labels are for the public rows, which only the secondary trees count"}),
-        Step("Each primary tree adds noise at ε/p to every counter. What do the p primary "
-             "trees' releases cost together?",
-             {"a": "ε/p: the trees read the same rows, so they share one cost",
-              "b": "ε/p, by parallel composition: a row falls in one cell per tree",
-              "c": "ε: the p releases of ε/p each read the same rows, and sequential "
-                   "composition adds their costs"},
-             "c",
-             {"a": "reading the same rows again is what makes costs add up; it never divides them",
-              "b": "parallel composition holds within one tree, whose cells are disjoint; across "
-                   "trees every private row is counted once per tree"}),
-        Step("The pseudo-labels and the t secondary trees are computed from …",
-             {"a": "the primary trees' released noisy counters and the public rows, nothing "
-                   "else: post-processing, free whatever t is",
-              "b": "the private rows, through the pseudo-labels, so each secondary tree must be "
-                   "paid for (ε/(p + t) per tree)",
-              "c": "public rows only, but the pseudo-labels need fresh noise before the "
-                   "secondary trees may use them"},
-             "a",
-             {"b": "a pseudo-label is a function of the released counters and a public row; no "
-                   "private row is read again. Paying for the secondary trees is safe but "
-                   "wasteful (lesson 1)",
-              "c": "noise protects private data when it is read; the pseudo-labels read only an "
-                   "output that is already ε-DP, and post-processing keeps it so "
-                   "(notebook 01 §0)"}),
-        Step("A variant draws each leaf's centres among the private rows that reach it. Why can "
-             "no amount of noise on the counters make it ε-DP?",
-             {"a": "it can: noise of scale p/ε covers the centres too, since a row has "
-                   "sensitivity 1",
-              "b": "the released trees contain private rows verbatim: a centre equal to a row "
-                   "that only one neighbour holds has positive probability on that neighbour "
-                   "and probability 0 on the other, a ratio no finite ε bounds",
-              "c": "the counters of centres taken from private rows would need ε/(p + t) each"},
-             "b",
-             {"a": "noise goes on the counters only; a centre is published as it is, a whole "
-                   "row, and a sensitivity says nothing about a value that is copied out",
-              "c": "the counters are fine at ε/p; what leaks is the centres themselves, not how "
-                   "the counters are paid for"}),
-    ),
-    conclusion="Theorem 3: only the p primary trees read private rows, ε/p each, ε in all "
-    "whatever t — and the argument needs the structure and the centres to be public (built "
-    "from the attribute list and the public rows).",
-)
+_ARGUMENT = argument("04.1")
 
 register(
     {
