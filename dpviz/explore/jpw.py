@@ -20,7 +20,6 @@ from dpviz.audit.engine import AuditResult, audit
 from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_sum_law
 from dpviz.data.published import JPW_TABLE1
 from dpviz.data.uci import Dataset, load
-from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.reproduce_jpw import JPW_DATASETS
 from dpviz.experiments.runner import curve, encoded_split, located, remember
@@ -273,25 +272,13 @@ def update_table(results: pd.DataFrame) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------- pruning
-def pruning_neighbours() -> tuple[Domain, tuple[pd.DataFrame, list[str]], tuple[pd.DataFrame,
-                                                                                 list[str]]]:
-    """JPW Fig. 3 in miniature: two binary attributes, D (six rows, a = 0), D′ = D + (1, 1, +).
-
-    Returns ``domain, (X, y), (X′, y′)``; a height-2 tree has four leaves, D fills two, D′ three.
-    """
-    domain = Domain([Categorical("a", ("0", "1")), Categorical("b", ("0", "1"))], ["-", "+"])
-    X = pd.DataFrame({"a": ["0"] * 6, "b": ["0", "1"] * 3})
-    y = ["-", "+"] * 3
-    X_prime = pd.concat([X, pd.DataFrame({"a": ["1"], "b": ["1"]})], ignore_index=True)
-    return domain, (X, y), (X_prime, [*y, "+"])
-
-
 def pruning_demo(seed: int = 0) -> pd.DataFrame:
     """Leaves released by the pruned RDT (JPW Fig. 1) and by Private-RDT, on D and D′.
 
-    The pruned tree's structure tells D from D′; Private-RDT always releases all four leaves.
+    D and D′ are JPW Fig. 3 in miniature (:func:`~dpviz.audit.targets.pruned_tree_problem`):
+    the pruned tree's structure tells them apart; Private-RDT always releases all four leaves.
     """
-    domain, D, D_prime = pruning_neighbours()
+    domain, D, D_prime = audit_targets.pruned_tree_problem()
     rows = []
     for name, (X, y) in (("D", D), ("D′", D_prime)):
         pruned = RandomDecisionTreeClassifier(
@@ -309,7 +296,7 @@ def pruning_demo(seed: int = 0) -> pd.DataFrame:
 
 def pruning_audit(n_samples: int = 200, seed: int = 0) -> AuditResult:
     """Audit the pruned RDT's leaf count on D, D′ at ε = 1: "3 leaves" never happens under D."""
-    domain, D, D_prime = pruning_neighbours()
+    domain, D, D_prime = audit_targets.pruned_tree_problem()
     return audit(
         audit_targets.pruned_tree_leaves(domain), D, D_prime, epsilon=1.0, n_samples=n_samples,
         seed=seed, exact_epsilon=math.inf,
