@@ -50,6 +50,7 @@ from dpviz.audit.targets import (
     make_setup,
     run_audit,
 )
+from dpviz.data.published import FI_TABLE6
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.shipped import result
@@ -60,7 +61,7 @@ from dpviz.ui.plots import audit_histogram_chart, privacy_loss_chart
 from dpviz.ui.widgets import SLIDER_MIN_WIDTH
 
 __all__ = [
-    "ADDENDUM_TABLE6", "BROKEN", "CORRECT", "MAX_SAMPLES", "SETUPS", "addendum_table6",
+    "BROKEN", "CORRECT", "MAX_SAMPLES", "SETUPS", "addendum_table6",
     "audit_explorer_chart", "audit_table", "averaged_count", "bound_growth", "budget_split_audits",
     "estimator_audits", "estimator_power_audit", "exact_event_losses", "exact_ratio_chart",
     "floating_point_audits", "half_sensitivity_laplace_law", "impossible_output_bound",
@@ -206,32 +207,22 @@ def bound_growth(epsilon: float = 0.5,
 
 
 # ------------------------------------------------------------------------------ story 1
-#: FI addendum (2021) Table 6: leaf counts (f_A, f_B) at ε = 0.1 and the probability (%) of
-#: the majority label B, with the original smooth-sensitivity label and the updated exp(ε·f_c).
-ADDENDUM_TABLE6 = pd.DataFrame({
-    "f_A": [5, 105, 0, 0, 10, 10],
-    "f_B": [10, 110, 1, 10, 50, 60],
-    "paper original Pr(B) %": [52.1, 52.1, 51.4, 53.4, 93.8, 99.9],
-    "paper new Pr(B) %": [62.2, 62.2, 52.5, 73.1, 98.2, 99.3],
-})
-
-
 def addendum_table6(n_samples: int = 100_000, seed: int = 0) -> pd.DataFrame:
-    """The addendum's Table 6 beside our exact and sampled Pr(B), and the loss of f_B + 1."""
+    """FI addendum Table 6 (``FI_TABLE6``) beside our exact and sampled Pr(B), loss of f_B + 1."""
     eps = 0.1
     rng = np.random.default_rng(seed)
     sampler = targets.smooth_sensitivity_leaf_label(eps)
     rows = []
-    for row in ADDENDUM_TABLE6.itertuples(index=False):
+    for row in FI_TABLE6.itertuples(index=False):
         counts = np.array([row.f_A, row.f_B])
         exact = mechanisms.smooth_sensitivity_label_probabilities(counts, epsilon=eps)[1]
         sampled = float(np.mean(sampler(counts, n_samples, rng) == 1))
         softmax = mechanisms.exponential_probabilities(counts.astype(float), epsilon=eps,
                                                        sensitivity=1.0, monotone=True)[1]
         rows.append({
-            "f_A": row.f_A, "f_B": row.f_B, "paper original Pr(B) %": row[2],
+            "f_A": row.f_A, "f_B": row.f_B, "paper original Pr(B) %": row.original_paper,
             "ours exact %": 100 * exact, f"ours sampled % ({n_samples:,} draws)": 100 * sampled,
-            "paper new Pr(B) %": row[3], "ours softmax exp(ε·f) %": 100 * softmax,
+            "paper new Pr(B) %": row.new_paper, "ours softmax exp(ε·f) %": 100 * softmax,
             "exact loss, f_B + 1": smooth_sensitivity_loss(counts, counts + np.array([0, 1]), eps),
         })
     return pd.DataFrame(rows)
