@@ -39,7 +39,6 @@ from dpviz.explore import argument
 from dpviz.mechanisms import exponential_probabilities
 from dpviz.pseudocode.fs import tau
 from dpviz.trees.id3_quality import get_criterion, q_max, sensitivity_max
-from dpviz.trees.id3_view import tree_frame
 from dpviz.ui.exercises import AuditTask, Implementation, Prediction, register
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.tree_charts import ledger_level_chart, tree_chart
@@ -242,13 +241,6 @@ def published_table1() -> str | None:
     """The full 200-run FS Table 1 (``docs/fs_table1.md``, written by ``make bench``), if any."""
     path = Path(__file__).resolve().parents[2] / "docs" / "fs_table1.md"
     return path.read_text(encoding="utf-8") if path.exists() else None
-
-
-def stop_reasons(model: Any) -> pd.Series:
-    """How many leaves of a fitted tree stopped for each reason."""
-    frame = tree_frame(model)
-    leaves = frame[frame["kind"].isin(["leaf", "empty leaf"])]
-    return leaves["stop"].value_counts()
 
 
 # === Exercises 03.x (registered with dpviz.ui.exercises when this module is imported) ===
