@@ -281,18 +281,13 @@ def pseudo_label_table(
 PREDICTION_SETTING = {"dataset": "nursery", "epsilon": 0.05, "percent": 30, "n_secondary": 20}
 
 
-def noise_sum_law(rate: float, n_terms: int) -> tuple[np.ndarray, np.ndarray]:
-    """Support and pmf of a sum of ``n_terms`` independent discrete Laplace noises at ``rate``."""
-    law = discrete_laplace_sum_law(int(n_terms), rate)
-    return law.support, law.pmf / law.pmf.sum()
-
-
 def pseudo_label_law(totals: Sequence[int], rate: float, n_terms: int) -> np.ndarray:
     """P(argmax_t S_t = k), S_t = ``totals[t]`` + ``n_terms`` noises at ``rate``, ties lowest.
 
     ``P(L = k) = Σ_s P(S_k = s) Π_{j<k} P(S_j < s) Π_{j>k} P(S_j ≤ s)``.
     """
-    support, pmf = noise_sum_law(rate, n_terms)
+    law = discrete_laplace_sum_law(int(n_terms), rate)
+    support, pmf = law.support, law.pmf / law.pmf.sum()
     totals = np.asarray(totals, dtype=np.int64)
     grid = np.arange(support[0] + totals.min(), support[-1] + totals.max() + 1)
     laws = np.zeros((len(totals), len(grid)))
