@@ -2,7 +2,8 @@
 
 Importing a module registers its notebook's exercises.
 :func:`quick` is true under ``DPVIZ_QUICK=1`` (``make notebooks``): sweeps use fewer repeats.
-The step-by-step privacy arguments' texts live in ``arguments.json`` (:func:`argument`).
+The exercises' texts are data: the step-by-step privacy arguments in ``arguments.json``
+(:func:`argument`), the hints a wrong answer shows in ``hints.json`` (:func:`hint`).
 """
 
 from __future__ import annotations
@@ -16,10 +17,15 @@ from typing import Any
 
 from dpviz.ui.exercises import Argument, Step
 
-__all__ = ["argument", "load_all", "quick"]
+__all__ = ["argument", "hint", "load_all", "quick"]
 
-_ARGUMENTS: dict[str, Any] = json.loads(
-    files(__name__).joinpath("arguments.json").read_text(encoding="utf-8"))
+
+def _texts(name: str) -> dict[str, Any]:
+    """One of the files of exercise texts, parsed."""
+    return json.loads(files(__name__).joinpath(name).read_text(encoding="utf-8"))
+
+
+_ARGUMENTS, _HINTS = _texts("arguments.json"), _texts("hints.json")
 
 
 def quick() -> bool:
@@ -39,3 +45,8 @@ def argument(key: str) -> Argument:
     steps = tuple(Step(s["question"], s["options"], s["correct"], s["why_wrong"])
                   for s in spec["steps"])
     return Argument(spec["claim"], steps, spec["conclusion"])
+
+
+def hint(key: str) -> str:
+    """Exercise ``key``'s hint, read from ``hints.json``."""
+    return _HINTS[key]

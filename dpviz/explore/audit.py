@@ -54,6 +54,7 @@ from dpviz.data.published import FI_TABLE6
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.shipped import result
+from dpviz.explore import hint
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.ui.exercises import BreakTask, Exercise, register
@@ -446,24 +447,19 @@ register({
         answer=smooth_sensitivity_loss(EXERCISE_1["counts"], EXERCISE_1["counts_prime"],
                                        EXERCISE_1["epsilon"]),
         tolerance=0.005,
-        hint="did you use the leaves (8, 0) and (9, 0) at ε = 0.5? Compare the two leaves "
-        "one label at a time, and keep the larger of the two absolute log-ratios",
+        hint=hint("06.1"),
     ),
     "06.2": Exercise(
         answer=impossible_output_bound(EXERCISE_2_N),
         tolerance=0.005,
-        hint="check your formula first with n = 400: it must give story 2's bound; then "
-        "use the number of estimation samples, not all 2,000",
+        hint=hint("06.2"),
     ),
     "06.3": BreakTask(
         D=COUNT, D_prime=COUNT_PRIME, exact=half_sensitivity_laplace_law, epsilon=1.0,
-        hint="the analyst followed the Laplace mechanism (your laplace_mech of 01.1) to the "
-        "letter, with a wrong sensitivity; return an array of n releases",
+        hint=hint("06.3"),
     ),
     "06.4": BreakTask(
         D=COUNT, D_prime=COUNT_PRIME, exact=unsplit_average_law, epsilon=1.0,
-        hint="five independent discrete Laplace answers per release (your geometric_mech "
-        "of 01.2, vectorized), each at the budget the analyst forgot to divide; return the n "
-        "means answers.mean(axis=1)",
+        hint=hint("06.4"),
     ),
 })

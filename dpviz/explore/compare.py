@@ -21,7 +21,7 @@ from dpviz.experiments.comparison import reference_accuracy  # by name: tests pa
 from dpviz.experiments.registry import ALGORITHMS, PRIVATE
 from dpviz.experiments.runner import remember
 from dpviz.experiments.shipped import recompute_requested, result
-from dpviz.explore import argument, quick
+from dpviz.explore import argument, hint, quick
 from dpviz.ui.exercises import Exercise, Prediction, register
 from dpviz.ui.plots import accuracy_chart, log_axis
 from dpviz.ui.widgets import choice_dropdown, selection_slider
@@ -342,20 +342,16 @@ register({
     "07.1": Exercise(
         answer=float((~pareto.dominated_by(*EXERCISE_POINTS[["epsilon", "accuracy"]].T.values))
                      .sum()), tolerance=0,
-        hint="a point is dominated when another has an ε no larger and an accuracy no lower "
-        "(one of them strictly); at each ε only the best can survive, and then only if it "
-        "beats every point with a smaller ε; equal points do not dominate each other"),
+        hint=hint("07.1")),
     "07.2": Prediction(
         compute=lambda run: accuracy_gap("nursery", "DiffPID3-Max", "DP forest",
                                          epsilon=2.0, n=300, repeat=run),
         # accepted: ±max(5, 2 standard errors of the 5 runs' mean); "Close" within twice that
         tolerance=5.0, seeds=(0, 1, 2, 3, 4), spread_factor=2.0,
         unit=" percentage points",
-        hint="at n = 300 each of the forest's 100 trees sees about three rows, while one "
-        "DiffPID3 tree sees them all and asks one question per node"),
+        hint=hint("07.2")),
     "07.3": TUNING_ARGUMENT,
     "07.4": Exercise(
         answer=1.0, tolerance=1e-9,
-        hint="count how many of the 15 fits read any one row, then apply the composition "
-        "rule for fits that read disjoint rows"),
+        hint=hint("07.4")),
 })

@@ -23,7 +23,7 @@ from dpviz.data.uci import Dataset
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.experiments.reproduce_fi import fi_dataset
 from dpviz.experiments.runner import curve, encoded_split, located, remember
-from dpviz.explore import argument
+from dpviz.explore import argument, hint
 from dpviz.mechanisms import report_noisy_max_probabilities
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.random_tree import fletcher_islam_depth
@@ -373,9 +373,7 @@ ROSNAM_LABEL = Implementation(
         {"counts": (0, 0, 0), "epsilon": 1.0},
     ),
     exact=leaf_label_law, sampler=True, n_samples=10_000,
-    hint="one independent noise draw per class, never negative; which scale may the noise "
-    "have when every count can only grow by one (notebook 01 §0, docs/privacy.md §1)? Return "
-    "the position of the largest noisy count, an int, not the count itself",
+    hint=hint("05.2"),
 )
 
 PERMUTE_AND_FLIP = Implementation(
@@ -385,26 +383,18 @@ PERMUTE_AND_FLIP = Implementation(
         {"counts": (0, 0, 0), "epsilon": 1.0},
     ),
     exact=leaf_label_law, sampler=True, n_samples=10_000,
-    hint="visit the classes in a fresh random order each draw; a class with the largest count "
-    "must always be accepted; the acceptance probability must fall by the same factor per "
-    "missing row as ROSNAM's odds do at this ε — compare both on counts (0, 1)",
+    hint=hint("05.3"),
 )
 
 EQUAL_SPLIT_AUDIT = AuditTask(
     cases=((1,), (1, 0), (0, 0, 1), (1, 1, 0, 1, 0)), exact=equal_split_law, epsilon=1.0,
     violation=True, max_loss=EQUAL_SPLIT_MAX_LOSS, n_samples=10_000, relation="rows",
-    hint="reread the recipe: shuffle with rng.permutation, cut with np.array_split(rows, 2) "
-    "(the first tree takes the extra row), one ROSNAM label at ε = 1 per tree from its part's "
-    "class counts (np.bincount(part, minlength=2)); return the n values 2·label₁ + label₂ as "
-    "an array",
+    hint=hint("05.4"),
 )
 
 NURSERY_PREDICTION = Prediction(
     compute=nursery_accuracy, tolerance=0.06, seeds=(0, 1, 2), spread_factor=1.0,
-    hint="at ε = 0.1 each leaf's noise has scale 10; how many of the 11 460 training rows does "
-    "one leaf of one tree hold when each tree gets a fiftieth of them and has hundreds of "
-    "leaves? If most labels are close to random draws among Nursery's five classes, what is "
-    "the vote of 50 such trees worth?",
+    hint=hint("05.5"),
 )
 
 register({"05.1": SPLIT_ARGUMENT, "05.2": ROSNAM_LABEL, "05.3": PERMUTE_AND_FLIP,

@@ -35,7 +35,7 @@ from dpviz.experiments.fs_runs import (
     fit_one,
 )
 from dpviz.experiments.reproduce_fs import jpw_table1_comparison, percent_summary
-from dpviz.explore import argument
+from dpviz.explore import argument, hint
 from dpviz.mechanisms import exponential_probabilities
 from dpviz.pseudocode.fs import tau
 from dpviz.trees.id3_quality import get_criterion, q_max, sensitivity_max
@@ -302,23 +302,16 @@ register({
     "03.1": _BUDGET,
     "03.2": Implementation(
         cases=SPLIT_CASES, exact=split_probabilities,
-        hint="score each attribute from its own table of counts (Max: rows its split would "
-        "classify right; Gini: minus the weighted impurity, a value without rows adds 0), "
-        "then weight the scores as the exponential mechanism does for the score's "
-        "sensitivity (section 2) and normalise",
+        hint=hint("03.2"),
     ),
     "03.3": AuditTask(
         cases=(ROOT_SPLIT_DATA, _OTHER_DATA), exact=root_split_law, epsilon=ROOT_SPLIT_EPSILON,
         max_loss=ROOT_SPLIT_MAX_LOSS, min_bound=0.15, relation="rows",
-        hint="count τ_jc of every attribute from the rows, score each attribute with q_Max "
-        "(sensitivity 1) and draw n attributes with the exponential mechanism at ε = 1; "
-        "return an array of n attribute indices 0, 1, 2",
+        hint=hint("03.3"),
     ),
     "03.4": Prediction(
         compute=sulq_accuracy_at_b2, tolerance=6.0,
         unit="%",
-        hint="at B = 2 each count query gets twenty times the ε it had at B = 0.1: scale the "
-        "noise's standard deviation (section 1's table) accordingly and compare it with the "
-        "counts a node of 2,000 rows holds for each value and class",
+        hint=hint("03.4"),
     ),
 })

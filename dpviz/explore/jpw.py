@@ -23,7 +23,7 @@ from dpviz.data.uci import Dataset, load
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.reproduce_jpw import JPW_DATASETS
 from dpviz.experiments.runner import curve, encoded_split, located, remember
-from dpviz.explore import argument
+from dpviz.explore import argument, hint
 from dpviz.trees.random_tree import RandomTree, fan_depth
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.ui.exercises import AuditTask, Implementation, Prediction, register
@@ -354,24 +354,19 @@ SUMMED_COUNT = Implementation(
         {"counts": (25,), "epsilon": 2.0},
     ),
     exact=summed_count_law, sampler=True, n_samples=10_000,
-    hint="go back to Fig. 5 and the budget split of this notebook: how much ε does each "
-    "tree get, and which leaves get noise? Each tree's noise is drawn independently; "
-    "dpviz.mechanisms.discrete_laplace draws discrete Laplace noise",
+    hint=hint("02.2"),
 )
 
 RECOUNT_AUDIT = AuditTask(
     cases=((5, 3), (0, 0)), exact=recount_sum_law, epsilon=1.0, violation=True, max_loss=2.0,
     min_bound=1.0, relation="counts",
-    hint="reread the question: which count does each release add noise to, at which ε, and "
-    "is the second release's noise drawn afresh? Return n draws of R1 + R2 as an array",
+    hint=hint("02.3"),
 )
 
 LOW_TREE_PREDICTION = Prediction(
     compute=mushroom_low_tree_accuracy, tolerance=5.0,
     unit="%",
-    hint="at height 3 a tree has only a few leaves, so each holds hundreds of Mushroom's "
-    "8,124 rows: compare that with noise at ε/10 per tree — and ask how well three "
-    "attributes per path can separate the classes even without noise",
+    hint=hint("02.4"),
 )
 
 register({"02.1": UPDATE_ARGUMENT, "02.2": SUMMED_COUNT, "02.3": RECOUNT_AUDIT,

@@ -28,7 +28,7 @@ from dpviz.experiments.semi_supervised import (
     ProtocolRun,
     rdt_sharp_dataset,
 )
-from dpviz.explore import argument
+from dpviz.explore import argument, hint
 from dpviz.trees.random_tree import rdt_sharp_depth
 from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree
 from dpviz.ui.exercises import AuditTask, Implementation, Prediction, register
@@ -334,20 +334,16 @@ register(
                 {"counts": ((3, 2, 1), (1, 3, 2)), "epsilon": 2.0},
             ),
             exact=_pseudo_label_exact, sampler=True,
-            hint="every counter of every primary tree gets its own noise, at that tree's "
-            "share of the budget; the pseudo-label compares the sums over the trees",
+            hint=hint("04.2"),
         ),
         "04.3": AuditTask(
             cases=((4, 4, 7, 9), (1, 2, 2, 2, 3, 5)), exact=centre_law, epsilon=1.0, violation=True,
             min_bound=2.0, relation="rows",
-            hint="the leaf's one centre is one of its private rows, each row equally likely "
-            "(a value held by two rows is twice as likely)",
+            hint=hint("04.3"),
         ),
         "04.4": Prediction(
             compute=explorer_accuracy, tolerance=0.05, seeds=(0, 1, 2),
-            hint="at this ε every primary counter gets noise of scale p/ε = 100: what are the "
-            "pseudo-labels worth then, and what accuracy does always answering one class "
-            "get on this data set?",
+            hint=hint("04.4"),
         ),
     }
 )
