@@ -440,8 +440,6 @@ def unsplit_average_law(count: Any) -> DiscreteLaw:
     return averaged_count_law(int(count), 1.0, 5)
 
 
-# 06.3, 06.4: the mechanism must have exactly the broken law asked for, then the audit must
-# catch it on the count 10 vs 11.
 register({
     "06.1": Exercise(
         answer=smooth_sensitivity_loss(EXERCISE_1["counts"], EXERCISE_1["counts_prime"],

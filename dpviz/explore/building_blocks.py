@@ -29,13 +29,6 @@ from dpviz.ui.exercises import Exercise, Implementation, register
 from dpviz.ui.plots import ledger_chart, noisy_counts_chart
 from dpviz.validation import check_epsilon
 
-__all__ = [
-    "COUNT_MECHANISMS", "MECHANISM_EXERCISES", "SELECTION_EXAMPLES", "budget_game",
-    "budget_game_chart", "exact_checks", "exponential_law", "geometric_law", "laplace_law",
-    "noise_chart", "noise_frame", "noise_std", "noisy_max_law", "overlap_audit", "sampled_checks",
-    "selection_chart", "selection_frame",
-]
-
 #: The two count mechanisms of the noise explorer, by their names in dpviz.mechanisms.
 COUNT_MECHANISMS = ("discrete_laplace", "laplace")
 
