@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from dpviz import mechanisms
 from dpviz.audit import targets
 from dpviz.audit.engine import (
     AuditResult,
@@ -55,6 +54,7 @@ from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.shipped import result
 from dpviz.explore import hint
+from dpviz.explore.fi import fi_table6
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.ui.exercises import BreakTask, Exercise, register
@@ -209,24 +209,18 @@ def bound_growth(epsilon: float = 0.5,
 
 # ------------------------------------------------------------------------------ story 1
 def addendum_table6(n_samples: int = 100_000, seed: int = 0) -> pd.DataFrame:
-    """FI addendum Table 6 (``FI_TABLE6``) beside our exact and sampled Pr(B), loss of f_B + 1."""
-    eps = 0.1
-    rng = np.random.default_rng(seed)
+    """FI addendum Table 6 (notebook 05's ``fi_table6``) with sampled Pr(B), loss of f_B + 1."""
+    eps, rng = 0.1, np.random.default_rng(seed)
     sampler = targets.smooth_sensitivity_leaf_label(eps)
-    rows = []
-    for row in FI_TABLE6.itertuples(index=False):
-        counts = np.array([row.f_A, row.f_B])
-        exact = mechanisms.smooth_sensitivity_label_probabilities(counts, epsilon=eps)[1]
-        sampled = float(np.mean(sampler(counts, n_samples, rng) == 1))
-        softmax = mechanisms.exponential_probabilities(counts.astype(float), epsilon=eps,
-                                                       sensitivity=1.0, monotone=True)[1]
-        rows.append({
-            "f_A": row.f_A, "f_B": row.f_B, "paper original Pr(B) %": row.original_paper,
-            "ours exact %": 100 * exact, f"ours sampled % ({n_samples:,} draws)": 100 * sampled,
-            "paper new Pr(B) %": row.new_paper, "ours softmax exp(ε·f) %": 100 * softmax,
-            "exact loss, f_B + 1": smooth_sensitivity_loss(counts, counts + np.array([0, 1]), eps),
-        })
-    return pd.DataFrame(rows)
+    table, counts = fi_table6(eps), FI_TABLE6[["f_A", "f_B"]].to_numpy()
+    return pd.DataFrame({
+        "f_A": table["f_A"], "f_B": table["f_B"], "paper original Pr(B) %": table["original_paper"],
+        "ours exact %": table["original"], f"ours sampled % ({n_samples:,} draws)": [
+            100 * float(np.mean(sampler(c, n_samples, rng) == 1)) for c in counts],
+        "paper new Pr(B) %": table["new_paper"], "ours softmax exp(ε·f) %": table["softmax"],
+        "exact loss, f_B + 1": [smooth_sensitivity_loss(c, c + np.array([0, 1]), eps)
+                                for c in counts],
+    })
 
 
 def _smooth_grid(epsilon: float) -> tuple[int, ...]:
