@@ -174,12 +174,6 @@ def test_pruning_table_is_free():
         fs_runs.pruning_table("nursery", criterion="sulq")
 
 
-def test_stop_reasons():
-    model, _, _ = fs_runs.fit_one("nursery", "max", 1.0, 2)
-    reasons = fs.stop_reasons(model)
-    assert reasons.sum() == model.tree_.n_leaves
-
-
 def test_table1_helpers():
     runs = fs_runs.table1_runs(2, 1, sizes=(1000,))
     assert set(runs["algorithm"]) == set(fs_runs.ALGORITHM_NAMES.values()) | {"ID3"}

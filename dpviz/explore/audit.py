@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from dpviz import mechanisms
 from dpviz.audit import targets
 from dpviz.audit.engine import (
     AuditResult,
@@ -50,9 +49,12 @@ from dpviz.audit.targets import (
     make_setup,
     run_audit,
 )
+from dpviz.data.published import FI_TABLE6
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.shipped import result
+from dpviz.explore import hint
+from dpviz.explore.fi import fi_table6
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.ui.exercises import BreakTask, Exercise, register
@@ -60,7 +62,7 @@ from dpviz.ui.plots import audit_histogram_chart, privacy_loss_chart
 from dpviz.ui.widgets import SLIDER_MIN_WIDTH
 
 __all__ = [
-    "ADDENDUM_TABLE6", "BROKEN", "CORRECT", "MAX_SAMPLES", "SETUPS", "addendum_table6",
+    "BROKEN", "CORRECT", "MAX_SAMPLES", "SETUPS", "addendum_table6",
     "audit_explorer_chart", "audit_table", "averaged_count", "bound_growth", "budget_split_audits",
     "estimator_audits", "estimator_power_audit", "exact_event_losses", "exact_ratio_chart",
     "floating_point_audits", "half_sensitivity_laplace_law", "impossible_output_bound",
@@ -206,35 +208,19 @@ def bound_growth(epsilon: float = 0.5,
 
 
 # ------------------------------------------------------------------------------ story 1
-#: FI addendum (2021) Table 6: leaf counts (f_A, f_B) at ε = 0.1 and the probability (%) of
-#: the majority label B, with the original smooth-sensitivity label and the updated exp(ε·f_c).
-ADDENDUM_TABLE6 = pd.DataFrame({
-    "f_A": [5, 105, 0, 0, 10, 10],
-    "f_B": [10, 110, 1, 10, 50, 60],
-    "paper original Pr(B) %": [52.1, 52.1, 51.4, 53.4, 93.8, 99.9],
-    "paper new Pr(B) %": [62.2, 62.2, 52.5, 73.1, 98.2, 99.3],
-})
-
-
 def addendum_table6(n_samples: int = 100_000, seed: int = 0) -> pd.DataFrame:
-    """The addendum's Table 6 beside our exact and sampled Pr(B), and the loss of f_B + 1."""
-    eps = 0.1
-    rng = np.random.default_rng(seed)
+    """FI addendum Table 6 (notebook 05's ``fi_table6``) with sampled Pr(B), loss of f_B + 1."""
+    eps, rng = 0.1, np.random.default_rng(seed)
     sampler = targets.smooth_sensitivity_leaf_label(eps)
-    rows = []
-    for row in ADDENDUM_TABLE6.itertuples(index=False):
-        counts = np.array([row.f_A, row.f_B])
-        exact = mechanisms.smooth_sensitivity_label_probabilities(counts, epsilon=eps)[1]
-        sampled = float(np.mean(sampler(counts, n_samples, rng) == 1))
-        softmax = mechanisms.exponential_probabilities(counts.astype(float), epsilon=eps,
-                                                       sensitivity=1.0, monotone=True)[1]
-        rows.append({
-            "f_A": row.f_A, "f_B": row.f_B, "paper original Pr(B) %": row[2],
-            "ours exact %": 100 * exact, f"ours sampled % ({n_samples:,} draws)": 100 * sampled,
-            "paper new Pr(B) %": row[3], "ours softmax exp(ε·f) %": 100 * softmax,
-            "exact loss, f_B + 1": smooth_sensitivity_loss(counts, counts + np.array([0, 1]), eps),
-        })
-    return pd.DataFrame(rows)
+    table, counts = fi_table6(eps), FI_TABLE6[["f_A", "f_B"]].to_numpy()
+    return pd.DataFrame({
+        "f_A": table["f_A"], "f_B": table["f_B"], "paper original Pr(B) %": table["original_paper"],
+        "ours exact %": table["original"], f"ours sampled % ({n_samples:,} draws)": [
+            100 * float(np.mean(sampler(c, n_samples, rng) == 1)) for c in counts],
+        "paper new Pr(B) %": table["new_paper"], "ours softmax exp(ε·f) %": table["softmax"],
+        "exact loss, f_B + 1": [smooth_sensitivity_loss(c, c + np.array([0, 1]), eps)
+                                for c in counts],
+    })
 
 
 def _smooth_grid(epsilon: float) -> tuple[int, ...]:
@@ -448,31 +434,24 @@ def unsplit_average_law(count: Any) -> DiscreteLaw:
     return averaged_count_law(int(count), 1.0, 5)
 
 
-# 06.3, 06.4: the mechanism must have exactly the broken law asked for, then the audit must
-# catch it on the count 10 vs 11.
 register({
     "06.1": Exercise(
         answer=smooth_sensitivity_loss(EXERCISE_1["counts"], EXERCISE_1["counts_prime"],
                                        EXERCISE_1["epsilon"]),
         tolerance=0.005,
-        hint="did you use the leaves (8, 0) and (9, 0) at ε = 0.5? Compare the two leaves "
-        "one label at a time, and keep the larger of the two absolute log-ratios",
+        hint=hint("06.1"),
     ),
     "06.2": Exercise(
         answer=impossible_output_bound(EXERCISE_2_N),
         tolerance=0.005,
-        hint="check your formula first with n = 400: it must give story 2's bound; then "
-        "use the number of estimation samples, not all 2,000",
+        hint=hint("06.2"),
     ),
     "06.3": BreakTask(
         D=COUNT, D_prime=COUNT_PRIME, exact=half_sensitivity_laplace_law, epsilon=1.0,
-        hint="the analyst followed the Laplace mechanism (your laplace_mech of 01.1) to the "
-        "letter, with a wrong sensitivity; return an array of n releases",
+        hint=hint("06.3"),
     ),
     "06.4": BreakTask(
         D=COUNT, D_prime=COUNT_PRIME, exact=unsplit_average_law, epsilon=1.0,
-        hint="five independent discrete Laplace answers per release (your geometric_mech "
-        "of 01.2, vectorized), each at the budget the analyst forgot to divide; return the n "
-        "means answers.mean(axis=1)",
+        hint=hint("06.4"),
     ),
 })

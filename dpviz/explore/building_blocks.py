@@ -23,17 +23,11 @@ from dpviz.audit.engine import AuditResult, Event, audit
 from dpviz.audit.exact_laws import ContinuousLaw, DiscreteLaw, discrete_laplace_law
 from dpviz.data.uci import load
 from dpviz.errors import BudgetExceededError, InvalidParameterError, NotProvenPrivateWarning
+from dpviz.explore import hint
 from dpviz.privacy import PrivateTable
 from dpviz.ui.exercises import Exercise, Implementation, register
 from dpviz.ui.plots import ledger_chart, noisy_counts_chart
 from dpviz.validation import check_epsilon
-
-__all__ = [
-    "COUNT_MECHANISMS", "MECHANISM_EXERCISES", "SELECTION_EXAMPLES", "budget_game",
-    "budget_game_chart", "exact_checks", "exponential_law", "geometric_law", "laplace_law",
-    "noise_chart", "noise_frame", "noise_std", "noisy_max_law", "overlap_audit", "sampled_checks",
-    "selection_chart", "selection_frame",
-]
 
 #: The two count mechanisms of the noise explorer, by their names in dpviz.mechanisms.
 COUNT_MECHANISMS = ("discrete_laplace", "laplace")
@@ -392,31 +386,26 @@ MECHANISM_EXERCISES = {
                {"value": 0.0, "sensitivity": 1.0, "epsilon": 0.1},
                {"value": 5.0, "sensitivity": 2.0, "epsilon": 0.5}),
         exact=laplace_law, sampler=True,
-        hint="the noise must hide a change of Δ in the answer at privacy level ε: does it grow "
-        "or shrink when Δ grows, and when ε grows? numpy's rng.laplace takes loc and scale",
+        hint=hint("01.1"),
     ),
     "01.2": Implementation(
         cases=({"count": 10, "epsilon": 1.0}, {"count": 0, "epsilon": 0.5},
                {"count": 3, "epsilon": 2.0}),
         exact=geometric_law, sampler=True,
-        hint="return an integer whose chance falls by the factor e^(−ε) per step away from the "
-        "count, on both sides; rounding Laplace noise does not give that law. What is the "
-        "ratio P(k + 1)/P(k) of rng.geometric(p)?",
+        hint=hint("01.2"),
     ),
     "01.3": Implementation(
         cases=({"utilities": (5, 10), "epsilon": 0.1, "sensitivity": 1.0},
                {"utilities": (10, 8, 5, 0), "epsilon": 0.5, "sensitivity": 1.0},
                {"utilities": (3, 1, 2), "epsilon": 1.0, "sensitivity": 2.0}),
         exact=exponential_law, sampler=True,
-        hint="compare your weights with the formula of §2 term by term (ε, Δ and the 2); "
-        "return the index of the chosen candidate (an int), drawn with rng",
+        hint=hint("01.3"),
     ),
     "01.4": Implementation(
         cases=({"counts": (5, 10), "epsilon": 0.1}, {"counts": (3, 7), "epsilon": 0.5},
                {"counts": (2, 6, 5), "epsilon": 1.0}, {"counts": (0, 0, 0), "epsilon": 1.0}),
         exact=noisy_max_law, sampler=True,
-        hint="one fresh draw of noise per count, never negative, of the scale §2 gives; "
-        "return the position of the largest noisy count (an int), not the count",
+        hint=hint("01.4"),
     ),
 }
 
@@ -424,17 +413,14 @@ register({
     **MECHANISM_EXERCISES,
     "01.5": Exercise(
         answer=math.log(3.0), tolerance=0.001,
-        hint="the probability of noise 0 is the pmf at 0 (section 1); set it to one half and "
-        "solve for ε",
+        hint=hint("01.5"),
     ),
     "01.6": Exercise(
         answer=1.0 - math.exp(-1.0) / 2.0, tolerance=0.005,
-        hint="which entry of the exact probabilities belongs to the class with count 10, and "
-        "did you pass ε = 0.2?",
+        hint=hint("01.6"),
     ),
     "01.7": Exercise(
         answer=0.7, tolerance=1e-9,
-        hint="a row can be in both groups, so it can change both answers: do the two "
-        "queries compose in parallel or sequentially?",
+        hint=hint("01.7"),
     ),
 })

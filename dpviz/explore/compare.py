@@ -21,8 +21,8 @@ from dpviz.experiments.comparison import reference_accuracy  # by name: tests pa
 from dpviz.experiments.registry import ALGORITHMS, PRIVATE
 from dpviz.experiments.runner import remember
 from dpviz.experiments.shipped import recompute_requested, result
-from dpviz.explore import quick
-from dpviz.ui.exercises import Argument, Exercise, Prediction, Step, register
+from dpviz.explore import argument, hint, quick
+from dpviz.ui.exercises import Exercise, Prediction, register
 from dpviz.ui.plots import accuracy_chart, log_axis
 from dpviz.ui.widgets import choice_dropdown, selection_slider
 from dpviz.validation import check_epsilon, check_int
@@ -336,51 +336,22 @@ def accuracy_gap(dataset: str, better: str, worse: str, *, epsilon: float, n: in
     return 100 * float(accuracy[better] - accuracy[worse])
 
 
-TUNING_ARGUMENT = Argument(
-    claim="Training 15 configurations at ε = 1 each on the same private rows and keeping the one "
-    "with the best accuracy on private test rows does not give an ε = 1 model.",
-    steps=tuple(Step(question, dict(zip("abc", options, strict=True)), correct, why)
-                for question, options, correct, why in (  # options a, b, c; why the others fail
-        ("The 15 fits read the same training rows. What does that cost those rows?",
-         ("ε = 1: only the chosen model is published", "up to 15 × ε, by sequential composition",
-          "ε = 1, by parallel composition over the 15 fits"), "b",
-         {"a": "the choice depends on all 15 fits, so all of them are part of what leaks",
-          "c": "parallel composition needs disjoint rows; here every fit reads every row"}),
-        ("The choice reads the test rows' labels without noise. What does that make it?",
-         ("a query on private rows with no privacy guarantee", "post-processing, free",
-          "a query at ε = 1"), "a",
-         {"b": "post-processing may use only the release, never the data again",
-          "c": "nothing in the choice adds noise or calibrates to a sensitivity"}),
-        ("Which remedy keeps the whole procedure at a stated ε?",
-         ("report the chosen model's accuracy on the same test rows",
-          "train more configurations so that the best is more reliable",
-          "choose with public data, or privately (e.g. the exponential mechanism over the "
-          "configurations), and count every fit in the budget"), "c",
-         {"a": "that score is the optimistic one this section measures, and it reads the "
-               "rows again",
-          "b": "every extra fit adds to the sequential bill"}),
-    )),
-    conclusion="Tuning is part of the algorithm: every fit and the choice itself spend budget.",
-)
+TUNING_ARGUMENT = argument("07.3")
 
 register({
     "07.1": Exercise(
         answer=float((~pareto.dominated_by(*EXERCISE_POINTS[["epsilon", "accuracy"]].T.values))
                      .sum()), tolerance=0,
-        hint="a point is dominated when another has an ε no larger and an accuracy no lower "
-        "(one of them strictly); at each ε only the best can survive, and then only if it "
-        "beats every point with a smaller ε; equal points do not dominate each other"),
+        hint=hint("07.1")),
     "07.2": Prediction(
         compute=lambda run: accuracy_gap("nursery", "DiffPID3-Max", "DP forest",
                                          epsilon=2.0, n=300, repeat=run),
         # accepted: ±max(5, 2 standard errors of the 5 runs' mean); "Close" within twice that
         tolerance=5.0, seeds=(0, 1, 2, 3, 4), spread_factor=2.0,
         unit=" percentage points",
-        hint="at n = 300 each of the forest's 100 trees sees about three rows, while one "
-        "DiffPID3 tree sees them all and asks one question per node"),
+        hint=hint("07.2")),
     "07.3": TUNING_ARGUMENT,
     "07.4": Exercise(
         answer=1.0, tolerance=1e-9,
-        hint="count how many of the 15 fits read any one row, then apply the composition "
-        "rule for fits that read disjoint rows"),
+        hint=hint("07.4")),
 })

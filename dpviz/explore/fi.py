@@ -23,10 +23,11 @@ from dpviz.data.uci import Dataset
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.experiments.reproduce_fi import fi_dataset
 from dpviz.experiments.runner import curve, encoded_split, located, remember
+from dpviz.explore import argument, hint
 from dpviz.mechanisms import report_noisy_max_probabilities
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.random_tree import fletcher_islam_depth
-from dpviz.ui.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
+from dpviz.ui.exercises import AuditTask, Implementation, Prediction, register
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
 from dpviz.validation import check_epsilon
@@ -362,71 +363,7 @@ def nursery_accuracy(seed: int = 0) -> float:
                            s["n_trees"], s["mechanism"], seed)
 
 
-SPLIT_ARGUMENT = Argument(
-    claim="dpviz's forest sends each row to a tree drawn uniformly for that row, independently "
-    "of the other rows and of the noise, and releases every leaf's label by ROSNAM at ε: the "
-    "release is ε-DP (add/remove neighbours). FI's equal split (shuffle, cut into τ equal "
-    "parts) does not get this proof.",
-    steps=(
-        Step("D′ is D plus one row r. Pair the two runs so that every row of D draws the same "
-             "tree in both. Given these draws, whose rows differ between D and D′?",
-             {"a": "every tree's: the parts change size",
-              "b": "only the tree T that r drew, by the row r",
-              "c": "no tree's: one row is lost among thousands"},
-             "b",
-             {"a": "nothing fixes the part sizes here: each row's tree is its own draw, so "
-                   "the other rows stay where they are",
-              "c": "r is counted in its leaf of the tree it drew: that leaf's counts change"}),
-        Step("Fix T = t. Why does any set of releases have probability within a factor e^ε on "
-             "D and D′?",
-             {"a": "all leaves of all trees are released at ε, and the τ trees compose to τε, "
-                   "which the forest divides by τ",
-              "b": "the trees are drawn from the public domain",
-              "c": "one leaf of tree t has counts that differ by one row; its label is ROSNAM "
-                   "at ε; every other leaf has the same counts and independent noise"},
-             "c",
-             {"a": "no ε is divided by τ in the disjoint scheme, and composition only charges "
-                   "releases whose input changes",
-              "b": "a free structure says nothing about the labels, which read the rows"}),
-        Step("T is random and secret. How does the bound for each t give one for the forest?",
-             {"a": "P′(S) = Σ_t P(T = t)·P′(S | T = t) ≤ Σ_t P(T = t)·e^ε·P(S) = e^ε·P(S): r's "
-                   "draw is independent of the rest, and on D the release does not depend on "
-                   "it (the same with D and D′ swapped)",
-              "b": "it cannot: T must be published with the release",
-              "c": "add the bounds over the τ possible trees: τε"},
-             "a",
-             {"b": "the assignment is a curator secret; the release is a mixture over it, and "
-                   "a mixture of laws each within e^ε of P is itself within e^ε of P",
-              "c": "only one t happens: the law on D′ is an average over t, not a "
-                   "composition of τ releases"}),
-        Step("Equal split: shuffle, cut into τ parts of equal size. Keep every old row's place "
-             "in the shuffle and insert r. What happens to the parts?",
-             {"a": "only r's part changes",
-              "b": "nothing, since the rows are shuffled anyway",
-              "c": "each part after r's place hands one row on to the next: up to τ parts "
-                   "differ, so the premise of parallel composition fails for this pairing"},
-             "c",
-             {"a": "the sizes must stay equal, so the cut points move; run "
-                   "assignment_changes and look at the rows that move",
-              "b": "the shuffle is the same for the old rows; what moves are the cut points"}),
-        Step("So what would a proof for the equal split need?",
-             {"a": "nothing: one bad pairing shows that the equal split is not private",
-              "b": "a coupling: pair each split of D′ with a split of D, with the right "
-                   "probabilities, so that paired splits differ in few parts; bound each pair "
-                   "and average — the ε it yields need not be the claimed one",
-              "c": "nothing: disjoint parts are always parallel composition"},
-             "b",
-             {"a": "privacy is about the two output laws; one pairing that differs in many "
-                   "parts proves nothing, another may differ in few",
-              "c": "parallel composition needs neighbours that differ in one part, and step 4 "
-                   "shows the parts are not fixed"}),
-    ),
-    conclusion="With one independent draw per row, a neighbour changes one leaf of one tree "
-    "whatever the other rows drew, and averaging over the secret draw keeps the factor e^ε: "
-    "parallel composition applies directly. An equal split ties the rows together through "
-    "the cut points, so its proof must couple the two random splits, and the ε it gives "
-    "may be larger than claimed — exercise 05.4 measures it.",
-)
+SPLIT_ARGUMENT = argument("05.1")
 
 ROSNAM_LABEL = Implementation(
     cases=(
@@ -436,9 +373,7 @@ ROSNAM_LABEL = Implementation(
         {"counts": (0, 0, 0), "epsilon": 1.0},
     ),
     exact=leaf_label_law, sampler=True, n_samples=10_000,
-    hint="one independent noise draw per class, never negative; which scale may the noise "
-    "have when every count can only grow by one (notebook 01 §0, docs/privacy.md §1)? Return "
-    "the position of the largest noisy count, an int, not the count itself",
+    hint=hint("05.2"),
 )
 
 PERMUTE_AND_FLIP = Implementation(
@@ -448,26 +383,18 @@ PERMUTE_AND_FLIP = Implementation(
         {"counts": (0, 0, 0), "epsilon": 1.0},
     ),
     exact=leaf_label_law, sampler=True, n_samples=10_000,
-    hint="visit the classes in a fresh random order each draw; a class with the largest count "
-    "must always be accepted; the acceptance probability must fall by the same factor per "
-    "missing row as ROSNAM's odds do at this ε — compare both on counts (0, 1)",
+    hint=hint("05.3"),
 )
 
 EQUAL_SPLIT_AUDIT = AuditTask(
     cases=((1,), (1, 0), (0, 0, 1), (1, 1, 0, 1, 0)), exact=equal_split_law, epsilon=1.0,
     violation=True, max_loss=EQUAL_SPLIT_MAX_LOSS, n_samples=10_000, relation="rows",
-    hint="reread the recipe: shuffle with rng.permutation, cut with np.array_split(rows, 2) "
-    "(the first tree takes the extra row), one ROSNAM label at ε = 1 per tree from its part's "
-    "class counts (np.bincount(part, minlength=2)); return the n values 2·label₁ + label₂ as "
-    "an array",
+    hint=hint("05.4"),
 )
 
 NURSERY_PREDICTION = Prediction(
     compute=nursery_accuracy, tolerance=0.06, seeds=(0, 1, 2), spread_factor=1.0,
-    hint="at ε = 0.1 each leaf's noise has scale 10; how many of the 11 460 training rows does "
-    "one leaf of one tree hold when each tree gets a fiftieth of them and has hundreds of "
-    "leaves? If most labels are close to random draws among Nursery's five classes, what is "
-    "the vote of 50 such trees worth?",
+    hint=hint("05.5"),
 )
 
 register({"05.1": SPLIT_ARGUMENT, "05.2": ROSNAM_LABEL, "05.3": PERMUTE_AND_FLIP,

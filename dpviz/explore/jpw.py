@@ -20,13 +20,13 @@ from dpviz.audit.engine import AuditResult, audit
 from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_sum_law
 from dpviz.data.published import JPW_TABLE1
 from dpviz.data.uci import Dataset, load
-from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.reproduce_jpw import JPW_DATASETS
 from dpviz.experiments.runner import curve, encoded_split, located, remember
+from dpviz.explore import argument, hint
 from dpviz.trees.random_tree import RandomTree, fan_depth
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
-from dpviz.ui.exercises import Argument, AuditTask, Implementation, Prediction, Step, register
+from dpviz.ui.exercises import AuditTask, Implementation, Prediction, register
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, depth_slider, epsilon_slider, trees_slider
 from dpviz.validation import check_epsilon, check_int
@@ -272,25 +272,13 @@ def update_table(results: pd.DataFrame) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------- pruning
-def pruning_neighbours() -> tuple[Domain, tuple[pd.DataFrame, list[str]], tuple[pd.DataFrame,
-                                                                                 list[str]]]:
-    """JPW Fig. 3 in miniature: two binary attributes, D (six rows, a = 0), D′ = D + (1, 1, +).
-
-    Returns ``domain, (X, y), (X′, y′)``; a height-2 tree has four leaves, D fills two, D′ three.
-    """
-    domain = Domain([Categorical("a", ("0", "1")), Categorical("b", ("0", "1"))], ["-", "+"])
-    X = pd.DataFrame({"a": ["0"] * 6, "b": ["0", "1"] * 3})
-    y = ["-", "+"] * 3
-    X_prime = pd.concat([X, pd.DataFrame({"a": ["1"], "b": ["1"]})], ignore_index=True)
-    return domain, (X, y), (X_prime, [*y, "+"])
-
-
 def pruning_demo(seed: int = 0) -> pd.DataFrame:
     """Leaves released by the pruned RDT (JPW Fig. 1) and by Private-RDT, on D and D′.
 
-    The pruned tree's structure tells D from D′; Private-RDT always releases all four leaves.
+    D and D′ are JPW Fig. 3 in miniature (:func:`~dpviz.audit.targets.pruned_tree_problem`):
+    the pruned tree's structure tells them apart; Private-RDT always releases all four leaves.
     """
-    domain, D, D_prime = pruning_neighbours()
+    domain, D, D_prime = audit_targets.pruned_tree_problem()
     rows = []
     for name, (X, y) in (("D", D), ("D′", D_prime)):
         pruned = RandomDecisionTreeClassifier(
@@ -308,7 +296,7 @@ def pruning_demo(seed: int = 0) -> pd.DataFrame:
 
 def pruning_audit(n_samples: int = 200, seed: int = 0) -> AuditResult:
     """Audit the pruned RDT's leaf count on D, D′ at ε = 1: "3 leaves" never happens under D."""
-    domain, D, D_prime = pruning_neighbours()
+    domain, D, D_prime = audit_targets.pruned_tree_problem()
     return audit(
         audit_targets.pruned_tree_leaves(domain), D, D_prime, epsilon=1.0, n_samples=n_samples,
         seed=seed, exact_epsilon=math.inf,
@@ -357,60 +345,7 @@ def mushroom_low_tree_accuracy(seed: int = 0) -> float:
     return 100.0 * float(curve.loc[at, "accuracy"].mean())
 
 
-UPDATE_ARGUMENT = Argument(
-    claim="A Private-RDT ensemble of N trees is released at ε on D1; later a batch D2 of new "
-    "rows (disjoint from D1) is added with JPW's update (§V-B: count D2 alone into cleared "
-    "copies of the trees, add noise at ε/N per tree, add the copies' leaf vectors to the "
-    "released ones). Everything released — the first model and the updated one — is ε-DP "
-    "(add/remove neighbours).",
-    steps=(
-        Step("A neighbour adds one row r to D2. Which exact leaf vectors change?",
-             {"a": "those of the first release, counted from D1",
-              "b": "those of the cleared copies, counted from D2",
-              "c": "both"},
-             "b",
-             {"a": "the first release counted D1 only; r never reached it",
-              "c": "the first release was counted before D2 existed, from D1 only"}),
-        Step("The N cleared copies (one per tree) are released with noise at ε/N each. What "
-             "does this second release cost on D2?",
-             {"a": "ε/N", "b": "ε", "c": "N·ε"},
-             "b",
-             {"a": "every copy reads every row of D2, so the N copies compose "
-                   "sequentially: their costs add up",
-              "c": "each copy gets ε/N, not ε"}),
-        Step("The updated model is the old noisy vector plus the copies' noisy vector. What "
-             "does computing this sum cost?",
-             {"a": "nothing: it is computed from the two releases alone (post-processing)",
-              "b": "ε more, because the sum is a new release",
-              "c": "nothing, because the noise in the sum is larger"},
-             "a",
-             {"b": "the sum reads no row: it only adds two vectors already released",
-              "c": "more noise is no argument by itself: an observer who saw the first "
-                   "release can subtract it"}),
-        Step("A row of D1 is read only by the first release, a row of D2 only by the second. "
-             "So the whole costs:",
-             {"a": "2ε: sequential composition of the two releases",
-              "b": "ε: parallel composition, since the releases read disjoint rows",
-              "c": "ε/2: each release covers half of the rows"},
-             "b",
-             {"a": "costs add up when releases read the same rows; does any row reach both?",
-              "c": "each release alone already costs ε on the rows it reads"}),
-        Step("The rejected option \"recount\" clears the leaf vectors and counts D1 ∪ D2 "
-             "again at ε/N per tree. Why does its total become 2ε?",
-             {"a": "D2 may be larger than D1",
-              "b": "the recount uses twice as many trees",
-              "c": "every row of D1 is read by both releases: on D1 they compose sequentially"},
-             "c",
-             {"a": "the size of a batch never enters the privacy cost",
-              "b": "the recount uses the same N trees"}),
-    ),
-    conclusion="A row of D2 only moves the copies' counts (ε over the N trees, by sequential "
-    "composition); a row of D1 only moves the first release (ε); the two releases read "
-    "disjoint rows, so together they cost max(ε, ε) = ε (parallel composition), and the "
-    "updated model, their sum, is post-processing. Recounting reads D1 twice: 2ε. The noise "
-    "of the copies must be fresh: reused noise would make 'after − before' the exact count "
-    "of D2.",
-)
+UPDATE_ARGUMENT = argument("02.1")
 
 SUMMED_COUNT = Implementation(
     cases=(
@@ -419,24 +354,19 @@ SUMMED_COUNT = Implementation(
         {"counts": (25,), "epsilon": 2.0},
     ),
     exact=summed_count_law, sampler=True, n_samples=10_000,
-    hint="go back to Fig. 5 and the budget split of this notebook: how much ε does each "
-    "tree get, and which leaves get noise? Each tree's noise is drawn independently; "
-    "dpviz.mechanisms.discrete_laplace draws discrete Laplace noise",
+    hint=hint("02.2"),
 )
 
 RECOUNT_AUDIT = AuditTask(
     cases=((5, 3), (0, 0)), exact=recount_sum_law, epsilon=1.0, violation=True, max_loss=2.0,
     min_bound=1.0, relation="counts",
-    hint="reread the question: which count does each release add noise to, at which ε, and "
-    "is the second release's noise drawn afresh? Return n draws of R1 + R2 as an array",
+    hint=hint("02.3"),
 )
 
 LOW_TREE_PREDICTION = Prediction(
     compute=mushroom_low_tree_accuracy, tolerance=5.0,
     unit="%",
-    hint="at height 3 a tree has only a few leaves, so each holds hundreds of Mushroom's "
-    "8,124 rows: compare that with noise at ε/10 per tree — and ask how well three "
-    "attributes per path can separate the classes even without noise",
+    hint=hint("02.4"),
 )
 
 register({"02.1": UPDATE_ARGUMENT, "02.2": SUMMED_COUNT, "02.3": RECOUNT_AUDIT,
