@@ -381,7 +381,8 @@ def sampling_findings(outputs: Sequence[Any], laws: Sequence[LawLike], *, n_samp
 
     Each cell count is tested against its Binomial law at level ``false_alarm`` / (number
     of cells), so a correct sampler gets a non-empty list with probability at most
-    ``false_alarm``. ``names`` name the cases; the findings never give a probability.
+    ``false_alarm``. ``names`` name the cases; a finding says in words how often a cell came
+    up and what the law gives it.
     """
     cells, level = _cells_and_level(laws, max_cells, false_alarm)
     found = []
@@ -397,10 +398,25 @@ def sampling_findings(outputs: Sequence[Any], laws: Sequence[LawLike], *, n_samp
         for name, p, k in zip(c.names, c.probs, counts, strict=True):
             lo, hi = _region(n_samples, float(p), level)
             if not lo <= k <= hi:
-                how = "too often" if k > hi else "too rarely"
-                found.append(f"{where}: {name} came up {k:,} times in {n_samples:,} "
-                             f"draws ({k / n_samples:.1%}), {how} for the law asked for")
+                found.append(f"{where}: {_in_words(name, float(p), int(k), n_samples)}")
     return found
+
+
+def _percent(p: float) -> str:
+    """A probability as a percentage with two significant digits at least (0.041 → "4.1 %")."""
+    return f"{100 * p:.2g} %" if p < 0.01 else f"{100 * p:.1f} %"
+
+
+def _in_words(cell: str, p: float, k: int, n: int) -> str:
+    """A cell that came up ``k`` times in ``n`` draws where the law gives it ``p``, in words."""
+    one = cell.startswith("the output ")
+    it, cell = ("it", "the value " + cell[11:]) if one else ("them", "values " + cell[12:])
+    if k == 0:
+        return (f"{cell} never came up in your {n:,} draws, but the law gives {it} "
+                f"{_percent(p)} probability (about {p * n:,.0f} draws)")
+    how = "often" if k > p * n else "rarely"
+    return (f"{cell} came up in {_percent(k / n)} of your {n:,} draws, but the law gives {it} "
+            f"{_percent(p)}: far too {how} to be chance")
 
 
 def _cell_masses(cells: LawCells, law: LawLike) -> tuple[np.ndarray, float]:

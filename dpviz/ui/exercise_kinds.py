@@ -22,7 +22,6 @@ from dpviz.audit.exact_laws import (
     MAX_SHOWN,
     LawLike,
     false_alarm_bound,
-    law_cells,
     pmf,
     power_lower_bound,
     sampling_findings,
@@ -63,39 +62,8 @@ class _SamplingTest:
         found = sampling_findings(outputs, laws, n_samples=self.n_samples,
                                   false_alarm=self.false_alarm, max_cells=self.max_cells,
                                   names=names)
-        cells = {name: law_cells(law, self.max_cells) for name, law in zip(names, laws,
-                                                                           strict=True)}
         if found:
-            raise _refuse(key, [_in_words(f, cells) for f in found], hint, what)
-
-
-#: A finding of the sampling test: "<case>: <cell> came up k times in n draws (x%), too …".
-_FINDING = re.compile(r"^(?P<where>.+?): (?P<cell>the outputs? .+) came up (?P<k>[\d,]+) times "
-                      r"in (?P<n>[\d,]+) draws \([^)]*\), too (?P<how>often|rarely) for the law "
-                      r"asked for$")
-
-
-def _percent(p: float) -> str:
-    """A probability as a percentage with two significant digits at least (0.041 → "4.1 %")."""
-    return f"{100 * p:.2g} %" if p < 0.01 else f"{100 * p:.1f} %"
-
-
-def _in_words(finding: str, cells: Mapping[str, Any]) -> str:
-    """``finding`` said for a student: what came up how often, and what the law gives."""
-    match = _FINDING.match(finding)
-    law = cells.get(match["where"]) if match else None
-    if law is None or match["cell"] not in law.names:
-        return finding
-    where, cell, how = match["where"], match["cell"], match["how"]
-    p = float(law.probs[law.names.index(cell)])
-    k, n = int(match["k"].replace(",", "")), int(match["n"].replace(",", ""))
-    one = cell.startswith("the output ")
-    it, cell = ("it", "the value " + cell[11:]) if one else ("them", "values " + cell[12:])
-    if k == 0:
-        return (f"{where}: {cell} never came up in your {n:,} draws, but the law gives {it} "
-                f"{_percent(p)} probability (about {p * n:,.0f} draws)")
-    return (f"{where}: {cell} came up in {_percent(k / n)} of your {n:,} draws, but the law "
-            f"gives {it} {_percent(p)}: far too {how} to be chance")
+            raise _refuse(key, found, hint, what)
 
 
 def _refuse(key: str, findings: list[str], hint: str, what: str) -> AssertionError:
