@@ -37,8 +37,8 @@ PARAMS = {
     "time: refused, or sent to a child picked by a public keyed uniform of the node.",
     "random_state": "random_state : int, Generator or None\n    Seed of the structure and the "
     "noise (a curator secret).",
-    "n_trees": "n_trees : int\n    Number of trees (refused above ``MEMORY_BUDGET`` before any "
-    "row is read).",
+    "n_trees": "n_trees : int\n    Number of trees (refused above ``MEMORY_BUDGET``, then again "
+    "at fit with a bound on their leaves, before any release).",
     "max_depth": "max_depth : int, optional\n    Tree height <= ``MAX_DEPTH`` (64); default: the "
     "paper's rule, capped there.",
     "noise": 'noise : {"discrete_laplace", "laplace"}\n    Noise on each count; "laplace" '

@@ -36,6 +36,7 @@ from dpviz.trees.random_tree import (
     forest_leaf_keys,
     forest_leaves,
     forest_top,
+    leaves_bound,
     route_bytes,
     vote,
 )
@@ -225,15 +226,18 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     ) -> DPRandomForestClassifier:
         """FI Alg. 1 BuildForest: depth, τ random trees, then GetMajorityLabels."""
         epsilon = self._epsilon()
-        n_trees = check_trees_memory(self.n_trees, len(domain))
+        depth, disjoint = self._tree_depth(domain), check_bool(self.disjoint, "disjoint")
+        n_trees = check_int(self.n_trees, "n_trees", minimum=1)
+        rows = len(codes) / n_trees if disjoint else len(codes)  # each tree's, on average
+        check_trees_memory(n_trees, len(domain), leaves_bound(domain, depth, rows), 1)  # labels
         structure_rng, noise_rng = self._rngs()
-        self.depth_ = self._tree_depth(domain)
+        self.depth_ = depth
         keys = structure_rng.integers(0, 2**63, size=n_trees)
         self.trees_ = [RandomTree(domain, self.depth_, int(k)) for k in keys]
         table = self._private_table(codes, labels, domain, epsilon, noise_rng)
         self.leaf_labels_ = get_majority_labels(
             table, self.trees_, epsilon=epsilon, mechanism=self.leaf_mechanism,
-            disjoint=check_bool(self.disjoint, "disjoint"), rng=noise_rng, routed=routed,
+            disjoint=disjoint, rng=noise_rng, routed=routed,
         )
         table.close()
         self.ledger_ = table.ledger

@@ -27,8 +27,8 @@ __all__ = [
     "COMPILED_MIN_VISITS", "ENGINES", "FI_TABLE4", "MAX_DEPTH", "RandomTree", "Routing",
     "TreeTop", "cap_depth", "check_depth", "check_trees_memory", "descend", "engine",
     "expected_untested", "fan_depth", "fletcher_islam_depth", "forest_leaf_keys",
-    "forest_leaves", "forest_route", "forest_top", "rdt_sharp_depth", "route_bytes",
-    "set_engine", "tree_bytes", "vote",
+    "forest_leaves", "forest_route", "forest_top", "leaves_bound", "rdt_sharp_depth",
+    "route_bytes", "set_engine", "tree_bytes", "vote",
 ]
 
 
@@ -526,18 +526,34 @@ def forest_leaf_keys(
     return leaves[index]
 
 
-def tree_bytes(n_attributes: int) -> int:
-    """Estimated memory of one :class:`RandomTree`: 1 KiB + 40 B per attribute."""
-    return 1024 + 40 * check_int(n_attributes, "n_attributes", minimum=0)
+def tree_bytes(n_attributes: int, leaves: float = 0, n_classes: int = 0) -> int:
+    """Estimated memory of one :class:`RandomTree` and its release, an upper bound.
+
+    3 KiB + 40 B per attribute, plus 8 B per released leaf for its key and 8 B per class for
+    its count or label (calibrated against measured memory: tests/test_memory_guards.py).
+    """
+    k = check_int(n_attributes, "n_attributes", minimum=0)
+    return int(3072 + 40 * k + 8 * (1 + n_classes) * math.ceil(leaves))
 
 
-def check_trees_memory(n_trees: object, n_attributes: int) -> int:
-    """``n_trees`` as an int, refused when the trees (+16 B each) exceed ``MEMORY_BUDGET``."""
+def leaves_bound(domain: Domain, depth: int, n_rows: float) -> float:
+    """At most this many leaves of a tree of ``depth`` hold rows: ``min(n_rows, max_leaves)``."""
+    return min(float(n_rows), RandomTree(domain, depth, 0).max_leaves())
+
+
+def check_trees_memory(n_trees: object, n_attributes: int, leaves: float = 0,
+                       n_classes: int = 0) -> int:
+    """``n_trees`` as an int, refused when the trees (+16 B each) exceed ``MEMORY_BUDGET``.
+
+    ``leaves``: the released leaves per tree (fit knows a bound: :func:`leaves_bound`).
+    """
     n = check_int(n_trees, "n_trees", minimum=1)
-    each = tree_bytes(n_attributes) + 16
+    each = tree_bytes(n_attributes, leaves, n_classes) + 16
+    held = f" holding up to {math.ceil(leaves):,} leaves each" if leaves else ""
     check_memory(
         n * each,
-        f"n_trees={n_trees!r} trees over {n_attributes} attribute(s) (about {each} B each)",
+        f"n_trees={n_trees!r} trees over {n_attributes} attribute(s){held} (about {each:,} B "
+        "each)",
         f"pass n_trees <= {max(MEMORY_BUDGET // each, 1)}",
     )
     return n

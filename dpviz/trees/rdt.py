@@ -25,6 +25,7 @@ from dpviz.trees.random_tree import (
     check_depth,
     check_trees_memory,
     fan_depth,
+    leaves_bound,
 )
 from dpviz.validation import check_bool, check_int
 
@@ -61,8 +62,10 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             check_depth(self.max_depth)
         check_trees_memory(self.n_trees, 1 if domain is None else len(domain))
 
-    def _make_trees(self, rng: np.random.Generator, depth: int) -> list[RandomTree]:
-        n_trees = check_trees_memory(self.n_trees, len(self.domain_))
+    def _make_trees(self, rng: np.random.Generator, depth: int, leaves: float) -> list[RandomTree]:
+        """The N structures; refused first if they and their ``leaves`` (counts) overflow memory."""
+        n_trees = check_trees_memory(self.n_trees, len(self.domain_), leaves,
+                                     self.domain_.n_classes)
         keys = rng.integers(0, 2**63, size=n_trees)
         return [RandomTree(self.domain_, depth, int(k)) for k in keys]
 
@@ -119,7 +122,8 @@ class RandomDecisionTreeClassifier(_RDTBase):
         """Draw the structures and count the rows at every node (UpdateStatistics)."""
         structure_rng, _ = self._rngs()  # the same trees as Private-RDT with this seed
         self.depth_ = self._depth(len(domain))
-        self.trees_ = self._make_trees(structure_rng, self.depth_)
+        nodes = (self.depth_ + 1) * leaves_bound(domain, self.depth_, len(codes))  # every level
+        self.trees_ = self._make_trees(structure_rng, self.depth_, nodes)
         self.node_counts_ = [self._count_levels(t.route(codes), labels) for t in self.trees_]
         return self
 
@@ -219,7 +223,8 @@ class PrivateRDTClassifier(_RDTBase):
         epsilon = self._epsilon()
         self._structure_rng, self._noise_rng = self._rngs()
         self.depth_ = self._depth(len(domain))
-        self.trees_ = self._make_trees(self._structure_rng, self.depth_)
+        leaves = leaves_bound(domain, self.depth_, len(codes))
+        self.trees_ = self._make_trees(self._structure_rng, self.depth_, leaves)
         table = self._private_table(codes, labels, domain, epsilon, self._noise_rng)
         self.leaf_counts_ = self._release(table, self.trees_, epsilon, n_rows=len(codes))
         table.close()
@@ -335,12 +340,13 @@ class PrivateRDTClassifier(_RDTBase):
         union_labels = np.concatenate([previous_labels, labels])
         previous = self.ledger_.spent
         # the fitted model's generators continue: fresh trees and noise
+        leaves = leaves_bound(self.domain_, self.depth_, len(union))
+        trees = (self._make_trees(self._structure_rng, self.depth_, leaves)
+                 if method == "rebuild" else self.trees_)
         table = self._private_table(
             union, union_labels, self.domain_, previous + epsilon, self._noise_rng
         )
         table.charge_prior(previous, label="earlier release on D1 (sequential)")
-        rebuild = method == "rebuild"
-        trees = self._make_trees(self._structure_rng, self.depth_) if rebuild else self.trees_
         self.leaf_counts_ = self._release(table, trees, epsilon, tag=f" ({method} on D1 ∪ D2)",
                                           n_rows=len(union))
         self.trees_ = trees
