@@ -327,7 +327,7 @@ def frontier_07() -> pd.DataFrame:
 
 
 def test_07_grid_is_complete_and_accuracies_are_proportions():
-    """Notebook 07, section 1: the shipped grid has every (learner, ε, n) with its 5 runs, every
+    """Notebook 07, section 2: the shipped grid has every (learner, ε, n) with its 5 runs, every
     accuracy is a proportion, and the private learners are exactly the registry's."""
     frame, g = frame_07(), cmp.grid()
     assert g["repeats"] == 5
