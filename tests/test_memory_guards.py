@@ -6,7 +6,8 @@ compares what the fitted model keeps, and the peak of the fit, with the guard's 
 (:func:`~dpviz.trees.random_tree.leaves_bound`: at most ``min(n_rows, max_leaves)`` leaves of
 a tree hold rows). The estimate is an upper bound (the guard never lets through what it
 thinks fits but does not), and where the trees are full of leaves it is within a small factor.
-Categorical (Votes, Mushroom), mixed (Adult) and numeric data are covered.
+Categorical (Votes, Mushroom), mixed (Adult) and numeric data are covered, and RDT#'s estimate
+of its centres (cells) and secondary trees.
 """
 
 import gc
@@ -21,6 +22,7 @@ from dpviz.errors import InvalidParameterError
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.random_tree import leaves_bound, route_bytes, tree_bytes
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
+from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
 
 def measured(estimator, X, y):
@@ -103,3 +105,23 @@ def test_what_would_not_fit_is_refused_before_any_tree_is_drawn():
     PrivateRDTClassifier(n_trees=300_000, domain=data.domain)._check_params()
     with pytest.raises(InvalidParameterError, match=r"n_trees=300000 .*256 leaves each.*GiB"):
         PrivateRDTClassifier(n_trees=300_000, domain=data.domain).fit(data.X, data.y)
+
+
+@pytest.mark.parametrize("name", ["nursery", "mushroom"])
+def test_rdt_sharp_estimate_covers_its_cells_and_secondary_trees(name):
+    """RDT#'s guard: (primary + secondary trees) × (tree + n_cells centres + public rows)."""
+    data = load(name)
+    labeled = len(data.y) // 5  # a fifth labeled, the rest public
+    estimator = RDTSharpClassifier(domain=data.domain, random_state=0, n_labeled=labeled)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        estimator.fit(data.X.iloc[:labeled], data.y.iloc[:labeled], X_public=data.X.iloc[labeled:])
+        kept, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    k, n_public = len(data.domain), len(data.y) - labeled
+    each = tree_bytes(k) + estimator.n_cells * (8 * k + 24) + 24 * n_public
+    bound = (estimator.n_primary + estimator.n_secondary) * each
+    assert kept <= bound <= 2 * kept, (kept, bound)  # measured: 1.3-1.4x
+    assert peak <= 2 * bound, (peak, bound)
