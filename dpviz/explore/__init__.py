@@ -2,8 +2,9 @@
 
 Importing a module registers its notebook's exercises.
 :func:`quick` is true under ``DPVIZ_QUICK=1`` (``make notebooks``): sweeps use fewer repeats.
-The exercises' texts are data: the step-by-step privacy arguments in ``arguments.json``
-(:func:`argument`), the hints a wrong answer shows in ``hints.json`` (:func:`hint`).
+The exercises' texts and settings are data: the step-by-step privacy arguments in
+``arguments.json`` (:func:`argument`), the hints a wrong answer shows in ``hints.json``
+(:func:`hint`), the cases, tolerances and seeds in ``exercises.json`` (:func:`exercise`).
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ import json
 import os
 import pkgutil
 from importlib.resources import files
-from typing import Any
+from typing import Any, TypeVar
 
 from dpviz.ui.exercises import Argument, Step
 
-__all__ = ["argument", "hint", "load_all", "quick"]
+__all__ = ["argument", "exercise", "hint", "load_all", "quick"]
+
+T = TypeVar("T")
 
 
 def _texts(name: str) -> dict[str, Any]:
@@ -26,6 +29,7 @@ def _texts(name: str) -> dict[str, Any]:
 
 
 _ARGUMENTS, _HINTS = _texts("arguments.json"), _texts("hints.json")
+_SETTINGS = _texts("exercises.json")
 
 
 def quick() -> bool:
@@ -50,3 +54,15 @@ def argument(key: str) -> Argument:
 def hint(key: str) -> str:
     """Exercise ``key``'s hint, read from ``hints.json``."""
     return _HINTS[key]
+
+
+def _tupled(value: Any) -> Any:
+    """JSON's lists as tuples, inside dicts too (the cases as Python writes them)."""
+    if isinstance(value, dict):
+        return {k: _tupled(v) for k, v in value.items()}
+    return tuple(_tupled(v) for v in value) if isinstance(value, list) else value
+
+
+def exercise(key: str, kind: type[T], **fields: Any) -> T:
+    """Exercise ``key`` of ``kind``: ``fields`` (its functions), its settings and its hint."""
+    return kind(**_tupled(_SETTINGS.get(key, {})), **fields, hint=hint(key))

@@ -53,7 +53,7 @@ from dpviz.data.published import FI_TABLE6
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.shipped import result
-from dpviz.explore import hint
+from dpviz.explore import exercise
 from dpviz.explore.fi import fi_table6
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
@@ -435,23 +435,10 @@ def unsplit_average_law(count: Any) -> DiscreteLaw:
 
 
 register({
-    "06.1": Exercise(
-        answer=smooth_sensitivity_loss(EXERCISE_1["counts"], EXERCISE_1["counts_prime"],
-                                       EXERCISE_1["epsilon"]),
-        tolerance=0.005,
-        hint=hint("06.1"),
-    ),
-    "06.2": Exercise(
-        answer=impossible_output_bound(EXERCISE_2_N),
-        tolerance=0.005,
-        hint=hint("06.2"),
-    ),
-    "06.3": BreakTask(
-        D=COUNT, D_prime=COUNT_PRIME, exact=half_sensitivity_laplace_law, epsilon=1.0,
-        hint=hint("06.3"),
-    ),
-    "06.4": BreakTask(
-        D=COUNT, D_prime=COUNT_PRIME, exact=unsplit_average_law, epsilon=1.0,
-        hint=hint("06.4"),
-    ),
+    "06.1": exercise("06.1", Exercise, answer=smooth_sensitivity_loss(
+        EXERCISE_1["counts"], EXERCISE_1["counts_prime"], EXERCISE_1["epsilon"])),
+    "06.2": exercise("06.2", Exercise, answer=impossible_output_bound(EXERCISE_2_N)),
+    "06.3": exercise("06.3", BreakTask, D=COUNT, D_prime=COUNT_PRIME,
+                     exact=half_sensitivity_laplace_law),
+    "06.4": exercise("06.4", BreakTask, D=COUNT, D_prime=COUNT_PRIME, exact=unsplit_average_law),
 })

@@ -23,7 +23,7 @@ from dpviz.audit.engine import AuditResult, Event, audit
 from dpviz.audit.exact_laws import ContinuousLaw, DiscreteLaw, discrete_laplace_law
 from dpviz.data.uci import load
 from dpviz.errors import BudgetExceededError, InvalidParameterError, NotProvenPrivateWarning
-from dpviz.explore import hint
+from dpviz.explore import exercise
 from dpviz.privacy import PrivateTable
 from dpviz.ui.exercises import Exercise, Implementation, register
 from dpviz.ui.plots import ledger_chart, noisy_counts_chart
@@ -381,46 +381,15 @@ def noisy_max_law(counts: Sequence[int], epsilon: float) -> np.ndarray:
 
 #: 01.1–01.4: the student writes the mechanism; 20,000 draws per case meet the exact law.
 MECHANISM_EXERCISES = {
-    "01.1": Implementation(
-        cases=({"value": 100.0, "sensitivity": 1.0, "epsilon": 1.0},
-               {"value": 0.0, "sensitivity": 1.0, "epsilon": 0.1},
-               {"value": 5.0, "sensitivity": 2.0, "epsilon": 0.5}),
-        exact=laplace_law, sampler=True,
-        hint=hint("01.1"),
-    ),
-    "01.2": Implementation(
-        cases=({"count": 10, "epsilon": 1.0}, {"count": 0, "epsilon": 0.5},
-               {"count": 3, "epsilon": 2.0}),
-        exact=geometric_law, sampler=True,
-        hint=hint("01.2"),
-    ),
-    "01.3": Implementation(
-        cases=({"utilities": (5, 10), "epsilon": 0.1, "sensitivity": 1.0},
-               {"utilities": (10, 8, 5, 0), "epsilon": 0.5, "sensitivity": 1.0},
-               {"utilities": (3, 1, 2), "epsilon": 1.0, "sensitivity": 2.0}),
-        exact=exponential_law, sampler=True,
-        hint=hint("01.3"),
-    ),
-    "01.4": Implementation(
-        cases=({"counts": (5, 10), "epsilon": 0.1}, {"counts": (3, 7), "epsilon": 0.5},
-               {"counts": (2, 6, 5), "epsilon": 1.0}, {"counts": (0, 0, 0), "epsilon": 1.0}),
-        exact=noisy_max_law, sampler=True,
-        hint=hint("01.4"),
-    ),
+    "01.1": exercise("01.1", Implementation, exact=laplace_law),
+    "01.2": exercise("01.2", Implementation, exact=geometric_law),
+    "01.3": exercise("01.3", Implementation, exact=exponential_law),
+    "01.4": exercise("01.4", Implementation, exact=noisy_max_law),
 }
 
 register({
     **MECHANISM_EXERCISES,
-    "01.5": Exercise(
-        answer=math.log(3.0), tolerance=0.001,
-        hint=hint("01.5"),
-    ),
-    "01.6": Exercise(
-        answer=1.0 - math.exp(-1.0) / 2.0, tolerance=0.005,
-        hint=hint("01.6"),
-    ),
-    "01.7": Exercise(
-        answer=0.7, tolerance=1e-9,
-        hint=hint("01.7"),
-    ),
+    "01.5": exercise("01.5", Exercise, answer=math.log(3.0)),
+    "01.6": exercise("01.6", Exercise, answer=1.0 - math.exp(-1.0) / 2.0),
+    "01.7": exercise("01.7", Exercise),
 })

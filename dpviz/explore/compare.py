@@ -21,7 +21,7 @@ from dpviz.experiments.comparison import reference_accuracy  # by name: tests pa
 from dpviz.experiments.registry import ALGORITHMS, PRIVATE
 from dpviz.experiments.runner import remember
 from dpviz.experiments.shipped import recompute_requested, result
-from dpviz.explore import argument, hint, quick
+from dpviz.explore import argument, exercise, quick
 from dpviz.ui.exercises import Exercise, Prediction, register
 from dpviz.ui.plots import accuracy_chart, log_axis
 from dpviz.ui.widgets import choice_dropdown, selection_slider
@@ -339,19 +339,11 @@ def accuracy_gap(dataset: str, better: str, worse: str, *, epsilon: float, n: in
 TUNING_ARGUMENT = argument("07.3")
 
 register({
-    "07.1": Exercise(
-        answer=float((~pareto.dominated_by(*EXERCISE_POINTS[["epsilon", "accuracy"]].T.values))
-                     .sum()), tolerance=0,
-        hint=hint("07.1")),
-    "07.2": Prediction(
-        compute=lambda run: accuracy_gap("nursery", "DiffPID3-Max", "DP forest",
-                                         epsilon=2.0, n=300, repeat=run),
-        # accepted: ±max(5, 2 standard errors of the 5 runs' mean); "Close" within twice that
-        tolerance=5.0, seeds=(0, 1, 2, 3, 4), spread_factor=2.0,
-        unit=" percentage points",
-        hint=hint("07.2")),
+    "07.1": exercise("07.1", Exercise, answer=float(
+        (~pareto.dominated_by(*EXERCISE_POINTS[["epsilon", "accuracy"]].T.values)).sum())),
+    # accepted: ±max(5, 2 standard errors of the 5 runs' mean); "Close" within twice that
+    "07.2": exercise("07.2", Prediction, compute=lambda run: accuracy_gap(
+        "nursery", "DiffPID3-Max", "DP forest", epsilon=2.0, n=300, repeat=run)),
     "07.3": TUNING_ARGUMENT,
-    "07.4": Exercise(
-        answer=1.0, tolerance=1e-9,
-        hint=hint("07.4")),
+    "07.4": exercise("07.4", Exercise),
 })

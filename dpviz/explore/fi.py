@@ -23,7 +23,7 @@ from dpviz.data.uci import Dataset
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.experiments.reproduce_fi import fi_dataset
 from dpviz.experiments.runner import curve, encoded_split, located, remember
-from dpviz.explore import argument, hint
+from dpviz.explore import argument, exercise
 from dpviz.mechanisms import report_noisy_max_probabilities
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.random_tree import fletcher_islam_depth
@@ -364,38 +364,11 @@ def nursery_accuracy(seed: int = 0) -> float:
 
 
 SPLIT_ARGUMENT = argument("05.1")
-
-ROSNAM_LABEL = Implementation(
-    cases=(
-        {"counts": (3, 7), "epsilon": 0.5},
-        {"counts": (5, 10), "epsilon": 0.1},
-        {"counts": (2, 6, 5), "epsilon": 1.0},
-        {"counts": (0, 0, 0), "epsilon": 1.0},
-    ),
-    exact=leaf_label_law, sampler=True, n_samples=10_000,
-    hint=hint("05.2"),
-)
-
-PERMUTE_AND_FLIP = Implementation(
-    cases=(
-        {"counts": (3, 7), "epsilon": 0.5},
-        {"counts": (2, 6, 5), "epsilon": 1.0},
-        {"counts": (0, 0, 0), "epsilon": 1.0},
-    ),
-    exact=leaf_label_law, sampler=True, n_samples=10_000,
-    hint=hint("05.3"),
-)
-
-EQUAL_SPLIT_AUDIT = AuditTask(
-    cases=((1,), (1, 0), (0, 0, 1), (1, 1, 0, 1, 0)), exact=equal_split_law, epsilon=1.0,
-    violation=True, max_loss=EQUAL_SPLIT_MAX_LOSS, n_samples=10_000, relation="rows",
-    hint=hint("05.4"),
-)
-
-NURSERY_PREDICTION = Prediction(
-    compute=nursery_accuracy, tolerance=0.06, seeds=(0, 1, 2), spread_factor=1.0,
-    hint=hint("05.5"),
-)
+ROSNAM_LABEL = exercise("05.2", Implementation, exact=leaf_label_law)
+PERMUTE_AND_FLIP = exercise("05.3", Implementation, exact=leaf_label_law)
+EQUAL_SPLIT_AUDIT = exercise("05.4", AuditTask, exact=equal_split_law,
+                             max_loss=EQUAL_SPLIT_MAX_LOSS)
+NURSERY_PREDICTION = exercise("05.5", Prediction, compute=nursery_accuracy)
 
 register({"05.1": SPLIT_ARGUMENT, "05.2": ROSNAM_LABEL, "05.3": PERMUTE_AND_FLIP,
           "05.4": EQUAL_SPLIT_AUDIT, "05.5": NURSERY_PREDICTION})

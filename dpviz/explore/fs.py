@@ -35,7 +35,7 @@ from dpviz.experiments.fs_runs import (
     fit_one,
 )
 from dpviz.experiments.reproduce_fs import jpw_table1_comparison, percent_summary
-from dpviz.explore import argument, hint
+from dpviz.explore import argument, exercise
 from dpviz.mechanisms import exponential_probabilities
 from dpviz.pseudocode.fs import tau
 from dpviz.trees.id3_quality import get_criterion, q_max, sensitivity_max
@@ -296,22 +296,10 @@ def sulq_accuracy_at_b2(seed: int = 0) -> float:
     return 100.0 * float(explorer_point("fs-single-split", "sulq", 2.0, 1)["accuracy"].mean())
 
 
-_BUDGET = argument("03.1")
-
 register({
-    "03.1": _BUDGET,
-    "03.2": Implementation(
-        cases=SPLIT_CASES, exact=split_probabilities,
-        hint=hint("03.2"),
-    ),
-    "03.3": AuditTask(
-        cases=(ROOT_SPLIT_DATA, _OTHER_DATA), exact=root_split_law, epsilon=ROOT_SPLIT_EPSILON,
-        max_loss=ROOT_SPLIT_MAX_LOSS, min_bound=0.15, relation="rows",
-        hint=hint("03.3"),
-    ),
-    "03.4": Prediction(
-        compute=sulq_accuracy_at_b2, tolerance=6.0,
-        unit="%",
-        hint=hint("03.4"),
-    ),
+    "03.1": argument("03.1"),
+    "03.2": exercise("03.2", Implementation, cases=SPLIT_CASES, exact=split_probabilities),
+    "03.3": exercise("03.3", AuditTask, cases=(ROOT_SPLIT_DATA, _OTHER_DATA), exact=root_split_law,
+                     epsilon=ROOT_SPLIT_EPSILON, max_loss=ROOT_SPLIT_MAX_LOSS),
+    "03.4": exercise("03.4", Prediction, compute=sulq_accuracy_at_b2),
 })

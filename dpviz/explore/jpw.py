@@ -23,7 +23,7 @@ from dpviz.data.uci import Dataset, load
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.reproduce_jpw import JPW_DATASETS
 from dpviz.experiments.runner import curve, encoded_split, located, remember
-from dpviz.explore import argument, hint
+from dpviz.explore import argument, exercise
 from dpviz.trees.random_tree import RandomTree, fan_depth
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.ui.exercises import AuditTask, Implementation, Prediction, register
@@ -346,28 +346,9 @@ def mushroom_low_tree_accuracy(seed: int = 0) -> float:
 
 
 UPDATE_ARGUMENT = argument("02.1")
-
-SUMMED_COUNT = Implementation(
-    cases=(
-        {"counts": (0, 0, 0, 0, 0), "epsilon": 1.0},
-        {"counts": (4, 0, 7), "epsilon": 0.5},
-        {"counts": (25,), "epsilon": 2.0},
-    ),
-    exact=summed_count_law, sampler=True, n_samples=10_000,
-    hint=hint("02.2"),
-)
-
-RECOUNT_AUDIT = AuditTask(
-    cases=((5, 3), (0, 0)), exact=recount_sum_law, epsilon=1.0, violation=True, max_loss=2.0,
-    min_bound=1.0, relation="counts",
-    hint=hint("02.3"),
-)
-
-LOW_TREE_PREDICTION = Prediction(
-    compute=mushroom_low_tree_accuracy, tolerance=5.0,
-    unit="%",
-    hint=hint("02.4"),
-)
+SUMMED_COUNT = exercise("02.2", Implementation, exact=summed_count_law)
+RECOUNT_AUDIT = exercise("02.3", AuditTask, exact=recount_sum_law)
+LOW_TREE_PREDICTION = exercise("02.4", Prediction, compute=mushroom_low_tree_accuracy)
 
 register({"02.1": UPDATE_ARGUMENT, "02.2": SUMMED_COUNT, "02.3": RECOUNT_AUDIT,
           "02.4": LOW_TREE_PREDICTION})

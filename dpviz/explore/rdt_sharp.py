@@ -28,7 +28,7 @@ from dpviz.experiments.semi_supervised import (
     ProtocolRun,
     rdt_sharp_dataset,
 )
-from dpviz.explore import argument, hint
+from dpviz.explore import argument, exercise
 from dpviz.trees.random_tree import rdt_sharp_depth
 from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree
 from dpviz.ui.exercises import AuditTask, Implementation, Prediction, register
@@ -323,27 +323,9 @@ def explorer_accuracy(seed: int) -> float:
                             s["epsilon"])[0]
 
 
-_ARGUMENT = argument("04.1")
-
-register(
-    {
-        "04.1": _ARGUMENT,
-        "04.2": Implementation(
-            cases=(
-                {"counts": ((3, 1), (2, 0), (4, 2), (0, 0), (1, 1)), "epsilon": 0.5},
-                {"counts": ((3, 2, 1), (1, 3, 2)), "epsilon": 2.0},
-            ),
-            exact=_pseudo_label_exact, sampler=True,
-            hint=hint("04.2"),
-        ),
-        "04.3": AuditTask(
-            cases=((4, 4, 7, 9), (1, 2, 2, 2, 3, 5)), exact=centre_law, epsilon=1.0, violation=True,
-            min_bound=2.0, relation="rows",
-            hint=hint("04.3"),
-        ),
-        "04.4": Prediction(
-            compute=explorer_accuracy, tolerance=0.05, seeds=(0, 1, 2),
-            hint=hint("04.4"),
-        ),
-    }
-)
+register({
+    "04.1": argument("04.1"),
+    "04.2": exercise("04.2", Implementation, exact=_pseudo_label_exact),
+    "04.3": exercise("04.3", AuditTask, exact=centre_law),
+    "04.4": exercise("04.4", Prediction, compute=explorer_accuracy),
+})
