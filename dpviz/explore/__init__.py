@@ -4,7 +4,8 @@ Importing a module registers its notebook's exercises.
 :func:`quick` is true under ``DPVIZ_QUICK=1`` (``make notebooks``): sweeps use fewer repeats.
 The exercises' texts and settings are data: the step-by-step privacy arguments in
 ``arguments.json`` (:func:`argument`), the hints a wrong answer shows in ``hints.json``
-(:func:`hint`), the cases, tolerances and seeds in ``exercises.json`` (:func:`exercise`).
+(:func:`hint`), the cases, tolerances and seeds in ``exercises.json`` (:func:`exercise`);
+the reproductions' quick and full settings in ``reproductions.json`` (:func:`reproductions`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any, TypeVar
 
 from dpviz.ui.exercises import Argument, Step
 
-__all__ = ["argument", "exercise", "hint", "load_all", "quick"]
+__all__ = ["argument", "exercise", "hint", "load_all", "quick", "reproductions"]
 
 T = TypeVar("T")
 
@@ -66,3 +67,8 @@ def _tupled(value: Any) -> Any:
 def exercise(key: str, kind: type[T], **fields: Any) -> T:
     """Exercise ``key`` of ``kind``: ``fields`` (its functions), its settings and its hint."""
     return kind(**_tupled(_SETTINGS.get(key, {})), **fields, hint=hint(key))
+
+
+def reproductions(notebook: str, quick: bool) -> dict[str, Any]:
+    """Notebook ``notebook``'s reproduction settings, quick or full (``reproductions.json``)."""
+    return _tupled(_texts("reproductions.json")[notebook]["quick" if quick else "full"])

@@ -23,7 +23,7 @@ from dpviz.data.uci import Dataset
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.experiments.reproduce_fi import fi_dataset
 from dpviz.experiments.runner import curve, encoded_split, located, remember
-from dpviz.explore import argument, exercise
+from dpviz.explore import argument, exercise, reproductions
 from dpviz.mechanisms import report_noisy_max_probabilities
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.random_tree import fletcher_islam_depth
@@ -162,16 +162,7 @@ def fi_controls(
 # ---------------------------------------------------------------------------------- reproductions
 def reproduction_settings(quick: bool) -> dict:
     """What the reproductions of FI Fig. 4–7 and Table 3 run: full (shipped) or quick."""
-    if quick:
-        return {
-            "datasets": ("SynthA", "SynthF"), "fig7_datasets": ("SynthA",), "n_rows": 6000,
-            "n_folds": 2, "n_repeats": 1, "table3_datasets": ("SynthA", "SynthF", "Nursery"),
-            "table3_runs": 3,
-        }
-    return {
-        "datasets": SYNTH, "fig7_datasets": SYNTH, "n_rows": None, "n_folds": 5, "n_repeats": 2,
-        "table3_datasets": (*SYNTH, "Adult", "Mushroom", "Nursery"), "table3_runs": 10,
-    }
+    return reproductions("05", quick)
 
 
 def describe_settings(settings: dict) -> str:

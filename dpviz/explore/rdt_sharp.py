@@ -28,7 +28,7 @@ from dpviz.experiments.semi_supervised import (
     ProtocolRun,
     rdt_sharp_dataset,
 )
-from dpviz.explore import argument, exercise
+from dpviz.explore import argument, exercise, reproductions
 from dpviz.trees.random_tree import rdt_sharp_depth
 from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree
 from dpviz.ui.exercises import AuditTask, Implementation, Prediction, register
@@ -138,16 +138,7 @@ def rdt_sharp_controls(
 # ---------------------------------------------------------------------------------- reproductions
 def reproduction_settings(quick: bool) -> dict:
     """What notebook 04's reproductions run: full (the paper's §V) or quick."""
-    if quick:
-        return {
-            "runs": 3, "protocol_runs": 10, "epsilons": (0.5, 1.0), "n_secondary": 20,
-            "labeled_sizes": (0.01, 0.02, 0.05), "unlabeled_sizes": (250, 1000, 8000),
-        }
-    return {
-        "runs": 10, "protocol_runs": 10, "epsilons": (0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
-        "n_secondary": 200, "labeled_sizes": (0.01, 0.02, 0.03, 0.05, 0.1),
-        "unlabeled_sizes": (250, 1000, 3000, 8000),
-    }
+    return reproductions("04", quick)
 
 
 def describe_settings(settings: dict) -> str:
