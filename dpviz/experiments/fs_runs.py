@@ -30,7 +30,7 @@ from dpviz.experiments.reproduce_fs import (
     jpw_table1,
     split_attribute,
 )
-from dpviz.experiments.runner import cache, curve, remember, stratified_split
+from dpviz.experiments.runner import cache, check_option, curve, remember, stratified_split
 from dpviz.experiments.shipped import ShippedResultError, ShippedResultIntegrityError, result
 from dpviz.trees.id3 import (
     DEFAULT_SPLIT_CELLS,
@@ -88,20 +88,14 @@ class Prepared:
     note: str
 
 
-def _check(value: str, options: Sequence[str], name: str) -> str:
-    if value not in options:
-        raise InvalidParameterError(f"{name} must be one of {list(options)}, got {value!r}")
-    return value
-
-
 def check_dataset(dataset: str) -> str:
     """``dataset`` if it is one of :data:`EXPLORER_DATASETS`, else raise."""
-    return _check(dataset, EXPLORER_DATASETS, "dataset")
+    return check_option(dataset, EXPLORER_DATASETS, "dataset")
 
 
 def check_criterion(criterion: str) -> str:
     """``criterion`` if it is one of :data:`CRITERIA`, else raise."""
-    return _check(criterion, CRITERIA, "criterion")
+    return check_option(criterion, CRITERIA, "criterion")
 
 
 def _binned(domain: Domain, codes: np.ndarray, n_bins: int) -> tuple[Domain, np.ndarray]:

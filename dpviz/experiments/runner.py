@@ -30,13 +30,20 @@ from tqdm.auto import tqdm
 
 from dpviz import __version__
 from dpviz.data.uci import Dataset
-from dpviz.errors import CacheUnavailableWarning
+from dpviz.errors import CacheUnavailableWarning, InvalidParameterError
 from dpviz.validation import check_int
 
 EstimatorFactory = Callable[..., Any]
 F = TypeVar("F", bound=Callable[..., Any])
 _BYPASSED = contextvars.ContextVar("dpviz_cache_bypassed", default=False)
 _STRATIFY_WARNING = "The least populated class"  # Nursery's "recommend" has 2 rows
+
+
+def check_option(value: Any, options: Sequence[Any], name: str) -> Any:
+    """``value`` if it is one of ``options``, else InvalidParameterError naming ``name``."""
+    if value not in options:
+        raise InvalidParameterError(f"{name} must be one of {list(options)}, got {value!r}")
+    return value
 
 
 # ---------------------------------------------------------------------------------- on disk

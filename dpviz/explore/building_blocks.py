@@ -23,6 +23,7 @@ from dpviz.audit.engine import AuditResult, Event, audit
 from dpviz.audit.exact_laws import ContinuousLaw, DiscreteLaw, discrete_laplace_law
 from dpviz.data.uci import load
 from dpviz.errors import BudgetExceededError, InvalidParameterError, NotProvenPrivateWarning
+from dpviz.experiments.runner import check_option
 from dpviz.explore import exercise
 from dpviz.privacy import PrivateTable
 from dpviz.ui.exercises import Exercise, Implementation, register
@@ -57,18 +58,10 @@ _MASS = 0.999  # the histogram covers the central 99.9% of the noise
 def noise_std(epsilon: float, mechanism: str = "discrete_laplace") -> float:
     """The std of a count's noise at ``epsilon``: √2/ε (Laplace), √(2q)/(1 − q), q = e^{−ε}."""
     eps = check_epsilon(epsilon)
-    _check_count_mechanism(mechanism)
-    if mechanism == "laplace":
+    if check_option(mechanism, COUNT_MECHANISMS, "mechanism") == "laplace":
         return math.sqrt(2.0) / eps
     q = math.exp(-eps)
     return math.sqrt(2.0 * q) / -math.expm1(-eps)
-
-
-def _check_count_mechanism(mechanism: str) -> None:
-    if mechanism not in COUNT_MECHANISMS:
-        raise InvalidParameterError(
-            f"mechanism must be one of {COUNT_MECHANISMS}, got {mechanism!r}"
-        )
 
 
 def noise_frame(epsilon: float, mechanism: str = "discrete_laplace", *, count: int = 100,
@@ -80,7 +73,7 @@ def noise_frame(epsilon: float, mechanism: str = "discrete_laplace", *, count: i
     (fraction of the releases) and ``exact``.
     """
     eps = check_epsilon(epsilon)
-    _check_count_mechanism(mechanism)
+    check_option(mechanism, COUNT_MECHANISMS, "mechanism")
     half = -math.log(1.0 - _MASS) / eps  # P(|noise| > half) = 1 - _MASS (Laplace)
     if mechanism == "discrete_laplace":
         radius = max(math.ceil(half), 2)
@@ -174,11 +167,8 @@ def selection_chart(
     epsilon: float, example: str = "counts (5, 10)", *, n_samples: int = 20_000, seed: int = 0
 ) -> alt.Chart:
     """Explorer callback: each candidate's exact chance per mechanism (bars), sampled (ticks)."""
-    if example not in SELECTION_EXAMPLES:
-        raise InvalidParameterError(
-            f"example must be one of {list(SELECTION_EXAMPLES)}, got {example!r}"
-        )
-    labels, utilities = SELECTION_EXAMPLES[example]
+    labels, utilities = SELECTION_EXAMPLES[check_option(example, list(SELECTION_EXAMPLES),
+                                                        "example")]
     frame = selection_frame(utilities, epsilon, labels=labels, n_samples=n_samples, seed=seed)
     best = frame[frame["utility"] == frame["utility"].max()]
     subtitle = "P(best) — " + ", ".join(

@@ -22,7 +22,7 @@ from dpviz.data.published import FI_TABLE6, SYNTH
 from dpviz.data.uci import Dataset
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.experiments.reproduce_fi import fi_dataset
-from dpviz.experiments.runner import curve, encoded_split, located, remember
+from dpviz.experiments.runner import check_option, curve, encoded_split, located, remember
 from dpviz.explore import argument, exercise, reproductions
 from dpviz.mechanisms import report_noisy_max_probabilities
 from dpviz.trees.forest import DPRandomForestClassifier
@@ -61,8 +61,7 @@ REPEATS = 3
 @remember(maxsize=16)
 def explorer_dataset(name: str) -> Dataset:
     """The explorer's version of an FI data set (:data:`EXPLORER_ROWS` rows, seed 0)."""
-    if name not in EXPLORER_DATASETS:
-        raise InvalidParameterError(f"dataset must be one of {EXPLORER_DATASETS}, got {name!r}")
+    check_option(name, EXPLORER_DATASETS, "dataset")
     return fi_dataset(name, n_rows=EXPLORER_ROWS[name], random_state=0)
 
 
@@ -123,8 +122,7 @@ def fi_explorer_chart(
     mechanism: str = "rosnam",
 ) -> alt.LayerChart:
     """Explorer callback: the FI forest's accuracy against ε, the non-private forest dashed."""
-    if mechanism not in LEAF_MECHANISMS:
-        raise InvalidParameterError(f"mechanism must be one of {LEAF_MECHANISMS}: {mechanism!r}")
+    check_option(mechanism, LEAF_MECHANISMS, "mechanism")
     d = explorer_depth(dataset, depth)
     n_trees = int(n_trees)
     epsilons = sorted({*EPSILON_GRID, float(epsilon)})

@@ -20,9 +20,8 @@ from dpviz.audit.engine import AuditResult, audit
 from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_sum_law
 from dpviz.data.published import JPW_TABLE1
 from dpviz.data.uci import Dataset, load
-from dpviz.errors import InvalidParameterError
 from dpviz.experiments.reproduce_jpw import JPW_DATASETS
-from dpviz.experiments.runner import curve, encoded_split, located, remember
+from dpviz.experiments.runner import check_option, curve, encoded_split, located, remember
 from dpviz.explore import argument, exercise
 from dpviz.trees.random_tree import RandomTree, fan_depth
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
@@ -46,9 +45,7 @@ MAX_TREES = 10
 # ---------------------------------------------------------------------------------- explorer
 @remember()
 def _data(name: str) -> Dataset:
-    if name not in JPW_DATASETS:
-        raise InvalidParameterError(f"dataset must be one of {list(JPW_DATASETS)}, got {name!r}")
-    return load(name)
+    return load(check_option(name, list(JPW_DATASETS), "dataset"))
 
 
 def explorer_defaults(dataset: str) -> dict[str, int]:

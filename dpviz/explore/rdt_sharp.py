@@ -20,7 +20,7 @@ from dpviz.audit.exact_laws import discrete_laplace_sum_law
 from dpviz.data.uci import Dataset
 from dpviz.domain import Categorical
 from dpviz.errors import InvalidParameterError
-from dpviz.experiments.runner import curve, remember
+from dpviz.experiments.runner import check_option, curve, remember
 from dpviz.experiments.semi_supervised import (
     DATASETS,
     METHODS,
@@ -54,9 +54,7 @@ _SHOWN = ("rdt_sharp", "private_rdt")
 
 @remember()
 def _dataset(name: str) -> Dataset:
-    if name not in EXPLORER_DATASETS:
-        raise InvalidParameterError(f"dataset must be one of {EXPLORER_DATASETS}, got {name!r}")
-    return rdt_sharp_dataset(name)
+    return rdt_sharp_dataset(check_option(name, EXPLORER_DATASETS, "dataset"))
 
 
 def mean_values(name: str) -> float:
