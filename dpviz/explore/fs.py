@@ -245,30 +245,10 @@ def published_table1() -> str | None:
 
 # === Exercises 03.x (registered with dpviz.ui.exercises when this module is imported) ===
 
-#: The nodes of exercise 03.2: counts τ_jc (attributes, values, classes); a value no row
-#: takes is a row of zeros.
-SPLIT_CASES: tuple[dict[str, Any], ...] = (
-    {"counts": (((27, 3), (4, 26)), ((16, 14), (15, 15)), ((20, 12), (11, 17))),
-     "epsilon": 0.2, "criterion": "max"},
-    {"counts": (((27, 3), (4, 26)), ((16, 14), (15, 15)), ((20, 12), (11, 17))),
-     "epsilon": 0.2, "criterion": "gini"},
-    {"counts": (((12, 0, 1), (2, 9, 1), (0, 1, 8)),
-                ((10, 6, 5), (4, 4, 5), (0, 0, 0)),
-                ((7, 1, 0), (7, 9, 10), (0, 0, 0))),
-     "epsilon": 1.0, "criterion": "gini"},
-)
-
-#: Exercise 03.3's data set D: rows (a1, a2, a3, class), all binary; a1 decides the class.
-ROOT_SPLIT_DATA: tuple[tuple[int, int, int, int], ...] = (
-    (0, 0, 1, 0), (0, 1, 0, 0), (0, 0, 0, 0), (1, 1, 1, 1), (1, 0, 1, 1), (1, 1, 0, 1),
-)
 #: The ε the root split claims in exercise 03.3.
 ROOT_SPLIT_EPSILON = 1.0
 #: The split's exact worst-case loss: q_Max is monotone, so P(A) moves by at most exp(ε/2).
 ROOT_SPLIT_MAX_LOSS = ROOT_SPLIT_EPSILON / 2
-#: A second data set on which the student's mechanism's law is checked (a2 decides).
-_OTHER_DATA = ((0, 0, 1, 0), (1, 0, 0, 0), (1, 0, 1, 0), (0, 1, 1, 1), (1, 1, 0, 1),
-               (0, 1, 0, 1), (1, 1, 1, 0))
 
 
 def split_probabilities(counts: Sequence[Any], epsilon: float, criterion: str) -> np.ndarray:
@@ -296,10 +276,15 @@ def sulq_accuracy_at_b2(seed: int = 0) -> float:
     return 100.0 * float(explorer_point("fs-single-split", "sulq", 2.0, 1)["accuracy"].mean())
 
 
-register({
-    "03.1": argument("03.1"),
-    "03.2": exercise("03.2", Implementation, cases=SPLIT_CASES, exact=split_probabilities),
-    "03.3": exercise("03.3", AuditTask, cases=(ROOT_SPLIT_DATA, _OTHER_DATA), exact=root_split_law,
-                     epsilon=ROOT_SPLIT_EPSILON, max_loss=ROOT_SPLIT_MAX_LOSS),
-    "03.4": exercise("03.4", Prediction, compute=sulq_accuracy_at_b2),
-})
+SPLIT_SELECTION = exercise("03.2", Implementation, exact=split_probabilities)
+ROOT_SPLIT = exercise("03.3", AuditTask, exact=root_split_law, epsilon=ROOT_SPLIT_EPSILON,
+                      max_loss=ROOT_SPLIT_MAX_LOSS)
+#: The nodes of exercise 03.2: counts τ_jc (attributes, values, classes); a value no row
+#: takes is a row of zeros.
+SPLIT_CASES = SPLIT_SELECTION.cases
+#: Exercise 03.3's data set D: rows (a1, a2, a3, class), all binary; a1 decides the class
+#: (the law is checked on a second data set too, where a2 decides).
+ROOT_SPLIT_DATA = ROOT_SPLIT.cases[0]
+
+register({"03.1": argument("03.1"), "03.2": SPLIT_SELECTION, "03.3": ROOT_SPLIT,
+          "03.4": exercise("03.4", Prediction, compute=sulq_accuracy_at_b2)})
