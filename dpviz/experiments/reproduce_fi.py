@@ -1,9 +1,8 @@
 """Reproductions of Fletcher & Islam (2017) with the corrected (ROSNAM) leaf mechanism.
 
-Each figure returns our numbers next to FI's (:mod:`dpviz.data.published`). FI measured
-with the smooth-sensitivity mechanism the 2021 addendum withdrew; ours use Report One-Sided
-Noisy Arg-Max unless said otherwise, so expect a few points less (the gap is reported).
-Notebook 05's explorer is :mod:`dpviz.explore.fi`.
+Each figure returns our numbers next to FI's. FI measured with the smooth-sensitivity
+mechanism the 2021 addendum withdrew; ours use Report One-Sided Noisy Arg-Max unless said
+otherwise, so expect a few points less (the gap is reported).
 """
 
 from __future__ import annotations

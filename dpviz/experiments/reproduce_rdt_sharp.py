@@ -1,9 +1,7 @@
 """Reproductions of RDT# (Jagannathan, Monteleoni & Pillaipakkamnatt 2013), §V.
 
-Every run is :func:`dpviz.experiments.semi_supervised.protocol_runs`. The protocol: per data
-set, the labeled size is the smallest fraction at which supervised Private-RDT reaches
-error ≤ 0.3 at ε = 0.5; then RDT# (labeled private rows + public unlabeled rows) is
-compared with Private-RDT on the labeled rows for ε from 0.5 to 1.0 (Fig. 6–9, Table II).
+Every run is :func:`dpviz.experiments.semi_supervised.protocol_runs`; the labeled size is the
+smallest fraction at which Private-RDT reaches error ≤ 0.3 at ε = 0.5 (:func:`labeled_fraction`).
 """
 
 from __future__ import annotations

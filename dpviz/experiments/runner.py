@@ -1,10 +1,7 @@
 """The one runner: cross-validated sweeps, hold-out fits, explorer curves and their caches.
 
-:func:`sweep` (repeated stratified k-fold over a grid), :func:`holdout_accuracy` (fits on
-one fixed split), :func:`curve` (an explorer's accuracy against ε). Caches: :func:`cache`
-on disk (reproductions), :func:`remember` in memory (explorers). A sweep's fold ``f`` of
-repeat ``r`` uses seed ``seed + 1000·r + f`` at every setting: evaluations, not releases to
-publish together (docs/privacy.md §8.3).
+A sweep's fold ``f`` of repeat ``r`` uses seed ``seed + 1000·r + f`` at every setting:
+evaluations, not releases to publish together (docs/privacy.md §8.3).
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""RDT#'s semi-supervised experiments: RDT# against Private-RDT without the public rows.
+"""RDT#'s semi-supervised experiments (§V): RDT# against Private-RDT on the labeled rows alone.
 
-The protocol of RDT# §V (:func:`protocol_split`, :func:`protocol_runs`): 10% of the rows
-test; ``fraction`` of the data set private and labeled; the rest public and unlabeled.
-RDT# is compared with Private-RDT on the labeled rows alone (p = 5 trees, RDT#'s height).
-:class:`ProtocolRun` evaluates one run at many ε; :class:`SemiSupervisedArm` is one arm as
-an estimator. The methods of a run read the same rows; each fit has its own seed
-(:func:`fit_seed`, docs/privacy.md §8.3). Accuracies and errors are fractions.
+The methods of a run read the same rows; each fit has its own seed (:func:`fit_seed`,
+docs/privacy.md §8.3). Accuracies and errors are fractions.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Results shipped with the workbook: reproductions that take minutes, read from small files.
 
-Each shipped call is a tidy CSV in ``dpviz/results/`` beside a JSON saying how it was made
-(function, arguments, code version, date, machine) with the SHA-256 of the CSV's bytes.
-:func:`result` reads it when the recorded arguments equal the call's, refuses an altered
-CSV, and recomputes on request (``DPVIZ_RECOMPUTE=1``; ``make results`` also sets
-``DPVIZ_SAVE_RESULTS=1`` to rewrite the files). The files hold summary statistics only.
+Each shipped call is a tidy CSV in ``dpviz/results/`` beside a JSON saying how it was made,
+with the SHA-256 of the CSV's bytes. ``make results`` sets ``DPVIZ_SAVE_RESULTS=1`` to rewrite
+the files. The files hold summary statistics only.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """Notebook 01 (building blocks): noise for counts, private selection, composition, the ledger.
 
-Explorer callbacks :func:`noise_chart`, :func:`selection_chart` and :func:`budget_game_chart`;
-the reproduction :func:`exact_checks` / :func:`sampled_checks`; and, for "what goes wrong",
-:func:`overlap_audit` (two counts over overlapping groups at ε each cost 2ε). Charts use
-channel objects (``alt.X("a:Q")``): altair 5.5 parses each shorthand string slowly.
+Charts use channel objects (``alt.X("a:Q")``): altair 5.5 parses each shorthand string slowly.
 """
 
 from __future__ import annotations
@@ -68,9 +65,8 @@ def noise_frame(epsilon: float, mechanism: str = "discrete_laplace", *, count: i
                 n_samples: int = 20_000, seed: int = 0) -> pd.DataFrame:
     """``n_samples`` noisy releases of ``count``, binned, beside each bin's exact probability.
 
-    One row per bin ``[start, end)`` (half-integer edges for the discrete Laplace) over the
-    central 99.9% of the noise, at most 60: ``start``, ``end``, ``centre``, ``sampled``
-    (fraction of the releases) and ``exact``.
+    At most 60 bins ``[start, end)`` (half-integer edges for the discrete Laplace) over the
+    central 99.9% of the noise.
     """
     eps = check_epsilon(epsilon)
     check_option(mechanism, COUNT_MECHANISMS, "mechanism")
@@ -141,12 +137,9 @@ def _selection_samples(utilities: np.ndarray, epsilon: float, n_samples: int,
 def selection_frame(utilities: Sequence[float], epsilon: float, *,
                     labels: Sequence[str] | None = None, n_samples: int = 20_000,
                     seed: int = 0) -> pd.DataFrame:
-    """Exact and sampled probabilities that each mechanism selects each candidate.
+    """Exact and sampled probabilities that each mechanism selects each candidate (a row each).
 
-    ``utilities`` are counts (sensitivity 1, monotone). One row per (mechanism, candidate):
-    ``utility``, ``exact``, ``sampled``. The mechanisms: exp(εu/2Δ) (McSherry & Talwar
-    2007), its monotone exp(εu/Δ) (FI addendum Table 6's softmax), and report noisy max
-    with one-sided exponential noise of scale Δ/ε (the addendum's text).
+    ``utilities`` are counts (sensitivity 1, monotone).
     """
     eps = check_epsilon(epsilon)
     u = np.asarray(utilities, dtype=float)

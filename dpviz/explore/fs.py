@@ -1,9 +1,7 @@
 """Notebook 03 (FS, private ID3): the explorers' charts and controls, tables next to the papers.
 
-Friedman & Schuster (KDD 2010) build ID3 under a budget B from noisy counts (SuLQ-based
-ID3) or with one exponential-mechanism query per node (DiffPID3, DiffPC4.5). Data, fits and
-curves: :mod:`dpviz.experiments.fs_runs`; this module draws, and registers exercises
-03.1–03.4 on import.
+Data, fits and curves: :mod:`dpviz.experiments.fs_runs`; this module draws, and registers
+exercises 03.1–03.4 on import.
 """
 
 from __future__ import annotations
