@@ -166,26 +166,26 @@ def leaf_vector_table(n_trees: int = 10, seed: int = 0) -> pd.DataFrame:
         mean_leaves = float(np.mean(leaves))
         per_tree = 1.0 / ensemble
         q = math.exp(-per_tree)
-        rows.append(
-            {
-                "dataset": name, "attributes": len(domain), "height": depth,
-                "classes": domain.n_classes, "rows": len(data.y),
-                "max_leaves": trees[0].max_leaves(), "mean_leaves": mean_leaves,
-                "rows_per_leaf": len(data.y) / mean_leaves, "trees": ensemble,
-                "noise_std": math.sqrt(2.0 * q) / (1.0 - q),
-            }
-        )
+        rows.append({
+            "dataset": name, "attributes": len(domain), "height": depth,
+            "classes": domain.n_classes, "rows": len(data.y),
+            "max_leaves": trees[0].max_leaves(), "mean_leaves": mean_leaves,
+            "rows_per_leaf": len(data.y) / mean_leaves, "trees": ensemble,
+            "noise_std": math.sqrt(2.0 * q) / (1.0 - q),
+        })
     return pd.DataFrame(rows)
 
 
-_EPSILON_LABELS = {0.5: "0.5", 0.75: "0.75", 1.0: "1", math.inf: "∞"}
+def _with_eps_labels(results: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """``results`` with ``eps``, ε as a label ("∞", "1", "0.75"), and the labels in ε order."""
+    label = {e: "∞" if math.isinf(e) else f"{e:g}" for e in sorted(results["epsilon"].unique())}
+    return results.assign(eps=results["epsilon"].map(label)), list(label.values())
 
 
 def accuracy_table(results: pd.DataFrame) -> pd.DataFrame:
     """JPW Fig. 6–8 as a table: mean and max accuracy (%) over runs per data set and ε."""
-    frame = results.assign(eps=results["epsilon"].map(lambda e: _EPSILON_LABELS.get(e, f"{e:g}")))
+    frame, order = _with_eps_labels(results)
     wide = frame.pivot_table(index="dataset", columns="eps", values=["mean", "max"], sort=False)
-    order = [_EPSILON_LABELS.get(e, f"{e:g}") for e in sorted(results["epsilon"].unique())]
     wide = wide.reindex(columns=pd.MultiIndex.from_product([["mean", "max"], order]))
     wide = wide.reindex([d for d in JPW_DATASETS if d in wide.index])
     wide.columns.names = ["", "ε"]
@@ -224,11 +224,9 @@ def claims_table(results: pd.DataFrame) -> pd.DataFrame:
 
 def accuracy_figure(results: pd.DataFrame) -> alt.FacetChart:
     """JPW Fig. 6–8 redrawn from our results: mean and max accuracy per ε (labels upright)."""
-    frame = results.assign(
-        eps=results["epsilon"].map(lambda e: _EPSILON_LABELS.get(e, f"{e:g}"))
-    ).melt(id_vars=["dataset", "eps"], value_vars=["mean", "max"], var_name="statistic",
-           value_name="accuracy")
-    order = [_EPSILON_LABELS.get(e, f"{e:g}") for e in sorted(results["epsilon"].unique())]
+    frame, order = _with_eps_labels(results)
+    frame = frame.melt(id_vars=["dataset", "eps"], value_vars=["mean", "max"], var_name="statistic",
+                       value_name="accuracy")
     bars = (
         alt.Chart(frame, width=170, height=180)
         .mark_bar()
@@ -257,12 +255,10 @@ def update_table(results: pd.DataFrame) -> pd.DataFrame:
     """JPW Fig. 13–14 as a table: the update against the union at ε/2 and at ε (%)."""
     wide = results.pivot_table(index=["dataset", "epsilon"], columns="method", values="mean",
                                sort=False)
-    out = pd.DataFrame(
-        {
-            "update (total ε)": wide["update"], "union at ε/2 (total ε)": wide["union_half"],
-            "union at ε (total 2ε)": wide["union"],
-        }
-    )
+    out = pd.DataFrame({
+        "update (total ε)": wide["update"], "union at ε/2 (total ε)": wide["union_half"],
+        "union at ε (total 2ε)": wide["union"],
+    })
     out["update − union ε/2"] = out.iloc[:, 0] - out.iloc[:, 1]
     out["update − union ε"] = out.iloc[:, 0] - out.iloc[:, 2]
     return out.round(1)

@@ -248,19 +248,15 @@ def pseudo_label_table(
         pseudo = [p.rdt_sharp(float(eps)).pseudo_labels_ for p in runs_]
         errors = [run_errors(dataset, float(percent), int(n_secondary), r, float(eps))
                   for r in range(runs)]
-        rows.append(
-            {
-                "epsilon": eps,
-                "pseudo_label_accuracy": float(
-                    np.mean([np.mean(p == t) for p, t in zip(pseudo, truth, strict=True)])
-                ),
-                "pseudo_majority_share": float(np.mean([np.mean(p == majority_code)
-                                                        for p in pseudo])),
-                "majority_share": float(np.mean([np.mean(t == majority_code) for t in truth])),
-                "error_rdt_sharp": float(np.mean([e[0] for e in errors])),
-                "error_private_rdt": float(np.mean([e[1] for e in errors])),
-            }
-        )
+        rows.append({
+            "epsilon": eps,
+            "pseudo_label_accuracy": float(
+                np.mean([np.mean(p == t) for p, t in zip(pseudo, truth, strict=True)])),
+            "pseudo_majority_share": float(np.mean([np.mean(p == majority_code) for p in pseudo])),
+            "majority_share": float(np.mean([np.mean(t == majority_code) for t in truth])),
+            "error_rdt_sharp": float(np.mean([e[0] for e in errors])),
+            "error_private_rdt": float(np.mean([e[1] for e in errors])),
+        })
     return pd.DataFrame(rows)
 
 
