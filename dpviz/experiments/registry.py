@@ -104,17 +104,15 @@ class OneHotModel:
 Factory = Callable[[float, Dataset, int], Any]
 
 
-def _diffpid3(criterion: str) -> Factory:
-    """The factory of DiffPID3 with ``criterion`` (InfoGain gets the public size bound)."""
+def _private(cls: type, **params: Any) -> Factory:
+    """The factory of ``cls(epsilon, **params)`` on the data's public domain."""
+    return lambda eps, data, seed: cls(eps, domain=data.domain, random_state=seed, **params)
 
-    def factory(epsilon: float, data: Dataset, random_state: int) -> DiffPID3Classifier:
-        bound = data.n_rows if criterion == "infogain" else None
-        return DiffPID3Classifier(
-            epsilon, max_depth=5, criterion=criterion, size_bound=bound, domain=data.domain,
-            random_state=random_state,
-        )
 
-    return factory
+def _infogain(epsilon: float, data: Dataset, random_state: int) -> DiffPID3Classifier:
+    """DiffPID3-InfoGain, whose sensitivity needs the public size bound (the data set's rows)."""
+    return DiffPID3Classifier(epsilon, max_depth=5, criterion="infogain", size_bound=data.n_rows,
+                              domain=data.domain, random_state=random_state)
 
 
 #: Name → factory, for every name of :data:`ALGORITHMS` and :data:`REFERENCES`.
@@ -122,18 +120,12 @@ FACTORIES: dict[str, Factory] = {
     "Private-RDT": lambda eps, data, seed: PrivateRDTClassifier(
         eps, n_trees=jpw_n_trees(data), domain=data.domain, random_state=seed
     ),
-    "DP forest": lambda eps, data, seed: DPRandomForestClassifier(
-        eps, domain=data.domain, random_state=seed
-    ),
-    "SuLQ-ID3": lambda eps, data, seed: SuLQID3Classifier(
-        eps, max_depth=5, domain=data.domain, random_state=seed
-    ),
-    "DiffPID3-Max": _diffpid3("max"),
-    "DiffPID3-Gini": _diffpid3("gini"),
-    "DiffPID3-InfoGain": _diffpid3("infogain"),
-    "DiffPC4.5": lambda eps, data, seed: DiffPC45Classifier(
-        eps, max_depth=5, domain=data.domain, random_state=seed
-    ),
+    "DP forest": _private(DPRandomForestClassifier),
+    "SuLQ-ID3": _private(SuLQID3Classifier, max_depth=5),
+    "DiffPID3-Max": _private(DiffPID3Classifier, max_depth=5, criterion="max"),
+    "DiffPID3-Gini": _private(DiffPID3Classifier, max_depth=5, criterion="gini"),
+    "DiffPID3-InfoGain": _infogain,
+    "DiffPC4.5": _private(DiffPC45Classifier, max_depth=5),
     "RDT (non-private)": lambda eps, data, seed: RandomDecisionTreeClassifier(
         n_trees=jpw_n_trees(data), domain=data.domain, random_state=seed
     ),
