@@ -7,10 +7,10 @@ every learner on the same ``n`` rows (paired; seeds: docs/privacy.md §8.3);
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -202,12 +202,8 @@ def rdt_sharp_comparison(
             f"n_labeled + n_public = {n_labeled + n_public} exceeds the {pool} training rows"
         )
 
-    def factory(random_state: int, **params: Any) -> SemiSupervisedArm:
-        return SemiSupervisedArm(
-            params["method"], params["epsilon"], n_labeled, n_public, n_secondary, data.domain,
-            random_state,
-        )
-
+    factory = functools.partial(SemiSupervisedArm, n_labeled=n_labeled, n_public=n_public,
+                                n_secondary=n_secondary, domain=data.domain)
     frames = [
         holdout_accuracy(
             factory, data, repeats=check_int(repeats, "repeats", minimum=1),

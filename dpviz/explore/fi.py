@@ -21,12 +21,11 @@ from dpviz.audit.exact_laws import leaf_label_loss
 from dpviz.data.published import FI_TABLE6, SYNTH
 from dpviz.data.uci import Dataset
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
-from dpviz.experiments.reproduce_fi import fi_dataset
+from dpviz.experiments.reproduce_fi import fi_dataset, fig6_depths
 from dpviz.experiments.runner import check_option, curve, encoded_split, located, remember
 from dpviz.explore import argument, exercise, reproductions
 from dpviz.mechanisms import report_noisy_max_probabilities
 from dpviz.trees.forest import DPRandomForestClassifier
-from dpviz.trees.random_tree import fletcher_islam_depth
 from dpviz.ui.exercises import AuditTask, Implementation, Prediction, register
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
@@ -66,12 +65,8 @@ def explorer_dataset(name: str) -> Dataset:
 
 
 def explorer_depth(name: str, depth: int = 0) -> int:
-    """``depth``, or FI's depth (Theorem 2 + ⌊r/2⌋, :func:`fletcher_islam_depth`) when 0."""
-    if depth:
-        return int(depth)
-    domain = explorer_dataset(name).domain
-    n_discrete = int(domain.categorical_mask.sum())
-    return fletcher_islam_depth(len(domain) - n_discrete, n_discrete)
+    """``depth``, or FI's depth (Theorem 2 + ⌊r/2⌋, :func:`fig6_depths`) when 0."""
+    return int(depth) if depth else fig6_depths(explorer_dataset(name))["theorem2"]
 
 
 def explorer_frame(
