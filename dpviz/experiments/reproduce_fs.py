@@ -201,13 +201,10 @@ def table1_markdown(runs: pd.DataFrame) -> str:
 
 
 # =============================================================================== FS Fig. 4-5
-def _j48_like(pruned: bool, seed: int) -> Any:
+def _j48_like(pruned: bool, seed: int) -> DecisionTreeClassifier:
     """Non-private J48-like references from scikit-learn (entropy trees on the codes)."""
-    if pruned:
-        return DecisionTreeClassifier(
-            criterion="entropy", min_samples_leaf=2, ccp_alpha=0.005, random_state=seed % 2**31
-        )
-    return DecisionTreeClassifier(criterion="entropy", random_state=seed % 2**31)
+    pruning = {"min_samples_leaf": 2, "ccp_alpha": 0.005} if pruned else {}
+    return DecisionTreeClassifier(criterion="entropy", random_state=seed % 2**31, **pruning)
 
 
 def fs_fig4(

@@ -73,10 +73,7 @@ def _arguments(function: Callable[..., Any], args: tuple, kwargs: dict) -> dict:
 
 
 def result_path(function: Callable[..., Any], *args: Any) -> Path:
-    """The CSV of a call: the function's name, then its string (or string tuple) arguments.
-
-    ``result_path(compare, ("votes",))`` is ``dpviz/results/compare-votes.csv``.
-    """
+    """The CSV of a call: ``dpviz/results/{function}-{string arguments}.csv`` (compare-votes)."""
     parts = [function.__name__]
     for a in args:
         if isinstance(a, str):
@@ -195,10 +192,8 @@ def _recompute(function: Callable[..., pd.DataFrame], args: tuple, kwargs: dict)
             "library_digest": library_digest(),
             "created": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "seconds": round(seconds, 1),
-            "machine": (
-                f"{platform.machine()}, {os.cpu_count()} cores, "
-                f"Python {platform.python_version()}"
-            ),
+            "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
+                       f"Python {platform.python_version()}",
             "command": "make results",
         }
         frame.attrs["provenance"] = _save(result_path(function, *args), frame, meta)

@@ -1,7 +1,6 @@
 """Notebook 06 (privacy audit): the audit explorer, the stories and the exercises.
 
-The explorer audits the setups of :mod:`dpviz.audit.targets`; the stories are the caught
-failures and whole-estimator audits; 06.1–06.4 are the exercises. Fixed seeds throughout.
+The explorer audits the setups of :mod:`dpviz.audit.targets`. Fixed seeds throughout.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Notebook 07 (compare all): every learner on the same data, charts and exercises.
 
-The explorer (a per-data-set grid computed once), the Pareto, trade-off, winner and budget-pitfall
-charts, and notebook 07's exercises.
+The explorer reads a per-data-set grid computed once.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Notebook 05 (Fletcher & Islam's DP random forest and its 2021 addendum): explorer and lessons.
 
-The explorer, the addendum's Table 6, the exact loss of the withdrawn smooth-sensitivity
-mechanism, and the budget-split lessons, and exercises 05.1–05.5 (registered on import).
+The addendum's Table 6, the exact loss of the withdrawn smooth-sensitivity mechanism, the
+budget-split lessons.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """Notebook 02 (JPW, Private-RDT): the explorer, the tables around the reproduction, the demos.
 
-Private-RDT (Jagannathan, Pillaipakkamnatt & Wright 2009) draws its trees before reading a
-row and adds Laplace noise to every leaf count (Fig. 5, Theorem 3); the pruning demo shows
-why it may not prune. Exercises 02.1–02.4 are registered on import.
+The pruning demo shows why Private-RDT may not prune.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """Notebook 04 (RDT#, Jagannathan, Monteleoni & Pillaipakkamnatt 2013): explorer and lessons.
 
-The explorer (:func:`rdt_sharp_explorer_chart`, :func:`run_errors`) evaluates runs of the
-protocol (:class:`~dpviz.experiments.semi_supervised.ProtocolRun`) through the runner's
-curve; the tables show what goes wrong; exercises 04.1–04.4 (registered on import).
+The explorer evaluates runs of :class:`~dpviz.experiments.semi_supervised.ProtocolRun`.
 """
 
 from __future__ import annotations
