@@ -15,23 +15,7 @@ import numpy as np
 import pandas as pd
 
 from dpviz.data.published import FS_TABLE1, FS_TABLE1_ALGORITHMS
-from dpviz.experiments.fs_runs import (
-    ALGORITHM_NAMES,
-    CRITERIA,
-    DEFAULT_DEPTH,
-    EXPLORER_DATASETS,
-    EXPLORER_DEPTHS,
-    REPEATS,
-    binned_split_point_mass,
-    budget_split,
-    check_criterion,
-    check_dataset,
-    explorer_curve,
-    explorer_data,
-    explorer_depth,
-    explorer_point,
-    fit_one,
-)
+from dpviz.experiments import fs_runs
 from dpviz.experiments.reproduce_fs import jpw_table1_comparison, percent_summary
 from dpviz.explore import argument, exercise
 from dpviz.mechanisms import exponential_probabilities
@@ -44,11 +28,11 @@ from dpviz.ui.widgets import choice_dropdown, depth_slider, epsilon_slider, int_
 from dpviz.validation import check_epsilon, check_int
 
 #: Largest depth of the explorers' slider: every curve up to it ships, so a move only reads.
-MAX_DEPTH = max(EXPLORER_DEPTHS)
+MAX_DEPTH = max(fs_runs.EXPLORER_DEPTHS)
 
 
 def _budget_line(dataset: str, criterion: str, epsilon: float, depth: int) -> str:
-    split = budget_split(dataset, criterion, epsilon, depth)
+    split = fs_runs.budget_split(dataset, criterion, epsilon, depth)
     if criterion == "sulq":
         return (
             f"depth {depth}: a node spends 2ε, ε = B/(2(d+1)) = {split['level']:.3g}; each of "
@@ -69,23 +53,23 @@ def fs_explorer_chart(
 ) -> alt.LayerChart:
     """Explorer callback: an FS algorithm's test accuracy against B, ε = ∞ dashed."""
     eps = check_epsilon(epsilon)
-    d = explorer_depth(dataset, criterion, depth)
-    curve = explorer_curve(dataset, criterion, d)
+    d = fs_runs.explorer_depth(dataset, criterion, depth)
+    curve = fs_runs.explorer_curve(dataset, criterion, d)
     finite = curve[np.isfinite(curve["epsilon"])]
     reference = float(curve.loc[~np.isfinite(curve["epsilon"]), "accuracy"].mean())
-    point = explorer_point(dataset, criterion, eps, d)
+    point = fs_runs.explorer_point(dataset, criterion, eps, d)
     if not np.isclose(finite["epsilon"], eps, rtol=1e-9).any():
         finite = pd.concat([finite, point], ignore_index=True)
     accuracy = float(point["accuracy"].mean())
-    name = ALGORITHM_NAMES[criterion]
+    name = fs_runs.ALGORITHM_NAMES[criterion]
     if criterion != "sulq" and dataset == "adult":
         name = name.replace("DiffPID3", "DiffPC4.5")
     title = alt.Title(
         f"{name} on {dataset}: {accuracy:.1%} at B = {eps:.3g}",
         subtitle=[
             _budget_line(dataset, criterion, eps, d),
-            f"dashed: ε = ∞, {reference:.1%}; band: spread of {REPEATS[dataset]} fits; "
-            + explorer_data(dataset, criterion).note,
+            f"dashed: ε = ∞, {reference:.1%}; band: spread of {fs_runs.REPEATS[dataset]} fits; "
+            + fs_runs.explorer_data(dataset, criterion).note,
         ],
     )
     chart = accuracy_chart(finite, reference=reference, highlight=eps, title=title, width=460,
@@ -97,11 +81,11 @@ def fs_controls(
     dataset: str = "fs-single-split", epsilon: float = 0.1, criterion: str = "max"
 ) -> dict[str, Any]:
     """The accuracy explorer's widgets; picking a data set resets the depth to its default."""
-    picker = choice_dropdown(list(EXPLORER_DATASETS), check_dataset(dataset))
-    depth = depth_slider(DEFAULT_DEPTH[dataset], high=MAX_DEPTH)
+    picker = choice_dropdown(list(fs_runs.EXPLORER_DATASETS), fs_runs.check_dataset(dataset))
+    depth = depth_slider(fs_runs.DEFAULT_DEPTH[dataset], high=MAX_DEPTH)
 
     def reset(change: dict[str, Any]) -> None:
-        depth.value = DEFAULT_DEPTH[change["new"]]
+        depth.value = fs_runs.DEFAULT_DEPTH[change["new"]]
 
     picker.observe(reset, names="value")
     return {
@@ -109,7 +93,7 @@ def fs_controls(
         "epsilon": epsilon_slider(epsilon, low=0.05, high=10.0, description="B"),
         "depth": depth,
         "criterion": choice_dropdown(
-            list(CRITERIA), check_criterion(criterion), description="criterion"
+            list(fs_runs.CRITERIA), fs_runs.check_criterion(criterion), description="criterion"
         ),
     }
 
@@ -120,9 +104,9 @@ def fs_tree_chart(
 ) -> alt.VConcatChart:
     """Explorer callback: fit ``run`` of the explorer's point as a tree, its ledger below."""
     eps = check_epsilon(epsilon)
-    d = explorer_depth(dataset, criterion, depth)
+    d = fs_runs.explorer_depth(dataset, criterion, depth)
     run = check_int(run, "run", minimum=0)
-    model, accuracy, unclassified = fit_one(dataset, criterion, eps, d, run)
+    model, accuracy, unclassified = fs_runs.fit_one(dataset, criterion, eps, d, run)
     title = alt.Title(
         f"fit {run} on {dataset}: test accuracy {accuracy:.1%}, "
         f"{unclassified:.1%} of the test rows unclassified",
@@ -156,7 +140,7 @@ def split_point_chart(
             title = f"dpviz: a point of the public grid ({cells} cells; true split at 35)"
         else:
             title = "FS §4.3: the continuous density (true split at 35)"
-    mass = binned_split_point_mass(frame, check_int(bins, "bins", minimum=1))
+    mass = fs_runs.binned_split_point_mass(frame, check_int(bins, "bins", minimum=1))
     mass["probability"] = mass["probability"].clip(lower=1e-12)
     return (
         alt.Chart(mass, width=width, height=80)
@@ -271,7 +255,8 @@ def root_split_law(rows: Sequence[Sequence[int]]) -> dict[int, float]:
 
 def sulq_accuracy_at_b2(seed: int = 0) -> float:
     """The explorer's accuracy (%) for ``sulq`` on ``fs-single-split``, depth 1, B = 2 (fixed)."""
-    return 100.0 * float(explorer_point("fs-single-split", "sulq", 2.0, 1)["accuracy"].mean())
+    point = fs_runs.explorer_point("fs-single-split", "sulq", 2.0, 1)
+    return 100.0 * float(point["accuracy"].mean())
 
 
 SPLIT_SELECTION = exercise("03.2", Implementation, exact=split_probabilities)
