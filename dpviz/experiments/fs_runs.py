@@ -21,26 +21,10 @@ from dpviz.data.synthetic import fs_numeric_split_data, fs_single_split_data
 from dpviz.data.uci import load
 from dpviz.domain import Attribute, Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
-from dpviz.experiments.reproduce_fs import (
-    evaluate_encoded,
-    fs_estimator,
-    fs_fig4,
-    fs_fig5,
-    fs_table1,
-    jpw_table1,
-    split_attribute,
-)
+from dpviz.experiments import reproduce_fs
 from dpviz.experiments.runner import cache, check_option, curve, remember, stratified_split
 from dpviz.experiments.shipped import ShippedResultError, ShippedResultIntegrityError, result
-from dpviz.trees.id3 import (
-    DEFAULT_SPLIT_CELLS,
-    SQRT2,
-    grid_split_qualities,
-    split_grid,
-    split_point_grid_probabilities,
-    split_point_probabilities,
-    split_point_ranges,
-)
+from dpviz.trees import id3
 from dpviz.trees.id3_quality import get_criterion
 from dpviz.validation import check_epsilon, check_int
 
@@ -156,10 +140,10 @@ def fit_one(
 ) -> tuple[Any, float, float]:
     """Fit seed ``run`` on the explorer's rows: ``(model, accuracy, unclassified share)``."""
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
-    model = fs_estimator(criterion, epsilon, depth, domain=data.domain,
+    model = reproduce_fs.fs_estimator(criterion, epsilon, depth, domain=data.domain,
                          size_bound=data.size_bound, random_state=int(run), prune=prune)
     model.fit_encoded(data.X_train, data.y_train, data.domain)
-    accuracy, unclassified = evaluate_encoded(model, data.X_test, data.y_test)
+    accuracy, unclassified = reproduce_fs.evaluate_encoded(model, data.X_test, data.y_test)
     return model, accuracy, unclassified
 
 
@@ -306,7 +290,7 @@ def split_choice_table(
         data = fs_single_split_data(
             check_int(n, "sizes", minimum=1), p_noise=p_noise, n_test=0, random_state=random_state,
         )
-        truth = data.domain.index(split_attribute(data))
+        truth = data.domain.index(reproduce_fs.split_attribute(data))
         codes = data.domain.encode(data.X)
         labels = data.domain.encode_labels(data.y)
         counts = np.zeros((codes.shape[1], 2, 2))  # τ_jc of every attribute
@@ -342,10 +326,10 @@ def split_point_frame(
     frames = []
     for criterion in ("infogain", "gini", "max"):
         crit = get_criterion(criterion)
-        starts, ends, scores = split_point_ranges(
+        starts, ends, scores = id3.split_point_ranges(
             values, labels, 2, attribute.low, attribute.high, crit
         )
-        p = split_point_probabilities(
+        p = id3.split_point_probabilities(
             starts, ends, scores, epsilon=eps, sensitivity=crit.sensitivity(size_bound)
         )
         length = ends - starts
@@ -358,22 +342,22 @@ def split_point_frame(
 
 def split_point_grid_frame(
     n: int = 2000, *, budget: float = 0.1, size_bound: int = 5000, p_noise: float = 0.1,
-    n_cells: int = DEFAULT_SPLIT_CELLS, random_state: int = 0,
+    n_cells: int = id3.DEFAULT_SPLIT_CELLS, random_state: int = 0,
 ) -> pd.DataFrame:
     """The estimators' grid mechanism in :func:`split_point_frame`'s setting."""
     attribute, values, labels, eps = _split_point_setting(n, budget, p_noise, random_state)
     n_cells = check_int(n_cells, "n_cells", minimum=2)
-    grid = split_grid(attribute.low, attribute.high, n_cells)
+    grid = id3.split_grid(attribute.low, attribute.high, n_cells)
     frames = []
     for criterion in ("infogain", "gini", "max"):
         crit = get_criterion(criterion)
-        indices, p = split_point_grid_probabilities(
+        indices, p = id3.split_point_grid_probabilities(
             values, labels, 2, grid, 0, n_cells,
             criterion=crit, sensitivity=crit.sensitivity(size_bound), epsilon=eps,
         )
         frames.append(pd.DataFrame({
             "criterion": criterion, "index": indices, "threshold": grid[indices],
-            "score": grid_split_qualities(values, labels, 2, grid, 0, n_cells, crit),
+            "score": id3.grid_split_qualities(values, labels, 2, grid, 0, n_cells, crit),
             "probability": p,
         }))
     frame = pd.concat(frames, ignore_index=True)
@@ -388,7 +372,7 @@ def _split_point_setting(
     data = fs_numeric_split_data(
         check_int(n, "n", minimum=1), p_noise=p_noise, n_test=0, random_state=random_state
     )
-    name = split_attribute(data)
+    name = reproduce_fs.split_attribute(data)
     assert name is not None
     attribute = data.domain[name]
     assert isinstance(attribute, Numeric)
@@ -434,10 +418,10 @@ def split_point_mass(frame: pd.DataFrame, low: float = 30.0, high: float = 40.0)
     return pd.Series(mass, name=f"P({low:g} <= split point <= {high:g})")
 
 
-_fs_table1 = cache(fs_table1)
-_fs_fig4 = cache(fs_fig4)
-_fs_fig5 = cache(fs_fig5)
-_jpw_table1 = cache(jpw_table1)
+_fs_table1 = cache(reproduce_fs.fs_table1)
+_fs_fig4 = cache(reproduce_fs.fs_fig4)
+_fs_fig5 = cache(reproduce_fs.fs_fig5)
+_jpw_table1 = cache(reproduce_fs.jpw_table1)
 _PRIVATE = tuple(a for a in FS_TABLE1_ALGORITHMS if a != "ID3")
 
 
@@ -488,7 +472,7 @@ def stopping_table(
         model, accuracy, _ = fit_one(dataset, criterion, budget, depth, run)
         rows.append({
             "budget": float(budget), "epsilon": model.epsilon_, "t": t,
-            "rows_needed": t * data.domain.n_classes * SQRT2 / model.epsilon_,
+            "rows_needed": t * data.domain.n_classes * id3.SQRT2 / model.epsilon_,
             "training_rows": len(data.y_train), "depth": model.tree_.depth,
             "leaves": model.tree_.n_leaves, "accuracy": 100 * accuracy, "majority": majority,
         })

@@ -38,12 +38,8 @@ from dpviz.audit.suite import categorical_problem, rdt_leaf_target
 from dpviz.audit.targets import (
     BROKEN,
     CORRECT,
-    COUNT,
-    COUNT_PRIME,
     SETUPS,
-    audit_setup,
     averaged_count,
-    averaged_count_law,
     laplace_count_with_scale,
     make_setup,
     run_audit,
@@ -98,7 +94,7 @@ def audit_explorer_chart(mechanism: str, epsilon: float, n_samples: float) -> al
     """
     n = round(n_samples)
     setup = make_setup(mechanism, float(epsilon), n)
-    result = audit_setup(setup, n)
+    result = targets.audit_setup(setup, n)
     exact = None
     if setup.law is not None and setup.law_prime is not None:
         exact = exact_event_losses(result.selection["event"], setup.law, setup.law_prime)
@@ -137,7 +133,7 @@ def exact_ratio_chart(name: str = "discrete Laplace count", epsilon: float = 1.0
         raise InvalidParameterError(f"{name!r} has no discrete exact law")
     x = np.union1d(s.law.support, s.law_prime.support)
     if len(x) > 2 * window + 2:
-        x = x[(x >= COUNT - window) & (x <= COUNT_PRIME + window)]
+        x = x[(x >= targets.COUNT - window) & (x <= targets.COUNT_PRIME + window)]
     p = np.array([s.law.prob("=", v) for v in x])
     q = np.array([s.law_prime.prob("=", v) for v in x])
     frame = pd.DataFrame({"output": x, "D": p, "D'": q})
@@ -186,7 +182,7 @@ def audit_table(epsilon: float = 1.0, n_samples: int = 100_000, seed: int = 0,
                 names: Sequence[str] = SETUPS) -> pd.DataFrame:
     """Every setup audited at the same claimed ε and N (:func:`results_frame`, with ``exact ε``)."""
     setups = {n: make_setup(n, float(epsilon), int(n_samples)) for n in names}
-    results = {n: audit_setup(s, int(n_samples), seed) for n, s in setups.items()}
+    results = {n: targets.audit_setup(s, int(n_samples), seed) for n, s in setups.items()}
     return results_frame(results, {n: s.exact_epsilon for n, s in setups.items()})
 
 
@@ -430,14 +426,15 @@ def half_sensitivity_laplace_law(count: Any) -> ContinuousLaw:
 
 def unsplit_average_law(count: Any) -> DiscreteLaw:
     """Exercise 06.4's broken release: the mean of 5 discrete-Laplace answers at ε = 1 each."""
-    return averaged_count_law(int(count), 1.0, 5)
+    return targets.averaged_count_law(int(count), 1.0, 5)
 
 
 register({
     "06.1": exercise("06.1", Exercise, answer=smooth_sensitivity_loss(
         EXERCISE_1["counts"], EXERCISE_1["counts_prime"], EXERCISE_1["epsilon"])),
     "06.2": exercise("06.2", Exercise, answer=impossible_output_bound(EXERCISE_2_N)),
-    "06.3": exercise("06.3", BreakTask, D=COUNT, D_prime=COUNT_PRIME,
+    "06.3": exercise("06.3", BreakTask, D=targets.COUNT, D_prime=targets.COUNT_PRIME,
                      exact=half_sensitivity_laplace_law),
-    "06.4": exercise("06.4", BreakTask, D=COUNT, D_prime=COUNT_PRIME, exact=unsplit_average_law),
+    "06.4": exercise("06.4", BreakTask, D=targets.COUNT, D_prime=targets.COUNT_PRIME,
+                     exact=unsplit_average_law),
 })
