@@ -18,14 +18,9 @@ from dpviz.audit.exact_laws import discrete_laplace_sum_law
 from dpviz.data.uci import Dataset
 from dpviz.domain import Categorical
 from dpviz.errors import InvalidParameterError
+from dpviz.experiments import semi_supervised
 from dpviz.experiments.runner import check_option, curve, remember
-from dpviz.experiments.semi_supervised import (
-    DATASETS,
-    METHODS,
-    N_PRIMARY,
-    ProtocolRun,
-    rdt_sharp_dataset,
-)
+from dpviz.experiments.semi_supervised import METHODS, N_PRIMARY, ProtocolRun
 from dpviz.explore import argument, exercise, reproductions
 from dpviz.trees.random_tree import rdt_sharp_depth
 from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree
@@ -34,7 +29,7 @@ from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider
 
 #: Data sets of the explorer (RDT# §V): three UCI sets and the Boolean-tree synthetic set.
-EXPLORER_DATASETS = DATASETS
+EXPLORER_DATASETS = semi_supervised.DATASETS
 #: The explorer's labeled % per data set: where the protocol's mean error crosses 0.3
 #: (Private-RDT at ε = 0.5, 200 runs; notebook 04). Synthetic never does: 10%.
 DEFAULT_PERCENT = {"mushroom": 2, "nursery": 30, "votes": 30, "synthetic": 10}
@@ -52,7 +47,7 @@ _SHOWN = ("rdt_sharp", "private_rdt")
 
 @remember()
 def _dataset(name: str) -> Dataset:
-    return rdt_sharp_dataset(check_option(name, EXPLORER_DATASETS, "dataset"))
+    return semi_supervised.rdt_sharp_dataset(check_option(name, EXPLORER_DATASETS, "dataset"))
 
 
 def mean_values(name: str) -> float:
