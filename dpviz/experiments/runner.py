@@ -33,6 +33,7 @@ from dpviz.validation import check_int
 EstimatorFactory = Callable[..., Any]
 F = TypeVar("F", bound=Callable[..., Any])
 _BYPASSED = contextvars.ContextVar("dpviz_cache_bypassed", default=False)
+_PROJECT = Path(__file__).resolve().parents[2]
 _STRATIFY_WARNING = "The least populated class"  # Nursery's "recommend" has 2 rows
 
 
@@ -44,11 +45,6 @@ def check_option(value: Any, options: Sequence[Any], name: str) -> Any:
 
 
 # ---------------------------------------------------------------------------------- on disk
-def cache_dir() -> Path:
-    """Folder of the on-disk result cache: ``$DPVIZ_CACHE`` or ``.dpviz_cache`` in the project."""
-    return Path(os.environ.get("DPVIZ_CACHE", Path(__file__).resolve().parents[2] / ".dpviz_cache"))
-
-
 _WRITABLE: dict[Path, bool] = {}
 
 
@@ -77,8 +73,9 @@ def _writable(folder: Path) -> bool:
 def cache(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
     """Memoize a reproduction on disk (:class:`joblib.Memory`, one folder per dpviz version).
 
-    Bypassed under ``DPVIZ_CACHE=off``, :func:`cache_bypassed` or an unwritable folder (one
-    warning). ``progress`` is not part of the key; after changing an algorithm, ``make clean``.
+    The folder: ``$DPVIZ_CACHE`` or ``.dpviz_cache`` in the project. Bypassed under
+    ``DPVIZ_CACHE=off``, :func:`cache_bypassed` or an unwritable folder (one warning).
+    ``progress`` is not part of the key; after changing an algorithm, ``make clean``.
     """
     ignore = ["progress"] if "progress" in inspect.signature(function).parameters else []
     memoized: dict[Path, Callable[..., pd.DataFrame]] = {}
@@ -87,7 +84,7 @@ def cache(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
     def wrapper(*args: Any, **kwargs: Any) -> pd.DataFrame:
         if _BYPASSED.get() or os.environ.get("DPVIZ_CACHE", "").lower() == "off":
             return function(*args, **kwargs)
-        folder = cache_dir() / __version__
+        folder = Path(os.environ.get("DPVIZ_CACHE", _PROJECT / ".dpviz_cache")) / __version__
         if not _writable(folder):
             return function(*args, **kwargs)
         if folder not in memoized:
