@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from tqdm.auto import tqdm
 
 from dpviz.data.uci import load
-from dpviz.experiments.runner import cache, summarize, sweep
+from dpviz.experiments.runner import cache, check_option, summarize, sweep
 from dpviz.trees.rdt import PrivateRDTClassifier
 
 #: JPW's UCI data sets and their ensemble sizes (§VI: 5 trees for Votes, 10 otherwise).
@@ -75,6 +75,7 @@ class UpdateExperiment(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: pd.DataFrame, y: pd.Series) -> UpdateExperiment:
         """Split into D1, D2 and build the arm's model."""
+        check_option(self.method, ("update", "union_half", "union"), "method")
         rng = np.random.default_rng(self.random_state)
         order = rng.permutation(len(X))
         d1, d2 = order[: len(X) // 2], order[len(X) // 2 :]
@@ -88,12 +89,8 @@ class UpdateExperiment(ClassifierMixin, BaseEstimator):
                 X.iloc[d2], y.iloc[d2], method="rebuild", X_previous=X.iloc[d1],
                 y_previous=y.iloc[d1],
             )
-        elif self.method == "union":
+        else:  # "union"
             model = PrivateRDTClassifier(epsilon=self.epsilon, **kw).fit(X, y)
-        else:
-            raise ValueError(
-                f"method must be 'update', 'union_half' or 'union', got {self.method!r}"
-            )
         self.model_ = model
         self.classes_ = model.classes_
         self.spent_ = model.ledger_.spent
