@@ -179,7 +179,6 @@ def reference_accuracy(frame: pd.DataFrame, dataset: str, n: int) -> pd.DataFram
 
 
 # ---------------------------------------------------------------------------------- RDT#
-#: The arms of :func:`rdt_sharp_comparison`.
 RDT_SHARP_METHODS = tuple(METHODS.values())
 
 

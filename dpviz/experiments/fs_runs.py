@@ -28,7 +28,6 @@ from dpviz.trees import id3
 from dpviz.trees.id3_quality import get_criterion
 from dpviz.validation import check_epsilon, check_int
 
-#: Data sets of the explorers.
 EXPLORER_DATASETS = ("fs-single-split", "nursery", "adult")
 #: Criteria of the explorers: DiffPID3's three quality functions and the SuLQ-based ID3.
 CRITERIA = ("infogain", "gini", "max", "sulq")

@@ -46,7 +46,6 @@ def _learners(kind: str) -> dict[str, Algorithm]:
 #: The private learners, in the order of the charts (RDT# is shown apart: it needs public rows).
 ALGORITHMS: dict[str, Algorithm] = _learners("private")
 
-#: Names of the private learners.
 PRIVATE: tuple[str, ...] = tuple(ALGORITHMS)
 
 #: The non-private references (drawn as dashed rules).

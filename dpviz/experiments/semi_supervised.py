@@ -77,10 +77,7 @@ def protocol_split(
     n_test = n_rows // 10
     n_labeled = max(round(fraction * n_rows), 2)
     test, rest = order[:n_test], order[n_test:]
-    public = rest[n_labeled:]
-    if n_unlabeled is not None:
-        public = public[:n_unlabeled]
-    return Split(rest[:n_labeled], public, test)
+    return Split(rest[:n_labeled], rest[n_labeled:][:n_unlabeled], test)
 
 
 def draw_rows(n_rows: int, n_labeled: int, n_public: int, seed: int) -> tuple[np.ndarray, ...]:

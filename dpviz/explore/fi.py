@@ -47,7 +47,6 @@ _MECHANISM_TITLES = {
 
 
 # ---------------------------------------------------------------------------------- explorer
-#: Data sets of the explorer: FI's seven synthetic sets and three UCI sets.
 EXPLORER_DATASETS = (*SYNTH, "Nursery", "Mushroom", "Adult")
 #: Rows used by the explorer (synthetic sets and Adult are subsampled for speed; None = all).
 EXPLORER_ROWS = {**dict.fromkeys(SYNTH, 6000), "Nursery": None, "Mushroom": None, "Adult": 6000}

@@ -28,7 +28,6 @@ from dpviz.ui.exercises import AuditTask, Implementation, Prediction, register
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider
 
-#: Data sets of the explorer (RDT# §V): three UCI sets and the Boolean-tree synthetic set.
 EXPLORER_DATASETS = semi_supervised.DATASETS
 #: The explorer's labeled % per data set: where the protocol's mean error crosses 0.3
 #: (Private-RDT at ε = 0.5, 200 runs; notebook 04). Synthetic never does: 10%.
