@@ -381,39 +381,34 @@ def _split_point_setting(
     return attribute, values, labels, eps
 
 
+def _mass_in(group: pd.DataFrame, edges: np.ndarray) -> np.ndarray:
+    """P(drawn split point in each bin of ``edges``) of one criterion's rows, either mechanism."""
+    p = group["probability"].to_numpy()
+    if "threshold" in group:  # the grid mechanism: point masses
+        return np.histogram(group["threshold"], bins=edges, weights=p)[0]
+    starts = group["start"].to_numpy()[:, None]
+    length = (group["end"].to_numpy() - group["start"].to_numpy())[:, None]
+    share = np.clip(np.divide(edges[None, :] - starts, length,
+                              out=np.ones((len(group), len(edges))), where=length > 0), 0.0, 1.0)
+    return np.diff(p @ share)
+
+
 def binned_split_point_mass(frame: pd.DataFrame, bins: int) -> pd.DataFrame:
     """Probability of each of ``bins`` equal-width bins of the range, per criterion."""
     out = []
     for criterion, group in frame.groupby("criterion", sort=False):
-        if "threshold" in group:  # the grid mechanism: point masses
-            edges = np.linspace(*frame.attrs["range"], bins + 1)
-            mass, _ = np.histogram(group["threshold"], bins=edges, weights=group["probability"])
-        else:
-            edges = np.linspace(float(group["start"].min()), float(group["end"].max()), bins + 1)
-            starts = group["start"].to_numpy()[:, None]
-            length = (group["end"].to_numpy() - group["start"].to_numpy())[:, None]
-            share = np.clip(np.divide(edges[None, :] - starts, length,
-                                      out=np.ones((len(group), bins + 1)), where=length > 0),
-                            0.0, 1.0)
-            mass = np.diff(group["probability"].to_numpy() @ share)
+        span = (frame.attrs["range"] if "threshold" in group
+                else (float(group["start"].min()), float(group["end"].max())))
+        edges = np.linspace(*span, bins + 1)
         out.append(pd.DataFrame({"criterion": criterion, "start": edges[:-1], "end": edges[1:],
-                                 "probability": mass}))
+                                 "probability": _mass_in(group, edges)}))
     return pd.concat(out, ignore_index=True)
 
 
 def split_point_mass(frame: pd.DataFrame, low: float = 30.0, high: float = 40.0) -> pd.Series:
     """P(low <= drawn split point <= high) per criterion, exactly, for either frame."""
-    mass = {}
-    for criterion, group in frame.groupby("criterion", sort=False):
-        if "threshold" in group:
-            inside = group["threshold"].between(low, high).to_numpy()
-            mass[criterion] = float(group["probability"].to_numpy()[inside].sum())
-            continue
-        start, end = group["start"].to_numpy(), group["end"].to_numpy()
-        overlap = np.clip(np.minimum(end, high) - np.maximum(start, low), 0.0, None)
-        length = end - start
-        share = np.divide(overlap, length, out=np.zeros_like(length), where=length > 0)
-        mass[criterion] = float(group["probability"].to_numpy() @ share)
+    mass = {criterion: float(_mass_in(group, np.array([low, high]))[0])
+            for criterion, group in frame.groupby("criterion", sort=False)}
     return pd.Series(mass, name=f"P({low:g} <= split point <= {high:g})")
 
 
