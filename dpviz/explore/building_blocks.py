@@ -193,8 +193,7 @@ def exact_checks() -> pd.DataFrame:
     eps = 1.0
     dl_zero = float(mechanisms.discrete_laplace_pmf(0, epsilon=eps))
     dl_tail = 1.0 - float(np.sum(mechanisms.discrete_laplace_pmf(np.arange(-2, 3), epsilon=eps)))
-    counts = np.array([5.0, 10.0])
-    probs = _selection_probabilities(counts, 0.1)
+    probs = _selection_probabilities(np.array([5.0, 10.0]), 0.1)
     smooth = float(mechanisms.smooth_sensitivity_label_probabilities([5, 10], epsilon=0.1)[1])
     rows = [
         ("Laplace", "ε = 0.01, Δ = 1", "std of the noise", noise_std(0.01, "laplace"), 141.0,
@@ -223,17 +222,15 @@ def exact_checks() -> pd.DataFrame:
 def sampled_checks(n_samples: int = 200_000, seed: int = 0) -> pd.DataFrame:
     """:func:`exact_checks` from ``n_samples`` draws each, with standard errors and z-scores."""
     rng = np.random.default_rng(seed)
-    exact = exact_checks()
     n = n_samples
     lap = mechanisms.laplace(np.zeros(n), epsilon=1.0, rng=rng)
     dl = mechanisms.discrete_laplace(np.zeros(n, dtype=np.int64), epsilon=1.0, rng=rng)
-    counts = np.array([5.0, 10.0])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotProvenPrivateWarning)
         smooth = mechanisms.smooth_sensitivity_label([5, 10], epsilon=0.1, rng=rng, size=n)
     std = float(np.std(mechanisms.laplace(0.0, epsilon=0.01, rng=rng, size=n)))
-    chosen = _selection_samples(counts, 0.1, n, rng)
-    out = exact[["mechanism", "quantity", "exact"]].copy()
+    chosen = _selection_samples(np.array([5.0, 10.0]), 0.1, n, rng)
+    out = exact_checks()[["mechanism", "quantity", "exact"]].copy()
     out["sampled"] = [std, float(np.mean(np.abs(lap) > 3)), float(np.mean(dl == 0)),
                       float(np.mean(np.abs(dl) >= 3)),
                       *(float(np.mean(c == 1)) for c in chosen.values()),

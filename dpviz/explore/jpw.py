@@ -162,8 +162,7 @@ def leaf_vector_table(n_trees: int = 10, seed: int = 0) -> pd.DataFrame:
             for tree in trees
         ]
         mean_leaves = float(np.mean(leaves))
-        per_tree = 1.0 / ensemble
-        q = math.exp(-per_tree)
+        q = math.exp(-1.0 / ensemble)
         rows.append({
             "dataset": name, "attributes": len(domain), "height": depth,
             "classes": domain.n_classes, "rows": len(data.y),
