@@ -180,20 +180,17 @@ def table1_markdown(runs: pd.DataFrame) -> str:
     """A markdown table in FS Table 1's layout: "ours ± std (paper ± std)" per cell."""
     comparison = table1_comparison(runs)
     algorithms = [a for a in FS_TABLE1_ALGORITHMS if a in set(comparison["algorithm"])]
+
+    def cell(r: pd.Series) -> str:
+        ours = f"{r['ours_mean']:.1f} ± {r['ours_std']:.1f}"
+        paper = f"{ours} ({r['paper_mean']:.1f} ± {r['paper_std']:.1f})"
+        return ours if pd.isna(r["paper_mean"]) else paper
+
+    cells = comparison.assign(cell=comparison.apply(cell, axis=1)).pivot(
+        index="n", columns="algorithm", values="cell").reindex(columns=algorithms).fillna("")
     lines = ["| Number of samples | " + " | ".join(algorithms) + " |",
              "|" + "---|" * (len(algorithms) + 1)]
-    for n, group in comparison.groupby("n", sort=True):
-        cells = []
-        for algorithm in algorithms:
-            row = group[group["algorithm"] == algorithm]
-            if row.empty:
-                cells.append("")
-                continue
-            r = row.iloc[0]
-            paper = "" if pd.isna(r["paper_mean"]) else (
-                f" ({r['paper_mean']:.1f} ± {r['paper_std']:.1f})")
-            cells.append(f"{r['ours_mean']:.1f} ± {r['ours_std']:.1f}{paper}")
-        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    lines += [f"| {n} | " + " | ".join(row) + " |" for n, row in cells.iterrows()]
     n_runs = int(comparison["runs"].max())
     lines += ["", f"Ours ± standard deviation over {n_runs} runs per size (FS's published values "
               "in parentheses, 200 runs), accuracy in %."]
