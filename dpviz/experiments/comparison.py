@@ -1,8 +1,7 @@
 """The comparison of every learner on one hold-out split, over a grid of ε and sizes n.
 
 FS (KDD 2010, §1, Fig. 2): accuracy, privacy ε and data size n trade off. Each repeat fits
-every learner on the same ``n`` rows (paired; seeds: docs/privacy.md §8.3);
-:func:`rdt_sharp_comparison` adds RDT#, which also reads public unlabeled rows.
+every learner on the same ``n`` rows (paired; seeds: docs/privacy.md §8.3).
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
 """The algorithm registry: every learner of the workbook by name, and how to build it.
 
-:data:`ALGORITHMS` and :data:`REFERENCES` (read from ``algorithms.json``) say where each
-comes from; :data:`FACTORIES` maps a name to ``factory(epsilon, data, random_state)`` (add an
-entry to extend it); :func:`make_estimator` builds one with its paper's settings.
+``algorithms.json`` says where each comes from; an entry of :data:`FACTORIES` extends it.
 """
 
 from __future__ import annotations
