@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -487,9 +488,12 @@ def _forest_roots(trees: list[RandomTree]) -> tuple[RandomTree, np.ndarray]:
 
 def forest_leaves(
     trees: list[RandomTree], codes: np.ndarray, tree_of_row: np.ndarray,
-    row_of: np.ndarray | None = None,
+    row_of: np.ndarray | None = None, *, distinct: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`forest_route`'s distinct leaves and each item's position, faster (:func:`descend`)."""
+    """:func:`forest_route`'s distinct leaves and each item's position, faster (:func:`descend`).
+
+    ``distinct=False``: the leaves may include unvisited ones (the frontier, if materialized).
+    """
     first, roots = _forest_roots(trees)
     codes = np.ascontiguousarray(codes, dtype=np.float64)
     tree_of = np.ascontiguousarray(tree_of_row, dtype=np.int64)
@@ -501,8 +505,11 @@ def forest_leaves(
     if top.levels == 0:
         routing = first._route(state, codes, tree_of, row_of)
         return routing.level_keys[-1], routing.level_index[-1]
-    visited, node = _dense_unique(descend(top, codes, tree_of, row_of) - top.frontier,
-                                  len(state[0]))
+    frontier = descend(top, codes, tree_of, row_of)
+    frontier -= top.frontier
+    if top.levels == first.depth and not distinct:
+        return state[0], frontier
+    visited, node = _dense_unique(frontier, len(state[0]))
     if top.levels == first.depth:
         return state[0][visited], node
     start = tuple(None if part is None else part[visited] for part in state)
@@ -522,7 +529,7 @@ def forest_leaf_keys(
     row_of: np.ndarray | None = None,
 ) -> np.ndarray:
     """The leaf key of each item in its tree (uint64): :func:`forest_route`'s leaf keys."""
-    leaves, index = forest_leaves(trees, codes, tree_of_row, row_of)
+    leaves, index = forest_leaves(trees, codes, tree_of_row, row_of, distinct=False)
     return leaves[index]
 
 
@@ -574,6 +581,8 @@ ENGINES = ("auto", "numba", "numpy")
 #: From this many node visits (items × levels) on, ``"auto"`` uses the compiled kernels: below,
 #: numpy takes under ~25 ms, less than loading numba (0.3–1 s, 130 MB, once per process).
 COMPILED_MIN_VISITS = 2_000_000
+#: Threads of the compiled kernels (one slice of at least COMPILED_MIN_VISITS visits each).
+THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 _engine = os.environ.get("DPVIZ_ENGINE", "auto")
 if _engine not in ENGINES:
@@ -634,8 +643,10 @@ def descend(top: TreeTop, codes: np.ndarray, tree_of: np.ndarray, row_of: np.nda
     if kernels is None:
         return _descend_numpy(top, codes, tree_of, row_of)
     out = np.empty(len(tree_of), dtype=np.int64)
-    kernels[0](codes, tree_of.view(np.uint64), row_of.view(np.uint64), *_arrays(top),
-               out.view(np.uint64))
+    args = (top.roots, *_arrays(top), _binary(top))
+    tree_of, row_of, out_ = tree_of.view(np.uint64), row_of.view(np.uint64), out.view(np.uint64)
+    _in_threads(len(tree_of) * top.levels, len(tree_of),
+                lambda s: kernels[0](codes, tree_of[s], row_of[s], *args, out_[s]))
     return out
 
 
@@ -656,10 +667,8 @@ def vote(top: TreeTop, codes: np.ndarray, leaf_label: np.ndarray, n_classes: int
         flat = np.tile(np.arange(n) * n_classes, top.roots) + leaf_label[node - top.frontier]
         return np.bincount(flat, minlength=n * n_classes).reshape(n, n_classes)
     votes = np.zeros((n, n_classes), dtype=np.int64)
-    # numeric nodes only (every level full): node i's children are 2i + roots + (0, 1)
-    binary = not top.categorical.any() and np.array_equal(
-        top.first_child, 2 * np.arange(len(top.first_child)) + top.roots)
-    kernels[1](codes, top.roots, *_arrays(top), top.frontier, leaf_label, binary, votes)
+    args = (top.roots, *_arrays(top), top.frontier, leaf_label, _binary(top))
+    _in_threads(n * top.roots * top.levels, n, lambda s: kernels[1](codes[s], *args, votes[s]))
     return votes
 
 
@@ -678,6 +687,26 @@ def _checked_codes(top: TreeTop, codes: np.ndarray) -> np.ndarray:
                 f"encoded column {int(columns[np.argwhere(bad)[0, 1]])} holds a code that is "
                 "not a category (0 .. m-1) or -1 (unknown)")
     return codes
+
+
+def _binary(top: TreeTop) -> bool:
+    """Numeric nodes only, every level full: node i's children are 2i + roots + (0, 1)."""
+    return not top.categorical.any() and np.array_equal(
+        top.first_child, 2 * np.arange(len(top.first_child)) + top.roots)
+
+
+def _in_threads(visits: int, n: int, kernel: Callable[[slice], Any]) -> None:
+    """``kernel`` on consecutive slices of ``range(n)``, in threads (it releases the GIL).
+
+    Each slice's items are independent of the others': the same results at any thread count.
+    """
+    parts = max(min(THREADS, visits // COMPILED_MIN_VISITS), 1)
+    slices = [slice(n * i // parts, n * (i + 1) // parts) for i in range(parts)]
+    if parts == 1:
+        kernel(slices[0])
+        return
+    with ThreadPoolExecutor(parts) as pool:
+        list(pool.map(kernel, slices))
 
 
 def _arrays(top: TreeTop) -> tuple:
@@ -733,18 +762,25 @@ def _compiled() -> tuple[Callable, Callable] | None:
 _BLOCK = 64
 
 
-def _descend_loop(codes, tree_of, row_of, attribute, threshold, categorical,
-                  unknown_child, first_child, levels, out):  # pragma: no cover
+def _descend_loop(codes, tree_of, row_of, roots, attribute, threshold, categorical,
+                  unknown_child, first_child, levels, binary, out):  # pragma: no cover
     k = np.uint64(codes.shape[1])
     flat = codes.ravel()
     node = np.empty(_BLOCK, np.uint64)
     base = np.empty(_BLOCK, np.uint64)
+    two, n_roots = np.uint64(2), np.uint64(roots)
     for start in range(0, tree_of.shape[0], _BLOCK):
         m = min(_BLOCK, tree_of.shape[0] - start)
         for j in range(m):
             node[j] = tree_of[start + j]
             base[j] = row_of[start + j] * k
         for _ in range(levels):
+            if binary:
+                for j in range(m):
+                    at = node[j]
+                    value = flat[base[j] + attribute[at]]
+                    node[j] = two * at + n_roots + np.uint64(value > threshold[at])
+                continue
             for j in range(m):
                 at = node[j]
                 value = flat[base[j] + attribute[at]]
