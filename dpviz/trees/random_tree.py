@@ -490,10 +490,7 @@ def forest_leaves(
     trees: list[RandomTree], codes: np.ndarray, tree_of_row: np.ndarray,
     row_of: np.ndarray | None = None, *, distinct: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`forest_route`'s distinct leaves and each item's position, faster (:func:`descend`).
-
-    ``distinct=False``: the leaves may include unvisited ones (the frontier, if materialized).
-    """
+    """:func:`forest_route`'s distinct leaves (else a superset), each item's index; faster."""
     first, roots = _forest_roots(trees)
     codes = np.ascontiguousarray(codes, dtype=np.float64)
     tree_of = np.ascontiguousarray(tree_of_row, dtype=np.int64)
@@ -643,7 +640,7 @@ def descend(top: TreeTop, codes: np.ndarray, tree_of: np.ndarray, row_of: np.nda
     if kernels is None:
         return _descend_numpy(top, codes, tree_of, row_of)
     out = np.empty(len(tree_of), dtype=np.int64)
-    args = (top.roots, *_arrays(top), _binary(top))
+    args = _arrays(top)
     tree_of, row_of, out_ = tree_of.view(np.uint64), row_of.view(np.uint64), out.view(np.uint64)
     _in_threads(len(tree_of) * top.levels, len(tree_of),
                 lambda s: kernels[0](codes, tree_of[s], row_of[s], *args, out_[s]))
@@ -667,7 +664,7 @@ def vote(top: TreeTop, codes: np.ndarray, leaf_label: np.ndarray, n_classes: int
         flat = np.tile(np.arange(n) * n_classes, top.roots) + leaf_label[node - top.frontier]
         return np.bincount(flat, minlength=n * n_classes).reshape(n, n_classes)
     votes = np.zeros((n, n_classes), dtype=np.int64)
-    args = (top.roots, *_arrays(top), top.frontier, leaf_label, _binary(top))
+    args = (*_arrays(top), top.frontier, leaf_label)
     _in_threads(n * top.roots * top.levels, n, lambda s: kernels[1](codes[s], *args, votes[s]))
     return votes
 
@@ -689,29 +686,20 @@ def _checked_codes(top: TreeTop, codes: np.ndarray) -> np.ndarray:
     return codes
 
 
-def _binary(top: TreeTop) -> bool:
-    """Numeric nodes only, every level full: node i's children are 2i + roots + (0, 1)."""
-    return not top.categorical.any() and np.array_equal(
-        top.first_child, 2 * np.arange(len(top.first_child)) + top.roots)
-
-
 def _in_threads(visits: int, n: int, kernel: Callable[[slice], Any]) -> None:
-    """``kernel`` on consecutive slices of ``range(n)``, in threads (it releases the GIL).
-
-    Each slice's items are independent of the others': the same results at any thread count.
-    """
+    """``kernel`` on slices of ``range(n)`` in threads (nogil; items independent: same results)."""
     parts = max(min(THREADS, visits // COMPILED_MIN_VISITS), 1)
-    slices = [slice(n * i // parts, n * (i + 1) // parts) for i in range(parts)]
-    if parts == 1:
-        kernel(slices[0])
-        return
     with ThreadPoolExecutor(parts) as pool:
-        list(pool.map(kernel, slices))
+        list(pool.map(kernel, [slice(n * i // parts, n * (i + 1) // parts) for i in range(parts)]))
 
 
 def _arrays(top: TreeTop) -> tuple:
-    return (top.attribute.view(np.uint64), top.threshold, top.categorical,
-            top.unknown_child.view(np.uint64), top.first_child.view(np.uint64), top.levels)
+    """``top`` for the kernels, and whether its nodes are numeric, every level full (binary)."""
+    # then node i's children are 2i + roots + (0, 1)
+    binary = not top.categorical.any() and np.array_equal(
+        top.first_child, 2 * np.arange(len(top.first_child)) + top.roots)
+    return (top.roots, top.attribute.view(np.uint64), top.threshold, top.categorical,
+            top.unknown_child.view(np.uint64), top.first_child.view(np.uint64), top.levels, binary)
 
 
 def _descend_numpy(
@@ -757,7 +745,7 @@ def _compiled() -> tuple[Callable, Callable] | None:
 
 
 # The kernels numba compiles: each walks a block of items down level by level (independent
-# loads), with unsigned indices (the loop vectorizes). They read the arrays descend / vote
+# loads), with unsigned indices (no sign extension). They read the arrays descend / vote
 # checked, unchecked; compiled only (tested against the numpy twin in tests/test_random_tree.py).
 _BLOCK = 64
 
@@ -792,7 +780,7 @@ def _descend_loop(codes, tree_of, row_of, roots, attribute, threshold, categoric
 
 
 def _vote_loop(codes, roots, attribute, threshold, categorical, unknown_child, first_child,
-               levels, frontier, leaf_label, binary, votes):  # pragma: no cover
+               levels, binary, frontier, leaf_label, votes):  # pragma: no cover
     n, k = codes.shape[0], np.uint64(codes.shape[1])
     flat = codes.ravel()
     node = np.empty(_BLOCK, np.uint64)
