@@ -181,13 +181,13 @@ class RandomTree:
             pick = np.floor(u * k).astype(np.int64)
             return np.where(pick < k, pick, 0)  # (the first True of rank > pick, as below)
         # used: each node's categorical attributes tested above it, ascending (k: none, last);
-        # the pick-th available attribute skips the used ones at or below it, in order
-        n_available = k - (used < k).sum(axis=1)
-        attribute = np.floor(u * n_available).astype(np.int32)
-        for column in used.T:
-            attribute += column <= attribute
-        attribute[n_available == 0] = -1
-        return attribute.astype(np.int64)
+        # the pick-th available attribute is pick + #{j: used_j - j <= pick}, as used_j - j
+        # attributes below used_j are available (non-decreasing in j): one pass, not one per j
+        real = used < k
+        n_available = k - real.sum(axis=1)
+        pick = np.floor(u * n_available).astype(np.int32)
+        skipped = real & (used - np.arange(used.shape[1], dtype=np.int32) <= pick[:, None])
+        return np.where(n_available > 0, pick + skipped.sum(axis=1), -1)
 
     def _level_splits(
         self, keys: np.ndarray, used: np.ndarray | None, slot_of: Any, ranges: Any,
@@ -330,11 +330,12 @@ class RandomTree:
         child_keys[passthrough] = keys[parent][passthrough]
         split = ~passthrough
         cat = split & self._categorical[np.maximum(a, 0)]
-        if used is not None:  # kept sorted, without the columns no node needs
+        if used is not None:  # kept sorted, without the columns no node needs (all k)
             k = len(self._arity)
-            used = np.sort(np.column_stack([used[parent], np.where(cat, a, k).astype(np.int32)]),
-                           axis=1)
-            used = used[:, : (used < k).sum(axis=1).max(initial=0)]
+            merged = np.empty((len(parent), used.shape[1] + 1), dtype=np.int32)
+            merged[:, :-1], merged[:, -1] = used[parent], np.where(cat, a, k)
+            merged.sort(axis=1)
+            used = merged[:, : int((merged.min(axis=0, initial=k) < k).sum())]
         return child_keys, used, split & ~cat
 
     def leaf_keys(self, codes: np.ndarray) -> np.ndarray:
