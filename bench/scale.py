@@ -4,8 +4,8 @@ Each case runs in a fresh interpreter (its peak RSS is its own) on synthetic dat
 the table states: numeric columns uniform on [0, 1] with public bounds [0, 1], categorical
 columns uniform on 8 values, two balanced classes. Private-RDT's fit routes every row
 through every tree (rows × trees × depth node visits); the table gives the whole fit's rate
-and, separately, the routing's alone (``RandomTree.leaf_keys``: the compiled descent against
-numpy's level-by-level route). Writes its section of docs/benchmarks.md.
+and, separately, the routing's alone (``RandomTree.leaf_keys``: the compiled descent, or numpy's
+without numba). Writes its section of docs/benchmarks.md.
 
     .venv/bin/python bench/scale.py            (also run by `make bench`; about 10 minutes)
     .venv/bin/python bench/scale.py --only route   (some cases, printed: route, private_rdt, forest)
@@ -55,7 +55,7 @@ if random_tree._compiled() is not None:
 out = {"kernel_load": time.perf_counter() - start}
 if case["kind"] == "route":
     trees = [RandomTree(domain, case["depth"], s) for s in range(case["trees"])]
-    random_tree.COMPILED_MIN_VISITS = 1 if case["engine"] == "compiled" else 10**18
+    random_tree.set_engine(case["engine"])  # what the fit runs, with numba or without
     trees[0].leaf_keys(codes)
     passes = []
     for _ in range(3):  # the best of 3 passes (the machine may be shared)
@@ -83,13 +83,13 @@ print(json.dumps(out))
 '''
 
 CASES = [
-    {"label": "Private-RDT routing alone, compiled descent", "kind": "route", "engine": "compiled",
+    {"label": "Private-RDT routing alone, compiled descent", "kind": "route", "engine": "numba",
      "rows": 1_000_000, "columns": 20, "trees": 10, "depth": 10},
     {"label": "Private-RDT routing alone, compiled descent, 1 thread", "kind": "route",
-     "engine": "compiled", "threads": 1, "rows": 1_000_000, "columns": 20, "trees": 10,
+     "engine": "numba", "threads": 1, "rows": 1_000_000, "columns": 20, "trees": 10,
      "depth": 10},
-    {"label": "Private-RDT routing alone, numpy route", "kind": "route", "engine": "numpy",
-     "rows": 1_000_000, "columns": 20, "trees": 10, "depth": 10},
+    {"label": "Private-RDT routing alone, numpy (numba not installed)", "kind": "route",
+     "engine": "numpy", "rows": 1_000_000, "columns": 20, "trees": 10, "depth": 10},
     {"label": "Private-RDT fit, 1,000 trees", "kind": "private_rdt", "rows": 1_000_000,
      "columns": 20, "trees": 1000, "depth": 10, "predict": 10_000},
     {"label": "Private-RDT fit at depth 64", "kind": "private_rdt", "rows": 1_000_000,
