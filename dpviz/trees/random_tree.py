@@ -642,9 +642,8 @@ def descend(top: TreeTop, codes: np.ndarray, tree_of: np.ndarray, row_of: np.nda
         return _descend_numpy(top, codes, tree_of, row_of)
     out = np.empty(len(tree_of), dtype=np.int64)
     args = _arrays(top)
-    tree_of, row_of, out_ = tree_of.view(np.uint64), row_of.view(np.uint64), out.view(np.uint64)
     _in_threads(len(tree_of) * top.levels, len(tree_of),
-                lambda s: kernels[0](codes, tree_of[s], row_of[s], *args, out_[s]))
+                lambda s: kernels[0](codes, tree_of[s], row_of[s], *args, out[s]))
     return out
 
 
@@ -746,9 +745,9 @@ def _compiled() -> tuple[Callable, Callable] | None:
 
 
 # The kernels numba compiles: each walks a block of items down level by level (independent
-# loads), with unsigned indices (no sign extension). They read the arrays descend / vote
-# checked, unchecked; compiled only (tested against the numpy twin in tests/test_random_tree.py).
-_BLOCK = 64
+# loads; small blocks, the binary test outside the levels' loop: measured fastest). They read
+# the arrays descend / vote checked, unchecked (tested against the numpy twin: test_random_tree).
+_BLOCK = 8
 
 
 def _descend_loop(codes, tree_of, row_of, roots, attribute, threshold, categorical,
@@ -761,21 +760,22 @@ def _descend_loop(codes, tree_of, row_of, roots, attribute, threshold, categoric
     for start in range(0, tree_of.shape[0], _BLOCK):
         m = min(_BLOCK, tree_of.shape[0] - start)
         for j in range(m):
-            node[j] = tree_of[start + j]
-            base[j] = row_of[start + j] * k
-        for _ in range(levels):
-            if binary:
+            node[j] = np.uint64(tree_of[start + j])
+            base[j] = np.uint64(row_of[start + j]) * k
+        if binary:
+            for _ in range(levels):
                 for j in range(m):
                     at = node[j]
                     value = flat[base[j] + attribute[at]]
                     node[j] = two * at + n_roots + np.uint64(value > threshold[at])
-                continue
-            for j in range(m):
-                at = node[j]
-                value = flat[base[j] + attribute[at]]
-                numeric = np.uint64(value > threshold[at])
-                code = unknown_child[at] if value == -1.0 else np.uint64(max(value, 0.0))
-                node[j] = first_child[at] + (code if categorical[at] else numeric)
+        else:
+            for _ in range(levels):
+                for j in range(m):
+                    at = node[j]
+                    value = flat[base[j] + attribute[at]]
+                    numeric = np.uint64(value > threshold[at])
+                    code = unknown_child[at] if value == -1.0 else np.uint64(max(value, 0.0))
+                    node[j] = first_child[at] + (code if categorical[at] else numeric)
         for j in range(m):
             out[start + j] = node[j]
 
@@ -791,13 +791,14 @@ def _vote_loop(codes, roots, attribute, threshold, categorical, unknown_child, f
             m = min(_BLOCK, n - start)
             node[:m] = tree
             base = np.uint64(start) * k
-            for _ in range(levels):
-                if binary:
+            if binary:
+                for _ in range(levels):
                     for j in range(m):
                         at = node[j]
                         value = flat[base + np.uint64(j) * k + attribute[at]]
                         node[j] = two * at + n_roots + np.uint64(value > threshold[at])
-                else:
+            else:
+                for _ in range(levels):
                     for j in range(m):
                         at = node[j]
                         value = flat[base + np.uint64(j) * k + attribute[at]]
