@@ -319,10 +319,11 @@ def test_descend_and_vote_refuse_what_the_kernel_must_not_read(mixed_domain, eng
             descend.descend(top, bad, items, np.arange(20))
     with pytest.raises(InvalidParameterError, match="shape"):
         descend.descend(top, codes[:, :3], items, np.arange(20))
-    with pytest.raises(InvalidParameterError, match="tree_of"):
-        descend.descend(top, codes, items + 1, np.arange(20))
-    with pytest.raises(InvalidParameterError, match="row_of"):
-        descend.descend(top, codes, items, np.arange(20) + 1)
+    for shift in (1, -1):  # past the last root or row, or negative
+        with pytest.raises(InvalidParameterError, match="tree_of"):
+            descend.descend(top, codes, items + shift, np.arange(20))
+        with pytest.raises(InvalidParameterError, match="row_of"):
+            descend.descend(top, codes, items, np.arange(20) + shift)
     with pytest.raises(InvalidParameterError, match="leaf_label"):
         descend.vote(top, codes, np.full(len(keys), 2), 2)
     with pytest.raises(InvalidParameterError, match="leaf_label"):

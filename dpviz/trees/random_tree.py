@@ -633,8 +633,8 @@ def descend(top: TreeTop, codes: np.ndarray, tree_of: np.ndarray, row_of: np.nda
     row_of = np.ascontiguousarray(row_of, dtype=np.int64)
     if tree_of.shape != row_of.shape or tree_of.ndim != 1:
         raise InvalidParameterError("tree_of and row_of must be 1-d arrays of one length")
-    if tree_of.size and (min(tree_of.min(), row_of.min()) < 0 or tree_of.max() >= top.roots
-                         or row_of.max() >= codes.shape[0]):
+    if tree_of.size and (tree_of.view(np.uint64).max() >= top.roots  # (negative: >= 2**63)
+                         or row_of.view(np.uint64).max() >= codes.shape[0]):
         raise InvalidParameterError(
             f"tree_of must lie in 0 .. {top.roots - 1} and row_of in 0 .. {codes.shape[0] - 1}")
     kernels = _kernels(len(tree_of) * top.levels)
@@ -694,8 +694,7 @@ def _in_threads(visits: int, n: int, kernel: Callable[[slice], Any]) -> None:
 
 
 def _arrays(top: TreeTop) -> tuple:
-    """``top`` for the kernels, and whether its nodes are numeric, every level full (binary)."""
-    # then node i's children are 2i + roots + (0, 1)
+    """The kernels' arrays; binary: numeric nodes, full levels (children 2i + roots + (0, 1))."""
     binary = not top.categorical.any() and np.array_equal(
         top.first_child, 2 * np.arange(len(top.first_child)) + top.roots)
     return (top.roots, top.attribute.view(np.uint64), top.threshold, top.categorical,
