@@ -288,6 +288,26 @@ def test_vote_counts_the_labels_of_the_leaves_reached(mixed_domain, engine, nume
     np.testing.assert_array_equal(descend.vote(top, codes, label(keys), 3), expected)
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_the_compiled_kernels_give_numpys_results_in_any_number_of_threads(mixed_domain, threads,
+                                                                           monkeypatch):
+    """descend and vote split their items over threads (issue 26): any count, the same results."""
+    pytest.importorskip("numba")
+    monkeypatch.setattr(random_tree, "COMPILED_MIN_VISITS", 1)  # every call in `threads` slices
+    monkeypatch.setattr(random_tree, "THREADS", threads)
+    for trees, codes, tree_of, row_of in _forest_cases(mixed_domain):
+        top, keys, _ = forest_top(trees, 10**6)
+        rows = np.arange(len(tree_of)) if row_of is None else row_of
+        label = (keyed.uniforms(keys, 9) * 3).astype(np.int64)
+        results = []
+        for name in ("numpy", "numba"):
+            monkeypatch.setattr(random_tree, "_engine", name)
+            results.append((descend.descend(top, codes, tree_of, rows),
+                            descend.vote(top, codes, label, 3)))
+        np.testing.assert_array_equal(results[0][0], results[1][0])
+        np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
 def test_descend_and_vote_refuse_what_the_kernel_must_not_read(mixed_domain, engine):
     codes = mixed_domain.encode(mixed_rows(20, seed=6)).astype(float)
     top, keys, _ = forest_top([RandomTree(mixed_domain, 3, 1)], 10**6)
@@ -299,10 +319,11 @@ def test_descend_and_vote_refuse_what_the_kernel_must_not_read(mixed_domain, eng
             descend.descend(top, bad, items, np.arange(20))
     with pytest.raises(InvalidParameterError, match="shape"):
         descend.descend(top, codes[:, :3], items, np.arange(20))
-    with pytest.raises(InvalidParameterError, match="tree_of"):
-        descend.descend(top, codes, items + 1, np.arange(20))
-    with pytest.raises(InvalidParameterError, match="row_of"):
-        descend.descend(top, codes, items, np.arange(20) + 1)
+    for shift in (1, -1):  # past the last root or row, or negative
+        with pytest.raises(InvalidParameterError, match="tree_of"):
+            descend.descend(top, codes, items + shift, np.arange(20))
+        with pytest.raises(InvalidParameterError, match="row_of"):
+            descend.descend(top, codes, items, np.arange(20) + shift)
     with pytest.raises(InvalidParameterError, match="leaf_label"):
         descend.vote(top, codes, np.full(len(keys), 2), 2)
     with pytest.raises(InvalidParameterError, match="leaf_label"):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -180,13 +181,13 @@ class RandomTree:
             pick = np.floor(u * k).astype(np.int64)
             return np.where(pick < k, pick, 0)  # (the first True of rank > pick, as below)
         # used: each node's categorical attributes tested above it, ascending (k: none, last);
-        # the pick-th available attribute skips the used ones at or below it, in order
-        n_available = k - (used < k).sum(axis=1)
-        attribute = np.floor(u * n_available).astype(np.int32)
-        for column in used.T:
-            attribute += column <= attribute
-        attribute[n_available == 0] = -1
-        return attribute.astype(np.int64)
+        # the pick-th available attribute is pick + #{j: used_j - j <= pick}, as used_j - j
+        # attributes below used_j are available (non-decreasing in j): one pass, not one per j
+        real = used < k
+        n_available = k - real.sum(axis=1)
+        pick = np.floor(u * n_available).astype(np.int32)
+        skipped = real & (used - np.arange(used.shape[1], dtype=np.int32) <= pick[:, None])
+        return np.where(n_available > 0, pick + skipped.sum(axis=1), -1)
 
     def _level_splits(
         self, keys: np.ndarray, used: np.ndarray | None, slot_of: Any, ranges: Any,
@@ -329,11 +330,12 @@ class RandomTree:
         child_keys[passthrough] = keys[parent][passthrough]
         split = ~passthrough
         cat = split & self._categorical[np.maximum(a, 0)]
-        if used is not None:  # kept sorted, without the columns no node needs
+        if used is not None:  # kept sorted, without the columns no node needs (all k)
             k = len(self._arity)
-            used = np.sort(np.column_stack([used[parent], np.where(cat, a, k).astype(np.int32)]),
-                           axis=1)
-            used = used[:, : (used < k).sum(axis=1).max(initial=0)]
+            merged = np.empty((len(parent), used.shape[1] + 1), dtype=np.int32)
+            merged[:, :-1], merged[:, -1] = used[parent], np.where(cat, a, k)
+            merged.sort(axis=1)
+            used = merged[:, : int((merged.min(axis=0, initial=k) < k).sum())]
         return child_keys, used, split & ~cat
 
     def leaf_keys(self, codes: np.ndarray) -> np.ndarray:
@@ -487,9 +489,9 @@ def _forest_roots(trees: list[RandomTree]) -> tuple[RandomTree, np.ndarray]:
 
 def forest_leaves(
     trees: list[RandomTree], codes: np.ndarray, tree_of_row: np.ndarray,
-    row_of: np.ndarray | None = None,
+    row_of: np.ndarray | None = None, *, distinct: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`forest_route`'s distinct leaves and each item's position, faster (:func:`descend`)."""
+    """:func:`forest_route`'s distinct leaves (else a superset), each item's index; faster."""
     first, roots = _forest_roots(trees)
     codes = np.ascontiguousarray(codes, dtype=np.float64)
     tree_of = np.ascontiguousarray(tree_of_row, dtype=np.int64)
@@ -501,8 +503,11 @@ def forest_leaves(
     if top.levels == 0:
         routing = first._route(state, codes, tree_of, row_of)
         return routing.level_keys[-1], routing.level_index[-1]
-    visited, node = _dense_unique(descend(top, codes, tree_of, row_of) - top.frontier,
-                                  len(state[0]))
+    frontier = descend(top, codes, tree_of, row_of)
+    frontier -= top.frontier
+    if top.levels == first.depth and not distinct:
+        return state[0], frontier
+    visited, node = _dense_unique(frontier, len(state[0]))
     if top.levels == first.depth:
         return state[0][visited], node
     start = tuple(None if part is None else part[visited] for part in state)
@@ -522,7 +527,7 @@ def forest_leaf_keys(
     row_of: np.ndarray | None = None,
 ) -> np.ndarray:
     """The leaf key of each item in its tree (uint64): :func:`forest_route`'s leaf keys."""
-    leaves, index = forest_leaves(trees, codes, tree_of_row, row_of)
+    leaves, index = forest_leaves(trees, codes, tree_of_row, row_of, distinct=False)
     return leaves[index]
 
 
@@ -574,6 +579,8 @@ ENGINES = ("auto", "numba", "numpy")
 #: From this many node visits (items × levels) on, ``"auto"`` uses the compiled kernels: below,
 #: numpy takes under ~25 ms, less than loading numba (0.3–1 s, 130 MB, once per process).
 COMPILED_MIN_VISITS = 2_000_000
+#: Threads of the compiled kernels (one slice of at least COMPILED_MIN_VISITS visits each).
+THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 _engine = os.environ.get("DPVIZ_ENGINE", "auto")
 if _engine not in ENGINES:
@@ -626,16 +633,17 @@ def descend(top: TreeTop, codes: np.ndarray, tree_of: np.ndarray, row_of: np.nda
     row_of = np.ascontiguousarray(row_of, dtype=np.int64)
     if tree_of.shape != row_of.shape or tree_of.ndim != 1:
         raise InvalidParameterError("tree_of and row_of must be 1-d arrays of one length")
-    if tree_of.size and (min(tree_of.min(), row_of.min()) < 0 or tree_of.max() >= top.roots
-                         or row_of.max() >= codes.shape[0]):
+    if tree_of.size and (tree_of.view(np.uint64).max() >= top.roots  # (negative: >= 2**63)
+                         or row_of.view(np.uint64).max() >= codes.shape[0]):
         raise InvalidParameterError(
             f"tree_of must lie in 0 .. {top.roots - 1} and row_of in 0 .. {codes.shape[0] - 1}")
     kernels = _kernels(len(tree_of) * top.levels)
     if kernels is None:
         return _descend_numpy(top, codes, tree_of, row_of)
     out = np.empty(len(tree_of), dtype=np.int64)
-    kernels[0](codes, tree_of.view(np.uint64), row_of.view(np.uint64), *_arrays(top),
-               out.view(np.uint64))
+    args = _arrays(top)
+    _in_threads(len(tree_of) * top.levels, len(tree_of),
+                lambda s: kernels[0](codes, tree_of[s], row_of[s], *args, out[s]))
     return out
 
 
@@ -656,10 +664,8 @@ def vote(top: TreeTop, codes: np.ndarray, leaf_label: np.ndarray, n_classes: int
         flat = np.tile(np.arange(n) * n_classes, top.roots) + leaf_label[node - top.frontier]
         return np.bincount(flat, minlength=n * n_classes).reshape(n, n_classes)
     votes = np.zeros((n, n_classes), dtype=np.int64)
-    # numeric nodes only (every level full): node i's children are 2i + roots + (0, 1)
-    binary = not top.categorical.any() and np.array_equal(
-        top.first_child, 2 * np.arange(len(top.first_child)) + top.roots)
-    kernels[1](codes, top.roots, *_arrays(top), top.frontier, leaf_label, binary, votes)
+    args = (*_arrays(top), top.frontier, leaf_label)
+    _in_threads(n * top.roots * top.levels, n, lambda s: kernels[1](codes[s], *args, votes[s]))
     return votes
 
 
@@ -680,9 +686,19 @@ def _checked_codes(top: TreeTop, codes: np.ndarray) -> np.ndarray:
     return codes
 
 
+def _in_threads(visits: int, n: int, kernel: Callable[[slice], Any]) -> None:
+    """``kernel`` on slices of ``range(n)`` in threads (nogil; items independent: same results)."""
+    parts = max(min(THREADS, visits // COMPILED_MIN_VISITS), 1)
+    with ThreadPoolExecutor(parts) as pool:
+        list(pool.map(kernel, [slice(n * i // parts, n * (i + 1) // parts) for i in range(parts)]))
+
+
 def _arrays(top: TreeTop) -> tuple:
-    return (top.attribute.view(np.uint64), top.threshold, top.categorical,
-            top.unknown_child.view(np.uint64), top.first_child.view(np.uint64), top.levels)
+    """The kernels' arrays; binary: numeric nodes, full levels (children 2i + roots + (0, 1))."""
+    binary = not top.categorical.any() and np.array_equal(
+        top.first_child, 2 * np.arange(len(top.first_child)) + top.roots)
+    return (top.roots, top.attribute.view(np.uint64), top.threshold, top.categorical,
+            top.unknown_child.view(np.uint64), top.first_child.view(np.uint64), top.levels, binary)
 
 
 def _descend_numpy(
@@ -728,35 +744,43 @@ def _compiled() -> tuple[Callable, Callable] | None:
 
 
 # The kernels numba compiles: each walks a block of items down level by level (independent
-# loads), with unsigned indices (the loop vectorizes). They read the arrays descend / vote
-# checked, unchecked; compiled only (tested against the numpy twin in tests/test_random_tree.py).
-_BLOCK = 64
+# loads; small blocks, the binary test outside the levels' loop: measured fastest). They read
+# the arrays descend / vote checked, unchecked (tested against the numpy twin: test_random_tree).
+_BLOCK = 8
 
 
-def _descend_loop(codes, tree_of, row_of, attribute, threshold, categorical,
-                  unknown_child, first_child, levels, out):  # pragma: no cover
+def _descend_loop(codes, tree_of, row_of, roots, attribute, threshold, categorical,
+                  unknown_child, first_child, levels, binary, out):  # pragma: no cover
     k = np.uint64(codes.shape[1])
     flat = codes.ravel()
     node = np.empty(_BLOCK, np.uint64)
     base = np.empty(_BLOCK, np.uint64)
+    two, n_roots = np.uint64(2), np.uint64(roots)
     for start in range(0, tree_of.shape[0], _BLOCK):
         m = min(_BLOCK, tree_of.shape[0] - start)
         for j in range(m):
-            node[j] = tree_of[start + j]
-            base[j] = row_of[start + j] * k
-        for _ in range(levels):
-            for j in range(m):
-                at = node[j]
-                value = flat[base[j] + attribute[at]]
-                numeric = np.uint64(value > threshold[at])
-                code = unknown_child[at] if value == -1.0 else np.uint64(max(value, 0.0))
-                node[j] = first_child[at] + (code if categorical[at] else numeric)
+            node[j] = np.uint64(tree_of[start + j])
+            base[j] = np.uint64(row_of[start + j]) * k
+        if binary:
+            for _ in range(levels):
+                for j in range(m):
+                    at = node[j]
+                    value = flat[base[j] + attribute[at]]
+                    node[j] = two * at + n_roots + np.uint64(value > threshold[at])
+        else:
+            for _ in range(levels):
+                for j in range(m):
+                    at = node[j]
+                    value = flat[base[j] + attribute[at]]
+                    numeric = np.uint64(value > threshold[at])
+                    code = unknown_child[at] if value == -1.0 else np.uint64(max(value, 0.0))
+                    node[j] = first_child[at] + (code if categorical[at] else numeric)
         for j in range(m):
             out[start + j] = node[j]
 
 
 def _vote_loop(codes, roots, attribute, threshold, categorical, unknown_child, first_child,
-               levels, frontier, leaf_label, binary, votes):  # pragma: no cover
+               levels, binary, frontier, leaf_label, votes):  # pragma: no cover
     n, k = codes.shape[0], np.uint64(codes.shape[1])
     flat = codes.ravel()
     node = np.empty(_BLOCK, np.uint64)
@@ -766,13 +790,14 @@ def _vote_loop(codes, roots, attribute, threshold, categorical, unknown_child, f
             m = min(_BLOCK, n - start)
             node[:m] = tree
             base = np.uint64(start) * k
-            for _ in range(levels):
-                if binary:
+            if binary:
+                for _ in range(levels):
                     for j in range(m):
                         at = node[j]
                         value = flat[base + np.uint64(j) * k + attribute[at]]
                         node[j] = two * at + n_roots + np.uint64(value > threshold[at])
-                else:
+            else:
+                for _ in range(levels):
                     for j in range(m):
                         at = node[j]
                         value = flat[base + np.uint64(j) * k + attribute[at]]
