@@ -100,11 +100,7 @@ def _check_counts(count: object, n: int) -> np.ndarray:
 
 
 def clopper_pearson(count: int | np.ndarray, n: int, alpha: float) -> tuple[Any, Any]:
-    """One-sided Clopper–Pearson bounds at level ``alpha`` each: (lower, upper).
-
-    The α-quantile of Beta(k, n − k + 1) (0 at k = 0) and the (1 − α)-quantile of
-    Beta(k + 1, n − k) (1 at k = n), for ``count`` k (integers in [0, n], or an array).
-    """
+    """One-sided Clopper–Pearson bounds at level ``alpha`` each: (lower, upper), k in [0, n]."""
     n = check_int(n, "n", minimum=1)
     alpha = _check_alpha(alpha)
     k = _check_counts(count, n)
@@ -180,10 +176,7 @@ _SELECTION = ["event", "count_D", "count_D'", "bound_D/D'", "bound_D'/D"]
 
 
 def audits_frame(results: dict[str, AuditResult]) -> pd.DataFrame:
-    """Named audits as one tidy frame (to ship; :func:`audits_from_frame` reads it back).
-
-    A row per candidate event of each audit: its audit's fields, then its selection counts.
-    """
+    """Named audits as one frame, a row per candidate event (:func:`audits_from_frame` reads it)."""
     frames = []
     for name, r in results.items():
         head = {"audit": name, "epsilon": r.epsilon, "epsilon_lower": r.epsilon_lower,
@@ -261,8 +254,7 @@ def auto_events(
 def laplace_lattice_member(values: np.ndarray, *, center: float, scale: float) -> np.ndarray:
     """Whether each value is an output ``fl(center + noise)`` of dpviz's Laplace sampler.
 
-    The sampler inverts the CDF at ``U = (k + 1/2) / 2**52``; each value is inverted to the
-    nearest k and k − 3 … k + 3 are checked exactly.
+    Each value is inverted to the nearest grid uniform k; k − 3 … k + 3 are checked exactly.
     """
     scale = check_positive(scale, "scale")
     center = _check_finite(center, "center")

@@ -59,7 +59,6 @@ SQRT2 = math.sqrt(2.0)
 LABEL_COUNT = "node count"
 LABEL_LEAF = "leaf class counts"
 LABEL_SELECT = "split attribute"
-# LABEL_POINT = "split point" is defined in dpviz.trees.id3_split_point (imported above).
 LABEL_VALUE_COUNTS = "attribute value counts"
 LABEL_CELL_COUNTS = "attribute class counts"
 
