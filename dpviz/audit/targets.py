@@ -38,6 +38,7 @@ from dpviz.audit.exact_laws import (
     VectorLaw,
     anticipated_bound,
     discrete_laplace_law,
+    discrete_laplace_sum_law,
     event_probability,
     label_law,
     pair_epsilon,
@@ -326,14 +327,9 @@ def averaged_count(epsilon_each: float, k: int = 5) -> Mechanism:
 
 
 def averaged_count_law(centre: int, epsilon_each: float, k: int) -> DiscreteLaw:
-    """Exact law of :func:`averaged_count`: the k-fold convolution, by FFT (round-off ~1e-17)."""
-    one = discrete_laplace_law(0, epsilon_each).pmf
-    size = k * (len(one) - 1) + 1
-    pmf = np.fft.irfft(np.fft.rfft(one, size) ** k, size)
-    pmf = np.clip(pmf, 0.0, None)
-    pmf /= pmf.sum()
-    width = (size - 1) // 2
-    return DiscreteLaw((np.arange(-width, width + 1) + k * centre) / k, pmf)
+    """Exact law of :func:`averaged_count`: the law of the sum of the k answers, over k."""
+    total = discrete_laplace_sum_law(k, epsilon_each, k * centre)
+    return DiscreteLaw(total.support / k, total.pmf)
 
 
 def oracle_pair(
