@@ -252,10 +252,7 @@ def auto_events(
 
 
 def laplace_lattice_member(values: np.ndarray, *, center: float, scale: float) -> np.ndarray:
-    """Whether each value is an output ``fl(center + noise)`` of dpviz's Laplace sampler.
-
-    Each value is inverted to the nearest grid uniform k; k − 3 … k + 3 are checked exactly.
-    """
+    """Whether each value is an output ``fl(center + noise)`` of dpviz's Laplace sampler."""
     scale = check_positive(scale, "scale")
     center = _check_finite(center, "center")
     y = np.asarray(values, dtype=np.float64).ravel()
@@ -486,11 +483,7 @@ def audit(
 def leaf_count_neighbours(
     m_values: Sequence[int] = (1, 2, 3, 5, 10, 20, 50), n_classes: int = 2
 ) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """Worst-case neighbouring class counts of one leaf, as (name, counts, counts′).
-
-    The empty leaf vs one row, and for each m: pure (m, 0) vs (m+1, 0) and vs (m, 1),
-    near-tie (m, m−1) vs (m, m), tie (m, m) vs (m+1, m).
-    """
+    """Worst-case neighbouring class counts of one leaf, as (name, counts, counts′), per m."""
     n_classes = check_int(n_classes, "n_classes", minimum=2)
     m_values = list(m_values)
     bad = [m for m in m_values
@@ -562,10 +555,7 @@ def estimator_mechanism(
     *,
     output: str = "predict",
 ) -> Mechanism:
-    """The mechanism "train ``make_estimator(seed)`` on ``(X, y)``, predict the canary".
-
-    ``output="predict"``: the label; ``"proba"``: the probabilities rounded to 6 decimals.
-    """
+    """The mechanism "train ``make_estimator(seed)`` on (X, y), release ``output`` on a canary"."""
     if output not in ("predict", "proba"):
         raise InvalidParameterError(f"output must be 'predict' or 'proba', got {output!r}")
 

@@ -160,10 +160,7 @@ def _leaf_label_log_probabilities(mechanism: str, counts: Any, epsilon: float) -
 
 
 def leaf_label_loss(mechanism: str, epsilon: float) -> Callable[[Any, Any], float]:
-    """``loss(counts, counts′)``: a leaf label's exact max_c |log P(c | counts) / P(c | counts′)|.
-
-    ``mechanism``: one of :data:`LEAF_LABEL_MECHANISMS`.
-    """
+    """``loss(counts, counts′)``: a label's exact max_c |log P(c | counts) / P(c | counts′)|."""
 
     def loss(d: Any, d_prime: Any) -> float:
         a = _leaf_label_log_probabilities(mechanism, d, epsilon)

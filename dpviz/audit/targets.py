@@ -132,10 +132,7 @@ def _leaf_release(release_class: Any, epsilon: float, mechanism: str) -> Mechani
 
 
 def leaf_vector(epsilon: float, mechanism: str = "discrete_laplace") -> Mechanism:
-    """One leaf's noisy class counts, by :meth:`NoisyLeafCounts.release` (one leaf a sample).
-
-    Data: the counts; shape (n, n_classes).
-    """
+    """One leaf's noisy class counts, by :meth:`NoisyLeafCounts.release`. Data: the counts."""
     return _leaf_release(NoisyLeafCounts, epsilon, mechanism)
 
 
@@ -213,10 +210,7 @@ def forest_votes(domain: Domain, canary: pd.DataFrame | np.ndarray, *, epsilon: 
 
 def diffpid3_split_choice(domain: Domain, *, criterion: str = "gini", epsilon: float = 1.0,
                           size_bound: int | None = None) -> Mechanism:
-    """DiffPID3's split attribute (FS Alg. 2 line 14), as :meth:`PrivateTable.select` draws it.
-
-    Data: ``(codes, labels)``; output: the index.
-    """
+    """DiffPID3's split attribute (FS Alg. 2 line 14) as ``select`` draws it. Data: (codes, y)."""
     crit = get_criterion(criterion)
     sensitivity = crit.sensitivity(size_bound) if crit.needs_size_bound else crit.sensitivity()
     splits = categorical_splits(domain)

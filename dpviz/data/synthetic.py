@@ -46,10 +46,7 @@ def _streams(random_state: object, k: int) -> list[np.random.Generator]:
 
 @dataclass
 class _Node:
-    """A generating tree's node: a leaf (``label``) or a test of column ``attribute``.
-
-    Nominal: one child per value code; numeric (``threshold`` set): ``x <= t``, ``x > t``.
-    """
+    """A generating tree's node: a leaf (``label``) or a test of ``attribute`` (or ``x <= t``)."""
 
     attribute: int | None = None
     threshold: float | None = None
@@ -200,10 +197,7 @@ def _fs_dataset(name: str, attributes: list[Attribute],
                 describe: Callable[[_Node], dict[str, object]],
                 *, n_rows: object, p_noise: object, n_test: object, random_state: RandomState,
                 n_values: int = 2, n_classes: int = 2, n_bins: int | None = None) -> Dataset:
-    """Noisy training rows and a noiseless test set (``.test``) from the tree ``grow`` draws.
-
-    FS §5.1; ``describe(tree)`` fills the description's template, the tree follows.
-    """
+    """Noisy training rows and a noiseless ``.test`` from the tree ``grow`` draws (FS §5.1)."""
     n_rows = check_int(n_rows, "n_rows", minimum=1)
     p_noise = check_probability(p_noise, "p_noise")
     n_test = check_int(n_test, "n_test", minimum=0)

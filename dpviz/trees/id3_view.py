@@ -202,10 +202,7 @@ def route(flat: FlatTree, codes: np.ndarray, key: int) -> np.ndarray:
 
 
 class ID3Tree:
-    """An induced tree with its public context: domain, algorithm, total ε and ε per query.
-
-    Shown as text (``str``) or HTML in a notebook; :meth:`to_frame` lists its nodes.
-    """
+    """An induced tree with its public context: domain, algorithm, total ε and ε per query."""
 
     def __init__(
         self, root: ID3Node, domain: Domain, *, algorithm: str, budget: float, epsilon: float
