@@ -578,11 +578,7 @@ def bound_vs_samples(
     events: str | Sequence[Event] | dict[str, Sequence[Event]] = "auto",
     seed: int = 0,
 ) -> pd.DataFrame:
-    """The ε lower bound of each mechanism's audit (name → (mechanism, D, D′)) at each size.
-
-    ``events`` may be a dict by name. Columns ``mechanism``, ``n_samples``,
-    ``epsilon_lower``, ``epsilon``, ``reject``.
-    """
+    """The ε lower bound of each audit (name → (mechanism, D, D′); events by name) per size."""
     if not mechanisms:
         raise InvalidParameterError("mechanisms must name at least one (mechanism, D, D′)")
     if isinstance(events, dict):

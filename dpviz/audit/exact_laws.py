@@ -374,12 +374,10 @@ def _refusal(n: int, p: float, q: float, level: float) -> float:
 def sampling_findings(outputs: Sequence[Any], laws: Sequence[LawLike], *, n_samples: int,
                       false_alarm: float = 1e-6, max_cells: int = 30,
                       names: Sequence[str] | None = None) -> list[str]:
-    """What is wrong with draws ``outputs[i]`` (``n_samples`` each) of the exact ``laws[i]``.
+    """What is wrong, in words, with draws ``outputs[i]`` (``n_samples`` each) of ``laws[i]``.
 
     Each cell count is tested against its Binomial law at level ``false_alarm`` / (number
-    of cells), so a correct sampler gets a non-empty list with probability at most
-    ``false_alarm``. ``names`` name the cases; a finding says in words how often a cell came
-    up and what the law gives it.
+    of cells), so a correct sampler gets a finding with probability at most ``false_alarm``.
     """
     cells, level = _cells_and_level(laws, max_cells, false_alarm)
     found = []

@@ -21,11 +21,7 @@ OPEN_LINES = 15
 
 
 def show(function: Callable[..., Any]) -> Any:
-    """The source of ``function`` as a highlighted ``<details class="dpviz-listing">`` block.
-
-    Collapsed (a click opens it) when longer than :data:`OPEN_LINES` lines; its text form is
-    the plain source.
-    """
+    """The source of ``function``, highlighted in a ``<details>`` block (text form: the source)."""
     from IPython.display import HTML
     from pygments import highlight
     from pygments.formatters import HtmlFormatter
