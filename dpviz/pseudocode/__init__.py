@@ -1,9 +1,9 @@
 """The four papers' pseudocode as short, eager Python that a student reads beside the paper.
 
-One module per paper, in the paper's names, with plain numpy randomness. Tests tie each to its
-fast estimator in :mod:`dpviz.trees`: JPW and RDT# by replaying the fast path's draws into the
-plain functions, FS and FI by the same outputs for a seed or the same output law
-(tests/test_pseudocode_*.py). :func:`show` prints a function's source in a notebook;
+One module per paper, in the paper's names, with plain numpy randomness; every tree is built
+in full (small domains only). Tests tie each to its fast estimator in :mod:`dpviz.trees`: JPW
+and RDT# by replaying the fast path's draws, FS and FI by the same outputs for a seed or the
+same output law (tests/test_pseudocode_*.py). :func:`show` prints a function's source;
 :func:`printed` reads an algorithm as its paper prints it (``printed/*.txt``).
 """
 
