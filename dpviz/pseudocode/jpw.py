@@ -1,7 +1,8 @@
 """JPW's random decision trees and Private-RDT, eagerly, in the paper's words.
 
 Jagannathan, Pillaipakkamnatt & Wright (ICDM workshops 2009): Fig. 1 (the structure, the
-non-private RDT and its leaky pruning), Fig. 5 (Private-RDT), Fig. 2 (``classify``) and §V-B (``update``). Fast twin: :class:`~dpviz.trees.rdt.PrivateRDTClassifier`.
+non-private RDT and its leaky pruning), Fig. 5 (Private-RDT), Fig. 2 (``classify``) and
+§V-B (``update``). Fast twin: :class:`~dpviz.trees.rdt.PrivateRDTClassifier`.
 """
 
 from __future__ import annotations
