@@ -214,8 +214,12 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     def _fit_routed(self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
                     routed: list) -> Any:
         """:meth:`fit_encoded` of checked codes, the rows' leaves kept in ``routed``."""
-        return self._atomic("fit_encoded_epsilons", lambda work: work._fit_domain_codes(
-            codes, labels, domain, routed=routed))
+        return self._atomic("fit_encoded_epsilons",
+                            lambda work: work._fit_routed_codes(codes, labels, domain, routed))
+
+    def _fit_routed_codes(self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
+                          routed: list) -> Any:
+        return self._fit_domain_codes(codes, labels, domain, routed=routed)
 
     def _fit_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain, routed: list | None = None

@@ -8,6 +8,7 @@ hint that does not give the answer away; draws go through the sampling test of
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -20,7 +21,6 @@ from dpviz.audit.engine import AuditResult, Mechanism, audit
 from dpviz.audit.exact_laws import (
     MAX_SHOWN,
     LawLike,
-    _is_number,
     false_alarm_bound,
     pmf,
     power_lower_bound,
@@ -32,6 +32,10 @@ from dpviz.validation import check_int, check_positive
 __all__ = [
     "Argument", "AuditTask", "BreakTask", "Implementation", "Prediction", "Step"
 ]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
