@@ -57,10 +57,7 @@ def uniforms_from_bits(bits: np.ndarray) -> np.ndarray:
 
 
 def uniforms(keys: np.ndarray, stream: int, n: int | None = None) -> np.ndarray:
-    """Public open uniforms of ``(keys, stream)`` (tree structure only), ``n`` per key if given.
-
-    ``stream`` selects an independent stream (e.g. 0 = attribute, 1 = split point).
-    """
+    """Public open uniforms of ``(keys, stream)`` (tree structure only), ``n`` per key if given."""
     base = derive(keys, stream)
     if n is not None:
         base = child_keys(base[..., None], np.arange(n, dtype=np.uint64))
