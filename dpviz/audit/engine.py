@@ -21,7 +21,7 @@ from scipy import stats
 from dpviz import mechanisms
 from dpviz.errors import InvalidParameterError
 from dpviz.lattice import uniform_lattice_member_any
-from dpviz.validation import check_epsilon, check_int, check_positive, check_probability
+from dpviz.validation import check_epsilon, check_int, check_positive, check_probability, is_real
 
 __all__ = [
     "BATCH_SIZE", "AuditResult", "Event", "Interval", "audit", "audits_frame", "audits_from_frame",
@@ -61,7 +61,7 @@ class Interval:
 
 def _check_alpha(alpha: object, name: str = "alpha") -> float:
     """``alpha`` (1 − the confidence) as a float, refused unless 0 < alpha < 1."""
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or math.isnan(alpha):
+    if not is_real(alpha) or math.isnan(alpha):
         why = "alpha must be a real number"
     elif alpha >= 1:
         why = ("alpha >= 1 is 0 % confidence (the bounds collapse to medians and noise looks "
@@ -307,7 +307,7 @@ def uniform_lattice_events(ranges: Sequence[tuple[float, float]]) -> list[Event]
 
 # ---------------------------------------------------------------------------------- audit
 def _check_finite(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+    if not is_real(value) or not math.isfinite(value):
         raise InvalidParameterError(f"{name} must be a finite real number, got {value!r}")
     return float(value)
 

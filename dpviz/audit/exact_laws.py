@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import functools
 import math
-import numbers
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -24,7 +23,7 @@ from scipy import stats
 from dpviz import mechanisms
 from dpviz.audit.engine import clopper_pearson
 from dpviz.errors import InvalidParameterError
-from dpviz.validation import check_int
+from dpviz.validation import check_int, is_real
 
 __all__ = [
     "LEAF_LABEL_MECHANISMS", "ContinuousLaw", "DiscreteLaw", "Law", "LawCells", "LawLike",
@@ -205,10 +204,6 @@ def _key(value: Any) -> Any:
     return value
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
 def pmf(law: Any, atol: float = 1e-9) -> dict[Any, float]:
     """{outcome: probability} of a discrete :data:`LawLike`, checked to sum to 1 within ``atol``."""
     if isinstance(law, DiscreteLaw):
@@ -225,7 +220,7 @@ def pmf(law: Any, atol: float = 1e-9) -> dict[Any, float]:
         )
     out: dict[Any, float] = {}
     for outcome, p in pairs:
-        if not _is_number(p) or not math.isfinite(p) or p < -1e-12:
+        if not is_real(p) or not math.isfinite(p) or p < -1e-12:
             raise InvalidParameterError(f"probability of {outcome!r} must be >= 0, got {p!r}")
         out[_key(outcome)] = out.get(_key(outcome), 0.0) + max(float(p), 0.0)
     total = math.fsum(out.values())
@@ -342,7 +337,7 @@ def law_cells(law: LawLike, max_cells: int = 30) -> LawCells:
                       zip([-math.inf, *edges], [*edges, math.inf], strict=True))
         return LawCells(names, _interval_masses(law.cdf, edges), edges=edges)
     law = pmf(law)
-    if len(law) > max_cells and all(_is_number(o) for o in law):
+    if len(law) > max_cells and all(is_real(o) for o in law):
         return _group_ordered(law, max_cells)
     return LawCells(tuple(f"the output {o!r}" for o in law), np.array(list(law.values())),
                     cell_of={o: i for i, o in enumerate(law)})
