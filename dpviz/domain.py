@@ -126,10 +126,7 @@ def _is_int(value: object) -> bool:
 
 
 def _lookup(index: pd.Index, values: np.ndarray) -> np.ndarray:
-    """Codes of ``values`` in ``index`` (−1 when absent); 2 and 2.0 also match a documented "2".
-
-    Small inputs use a dict (pandas' per-call overhead dominates below a few hundred rows).
-    """
+    """Codes of ``values`` in ``index`` (−1 when absent); 2 and 2.0 also match a documented "2"."""
     if len(values) <= 256:
         mapping = {v: i for i, v in enumerate(index)}
         codes = np.fromiter((mapping.get(v, UNKNOWN_CODE) for v in values.tolist()),

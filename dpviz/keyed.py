@@ -57,10 +57,7 @@ def uniforms_from_bits(bits: np.ndarray) -> np.ndarray:
 
 
 def uniforms(keys: np.ndarray, stream: int, n: int | None = None) -> np.ndarray:
-    """Public open uniforms of ``(keys, stream)`` (tree structure only), ``n`` per key if given.
-
-    ``stream`` selects an independent stream (e.g. 0 = attribute, 1 = split point).
-    """
+    """Public open uniforms of ``(keys, stream)`` (tree structure only), ``n`` per key if given."""
     base = derive(keys, stream)
     if n is not None:
         base = child_keys(base[..., None], np.arange(n, dtype=np.uint64))
@@ -98,10 +95,7 @@ _CHUNK = 16_384  # elements per pass: the state stays in the CPU cache
 
 
 def siphash24(key: np.ndarray, words: list[np.ndarray]) -> np.ndarray:
-    """SipHash-2-4 tags (uint64) of the messages ``words`` under the key ``(k0, k1)``.
-
-    The words (little-endian uint64) broadcast against each other: one tag per element.
-    """
+    """SipHash-2-4 tags (uint64) of the words ``words`` (broadcast) under the key ``(k0, k1)``."""
     k0, k1 = (np.uint64(int(k)) for k in np.asarray(key, dtype=np.uint64))
     shape = np.broadcast_shapes(*(np.shape(w) for w in words)) if words else ()
     flat = [np.broadcast_to(np.asarray(w, dtype=np.uint64), shape).ravel() for w in words]

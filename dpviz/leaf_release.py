@@ -102,10 +102,7 @@ class _LeafRelease:
         mechanism: str,
         rng: np.random.Generator | None,
     ) -> Any:
-        """Release every leaf's statistic from the rows' leaf keys and class codes.
-
-        ``rng`` is the secret noise generator; None only at ε = inf for deterministic mechanisms.
-        """
+        """Release every leaf's statistic from the rows' leaf keys and class codes (rng: secret)."""
         cls.check(epsilon, mechanism)
         exact = math.isinf(epsilon) and mechanism in cls._DETERMINISTIC_AT_INF
         if mechanism in cls._NOT_PROVEN and not exact:

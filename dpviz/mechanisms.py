@@ -343,11 +343,7 @@ def report_noisy_max_probabilities(
     sensitivity: float = 1.0,
     monotone: bool = True,
 ) -> np.ndarray:
-    """Exact output distribution (..., m) of :func:`report_noisy_max`.
-
-    ``P(i) = a_i ∫_0^1 ∏_{j≠i} (1 - a_j t) dt`` with ``a_j = exp(λ(u_j - max u))``, a
-    polynomial integrated exactly by Gauss–Legendre (docs/privacy.md §8.1).
-    """
+    """Exact output distribution (..., m) of :func:`report_noisy_max` (docs/privacy.md §8.1)."""
     eps, delta = _eps_delta(epsilon, sensitivity)
     u = _check_utilities(utilities)
     with np.errstate(under="ignore"):

@@ -152,11 +152,7 @@ def _cell_ids(ids: np.ndarray, n: int) -> np.ndarray:
 
 
 def _leaf_keys(keys: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """(uint64 keys of the rows that reach a leaf, mask of those rows) from a route's output.
-
-    A key that is not an integer in ``[0, 2**64)`` (not a bool, None or text) reaches no
-    leaf: the row is not counted.
-    """
+    """(uint64 keys of the rows that reach a leaf, their mask); a non-uint64 key reaches none."""
     keys = np.asarray(keys)
     if keys.shape != (n_rows,):
         raise InvalidParameterError(

@@ -10,9 +10,14 @@ import numpy as np
 from dpviz.errors import InvalidParameterError
 
 
+def is_real(value: object) -> bool:
+    """True for a real number that is not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
 def check_epsilon(value: object, name: str = "epsilon", *, allow_inf: bool = False) -> float:
     """ε as a float: a real number > 0, finite unless ``allow_inf`` (the non-private reference)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not is_real(value):
         raise InvalidParameterError(f"{name} must be a positive real number, got {value!r}")
     v = float(value)
     if math.isnan(v) or v <= 0:
@@ -27,7 +32,7 @@ def check_epsilon(value: object, name: str = "epsilon", *, allow_inf: bool = Fal
 
 def check_positive(value: object, name: str, *, allow_zero: bool = False) -> float:
     """Return ``value`` as a float if it is a finite real number > 0 (or ≥ 0)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not is_real(value):
         raise InvalidParameterError(f"{name} must be a real number, got {value!r}")
     v = float(value)
     if not math.isfinite(v) or v < 0 or (v == 0 and not allow_zero):
@@ -48,7 +53,7 @@ def check_int(value: object, name: str, *, minimum: int | None = None) -> int:
 
 def check_probability(value: object, name: str) -> float:
     """Return ``value`` as a float if it lies in [0, 1]."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
+    if not is_real(value) or not 0 <= value <= 1:
         raise InvalidParameterError(f"{name} must be a probability in [0, 1], got {value!r}")
     return float(value)
 

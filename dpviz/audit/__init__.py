@@ -1,10 +1,4 @@
-"""The empirical privacy audit.
-
-:mod:`~dpviz.audit.engine` (:func:`audit`: lower bounds on ε from samples on neighbours),
-:mod:`~dpviz.audit.exact_laws` (exact output laws and the exercises' sampling test),
-:mod:`~dpviz.audit.targets` (the releases audited, and notebook 06's setups) and
-:mod:`~dpviz.audit.suite` (the claims table: every claim with its planted bug).
-"""
+"""The empirical privacy audit: engine, exact_laws, targets (the releases audited), suite."""
 
 from dpviz.audit.engine import AuditResult, audit
 

@@ -21,7 +21,7 @@ from scipy import stats
 from dpviz import mechanisms
 from dpviz.errors import InvalidParameterError
 from dpviz.lattice import uniform_lattice_member_any
-from dpviz.validation import check_epsilon, check_int, check_positive, check_probability
+from dpviz.validation import check_epsilon, check_int, check_positive, check_probability, is_real
 
 __all__ = [
     "BATCH_SIZE", "AuditResult", "Event", "Interval", "audit", "audits_frame", "audits_from_frame",
@@ -61,7 +61,7 @@ class Interval:
 
 def _check_alpha(alpha: object, name: str = "alpha") -> float:
     """``alpha`` (1 − the confidence) as a float, refused unless 0 < alpha < 1."""
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or math.isnan(alpha):
+    if not is_real(alpha) or math.isnan(alpha):
         why = "alpha must be a real number"
     elif alpha >= 1:
         why = ("alpha >= 1 is 0 % confidence (the bounds collapse to medians and noise looks "
@@ -100,11 +100,7 @@ def _check_counts(count: object, n: int) -> np.ndarray:
 
 
 def clopper_pearson(count: int | np.ndarray, n: int, alpha: float) -> tuple[Any, Any]:
-    """One-sided Clopper–Pearson bounds at level ``alpha`` each: (lower, upper).
-
-    The α-quantile of Beta(k, n − k + 1) (0 at k = 0) and the (1 − α)-quantile of
-    Beta(k + 1, n − k) (1 at k = n), for ``count`` k (integers in [0, n], or an array).
-    """
+    """One-sided Clopper–Pearson bounds at level ``alpha`` each: (lower, upper), k in [0, n]."""
     n = check_int(n, "n", minimum=1)
     alpha = _check_alpha(alpha)
     k = _check_counts(count, n)
@@ -180,10 +176,7 @@ _SELECTION = ["event", "count_D", "count_D'", "bound_D/D'", "bound_D'/D"]
 
 
 def audits_frame(results: dict[str, AuditResult]) -> pd.DataFrame:
-    """Named audits as one tidy frame (to ship; :func:`audits_from_frame` reads it back).
-
-    A row per candidate event of each audit: its audit's fields, then its selection counts.
-    """
+    """Named audits as one frame, a row per candidate event (:func:`audits_from_frame` reads it)."""
     frames = []
     for name, r in results.items():
         head = {"audit": name, "epsilon": r.epsilon, "epsilon_lower": r.epsilon_lower,
@@ -259,11 +252,7 @@ def auto_events(
 
 
 def laplace_lattice_member(values: np.ndarray, *, center: float, scale: float) -> np.ndarray:
-    """Whether each value is an output ``fl(center + noise)`` of dpviz's Laplace sampler.
-
-    The sampler inverts the CDF at ``U = (k + 1/2) / 2**52``; each value is inverted to the
-    nearest k and k − 3 … k + 3 are checked exactly.
-    """
+    """Whether each value is an output ``fl(center + noise)`` of dpviz's Laplace sampler."""
     scale = check_positive(scale, "scale")
     center = _check_finite(center, "center")
     y = np.asarray(values, dtype=np.float64).ravel()
@@ -318,7 +307,7 @@ def uniform_lattice_events(ranges: Sequence[tuple[float, float]]) -> list[Event]
 
 # ---------------------------------------------------------------------------------- audit
 def _check_finite(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+    if not is_real(value) or not math.isfinite(value):
         raise InvalidParameterError(f"{name} must be a finite real number, got {value!r}")
     return float(value)
 
@@ -494,11 +483,7 @@ def audit(
 def leaf_count_neighbours(
     m_values: Sequence[int] = (1, 2, 3, 5, 10, 20, 50), n_classes: int = 2
 ) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """Worst-case neighbouring class counts of one leaf, as (name, counts, counts′).
-
-    The empty leaf vs one row, and for each m: pure (m, 0) vs (m+1, 0) and vs (m, 1),
-    near-tie (m, m−1) vs (m, m), tie (m, m) vs (m+1, m).
-    """
+    """Worst-case neighbouring class counts of one leaf, as (name, counts, counts′), per m."""
     n_classes = check_int(n_classes, "n_classes", minimum=2)
     m_values = list(m_values)
     bad = [m for m in m_values
@@ -570,10 +555,7 @@ def estimator_mechanism(
     *,
     output: str = "predict",
 ) -> Mechanism:
-    """The mechanism "train ``make_estimator(seed)`` on ``(X, y)``, predict the canary".
-
-    ``output="predict"``: the label; ``"proba"``: the probabilities rounded to 6 decimals.
-    """
+    """The mechanism "train ``make_estimator(seed)`` on (X, y), release ``output`` on a canary"."""
     if output not in ("predict", "proba"):
         raise InvalidParameterError(f"output must be 'predict' or 'proba', got {output!r}")
 
@@ -596,11 +578,7 @@ def bound_vs_samples(
     events: str | Sequence[Event] | dict[str, Sequence[Event]] = "auto",
     seed: int = 0,
 ) -> pd.DataFrame:
-    """The ε lower bound of each mechanism's audit (name → (mechanism, D, D′)) at each size.
-
-    ``events`` may be a dict by name. Columns ``mechanism``, ``n_samples``,
-    ``epsilon_lower``, ``epsilon``, ``reject``.
-    """
+    """The ε lower bound of each audit (name → (mechanism, D, D′); events by name) per size."""
     if not mechanisms:
         raise InvalidParameterError("mechanisms must name at least one (mechanism, D, D′)")
     if isinstance(events, dict):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import functools
 import math
-import numbers
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -24,7 +23,7 @@ from scipy import stats
 from dpviz import mechanisms
 from dpviz.audit.engine import clopper_pearson
 from dpviz.errors import InvalidParameterError
-from dpviz.validation import check_int
+from dpviz.validation import check_int, is_real
 
 __all__ = [
     "LEAF_LABEL_MECHANISMS", "ContinuousLaw", "DiscreteLaw", "Law", "LawCells", "LawLike",
@@ -160,10 +159,7 @@ def _leaf_label_log_probabilities(mechanism: str, counts: Any, epsilon: float) -
 
 
 def leaf_label_loss(mechanism: str, epsilon: float) -> Callable[[Any, Any], float]:
-    """``loss(counts, counts′)``: a leaf label's exact max_c |log P(c | counts) / P(c | counts′)|.
-
-    ``mechanism``: one of :data:`LEAF_LABEL_MECHANISMS`.
-    """
+    """``loss(counts, counts′)``: a label's exact max_c |log P(c | counts) / P(c | counts′)|."""
 
     def loss(d: Any, d_prime: Any) -> float:
         a = _leaf_label_log_probabilities(mechanism, d, epsilon)
@@ -208,10 +204,6 @@ def _key(value: Any) -> Any:
     return value
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
 def pmf(law: Any, atol: float = 1e-9) -> dict[Any, float]:
     """{outcome: probability} of a discrete :data:`LawLike`, checked to sum to 1 within ``atol``."""
     if isinstance(law, DiscreteLaw):
@@ -228,7 +220,7 @@ def pmf(law: Any, atol: float = 1e-9) -> dict[Any, float]:
         )
     out: dict[Any, float] = {}
     for outcome, p in pairs:
-        if not _is_number(p) or not math.isfinite(p) or p < -1e-12:
+        if not is_real(p) or not math.isfinite(p) or p < -1e-12:
             raise InvalidParameterError(f"probability of {outcome!r} must be >= 0, got {p!r}")
         out[_key(outcome)] = out.get(_key(outcome), 0.0) + max(float(p), 0.0)
     total = math.fsum(out.values())
@@ -345,7 +337,7 @@ def law_cells(law: LawLike, max_cells: int = 30) -> LawCells:
                       zip([-math.inf, *edges], [*edges, math.inf], strict=True))
         return LawCells(names, _interval_masses(law.cdf, edges), edges=edges)
     law = pmf(law)
-    if len(law) > max_cells and all(_is_number(o) for o in law):
+    if len(law) > max_cells and all(is_real(o) for o in law):
         return _group_ordered(law, max_cells)
     return LawCells(tuple(f"the output {o!r}" for o in law), np.array(list(law.values())),
                     cell_of={o: i for i, o in enumerate(law)})
@@ -377,12 +369,10 @@ def _refusal(n: int, p: float, q: float, level: float) -> float:
 def sampling_findings(outputs: Sequence[Any], laws: Sequence[LawLike], *, n_samples: int,
                       false_alarm: float = 1e-6, max_cells: int = 30,
                       names: Sequence[str] | None = None) -> list[str]:
-    """What is wrong with draws ``outputs[i]`` (``n_samples`` each) of the exact ``laws[i]``.
+    """What is wrong, in words, with draws ``outputs[i]`` (``n_samples`` each) of ``laws[i]``.
 
     Each cell count is tested against its Binomial law at level ``false_alarm`` / (number
-    of cells), so a correct sampler gets a non-empty list with probability at most
-    ``false_alarm``. ``names`` name the cases; a finding says in words how often a cell came
-    up and what the law gives it.
+    of cells), so a correct sampler gets a finding with probability at most ``false_alarm``.
     """
     cells, level = _cells_and_level(laws, max_cells, false_alarm)
     found = []

@@ -223,10 +223,7 @@ def _canary_target(cls: type, output: Callable[[Any, np.ndarray], np.ndarray], *
                    problem: Callable[[], Problem] = categorical_problem, label: str = "n",
                    fit: Callable[[Any, Any, Any], Any] | None = None,
                    events: Sequence[Event] = (), **kw: Any) -> Target:
-    """``cls(**kw)`` fitted on ``problem()``'s D and D + its canary (``label``) per sample.
-
-    ``output(model, canary)`` is released; ``fit`` as in :func:`fit_release`.
-    """
+    """``output(model, canary)`` of ``cls(**kw)`` fitted per sample on D and D + the canary."""
     domain, X, y, canary = problem()
     make = partial(cls, domain=domain, **kw)
     return Target(fit_release(make, lambda m: output(m, canary), fit), (X, y),

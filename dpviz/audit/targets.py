@@ -38,6 +38,7 @@ from dpviz.audit.exact_laws import (
     VectorLaw,
     anticipated_bound,
     discrete_laplace_law,
+    discrete_laplace_sum_law,
     event_probability,
     label_law,
     pair_epsilon,
@@ -131,10 +132,7 @@ def _leaf_release(release_class: Any, epsilon: float, mechanism: str) -> Mechani
 
 
 def leaf_vector(epsilon: float, mechanism: str = "discrete_laplace") -> Mechanism:
-    """One leaf's noisy class counts, by :meth:`NoisyLeafCounts.release` (one leaf a sample).
-
-    Data: the counts; shape (n, n_classes).
-    """
+    """One leaf's noisy class counts, by :meth:`NoisyLeafCounts.release`. Data: the counts."""
     return _leaf_release(NoisyLeafCounts, epsilon, mechanism)
 
 
@@ -212,10 +210,7 @@ def forest_votes(domain: Domain, canary: pd.DataFrame | np.ndarray, *, epsilon: 
 
 def diffpid3_split_choice(domain: Domain, *, criterion: str = "gini", epsilon: float = 1.0,
                           size_bound: int | None = None) -> Mechanism:
-    """DiffPID3's split attribute (FS Alg. 2 line 14), as :meth:`PrivateTable.select` draws it.
-
-    Data: ``(codes, labels)``; output: the index.
-    """
+    """DiffPID3's split attribute (FS Alg. 2 line 14) as ``select`` draws it. Data: (codes, y)."""
     crit = get_criterion(criterion)
     sensitivity = crit.sensitivity(size_bound) if crit.needs_size_bound else crit.sensitivity()
     splits = categorical_splits(domain)
@@ -326,14 +321,9 @@ def averaged_count(epsilon_each: float, k: int = 5) -> Mechanism:
 
 
 def averaged_count_law(centre: int, epsilon_each: float, k: int) -> DiscreteLaw:
-    """Exact law of :func:`averaged_count`: the k-fold convolution, by FFT (round-off ~1e-17)."""
-    one = discrete_laplace_law(0, epsilon_each).pmf
-    size = k * (len(one) - 1) + 1
-    pmf = np.fft.irfft(np.fft.rfft(one, size) ** k, size)
-    pmf = np.clip(pmf, 0.0, None)
-    pmf /= pmf.sum()
-    width = (size - 1) // 2
-    return DiscreteLaw((np.arange(-width, width + 1) + k * centre) / k, pmf)
+    """Exact law of :func:`averaged_count`: the law of the sum of the k answers, over k."""
+    total = discrete_laplace_sum_law(k, epsilon_each, k * centre)
+    return DiscreteLaw(total.support / k, total.pmf)
 
 
 def oracle_pair(

@@ -1,7 +1,4 @@
-"""Data: the UCI loaders, the papers' synthetic generators and their published numbers.
-
-Modules :mod:`~dpviz.data.uci`, :mod:`~dpviz.data.synthetic`, :mod:`~dpviz.data.published`.
-"""
+"""Data: the UCI loaders (uci), the papers' generators (synthetic) and numbers (published)."""
 
 from dpviz.data.uci import Dataset, load
 

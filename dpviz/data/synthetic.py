@@ -8,10 +8,12 @@ seed, more noise corrupts a superset of the cells and the tree and test set igno
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from importlib.resources import files
 
 import numpy as np
 import pandas as pd
@@ -31,6 +33,8 @@ __all__ = [
 RandomState = int | np.random.Generator | None
 FS_NUMERIC_RANGE = (0.0, 100.0)  # FS §5.1.1: "numeric attributes over the domain [0, 100]"
 _MAX_TREE_LINES = 200  # a larger generating tree is summarised in one line
+#: The data sets' descriptions, as ``str.format`` templates (``synthetic.json``).
+_TEXT = json.loads(files("dpviz.data").joinpath("synthetic.json").read_text(encoding="utf-8"))
 
 
 def _streams(random_state: object, k: int) -> list[np.random.Generator]:
@@ -42,10 +46,7 @@ def _streams(random_state: object, k: int) -> list[np.random.Generator]:
 
 @dataclass
 class _Node:
-    """A generating tree's node: a leaf (``label``) or a test of column ``attribute``.
-
-    Nominal: one child per value code; numeric (``threshold`` set): ``x <= t``, ``x > t``.
-    """
+    """A generating tree's node: a leaf (``label``) or a test of ``attribute`` (or ``x <= t``)."""
 
     attribute: int | None = None
     threshold: float | None = None
@@ -193,20 +194,18 @@ def _labels(y: np.ndarray) -> pd.Series:
 
 def _fs_dataset(name: str, attributes: list[Attribute],
                 grow: Callable[[np.random.Generator], _Node],
-                describe: Callable[[_Node, int, float], str],
+                describe: Callable[[_Node], dict[str, object]],
                 *, n_rows: object, p_noise: object, n_test: object, random_state: RandomState,
                 n_values: int = 2, n_classes: int = 2, n_bins: int | None = None) -> Dataset:
-    """Noisy training rows and a noiseless test set (``.test``) from the tree ``grow`` draws.
-
-    FS §5.1; ``describe(tree, n_rows, p_noise)`` opens the description, the tree follows.
-    """
+    """Noisy training rows and a noiseless ``.test`` from the tree ``grow`` draws (FS §5.1)."""
     n_rows = check_int(n_rows, "n_rows", minimum=1)
     p_noise = check_probability(p_noise, "p_noise")
     n_test = check_int(n_test, "n_test", minimum=0)
     tree_rng, tree_rows, noise_rng, test_rows = _streams(random_state, 4)
     tree = grow(tree_rng)
-    description = (f"{describe(tree, n_rows, p_noise)} Generating tree:\n"
-                   + _render_tree(tree, attributes))
+    text = _TEXT[name.removesuffix("-binned")].format(n_rows=n_rows, p_noise=p_noise,
+                                                      **describe(tree))
+    description = f"{text} Generating tree:\n" + _render_tree(tree, attributes)
     is_numeric = np.array([not a.is_categorical for a in attributes])
     x = _uniform_rows(tree_rows, n_rows, is_numeric, n_values)
     x, y = _add_fs_noise(noise_rng, x, _classify(tree, x), is_numeric, n_values, n_classes,
@@ -220,13 +219,8 @@ def _fs_dataset(name: str, attributes: list[Attribute],
         y_test = _classify(tree, x_test)
         if n_bins is not None:
             _, x_test = _discretize(Domain(attributes, domain.classes), x_test, n_bins)
-        test = Dataset(
-            f"{name}-test", _frame(x_test, domain.attributes), _labels(y_test), domain,
-            CITATIONS["FS"],
-            f"Noiseless test set of {name}: {n_test} rows drawn uniformly and labelled by "
-            "the same generating tree as the training rows, without any noise (FS §5.1).",
-            URLS["FS"],
-        )
+        test = Dataset(f"{name}-test", _frame(x_test, domain.attributes), _labels(y_test), domain,
+                       CITATIONS["FS"], _TEXT["test"].format(name=name, n_test=n_test), URLS["FS"])
     return Dataset(name, _frame(x, domain.attributes), _labels(y), domain, CITATIONS["FS"],
                    description, URLS["FS"], test)
 
@@ -272,13 +266,9 @@ def boolean_tree_data(n_rows: int = 2000, n_attributes: int = 9, *, depth: int |
     x = rows_rng.integers(0, 2, size=(n_rows, n_attributes)).astype(np.float64)
     y = _classify(tree, x)
     y = np.where(flip_rng.random(n_rows) < flip, 1 - y, y)
-    description = (
-        f"{n_rows} rows, {n_attributes} uniform binary attributes, labelled by a random "
-        f"complete Boolean decision tree of depth {depth} (sibling leaves at the bottom carry "
-        f"opposite classes), each label flipped with probability {flip:g} "
-        "(JPW / RDT#: 'a handmade Boolean decision tree', flip probability 0.05; RDT#'s set: "
-        "9 attributes, 2000 rows). Generating tree:\n" + _render_tree(tree, attributes)
-    )
+    text = _TEXT["boolean_tree"].format(n_rows=n_rows, n_attributes=n_attributes, depth=depth,
+                                        flip=flip)
+    description = f"{text} Generating tree:\n" + _render_tree(tree, attributes)
     return Dataset("jpw-boolean-tree", _frame(x, attributes), _labels(y),
                    Domain(attributes, (0, 1), target="class"),
                    f"{CITATIONS['JPW']} Also: {CITATIONS['RDT#']}", description, URLS["JPW"])
@@ -312,13 +302,9 @@ def fs_random_tree_data(
     return _fs_dataset(
         "fs-random-tree", attributes,
         lambda rng: _random_fs_tree(rng, is_numeric, n_values, depth, n_classes, p_leaf),
-        lambda tree, n_rows, p_noise: (
-            f"FS §5.1 random-tree data: {n_rows} training rows, {n_attributes - n_numeric} "
-            f"nominal attributes with {n_values} values and {n_numeric} numeric attributes on "
-            f"[0, 100], {n_classes} classes; random tree of maximum depth {depth} (actual "
-            f"depth {tree.depth()}, {tree.n_leaves()} leaves) with p_leaf = {p_leaf:g} from "
-            "the third level on; training attribute values and classes replaced with "
-            f"probability p_noise = {p_noise:g}."),
+        lambda tree: {"n_nominal": n_attributes - n_numeric, "n_values": n_values,
+                      "n_numeric": n_numeric, "n_classes": n_classes, "depth": depth,
+                      "actual_depth": tree.depth(), "n_leaves": tree.n_leaves(), "p_leaf": p_leaf},
         n_rows=n_rows, p_noise=p_noise, n_test=n_test, random_state=random_state,
         n_values=n_values, n_classes=n_classes)
 
@@ -336,10 +322,7 @@ def fs_single_split_data(n_rows: int, *, n_attributes: int = 10, p_noise: float 
         "fs-single-split", attributes,
         lambda rng: _Node(attribute=int(rng.integers(n_attributes)),
                           children=_opposite_leaves(rng)),
-        lambda tree, n_rows, p_noise: (
-            f"FS §5.1.1 single split: {n_rows} training rows, {n_attributes} uniform binary "
-            f"attributes, the binary class decided by {attributes[tree.attribute].name} alone; "
-            f"training values and classes replaced with probability p_noise = {p_noise:g}."),
+        lambda tree: {"n_attributes": n_attributes, "split": attributes[tree.attribute].name},
         n_rows=n_rows, p_noise=p_noise, n_test=n_test, random_state=random_state)
 
 
@@ -362,19 +345,13 @@ def fs_numeric_split_data(
     if n_bins is not None:
         n_bins = check_int(n_bins, "n_bins", minimum=2)
     attributes = _fs_attributes(7, 2, 3)
-    binned = "" if n_bins is None else (
-        f" Numeric attributes then discretised into {n_bins} equal-width bins of [0, 100] "
-        "(FS Fig. 5)."
-    )
+    binned = "" if n_bins is None else _TEXT["binned"].format(n_bins=n_bins)
     return _fs_dataset(
         "fs-numeric-split" if n_bins is None else "fs-numeric-split-binned", attributes,
         lambda rng: _Node(attribute=7 + int(rng.integers(3)), threshold=threshold,
                           children=_opposite_leaves(rng)),
-        lambda tree, n_rows, p_noise: (
-            f"FS §5.1.1 numeric split: {n_rows} training rows, 7 uniform binary attributes "
-            "and 3 numeric attributes uniform on [0, 100]; the binary class is decided by "
-            f"{attributes[tree.attribute].name} <= {threshold:g}; training values and classes "
-            f"replaced with probability p_noise = {p_noise:g}.{binned}"),
+        lambda tree: {"split": attributes[tree.attribute].name, "threshold": threshold,
+                      "binned": binned},
         n_rows=n_rows, p_noise=p_noise, n_test=n_test, random_state=random_state, n_bins=n_bins)
 
 
@@ -432,14 +409,8 @@ def fi_synth(name: str, *, n_rows: int = 30_000, bound: float | str = "typical",
     domain = Domain([Numeric(f"x{j}", -bound, bound) for j in range(n_informative + n_random)],
                     (0, 1), target="class")
     call = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
-    description = (
-        f"FI Synth{key} (Table 1): {n_rows} rows, {n_informative} informative and "
-        f"{n_random} useless continuous features (shuffled, so their positions are "
-        f"unknown), a balanced binary class with 1% of labels redrawn (flip_y=0.01), from "
-        f"sklearn.datasets.make_classification(n_samples={n_rows}, {call}) with all other "
-        f"arguments at their defaults; every feature clipped to the public range "
-        f"[-{bound:g}, {bound:g}]. FI's forest depth for this set (Table 4): {depth}."
-    )
+    description = _TEXT["fi_synth"].format(key=key, n_rows=n_rows, n_informative=n_informative,
+                                           n_random=n_random, call=call, bound=bound, depth=depth)
     return Dataset(f"fi-synth-{key.lower()}", pd.DataFrame(np.clip(x, -bound, bound),
                    columns=list(domain.names)), _labels(y), domain, CITATIONS["FI"], description,
                    URLS["FI"])

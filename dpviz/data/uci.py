@@ -511,12 +511,10 @@ def load(
 ) -> Dataset:
     """Load one of the papers' UCI data sets (a fresh copy) with its documented public domain.
 
-    ``name``: ``"nursery"``, ``"mushroom"``, ``"votes"`` or ``"adult"`` (any case); a raw file
-    missing from ``data_dir`` (default :func:`data_dir`) is downloaded unless
-    ``download=False``. Options: ``mushroom``: ``missing="drop_attribute"`` (default; drop
-    stalk-root: 21 attributes, 8124 rows, as JPW and RDT#) or ``"drop_rows"`` (5644 rows, 22
-    attributes, as FI); ``adult``: ``split="merged"`` (default; 45222 rows, as FS) or
-    ``"original"`` (adult.data's 30162 rows, ``.test`` holding adult.test's 15060).
+    ``name``: one of :func:`available` (any case); a raw file missing from ``data_dir``
+    (default :func:`data_dir`) is downloaded unless ``download=False``. Options (``uci.json``):
+    ``mushroom``: ``missing="drop_attribute"`` (default, as JPW and RDT#) or ``"drop_rows"``
+    (as FI); ``adult``: ``split="merged"`` (default, as FS) or ``"original"`` (with ``.test``).
 
     Missing values as in the papers: Votes takes each bill's majority vote, which reads the
     data outside the privacy analysis; Mushroom drops the attribute (or rows); Adult drops the

@@ -1,9 +1,9 @@
 """The four papers' pseudocode as short, eager Python that a student reads beside the paper.
 
-One module per paper, in the paper's names, with plain numpy randomness. Tests tie each to its
-fast estimator in :mod:`dpviz.trees`: JPW and RDT# by replaying the fast path's draws into the
-plain functions, FS and FI by the same outputs for a seed or the same output law
-(tests/test_pseudocode_*.py). :func:`show` prints a function's source in a notebook;
+One module per paper, in the paper's names, with plain numpy randomness; every tree is built
+in full (small domains only). Tests tie each to its fast estimator in :mod:`dpviz.trees`: JPW
+and RDT# by replaying the fast path's draws, FS and FI by the same outputs for a seed or the
+same output law (tests/test_pseudocode_*.py). :func:`show` prints a function's source;
 :func:`printed` reads an algorithm as its paper prints it (``printed/*.txt``).
 """
 
@@ -21,11 +21,7 @@ OPEN_LINES = 15
 
 
 def show(function: Callable[..., Any]) -> Any:
-    """The source of ``function`` as a highlighted ``<details class="dpviz-listing">`` block.
-
-    Collapsed (a click opens it) when longer than :data:`OPEN_LINES` lines; its text form is
-    the plain source.
-    """
+    """The source of ``function``, highlighted in a ``<details>`` block (text form: the source)."""
     from IPython.display import HTML
     from pygments import highlight
     from pygments.formatters import HtmlFormatter

@@ -1,10 +1,8 @@
 """Fletcher & Islam (2017) Algorithms 1–2 with the 2021 addendum's leaf label, as plain Python.
 
-One function per procedure, in the paper's names, with plain numpy randomness (``rng``); every
-tree is built in full (``m^d`` leaves): small domains only. ε-DP (finite ε) with ``"rosnam"``
-or ``"exponential"`` (docs/privacy.md §8.2); ``"smooth_sensitivity"`` (FI 2017) has no proof
-and warns. :class:`dpviz.trees.forest.DPRandomForestClassifier` releases forests with the same
-probabilities; the tests compare the two laws.
+ε-DP (finite ε) with ``"rosnam"`` or ``"exponential"`` (docs/privacy.md §8.2);
+``"smooth_sensitivity"`` (FI 2017) has no proof and warns. Fast twin:
+:class:`dpviz.trees.forest.DPRandomForestClassifier` (the same law).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """JPW's random decision trees and Private-RDT, eagerly, in the paper's words.
 
 Jagannathan, Pillaipakkamnatt & Wright (ICDM workshops 2009): Fig. 1 (the structure, the
-non-private RDT and its pruning), Fig. 5 (Private-RDT), Fig. 2 (``classify``) and §V-B
-(``update``), with plain numpy randomness. Every tree is built whole: small domains only.
-:class:`~dpviz.trees.rdt.PrivateRDTClassifier` releases the same trees and noisy leaf vectors
-(tests/test_pseudocode_jpw.py replays its draws into these functions). Pruning is not private.
+non-private RDT and its leaky pruning), Fig. 5 (Private-RDT), Fig. 2 (``classify``) and
+§V-B (``update``). Fast twin: :class:`~dpviz.trees.rdt.PrivateRDTClassifier`.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """RDT# (Jagannathan, Monteleoni & Pillaipakkamnatt 2013), Fig. 3-5, as eager recursive Python.
 
-In the paper's names, with plain numpy randomness, categorical attributes only, every tree
-built in full: small domains only. :class:`dpviz.trees.rdt_sharp.RDTSharpClassifier` is the
-fast version; fed its draws (tests/test_pseudocode_rdt_sharp.py) this one releases the same
-noisy counts, pseudo-labels and predictions, ε-DP in the private rows (docs/privacy.md §8.2).
+Categorical attributes only. ε-DP in the private rows (docs/privacy.md §8.2). Fast twin:
+:class:`dpviz.trees.rdt_sharp.RDTSharpClassifier` (fed its draws: the same releases).
 """
 
 from __future__ import annotations

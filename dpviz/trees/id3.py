@@ -10,6 +10,7 @@ reference (exact answers, ID3's own stopping rules).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -59,7 +60,6 @@ SQRT2 = math.sqrt(2.0)
 LABEL_COUNT = "node count"
 LABEL_LEAF = "leaf class counts"
 LABEL_SELECT = "split attribute"
-# LABEL_POINT = "split point" is defined in dpviz.trees.id3_split_point (imported above).
 LABEL_VALUE_COUNTS = "attribute value counts"
 LABEL_CELL_COUNTS = "attribute class counts"
 
@@ -702,10 +702,4 @@ class DiffPID3Classifier(_FSTreeClassifier):
 class DiffPC45Classifier(DiffPID3Classifier):
     """DiffPC4.5 (FS §4.2-4.3): :class:`DiffPID3Classifier` with ``prune=True`` by default."""
 
-    def __init__(
-        self, epsilon: float = 1.0, max_depth: int | None = 5, *, criterion: str = "max",
-        size_bound: int | None = None, prune: bool = True, confidence: float = 0.25,
-        n_split_cells: int = DEFAULT_SPLIT_CELLS, domain: Domain | None = None,
-        unknown: str = "raise", random_state: int | np.random.Generator | None = None,
-    ) -> None:
-        self._store_params(locals())
+    __init__ = functools.partialmethod(DiffPID3Classifier.__init__, prune=True)

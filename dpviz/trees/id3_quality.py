@@ -1,19 +1,11 @@
 """Split quality functions of Friedman & Schuster (KDD 2010) and their sensitivities.
 
 A quality takes counts ``τ_jc`` (part j of a candidate split, class c; extra leading axes
-are independent candidates) and returns a score, higher is better:
-
-===================  ===============================================  ======================
-criterion            quality (FS §4.1)                                sensitivity (FS App. A)
-===================  ===============================================  ======================
-``"infogain"``       ``q_IG = Σ_j Σ_c τ_jc · log2(τ_jc / τ_j)``        ``log2(N + 1) + 1/ln 2``
-``"gini"``           ``q_Gini = −Σ_j τ_j (1 − Σ_c (τ_jc / τ_j)²)``     ``2``
-``"max"``            ``q_Max = Σ_j max_c τ_jc``                        ``1``
-===================  ===============================================  ======================
-
-N is a public bound on the number of rows. FS print q_IG with the opposite sign, which would
-favour the least informative attribute (docs/papers.md, errata). SuLQ-based ID3 uses FS
-eq. (2) on noisy counts instead (:func:`sulq_information_gain`).
+are independent candidates) and returns a score, higher is better: :func:`q_infogain`,
+:func:`q_gini` and :func:`q_max` (FS §4.1), of sensitivity log2(N + 1) + 1/ln 2, 2 and 1 (FS
+App. A), N a public bound on the number of rows. FS print q_IG with the opposite sign, which
+would favour the least informative attribute (docs/papers.md, errata). SuLQ-based ID3 uses
+FS eq. (2) on noisy counts instead (:func:`sulq_information_gain`).
 """
 
 from __future__ import annotations

@@ -116,10 +116,7 @@ def split_point_grid_probabilities(
     values: np.ndarray, labels: np.ndarray, n_classes: int, grid: np.ndarray, i_lo: int, i_hi: int,
     *, criterion: Criterion | str, sensitivity: float, epsilon: float,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The exact output distribution of :func:`choose_split_point`: candidate indices and P(i).
-
-    ``P(i) ∝ exp(ε q_i / 2S)``; with ``epsilon = inf`` all mass on the middle best candidate.
-    """
+    """Exact law of :func:`choose_split_point`: candidate indices and P(i) ∝ exp(ε q_i / 2S)."""
     epsilon, sensitivity, scores = _checked_scores(
         values, labels, n_classes, grid, i_lo, i_hi, criterion, sensitivity, epsilon
     )

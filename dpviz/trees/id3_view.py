@@ -92,11 +92,7 @@ class FlatTree:
 
 
 def leaf_distributions(root: ID3Node) -> dict[int, np.ndarray]:
-    """Class counts behind each node's prediction (>= 0), keyed by ``id(node)``.
-
-    A leaf: its clipped noisy counts; a pruned node: its corrected counts; a split: the sum
-    of its children's.
-    """
+    """Class counts behind each node's prediction (>= 0), keyed by ``id(node)``."""
     out: dict[int, np.ndarray] = {}
 
     def visit(node: ID3Node) -> np.ndarray:
@@ -202,10 +198,7 @@ def route(flat: FlatTree, codes: np.ndarray, key: int) -> np.ndarray:
 
 
 class ID3Tree:
-    """An induced tree with its public context: domain, algorithm, total ε and ε per query.
-
-    Shown as text (``str``) or HTML in a notebook; :meth:`to_frame` lists its nodes.
-    """
+    """An induced tree with its public context: domain, algorithm, total ε and ε per query."""
 
     def __init__(
         self, root: ID3Node, domain: Domain, *, algorithm: str, budget: float, epsilon: float
@@ -342,11 +335,7 @@ def _leaf_counts(node: ID3Node, decimals: int) -> str:
 def export_text(
     tree: Any, *, decimals: int = 1, show_pruned: bool = True, max_lines: int = 400
 ) -> str:
-    """One line per node, indented, e.g. ``a7 = 1  N_T≈1490.0  → class 1  N_c≈[87.0, 1413.0]``.
-
-    Pruned branches are marked ``[pruned]`` (or hidden); after ``max_lines`` a note says how
-    many nodes were left out.
-    """
+    """One line per node, indented, e.g. ``a7 = 1  N_T≈1490.0  → class 1  N_c≈[87.0, 1413.0]``."""
     t = as_tree(tree)
     classes = list(t.domain.classes)
     lines = [t.header]

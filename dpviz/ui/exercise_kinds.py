@@ -8,7 +8,6 @@ hint that does not give the answer away; draws go through the sampling test of
 from __future__ import annotations
 
 import math
-import numbers
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -27,15 +26,11 @@ from dpviz.audit.exact_laws import (
     sampling_findings,
 )
 from dpviz.errors import InvalidParameterError
-from dpviz.validation import check_int, check_positive
+from dpviz.validation import check_int, check_positive, is_real
 
 __all__ = [
     "Argument", "AuditTask", "BreakTask", "Implementation", "Prediction", "Step"
 ]
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -51,7 +46,7 @@ class _SamplingTest:
         check_int(self.n_samples, "n_samples", minimum=100)
         check_int(self.seed, "seed", minimum=0)
         check_int(self.max_cells, "max_cells", minimum=2)
-        if not (_is_number(self.false_alarm) and 0 < self.false_alarm < 1):
+        if not (is_real(self.false_alarm) and 0 < self.false_alarm < 1):
             raise InvalidParameterError(f"false_alarm must be in (0, 1), got {self.false_alarm!r}")
 
     def check_draws(self, draw: Callable[[Any, np.random.Generator], Any], cases: Sequence[Any],
@@ -375,7 +370,7 @@ class AuditTask(_SamplingTest):
         check_int(self.min_samples, "min_samples", minimum=20)
         if self.max_loss is not None:
             check_positive(self.max_loss, "max_loss", allow_zero=True)
-        if not (_is_number(self.max_alpha) and 0 < self.max_alpha < 1):
+        if not (is_real(self.max_alpha) and 0 < self.max_alpha < 1):
             raise InvalidParameterError(f"max_alpha must be in (0, 1), got {self.max_alpha!r}")
         super().__post_init__()
 
@@ -508,7 +503,7 @@ class Prediction:
 
     def verify(self, answer: Any, key: str) -> str:
         """Compute the value; say how far the prediction was (AssertionError if too far)."""
-        if not _is_number(answer) or not math.isfinite(answer):
+        if not is_real(answer) or not math.isfinite(answer):
             raise AssertionError(f"Exercise {key}: expected a number, got {answer!r}")
         value, spread, accepted = self.evaluate()
         runs = (f" (mean of {len(self.seeds)} runs, run-to-run spread ±{spread:.3g})"

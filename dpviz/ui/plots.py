@@ -75,10 +75,7 @@ def log_ticks(low: float, high: float, *, max_ticks: int = 6) -> list[float]:
 
 
 def log_axis(values: Sequence[float] | np.ndarray | pd.Series, *, fmt: str = "~g") -> alt.Axis:
-    """A log axis with :func:`log_ticks` over the positive finite ``values`` (else Vega's).
-
-    d3 format ``fmt``: ``"~g"`` (0.01, 0.5, 10) suits ε, ``"~s"`` (1k, 10k) counts.
-    """
+    """A log axis (d3 format ``fmt``) with :func:`log_ticks` over the positive finite ``values``."""
     array = np.asarray(values, dtype=float)
     array = array[np.isfinite(array) & (array > 0)]
     if array.size == 0:
@@ -160,10 +157,7 @@ def audit_histogram_chart(result: AuditResult, *, width: int = 300) -> alt.Chart
 def privacy_loss_chart(
     result: AuditResult, *, exact: pd.DataFrame | None = None, width: int = 460
 ) -> alt.Chart:
-    """The loss log P[M(D) ∈ E] / P[M(D′) ∈ E] of every candidate event, a 95% band, ±ε.
-
-    ``exact`` (columns ``event``, ``loss``) adds the exact log-ratio as a line.
-    """
+    """The loss log P[M(D) ∈ E] / P[M(D′) ∈ E] of every event, a 95% band, ±ε, ``exact``'s line."""
     table = result.selection
     n = max(int(result.n_samples - result.p.n), 1)  # selection samples per neighbour
     a_low, a_high = clopper_pearson(table["count_D"].to_numpy(), n, result.alpha / 2)

@@ -75,11 +75,7 @@ def _renumber(frame: pd.DataFrame) -> pd.DataFrame:
 def tree_chart(
     tree: Any, *, show_pruned: bool = True, width: int = 640, height: int | None = None
 ) -> alt.LayerChart:
-    """The tree as layers: edges, nodes by depth (colour = kind, tooltips) and short labels.
-
-    ``tree`` is an ``ID3Tree`` or a fitted FS estimator; ``show_pruned`` draws the pruned
-    branches (grey); ``height`` defaults to 70 pixels per level.
-    """
+    """An ``ID3Tree`` (or fitted FS estimator) as layers: edges, nodes by depth, short labels."""
     t = as_tree(tree)
     frame = tree_frame(t)
     frame = _layout(frame if show_pruned else _renumber(frame))
