@@ -6,6 +6,7 @@ Twin in the paper's words: :mod:`dpviz.pseudocode.rdt_sharp`.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -277,14 +278,14 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.secondary_counts_ = [_exact_release(*table) for table in self._secondary_tables]
         return self
 
-    def _located_counts(self, cells: np.ndarray) -> list[np.ndarray]:
-        """Each tree's counts at the given cells: E1's releases, then E2's exact tables."""
-        n_primary = len(self.primary_)
-        out = [c(k) for c, k in zip(self.primary_counts_, cells[:n_primary], strict=True)]
-        for (keys, table), k in zip(self._secondary_tables, cells[n_primary:], strict=True):
+    def _located_counts(self, cells: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
+        """Each tree's counts at its cells, one tree at a time: E1's releases, E2's tables."""
+        cells = iter(cells)
+        for release in self.primary_counts_:
+            yield release(next(cells))
+        for (keys, table), k in zip(self._secondary_tables, cells, strict=True):
             pos = np.minimum(np.searchsorted(keys, k), len(keys) - 1)
-            out.append(np.where((keys[pos] == k)[:, None], table[pos], 0))
-        return out
+            yield np.where((keys[pos] == k)[:, None], table[pos], 0)
 
     def refit_encoded(
         self, codes: np.ndarray, labels: np.ndarray, *, epsilon: float,
@@ -352,7 +353,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
         check_is_fitted(self, "primary_")
-        cells = [t.cell_keys(codes) for t in self.primary_ + self.secondary_]
+        cells = (t.cell_keys(codes) for t in self.primary_ + self.secondary_)
         return classify(self._located_counts(cells))
 
 
