@@ -25,6 +25,7 @@ from dpviz.trees.random_tree import (
     check_depth,
     fan_depth,
     rdt_sharp_depth,
+    route_bytes,
     tree_bytes,
 )
 from dpviz.trees.rdt import classify
@@ -40,6 +41,10 @@ def region_distance(rows: np.ndarray, centres: np.ndarray, domain: Domain) -> np
     width = np.where(categorical, 1.0, bounds[:, 1] - bounds[:, 0])
     gap = np.abs(rows - centres)
     return np.where(categorical, gap > 0, gap / width).sum(axis=-1)
+
+
+#: Row-centre-attribute entries whose distances are computed at once (~40 B each, 40 MB).
+DISTANCE_BLOCK = 2**20
 
 
 @dataclass
@@ -62,23 +67,39 @@ class CentredTree:
         index = np.zeros(len(codes), dtype=np.int64)
         if len(self.leaf_keys):
             pos = np.minimum(np.searchsorted(self.leaf_keys, leaves), len(self.leaf_keys) - 1)
-            has = self.leaf_keys[pos] == leaves
-            slots = self.slots[pos[has]]  # (m, M)
-            valid = slots >= 0
-            dist = _centre_distances(codes[has], self.centres, np.maximum(slots, 0),
-                                     self.tree.domain)
-            index[has] = np.argmin(np.where(valid, dist, np.inf), axis=1)
+            has = np.flatnonzero(self.leaf_keys[pos] == leaves)
+            step = max(DISTANCE_BLOCK // (self.slots.shape[1] * codes.shape[1]), 1)
+            for rows in (has[i:i + step] for i in range(0, len(has), step)):  # (m, M, k) blocks
+                slots = self.slots[pos[rows]]  # (m, M)
+                dist = _centre_distances(codes[rows], self.centres, np.maximum(slots, 0),
+                                         self.tree.domain)
+                index[rows] = np.argmin(np.where(slots >= 0, dist, np.inf), axis=1)
         return keyed.child_keys(leaves, index)
+
+
+def cells_peak(domain: Domain, depth: int, n_rows: int, n_cells: int) -> int:
+    """Estimated transient memory of placing ``n_rows`` rows in one tree's cells (an upper bound).
+
+    Their routing and codes per row, and a block of centre distances, 40 B per (row, centre,
+    attribute), 4 B in small codes (measured: tests/test_memory_guards.py); trees come one by one.
+    """
+    k = len(domain)
+    per_row = route_bytes(k, depth) + 16 * (depth + 1) + 8 * k + 160
+    per_entry = 4 if _small_codes(domain) else 40
+    return n_rows * per_row + per_entry * min(n_rows * n_cells * k, DISTANCE_BLOCK)
+
+
+def _small_codes(domain: Domain) -> bool:
+    """Whether every attribute is categorical with codes that fit an int16."""
+    return bool(domain.categorical_mask.all()) and all(
+        a.n_values < 2**15 for a in domain if isinstance(a, Categorical))
 
 
 def _centre_distances(
     rows: np.ndarray, centres: np.ndarray, slots: np.ndarray, domain: Domain
 ) -> np.ndarray:
     """``region_distance(rows[:, None, :], centres[slots], domain)``, shape (m, M)."""
-    small = domain.categorical_mask.all() and all(
-        a.n_values < 2**15 for a in domain if isinstance(a, Categorical)
-    )
-    if not small:
+    if not _small_codes(domain):
         return region_distance(rows[:, None, :], centres[slots], domain)
     r, c = rows.astype(np.int16), centres.astype(np.int16)
     return np.count_nonzero(r[:, None, :] != c[slots], axis=-1).astype(np.float64)
@@ -195,7 +216,8 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         k = 1 if domain is None else len(domain)
         per_tree = tree_bytes(k) + n_cells * (8 * k + 24) + 24 * n_public
         check_memory(
-            (n_primary + n_secondary) * per_tree,
+            (n_primary + n_secondary) * per_tree
+            + (n_public and cells_peak(domain, self.height(domain), n_public, n_cells)),
             f"n_primary + n_secondary = {self.n_primary!r} + {self.n_secondary!r} trees with "
             f"n_cells={self.n_cells!r} centres each over {k} attribute(s)"
             + (f" and {n_public} public rows" if n_public else ""),
@@ -355,21 +377,6 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "primary_")
         cells = (t.cell_keys(codes) for t in self.primary_ + self.secondary_)
         return classify(self._located_counts(cells))
-
-
-def build_secondary(
-    domain: Domain, depth: int, public: np.ndarray, pseudo_labels: np.ndarray, *, n_trees: int,
-    n_cells: int, rng: np.random.Generator,
-) -> tuple[list[CentredTree], list[NoisyLeafCounts]]:
-    """RDT# Fig. 5's secondary ensemble: t trees of pseudo-labeled public rows (free)."""
-    if len(public) == 0:
-        return [], []
-    trees = [create_tree(domain, depth, public, n_cells=n_cells, rng=rng) for _ in range(n_trees)]
-    cells = [_distinct(t.cell_keys(public, leaves=t.public_leaves)) for t in trees]
-    return trees, [
-        _exact_release(keys, _cell_counts(inverse, pseudo_labels, len(keys), domain.n_classes))
-        for keys, inverse in cells
-    ]
 
 
 def _distinct(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
