@@ -521,8 +521,12 @@ def tidy_classes(classes: np.ndarray) -> np.ndarray:
 
 
 #: Node visits (rows × trees × levels) from which a fit or a prediction shows a progress
-#: bar: about 2 s at numpy's routing speed (~10^8 visits/s on one core).
+#: bar: about 13 s of numpy's routing, 3 s of the compiled descent (:data:`VISITS_PER_SECOND`).
 PROGRESS_MIN_VISITS = 2 * 10**8
+#: Node visits per second on one core (docs/benchmarks.md, AMD EPYC, fits and predictions of
+#: Private-RDT and FI): numpy's level-by-level routing, numba's compiled descent. Deep trees
+#: with many leaves to release run slower (depth 64: 2-4 × 10^6 visits/s).
+VISITS_PER_SECOND = {"numpy": 1.5e7, "compiled": 6e7}
 
 
 def shows_progress(visits: int) -> bool:
@@ -530,16 +534,27 @@ def shows_progress(visits: int) -> bool:
     return visits >= PROGRESS_MIN_VISITS
 
 
-def progress(items: Sequence[Any], visits: int, description: str) -> Sequence[Any]:
-    """``items``, with a progress bar (tqdm) when ``visits`` node visits will take seconds.
+def progress(items: Sequence[Any], visits: int, description: str, descent: int = 0) -> Any:
+    """``items``, with a progress bar (tqdm) and its expected time when ``visits`` take seconds.
 
+    ``descent``: an item's visits if it descends compiled from them on (0: numpy's routing).
     The bar is shown to whoever runs the fit, not released: it is no part of the model.
     """
     if not shows_progress(visits) or len(items) < 2:
         return items
     from tqdm.auto import tqdm  # only now: in a kernel it loads the widget library
 
-    return tqdm(items, desc=description, leave=False)
+    from dpviz.trees.random_tree import _kernels  # (loads numba if it will run)
+
+    rate = VISITS_PER_SECOND["compiled" if descent and _kernels(descent) else "numpy"]
+    return tqdm(items, desc=f"{description} ({about(visits / rate)})", leave=False)
+
+
+def about(seconds: float) -> str:
+    """A duration in words: "about 40 s", "about 3 min", "about 2.5 h"."""
+    if seconds < 90:
+        return f"about {max(round(seconds), 1)} s"
+    return f"about {seconds / 60:.0f} min" if seconds < 5400 else f"about {seconds / 3600:.1f} h"
 
 
 def release_generators(rng: np.random.Generator) -> tuple[np.random.Generator, np.random.Generator]:

@@ -38,7 +38,6 @@ def classify(tree_counts: Iterable[np.ndarray], *, clip_negative: bool = False) 
 
     Negative sums are clipped at 0 (each tree's counts too with ``clip_negative``); a row whose
     sums are all <= 0 puts its mass on its largest sums, so the arg-max is always the largest sum.
-    The trees' counts are summed one by one (memory of one tree's, whatever the number of trees).
     """
     total = _summed(np.maximum(c, 0) if clip_negative else c for c in tree_counts)
     total = total.astype(np.float64)
@@ -160,8 +159,7 @@ class RandomDecisionTreeClassifier(_RDTBase):
         work = codes.shape[0] * len(pairs) * self.depth_
         for tree, levels in progress(pairs, work, "random decision trees: trees"):
             routing = tree.route(codes)
-            t = self.domain_.n_classes
-            counts = np.zeros((codes.shape[0], t), dtype=np.int64)
+            counts = np.zeros((codes.shape[0], self.domain_.n_classes), dtype=np.int64)
             found = np.zeros(codes.shape[0], dtype=bool)
             depths = range(self.depth_, -1, -1) if prune else [self.depth_]
             for level in depths:  # deepest visited node first (pruned tree)
@@ -252,13 +250,14 @@ class PrivateRDTClassifier(_RDTBase):
         n_rows: int = 0,
     ) -> list[NoisyLeafCounts]:
         per_tree = epsilon / len(trees)
-        work = n_rows * len(trees) * self.depth_
+        descent = n_rows * self.depth_  # a tree's (leaf_keys: compiled from 2e6 on)
         return [
             table.noisy_leaf_counts(
                 tree.leaf_keys, epsilon=per_tree, mechanism=self.noise,
                 label=f"tree {i + 1} leaf vector{tag}",
             )
-            for i, tree in enumerate(progress(trees, work, "Private-RDT: trees"))
+            for i, tree in enumerate(progress(trees, descent * len(trees), "Private-RDT: trees",
+                                              descent))
         ]
 
     def _check_update(self, method: str, X_previous: Any, y_previous: Any) -> float:

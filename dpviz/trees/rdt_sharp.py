@@ -236,10 +236,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         public: np.ndarray | None = None,
     ) -> RDTSharpClassifier:
         """RDT# Fig. 5 on encoded rows; ``public``: the encoded unlabeled rows (or None)."""
-        if public is None:
-            public = np.zeros((0, len(domain)))
-        else:
-            public = check_encoded(public, domain)[0]
+        public = np.zeros((0, len(domain))) if public is None else check_encoded(public, domain)[0]
         n_primary, n_secondary, n_cells = self._check_scale(domain, len(public))
         self.depth_ = self.height(domain)
         structure_rng, noise_rng = self._rngs()
@@ -269,11 +266,8 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         epsilon = self._epsilon()
         n_primary = len(self.primary_)
         table = self._private_table(codes, labels, domain, epsilon, noise_rng)
-        routes = (
-            [tree.cell_keys for tree in self.primary_]
-            if cells is None
-            else [lambda rows, c=c: c for c in cells]  # the rows' cells, known (public maps)
-        )
+        routes = ([tree.cell_keys for tree in self.primary_] if cells is None
+                  else [lambda rows, c=c: c for c in cells])  # the rows' cells, known (public)
         self.primary_counts_ = [
             table.noisy_leaf_counts(
                 route, epsilon=epsilon / n_primary, mechanism=self.noise,
@@ -283,15 +277,11 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         ]
         table.close()
         self.ledger_ = table.ledger
-        primary_cells = self._public_cells[:n_primary]
-        if len(primary_cells[0][1]):  # Classify(E1, x) for every public row x
-            counts = [  # each distinct cell looked up once (a release is a function of the key)
-                c(keys)[inverse]
-                for c, (keys, inverse) in zip(self.primary_counts_, primary_cells, strict=True)
-            ]
-            self.pseudo_labels_ = classify(counts).argmax(axis=1)
-        else:
-            self.pseudo_labels_ = np.zeros(0, dtype=np.int64)
+        counts = (  # Classify(E1, x) for every public row x, each distinct cell looked up once
+            c(keys)[inverse]
+            for c, (keys, inverse) in zip(self.primary_counts_, self._public_cells, strict=False)
+        )
+        self.pseudo_labels_ = classify(counts).argmax(axis=1)
         # E2: exact class counts of the pseudo-labeled public rows per cell (AddLabeled)
         self._secondary_tables = [
             (keys, _cell_counts(inverse, self.pseudo_labels_, len(keys), domain.n_classes))
@@ -349,10 +339,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         """The cell of each encoded row in every tree of E1 ∪ E2, (p + t, n) keys: public."""
         check_is_fitted(self, "primary_")
         codes = check_encoded(codes, self.domain_, unknown=True)[0]
-        trees = self.primary_ + self.secondary_
-        if not trees:
-            return np.zeros((0, len(codes)), dtype=np.uint64)
-        return np.stack([t.cell_keys(codes) for t in trees])
+        return np.stack([t.cell_keys(codes) for t in self.primary_ + self.secondary_])
 
     def predict_located(self, cells: np.ndarray) -> np.ndarray:
         """``predict_encoded`` of rows given by their cells (:meth:`locate_encoded`)."""
