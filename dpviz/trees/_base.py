@@ -523,31 +523,35 @@ def tidy_classes(classes: np.ndarray) -> np.ndarray:
 #: Node visits (rows × trees × levels) from which a fit or a prediction shows a progress
 #: bar: about 13 s of numpy's routing, 3 s of the compiled descent (:data:`VISITS_PER_SECOND`).
 PROGRESS_MIN_VISITS = 2 * 10**8
-#: Node visits per second on one core (docs/benchmarks.md, AMD EPYC, fits and predictions of
-#: Private-RDT and FI): numpy's level-by-level routing, numba's compiled descent. Deep trees
-#: with many leaves to release run slower (depth 64: 2-4 × 10^6 visits/s).
+#: Node visits per second on one core, numpy's routing and numba's compiled descent; a leaf
+#: released or looked up costs ``LEAF_VISITS`` numpy visits (3e5 leaves/s); measured on AMD EPYC
+#: (docs/benchmarks.md). Deep numeric trees run slower (depth 64: 2-4e6 visits/s).
 VISITS_PER_SECOND = {"numpy": 1.5e7, "compiled": 6e7}
+LEAF_VISITS = 50
 
 
-def shows_progress(visits: int) -> bool:
+def shows_progress(visits: float) -> bool:
     """Whether a job of ``visits`` node visits takes long enough to show a progress bar."""
     return visits >= PROGRESS_MIN_VISITS
 
 
-def progress(items: Sequence[Any], visits: int, description: str, descent: int = 0) -> Any:
-    """``items``, with a progress bar (tqdm) and its expected time when ``visits`` take seconds.
+def progress(items: Sequence[Any], visits: int, description: str, descent: int = 0,
+             leaves: float = 0) -> Any:
+    """``items``, with a progress bar (tqdm) and its expected time when the job takes seconds.
 
-    ``descent``: an item's visits if it descends compiled from them on (0: numpy's routing).
+    ``descent``: an item's visits if it descends compiled from them on (0: numpy's routing);
+    ``leaves``: the leaves the job reaches (the memory guard's bound), at ``LEAF_VISITS`` each.
     The bar is shown to whoever runs the fit, not released: it is no part of the model.
     """
-    if not shows_progress(visits) or len(items) < 2:
+    if not shows_progress(visits + LEAF_VISITS * leaves) or len(items) < 2:
         return items
     from tqdm.auto import tqdm  # only now: in a kernel it loads the widget library
 
     from dpviz.trees.random_tree import _kernels  # (loads numba if it will run)
 
     rate = VISITS_PER_SECOND["compiled" if descent and _kernels(descent) else "numpy"]
-    return tqdm(items, desc=f"{description} ({about(visits / rate)})", leave=False)
+    seconds = visits / rate + LEAF_VISITS * leaves / VISITS_PER_SECOND["numpy"]
+    return tqdm(items, desc=f"{description} ({about(seconds)})", leave=False)
 
 
 def about(seconds: float) -> str:

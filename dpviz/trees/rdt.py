@@ -40,7 +40,6 @@ def classify(tree_counts: Iterable[np.ndarray], *, clip_negative: bool = False) 
     sums are all <= 0 puts its mass on its largest sums, so the arg-max is always the largest sum.
     """
     total = _summed(np.maximum(c, 0) if clip_negative else c for c in tree_counts)
-    total = total.astype(np.float64)
     positive = np.maximum(total, 0.0)
     mass = positive.sum(axis=1, keepdims=True)
     top = (total == total.max(axis=1, keepdims=True)).astype(np.float64)
@@ -50,13 +49,13 @@ def classify(tree_counts: Iterable[np.ndarray], *, clip_negative: bool = False) 
 
 
 def _summed(counts: Iterator[np.ndarray]) -> np.ndarray:
-    """``np.sum(list(counts), axis=0)`` bit for bit, tree 0 + tree 1 + ..., one tree at a time."""
+    """``np.sum(list(counts), axis=0)`` in float bit for bit: tree 0 + tree 1 + ..., one by one."""
     total = next(counts)
     if total.size == 1:  # one row and class: numpy sums the (few) values pairwise
-        return np.sum([total, *counts], axis=0)
+        return np.sum([total, *counts], axis=0).astype(np.float64)
     for c in counts:
         total = total + c
-    return total
+    return total.astype(np.float64)
 
 
 class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -239,25 +238,26 @@ class PrivateRDTClassifier(_RDTBase):
         leaves = leaves_bound(domain, self.depth_, len(codes))
         self.trees_ = self._make_trees(self._structure_rng, self.depth_, leaves)
         table = self._private_table(codes, labels, domain, epsilon, self._noise_rng)
-        self.leaf_counts_ = self._release(table, self.trees_, epsilon, n_rows=len(codes))
+        self.leaf_counts_ = self._release(table, self.trees_, epsilon, len(codes))
         table.close()
         self._table = table
         self.ledger_ = table.ledger
         return self
 
     def _release(
-        self, table: PrivateTable, trees: list[RandomTree], epsilon: float, tag: str = "",
-        n_rows: int = 0,
+        self, table: PrivateTable, trees: list[RandomTree], epsilon: float, n_rows: int,
+        tag: str = "",
     ) -> list[NoisyLeafCounts]:
         per_tree = epsilon / len(trees)
         descent = n_rows * self.depth_  # a tree's (leaf_keys: compiled from 2e6 on)
+        leaves = len(trees) * leaves_bound(self.domain_, self.depth_, n_rows)
+        bar = progress(trees, descent * len(trees), "Private-RDT: trees", descent, leaves)
         return [
             table.noisy_leaf_counts(
                 tree.leaf_keys, epsilon=per_tree, mechanism=self.noise,
                 label=f"tree {i + 1} leaf vector{tag}",
             )
-            for i, tree in enumerate(progress(trees, descent * len(trees), "Private-RDT: trees",
-                                              descent))
+            for i, tree in enumerate(bar)
         ]
 
     def _check_update(self, method: str, X_previous: Any, y_previous: Any) -> float:
@@ -287,8 +287,9 @@ class PrivateRDTClassifier(_RDTBase):
     def _tree_counts(self, codes: np.ndarray) -> Iterator[np.ndarray]:
         pairs = list(zip(self.trees_, self.leaf_counts_, strict=True))
         work = codes.shape[0] * len(pairs) * self.depth_
+        leaves = len(pairs) * leaves_bound(self.domain_, self.depth_, codes.shape[0])
         return (tree.route(codes).per_leaf(counts)
-                for tree, counts in progress(pairs, work, "Private-RDT: trees"))
+                for tree, counts in progress(pairs, work, "Private-RDT: trees", leaves=leaves))
 
     def locate_encoded(self, codes: np.ndarray) -> list[Routing]:
         """Where encoded rows land in every tree (public, the same at every ε)."""
@@ -344,8 +345,7 @@ class PrivateRDTClassifier(_RDTBase):
     ) -> PrivateRDTClassifier:
         if method == "jpw":
             batch = self._table.append(codes, labels)
-            new = self._release(batch, self.trees_, epsilon, tag=f" ({batch.path[0]})",
-                                n_rows=len(codes))
+            new = self._release(batch, self.trees_, epsilon, len(codes), f" ({batch.path[0]})")
             batch.close()
             self.leaf_counts_ = [old.add(n) for old, n in zip(self.leaf_counts_, new, strict=True)]
             return self
@@ -361,8 +361,8 @@ class PrivateRDTClassifier(_RDTBase):
             union, union_labels, self.domain_, previous + epsilon, self._noise_rng
         )
         table.charge_prior(previous, label="earlier release on D1 (sequential)")
-        self.leaf_counts_ = self._release(table, trees, epsilon, tag=f" ({method} on D1 ∪ D2)",
-                                          n_rows=len(union))
+        self.leaf_counts_ = self._release(table, trees, epsilon, len(union),
+                                          f" ({method} on D1 ∪ D2)")
         self.trees_ = trees
         table.close()
         self._table = table

@@ -80,8 +80,8 @@ class CentredTree:
 def cells_peak(domain: Domain, depth: int, n_rows: int, n_cells: int) -> int:
     """Estimated transient memory of placing ``n_rows`` rows in one tree's cells (an upper bound).
 
-    Their routing and codes per row, and a block of centre distances, 40 B per (row, centre,
-    attribute), 4 B in small codes (measured: tests/test_memory_guards.py); trees come one by one.
+    Routing and codes per row; centre distances in blocks, 40 B per (row, centre, attribute) and
+    4 B in small codes (measured: tests/test_memory_guards.py). Trees come one by one.
     """
     k = len(domain)
     per_row = route_bytes(k, depth) + 16 * (depth + 1) + 8 * k + 160
@@ -348,8 +348,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         cells = np.asarray(cells, dtype=np.uint64)
         if cells.ndim != 2 or cells.shape[0] != n_trees:
             raise InvalidParameterError(
-                f"cells must have one row per tree ({n_trees}), got shape {cells.shape}"
-            )
+                f"cells must have one row per tree ({n_trees}), got shape {cells.shape}")
         return classify(self._located_counts(cells)).argmax(axis=1)
 
     def released_counts(self, X: Any) -> np.ndarray:
@@ -378,7 +377,5 @@ def _cell_counts(inverse: np.ndarray, labels: np.ndarray, n_cells: int, n_classe
 
 def _exact_release(keys: np.ndarray, counts: np.ndarray) -> NoisyLeafCounts:
     """Exact counts of public rows per cell as a release (ε = inf, no noise, no secret)."""
-    return NoisyLeafCounts(
-        keys, counts, counts.shape[1], epsilon=float("inf"), mechanism="discrete_laplace",
-        secret=None,
-    )
+    return NoisyLeafCounts(keys, counts, counts.shape[1], epsilon=float("inf"),
+                           mechanism="discrete_laplace", secret=None)
