@@ -10,6 +10,7 @@ import numbers
 import textwrap
 import warnings
 from collections.abc import Callable, Sequence
+from importlib.util import find_spec
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from dpviz.domain import Domain, check_not_time, check_unique_columns
 from dpviz.errors import EmptyDataError, InvalidParameterError, MissingValueError
 from dpviz.privacy import PRIOR_MECHANISM, Ledger, PrivateTable
+from dpviz.trees.random_tree import COMPILED_MIN_VISITS, engine
 from dpviz.validation import check_epsilon, check_random_state
 
 __all__ = [
@@ -539,7 +541,7 @@ def progress(items: Sequence[Any], visits: int, description: str, descent: int =
              leaves: float = 0) -> Any:
     """``items``, with a progress bar (tqdm) and its expected time when the job takes seconds.
 
-    ``descent``: an item's visits if it descends compiled from them on (0: numpy's routing);
+    ``descent``: an item's visits, compiled (numba) from ``COMPILED_MIN_VISITS`` on (0: numpy);
     ``leaves``: the leaves the job reaches (the memory guard's bound), at ``LEAF_VISITS`` each.
     The bar is shown to whoever runs the fit, not released: it is no part of the model.
     """
@@ -547,9 +549,8 @@ def progress(items: Sequence[Any], visits: int, description: str, descent: int =
         return items
     from tqdm.auto import tqdm  # only now: in a kernel it loads the widget library
 
-    from dpviz.trees.random_tree import _kernels  # (loads numba if it will run)
-
-    rate = VISITS_PER_SECOND["compiled" if descent and _kernels(descent) else "numpy"]
+    compiled = descent >= COMPILED_MIN_VISITS and engine() != "numpy" and find_spec("numba")
+    rate = VISITS_PER_SECOND["compiled" if compiled else "numpy"]
     seconds = visits / rate + LEAF_VISITS * leaves / VISITS_PER_SECOND["numpy"]
     return tqdm(items, desc=f"{description} ({about(seconds)})", leave=False)
 

@@ -320,8 +320,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             if cells.ndim != 2 or cells.shape[0] < n_primary or cells.shape[1] != len(codes):
                 raise InvalidParameterError(
                     f"cells must be locate_encoded(codes), shape (p + t, {len(codes)}); got "
-                    f"{cells.shape}"
-                )
+                    f"{cells.shape}")
             cells = cells[:n_primary]
         return model._release_again(codes, labels, cells)
 
