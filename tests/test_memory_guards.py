@@ -107,31 +107,49 @@ def test_what_would_not_fit_is_refused_before_any_tree_is_drawn():
         PrivateRDTClassifier(n_trees=300_000, domain=data.domain).fit(data.X, data.y)
 
 
+def rdt_sharp_measured(X, y, domain, **params):
+    """Fit RDT# on a fifth of the rows, the rest public: (kept, peak, estimate of what it keeps
+    (trees × (tree + n_cells centres + public rows)), estimate of placing the public rows)."""
+    labeled = len(y) // 5
+    estimator = RDTSharpClassifier(domain=domain, random_state=0, n_labeled=labeled, **params)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        estimator.fit(X[:labeled], y[:labeled], X_public=X[labeled:])
+        kept, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    k, n_public = len(domain), len(y) - labeled
+    each = tree_bytes(k) + estimator.n_cells * (8 * k + 24) + 24 * n_public
+    bound = (estimator.n_primary + estimator.n_secondary) * each
+    return kept, peak, bound, cells_peak(domain, estimator.depth_, n_public, estimator.n_cells)
+
+
 @pytest.mark.parametrize(("name", "n_secondary"), [("nursery", 200), ("mushroom", 200),
-                                                   ("adult", 20)])
+                                                   ("adult", 20), ("numeric", 50)])
 def test_rdt_sharp_estimate_covers_its_cells_and_secondary_trees(name, n_secondary):
     """RDT#'s guard: (primary + secondary trees) × (tree + n_cells centres + public rows), and
     placing the public rows in one tree's cells (routing, centre distances) at a time. Adult
     (mixed, 36,178 public rows) with 20 secondary trees, not RDT#'s 200 (25 s under
     tracemalloc; measured: kept 139 MB, peak 181 MB, estimate 240 MB; before the distances
-    went in blocks, the peak was 296 MB)."""
-    data = load(name)
-    labeled = len(data.y) // 5  # a fifth labeled, the rest public
-    estimator = RDTSharpClassifier(domain=data.domain, random_state=0, n_labeled=labeled,
-                                   n_secondary=n_secondary)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        estimator.fit(data.X.iloc[:labeled], data.y.iloc[:labeled], X_public=data.X.iloc[labeled:])
-        kept, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    k, n_public = len(data.domain), len(data.y) - labeled
-    each = tree_bytes(k) + estimator.n_cells * (8 * k + 24) + 24 * n_public
-    bound = (estimator.n_primary + estimator.n_secondary) * each
-    assert kept <= bound <= 2 * kept, (kept, bound)  # measured: 1.3-1.4x
-    transient = cells_peak(data.domain, estimator.depth_, n_public, estimator.n_cells)
+    went in blocks, the peak was 296 MB). Numeric: 20,000 rows × 10 attributes (depth 5)."""
+    if name == "numeric":
+        X, y, domain = numeric_data(20_000, 10)
+    else:
+        data = load(name)
+        X, y, domain = data.X.to_numpy(dtype=object), data.y.to_numpy(), data.domain
+    kept, peak, bound, transient = rdt_sharp_measured(X, y, domain, n_secondary=n_secondary)
+    assert kept <= bound <= 2 * kept, (kept, bound)  # measured: 1.3-1.5x
     assert peak <= bound + transient <= 2 * peak, (peak, bound, transient)
+
+
+@pytest.mark.xfail(strict=True, reason="open (issue 27): every leaf holding public rows gets a "
+                   "centre, beyond n_cells; leaves_bound is 10x loose on categorical data")
+def test_rdt_sharp_estimate_covers_deep_numeric_trees():
+    """At depth 12, 4,096 leaves a tree: kept 23.2 MB, over the 21.4 MB estimate."""
+    X, y, domain = numeric_data(20_000, 10)
+    kept, _, bound, _ = rdt_sharp_measured(X, y, domain, n_secondary=50, max_depth=12)
+    assert kept <= bound, (kept, bound)
 
 
 @pytest.mark.parametrize("cls", [PrivateRDTClassifier, RandomDecisionTreeClassifier])
