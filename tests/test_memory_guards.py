@@ -22,7 +22,7 @@ from dpviz.errors import InvalidParameterError
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.random_tree import leaves_bound, route_bytes, tree_bytes
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
-from dpviz.trees.rdt_sharp import RDTSharpClassifier
+from dpviz.trees.rdt_sharp import RDTSharpClassifier, cells_peak
 
 
 def measured(estimator, X, y):
@@ -107,21 +107,65 @@ def test_what_would_not_fit_is_refused_before_any_tree_is_drawn():
         PrivateRDTClassifier(n_trees=300_000, domain=data.domain).fit(data.X, data.y)
 
 
-@pytest.mark.parametrize("name", ["nursery", "mushroom"])
-def test_rdt_sharp_estimate_covers_its_cells_and_secondary_trees(name):
-    """RDT#'s guard: (primary + secondary trees) × (tree + n_cells centres + public rows)."""
-    data = load(name)
-    labeled = len(data.y) // 5  # a fifth labeled, the rest public
-    estimator = RDTSharpClassifier(domain=data.domain, random_state=0, n_labeled=labeled)
+def rdt_sharp_measured(X, y, domain, **params):
+    """Fit RDT# on a fifth of the rows, the rest public: (kept, peak, estimate of what it keeps
+    (trees × (tree + n_cells centres + public rows)), estimate of placing the public rows)."""
+    labeled = len(y) // 5
+    estimator = RDTSharpClassifier(domain=domain, random_state=0, n_labeled=labeled, **params)
     gc.collect()
     tracemalloc.start()
     try:
-        estimator.fit(data.X.iloc[:labeled], data.y.iloc[:labeled], X_public=data.X.iloc[labeled:])
+        estimator.fit(X[:labeled], y[:labeled], X_public=X[labeled:])
         kept, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    k, n_public = len(data.domain), len(data.y) - labeled
+    k, n_public = len(domain), len(y) - labeled
     each = tree_bytes(k) + estimator.n_cells * (8 * k + 24) + 24 * n_public
     bound = (estimator.n_primary + estimator.n_secondary) * each
-    assert kept <= bound <= 2 * kept, (kept, bound)  # measured: 1.3-1.4x
-    assert peak <= 2 * bound, (peak, bound)
+    return kept, peak, bound, cells_peak(domain, estimator.depth_, n_public, estimator.n_cells)
+
+
+@pytest.mark.parametrize(("name", "n_secondary"), [("nursery", 200), ("mushroom", 200),
+                                                   ("adult", 20), ("numeric", 50)])
+def test_rdt_sharp_estimate_covers_its_cells_and_secondary_trees(name, n_secondary):
+    """RDT#'s guard: (primary + secondary trees) × (tree + n_cells centres + public rows), and
+    placing the public rows in one tree's cells (routing, centre distances) at a time. Adult
+    (mixed, 36,178 public rows) with 20 secondary trees, not RDT#'s 200 (25 s under
+    tracemalloc; measured: kept 139 MB, peak 181 MB, estimate 240 MB; before the distances
+    went in blocks, the peak was 296 MB). Numeric: 20,000 rows × 10 attributes (depth 5)."""
+    if name == "numeric":
+        X, y, domain = numeric_data(20_000, 10)
+    else:
+        data = load(name)
+        X, y, domain = data.X.to_numpy(dtype=object), data.y.to_numpy(), data.domain
+    kept, peak, bound, transient = rdt_sharp_measured(X, y, domain, n_secondary=n_secondary)
+    assert kept <= bound <= 2 * kept, (kept, bound)  # measured: 1.3-1.5x
+    assert peak <= bound + transient <= 2 * peak, (peak, bound, transient)
+
+
+@pytest.mark.xfail(strict=True, reason="open (issue 27): every leaf holding public rows gets a "
+                   "centre, beyond n_cells; leaves_bound is 10x loose on categorical data")
+def test_rdt_sharp_estimate_covers_deep_numeric_trees():
+    """At depth 12, 4,096 leaves a tree: kept 23.2 MB, over the 21.4 MB estimate."""
+    X, y, domain = numeric_data(20_000, 10)
+    kept, _, bound, _ = rdt_sharp_measured(X, y, domain, n_secondary=50, max_depth=12)
+    assert kept <= bound, (kept, bound)
+
+
+@pytest.mark.parametrize("cls", [PrivateRDTClassifier, RandomDecisionTreeClassifier])
+def test_prediction_memory_does_not_grow_with_the_trees(cls):
+    """Classify sums the trees' counts one tree at a time: 100 trees peak as 10 do (stacked,
+    Nursery's 12,960 rows × 5 classes would take 5 MB per 10 trees)."""
+    data = load("nursery")
+    codes = data.domain.encode(data.X)
+    peaks = []
+    for n_trees in (10, 100):
+        model = cls(n_trees=n_trees, domain=data.domain, random_state=0).fit(data.X, data.y)
+        gc.collect()
+        tracemalloc.start()
+        try:
+            model.predict_proba_encoded(codes)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    assert peaks[1] <= 1.2 * peaks[0], peaks

@@ -8,8 +8,23 @@ from dpviz.audit.engine import Event, audit
 from dpviz.data.uci import load
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError, PrivacyLeakWarning
+from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.trees.rdt import PrivateRDTClassifier
-from dpviz.trees.rdt_sharp import RDTSharpClassifier, build_secondary, create_tree, region_distance
+from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree, region_distance
+
+
+def build_secondary(domain, depth, public, pseudo_labels, *, n_trees, n_cells, rng):
+    """RDT# Fig. 5's secondary ensemble from public data alone: t trees of pseudo-labeled
+    public rows, with their exact counts per cell (a release at ε = inf)."""
+    trees = [create_tree(domain, depth, public, n_cells=n_cells, rng=rng) for _ in range(n_trees)]
+    releases = []
+    for tree in trees:
+        keys, inverse = np.unique(tree.cell_keys(public), return_inverse=True)
+        counts = np.zeros((len(keys), domain.n_classes), dtype=np.int64)
+        np.add.at(counts, (inverse.ravel(), pseudo_labels), 1)
+        releases.append(NoisyLeafCounts(keys, counts, domain.n_classes, epsilon=float("inf"),
+                                        mechanism="discrete_laplace", secret=None))
+    return trees, releases
 
 
 @pytest.fixture(scope="module")

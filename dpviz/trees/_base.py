@@ -10,6 +10,7 @@ import numbers
 import textwrap
 import warnings
 from collections.abc import Callable, Sequence
+from importlib.util import find_spec
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 from dpviz.domain import Domain, check_not_time, check_unique_columns
 from dpviz.errors import EmptyDataError, InvalidParameterError, MissingValueError
 from dpviz.privacy import PRIOR_MECHANISM, Ledger, PrivateTable
+from dpviz.trees.random_tree import COMPILED_MIN_VISITS, engine
 from dpviz.validation import check_epsilon, check_random_state
 
 __all__ = [
@@ -521,25 +523,43 @@ def tidy_classes(classes: np.ndarray) -> np.ndarray:
 
 
 #: Node visits (rows × trees × levels) from which a fit or a prediction shows a progress
-#: bar: about 2 s at numpy's routing speed (~10^8 visits/s on one core).
+#: bar: about 13 s of numpy's routing, 3 s of the compiled descent (:data:`VISITS_PER_SECOND`).
 PROGRESS_MIN_VISITS = 2 * 10**8
+#: Node visits per second on one core, numpy's routing and numba's compiled descent; a leaf
+#: released or looked up costs ``LEAF_VISITS`` numpy visits (3e5 leaves/s); measured on AMD EPYC
+#: (docs/benchmarks.md). Deep numeric trees run slower (depth 64: 2-4e6 visits/s).
+VISITS_PER_SECOND = {"numpy": 1.5e7, "compiled": 6e7}
+LEAF_VISITS = 50
 
 
-def shows_progress(visits: int) -> bool:
+def shows_progress(visits: float) -> bool:
     """Whether a job of ``visits`` node visits takes long enough to show a progress bar."""
     return visits >= PROGRESS_MIN_VISITS
 
 
-def progress(items: Sequence[Any], visits: int, description: str) -> Sequence[Any]:
-    """``items``, with a progress bar (tqdm) when ``visits`` node visits will take seconds.
+def progress(items: Sequence[Any], visits: int, description: str, descent: int = 0,
+             leaves: float = 0) -> Any:
+    """``items``, with a progress bar (tqdm) and its expected time when the job takes seconds.
 
+    ``descent``: an item's visits, compiled (numba) from ``COMPILED_MIN_VISITS`` on (0: numpy);
+    ``leaves``: the leaves the job reaches (the memory guard's bound), at ``LEAF_VISITS`` each.
     The bar is shown to whoever runs the fit, not released: it is no part of the model.
     """
-    if not shows_progress(visits) or len(items) < 2:
+    if not shows_progress(visits + LEAF_VISITS * leaves) or len(items) < 2:
         return items
     from tqdm.auto import tqdm  # only now: in a kernel it loads the widget library
 
-    return tqdm(items, desc=description, leave=False)
+    compiled = descent >= COMPILED_MIN_VISITS and engine() != "numpy" and find_spec("numba")
+    rate = VISITS_PER_SECOND["compiled" if compiled else "numpy"]
+    seconds = visits / rate + LEAF_VISITS * leaves / VISITS_PER_SECOND["numpy"]
+    return tqdm(items, desc=f"{description} ({about(seconds)})", leave=False)
+
+
+def about(seconds: float) -> str:
+    """A duration in words: "about 40 s", "about 3 min", "about 2.5 h"."""
+    if seconds < 90:
+        return f"about {max(round(seconds), 1)} s"
+    return f"about {seconds / 60:.0f} min" if seconds < 5400 else f"about {seconds / 3600:.1f} h"
 
 
 def release_generators(rng: np.random.Generator) -> tuple[np.random.Generator, np.random.Generator]:

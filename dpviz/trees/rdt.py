@@ -5,6 +5,7 @@ Twin in the paper's words: :mod:`dpviz.pseudocode.jpw`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
 import numpy as np
@@ -32,20 +33,29 @@ from dpviz.validation import check_bool, check_int
 __all__ = ["PrivateRDTClassifier", "RandomDecisionTreeClassifier", "classify"]
 
 
-def classify(tree_counts: list[np.ndarray], *, clip_negative: bool = False) -> np.ndarray:
+def classify(tree_counts: Iterable[np.ndarray], *, clip_negative: bool = False) -> np.ndarray:
     """JPW Fig. 2 (Classify): P(t|x) = Σ_i α_i[t] / Σ_τ Σ_i α_i[τ] over the trees' leaf counts.
 
     Negative sums are clipped at 0 (each tree's counts too with ``clip_negative``); a row whose
     sums are all <= 0 puts its mass on its largest sums, so the arg-max is always the largest sum.
     """
-    counts = [np.maximum(c, 0) if clip_negative else c for c in tree_counts]
-    total = np.sum(counts, axis=0).astype(np.float64)
+    total = _summed(np.maximum(c, 0) if clip_negative else c for c in tree_counts)
     positive = np.maximum(total, 0.0)
     mass = positive.sum(axis=1, keepdims=True)
     top = (total == total.max(axis=1, keepdims=True)).astype(np.float64)
     return np.where(
         mass > 0, positive / np.where(mass > 0, mass, 1.0), top / top.sum(axis=1, keepdims=True)
     )
+
+
+def _summed(counts: Iterator[np.ndarray]) -> np.ndarray:
+    """``np.sum(list(counts), axis=0)`` in float bit for bit: tree 0 + tree 1 + ..., one by one."""
+    total = next(counts)
+    if total.size == 1:  # one row and class: numpy sums the (few) values pairwise
+        return np.sum([total, *counts], axis=0).astype(np.float64)
+    for c in counts:
+        total = total + c
+    return total.astype(np.float64)
 
 
 class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -69,13 +79,14 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         keys = rng.integers(0, 2**63, size=n_trees)
         return [RandomTree(self.domain_, depth, int(k)) for k in keys]
 
-    def _tree_counts(self, codes: np.ndarray) -> list[np.ndarray]:  # pragma: no cover
+    def _tree_counts(self, codes: np.ndarray) -> Iterator[np.ndarray]:  # pragma: no cover
+        """The counts of the leaf each row reaches, tree after tree (one in memory at a time)."""
         raise NotImplementedError
 
     def released_counts(self, X: Any) -> np.ndarray:
         """The released class counts of the leaf each row reaches, per tree: (N, n, T)."""
         check_is_fitted(self, "trees_")
-        return np.stack(self._tree_counts(self._predict_codes(X)))
+        return np.stack(list(self._tree_counts(self._predict_codes(X))))
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
         check_is_fitted(self, "trees_")
@@ -124,7 +135,9 @@ class RandomDecisionTreeClassifier(_RDTBase):
         self.depth_ = self._depth(len(domain))
         nodes = (self.depth_ + 1) * leaves_bound(domain, self.depth_, len(codes))  # every level
         self.trees_ = self._make_trees(structure_rng, self.depth_, nodes)
-        self.node_counts_ = [self._count_levels(t.route(codes), labels) for t in self.trees_]
+        work = len(codes) * len(self.trees_) * self.depth_
+        self.node_counts_ = [self._count_levels(t.route(codes), labels)
+                             for t in progress(self.trees_, work, "random decision trees: trees")]
         return self
 
     def _count_levels(
@@ -139,13 +152,13 @@ class RandomDecisionTreeClassifier(_RDTBase):
             levels.append((keys[order], counts.reshape(len(keys), t)))
         return levels
 
-    def _tree_counts(self, codes: np.ndarray) -> list[np.ndarray]:
+    def _tree_counts(self, codes: np.ndarray) -> Iterator[np.ndarray]:
         prune = check_bool(self.prune, "prune")  # read at prediction: set_params may change it
-        out = []
-        for tree, levels in zip(self.trees_, self.node_counts_, strict=True):
+        pairs = list(zip(self.trees_, self.node_counts_, strict=True))
+        work = codes.shape[0] * len(pairs) * self.depth_
+        for tree, levels in progress(pairs, work, "random decision trees: trees"):
             routing = tree.route(codes)
-            t = self.domain_.n_classes
-            counts = np.zeros((codes.shape[0], t), dtype=np.int64)
+            counts = np.zeros((codes.shape[0], self.domain_.n_classes), dtype=np.int64)
             found = np.zeros(codes.shape[0], dtype=bool)
             depths = range(self.depth_, -1, -1) if prune else [self.depth_]
             for level in depths:  # deepest visited node first (pruned tree)
@@ -155,8 +168,7 @@ class RandomDecisionTreeClassifier(_RDTBase):
                 hit = (keys[pos] == row_keys) & ~found
                 counts[hit] = level_counts[pos[hit]]
                 found |= hit
-            out.append(counts)
-        return out
+            yield counts
 
     def visited_leaves(self) -> list[int]:
         """Number of non-empty leaves per tree: what pruning reveals."""
@@ -226,24 +238,26 @@ class PrivateRDTClassifier(_RDTBase):
         leaves = leaves_bound(domain, self.depth_, len(codes))
         self.trees_ = self._make_trees(self._structure_rng, self.depth_, leaves)
         table = self._private_table(codes, labels, domain, epsilon, self._noise_rng)
-        self.leaf_counts_ = self._release(table, self.trees_, epsilon, n_rows=len(codes))
+        self.leaf_counts_ = self._release(table, self.trees_, epsilon, len(codes))
         table.close()
         self._table = table
         self.ledger_ = table.ledger
         return self
 
     def _release(
-        self, table: PrivateTable, trees: list[RandomTree], epsilon: float, tag: str = "",
-        n_rows: int = 0,
+        self, table: PrivateTable, trees: list[RandomTree], epsilon: float, n_rows: int,
+        tag: str = "",
     ) -> list[NoisyLeafCounts]:
         per_tree = epsilon / len(trees)
-        work = n_rows * len(trees) * self.depth_
+        descent = n_rows * self.depth_  # a tree's (leaf_keys: compiled from 2e6 on)
+        leaves = len(trees) * leaves_bound(self.domain_, self.depth_, n_rows)
+        bar = progress(trees, descent * len(trees), "Private-RDT: trees", descent, leaves)
         return [
             table.noisy_leaf_counts(
                 tree.leaf_keys, epsilon=per_tree, mechanism=self.noise,
                 label=f"tree {i + 1} leaf vector{tag}",
             )
-            for i, tree in enumerate(progress(trees, work, "Private-RDT: trees"))
+            for i, tree in enumerate(bar)
         ]
 
     def _check_update(self, method: str, X_previous: Any, y_previous: Any) -> float:
@@ -270,11 +284,12 @@ class PrivateRDTClassifier(_RDTBase):
             )
         return epsilon
 
-    def _tree_counts(self, codes: np.ndarray) -> list[np.ndarray]:
+    def _tree_counts(self, codes: np.ndarray) -> Iterator[np.ndarray]:
         pairs = list(zip(self.trees_, self.leaf_counts_, strict=True))
         work = codes.shape[0] * len(pairs) * self.depth_
-        return [tree.route(codes).per_leaf(counts)
-                for tree, counts in progress(pairs, work, "Private-RDT: trees")]
+        leaves = len(pairs) * leaves_bound(self.domain_, self.depth_, codes.shape[0])
+        return (tree.route(codes).per_leaf(counts)
+                for tree, counts in progress(pairs, work, "Private-RDT: trees", leaves=leaves))
 
     def locate_encoded(self, codes: np.ndarray) -> list[Routing]:
         """Where encoded rows land in every tree (public, the same at every ε)."""
@@ -293,7 +308,7 @@ class PrivateRDTClassifier(_RDTBase):
             raise InvalidParameterError(
                 "located must come from locate_encoded of a model with the same trees"
             )
-        counts = [r.per_leaf(c) for r, c in zip(located, self.leaf_counts_, strict=True)]
+        counts = (r.per_leaf(c) for r, c in zip(located, self.leaf_counts_, strict=True))
         clip = check_bool(self.clip_negative, "clip_negative")
         return np.argmax(classify(counts, clip_negative=clip), axis=1)
 
@@ -330,8 +345,7 @@ class PrivateRDTClassifier(_RDTBase):
     ) -> PrivateRDTClassifier:
         if method == "jpw":
             batch = self._table.append(codes, labels)
-            new = self._release(batch, self.trees_, epsilon, tag=f" ({batch.path[0]})",
-                                n_rows=len(codes))
+            new = self._release(batch, self.trees_, epsilon, len(codes), f" ({batch.path[0]})")
             batch.close()
             self.leaf_counts_ = [old.add(n) for old, n in zip(self.leaf_counts_, new, strict=True)]
             return self
@@ -347,8 +361,8 @@ class PrivateRDTClassifier(_RDTBase):
             union, union_labels, self.domain_, previous + epsilon, self._noise_rng
         )
         table.charge_prior(previous, label="earlier release on D1 (sequential)")
-        self.leaf_counts_ = self._release(table, trees, epsilon, tag=f" ({method} on D1 ∪ D2)",
-                                          n_rows=len(union))
+        self.leaf_counts_ = self._release(table, trees, epsilon, len(union),
+                                          f" ({method} on D1 ∪ D2)")
         self.trees_ = trees
         table.close()
         self._table = table

@@ -6,6 +6,7 @@ Twin in the paper's words: :mod:`dpviz.pseudocode.rdt_sharp`.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -24,6 +25,7 @@ from dpviz.trees.random_tree import (
     check_depth,
     fan_depth,
     rdt_sharp_depth,
+    route_bytes,
     tree_bytes,
 )
 from dpviz.trees.rdt import classify
@@ -39,6 +41,10 @@ def region_distance(rows: np.ndarray, centres: np.ndarray, domain: Domain) -> np
     width = np.where(categorical, 1.0, bounds[:, 1] - bounds[:, 0])
     gap = np.abs(rows - centres)
     return np.where(categorical, gap > 0, gap / width).sum(axis=-1)
+
+
+#: Row-centre-attribute entries whose distances are computed at once (~40 B each, 40 MB).
+DISTANCE_BLOCK = 2**20
 
 
 @dataclass
@@ -61,23 +67,39 @@ class CentredTree:
         index = np.zeros(len(codes), dtype=np.int64)
         if len(self.leaf_keys):
             pos = np.minimum(np.searchsorted(self.leaf_keys, leaves), len(self.leaf_keys) - 1)
-            has = self.leaf_keys[pos] == leaves
-            slots = self.slots[pos[has]]  # (m, M)
-            valid = slots >= 0
-            dist = _centre_distances(codes[has], self.centres, np.maximum(slots, 0),
-                                     self.tree.domain)
-            index[has] = np.argmin(np.where(valid, dist, np.inf), axis=1)
+            has = np.flatnonzero(self.leaf_keys[pos] == leaves)
+            step = max(DISTANCE_BLOCK // (self.slots.shape[1] * codes.shape[1]), 1)
+            for rows in (has[i:i + step] for i in range(0, len(has), step)):  # (m, M, k) blocks
+                slots = self.slots[pos[rows]]  # (m, M)
+                dist = _centre_distances(codes[rows], self.centres, np.maximum(slots, 0),
+                                         self.tree.domain)
+                index[rows] = np.argmin(np.where(slots >= 0, dist, np.inf), axis=1)
         return keyed.child_keys(leaves, index)
+
+
+def cells_peak(domain: Domain, depth: int, n_rows: int, n_cells: int) -> int:
+    """Estimated transient memory of placing ``n_rows`` rows in one tree's cells (an upper bound).
+
+    Routing and codes per row; centre distances in blocks, 40 B per (row, centre, attribute) and
+    4 B in small codes (measured: tests/test_memory_guards.py). Trees come one by one.
+    """
+    k = len(domain)
+    per_row = route_bytes(k, depth) + 16 * (depth + 1) + 8 * k + 160
+    per_entry = 4 if _small_codes(domain) else 40
+    return n_rows * per_row + per_entry * min(n_rows * n_cells * k, DISTANCE_BLOCK)
+
+
+def _small_codes(domain: Domain) -> bool:
+    """Whether every attribute is categorical with codes that fit an int16."""
+    return bool(domain.categorical_mask.all()) and all(
+        a.n_values < 2**15 for a in domain if isinstance(a, Categorical))
 
 
 def _centre_distances(
     rows: np.ndarray, centres: np.ndarray, slots: np.ndarray, domain: Domain
 ) -> np.ndarray:
     """``region_distance(rows[:, None, :], centres[slots], domain)``, shape (m, M)."""
-    small = domain.categorical_mask.all() and all(
-        a.n_values < 2**15 for a in domain if isinstance(a, Categorical)
-    )
-    if not small:
+    if not _small_codes(domain):
         return region_distance(rows[:, None, :], centres[slots], domain)
     r, c = rows.astype(np.int16), centres.astype(np.int16)
     return np.count_nonzero(r[:, None, :] != c[slots], axis=-1).astype(np.float64)
@@ -194,7 +216,8 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         k = 1 if domain is None else len(domain)
         per_tree = tree_bytes(k) + n_cells * (8 * k + 24) + 24 * n_public
         check_memory(
-            (n_primary + n_secondary) * per_tree,
+            (n_primary + n_secondary) * per_tree
+            + (n_public and cells_peak(domain, self.height(domain), n_public, n_cells)),
             f"n_primary + n_secondary = {self.n_primary!r} + {self.n_secondary!r} trees with "
             f"n_cells={self.n_cells!r} centres each over {k} attribute(s)"
             + (f" and {n_public} public rows" if n_public else ""),
@@ -213,10 +236,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         public: np.ndarray | None = None,
     ) -> RDTSharpClassifier:
         """RDT# Fig. 5 on encoded rows; ``public``: the encoded unlabeled rows (or None)."""
-        if public is None:
-            public = np.zeros((0, len(domain)))
-        else:
-            public = check_encoded(public, domain)[0]
+        public = np.zeros((0, len(domain))) if public is None else check_encoded(public, domain)[0]
         n_primary, n_secondary, n_cells = self._check_scale(domain, len(public))
         self.depth_ = self.height(domain)
         structure_rng, noise_rng = self._rngs()
@@ -246,11 +266,8 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         epsilon = self._epsilon()
         n_primary = len(self.primary_)
         table = self._private_table(codes, labels, domain, epsilon, noise_rng)
-        routes = (
-            [tree.cell_keys for tree in self.primary_]
-            if cells is None
-            else [lambda rows, c=c: c for c in cells]  # the rows' cells, known (public maps)
-        )
+        routes = ([tree.cell_keys for tree in self.primary_] if cells is None
+                  else [lambda rows, c=c: c for c in cells])  # the rows' cells, known (public)
         self.primary_counts_ = [
             table.noisy_leaf_counts(
                 route, epsilon=epsilon / n_primary, mechanism=self.noise,
@@ -260,15 +277,11 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         ]
         table.close()
         self.ledger_ = table.ledger
-        primary_cells = self._public_cells[:n_primary]
-        if len(primary_cells[0][1]):  # Classify(E1, x) for every public row x
-            counts = [  # each distinct cell looked up once (a release is a function of the key)
-                c(keys)[inverse]
-                for c, (keys, inverse) in zip(self.primary_counts_, primary_cells, strict=True)
-            ]
-            self.pseudo_labels_ = classify(counts).argmax(axis=1)
-        else:
-            self.pseudo_labels_ = np.zeros(0, dtype=np.int64)
+        counts = (  # Classify(E1, x) for every public row x, each distinct cell looked up once
+            c(keys)[inverse]
+            for c, (keys, inverse) in zip(self.primary_counts_, self._public_cells, strict=False)
+        )
+        self.pseudo_labels_ = classify(counts).argmax(axis=1)
         # E2: exact class counts of the pseudo-labeled public rows per cell (AddLabeled)
         self._secondary_tables = [
             (keys, _cell_counts(inverse, self.pseudo_labels_, len(keys), domain.n_classes))
@@ -277,14 +290,14 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.secondary_counts_ = [_exact_release(*table) for table in self._secondary_tables]
         return self
 
-    def _located_counts(self, cells: np.ndarray) -> list[np.ndarray]:
-        """Each tree's counts at the given cells: E1's releases, then E2's exact tables."""
-        n_primary = len(self.primary_)
-        out = [c(k) for c, k in zip(self.primary_counts_, cells[:n_primary], strict=True)]
-        for (keys, table), k in zip(self._secondary_tables, cells[n_primary:], strict=True):
+    def _located_counts(self, cells: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
+        """Each tree's counts at its cells, one tree at a time: E1's releases, E2's tables."""
+        cells = iter(cells)
+        for release in self.primary_counts_:
+            yield release(next(cells))
+        for (keys, table), k in zip(self._secondary_tables, cells, strict=True):
             pos = np.minimum(np.searchsorted(keys, k), len(keys) - 1)
-            out.append(np.where((keys[pos] == k)[:, None], table[pos], 0))
-        return out
+            yield np.where((keys[pos] == k)[:, None], table[pos], 0)
 
     def refit_encoded(
         self, codes: np.ndarray, labels: np.ndarray, *, epsilon: float,
@@ -307,8 +320,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             if cells.ndim != 2 or cells.shape[0] < n_primary or cells.shape[1] != len(codes):
                 raise InvalidParameterError(
                     f"cells must be locate_encoded(codes), shape (p + t, {len(codes)}); got "
-                    f"{cells.shape}"
-                )
+                    f"{cells.shape}")
             cells = cells[:n_primary]
         return model._release_again(codes, labels, cells)
 
@@ -326,10 +338,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         """The cell of each encoded row in every tree of E1 ∪ E2, (p + t, n) keys: public."""
         check_is_fitted(self, "primary_")
         codes = check_encoded(codes, self.domain_, unknown=True)[0]
-        trees = self.primary_ + self.secondary_
-        if not trees:
-            return np.zeros((0, len(codes)), dtype=np.uint64)
-        return np.stack([t.cell_keys(codes) for t in trees])
+        return np.stack([t.cell_keys(codes) for t in self.primary_ + self.secondary_])
 
     def predict_located(self, cells: np.ndarray) -> np.ndarray:
         """``predict_encoded`` of rows given by their cells (:meth:`locate_encoded`)."""
@@ -338,8 +347,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         cells = np.asarray(cells, dtype=np.uint64)
         if cells.ndim != 2 or cells.shape[0] != n_trees:
             raise InvalidParameterError(
-                f"cells must have one row per tree ({n_trees}), got shape {cells.shape}"
-            )
+                f"cells must have one row per tree ({n_trees}), got shape {cells.shape}")
         return classify(self._located_counts(cells)).argmax(axis=1)
 
     def released_counts(self, X: Any) -> np.ndarray:
@@ -352,23 +360,8 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
         check_is_fitted(self, "primary_")
-        cells = [t.cell_keys(codes) for t in self.primary_ + self.secondary_]
+        cells = (t.cell_keys(codes) for t in self.primary_ + self.secondary_)
         return classify(self._located_counts(cells))
-
-
-def build_secondary(
-    domain: Domain, depth: int, public: np.ndarray, pseudo_labels: np.ndarray, *, n_trees: int,
-    n_cells: int, rng: np.random.Generator,
-) -> tuple[list[CentredTree], list[NoisyLeafCounts]]:
-    """RDT# Fig. 5's secondary ensemble: t trees of pseudo-labeled public rows (free)."""
-    if len(public) == 0:
-        return [], []
-    trees = [create_tree(domain, depth, public, n_cells=n_cells, rng=rng) for _ in range(n_trees)]
-    cells = [_distinct(t.cell_keys(public, leaves=t.public_leaves)) for t in trees]
-    return trees, [
-        _exact_release(keys, _cell_counts(inverse, pseudo_labels, len(keys), domain.n_classes))
-        for keys, inverse in cells
-    ]
 
 
 def _distinct(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -383,7 +376,5 @@ def _cell_counts(inverse: np.ndarray, labels: np.ndarray, n_cells: int, n_classe
 
 def _exact_release(keys: np.ndarray, counts: np.ndarray) -> NoisyLeafCounts:
     """Exact counts of public rows per cell as a release (ε = inf, no noise, no secret)."""
-    return NoisyLeafCounts(
-        keys, counts, counts.shape[1], epsilon=float("inf"), mechanism="discrete_laplace",
-        secret=None,
-    )
+    return NoisyLeafCounts(keys, counts, counts.shape[1], epsilon=float("inf"),
+                           mechanism="discrete_laplace", secret=None)
