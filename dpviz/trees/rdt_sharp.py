@@ -206,8 +206,13 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         public = None if X_public is None else domain.encode(X_public)
         return self._fit_codes(codes, labels, domain, public=public)
 
-    def _check_scale(self, domain: Domain | None, n_public: int = 0) -> tuple[int, int, int]:
-        """The checked tree and centre counts; refuses a deep ``max_depth`` or too much memory."""
+    def _check_scale(self, domain: Domain | None, n_public: int = 0,
+                     extra_centres: int = 0) -> tuple[int, int, int]:
+        """The checked tree and centre counts; refuses a deep ``max_depth`` or too much memory.
+
+        ``extra_centres``: centres beyond ``n_cells`` in the trees drawn so far (a leaf holding
+        public rows gets one at least), measured as fit draws them.
+        """
         n_primary = check_int(self.n_primary, "n_primary", minimum=1)
         n_secondary = check_int(self.n_secondary, "n_secondary", minimum=0)
         n_cells = check_int(self.n_cells, "n_cells", minimum=1)
@@ -216,7 +221,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         k = 1 if domain is None else len(domain)
         per_tree = tree_bytes(k) + n_cells * (8 * k + 24) + 24 * n_public
         check_memory(
-            (n_primary + n_secondary) * per_tree
+            (n_primary + n_secondary) * per_tree + extra_centres * (8 * k + 24)
             + (n_public and cells_peak(domain, self.height(domain), n_public, n_cells)),
             f"n_primary + n_secondary = {self.n_primary!r} + {self.n_secondary!r} trees with "
             f"n_cells={self.n_cells!r} centres each over {k} attribute(s)"
@@ -241,15 +246,17 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.depth_ = self.height(domain)
         structure_rng, noise_rng = self._rngs()
         secondary_rng = structure_rng.spawn(1)[0]
-        self.primary_ = [
-            create_tree(domain, self.depth_, public, n_cells=n_cells, rng=structure_rng)
-            for _ in range(n_primary)
-        ]
+        extra = [0]  # centres beyond n_cells so far: the guard again, with each tree's count
+
+        def draw(rng: np.random.Generator) -> CentredTree:  # public rows only: nothing charged
+            tree = create_tree(domain, self.depth_, public, n_cells=n_cells, rng=rng)
+            extra[0] += max(len(tree.centres) - n_cells, 0)
+            self._check_scale(domain, len(public), extra[0])
+            return tree
+
+        self.primary_ = [draw(structure_rng) for _ in range(n_primary)]
         # the secondary structures read public rows only: drawn now, filled after the release
-        self.secondary_ = [
-            create_tree(domain, self.depth_, public, n_cells=n_cells, rng=secondary_rng)
-            for _ in range(n_secondary if len(public) else 0)
-        ]
+        self.secondary_ = [draw(secondary_rng) for _ in range(n_secondary if len(public) else 0)]
         # where the public rows fall in every tree (distinct cells, and each row's): public,
         # and the same at every ε (refit_encoded)
         self._public_cells = [
