@@ -149,9 +149,12 @@ def main() -> None:
         "Loading the compiled kernels (numba, from its on-disk cache) is done before the timing, "
         f"once per process: {min(loads, default=0):.1f}–{max(loads, default=0):.1f} s, not "
         "counted above. "
-        "Fits and predictions from 2·10^8 node visits on show a progress bar. "
-        f"Load average at the end (2 cores): {os.getloadavg()[0]:.1f} — above 1, other work "
-        "shared the machine and the times are inflated accordingly.",
+        "Fits and predictions from 2·10^8 node visits (a released or looked-up leaf counting "
+        "50) on show a progress bar that states the expected time up front "
+        "(`dpviz.trees._base.progress`). "
+        f"Load average at the end ({os.cpu_count()} cores): {os.getloadavg()[0]:.1f}"
+        + (" — above 1, other work shared the machine and the times are inflated accordingly."
+           if os.getloadavg()[0] > 1 else "."),
         "",
         "| case | data | trees | depth | fit (or routing) | node visits/s | predict | peak RSS |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
