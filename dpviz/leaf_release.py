@@ -40,8 +40,22 @@ FLOAT_LAPLACE_MESSAGE = (
 )
 
 
-def unique_inverse(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(keys, return_inverse=True)`` by hashing (pandas), O(n) for few distinct keys."""
+def unique_inverse(
+    keys: np.ndarray | tuple[np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` by hashing (pandas), O(n) for few distinct keys.
+
+    ``keys`` may come grouped, as (leaves, each row's index into them): then O(n + leaves).
+    """
+    if isinstance(keys, tuple):
+        leaves, index = keys
+        used = np.flatnonzero(np.bincount(index, minlength=len(leaves)))
+        order = used[np.argsort(leaves[used])]
+        if len(order) > 1 and not (np.diff(leaves[order]) > 0).all():  # two leaves, one key
+            return unique_inverse(leaves[index])
+        rank = np.empty(len(leaves), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        return leaves[order], rank[index]
     codes, distinct = pd.factorize(keys)
     order = np.argsort(distinct)
     rank = np.empty(len(distinct), dtype=np.int64)
@@ -107,7 +121,8 @@ class _LeafRelease:
         exact = math.isinf(epsilon) and mechanism in cls._DETERMINISTIC_AT_INF
         if mechanism in cls._NOT_PROVEN and not exact:
             warnings.warn(cls._NOT_PROVEN[mechanism], NotProvenPrivateWarning, stacklevel=3)
-        visited, inverse = unique_inverse(np.asarray(leaf_keys, dtype=np.uint64))
+        visited, inverse = unique_inverse(
+            leaf_keys if isinstance(leaf_keys, tuple) else np.asarray(leaf_keys, dtype=np.uint64))
         counts = np.bincount(
             inverse.ravel() * n_classes + np.asarray(labels, dtype=np.int64),
             minlength=len(visited) * n_classes,

@@ -38,7 +38,7 @@ PRIOR_MECHANISM = "(earlier release)"
 
 CountMechanism = Literal["discrete_laplace", "laplace"]
 SelectMechanism = Literal["exponential", "report_noisy_max"]
-Route = Callable[[np.ndarray], np.ndarray]
+Route = Callable[[np.ndarray], np.ndarray | tuple[np.ndarray, np.ndarray]]
 
 
 @dataclass(frozen=True)
@@ -151,8 +151,20 @@ def _cell_ids(ids: np.ndarray, n: int) -> np.ndarray:
     return np.where(valid, ids, -1).astype(np.int64)
 
 
-def _leaf_keys(keys: Any, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """(uint64 keys of the rows that reach a leaf, their mask); a non-uint64 key reaches none."""
+def _leaf_keys(keys: Any, n_rows: int) -> tuple[Any, np.ndarray]:
+    """(uint64 keys of the rows that reach a leaf, their mask); a non-uint64 key reaches none.
+
+    A route may give the keys grouped, (uint64 leaves, each row's index into them).
+    """
+    if isinstance(keys, tuple):
+        leaves, index = np.asarray(keys[0]), np.asarray(keys[1])
+        if leaves.dtype != np.uint64 or leaves.ndim != 1 or index.shape != (n_rows,) or (
+            index.dtype.kind not in "iu" or (n_rows and not 0 <= index.min() <= index.max()
+                                             < len(leaves))):
+            raise InvalidParameterError(
+                "a route giving (leaves, index) must give uint64 leaves and one index into "
+                "them per row")
+        return (leaves, index), np.ones(n_rows, dtype=bool)
     keys = np.asarray(keys)
     if keys.shape != (n_rows,):
         raise InvalidParameterError(
@@ -526,7 +538,8 @@ class PrivateTable:
         self._charge(epsilon, label, mechanism)
         codes, labels = self._read()
         keys, reached = _leaf_keys(route(codes), codes.shape[0])
-        return release.release(keys, labels[reached], self.domain.n_classes, epsilon=epsilon,
+        labels = labels if reached.all() else labels[reached]
+        return release.release(keys, labels, self.domain.n_classes, epsilon=epsilon,
                                mechanism=mechanism, rng=self.rng)
 
     def noisy_leaf_labels(

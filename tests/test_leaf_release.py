@@ -190,8 +190,17 @@ def test_unique_inverse_is_numpys(n_distinct):
     rng = np.random.default_rng(n_distinct)
     leaves = rng.integers(0, 2**64, size=n_distinct, dtype=np.uint64)
     keys = leaves[rng.integers(0, max(n_distinct, 1), 5000)] if n_distinct else leaves
-    visited, inverse = unique_inverse(keys)
-    expected = np.unique(keys, return_inverse=True)
-    np.testing.assert_array_equal(visited, expected[0])
-    np.testing.assert_array_equal(inverse, expected[1])
-    assert visited.dtype == np.uint64 and inverse.dtype == np.int64
+    cases = [(keys, keys)]
+    if n_distinct:  # grouped as a route gives them: (leaves, each row's index into them)
+        with_unused = np.concatenate([leaves, rng.integers(0, 2**64, 3, dtype=np.uint64)])
+        index = rng.integers(0, n_distinct, 5000)  # the last 3 leaves unused
+        cases.append(((with_unused, index), with_unused[index]))
+        twin = np.concatenate([leaves, leaves[:1]])  # two leaves with one key
+        index = np.concatenate([index, [n_distinct] * 5])
+        cases.append(((twin, index), twin[index]))
+    for given, rows in cases:
+        visited, inverse = unique_inverse(given)
+        expected = np.unique(rows, return_inverse=True)
+        np.testing.assert_array_equal(visited, expected[0])
+        np.testing.assert_array_equal(inverse, expected[1])
+        assert visited.dtype == np.uint64 and inverse.dtype == np.int64
