@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from importlib.resources import files
 from typing import Any
 
 import numpy as np
@@ -108,15 +109,7 @@ def fletcher_islam_depth(n_continuous: int, n_discrete: int) -> int:
 
 
 #: FI (2017) Table 4: data set, continuous features, discrete features, published depth.
-FI_TABLE4 = pd.DataFrame(
-    [
-        ("SynthA", 5, 0, 5), ("SynthB", 10, 0, 8), ("SynthC", 15, 0, 12), ("SynthD", 15, 0, 12),
-        ("SynthE", 15, 0, 12), ("SynthF", 10, 0, 8), ("SynthG", 20, 0, 15),
-        ("WallSensor", 4, 0, 4), ("PenWritten", 16, 0, 12), ("GammaTele", 10, 0, 8),
-        ("Adult", 6, 8, 9), ("Mushroom", 0, 22, 11), ("Claves", 0, 16, 8), ("Nursery", 0, 8, 4),
-    ],
-    columns=["dataset", "continuous", "discrete", "depth"],
-)
+FI_TABLE4 = pd.read_csv(files("dpviz.trees").joinpath("fi_table4.csv"))
 
 
 # =============================================================================== trees
