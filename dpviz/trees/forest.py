@@ -82,22 +82,17 @@ def get_majority_labels(
             return _route_once(routed, 0, assignment,
                                lambda: forest_leaf_keys(trees, codes, assignment))
 
-        return [
-            table.noisy_leaf_labels(
-                route, epsilon=epsilon, mechanism=mechanism,
-                label=f"leaf labels of {tau} trees (disjoint rows: parallel composition)",
-            )
+        queries = [(route, epsilon,
+                    f"leaf labels of {tau} trees (disjoint rows: parallel composition)")]
+    else:
+        queries = [
+            (lambda codes, i=i, tree=tree: _route_once(routed, i, None,
+                                                       lambda: tree.leaf_keys(codes)),
+             epsilon / tau, f"tree {i + 1} leaf labels")
+            for i, tree in enumerate(trees)
         ]
-    return [
-        table.noisy_leaf_labels(
-            lambda codes, i=i, tree=tree: _route_once(routed, i, None,
-                                                      lambda: tree.leaf_keys(codes)),
-            epsilon=epsilon / tau,
-            mechanism=mechanism,
-            label=f"tree {i + 1} leaf labels",
-        )
-        for i, tree in enumerate(trees)
-    ]
+    return [table.noisy_leaf_labels(query, epsilon=eps, mechanism=mechanism, label=label)
+            for query, eps, label in queries]
 
 
 def _route_once(
