@@ -216,13 +216,6 @@ def _canary_target(cls: type, output: Callable[[Any, np.ndarray], np.ndarray], *
     return Target(mechanism, (X, y), with_row(X, y, canary, label), events)
 
 
-def _numeric_target(cls: type, output: Callable[[Any, np.ndarray], np.ndarray],
-                    epsilon: float = EPS) -> Target:
-    """One tree of height 2 over the numeric problem; ``output(model, canary)`` is released."""
-    return _canary_target(cls, output, problem=_numeric_problem, epsilon=epsilon, n_trees=1,
-                          max_depth=2)
-
-
 def _with_total(counts: np.ndarray) -> np.ndarray:
     """Per-tree class-0 counts of the canary's leaf, plus their sum (the attacker's statistic)."""
     return np.append(counts[:, 0, :].ravel(), counts[:, 0, 0].sum())
@@ -263,9 +256,9 @@ def _mechanism_targets() -> Builds:
 
 
 def _rdt_targets() -> Builds:
-    def rdt_numeric(epsilon: float) -> Target:
-        return _numeric_target(PrivateRDTClassifier, lambda m, c: m.released_counts(c)[0, 0],
-                               epsilon)
+    def rdt_numeric(epsilon: float) -> Target:  # one tree of height 2, numeric attributes
+        return _canary_target(PrivateRDTClassifier, lambda m, c: m.released_counts(c)[0, 0],
+                              problem=_numeric_problem, epsilon=epsilon, n_trees=1, max_depth=2)
 
     def proba(epsilon: float) -> Target:
         return _canary_target(PrivateRDTClassifier, lambda m, c: np.round(m.predict_proba(c)[0], 6),
@@ -341,9 +334,9 @@ def _forest_targets() -> Builds:
         domain, X, y, canary = categorical_problem()
         return (domain, *with_row(X, y, canary, "n"), canary)
 
-    def forest_numeric(epsilon: float) -> Target:
-        return _numeric_target(DPRandomForestClassifier,
-                               lambda m, c: m.released_labels(c)[:, 0], epsilon)
+    def forest_numeric(epsilon: float) -> Target:  # one tree of height 2, numeric attributes
+        return _canary_target(DPRandomForestClassifier, lambda m, c: m.released_labels(c)[:, 0],
+                              problem=_numeric_problem, epsilon=epsilon, n_trees=1, max_depth=2)
 
     return {
         "forest": _at(forest),
