@@ -143,13 +143,9 @@ def leaf_label(epsilon: float, mechanism: str = "rosnam") -> Mechanism:
 
 def pruned_tree_leaves(domain: Domain, *, max_depth: int = 2) -> Mechanism:
     """Leaves of Fan's pruned random tree (JPW Fig. 1, 3–4): NOT private. Data: ``(X, y)``."""
-
-    def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        return per_seed(lambda s: RandomDecisionTreeClassifier(
-            n_trees=1, max_depth=max_depth, domain=domain, random_state=s,
-        ).fit(*data).visited_leaves()[0], n, rng, 2**31 - 1)
-
-    return release
+    return lambda data, n, rng: per_seed(lambda s: RandomDecisionTreeClassifier(
+        n_trees=1, max_depth=max_depth, domain=domain, random_state=s,
+    ).fit(*data).visited_leaves()[0], n, rng, 2**31 - 1)
 
 
 def pruned_tree_problem() -> tuple[Domain, tuple[Any, Any], tuple[Any, Any]]:
@@ -199,13 +195,9 @@ def forest_votes(domain: Domain, canary: pd.DataFrame | np.ndarray, *, epsilon: 
                  n_trees: int = 10, max_depth: int = 2) -> Mechanism:
     """The correct FI forest (disjoint rows, ROSNAM): votes for class 1 on the canary."""
     canary_codes = domain.encode(canary)
-
-    def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        return per_seed(lambda s: DPRandomForestClassifier(
-            epsilon=epsilon, n_trees=n_trees, max_depth=max_depth, domain=domain, random_state=s,
-        ).fit(*data).votes(domain.decode(canary_codes))[0, 1], n, rng, 2**31 - 1).astype(np.int64)
-
-    return release
+    return lambda data, n, rng: per_seed(lambda s: DPRandomForestClassifier(
+        epsilon=epsilon, n_trees=n_trees, max_depth=max_depth, domain=domain, random_state=s,
+    ).fit(*data).votes(domain.decode(canary_codes))[0, 1], n, rng, 2**31 - 1).astype(np.int64)
 
 
 def diffpid3_split_choice(domain: Domain, *, criterion: str = "gini", epsilon: float = 1.0,
@@ -286,13 +278,9 @@ def reused_noise_releases(epsilon: float = 1.0, *, same_noise: bool = True) -> M
 
 def fitted_object_visited_leaves(domain: Domain, *, max_depth: int = 3) -> Mechanism:
     """TEACHING TARGET — the fitted object's secret (leaves holding rows; ε = ∞). Data: (X, y)."""
-
-    def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        return per_seed(lambda s: PrivateRDTClassifier(
-            epsilon=1.0, n_trees=1, max_depth=max_depth, domain=domain, random_state=s,
-        ).fit(*data).leaf_counts_[0].n_visited, n, rng)
-
-    return release
+    return lambda data, n, rng: per_seed(lambda s: PrivateRDTClassifier(
+        epsilon=1.0, n_trees=1, max_depth=max_depth, domain=domain, random_state=s,
+    ).fit(*data).leaf_counts_[0].n_visited, n, rng)
 
 
 # ------------------------------------------------------------------------------ toys
