@@ -135,11 +135,6 @@ _EXPONENTIAL = mechanisms.exponential_mechanism
 _EM_PATH = "dpviz.mechanisms.exponential_mechanism"
 
 
-def _exact_argmax(utilities: Any, *, epsilon: float, **kw: Any) -> Any:
-    """Planted bug: the exponential mechanism replaced by the exact argmax (ties at random)."""
-    return _EXPONENTIAL(utilities, epsilon=math.inf, **kw)
-
-
 def _exponential_times(k: float) -> Callable[..., Any]:
     """Planted bug: every exponential mechanism spends ``k`` times the ε it is charged."""
 
@@ -147,6 +142,10 @@ def _exponential_times(k: float) -> Callable[..., Any]:
         return _EXPONENTIAL(utilities, epsilon=k * epsilon, **kw)
 
     return exponential
+
+
+#: Planted bug: the exponential mechanism replaced by the exact argmax (ties at random).
+_exact_argmax = _exponential_times(math.inf)
 
 
 def _no_noise(values: Any, **kw: Any) -> np.ndarray:
@@ -182,37 +181,16 @@ def _shift_events(coordinates: Sequence[int], values: Sequence[float]) -> list[E
     """Joint events "all ≥ D's value + 1" / "all ≤ D's value" at ``coordinates`` (losses add)."""
     idx, v = list(coordinates), np.asarray(values, dtype=float)
     shown = ", ".join(map(str, idx))
-
-    def up(x: np.ndarray) -> np.ndarray:
-        return (np.asarray(x, float)[:, idx] >= v + 1).all(axis=1)
-
-    def down(x: np.ndarray) -> np.ndarray:
-        return (np.asarray(x, float)[:, idx] <= v).all(axis=1)
-
-    return [Event(f"[{shown}] all ≥ D's value + 1", up), Event(f"[{shown}] all ≤ D's value", down)]
+    return [Event(f"[{shown}] all ≥ D's value + 1",
+                  lambda x: (np.asarray(x, float)[:, idx] >= v + 1).all(axis=1)),
+            Event(f"[{shown}] all ≤ D's value",
+                  lambda x: (np.asarray(x, float)[:, idx] <= v).all(axis=1))]
 
 
 def _first_lattice(scale: float) -> list[Event]:
     """The Laplace sampler's lattice events around 0, on coordinate 0 (the class-n count)."""
     return [Event(f"[0] {e.name}", lambda x, e=e: e(np.asarray(x)[:, 0]))
             for e in laplace_lattice_events(scale, 0.0)]
-
-
-def fit_release(
-    make: Callable[[int], Any],
-    output: Callable[[Any], np.ndarray],
-    fit: Callable[[Any, Any, Any], Any] | None = None,
-) -> Mechanism:
-    """Per sample, ``fit(make(random_state=seed), X, y)`` (default ``.fit``), then output."""
-    fit = fit or (lambda model, X, y: model.fit(X, y))
-
-    def mechanism(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotProvenPrivateWarning)
-            warnings.simplefilter("ignore", PrivacyLeakWarning)
-            return per_seed(lambda s: np.ravel(output(fit(make(random_state=s), *data))), n, rng)
-
-    return mechanism
 
 
 #: A problem: its domain, D's rows and labels, and the canary that D′ adds.
@@ -223,18 +201,19 @@ def _canary_target(cls: type, output: Callable[[Any, np.ndarray], np.ndarray], *
                    problem: Callable[[], Problem] = categorical_problem, label: str = "n",
                    fit: Callable[[Any, Any, Any], Any] | None = None,
                    events: Sequence[Event] = (), **kw: Any) -> Target:
-    """``output(model, canary)`` of ``cls(**kw)`` fitted per sample on D and D + the canary."""
+    """``output(model, canary)`` of ``fit(cls(**kw), *D)`` (default: ``.fit``) per sample."""
     domain, X, y, canary = problem()
     make = partial(cls, domain=domain, **kw)
-    return Target(fit_release(make, lambda m: output(m, canary), fit), (X, y),
-                  with_row(X, y, canary, label), events)
+    fit = fit or (lambda model, X_, y_: model.fit(X_, y_))
 
+    def mechanism(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotProvenPrivateWarning)
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            return per_seed(lambda s: np.ravel(output(fit(make(random_state=s), *data), canary)),
+                            n, rng)
 
-def _numeric_target(cls: type, output: Callable[[Any, np.ndarray], np.ndarray],
-                    epsilon: float = EPS) -> Target:
-    """One tree of height 2 over the numeric problem; ``output(model, canary)`` is released."""
-    return _canary_target(cls, output, problem=_numeric_problem, epsilon=epsilon, n_trees=1,
-                          max_depth=2)
+    return Target(mechanism, (X, y), with_row(X, y, canary, label), events)
 
 
 def _with_total(counts: np.ndarray) -> np.ndarray:
@@ -277,9 +256,9 @@ def _mechanism_targets() -> Builds:
 
 
 def _rdt_targets() -> Builds:
-    def rdt_numeric(epsilon: float) -> Target:
-        return _numeric_target(PrivateRDTClassifier, lambda m, c: m.released_counts(c)[0, 0],
-                               epsilon)
+    def rdt_numeric(epsilon: float) -> Target:  # one tree of height 2, numeric attributes
+        return _canary_target(PrivateRDTClassifier, lambda m, c: m.released_counts(c)[0, 0],
+                              problem=_numeric_problem, epsilon=epsilon, n_trees=1, max_depth=2)
 
     def proba(epsilon: float) -> Target:
         return _canary_target(PrivateRDTClassifier, lambda m, c: np.round(m.predict_proba(c)[0], 6),
@@ -355,9 +334,9 @@ def _forest_targets() -> Builds:
         domain, X, y, canary = categorical_problem()
         return (domain, *with_row(X, y, canary, "n"), canary)
 
-    def forest_numeric(epsilon: float) -> Target:
-        return _numeric_target(DPRandomForestClassifier,
-                               lambda m, c: m.released_labels(c)[:, 0], epsilon)
+    def forest_numeric(epsilon: float) -> Target:  # one tree of height 2, numeric attributes
+        return _canary_target(DPRandomForestClassifier, lambda m, c: m.released_labels(c)[:, 0],
+                              problem=_numeric_problem, epsilon=epsilon, n_trees=1, max_depth=2)
 
     return {
         "forest": _at(forest),

@@ -143,13 +143,9 @@ def leaf_label(epsilon: float, mechanism: str = "rosnam") -> Mechanism:
 
 def pruned_tree_leaves(domain: Domain, *, max_depth: int = 2) -> Mechanism:
     """Leaves of Fan's pruned random tree (JPW Fig. 1, 3–4): NOT private. Data: ``(X, y)``."""
-
-    def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        return per_seed(lambda s: RandomDecisionTreeClassifier(
-            n_trees=1, max_depth=max_depth, domain=domain, random_state=s,
-        ).fit(*data).visited_leaves()[0], n, rng, 2**31 - 1)
-
-    return release
+    return lambda data, n, rng: per_seed(lambda s: RandomDecisionTreeClassifier(
+        n_trees=1, max_depth=max_depth, domain=domain, random_state=s,
+    ).fit(*data).visited_leaves()[0], n, rng, 2**31 - 1)
 
 
 def pruned_tree_problem() -> tuple[Domain, tuple[Any, Any], tuple[Any, Any]]:
@@ -199,13 +195,9 @@ def forest_votes(domain: Domain, canary: pd.DataFrame | np.ndarray, *, epsilon: 
                  n_trees: int = 10, max_depth: int = 2) -> Mechanism:
     """The correct FI forest (disjoint rows, ROSNAM): votes for class 1 on the canary."""
     canary_codes = domain.encode(canary)
-
-    def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        return per_seed(lambda s: DPRandomForestClassifier(
-            epsilon=epsilon, n_trees=n_trees, max_depth=max_depth, domain=domain, random_state=s,
-        ).fit(*data).votes(domain.decode(canary_codes))[0, 1], n, rng, 2**31 - 1).astype(np.int64)
-
-    return release
+    return lambda data, n, rng: per_seed(lambda s: DPRandomForestClassifier(
+        epsilon=epsilon, n_trees=n_trees, max_depth=max_depth, domain=domain, random_state=s,
+    ).fit(*data).votes(domain.decode(canary_codes))[0, 1], n, rng, 2**31 - 1).astype(np.int64)
 
 
 def diffpid3_split_choice(domain: Domain, *, criterion: str = "gini", epsilon: float = 1.0,
@@ -286,13 +278,9 @@ def reused_noise_releases(epsilon: float = 1.0, *, same_noise: bool = True) -> M
 
 def fitted_object_visited_leaves(domain: Domain, *, max_depth: int = 3) -> Mechanism:
     """TEACHING TARGET — the fitted object's secret (leaves holding rows; ε = ∞). Data: (X, y)."""
-
-    def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        return per_seed(lambda s: PrivateRDTClassifier(
-            epsilon=1.0, n_trees=1, max_depth=max_depth, domain=domain, random_state=s,
-        ).fit(*data).leaf_counts_[0].n_visited, n, rng)
-
-    return release
+    return lambda data, n, rng: per_seed(lambda s: PrivateRDTClassifier(
+        epsilon=1.0, n_trees=1, max_depth=max_depth, domain=domain, random_state=s,
+    ).fit(*data).leaf_counts_[0].n_visited, n, rng)
 
 
 # ------------------------------------------------------------------------------ toys
@@ -379,19 +367,13 @@ def _averaged(eps: float, each: float) -> AuditSetup:
                   5 * each)
 
 
-def _labels(mechanism: Mechanism, eps: float, pair: tuple[str, Any, Any],
+def _labels(mechanism: Mechanism, eps: float, pair: tuple[str, Any, Any] | int,
             probs: Callable[[Any], np.ndarray]) -> AuditSetup:
-    """A setup on the neighbours ``pair`` whose output is a label of law ``probs(data)``."""
-    neighbours, d, d_prime = pair
+    """A label of law ``probs(data)`` on ``pair``, or (an int n) :func:`oracle_pair`'s leaves."""
+    neighbours, d, d_prime = oracle_pair(probs, pair) if isinstance(pair, int) else pair
     p, q = probs(d), probs(d_prime)
     return AuditSetup(mechanism, d, d_prime, neighbours, eps, law=label_law(p),
                       law_prime=label_law(q), exact_epsilon=pair_epsilon(p, q))
-
-
-def _leaf_labels(mechanism: Mechanism, eps: float, n: int,
-                 probs: Callable[[Any], np.ndarray]) -> AuditSetup:
-    """A leaf label audited on the leaves :func:`oracle_pair` picks for ``n`` samples."""
-    return _labels(mechanism, eps, oracle_pair(probs, n), probs)
 
 
 def _lattice(mechanism: Mechanism, eps: float, exact: float,
@@ -409,15 +391,6 @@ def _leaf_vector(eps: float, n: int) -> AuditSetup:
                       exact_epsilon=eps)
 
 
-def _float_counts(eps: float) -> Mechanism:
-    return lambda x, m, rng: discrete_laplace_count(eps)(x, m, rng).astype(float)
-
-
-def _rosnam_probabilities(eps: float) -> Callable[[Any], np.ndarray]:
-    return lambda c: mechanisms.report_noisy_max_probabilities(c.astype(float), epsilon=eps,
-                                                               monotone=True)
-
-
 #: Each setup at the claimed ε (leaf labels: neighbours for n samples), by its id in setups.csv.
 _BUILDERS: dict[str, Callable[[float, int], AuditSetup]] = {
     "discrete-laplace": lambda e, n: _count(discrete_laplace_count(e), e,
@@ -427,11 +400,13 @@ _BUILDERS: dict[str, Callable[[float, int], AuditSetup]] = {
         exponential_choice(e), e, ("utilities (0, 1, …, 1) vs (1, 0, …, 0)", UTILITIES,
                                    UTILITIES_PRIME),
         partial(mechanisms.exponential_probabilities, epsilon=e, sensitivity=1.0)),
-    "rosnam": lambda e, n: _leaf_labels(leaf_label(e, "rosnam"), e, n, _rosnam_probabilities(e)),
+    "rosnam": lambda e, n: _labels(leaf_label(e, "rosnam"), e, n, lambda c: (
+        mechanisms.report_noisy_max_probabilities(c.astype(float), epsilon=e, monotone=True))),
     "leaf-vector": _leaf_vector,
     "average-split": lambda e, n: _averaged(e, e / 5),
-    "discrete-lattice": lambda e, n: _lattice(_float_counts(e), e, e, {}),
-    "smooth": lambda e, n: _leaf_labels(
+    "discrete-lattice": lambda e, n: _lattice(
+        lambda x, m, rng: discrete_laplace_count(e)(x, m, rng).astype(float), e, e, {}),
+    "smooth": lambda e, n: _labels(
         smooth_sensitivity_leaf_label(e), e, n,
         partial(mechanisms.smooth_sensitivity_label_probabilities, epsilon=e)),
     "half-noise": lambda e, n: _count(laplace_count_with_scale(1 / (2 * e)), e,

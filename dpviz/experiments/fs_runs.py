@@ -56,10 +56,7 @@ DEFAULT_DEPTH = {"fs-single-split": 1, "nursery": 3, "adult": 3}
 
 @dataclass(frozen=True, eq=False)
 class Prepared:
-    """A data set of the explorers, encoded once with its public domain and bound N.
-
-    ``X_train``, ``y_train``, ``X_test``, ``y_test`` are codes; ``note`` describes the rows.
-    """
+    """A data set of the explorers, encoded once (codes) with its public domain and bound N."""
 
     name: str
     domain: Domain

@@ -198,12 +198,6 @@ def table1_markdown(runs: pd.DataFrame) -> str:
 
 
 # =============================================================================== FS Fig. 4-5
-def _j48_like(pruned: bool, seed: int) -> DecisionTreeClassifier:
-    """Non-private J48-like references from scikit-learn (entropy trees on the codes)."""
-    pruning = {"min_samples_leaf": 2, "ccp_alpha": 0.005} if pruned else {}
-    return DecisionTreeClassifier(criterion="entropy", random_state=seed % 2**31, **pruning)
-
-
 def fs_fig4(
     sizes: Sequence[int] = (1000, 2000, 3000, 4000, 5000), runs: int = 50, *, budget: float = 0.1,
     p_noise: float = 0.1, size_bound: int = 5000, criteria: Sequence[str] = CRITERIA_ORDER,
@@ -228,9 +222,11 @@ def fs_fig4(
                    "split_found": found, "split_point": root.threshold if found else math.nan}
         if references:
             train_codes, train_labels = domain.encode(data.X), domain.encode_labels(data.y)
-            for pruned in (False, True):
+            for pruned in (False, True):  # non-private references: entropy trees on the codes
                 name = f"J48-like (scikit-learn, {'pruned' if pruned else 'unpruned'})"
-                tree = _j48_like(pruned, seed(name)).fit(train_codes, train_labels)
+                pruning = {"min_samples_leaf": 2, "ccp_alpha": 0.005} if pruned else {}
+                tree = DecisionTreeClassifier(criterion="entropy", random_state=seed(name) % 2**31,
+                                              **pruning).fit(train_codes, train_labels)
                 found = bool(tree.tree_.feature[0] == domain.index(truth)) if truth else False
                 yield {"algorithm": name,
                        "accuracy": float((tree.predict(codes) == labels).mean()),

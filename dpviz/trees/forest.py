@@ -82,22 +82,17 @@ def get_majority_labels(
             return _route_once(routed, 0, assignment,
                                lambda: forest_leaf_keys(trees, codes, assignment))
 
-        return [
-            table.noisy_leaf_labels(
-                route, epsilon=epsilon, mechanism=mechanism,
-                label=f"leaf labels of {tau} trees (disjoint rows: parallel composition)",
-            )
+        queries = [(route, epsilon,
+                    f"leaf labels of {tau} trees (disjoint rows: parallel composition)")]
+    else:
+        queries = [
+            (lambda codes, i=i, tree=tree: _route_once(routed, i, None,
+                                                       lambda: tree.leaf_keys(codes)),
+             epsilon / tau, f"tree {i + 1} leaf labels")
+            for i, tree in enumerate(trees)
         ]
-    return [
-        table.noisy_leaf_labels(
-            lambda codes, i=i, tree=tree: _route_once(routed, i, None,
-                                                      lambda: tree.leaf_keys(codes)),
-            epsilon=epsilon / tau,
-            mechanism=mechanism,
-            label=f"tree {i + 1} leaf labels",
-        )
-        for i, tree in enumerate(trees)
-    ]
+    return [table.noisy_leaf_labels(query, epsilon=eps, mechanism=mechanism, label=label)
+            for query, eps, label in queries]
 
 
 def _route_once(
@@ -174,12 +169,6 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
                           "(disjoint rows)" if disjoint else f"split over n_trees={n_trees}",
                           "leaf_mechanism")
 
-    def _tree_depth(self, domain: Domain) -> int:
-        if self.max_depth is not None:
-            return check_depth(self.max_depth)
-        n_discrete = int(domain.categorical_mask.sum())
-        return cap_depth(fletcher_islam_depth(len(domain) - n_discrete, n_discrete))
-
     def fit_encoded_epsilons(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain, epsilons: Sequence[float]
     ) -> list[DPRandomForestClassifier]:
@@ -225,8 +214,10 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain, routed: list | None = None
     ) -> DPRandomForestClassifier:
         """FI Alg. 1 BuildForest: depth, τ random trees, then GetMajorityLabels."""
-        epsilon = self._epsilon()
-        depth, disjoint = self._tree_depth(domain), check_bool(self.disjoint, "disjoint")
+        epsilon, disjoint = self._epsilon(), check_bool(self.disjoint, "disjoint")
+        n_discrete = int(domain.categorical_mask.sum())  # FI's depth unless max_depth
+        depth = check_depth(self.max_depth) if self.max_depth is not None else cap_depth(
+            fletcher_islam_depth(len(domain) - n_discrete, n_discrete))
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
         rows = len(codes) / n_trees if disjoint else len(codes)  # each tree's, on average
         check_trees_memory(n_trees, len(domain), leaves_bound(domain, depth, rows), 1)  # labels

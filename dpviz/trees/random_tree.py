@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from importlib.resources import files
 from typing import Any
 
 import numpy as np
@@ -108,15 +109,7 @@ def fletcher_islam_depth(n_continuous: int, n_discrete: int) -> int:
 
 
 #: FI (2017) Table 4: data set, continuous features, discrete features, published depth.
-FI_TABLE4 = pd.DataFrame(
-    [
-        ("SynthA", 5, 0, 5), ("SynthB", 10, 0, 8), ("SynthC", 15, 0, 12), ("SynthD", 15, 0, 12),
-        ("SynthE", 15, 0, 12), ("SynthF", 10, 0, 8), ("SynthG", 20, 0, 15),
-        ("WallSensor", 4, 0, 4), ("PenWritten", 16, 0, 12), ("GammaTele", 10, 0, 8),
-        ("Adult", 6, 8, 9), ("Mushroom", 0, 22, 11), ("Claves", 0, 16, 8), ("Nursery", 0, 8, 4),
-    ],
-    columns=["dataset", "continuous", "discrete", "depth"],
-)
+FI_TABLE4 = pd.read_csv(files("dpviz.trees").joinpath("fi_table4.csv"))
 
 
 # =============================================================================== trees
@@ -576,10 +569,10 @@ def route_bytes(n_attributes: int, depth: int, categorical: bool = True) -> int:
 
 # =============================================================================== compiled descent
 ENGINES = ("auto", "numba", "numpy")
-#: From this many node visits (items × levels) on, ``"auto"`` uses the compiled kernels: below,
+#: From this many node visits (items × levels) on, ``"auto"`` uses the compiled kernel: below,
 #: numpy takes under ~25 ms, less than loading numba (0.3–1 s, 130 MB, once per process).
 COMPILED_MIN_VISITS = 2_000_000
-#: Threads of the compiled kernels (one slice of at least COMPILED_MIN_VISITS visits each).
+#: Threads of the compiled kernel (one slice of at least COMPILED_MIN_VISITS visits each).
 THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 _engine = os.environ.get("DPVIZ_ENGINE", "auto")
@@ -637,13 +630,13 @@ def descend(top: TreeTop, codes: np.ndarray, tree_of: np.ndarray, row_of: np.nda
                          or row_of.view(np.uint64).max() >= codes.shape[0]):
         raise InvalidParameterError(
             f"tree_of must lie in 0 .. {top.roots - 1} and row_of in 0 .. {codes.shape[0] - 1}")
-    kernels = _kernels(len(tree_of) * top.levels)
-    if kernels is None:
+    kernel = _kernel_for(len(tree_of) * top.levels)
+    if kernel is None:
         return _descend_numpy(top, codes, tree_of, row_of)
     out = np.empty(len(tree_of), dtype=np.int64)
-    args = _arrays(top)
+    args, none, no_votes = _arrays(top), np.zeros(0, np.int64), np.zeros((0, 0), np.int64)
     _in_threads(len(tree_of) * top.levels, len(tree_of),
-                lambda s: kernels[0](codes, tree_of[s], row_of[s], *args, out[s]))
+                lambda s: kernel(codes, tree_of[s], row_of[s], *args, 0, none, out[s], no_votes))
     return out
 
 
@@ -657,15 +650,16 @@ def vote(top: TreeTop, codes: np.ndarray, leaf_label: np.ndarray, n_classes: int
         raise InvalidParameterError(
             f"leaf_label must hold {top.frontier_size} labels in 0 .. {n_classes - 1}")
     n = codes.shape[0]
-    kernels = _kernels(n * top.roots * top.levels)
-    if kernels is None:
+    kernel = _kernel_for(n * top.roots * top.levels)
+    if kernel is None:
         node = _descend_numpy(top, codes, np.repeat(np.arange(top.roots), n),
                               np.tile(np.arange(n), top.roots))
         flat = np.tile(np.arange(n) * n_classes, top.roots) + leaf_label[node - top.frontier]
         return np.bincount(flat, minlength=n * n_classes).reshape(n, n_classes)
     votes = np.zeros((n, n_classes), dtype=np.int64)
-    args = (*_arrays(top), top.frontier, leaf_label)
-    _in_threads(n * top.roots * top.levels, n, lambda s: kernels[1](codes[s], *args, votes[s]))
+    args, none = (*_arrays(top), top.frontier, leaf_label), np.zeros(0, np.int64)
+    _in_threads(n * top.roots * top.levels, n,
+                lambda s: kernel(codes[s], none, none, *args, none, votes[s]))
     return votes
 
 
@@ -694,7 +688,7 @@ def _in_threads(visits: int, n: int, kernel: Callable[[slice], Any]) -> None:
 
 
 def _arrays(top: TreeTop) -> tuple:
-    """The kernels' arrays; binary: numeric nodes, full levels (children 2i + roots + (0, 1))."""
+    """The kernel's arrays; binary: numeric nodes, full levels (children 2i + roots + (0, 1))."""
     binary = not top.categorical.any() and np.array_equal(
         top.first_child, 2 * np.arange(len(top.first_child)) + top.roots)
     return (top.roots, top.attribute.view(np.uint64), top.threshold, top.categorical,
@@ -721,14 +715,14 @@ def _descend_numpy(
     return node
 
 
-def _kernels(visits: int) -> tuple[Callable, Callable] | None:
+def _kernel_for(visits: int) -> Callable | None:
     if _engine == "numpy" or (_engine == "auto" and visits < COMPILED_MIN_VISITS):
         return None
     return _compiled()
 
 
-def _compiled() -> tuple[Callable, Callable] | None:
-    """The numba kernels, compiled (or loaded from its cache) on first use; None without numba."""
+def _compiled() -> Callable | None:
+    """The numba kernel, compiled (or loaded from its cache) on first use; None without numba."""
     if not _kernel:
         try:
             import numba
@@ -736,76 +730,52 @@ def _compiled() -> tuple[Callable, Callable] | None:
             _kernel.append(None)
             return None
         try:
-            kernels = tuple(numba.njit(cache=True, nogil=True)(f) for f in _LOOPS)
+            kernel = numba.njit(cache=True, nogil=True)(_walk_loop)
         except RuntimeError:  # no writable cache directory: compile in every process
-            kernels = tuple(numba.njit(nogil=True)(f) for f in _LOOPS)
-        _kernel.append(kernels)
+            kernel = numba.njit(nogil=True)(_walk_loop)
+        _kernel.append(kernel)
     return _kernel[0]
 
 
-# The kernels numba compiles: each walks a block of items down level by level (independent
-# loads; small blocks, the binary test outside the levels' loop: measured fastest). They read
+# The kernel numba compiles: it walks a block of items down level by level (independent
+# loads; small blocks, the binary test outside the levels' loop: measured fastest). It reads
 # the arrays descend / vote checked, unchecked (tested against the numpy twin: test_random_tree).
 _BLOCK = 8
 
 
-def _descend_loop(codes, tree_of, row_of, roots, attribute, threshold, categorical,
-                  unknown_child, first_child, levels, binary, out):  # pragma: no cover
+def _walk_loop(codes, tree_of, row_of, roots, attribute, threshold, categorical, unknown_child,
+               first_child, levels, binary, frontier, leaf_label, out, votes):  # pragma: no cover
+    # descend: item i from root tree_of[i] on row row_of[i], out[i] = its node; vote (votes
+    # has rows): every row in every tree, votes[row, the label of its node] += 1
     k = np.uint64(codes.shape[1])
+    voting = votes.shape[0] > 0
+    passes, items = (roots, codes.shape[0]) if voting else (1, tree_of.shape[0])
     flat = codes.ravel()
     node = np.empty(_BLOCK, np.uint64)
     base = np.empty(_BLOCK, np.uint64)
-    two, n_roots = np.uint64(2), np.uint64(roots)
-    for start in range(0, tree_of.shape[0], _BLOCK):
-        m = min(_BLOCK, tree_of.shape[0] - start)
-        for j in range(m):
-            node[j] = np.uint64(tree_of[start + j])
-            base[j] = np.uint64(row_of[start + j]) * k
-        if binary:
-            for _ in range(levels):
-                for j in range(m):
-                    at = node[j]
-                    value = flat[base[j] + attribute[at]]
-                    node[j] = two * at + n_roots + np.uint64(value > threshold[at])
-        else:
-            for _ in range(levels):
-                for j in range(m):
-                    at = node[j]
-                    value = flat[base[j] + attribute[at]]
-                    numeric = np.uint64(value > threshold[at])
-                    code = unknown_child[at] if value == -1.0 else np.uint64(max(value, 0.0))
-                    node[j] = first_child[at] + (code if categorical[at] else numeric)
-        for j in range(m):
-            out[start + j] = node[j]
-
-
-def _vote_loop(codes, roots, attribute, threshold, categorical, unknown_child, first_child,
-               levels, binary, frontier, leaf_label, votes):  # pragma: no cover
-    n, k = codes.shape[0], np.uint64(codes.shape[1])
-    flat = codes.ravel()
-    node = np.empty(_BLOCK, np.uint64)
     two, n_roots, first_leaf = np.uint64(2), np.uint64(roots), np.uint64(frontier)
-    for tree in range(roots):
-        for start in range(0, n, _BLOCK):
-            m = min(_BLOCK, n - start)
-            node[:m] = tree
-            base = np.uint64(start) * k
+    for tree in range(passes):
+        for start in range(0, items, _BLOCK):
+            m = min(_BLOCK, items - start)
+            for j in range(m):
+                node[j] = np.uint64(tree) if voting else np.uint64(tree_of[start + j])
+                base[j] = np.uint64(start + j if voting else row_of[start + j]) * k
             if binary:
                 for _ in range(levels):
                     for j in range(m):
                         at = node[j]
-                        value = flat[base + np.uint64(j) * k + attribute[at]]
+                        value = flat[base[j] + attribute[at]]
                         node[j] = two * at + n_roots + np.uint64(value > threshold[at])
             else:
                 for _ in range(levels):
                     for j in range(m):
                         at = node[j]
-                        value = flat[base + np.uint64(j) * k + attribute[at]]
+                        value = flat[base[j] + attribute[at]]
                         numeric = np.uint64(value > threshold[at])
                         code = unknown_child[at] if value == -1.0 else np.uint64(max(value, 0.0))
                         node[j] = first_child[at] + (code if categorical[at] else numeric)
             for j in range(m):
-                votes[start + j, leaf_label[node[j] - first_leaf]] += 1
-
-
-_LOOPS = (_descend_loop, _vote_loop)
+                if voting:
+                    votes[start + j, leaf_label[node[j] - first_leaf]] += 1
+                else:
+                    out[start + j] = node[j]
