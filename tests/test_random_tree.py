@@ -346,19 +346,22 @@ def test_importing_dpviz_does_not_import_numba():
 @pytest.mark.parametrize("depth", [3, 8, 12])
 def test_leaf_keys_of_many_rows_take_the_compiled_descent_and_give_the_same_keys(depth,
                                                                                  monkeypatch):
-    """Private-RDT's fit routes its rows with ``leaf_keys``: from ``COMPILED_MIN_VISITS`` on
-    it goes through :func:`forest_leaf_keys` (issue 26), which must give ``route``'s keys on
-    mixed numeric and categorical data."""
+    """Private-RDT's fit routes its rows with ``leaf_groups``: from ``COMPILED_MIN_VISITS`` on
+    it goes through :func:`forest_leaves` (issue 26), which must give ``route``'s keys on
+    mixed numeric and categorical data, grouped or not."""
     adult = load("adult")
     codes = adult.domain.encode(adult.X)[:5000]
     tree = RandomTree(adult.domain, depth, 7)
     expected = tree.route(codes).leaf_keys
     called = []
     monkeypatch.setattr(random_tree, "COMPILED_MIN_VISITS", 1)
-    monkeypatch.setattr(random_tree, "forest_leaf_keys",
-                        lambda *a: called.append(1) or forest_leaf_keys(*a))
+    original = random_tree.forest_leaves
+    monkeypatch.setattr(random_tree, "forest_leaves",
+                        lambda *a, **k: called.append(1) or original(*a, **k))
     np.testing.assert_array_equal(tree.leaf_keys(codes), expected)
-    assert called
+    leaves, index = tree.leaf_groups(codes)
+    np.testing.assert_array_equal(leaves[index], expected)
+    assert len(called) == 2
 
 
 def test_the_attribute_pick_skips_used_attributes_as_a_scan_of_all_k_would(mixed_domain):

@@ -333,11 +333,17 @@ class RandomTree:
 
     def leaf_keys(self, codes: np.ndarray) -> np.ndarray:
         """The key of the leaf each row reaches (uint64); many rows take the compiled descent."""
+        leaves, index = self.leaf_groups(codes)
+        return leaves[index]
+
+    def leaf_groups(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`leaf_keys` grouped: leaves (uint64, some maybe unreached), each row's index."""
         codes = np.asarray(codes, dtype=np.float64)
         n = codes.shape[0]
         if n * self.depth >= COMPILED_MIN_VISITS:  # the same keys (forest_leaves), faster
-            return forest_leaf_keys([self], codes, np.zeros(n, dtype=np.int64))
-        return self.route(codes).leaf_keys
+            return forest_leaves([self], codes, np.zeros(n, dtype=np.int64), distinct=False)
+        routing = self.route(codes)
+        return routing.level_keys[-1], routing.level_index[-1]
 
     def _initial_state(self, m: int) -> tuple:
         return self._root_state(np.repeat(keyed.splitmix64(np.array([self.key])), m))

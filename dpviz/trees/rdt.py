@@ -254,7 +254,7 @@ class PrivateRDTClassifier(_RDTBase):
         bar = progress(trees, descent * len(trees), "Private-RDT: trees", descent, leaves)
         return [
             table.noisy_leaf_counts(
-                tree.leaf_keys, epsilon=per_tree, mechanism=self.noise,
+                tree.leaf_groups, epsilon=per_tree, mechanism=self.noise,
                 label=f"tree {i + 1} leaf vector{tag}",
             )
             for i, tree in enumerate(bar)
