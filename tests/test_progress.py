@@ -53,7 +53,8 @@ def test_private_rdt_update_shows_progress_too(votes, monkeypatch, capsys):
 
 
 def test_the_threshold_is_seconds_of_routing():
-    # numpy routes ~1.5e7 node visits per second on one core, numba ~6e7 (docs/benchmarks.md)
+    # numpy routes ~1.5e7 node visits per second on one core; numba's whole fit runs
+    # ~1.5-3e8 (docs/benchmarks.md)
     assert _base.PROGRESS_MIN_VISITS == 2 * 10**8
     assert 1 < _base.PROGRESS_MIN_VISITS / _base.VISITS_PER_SECOND["compiled"] < 60
 

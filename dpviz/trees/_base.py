@@ -523,12 +523,13 @@ def tidy_classes(classes: np.ndarray) -> np.ndarray:
 
 
 #: Node visits (rows × trees × levels) from which a fit or a prediction shows a progress
-#: bar: about 13 s of numpy's routing, 3 s of the compiled descent (:data:`VISITS_PER_SECOND`).
+#: bar: about 13 s of numpy's routing, 1 s of the compiled descent (:data:`VISITS_PER_SECOND`).
 PROGRESS_MIN_VISITS = 2 * 10**8
-#: Node visits per second on one core, numpy's routing and numba's compiled descent; a leaf
-#: released or looked up costs ``LEAF_VISITS`` numpy visits (3e5 leaves/s); measured on AMD EPYC
+#: Node visits per second of a whole fit, numpy's routing (one core) and numba's compiled
+#: descent (2.9e8 on 2 cores, 1.5e8 kept for busier machines); a leaf released or looked up
+#: costs ``LEAF_VISITS`` numpy visits (3e5 leaves/s); measured on AMD EPYC
 #: (docs/benchmarks.md). Deep numeric trees run slower (depth 64: 2-4e6 visits/s).
-VISITS_PER_SECOND = {"numpy": 1.5e7, "compiled": 6e7}
+VISITS_PER_SECOND = {"numpy": 1.5e7, "compiled": 1.5e8}
 LEAF_VISITS = 50
 
 
