@@ -64,7 +64,8 @@ def test_the_bar_says_up_front_how_long_the_fit_and_prediction_take(n_trees, vot
                                                                      capsys):
     """Node visits and the leaves the memory guard bounds (Votes: 256 a tree), at the rates."""
     monkeypatch.setattr(_base, "PROGRESS_MIN_VISITS", 1)
-    monkeypatch.setattr(_base, "VISITS_PER_SECOND", {"numpy": 1.0, "compiled": 1.0})
+    monkeypatch.setattr(_base, "VISITS_PER_SECOND", {"numpy": 1.0, "compiled": 1.0,
+                                                         "deep": 1.0})
     model = PrivateRDTClassifier(n_trees=n_trees, domain=votes.domain, random_state=0)
     model.fit(votes.X, votes.y).predict(votes.X[:100])
     err = capsys.readouterr().err
@@ -87,5 +88,10 @@ def test_the_time_is_the_engine_s_and_leaves_count():
     assert bar.desc == f"job ({compiled if random_tree._compiled() else numpy})"
     assert _base.progress([0, 1], 10**7, "job") == [0, 1]  # under the threshold: no bar
     assert _base.progress([0, 1], 10**7, "job", leaves=10**7).desc.startswith("job (about")
+    # visits below the levels the rows fill run at the deep rate (depth 64, 1M rows: 48 levels)
+    assert _base.deep_visits(10**6, 64) == 48 * 10**6 and _base.deep_visits(10**6, 10) == 0
+    assert _base.progress([0, 1], 10**7, "job", deep=10**7) == [0, 1]
+    deep = _base.about(10**8 / _base.VISITS_PER_SECOND["deep"])
+    assert _base.progress([0, 1], 10**8, "job", deep=10**8).desc == f"job ({deep})"
     assert [_base.about(s) for s in (0.2, 30, 180, 9000)] == [
         "about 1 s", "about 30 s", "about 3 min", "about 2.5 h"]

@@ -22,6 +22,7 @@ from dpviz.privacy import PrivateTable
 from dpviz.trees._base import (
     DPEstimatorMixin,
     check_encoded,
+    deep_visits,
     keep_discarded,
     progress,
     shared_doc,
@@ -325,7 +326,8 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         # a long prediction goes in batches of rows, so that its progress can be shown
         batches = np.array_split(np.arange(n), 20) if shows_progress(work) else [slice(None)]
         jobs = [(rows, start) for rows in batches for start in range(0, tau, chunk)]
-        for rows, start in progress(jobs, work, "FI forest: predict"):
+        deep = tau * deep_visits(n, self.depth_)
+        for rows, start in progress(jobs, work, "FI forest: predict", deep=deep):
             votes[rows] += self._chunk_votes(codes[rows], start, min(start + chunk, tau))
         return votes
 

@@ -18,7 +18,13 @@ from dpviz.errors import InvalidParameterError
 from dpviz.keyed import splitmix64
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import BUDGET_RTOL, PrivateTable
-from dpviz.trees._base import DPEstimatorMixin, check_encoded, progress, shared_doc
+from dpviz.trees._base import (
+    DPEstimatorMixin,
+    check_encoded,
+    deep_visits,
+    progress,
+    shared_doc,
+)
 from dpviz.trees.random_tree import (
     RandomTree,
     Routing,
@@ -136,8 +142,9 @@ class RandomDecisionTreeClassifier(_RDTBase):
         nodes = (self.depth_ + 1) * leaves_bound(domain, self.depth_, len(codes))  # every level
         self.trees_ = self._make_trees(structure_rng, self.depth_, nodes)
         work = len(codes) * len(self.trees_) * self.depth_
-        self.node_counts_ = [self._count_levels(t.route(codes), labels)
-                             for t in progress(self.trees_, work, "random decision trees: trees")]
+        deep = len(self.trees_) * deep_visits(len(codes), self.depth_)
+        self.node_counts_ = [self._count_levels(t.route(codes), labels) for t in
+                             progress(self.trees_, work, "random decision trees: trees", deep=deep)]
         return self
 
     def _count_levels(
@@ -156,7 +163,8 @@ class RandomDecisionTreeClassifier(_RDTBase):
         prune = check_bool(self.prune, "prune")  # read at prediction: set_params may change it
         pairs = list(zip(self.trees_, self.node_counts_, strict=True))
         work = codes.shape[0] * len(pairs) * self.depth_
-        for tree, levels in progress(pairs, work, "random decision trees: trees"):
+        deep = len(pairs) * deep_visits(codes.shape[0], self.depth_)
+        for tree, levels in progress(pairs, work, "random decision trees: trees", deep=deep):
             routing = tree.route(codes)
             counts = np.zeros((codes.shape[0], self.domain_.n_classes), dtype=np.int64)
             found = np.zeros(codes.shape[0], dtype=bool)
@@ -251,7 +259,8 @@ class PrivateRDTClassifier(_RDTBase):
         per_tree = epsilon / len(trees)
         descent = n_rows * self.depth_  # a tree's (leaf_keys: compiled from 2e6 on)
         leaves = len(trees) * leaves_bound(self.domain_, self.depth_, n_rows)
-        bar = progress(trees, descent * len(trees), "Private-RDT: trees", descent, leaves)
+        bar = progress(trees, descent * len(trees), "Private-RDT: trees", descent, leaves,
+                       len(trees) * deep_visits(n_rows, self.depth_))
         return [
             table.noisy_leaf_counts(
                 tree.leaf_groups, epsilon=per_tree, mechanism=self.noise,
@@ -288,8 +297,9 @@ class PrivateRDTClassifier(_RDTBase):
         pairs = list(zip(self.trees_, self.leaf_counts_, strict=True))
         work = codes.shape[0] * len(pairs) * self.depth_
         leaves = len(pairs) * leaves_bound(self.domain_, self.depth_, codes.shape[0])
-        return (tree.route(codes).per_leaf(counts)
-                for tree, counts in progress(pairs, work, "Private-RDT: trees", leaves=leaves))
+        deep = len(pairs) * deep_visits(codes.shape[0], self.depth_)
+        return (tree.route(codes).per_leaf(counts) for tree, counts
+                in progress(pairs, work, "Private-RDT: trees", leaves=leaves, deep=deep))
 
     def locate_encoded(self, codes: np.ndarray) -> list[Routing]:
         """Where encoded rows land in every tree (public, the same at every ε)."""
