@@ -132,7 +132,7 @@ def _update(method):
 
 GENERIC = ["PrivateTable._charge#1", "PrivateTable._charge#2", "PrivateTable._read#2"]
 RDT_FIT = [*GENERIC, "Domain.encode#1", "PrivateTable.noisy_leaf_counts#3",
-           "RandomTree.leaf_keys#2", "PrivateTable.close#1"]
+           "RandomTree.leaf_groups#2", "PrivateTable.close#1"]
 RDT_FIT_ENCODED = [p for p in RDT_FIT if not p.startswith("Domain")]
 FOREST_FIT = ["PrivateTable._charge#1", "PrivateTable._read#1", "forest.forest_leaf_keys#1",
               "PrivateTable.close#1"]
