@@ -146,3 +146,66 @@ def test_invalid_parameters(nursery):
         PrivateRDTClassifier(noise="gauss", domain=nursery.domain).fit(nursery.X, nursery.y)
     with pytest.raises(InvalidParameterError, match="n_trees"):
         PrivateRDTClassifier(n_trees=0, domain=nursery.domain).fit(nursery.X, nursery.y)
+
+
+def skewed_numeric():
+    """2,000 rows of 3 numeric attributes on [0, 1], all in [0, 0.1]: at depth 3 most of the
+    8 leaves of a tree are reached by no row (numeric: the descent materializes every level)."""
+    from types import SimpleNamespace
+
+    from dpviz.domain import Numeric
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.random((2000, 3)) / 10, columns=["a", "b", "c"])
+    domain = Domain([Numeric(c, 0.0, 1.0) for c in X.columns], classes=[0, 1])
+    return SimpleNamespace(X=X, y=pd.Series((X["a"] > 0.05).astype(int)), domain=domain)
+
+
+@pytest.mark.parametrize("dataset", ["nursery", "skewed numeric"])
+@pytest.mark.parametrize("engine", ["numpy", "numba"])
+@pytest.mark.parametrize(("epsilon", "noise"), [(1.0, "laplace"), (1.0, "discrete_laplace"),
+                                                (math.inf, "discrete_laplace")])
+def test_the_grouped_leaf_release_is_the_per_row_one_bit_for_bit(dataset, engine, epsilon,
+                                                                  noise, monkeypatch):
+    """Private-RDT's fit hands the release its rows' leaves grouped (``leaf_groups``: the
+    compiled descent gives every frontier leaf, reached or not). The release, to the bit
+    pattern of every released number, and the ledger are those of the per-row keys (hashed),
+    and at ε = ∞ the exact counts of the rows in each leaf."""
+    from dpviz.trees import random_tree
+    from dpviz.trees.random_tree import RandomTree
+
+    if engine == "numba" and random_tree._compiled() is None:
+        pytest.skip("numba is not installed")
+    monkeypatch.setattr(random_tree, "COMPILED_MIN_VISITS", 1 if engine == "numba" else 10**18)
+    data = load(dataset) if dataset == "nursery" else skewed_numeric()
+
+    def fit():
+        model = PrivateRDTClassifier(epsilon=epsilon, n_trees=4, noise=noise,
+                                     max_depth=None if dataset == "nursery" else 3,
+                                     domain=data.domain, random_state=3)
+        return model.fit(data.X, data.y)
+
+    grouped = fit()
+    groups = RandomTree.leaf_groups
+    monkeypatch.setattr(RandomTree, "leaf_groups",
+                        lambda tree, codes: (lambda leaves, i: leaves[i])(*groups(tree, codes)))
+    per_row = fit()
+    a, b = grouped.export_release(), per_row.export_release()
+    pd.testing.assert_frame_equal(a, b)
+    classes = [c for c in a.columns if c not in ("tree", "leaf")]  # the class labels
+    for name in classes:
+        column = np.ascontiguousarray(a[name].to_numpy())
+        assert column.view(np.uint8).tobytes() == b[name].to_numpy().view(np.uint8).tobytes()
+    assert grouped.ledger_.total == per_row.ledger_.total
+    assert len(grouped.ledger_.entries) == len(per_row.ledger_.entries)
+    if math.isinf(epsilon):  # exact: each reached leaf's rows, counted from the per-row keys
+        codes = data.domain.encode(data.X)
+        labels = np.asarray(data.domain.encode_labels(data.y))
+        for t, tree in enumerate(grouped.trees_):
+            leaves, index = groups(tree, codes)
+            _, inverse = np.unique(leaves[index], return_inverse=True)
+            exact = np.zeros((inverse.max() + 1, len(classes)), dtype=np.int64)
+            np.add.at(exact, (inverse, labels), 1)
+            released = a.loc[a["tree"] == t, classes].to_numpy()
+            released = released[released.sum(axis=1) > 0]
+            assert sorted(map(tuple, released)) == sorted(map(tuple, exact))
