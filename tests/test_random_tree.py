@@ -175,7 +175,7 @@ def test_structure_is_drawn_from_the_domain_not_the_rows(mixed_domain):
 def test_root_attribute_is_uniform_and_numeric_split_uniform_on_the_range(mixed_domain):
     keys = np.arange(20_000, dtype=np.uint64)
     tree = RandomTree(mixed_domain, 1, 0)
-    used = np.empty((len(keys), 0), dtype=np.int64)  # no attribute used above the root
+    used = tree._root_state(keys)[1]  # no attribute used above the root
     attribute, threshold = tree._level_splits(keys, used, [], [])  # the root: the whole range
     assert stats.chisquare(np.bincount(attribute, minlength=4)).pvalue > 1e-3
     x_splits = threshold[attribute == 1]
@@ -366,21 +366,33 @@ def test_leaf_keys_of_many_rows_take_the_compiled_descent_and_give_the_same_keys
 
 def test_the_attribute_pick_skips_used_attributes_as_a_scan_of_all_k_would(mixed_domain):
     """A node picks the ⌊u·m⌋-th of its m available attributes, in index order; the tree keeps
-    only the used ones (ascending, k: none) instead of a node × k mask."""
+    only the used ones (inserted in sorted place as the path tests them) instead of a node × k
+    mask."""
     rng = np.random.default_rng(0)
     tree = RandomTree(mixed_domain, 3, 0)
     k, n = len(mixed_domain), 5000
     categorical = np.flatnonzero(mixed_domain.categorical_mask)
     keys = rng.integers(0, 2**63, size=n).astype(np.uint64)
-    # each node: a random subset of the categorical attributes, each used once, in any order
-    used = np.full((n, len(categorical) + 1), k)
-    for row in used:
-        chosen = rng.permutation(categorical)[: rng.integers(0, len(categorical) + 1)]
-        row[rng.permutation(len(row))[: len(chosen)]] = chosen
-    mask = np.zeros((n, k + 1), dtype=bool)
-    mask[np.repeat(np.arange(n), used.shape[1]), used.ravel()] = True
-    rank = np.cumsum(~mask[:, :k], axis=1)  # the scan: the first index whose rank passes pick
+    # each node: a random subset of the categorical attributes, tested in any order, with
+    # numeric tests (nothing added) between them
+    none = random_tree._padding(tree._used_dtype)
+    tested = np.full((n, 2 * len(categorical)), none)
+    chosen = []
+    for row in tested:
+        chosen.append(rng.permutation(categorical)[: rng.integers(0, len(categorical) + 1)])
+        row[np.sort(rng.permutation(len(row))[: len(chosen[-1])])] = chosen[-1]
+    used = tree._root_state(keys)[1]
+    for column in tested.T:
+        used = random_tree._used_after(used, column.astype(used.dtype))
+    for row, attributes in zip(used, chosen, strict=True):
+        assert row[0] == -1 - len(attributes)
+        assert row[1:].tolist() == [*sorted(attributes), *[none] * (
+            len(row) - 1 - len(attributes))]
+    mask = np.zeros((n, k), dtype=bool)
+    for row, attributes in zip(mask, chosen, strict=True):
+        row[attributes] = True
+    rank = np.cumsum(~mask, axis=1)  # the scan: the first index whose rank passes pick
     u = keyed.uniforms(keys, random_tree.ATTRIBUTE_STREAM)
     pick = np.floor(u * rank[:, -1]).astype(np.int64)
     expected = np.where(rank[:, -1] > 0, np.argmax(rank > pick[:, None], axis=1), -1)
-    np.testing.assert_array_equal(tree._attributes(keys, np.sort(used, axis=1)), expected)
+    np.testing.assert_array_equal(tree._attributes(keys, used), expected)

@@ -152,6 +152,28 @@ def _all_children(arity: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return parent, index
 
 
+def _used_after(used: np.ndarray, tested: np.ndarray) -> np.ndarray:
+    """Each node's categorical attributes used on its path, after its parent tested ``tested``.
+
+    A row of ``used`` is ``[-1 - count, its used attributes ascending, padding]``, the padding
+    ``_padding(used.dtype)``; ``tested`` is the parent's categorical attribute (the padding:
+    none, or numeric). The sorted insertion of t is ``max(u_{j-1}, min(u_j, t))`` at every j:
+    two passes, no sort.
+    """
+    n, width = used.shape
+    out, none = np.empty((n, width + 1), dtype=used.dtype), _padding(used.dtype)
+    np.minimum(used[:, 1:], tested[:, None], out=out[:, 1:-1])
+    np.maximum(used[:, :-1], out[:, 1:-1], out=out[:, 1:-1])
+    out[:, 0] = used[:, 0] - (tested != none)
+    out[:, -1] = none
+    return out if n == 0 or out[:, -2].min() < none else out[:, :-1]
+
+
+def _padding(dtype: np.dtype) -> int:
+    """A used-attribute list's padding: above every attribute + the depth (``_used_after``)."""
+    return int(np.iinfo(dtype).max)
+
+
 class RandomTree:
     """One random decision tree over a public Domain: ``depth`` levels, drawn from ``key`` only."""
 
@@ -163,6 +185,8 @@ class RandomTree:
         self._arity = np.where(self._categorical, domain.n_values, 2).astype(np.int64)
         self._max_arity = int(max(self._arity.max(initial=1), 2))
         self._any_categorical = bool(self._categorical.any())
+        # used-attribute lists (_used_after) in 2 bytes when they fit: half the memory traffic
+        self._used_dtype = np.int16 if len(self._arity) + MAX_DEPTH < 2**15 - 1 else np.int32
         bounds = domain.bounds
         self._low, self._high = bounds[:, 0].copy(), bounds[:, 1].copy()
 
@@ -173,14 +197,14 @@ class RandomTree:
         if used is None:  # numeric attributes only: all k are available at every node
             pick = np.floor(u * k).astype(np.int64)
             return np.where(pick < k, pick, 0)  # (the first True of rank > pick, as below)
-        # used: each node's categorical attributes tested above it, ascending (k: none, last);
-        # the pick-th available attribute is pick + #{j: used_j - j <= pick}, as used_j - j
-        # attributes below used_j are available (non-decreasing in j): one pass, not one per j
-        real = used < k
-        n_available = k - real.sum(axis=1)
-        pick = np.floor(u * n_available).astype(np.int32)
-        skipped = real & (used - np.arange(used.shape[1], dtype=np.int32) <= pick[:, None])
-        return np.where(n_available > 0, pick + skipped.sum(axis=1), -1)
+        # used (_used_after): the pick-th available attribute is pick + #{j: used_j - j <= pick},
+        # as used_j - j attributes below used_j are available; used_j - j is non-decreasing in
+        # j (the padding's exceeds every pick): the count is the first j past pick, one pass
+        n_available = k + 1 + used[:, 0].astype(np.int64)
+        pick = np.floor(u * n_available).astype(np.int64)
+        past = used[:, 1:] > pick.astype(used.dtype)[:, None] + np.arange(
+            used.shape[1] - 1, dtype=used.dtype)
+        return np.where(n_available > 0, pick + np.argmax(past, axis=1), -1)
 
     def _level_splits(
         self, keys: np.ndarray, used: np.ndarray | None, slot_of: Any, ranges: Any,
@@ -323,12 +347,9 @@ class RandomTree:
         child_keys[passthrough] = keys[parent][passthrough]
         split = ~passthrough
         cat = split & self._categorical[np.maximum(a, 0)]
-        if used is not None:  # kept sorted, without the columns no node needs (all k)
-            k = len(self._arity)
-            merged = np.empty((len(parent), used.shape[1] + 1), dtype=np.int32)
-            merged[:, :-1], merged[:, -1] = used[parent], np.where(cat, a, k)
-            merged.sort(axis=1)
-            used = merged[:, : int((merged.min(axis=0, initial=k) < k).sum())]
+        if used is not None:
+            used = _used_after(used[parent], np.where(cat, a, _padding(used.dtype)).astype(
+                used.dtype))
         return child_keys, used, split & ~cat
 
     def leaf_keys(self, codes: np.ndarray) -> np.ndarray:
@@ -350,7 +371,8 @@ class RandomTree:
 
     def _root_state(self, roots: np.ndarray) -> tuple:
         m = len(roots)
-        used = np.empty((m, 0), dtype=np.int32) if self._any_categorical else None
+        used = np.tile(np.array([-1, _padding(self._used_dtype)], self._used_dtype), (m, 1))
+        used = used if self._any_categorical else None
         width = min(int((~self._categorical).sum()), self.depth)  # numeric tests on a path
         slot_of = np.full((m, len(self._arity) + 1), -1, np.int8)
         slot_of[:, -1] = 0
