@@ -396,3 +396,26 @@ def test_the_attribute_pick_skips_used_attributes_as_a_scan_of_all_k_would(mixed
     pick = np.floor(u * rank[:, -1]).astype(np.int64)
     expected = np.where(rank[:, -1] > 0, np.argmax(rank > pick[:, None], axis=1), -1)
     np.testing.assert_array_equal(tree._attributes(keys, used), expected)
+
+
+def test_the_used_lists_route_alike_in_two_and_four_bytes():
+    """More than 32,702 attributes take 4-byte used lists: the same trees as 2-byte ones,
+    through the lazy route and the top levels (many categorical attributes, depth 24)."""
+    rng = np.random.default_rng(3)
+    columns = [Categorical(f"c{j}", tuple(range(3))) for j in range(30)]
+    domain = Domain([*columns, *(Numeric(f"x{j}", 0, 1) for j in range(10))], (0, 1))
+    codes = np.column_stack([rng.integers(0, 3, (3000, 30)), rng.random((3000, 10))])
+    codes[:5, :3] = -1.0  # unknown categories
+    results = []
+    for dtype in (np.int16, np.int32):
+        trees = [RandomTree(domain, 24, key) for key in range(4)]
+        for tree in trees:
+            tree._used_dtype = dtype
+        results.append((
+            [tree.leaf_keys(codes) for tree in trees],
+            forest_leaf_keys(trees, codes, np.arange(3000) % 4),
+        ))
+    assert RandomTree(domain, 24, 0)._used_dtype == np.int16
+    for a, b in zip(results[0][0], results[1][0], strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(results[0][1], results[1][1])
