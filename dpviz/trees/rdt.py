@@ -78,10 +78,17 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             check_depth(self.max_depth)
         check_trees_memory(self.n_trees, 1 if domain is None else len(domain))
 
-    def _make_trees(self, rng: np.random.Generator, depth: int, leaves: float) -> list[RandomTree]:
-        """The N structures; refused first if they and their ``leaves`` (counts) overflow memory."""
-        n_trees = check_trees_memory(self.n_trees, len(self.domain_), leaves,
-                                     self.domain_.n_classes)
+    def _make_trees(self, rng: np.random.Generator, depth: int, n_rows: int,
+                    levels: int = 1) -> list[RandomTree]:
+        """The N structures, refused first if they would overflow memory.
+
+        With the counts of the nodes ``n_rows`` rows reach on ``levels`` levels (a refusal's
+        message names public values only).
+        """
+        n_trees = check_trees_memory(
+            self.n_trees, len(self.domain_), levels * leaves_bound(self.domain_, depth, n_rows),
+            self.domain_.n_classes, cap=levels * RandomTree(self.domain_, depth, 0).max_leaves(),
+            per_row=levels)
         keys = rng.integers(0, 2**63, size=n_trees)
         return [RandomTree(self.domain_, depth, int(k)) for k in keys]
 
@@ -139,8 +146,8 @@ class RandomDecisionTreeClassifier(_RDTBase):
         """Draw the structures and count the rows at every node (UpdateStatistics)."""
         structure_rng, _ = self._rngs()  # the same trees as Private-RDT with this seed
         self.depth_ = self._depth(len(domain))
-        nodes = (self.depth_ + 1) * leaves_bound(domain, self.depth_, len(codes))  # every level
-        self.trees_ = self._make_trees(structure_rng, self.depth_, nodes)
+        self.trees_ = self._make_trees(structure_rng, self.depth_, len(codes),
+                                       levels=self.depth_ + 1)  # every level is kept
         work = len(codes) * len(self.trees_) * self.depth_
         deep = len(self.trees_) * deep_visits(len(codes), self.depth_)
         self.node_counts_ = [self._count_levels(t.route(codes), labels) for t in
@@ -243,8 +250,7 @@ class PrivateRDTClassifier(_RDTBase):
         epsilon = self._epsilon()
         self._structure_rng, self._noise_rng = self._rngs()
         self.depth_ = self._depth(len(domain))
-        leaves = leaves_bound(domain, self.depth_, len(codes))
-        self.trees_ = self._make_trees(self._structure_rng, self.depth_, leaves)
+        self.trees_ = self._make_trees(self._structure_rng, self.depth_, len(codes))
         table = self._private_table(codes, labels, domain, epsilon, self._noise_rng)
         self.leaf_counts_ = self._release(table, self.trees_, epsilon, len(codes))
         table.close()
@@ -364,8 +370,7 @@ class PrivateRDTClassifier(_RDTBase):
         union_labels = np.concatenate([previous_labels, labels])
         previous = self.ledger_.spent
         # the fitted model's generators continue: fresh trees and noise
-        leaves = leaves_bound(self.domain_, self.depth_, len(union))
-        trees = (self._make_trees(self._structure_rng, self.depth_, leaves)
+        trees = (self._make_trees(self._structure_rng, self.depth_, len(union))
                  if method == "rebuild" else self.trees_)
         table = self._private_table(
             union, union_labels, self.domain_, previous + epsilon, self._noise_rng
