@@ -191,6 +191,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         if not isinstance(domain, Domain):
             raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
         codes, labels = check_encoded(codes, domain, labels)
+        self._share_record(forests)  # what they spend stays on this object's record too
         routed: list = []  # the rows' leaves, routed by the first fit (the same trees in all)
         try:
             for forest in forests:

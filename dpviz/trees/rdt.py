@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from dpviz.domain import Domain
-from dpviz.errors import InvalidParameterError
+from dpviz.errors import BudgetExceededError, InvalidParameterError
 from dpviz.keyed import splitmix64
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import BUDGET_RTOL, PrivateTable
@@ -293,6 +293,18 @@ class PrivateRDTClassifier(_RDTBase):
                 f"{budget:g} (set_params(epsilon=...)), or method='recount' or 'rebuild', "
                 "which spend epsilon again on all the rows (sequential composition)"
             )
+        carried = self.ledger_.interrupted("update")
+        if method == "jpw" and carried and carried + epsilon > budget * (1 + BUDGET_RTOL):
+            left = (f"Pass epsilon <= {budget - carried:.6g} (set_params(epsilon=...)), or "
+                    if carried < budget else "No JPW update fits the budget any more: use ")
+            raise BudgetExceededError(
+                f"update(method='jpw') at epsilon={self.epsilon!r} may read again the rows of "
+                f"this model's interrupted updates, which spent ε = {carried:.6g} on them "
+                f"(ledger_: 'interrupted update' queries): {carried:.6g} + {epsilon:g} is more "
+                f"than the model's budget ledger_.total = {budget:g}. {left}method='recount' "
+                "or 'rebuild', which spend epsilon again on all the rows (sequential "
+                "composition); no data was read"
+            )
         if method != "jpw" and (X_previous is None or y_previous is None):
             raise InvalidParameterError(
                 f"method={method!r} reads D1 again: pass X_previous and y_previous"
@@ -345,7 +357,9 @@ class PrivateRDTClassifier(_RDTBase):
         """Add a batch D2 to a model of D1 (JPW §V-B), all or nothing; ``ledger_`` shows the cost.
 
         ``"jpw"`` releases D2 alone and adds it (total ε); ``"recount"`` and ``"rebuild"`` read D1
-        again (``X_previous, y_previous``) and cost 2ε. An interrupted update is charged in full.
+        again (``X_previous, y_previous``) and cost 2ε. An interrupted update is charged in full,
+        and a later ``"jpw"`` batch may hold its rows: refused (before any row is read) unless
+        its ε and theirs fit in ``ledger_.total`` (docs/privacy.md §3).
         """
         check_is_fitted(self, "trees_")
         epsilon = self._check_update(method, X_previous, y_previous)
