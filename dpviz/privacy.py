@@ -60,6 +60,7 @@ class Ledger:
         self.total = check_epsilon(total, "epsilon", allow_inf=True)
         self.entries: list[LedgerEntry] = []
         self.spent = 0.0
+        self._interrupted: dict[int, str] = {}  # query number -> the path that was interrupted
 
     @property
     def remaining(self) -> float:
@@ -76,7 +77,8 @@ class Ledger:
     def record_discarded(self, what: str, start: int, others: Sequence[Ledger] = ()) -> None:
         """Charge in full the entries from ``start`` on and ``others``' of an interrupted fit.
 
-        Labelled ``"interrupted <what>: <label>"``; :attr:`spent` may exceed :attr:`total`.
+        Labelled ``"interrupted <what>: <label>"`` (and counted by :meth:`interrupted`);
+        :attr:`spent` may exceed :attr:`total`.
         """
         own = self.entries[start:]
         self.spent += sum(e.epsilon - e.charged for e in own)  # first: never under-counts
@@ -88,6 +90,14 @@ class Ledger:
                 if e.mechanism != PRIOR_MECHANISM:
                     self._record(f"interrupted {what}: {e.label}", e.mechanism, e.epsilon,
                                  e.charged, e.path)
+        marks = self.__dict__.setdefault("_interrupted", {})  # (a ledger pickled before has none)
+        marks.update(dict.fromkeys(range(start, len(self.entries)), what))
+
+    def interrupted(self, what: str | None = None) -> float:
+        """ε charged by the queries of interrupted paths (``what``: of those only, "update")."""
+        marks = getattr(self, "_interrupted", {})
+        return sum(e.charged for e in self.entries
+                   if e.query in marks and what in (None, marks[e.query]))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per query: query, label, mechanism, epsilon, charged, path, depth."""
@@ -111,7 +121,9 @@ class Ledger:
         )
 
     def __repr__(self) -> str:
-        return f"Ledger(spent={self.spent:.6g} of {self.total:.6g}, {len(self.entries)} queries)"
+        stopped = len(getattr(self, "_interrupted", {}))
+        return (f"Ledger(spent={self.spent:.6g} of {self.total:.6g}, {len(self.entries)} queries"
+                + (f", {stopped} of them interrupted" if stopped else "") + ")")
 
     def _repr_html_(self) -> str:
         head = f"<p><b>Ledger</b>: spent {self.spent:.4g} of ε = {self.total:.4g}</p>"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import signal
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -26,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from dpviz.data.uci import load
 from dpviz.domain import Domain
+from dpviz.errors import BudgetExceededError, PrivacyLeakWarning
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import PRIOR_MECHANISM, Ledger, PrivateTable
 from dpviz.trees import forest as forest_module
@@ -242,6 +244,7 @@ def test_an_interrupted_path_leaves_the_model_as_it_was(data, monkeypatch, name,
     if path.prefit is not None:  # then refit with another seed (a finished refit differs)
         path.prefit(model, data).set_params(random_state=1)
     attributes = dict(vars(model))
+    calls = list(model.privacy_record.calls)
     ledger = getattr(model, "ledger_", None)
     spent, n_entries = (ledger.spent, len(ledger.entries)) if ledger is not None else (0.0, 0)
     test = data.A_test if isinstance(model, DiffPC45Classifier) else data.test
@@ -249,8 +252,9 @@ def test_an_interrupted_path_leaves_the_model_as_it_was(data, monkeypatch, name,
     spy = Interrupter(monkeypatch, point)
     with pytest.raises(KeyboardInterrupt) as info:
         path.call(model, data)
-    # exactly as before: the same attributes, holding the same objects
-    assert vars(model).keys() == attributes.keys()
+    # exactly as before: the same attributes, holding the same objects (a model never fitted
+    # may gain one: the record of what the call spent)
+    assert vars(model).keys() - {"_privacy_record"} == attributes.keys() - {"_privacy_record"}
     assert all(vars(model)[k] is v for k, v in attributes.items())
     if proba is None:
         with pytest.raises(NotFittedError):
@@ -266,9 +270,17 @@ def test_an_interrupted_path_leaves_the_model_as_it_was(data, monkeypatch, name,
     if not new:  # nothing was answered: nothing to record
         assert not getattr(exc, "__notes__", None)
         assert ledger is None or (ledger.spent, len(ledger.entries)) == (spent, n_entries)
+        assert model.privacy_record.calls == calls
         return
     assert any(note.startswith("dpviz: ") for note in exc.__notes__)
     assert _recorded(exc.dpviz_ledgers) >= sum(new) - 1e-12
+    # the object's record keeps the call (and those of the models it finished before)
+    record = model.privacy_record
+    added = record.calls[len(calls):]
+    assert record.calls[:len(calls)] == calls
+    assert math.fsum(c.epsilon for c in added) >= sum(new) - 1e-12
+    if path.on_model:  # one call, interrupted
+        assert len(added) == 1 and added[0].interrupted
     if ledger is not None and path.on_model:  # the model's ledger holds every charge too
         assert ledger.spent >= spent + sum(new) - 1e-12
         interrupted = [e for e in ledger.entries if e.label.startswith("interrupted ")]
@@ -289,23 +301,75 @@ def test_a_batch_update_after_an_interrupted_refit_is_still_answered(data, monke
     assert model.ledger_.to_frame()["path"].tolist()[-3:] == ["batch 2"] * 3
 
 
-def test_an_interrupted_batch_is_charged_in_full_so_a_retry_is_covered(data, monkeypatch):
-    """Two of three batch releases answered: in parallel they would add 0; a retry reads D2
-    again, so they are charged in full (2/3), and the retry, a parallel batch, adds 0."""
+def test_an_interrupted_batch_is_charged_in_full_and_a_retry_must_fit_with_it(data, monkeypatch):
+    """Two of three batch releases answered (2/3): in parallel they would add 0, but a retry
+    reads D2 again, so they are charged in full, and a retry is answered only if its ε and
+    theirs fit in the budget (1/3 does, 1 does not: refused before any row is read; the old
+    code answered it, and five interrupted updates and a sixth reached 4.33 of 1)."""
     model = _rdt(data).fit(data.X1, data.y1)
-    Interrupter(monkeypatch, "PrivateTable.noisy_leaf_counts#3")
+    spy = Interrupter(monkeypatch, "PrivateTable.noisy_leaf_counts#3")
     with pytest.raises(KeyboardInterrupt):
         model.update(data.X2, data.y2)
     frame = model.ledger_.to_frame()
     assert model.ledger_.spent == pytest.approx(1.0 + 2 / 3)
     assert frame["charged"].sum() == pytest.approx(model.ledger_.spent)
     assert frame["label"].str.startswith("interrupted update: ").sum() == 2
-    model.update(data.X2, data.y2)
-    assert model.ledger_.spent == pytest.approx(1.0 + 2 / 3)
+    attributes, read = dict(vars(model)), len(spy.charges)
+    monkeypatch.setattr(PrivateTable, "append", None)  # a retry must not get as far as D2's table
+    with pytest.raises(BudgetExceededError, match=r"0\.666667 \+ 1 is more than .* Pass "
+                       r"epsilon <= 0\.333333 .*no data was read"):
+        model.update(data.X2, data.y2)  # at ε = 1: D2's rows would carry 5/3
+    assert vars(model) == attributes and len(spy.charges) == read
+    assert model.ledger_.interrupted("update") == pytest.approx(2 / 3)
+    assert repr(model.ledger_).endswith(", 5 queries, 2 of them interrupted)")
+    monkeypatch.undo()
+    model.set_params(epsilon=1 / 3).update(data.X2, data.y2)  # 2/3 + 1/3 fits
+    assert model.ledger_.spent == pytest.approx(1.0 + 2 / 3)  # a parallel batch adds 0
     assert model.ledger_.to_frame()["path"].tolist()[-3:] == ["batch 3"] * 3
+    with pytest.raises(BudgetExceededError):
+        model.set_params(epsilon=0.5).update(data.X2, data.y2)
+
+
+def test_the_record_keeps_every_call_across_refits(data, monkeypatch):
+    """Three refits interrupted after two of three trees, then one that finishes: ledger_ is
+    the new model's (1 of 1), the object's record keeps all five calls and ε = 4 in all; each
+    retry after an interrupt warns. The old code forgot the interrupted calls at the refit."""
+    model = _rdt(data).fit(data.X1, data.y1)
+    release, calls = PrivateTable.noisy_leaf_counts, [0]
+
+    def third_stops(*args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        if calls[0] % 3 == 0:
+            raise KeyboardInterrupt
+        return release(*args, **kwargs)
+
+    monkeypatch.setattr(PrivateTable, "noisy_leaf_counts", third_stops)
+    for seed in (1, 2, 3):
+        with pytest.raises(KeyboardInterrupt), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model.set_params(random_state=seed).fit(data.X1, data.y1)
+        warned = [w for w in caught if issubclass(w.category, PrivacyLeakWarning)]
+        assert len(warned) == (seed > 1)
+    assert model.ledger_.spent == pytest.approx(3.0)  # the first model's, with the three
+    monkeypatch.undo()
+    with pytest.warns(PrivacyLeakWarning, match=r"last 3 calls of this object were interrupted "
+                      r"after spending ε = 2 on the rows they read"):
+        model.set_params(random_state=4).fit(data.X1, data.y1)
+    assert repr(model.ledger_) == "Ledger(spent=1 of 1, 3 queries)"
+    record = model.privacy_record
+    assert repr(record) == "PrivacyRecord(spent=4 by 5 calls, 3 of them interrupted)"
+    frame = record.to_frame()
+    assert frame["status"].tolist() == ["finished", *["interrupted"] * 3, "finished"]
+    assert frame["epsilon"].tolist() == pytest.approx([1, 2 / 3, 2 / 3, 2 / 3, 1])
+    assert len(record.ledgers) == 5 and record.ledgers[-1] is model.ledger_
+    assert [lg.spent for lg in record.ledgers[1:4]] == pytest.approx([2 / 3] * 3)  # as opened
+    model.update(data.X2, data.y2)  # a finished parallel batch: recorded, adds 0
+    assert record.calls[-1].epsilon == 0 and record.spent == pytest.approx(4.0)
+    assert clone(model).privacy_record.calls == []  # per object: a clone starts empty
 
 
 @pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs signal.setitimer")
+@pytest.mark.filterwarnings("ignore::dpviz.errors.PrivacyLeakWarning")  # refits after interrupts
 def test_a_timer_interrupt_leaves_the_old_model_or_the_new_never_a_mix():
     """A real SIGALRM raising KeyboardInterrupt at several points of a ~0.5 s refit."""
     adult = load("adult")

@@ -105,8 +105,43 @@ def test_what_would_not_fit_is_refused_before_any_tree_is_drawn():
     the parameters alone (leaves unknown, 1.1 GiB) pass."""
     data = load("votes")
     PrivateRDTClassifier(n_trees=300_000, domain=data.domain)._check_params()
-    with pytest.raises(InvalidParameterError, match=r"n_trees=300000 .*256 leaves each.*GiB"):
+    with pytest.raises(InvalidParameterError,
+                       match=r"n_trees=300000 .*at most 1 per training row, 256 in all.*2 GiB"):
         PrivateRDTClassifier(n_trees=300_000, domain=data.domain).fit(data.X, data.y)
+
+
+def _refusal(fit, n_rows: int) -> str:
+    X, y, domain = numeric_data(n_rows, 2)
+    with pytest.raises(InvalidParameterError, match="memory") as info:
+        fit(domain, X, y)
+    return str(info.value)
+
+
+def _rebuild(domain, X, y):
+    model = PrivateRDTClassifier(n_trees=2, max_depth=40, domain=domain, random_state=0)
+    model.fit(X[:500], y[:500]).set_params(n_trees=200_000)
+    model.update(X[500:], y[500:], method="rebuild", X_previous=X[:500], y_previous=y[:500])
+
+
+GUARDED = {  # 200,000 trees of 2 attributes pass without rows (0.6 GiB), not with 1,000 leaves
+    "Private-RDT fit": lambda d, X, y: PrivateRDTClassifier(
+        n_trees=200_000, max_depth=40, domain=d).fit(X, y),
+    "Private-RDT update (rebuild)": _rebuild,
+    "FI forest fit (shared rows)": lambda d, X, y: DPRandomForestClassifier(
+        epsilon=10.0, n_trees=200_000, max_depth=40, disjoint=False, domain=d).fit(X, y),
+    "random decision trees fit": lambda d, X, y: RandomDecisionTreeClassifier(
+        n_trees=200_000, max_depth=40, domain=d).fit(X, y),
+}
+
+
+@pytest.mark.parametrize("case", list(GUARDED))
+def test_a_refusal_says_one_bit_of_the_rows(case):
+    """Refused for 1,000 rows and for 1,001, the guard says the same: public values only (the
+    guard's refusal is the one bit of the rows it may reveal; the old message printed the row
+    count, "holding up to 1,000 leaves each", and the GiB it made)."""
+    first, second = (_refusal(GUARDED[case], n) for n in (1000, 1001))
+    assert first == second
+    assert "1,000" not in first and "1000" not in first
 
 
 def rdt_sharp_measured(X, y, domain, **params):

@@ -71,14 +71,17 @@ def test_make_data_prints_one_message_and_fails(tmp_path: Path) -> None:
 def test_notebook_without_data_shows_one_message_and_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """In a kernel: one message, a quiet note per later cell that needs the data, no error."""
+    """In a kernel: one message, a quiet note per later cell that needs the data, no error;
+    a NameError for a name no skipped cell sets (a typo) keeps its traceback."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src in (
         "import dpviz\nfrom dpviz.data.uci import load",
         "votes = load('votes')",
-        "votes.n_rows",  # a cell that needs the data: NameError, stopped quietly
+        "%time n = votes.n_rows",  # needs the data: NameError, stopped quietly
         "print('synthetic', 2 + 2)",  # a cell that needs none still runs
         "1 / 0",  # any other error keeps its traceback
+        "print(n)",  # set by a skipped cell only: stopped quietly
+        "print(vtoes)",  # a typo keeps its traceback
     )]
     monkeypatch.setenv(datasets.ENV_VAR, os.fspath(tmp_path))  # the kernel inherits them
     monkeypatch.setenv("https_proxy", "http://127.0.0.1:9")
@@ -91,9 +94,11 @@ def test_notebook_without_data_shows_one_message_and_goes_on(
     assert first.output_type == "display_data"
     assert first.data["text/plain"].startswith("Data files missing")
     assert "house-votes-84.data" in first.data["text/html"]
-    assert [o.output_type for o in outputs[2]] == ["display_data"]
-    assert outputs[2][0].data["text/plain"].startswith("Skipped: this cell needs the data")
+    assert [o.output_type for o in outputs[2]] == ["stream", "display_data"]  # %time's times
+    assert outputs[2][1].data["text/plain"].startswith("Skipped: this cell needs the data")
     assert outputs[3][0].text == "synthetic 4\n"
     assert [o.output_type for o in outputs[4]] == ["error"]
     assert outputs[4][0].ename == "ZeroDivisionError"
-    assert not any(o.output_type == "error" for cell in outputs[:4] for o in cell)
+    assert outputs[5][0].data["text/plain"].startswith("Skipped: this cell needs the data")
+    assert [(o.output_type, o.ename) for o in outputs[6]] == [("error", "NameError")]
+    assert not any(o.output_type == "error" for cell in outputs[:4] + outputs[5:6] for o in cell)

@@ -1,15 +1,18 @@
 """scikit-learn plumbing shared by every dpviz estimator, and their shared parameter docs.
 
 Inputs follow scikit-learn's conventions (its estimator checks pass). Every fitting path is
-all or nothing (:meth:`DPEstimatorMixin._atomic`; docs/privacy.md §3).
+all or nothing (:meth:`DPEstimatorMixin._atomic`; docs/privacy.md §3), and what it spent stays
+in the object's :class:`PrivacyRecord`, interrupted or not.
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 import textwrap
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from importlib.util import find_spec
 from typing import Any
 
@@ -19,14 +22,19 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
 
 from dpviz.domain import Domain, check_not_time, check_unique_columns
-from dpviz.errors import EmptyDataError, InvalidParameterError, MissingValueError
+from dpviz.errors import (
+    EmptyDataError,
+    InvalidParameterError,
+    MissingValueError,
+    PrivacyLeakWarning,
+)
 from dpviz.privacy import PRIOR_MECHANISM, Ledger, PrivateTable
 from dpviz.trees.random_tree import COMPILED_MIN_VISITS, engine
 from dpviz.validation import check_epsilon, check_random_state
 
 __all__ = [
-    "PARAMS", "DPEstimatorMixin", "check_encoded", "keep_discarded", "release_generators",
-    "shared_doc", "tidy_classes",
+    "PARAMS", "Call", "DPEstimatorMixin", "PrivacyRecord", "check_encoded", "keep_discarded",
+    "release_generators", "shared_doc", "tidy_classes",
 ]
 
 _NUMERIC_KINDS = ("integer", "floating", "mixed-integer-float", "decimal")
@@ -50,7 +58,8 @@ PARAMS = {
     "fs_max_depth": "max_depth : int or None, default 5\n    Maximal depth d (public); None only "
     "with ``epsilon=math.inf``.",
     "tree_": "tree_ : ID3Tree\n    The released tree (text, HTML, frame).",
-    "ledger_": "ledger_ : Ledger\n    Every query with its ε (and tree level).",
+    "ledger_": "ledger_ : Ledger\n    Every query of the current model with its ε (and tree "
+    "level); earlier fits of this object, interrupted ones too: ``privacy_record``.",
     "epsilon_": "epsilon_ : float\n    ε of each query of a level.",
 }
 
@@ -73,6 +82,68 @@ def shared_doc(cls: type) -> type:
     return cls
 
 
+@dataclass(frozen=True, eq=False)
+class Call:
+    """One call of an estimator object that answered private queries (a fit, an update...)."""
+
+    what: str  # "PrivateRDTClassifier.fit"
+    interrupted: bool  # stopped: its model was discarded, its cost incurred all the same
+    epsilon: float  # what it added to the spend of the ledgers it charged
+    ledgers: tuple[Ledger, ...]  # where its queries are listed
+
+
+class PrivacyRecord:
+    """Every call of one estimator object that read private rows, interrupted ones too.
+
+    ``spent`` sums their ε: a bound on the loss of every row they read (sequential composition
+    over the calls). Kept across refits (``ledger_`` is the current model's only); one per
+    object (and the models it makes): ``sklearn.base.clone`` starts an empty one, so add up
+    the records of the objects fitted on the same rows (docs/privacy.md §3).
+    """
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+
+    @property
+    def spent(self) -> float:
+        """The ε of every call, in all."""
+        return math.fsum(c.epsilon for c in self.calls)
+
+    @property
+    def ledgers(self) -> list[Ledger]:
+        """Every ledger the calls opened or charged, in order, each once."""
+        seen: dict[int, Ledger] = {}
+        for call in self.calls:
+            for ledger in call.ledgers:
+                seen.setdefault(id(ledger), ledger)
+        return list(seen.values())
+
+    def pending(self) -> list[Call]:
+        """The interrupted calls since the last call that finished."""
+        done = [i for i, c in enumerate(self.calls) if not c.interrupted]
+        return self.calls[done[-1] + 1 if done else 0:]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per call: call, what, status, epsilon, ledger."""
+        rows = [(i, c.what, "interrupted" if c.interrupted else "finished", c.epsilon,
+                 "; ".join(map(repr, c.ledgers))) for i, c in enumerate(self.calls)]
+        return pd.DataFrame(rows, columns=["call", "what", "status", "epsilon", "ledger"])
+
+    def __repr__(self) -> str:
+        stopped = sum(c.interrupted for c in self.calls)
+        return (f"PrivacyRecord(spent={self.spent:.6g} by {_calls(len(self.calls))}"
+                + (f", {stopped} of them interrupted" if stopped else "") + ")")
+
+    def _repr_html_(self) -> str:
+        head = (f"<p><b>Privacy record</b> of this object: ε = {self.spent:.4g} spent by "
+                f"{_calls(len(self.calls))}</p>")
+        return head + self.to_frame().to_html(index=False)
+
+
+def _calls(n: int) -> str:
+    return f"{n} call{'' if n == 1 else 's'}"
+
+
 class DPEstimatorMixin:
     """Shared fit/predict input handling (parameters ``domain``, ``unknown``, ``random_state``)."""
 
@@ -93,6 +164,22 @@ class DPEstimatorMixin:
 
     def _store_params(self, params: dict[str, Any]) -> None:
         vars(self).update({k: v for k, v in params.items() if k != "self"})
+
+    def _share_record(self, models: Sequence[Any]) -> None:
+        """Let ``models``, made by this object on its rows, record their calls in its record."""
+        record = vars(self).setdefault("_privacy_record", PrivacyRecord())
+        for model in models:
+            vars(model)["_privacy_record"] = record
+
+    @property
+    def privacy_record(self) -> PrivacyRecord:
+        """Every fit, update and interrupted call of this object with its ε, and their sum.
+
+        ``ledger_`` is the current model's only; this record survives refits. Per object
+        (``clone`` starts empty): add up the records of objects fitted on the same rows.
+        """
+        record = vars(self).get("_privacy_record")
+        return PrivacyRecord() if record is None else record
 
     def _domain_input(self, X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
         """``X`` as :meth:`Domain.from_data` should read it when no domain is given."""
@@ -198,22 +285,37 @@ class DPEstimatorMixin:
 
         An exception leaves this estimator as it was; the generators are shared (a retry
         draws fresh noise). The queries already answered are kept (:func:`keep_discarded`)
-        in ``ledger_`` (unless ``record=False``) and on the exception. Returns self.
+        in ``ledger_`` (unless ``record=False``) and on the exception; the call and its ε,
+        finished or not, in :attr:`privacy_record`. Returns self.
         """
+        name = f"{type(self).__name__}.{what}"
         ledger = getattr(self, "ledger_", None) if record else None
         start = len(ledger.entries) if ledger is not None else 0
+        if what != "update":  # an update checks its own budget (PrivateRDTClassifier)
+            warn_pending(self.privacy_record, name)
         opened: list[Ledger] = []  # the ledgers of the tables the path makes
         work = object.__new__(type(self))
         work.__dict__.update(vars(self), _opened=opened)
         state: dict[str, Any] | None = None
+        finished: tuple[PrivacyRecord, Call] | None = None
         try:
             path(work)
             state = vars(work)
             del state["_opened"]
+            call = _call(name, False, opened, ledger, start, state.get("ledger_"))
+            if call is not None:  # recorded first: an interrupt now over-counts, never under
+                log = state.setdefault("_privacy_record", PrivacyRecord())
+                log.calls.append(call)
+                finished = log, call
             self.__dict__ = state  # one store: the old model or the new, never a mix
         except BaseException as exc:
             if vars(self) is not state:  # not committed: the release is discarded
-                keep_discarded(exc, f"{type(self).__name__}.{what}", opened, ledger, start)
+                call = _call(name, True, opened, ledger, start)
+                keep_discarded(exc, name, opened, ledger, start)
+                if call is not None:
+                    vars(self).setdefault("_privacy_record", PrivacyRecord()).calls.append(call)
+                if finished is not None and finished[1] in finished[0].calls:
+                    finished[0].calls.remove(finished[1])  # it did not finish after all
             raise
         return self
 
@@ -361,6 +463,47 @@ class DPEstimatorMixin:
 
     def _decode(self, codes: np.ndarray) -> np.ndarray:
         return self.classes_[np.asarray(codes, dtype=np.int64)]
+
+
+def _call(what: str, interrupted: bool, opened: list[Ledger], ledger: Ledger | None, start: int,
+          fitted: Ledger | None = None) -> Call | None:
+    """The record of a path that charged ``ledger`` from entry ``start`` on and ``opened``.
+
+    Its ε: what it added to their spends, an interrupted path's own entries in full (as
+    :meth:`Ledger.record_discarded` charges them); None if it answered no query.
+    """
+    own = [] if ledger is None else ledger.entries[start:]
+    made = [e for lg in opened for e in lg.entries if e.mechanism != PRIOR_MECHANISM]
+    if not own and not made:
+        return None
+    epsilon = math.fsum([*(e.epsilon if interrupted else e.charged for e in own),
+                         *(e.charged for e in made)])
+    if interrupted or fitted is None:
+        ledgers = (*opened, *([ledger] if own else []))
+    else:
+        ledgers = tuple(opened) or (fitted,)
+    return Call(what, interrupted, epsilon, ledgers)
+
+
+def warn_pending(record: PrivacyRecord, what: str) -> None:
+    """Warn (PrivacyLeakWarning) when interrupted calls precede a new fit of the object.
+
+    Their loss is incurred; a retry on the same rows adds its ε to theirs, beyond the claim
+    of the model it makes (docs/privacy.md §3).
+    """
+    pending = record.pending()
+    if pending:
+        spent = math.fsum(c.epsilon for c in pending)
+        calls, they = (("call of this object was", "it") if len(pending) == 1
+                       else (f"{len(pending)} calls of this object were", "they"))
+        warnings.warn(
+            f"{what}: the last {calls} interrupted after spending ε = "
+            f"{spent:.6g} on the rows {they} read (privacy_record); if this call reads the same "
+            f"rows, their loss adds up: {spent:.6g} + this call's ε, beyond the ε its model "
+            "claims",
+            PrivacyLeakWarning,
+            stacklevel=4,
+        )
 
 
 def keep_discarded(

@@ -191,6 +191,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         if not isinstance(domain, Domain):
             raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
         codes, labels = check_encoded(codes, domain, labels)
+        self._share_record(forests)  # what they spend stays on this object's record too
         routed: list = []  # the rows' leaves, routed by the first fit (the same trees in all)
         try:
             for forest in forests:
@@ -221,7 +222,8 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
             fletcher_islam_depth(len(domain) - n_discrete, n_discrete))
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
         rows = len(codes) / n_trees if disjoint else len(codes)  # each tree's, on average
-        check_trees_memory(n_trees, len(domain), leaves_bound(domain, depth, rows), 1)  # labels
+        check_trees_memory(n_trees, len(domain), leaves_bound(domain, depth, rows), 1,  # labels
+                           cap=RandomTree(domain, depth, 0).max_leaves())
         structure_rng, noise_rng = self._rngs()
         self.depth_ = depth
         keys = structure_rng.integers(0, 2**63, size=n_trees)

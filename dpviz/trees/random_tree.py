@@ -568,20 +568,29 @@ def leaves_bound(domain: Domain, depth: int, n_rows: float) -> float:
 
 
 def check_trees_memory(n_trees: object, n_attributes: int, leaves: float = 0,
-                       n_classes: int = 0) -> int:
+                       n_classes: int = 0, *, cap: float = math.inf, per_row: int = 1) -> int:
     """``n_trees`` as an int, refused when the trees (+16 B each) exceed ``MEMORY_BUDGET``.
 
-    ``leaves``: the released leaves per tree (fit knows a bound: :func:`leaves_bound`).
+    ``leaves``: a bound on each tree's kept leaves that the rows set (fit knows it:
+    :func:`leaves_bound`), at most ``per_row`` per row and ``cap`` (public). Refused for them,
+    the guard says one bit of the rows (over the budget or not): its message names public
+    values only, never the number of rows or a function of it (docs/privacy.md §4).
     """
     n = check_int(n_trees, "n_trees", minimum=1)
-    each = tree_bytes(n_attributes, leaves, n_classes) + 16
-    held = f" holding up to {math.ceil(leaves):,} leaves each" if leaves else ""
-    check_memory(
-        n * each,
-        f"n_trees={n_trees!r} trees over {n_attributes} attribute(s){held} (about {each:,} B "
-        "each)",
-        f"pass n_trees <= {max(MEMORY_BUDGET // each, 1)}",
-    )
+    each = tree_bytes(n_attributes) + 16
+    what = f"n_trees={n_trees!r} trees over {n_attributes} attribute(s)"
+    check_memory(n * each, f"{what} (about {each:,} B each)",
+                 f"pass n_trees <= {max(MEMORY_BUDGET // each, 1)}")
+    if leaves and n * (tree_bytes(n_attributes, leaves, n_classes) + 16) > MEMORY_BUDGET:
+        most = f"{per_row} per training row" + (
+            f", {math.ceil(cap):,} in all" if math.isfinite(cap) else "")
+        raise InvalidParameterError(
+            f"{what}, about {each:,} B each and {8 * (1 + n_classes)} B per leaf they keep (at "
+            f"most {most}), need more than the memory budget of {MEMORY_BUDGET / 2**30:.3g} GiB "
+            "(dpviz.validation.MEMORY_BUDGET) for these rows: pass fewer n_trees, a smaller "
+            "max_depth or fewer rows (the refusal depends on the number of rows, this message "
+            "does not)"
+        )
     return n
 
 

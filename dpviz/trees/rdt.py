@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from dpviz.domain import Domain
-from dpviz.errors import InvalidParameterError
+from dpviz.errors import BudgetExceededError, InvalidParameterError
 from dpviz.keyed import splitmix64
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import BUDGET_RTOL, PrivateTable
@@ -78,10 +78,17 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
             check_depth(self.max_depth)
         check_trees_memory(self.n_trees, 1 if domain is None else len(domain))
 
-    def _make_trees(self, rng: np.random.Generator, depth: int, leaves: float) -> list[RandomTree]:
-        """The N structures; refused first if they and their ``leaves`` (counts) overflow memory."""
-        n_trees = check_trees_memory(self.n_trees, len(self.domain_), leaves,
-                                     self.domain_.n_classes)
+    def _make_trees(self, rng: np.random.Generator, depth: int, n_rows: int,
+                    levels: int = 1) -> list[RandomTree]:
+        """The N structures, refused first if they would overflow memory.
+
+        With the counts of the nodes ``n_rows`` rows reach on ``levels`` levels (a refusal's
+        message names public values only).
+        """
+        n_trees = check_trees_memory(
+            self.n_trees, len(self.domain_), levels * leaves_bound(self.domain_, depth, n_rows),
+            self.domain_.n_classes, cap=levels * RandomTree(self.domain_, depth, 0).max_leaves(),
+            per_row=levels)
         keys = rng.integers(0, 2**63, size=n_trees)
         return [RandomTree(self.domain_, depth, int(k)) for k in keys]
 
@@ -139,8 +146,8 @@ class RandomDecisionTreeClassifier(_RDTBase):
         """Draw the structures and count the rows at every node (UpdateStatistics)."""
         structure_rng, _ = self._rngs()  # the same trees as Private-RDT with this seed
         self.depth_ = self._depth(len(domain))
-        nodes = (self.depth_ + 1) * leaves_bound(domain, self.depth_, len(codes))  # every level
-        self.trees_ = self._make_trees(structure_rng, self.depth_, nodes)
+        self.trees_ = self._make_trees(structure_rng, self.depth_, len(codes),
+                                       levels=self.depth_ + 1)  # every level is kept
         work = len(codes) * len(self.trees_) * self.depth_
         deep = len(self.trees_) * deep_visits(len(codes), self.depth_)
         self.node_counts_ = [self._count_levels(t.route(codes), labels) for t in
@@ -243,8 +250,7 @@ class PrivateRDTClassifier(_RDTBase):
         epsilon = self._epsilon()
         self._structure_rng, self._noise_rng = self._rngs()
         self.depth_ = self._depth(len(domain))
-        leaves = leaves_bound(domain, self.depth_, len(codes))
-        self.trees_ = self._make_trees(self._structure_rng, self.depth_, leaves)
+        self.trees_ = self._make_trees(self._structure_rng, self.depth_, len(codes))
         table = self._private_table(codes, labels, domain, epsilon, self._noise_rng)
         self.leaf_counts_ = self._release(table, self.trees_, epsilon, len(codes))
         table.close()
@@ -286,6 +292,18 @@ class PrivateRDTClassifier(_RDTBase):
                 "earlier ones, within that budget. Pass epsilon <= "
                 f"{budget:g} (set_params(epsilon=...)), or method='recount' or 'rebuild', "
                 "which spend epsilon again on all the rows (sequential composition)"
+            )
+        carried = self.ledger_.interrupted("update")
+        if method == "jpw" and carried and carried + epsilon > budget * (1 + BUDGET_RTOL):
+            left = (f"Pass epsilon <= {budget - carried:.6g} (set_params(epsilon=...)), or "
+                    if carried < budget else "No JPW update fits the budget any more: use ")
+            raise BudgetExceededError(
+                f"update(method='jpw') at epsilon={self.epsilon!r} may read again the rows of "
+                f"this model's interrupted updates, which spent ε = {carried:.6g} on them "
+                f"(ledger_: 'interrupted update' queries): {carried:.6g} + {epsilon:g} is more "
+                f"than the model's budget ledger_.total = {budget:g}. {left}method='recount' "
+                "or 'rebuild', which spend epsilon again on all the rows (sequential "
+                "composition); no data was read"
             )
         if method != "jpw" and (X_previous is None or y_previous is None):
             raise InvalidParameterError(
@@ -339,7 +357,9 @@ class PrivateRDTClassifier(_RDTBase):
         """Add a batch D2 to a model of D1 (JPW §V-B), all or nothing; ``ledger_`` shows the cost.
 
         ``"jpw"`` releases D2 alone and adds it (total ε); ``"recount"`` and ``"rebuild"`` read D1
-        again (``X_previous, y_previous``) and cost 2ε. An interrupted update is charged in full.
+        again (``X_previous, y_previous``) and cost 2ε. An interrupted update is charged in full,
+        and a later ``"jpw"`` batch may hold its rows: refused (before any row is read) unless
+        its ε and theirs fit in ``ledger_.total`` (docs/privacy.md §3).
         """
         check_is_fitted(self, "trees_")
         epsilon = self._check_update(method, X_previous, y_previous)
@@ -364,8 +384,7 @@ class PrivateRDTClassifier(_RDTBase):
         union_labels = np.concatenate([previous_labels, labels])
         previous = self.ledger_.spent
         # the fitted model's generators continue: fresh trees and noise
-        leaves = leaves_bound(self.domain_, self.depth_, len(union))
-        trees = (self._make_trees(self._structure_rng, self.depth_, leaves)
+        trees = (self._make_trees(self._structure_rng, self.depth_, len(union))
                  if method == "rebuild" else self.trees_)
         table = self._private_table(
             union, union_labels, self.domain_, previous + epsilon, self._noise_rng

@@ -2,11 +2,15 @@
 
 The first cell that lacks the UCI files says what is missing and where dpviz looked; later
 cells that need them stop with a one-line note and end without an error, so that Run All and
-Voilà go on to the cells that need no data. Any other error shows its usual traceback.
+Voilà go on to the cells that need no data. A cell needs them when it raises the missing-data
+error, or a NameError for a name that a cell stopped so would have set (and then its own
+names join those). Any other error — a typo, a NameError for anything else, an
+UnboundLocalError — shows its usual traceback.
 """
 
 from __future__ import annotations
 
+import ast
 import html
 import sys
 from types import TracebackType
@@ -16,6 +20,68 @@ from dpviz.errors import DataUnavailableError
 
 #: The message of the first missing-data error of this kernel (empty: none yet).
 _first_message: list[str] = []
+#: The global names the cells stopped by missing data would have set.
+_skipped_names: set[str] = set()
+
+
+def assigned_names(source: str) -> set[str]:
+    """The global names Python code binds: assignments, imports, defs, loops, ``with``, ``as``.
+
+    Also those of the code given to IPython's magics (``%time x = f()``, as IPython turns it
+    into Python); not the names local to a function, class, lambda or comprehension; empty
+    if it does not parse.
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(child.name)  # the body binds the function's (class's) own names
+            elif isinstance(child, ast.Import | ast.ImportFrom):
+                names.update(a.asname or a.name.split(".")[0] for a in child.names
+                             if a.name != "*")
+            elif isinstance(child, ast.comprehension):  # its target is its own
+                for part in (child.iter, *child.ifs):
+                    visit(part)
+            elif not isinstance(child, ast.Lambda):
+                if (code := _magic_code(child)) is not None:
+                    names.update(assigned_names(code))
+                if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+                    names.add(child.id)
+                name = getattr(child, "name", None) or getattr(child, "rest", None)
+                if isinstance(child, ast.ExceptHandler | ast.MatchAs | ast.MatchStar
+                              | ast.MatchMapping) and name:
+                    names.add(name)
+                visit(child)
+
+    visit(tree)
+    return names
+
+
+def _magic_code(node: ast.AST) -> str | None:
+    """The code of ``get_ipython().run_line_magic(name, code)`` (``run_cell_magic``: its body)."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("run_line_magic", "run_cell_magic") and node.args
+            and isinstance(node.args[-1], ast.Constant) and isinstance(node.args[-1].value, str)):
+        return node.args[-1].value
+    return None
+
+
+def _cell_names(shell: Any) -> set[str]:
+    """The names the running cell binds (its source from the execution, else ``In[-1]``)."""
+    result = getattr(shell.displayhook, "exec_result", None)
+    raw = getattr(getattr(result, "info", None), "raw_cell", None)
+    if raw is None:
+        history = shell.user_ns.get("In") or [""]
+        return assigned_names(history[-1])  # already transformed to Python
+    try:
+        return assigned_names(shell.transform_cell(raw))  # magics to Python
+    except Exception:  # an input transformer that fails: the cell binds nothing we know of
+        return set()
 
 
 def _note(message: str, first: bool) -> dict[str, str]:
@@ -38,11 +104,13 @@ def _handler(shell: Any, etype: type[BaseException], value: BaseException,
              tb: TracebackType | None, tb_offset: int | None = None) -> None:
     """IPython custom exception handler: quiet for missing data, the usual traceback otherwise."""
     quiet = issubclass(etype, DataUnavailableError) or (
-        _first_message and issubclass(etype, NameError)  # a name the skipped cells never set
+        issubclass(etype, NameError) and not issubclass(etype, UnboundLocalError)
+        and getattr(value, "name", None) in _skipped_names  # a name a skipped cell never set
     )
     if not quiet:
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
         return
+    _skipped_names.update(_cell_names(shell))  # what this cell would have set
     result = getattr(shell.displayhook, "exec_result", None)
     if result is not None:
         result.error_in_exec = None  # the cell ends without an error: Run All goes on
