@@ -607,7 +607,7 @@ class SuLQID3Classifier(_FSTreeClassifier):
     def __init__(
         self, epsilon: float = 1.0, max_depth: int | None = 5, *, stopping: str = "fs",
         domain: Domain | None = None, unknown: str = "raise",
-        random_state: int | np.random.Generator | None = None,
+        random_state: int | None = None,
     ) -> None:
         self._store_params(locals())
 
@@ -680,7 +680,7 @@ class DiffPID3Classifier(_FSTreeClassifier):
         self, epsilon: float = 1.0, max_depth: int | None = 5, *, criterion: str = "max",
         size_bound: int | None = None, prune: bool = False, confidence: float = 0.25,
         n_split_cells: int = DEFAULT_SPLIT_CELLS, domain: Domain | None = None,
-        unknown: str = "raise", random_state: int | np.random.Generator | None = None,
+        unknown: str = "raise", random_state: int | None = None,
     ) -> None:
         self._store_params(locals())
 
