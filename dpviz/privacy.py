@@ -27,7 +27,13 @@ from dpviz.errors import (
     NotProvenPrivateWarning,
 )
 from dpviz.leaf_release import FLOAT_LAPLACE_MESSAGE, NoisyLeafCounts, NoisyLeafLabels
-from dpviz.validation import check_epsilon, check_int, check_positive, check_random_state
+from dpviz.validation import (
+    check_epsilon,
+    check_int,
+    check_positive,
+    check_random_state,
+    is_real,
+)
 
 __all__ = ["BudgetExceededError", "Ledger", "LedgerEntry", "PrivateTable"]
 
@@ -235,6 +241,17 @@ def _leaf_keys(keys: Any, n_rows: int) -> tuple[Any, np.ndarray]:
             f"the route must return one leaf key per row, got shape {keys.shape}"
         )
     return _key_values(keys)
+
+
+def _finite_real(value: object, name: str) -> float:
+    """``value`` as a finite float: a real number (not a bool or text) of float range."""
+    try:
+        v = float(value) if is_real(value) else math.nan
+    except OverflowError:  # an int beyond float range, e.g. 10**400
+        v = math.inf
+    if not math.isfinite(v):
+        raise InvalidParameterError(f"{name} must be a finite real number, got {value!r}")
+    return v
 
 
 def _check_encoded(
@@ -473,9 +490,7 @@ class PrivateTable:
     ) -> tuple[Route, int, list[str] | None]:
         """(codes -> cell ids, number of cells, names of an attribute's cells), without rows."""
         if isinstance(by, str) and isinstance(self.domain[by], Numeric) and threshold is not None:
-            t, j = float(threshold), self.domain.index(by)
-            if not math.isfinite(t):
-                raise InvalidParameterError(f"threshold must be finite, got {threshold!r}")
+            t, j = _finite_real(threshold, "threshold"), self.domain.index(by)
             return ((lambda codes: (codes[:, j] > t).astype(np.int64)), 2,
                     [f"{by} <= {t:g}", f"{by} > {t:g}"])
         if threshold is not None:

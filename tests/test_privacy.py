@@ -183,6 +183,13 @@ def test_partition_requires_threshold_for_numeric(domain, data):
         t.partition("outlook", threshold=3)
 
 
+@pytest.mark.parametrize("bad", [10**400, math.inf, math.nan, "20", True, None, 1j])
+def test_a_threshold_that_is_not_a_finite_number_is_refused(domain, data, bad):
+    # 10**400 raised OverflowError, "20" and True were read as 20.0 and 1.0
+    with pytest.raises(InvalidParameterError, match="threshold"):
+        table(domain, data).partition("temp", threshold=bad)
+
+
 def test_noisy_class_counts_follow_discrete_laplace(domain, data):
     # 4000 independent releases of the class histogram [5, 5] at eps=0.5: the noise must be
     # two-sided geometric with P(k) ∝ exp(-0.5|k|)  (chi-square over pooled bins).
