@@ -13,12 +13,14 @@ from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
+from dpviz.validation import fresh_seed
 
 __all__ = [
     "BudgetExceededError", "Categorical", "DPRandomForestClassifier", "Dataset",
     "DiffPC45Classifier", "DiffPID3Classifier", "Domain", "Ledger", "NotProvenPrivateWarning",
     "Numeric", "PrivacyLeakWarning", "PrivateRDTClassifier", "PrivateTable",
-    "RDTSharpClassifier", "RandomDecisionTreeClassifier", "SuLQID3Classifier", "load",
+    "RDTSharpClassifier", "RandomDecisionTreeClassifier", "SuLQID3Classifier", "fresh_seed",
+    "load",
 ]
 __version__ = "0.1.0"
 

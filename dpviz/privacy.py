@@ -9,6 +9,7 @@ passed in must be total and row-wise (docs/privacy.md §4).
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
@@ -26,7 +27,13 @@ from dpviz.errors import (
     NotProvenPrivateWarning,
 )
 from dpviz.leaf_release import FLOAT_LAPLACE_MESSAGE, NoisyLeafCounts, NoisyLeafLabels
-from dpviz.validation import check_epsilon, check_int, check_positive, check_random_state
+from dpviz.validation import (
+    check_epsilon,
+    check_int,
+    check_positive,
+    check_random_state,
+    is_real,
+)
 
 __all__ = ["BudgetExceededError", "Ledger", "LedgerEntry", "PrivateTable"]
 
@@ -149,50 +156,114 @@ class _Group:
         return max((m.spent for m in self.members), default=0.0)
 
 
-def _cell_ids(ids: np.ndarray, n: int) -> np.ndarray:
-    """Cell ids in ``[0, n)`` as int64, and -1 for a row in no cell (outside, NaN, not a number).
+def _row_values(output: Any) -> np.ndarray:
+    """A function's output as an array, a list or tuple read element by element (object).
 
-    A row whose id is not a number (None, text) falls in no cell instead of raising: an
-    exception after reading the rows would reveal, for free, that such a row exists.
+    ``np.asarray`` would choose one dtype for all the elements, so that one row's value changes
+    how another's is read (``[1, "a"]`` is text, ``[-1, 2**63 + 1]`` rounds to float) or
+    raises (``[1, (1, 2)]``).
     """
+    if isinstance(output, list | tuple):
+        return np.fromiter(output, dtype=object, count=len(output))
+    return np.asarray(output)
+
+
+def _whole_number(value: object, high: int) -> int:
+    """``value`` if it is a whole number in ``[0, high)`` (a bool is 0 or 1), else -1.
+
+    Never raises: ``None``, text, NaN, ±inf, 1.5, ``10**400``, a complex or a number type
+    that fails to compare are -1, each row read on its own.
+    """
+    try:
+        if isinstance(value, numbers.Integral | np.bool_):
+            whole = int(value)
+            return whole if 0 <= whole < high else -1
+        if isinstance(value, numbers.Real) and 0 <= value < high:
+            whole = int(value)
+            return whole if whole == value else -1
+    except Exception:  # a row's value must not make the query raise
+        return -1
+    return -1
+
+
+def _cell_ids(ids: np.ndarray, n: int) -> np.ndarray:
+    """Cell ids in ``[0, n)`` as int64, and -1 for a row in no cell.
+
+    A row is in a cell when its id is a whole number in ``[0, n)`` (1.0 and ``True`` count,
+    1.5 does not); any other id (outside, NaN, None, text, ``10**400``) is in no cell instead
+    of raising: an exception after reading the rows would reveal, for free, that such a row
+    exists (docs/privacy.md §3).
+    """
+    if ids.dtype.kind == "O":
+        return np.fromiter((_whole_number(v, n) for v in ids.ravel().tolist()), dtype=np.int64,
+                           count=ids.size).reshape(ids.shape)
     if ids.dtype.kind not in "biuf":
-        ids = np.asarray([v if isinstance(v, (int, float, np.integer, np.floating)) else math.nan
-                          for v in ids.ravel().tolist()], dtype=np.float64).reshape(ids.shape)
+        return np.full(ids.shape, -1, dtype=np.int64)
     with np.errstate(invalid="ignore"):
         valid = (ids >= 0) & (ids < n)
-    return np.where(valid, ids, -1).astype(np.int64)
+        if ids.dtype.kind == "f":
+            valid &= ids == np.floor(ids)
+    if valid.all():
+        return ids.astype(np.int64)
+    out = np.full(ids.shape, -1, dtype=np.int64)
+    out[valid] = ids[valid]
+    return out
+
+
+def _key_values(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(uint64 keys of the elements that are leaf keys, their mask): whole numbers < 2**64."""
+    if keys.dtype.kind == "u":
+        return keys.astype(np.uint64), np.ones(keys.shape, dtype=bool)
+    if keys.dtype.kind in "ib":
+        reached = keys >= 0
+        return keys[reached].astype(np.uint64), reached
+    if keys.dtype.kind not in "fO":
+        return np.zeros(0, dtype=np.uint64), np.zeros(keys.shape, dtype=bool)
+    whole = [_whole_number(v, 2**64) for v in keys.ravel().tolist()]
+    reached = np.array([w >= 0 for w in whole], dtype=bool).reshape(keys.shape)
+    return np.array([w for w in whole if w >= 0], dtype=np.uint64), reached
 
 
 def _leaf_keys(keys: Any, n_rows: int) -> tuple[Any, np.ndarray]:
-    """(uint64 keys of the rows that reach a leaf, their mask); a non-uint64 key reaches none.
+    """(uint64 keys of the rows that reach a leaf, their mask): keys are whole numbers < 2**64.
 
-    A route may give the keys grouped, (uint64 leaves, each row's index into them).
+    A row whose key is anything else reaches no leaf. A route may give the keys grouped,
+    (leaves, each row's index into them): a row whose index is not a position of ``leaves``,
+    or whose leaf is not a key, reaches none.
     """
     if isinstance(keys, tuple):
-        leaves, index = np.asarray(keys[0]), np.asarray(keys[1])
-        if leaves.dtype != np.uint64 or leaves.ndim != 1 or index.shape != (n_rows,) or (
-            index.dtype.kind not in "iu" or (n_rows and not 0 <= index.min() <= index.max()
-                                             < len(leaves))):
+        if len(keys) != 2:
             raise InvalidParameterError(
-                "a route giving (leaves, index) must give uint64 leaves and one index into "
-                "them per row")
-        return (leaves, index), np.ones(n_rows, dtype=bool)
-    keys = np.asarray(keys)
+                f"a route giving grouped keys must give (leaves, index), got {len(keys)} items")
+        leaves, index = _row_values(keys[0]), _row_values(keys[1])
+        if leaves.ndim != 1 or index.shape != (n_rows,):
+            raise InvalidParameterError(
+                "a route giving (leaves, index) must give a 1-D array of leaves and one index "
+                f"into them per row, got shapes {leaves.shape} and {index.shape}")
+        leaf_keys, is_key = _key_values(leaves)
+        position = _cell_ids(index, len(leaves))
+        reached = position >= 0
+        if not is_key.all():  # rows at a leaf that is not a key reach none
+            reached[reached] = is_key[position[reached]]
+            return (leaf_keys, (np.cumsum(is_key) - 1)[position[reached]]), reached
+        return (leaf_keys, position if reached.all() else position[reached]), reached
+    keys = _row_values(keys)
     if keys.shape != (n_rows,):
         raise InvalidParameterError(
             f"the route must return one leaf key per row, got shape {keys.shape}"
         )
-    if keys.dtype.kind == "u":
-        return keys.astype(np.uint64), np.ones(n_rows, dtype=bool)
-    if keys.dtype.kind in "ib":
-        reached = keys >= 0
-        return keys[reached].astype(np.uint64), reached
-    values = keys.ravel().tolist()
-    reached = np.array(
-        [not isinstance(v, bool) and isinstance(v, (int, float)) and float(v).is_integer()
-         and 0 <= v < 2**64 for v in values], dtype=bool)
-    kept = [int(v) for v, r in zip(values, reached, strict=True) if r]
-    return np.asarray(kept, dtype=np.uint64), reached
+    return _key_values(keys)
+
+
+def _finite_real(value: object, name: str) -> float:
+    """``value`` as a finite float: a real number (not a bool or text) of float range."""
+    try:
+        v = float(value) if is_real(value) else math.nan
+    except OverflowError:  # an int beyond float range, e.g. 10**400
+        v = math.inf
+    if not math.isfinite(v):
+        raise InvalidParameterError(f"{name} must be a finite real number, got {value!r}")
+    return v
 
 
 def _check_encoded(
@@ -401,7 +472,8 @@ class PrivateTable:
 
         ε-DP for the whole array (disjoint public cells; docs/privacy.md §8.1). ``by`` is a
         categorical attribute, a public row-wise function of the encoded rows to cell ids in
-        ``[0, n_cells)`` (other rows are not counted), or ``None`` (one cell). Shape
+        ``[0, n_cells)`` (a row with any other id is not counted: docs/privacy.md §3), or
+        ``None`` (one cell). Shape
         (n_cells, n_classes), or (n_cells,) without ``classes``.
         """
         epsilon = check_epsilon(epsilon, allow_inf=True)
@@ -430,9 +502,7 @@ class PrivateTable:
     ) -> tuple[Route, int, list[str] | None]:
         """(codes -> cell ids, number of cells, names of an attribute's cells), without rows."""
         if isinstance(by, str) and isinstance(self.domain[by], Numeric) and threshold is not None:
-            t, j = float(threshold), self.domain.index(by)
-            if not math.isfinite(t):
-                raise InvalidParameterError(f"threshold must be finite, got {threshold!r}")
+            t, j = _finite_real(threshold, "threshold"), self.domain.index(by)
             return ((lambda codes: (codes[:, j] > t).astype(np.int64)), 2,
                     [f"{by} <= {t:g}", f"{by} > {t:g}"])
         if threshold is not None:
@@ -454,7 +524,7 @@ class PrivateTable:
 
             def cell_ids(codes: np.ndarray) -> np.ndarray:
                 # a row outside [0, n) is dropped (as PINQ's Partition drops unlisted keys)
-                ids = np.asarray(by(codes))
+                ids = _row_values(by(codes))
                 if ids.shape != (codes.shape[0],):
                     raise InvalidParameterError(
                         "the cell function must return one id per row (a row-wise function "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import secrets
 
 import numpy as np
 
@@ -58,15 +59,41 @@ def check_probability(value: object, name: str) -> float:
     return float(value)
 
 
+#: Bits of entropy a seed needs to key a release that is published (docs/privacy.md §3).
+SEED_BITS = 128
+
+
+def fresh_seed() -> int:
+    """A new seed of :data:`SEED_BITS` (128) bits from the operating system (:mod:`secrets`).
+
+    For a release to publish whose seed must be recorded (to refit or audit it): a small int
+    is found by trying every seed against the release; keep this one as secret as the data.
+    ``random_state=None`` draws as much entropy without recording it.
+    """
+    return secrets.randbits(SEED_BITS)
+
+
 def check_random_state(
-    random_state: object, name: str = "random_state", *, allow_none: bool = True
+    random_state: object, name: str = "random_state", *, allow_none: bool = True,
+    generators: bool = True,
 ) -> np.random.Generator:
     """The one rule turning a seed into a :class:`numpy.random.Generator`.
 
-    A Generator as is; a non-negative int or a legacy ``RandomState`` seeds a new one;
-    ``None`` (if ``allow_none``) seeds from OS entropy: a seed is a curator secret
-    (docs/privacy.md §3).
+    A non-negative int seeds a new one; ``None`` (if ``allow_none``) seeds from 128 bits of OS
+    entropy: a seed is a curator secret (docs/privacy.md §3). A Generator is used as is, a
+    legacy ``RandomState`` seeds a new one from its draws, only where ``generators``: a noise
+    source used in place (``PrivateTable``'s ``rng``, the mechanisms). An estimator's
+    ``random_state`` is a parameter, which scikit-learn's ``clone`` deep-copies: every copy
+    of a generator would draw the same noise, so the estimators refuse them.
     """
+    if isinstance(random_state, np.random.Generator | np.random.RandomState) and not generators:
+        raise InvalidParameterError(
+            f"{name} must be an int seed or None, got a {type(random_state).__name__}: "
+            "scikit-learn's clone (cross_val_score, GridSearchCV) copies a generator in its "
+            "state, so every copy would draw the same noise and two releases on overlapping "
+            "rows would reveal a row. Pass None (fresh OS entropy at every fit) or an int seed "
+            "of your own per release, e.g. dpviz.fresh_seed() (docs/privacy.md §3)"
+        )
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
@@ -79,7 +106,8 @@ def check_random_state(
         return np.random.default_rng()
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(0, 2**32, size=4, dtype=np.uint64))
-    allowed = "an int seed, a numpy.random.Generator" + (" or None" if allow_none else "")
+    allowed = "an int seed" + (", a numpy.random.Generator" if generators else "") + (
+        " or None" if allow_none else "")
     raise InvalidParameterError(f"{name} must be {allowed}, got {random_state!r}")
 
 

@@ -30,6 +30,7 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils import get_tags
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import dpviz
 from dpviz.data.uci import load
 from dpviz.domain import Domain, Numeric
 from dpviz.errors import (
@@ -309,6 +310,61 @@ def test_cross_val_score_and_pipeline_on_votes(kind):
     assert_array_equal(pipe.classes_, np.asarray(ds.domain.classes, dtype=object))
     assert list(pipe[-1].feature_names_in_) == list(ds.X.columns[::-1])
     assert_array_equal(cross_val_score(pipe, ds.X, ds.y, cv=cv), scores)
+
+
+# A numpy Generator (or RandomState) as random_state (issue 35, item 4). scikit-learn's clone,
+# which cross_val_score and GridSearchCV call for every fold, deep-copies the parameters: each
+# clone started from the same generator state and drew the same trees, noise and secret keys,
+# so two folds differing by one row revealed its label. Estimators refuse generators.
+EVERY = {
+    **{kind: functools.partial(_make, kind) for kind in ESTIMATORS},
+    "rdt_sharp": functools.partial(RDTSharpClassifier, 1.0, n_secondary=3, n_labeled=300),
+    "sulq": functools.partial(SuLQID3Classifier, 1.0, max_depth=2),
+    "diffpid3": functools.partial(DiffPID3Classifier, 1.0, max_depth=2),
+    "diffpc45": functools.partial(DiffPC45Classifier, 1.0, max_depth=2),
+}
+
+
+@pytest.mark.parametrize("source", [np.random.default_rng, np.random.RandomState])
+@pytest.mark.parametrize("kind", EVERY)
+def test_a_generator_random_state_is_refused_since_clones_would_share_it(kind, source):
+    ds = _votes()
+    est = EVERY[kind](domain=ds.domain, random_state=source(0))
+    with pytest.raises(InvalidParameterError, match=r"must be an int seed or None.*clone"):
+        clone(est).fit(ds.X, ds.y)
+    # why: clone copies a generator in its state, so two clones would draw alike
+    a, b = (clone(est).random_state for _ in range(2))
+    draw = (lambda g: g.random(3)) if source is np.random.default_rng else (lambda g: g.rand(3))
+    assert a is not b and np.array_equal(draw(a), draw(b))
+
+
+@pytest.mark.parametrize("kind", ["private_rdt", "forest", "rdt_sharp", "diffpid3"])
+def test_clones_of_a_model_seeded_by_none_draw_their_own_noise(kind):
+    ds = _votes()
+    est = EVERY[kind](domain=ds.domain, random_state=None)
+    twins = [clone(est).fit(ds.X, ds.y) for _ in range(2)]
+    assert not np.array_equal(twins[0].predict_proba(ds.X), twins[1].predict_proba(ds.X))
+
+
+def test_fresh_seed_is_a_128_bit_seed_that_every_estimator_takes():
+    seeds = {dpviz.fresh_seed() for _ in range(4)}
+    assert len(seeds) == 4 and all(0 <= s < 2**128 for s in seeds) and max(seeds) >= 2**64
+    ds = _votes()
+    seed = dpviz.fresh_seed()
+    for make in EVERY.values():
+        a, b = (make(domain=ds.domain, random_state=seed).fit(ds.X, ds.y) for _ in range(2))
+        assert_array_equal(a.predict_proba(ds.X), b.predict_proba(ds.X))  # reproducible
+
+
+def test_a_private_table_takes_a_generator_as_its_noise_source():
+    # not a parameter anything copies: the table (and its parts) draw from it in place
+    ds = _votes()
+    rng = np.random.default_rng(0)
+    table = dpviz.PrivateTable(ds.X, ds.y, domain=ds.domain, epsilon=1.0, rng=rng)
+    assert table.rng is rng
+    state = rng.bit_generator.state
+    table.noisy_count(epsilon=0.5)
+    assert rng.bit_generator.state != state
 
 
 @pytest.mark.parametrize("kind", PRIVATE)

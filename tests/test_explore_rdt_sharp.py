@@ -13,7 +13,12 @@ from dpviz import keyed
 from dpviz.data.uci import load
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.reproduce_rdt_sharp import rdt_sharp_runs
-from dpviz.experiments.semi_supervised import fit_seed, protocol_split, rdt_sharp_dataset
+from dpviz.experiments.semi_supervised import (
+    fit_seed,
+    protocol_split,
+    rdt_sharp_dataset,
+    split_key,
+)
 from dpviz.explore import rdt_sharp as rs
 from dpviz.trees.random_tree import rdt_sharp_depth
 from dpviz.trees.rdt import PrivateRDTClassifier
@@ -36,8 +41,8 @@ def test_run_errors_at_infinity_and_without_secondary_trees_equal_the_estimators
     split = protocol_split(data.n_rows, 0.3, 1)
     X, y = data.X, data.y
     truth = y.iloc[split.test].to_numpy()
-    # run 1's seeds: 30% labeled (in millionths), all public rows (0), the method's index
-    seeds = [fit_seed(1, 300_000, 0, method) for method in (0, 1)]
+    # run 1's seeds: keyed on the rows read (the split's labeled and public rows), the method
+    seeds = [fit_seed(1, *split_key(split), method) for method in (0, 1)]
     for n_secondary in (0, 3):
         model = RDTSharpClassifier(
             epsilon=math.inf,

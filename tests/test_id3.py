@@ -1,6 +1,8 @@
 """FS SuLQ-based ID3, DiffPID3 and DiffPC4.5 on the privacy layer."""
 
+import copy
 import math
+import pickle
 import time
 import warnings
 
@@ -399,6 +401,43 @@ def test_without_domain_warns_privacy_leak():
     data = fs_single_split_data(500, n_test=0, random_state=0)
     with pytest.warns(PrivacyLeakWarning):
         DiffPID3Classifier(1.0, max_depth=1, random_state=0).fit(data.X, data.y)
+
+
+# -------------------------------------------------- sharing a fitted model (issue 35, item 3)
+FS_CLASSES = [SuLQID3Classifier, DiffPID3Classifier, DiffPC45Classifier]
+
+
+def _fitted_fs(cls, epsilon=1.0, random_state=0):
+    data = fs_single_split_data(300, n_test=0, random_state=0)
+    return cls(epsilon, max_depth=1, domain=data.domain, random_state=random_state).fit(
+        data.X, data.y
+    )
+
+
+@pytest.mark.parametrize("cls", FS_CLASSES, ids=lambda c: c.__name__)
+def test_sharing_an_fs_model_that_keeps_its_seed_warns(cls):
+    """Its int random_state regenerates every noise draw: the exact N_T and class counts.
+
+    Pickling (or copying) it warned nothing, unlike the random-tree models.
+    """
+    model = _fitted_fs(cls)
+    with pytest.warns(PrivacyLeakWarning, match="random_state"):
+        again = pickle.loads(pickle.dumps(model))
+    with pytest.warns(PrivacyLeakWarning, match="random_state"):
+        copy.deepcopy(model)
+    X = fs_single_split_data(50, n_test=0, random_state=1).X
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+    quiet = [
+        _fitted_fs(cls, epsilon=math.inf),  # the non-private reference: nothing to hide
+        _fitted_fs(cls, random_state=None),  # fresh entropy, not kept
+        _fitted_fs(cls).set_params(random_state=None),  # the fitted tree does not read it
+        cls(1.0, random_state=0),  # not fitted: parameters only
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        for other in quiet:
+            pickle.loads(pickle.dumps(other))
+    np.testing.assert_array_equal(quiet[2].predict(X), model.predict(X))
 
 
 # ----------------------------------------------------------------------------- unclassified

@@ -183,6 +183,13 @@ def test_partition_requires_threshold_for_numeric(domain, data):
         t.partition("outlook", threshold=3)
 
 
+@pytest.mark.parametrize("bad", [10**400, math.inf, math.nan, "20", True, None, 1j])
+def test_a_threshold_that_is_not_a_finite_number_is_refused(domain, data, bad):
+    # 10**400 raised OverflowError, "20" and True were read as 20.0 and 1.0
+    with pytest.raises(InvalidParameterError, match="threshold"):
+        table(domain, data).partition("temp", threshold=bad)
+
+
 def test_noisy_class_counts_follow_discrete_laplace(domain, data):
     # 4000 independent releases of the class histogram [5, 5] at eps=0.5: the noise must be
     # two-sided geometric with P(k) ∝ exp(-0.5|k|)  (chi-square over pooled bins).
@@ -344,3 +351,62 @@ def test_ids_that_are_text_or_nan_are_in_no_cell(domain, data):
     nan = t.noisy_histogram(lambda codes: np.full(len(codes), np.nan), n_cells=2,
                             epsilon=math.inf, classes=False)
     assert text.tolist() == nan.tolist() == [0, 0]
+
+
+# ------------------------------------------------- ids out of the public domain (issue 35, 2)
+# A row's id that is no cell (10**400, 1e400 = inf, 1.5, a tuple, text ...) made the query
+# raise (OverflowError, ValueError) only when such a row existed — partition included, at no
+# ε — or, in a list, changed how the other rows' ids were read (one text id turned every id
+# into text: no row counted). Each row is now read on its own and such a row is dropped.
+NOT_AN_ID = {
+    "10**400": 10**400, "-10**400": -(10**400), "1e400": float("1e400"), "-1": -1,
+    "nan": math.nan, "1.5": 1.5, "None": None, "text": "x", "tuple": (1, 2), "complex": 1j,
+    "2**64": 2**64, "fraction 10**400/3": __import__("fractions").Fraction(10**400, 3),
+    "longdouble 1e4000": np.longdouble("1e4000"),
+}
+_ABC = Domain([Categorical("a", ("0", "1", "2"))], ["n", "y"])
+_LEAVES = np.array([7, 8], dtype=np.uint64)
+
+
+def _answers(rows, odd, index=None):
+    """Every query whose cells or leaves a caller's function gives; rows at "2" get ``odd``.
+
+    ``index``: the grouped route's index of the rows at "2" (into two leaves), else ``odd``.
+    """
+    X = np.array(rows, dtype=object)[:, None]
+    y = ["n", "n", "y", "y"][: len(rows)]
+    t = PrivateTable(X, y, domain=_ABC, epsilon=math.inf, rng=0)
+
+    def ids(codes, odd=odd, shift=0):
+        return [int(c) + shift if c < 2 else odd for c in codes[:, 0]]
+
+    histogram = t.noisy_histogram(ids, n_cells=2, epsilon=math.inf)
+    parts = [p.noisy_class_counts(epsilon=math.inf) for p in t.partition(ids, n_parts=2)]
+    flat = t.noisy_leaf_counts(lambda codes: ids(codes, shift=7), epsilon=math.inf)
+    grouped = t.noisy_leaf_counts(  # ``index`` given: as an array (numpy picks its dtype)
+        lambda codes: (_LEAVES, ids(codes) if index is None else np.asarray(ids(codes, index))),
+        epsilon=math.inf)
+    return [histogram.tolist(), [p.tolist() for p in parts], flat(_LEAVES).tolist(),
+            grouped(_LEAVES).tolist()]
+
+
+@pytest.mark.parametrize("odd", NOT_AN_ID.values(), ids=NOT_AN_ID.keys())
+def test_a_row_whose_id_is_not_a_cell_is_dropped_alike_with_or_without_it(odd):
+    without = _answers(["0", "1", "1"], odd)
+    assert _answers(["0", "1", "1", "2"], odd) == without  # the "2" row is counted nowhere
+    assert without == [[[1, 0], [1, 1]], [[1, 0], [1, 1]], [[1, 0], [1, 1]], [[1, 0], [1, 1]]]
+
+
+@pytest.mark.parametrize("index", [2, -1, 2**70, 10**400, 1.5, None])
+def test_a_grouped_route_index_out_of_its_leaves_drops_the_row(index):
+    without = _answers(["0", "1", "1"], None, index=index)
+    assert _answers(["0", "1", "1", "2"], None, index=index) == without
+    assert without[3] == [[1, 0], [1, 1]]
+
+
+def test_zero_and_one_in_any_type_are_cells(domain, data):
+    t = table(domain, data, epsilon=math.inf)
+    for zero in (0, 0.0, -0.0, False, np.False_, np.uint64(0), np.float32(0)):
+        hist = t.noisy_histogram(lambda codes, z=zero: [z] * len(codes), n_cells=1,
+                                 epsilon=math.inf, classes=False)
+        assert hist.tolist() == [10], zero

@@ -43,8 +43,8 @@ def test_protocol_runs_equal_fresh_fits_of_the_estimators(votes):
     for row in frame.itertuples():
         split = ss.protocol_split(votes.n_rows, 0.3, row.run)
         n_labeled = len(split.labeled)
-        # each method's own seed: run, fraction in millionths, all public rows (0), method
-        seed = ss.fit_seed(row.run, 300_000, 0, list(ss.METHODS).index(row.method))
+        # each method's own seed: the run's, keyed on the rows read (labeled, public) and method
+        seed = ss.fit_seed(row.run, *ss.split_key(split), list(ss.METHODS).index(row.method))
         if row.method == "rdt_sharp":
             model = RDTSharpClassifier(
                 row.epsilon, n_secondary=4, n_labeled=n_labeled, domain=votes.domain,
@@ -80,7 +80,8 @@ def test_every_fit_of_a_run_has_its_own_seed_on_the_same_rows(votes):
             for f in (0.3, 0.4) for u in (None, 50)]
     seeds = [r.fit_seed_of(m) for r in runs for m in ss.METHODS]
     assert len(set(seeds)) == len(seeds) == 12
-    assert seeds[0] == ss.fit_seed(2, 300_000, 0, 0) and seeds[5] == ss.fit_seed(2, 300_000, 51, 2)
+    assert seeds[0] == ss.fit_seed(2, *ss.split_key(runs[0].split), 0)
+    assert seeds[5] == ss.fit_seed(2, *ss.split_key(runs[1].split), 2)
     # the rows stay paired: one split per (fraction, unlabeled size), the labeled sets nested
     np.testing.assert_array_equal(runs[0].split.labeled, runs[1].split.labeled)
     assert set(runs[0].split.labeled) < set(runs[2].split.labeled)
@@ -90,6 +91,48 @@ def test_every_fit_of_a_run_has_its_own_seed_on_the_same_rows(votes):
             for m in ss.METHODS]
     assert len({arm.model_.random_state for arm in arms}) == 3
     assert [arm.model_.random_state for arm in arms] == [ss.fit_seed(4, i) for i in range(3)]
+
+
+def test_fractions_that_round_alike_but_label_other_rows_get_their_own_seeds(votes):
+    """Issue 35: the seed was keyed on round(fraction·10^6), the split on round(fraction·n).
+
+    0.2999999 and 0.3000001 of Votes' 435 rows label 130 and 131 nested rows: one seed gave the
+    two fits the same trees and keys, and the difference of their releases the extra row's label.
+    """
+    runs = [ss.ProtocolRun(votes, f, 0, n_secondary=2) for f in (0.2999999, 0.3000001)]
+    assert (runs[0].n_labeled, runs[1].n_labeled) == (130, 131)
+    assert set(runs[0].split.labeled) < set(runs[1].split.labeled)
+    for method in ss.METHODS:
+        assert runs[0].fit_seed_of(method) != runs[1].fit_seed_of(method)
+    # the same rows, however the fraction is written: the same fit (not two releases)
+    same = ss.ProtocolRun(votes, 0.3, 0, n_secondary=2)
+    np.testing.assert_array_equal(same.split.labeled, runs[0].split.labeled)  # 130.5 -> 130
+    assert same.fit_seed_of("private_rdt") == runs[0].fit_seed_of("private_rdt")
+    # an unlabeled size that cuts nothing reads the rows of n_unlabeled=None: the same fit
+    everything = ss.ProtocolRun(votes, 0.3, 0, n_secondary=2, n_unlabeled=10**6)
+    assert everything.fit_seed_of("rdt_sharp") == same.fit_seed_of("rdt_sharp")
+    one_fewer = ss.ProtocolRun(votes, 0.3, 0, n_secondary=2, n_unlabeled=same.n_public - 1)
+    assert one_fewer.fit_seed_of("rdt_sharp") != same.fit_seed_of("rdt_sharp")
+
+
+@pytest.mark.parametrize("n_unlabeled", [-1, -5, 1.5, "10", True])
+def test_an_invalid_unlabeled_size_is_refused(votes, n_unlabeled):
+    # -1 kept all public rows but one, under the seed of n_unlabeled=None
+    with pytest.raises(InvalidParameterError, match="n_unlabeled"):
+        ss.ProtocolRun(votes, 0.3, 0, n_secondary=2, n_unlabeled=n_unlabeled)
+    with pytest.raises(InvalidParameterError, match="n_unlabeled"):
+        ss.protocol_split(votes.n_rows, 0.3, 0, n_unlabeled)
+
+
+def test_split_key_reads_the_labeled_and_public_positions():
+    split = ss.protocol_split(1000, 0.05, 3)
+    key = ss.split_key(split)
+    assert len(key) == 4 and all(0 <= k < 2**32 for k in key)
+    moved = ss.Split(split.labeled[:-1], np.concatenate([split.labeled[-1:], split.public]),
+                     split.test)  # the same rows read, one labeled row made public
+    swapped = ss.Split(split.labeled, split.public[::-1], split.test)  # another order
+    assert len({key, ss.split_key(moved), ss.split_key(swapped)}) == 3
+    assert ss.split_key(ss.Split(split.labeled, split.public, split.test[:5])) == key
 
 
 def _private_rdt(run, random_state, epsilon):
@@ -141,19 +184,22 @@ def _nested_fits(shared: bool):
     the second (ε = 0.5) all of them, like the labeled sets of one run at 30% and 40%. One
     tree of height 1 on one attribute (x / y); the output is the released counts of leaf
     y in both fits. ``shared``: one random_state for both fits; otherwise
-    :func:`~dpviz.experiments.semi_supervised.fit_seed` of it with each fraction's key, as
+    :func:`~dpviz.experiments.semi_supervised.fit_seed` of it keyed on each fit's rows
+    (:func:`~dpviz.experiments.semi_supervised.split_key`), as
     :class:`~dpviz.experiments.semi_supervised.ProtocolRun` derives them.
     """
     domain = Domain([Categorical("a", ("x", "y"))], ("0", "1"))
     canary = np.array([["y"]], dtype=object)
     method = list(ss.METHODS).index("private_rdt")
+    empty = np.arange(0)
 
     def release(data, n, rng):
         codes, labels, m = data
         out = np.empty((n, 4), dtype=np.int64)
         for i, seed in enumerate(rng.integers(0, 2**31, size=n)):
             states = [int(seed)] * 2 if shared else [
-                ss.fit_seed(int(seed), fraction, 0, method) for fraction in (300_000, 400_000)
+                ss.fit_seed(int(seed), *ss.split_key(ss.Split(np.arange(rows), empty, empty)),
+                            method) for rows in (m, len(codes))
             ]
             fits = [
                 PrivateRDTClassifier(0.5, n_trees=1, max_depth=1, domain=domain, random_state=s)

@@ -1,11 +1,13 @@
 """RDT#'s semi-supervised experiments (§V): RDT# against Private-RDT on the labeled rows alone.
 
-The methods of a run read the same rows; each fit has its own seed (:func:`fit_seed`,
-docs/privacy.md §8.3). Accuracies and errors are fractions.
+The methods of a run read the same rows; each fit has its own seed (:func:`fit_seed`, keyed
+on the rows it reads: :func:`split_key`; docs/privacy.md §8.3). Accuracies and errors are
+fractions.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +22,7 @@ from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
+from dpviz.validation import check_int
 
 #: The data sets of RDT# §V: three UCI sets and the Boolean-tree synthetic set.
 DATASETS = ("mushroom", "nursery", "votes", "synthetic")
@@ -71,13 +74,31 @@ def protocol_split(
 ) -> Split:
     """One run's rows (§V): 10% test, ``max(round(fraction·n_rows), 2)`` labeled, then public.
 
-    Drawn by ``default_rng(seed).permutation``; ``n_unlabeled`` keeps that many public rows.
+    Drawn by ``default_rng(seed).permutation``; ``n_unlabeled`` (an int >= 0) keeps that many
+    public rows.
     """
+    if n_unlabeled is not None:
+        n_unlabeled = check_int(n_unlabeled, "n_unlabeled", minimum=0)
     order = np.random.default_rng(seed).permutation(n_rows)
     n_test = n_rows // 10
     n_labeled = max(round(fraction * n_rows), 2)
     test, rest = order[:n_test], order[n_test:]
     return Split(rest[:n_labeled], rest[n_labeled:][:n_unlabeled], test)
+
+
+def split_key(split: Split) -> tuple[int, ...]:
+    """The rows a fit reads as a key: 4 words of the SHA-256 of the labeled and public positions.
+
+    Two splits that differ in any labeled or public row get different keys (up to a SHA-256
+    collision), so :func:`fit_seed` gives their fits independent seeds (docs/privacy.md §8.3).
+    """
+    digest = hashlib.sha256()
+    for positions in (split.labeled, split.public):
+        rows = np.ascontiguousarray(positions, dtype="<i8")
+        digest.update(len(rows).to_bytes(8, "little"))
+        digest.update(rows.tobytes())
+    head = digest.digest()[:16]
+    return tuple(int.from_bytes(head[i:i + 4], "little") for i in range(0, 16, 4))
 
 
 def draw_rows(n_rows: int, n_labeled: int, n_public: int, seed: int) -> tuple[np.ndarray, ...]:
@@ -149,7 +170,8 @@ class ProtocolRun:
     """One run of RDT#'s protocol at any ε, the public work done once.
 
     Each ε refits RDT# (bit for bit a fresh fit) and fits Private-RDT, each method with
-    :meth:`fit_seed_of` at every ε (docs/privacy.md §8.3).
+    :meth:`fit_seed_of` at every ε (docs/privacy.md §8.3). ``n_unlabeled``: an int >= 0 or
+    None (every public row).
     """
 
     def __init__(
@@ -170,9 +192,12 @@ class ProtocolRun:
         self._rdt_test_leaves: dict[str, list] = {}  # per Private-RDT method: its own trees
 
     def fit_seed_of(self, method: str) -> int:
-        """The method's seed: :func:`fit_seed` of (fraction in 1e-6, unlabeled key, index)."""
-        unlabeled = 0 if self.n_unlabeled is None else int(self.n_unlabeled) + 1
-        return fit_seed(self.seed, round(self.fraction * 10**6), unlabeled, _method_index(method))
+        """The method's seed: :func:`fit_seed` of the split's :func:`split_key` and the method.
+
+        Keyed on the rows the fit reads, not on ``fraction``: two fractions that round alike
+        but label different rows (0.2999999 and 0.3000001 of Votes' 435) get their own seeds.
+        """
+        return fit_seed(self.seed, *split_key(self.split), _method_index(method))
 
     def rdt_sharp(self, epsilon: float) -> RDTSharpClassifier:
         """RDT# fitted at ``epsilon`` (the first call fits; later ones refit, sharing noise)."""

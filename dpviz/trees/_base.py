@@ -45,8 +45,9 @@ PARAMS = {
     "(PrivacyLeakWarning) if omitted.",
     "unknown": 'unknown : {"raise", "random"}, default "raise"\n    Unseen categories at predict '
     "time: refused, or sent to a child picked by a public keyed uniform of the node.",
-    "random_state": "random_state : int, Generator or None\n    Seed of the structure and the "
-    "noise (a curator secret).",
+    "random_state": "random_state : int or None\n    Seed of the structure and the noise, a "
+    "curator secret: to publish a release, None (128 bits of OS entropy) or a recorded "
+    "dpviz.fresh_seed(). A Generator is refused: scikit-learn's clone copies it in its state.",
     "n_trees": "n_trees : int\n    Number of trees (refused above ``MEMORY_BUDGET``, then again "
     "at fit with a bound on their leaves, before any release).",
     "max_depth": "max_depth : int, optional\n    Tree height <= ``MAX_DEPTH`` (64); default: the "
@@ -437,8 +438,8 @@ class DPEstimatorMixin:
         return arr
 
     def _rng(self) -> np.random.Generator:
-        """A Generator from ``random_state`` (None: 128 bits of OS entropy; docs/privacy.md §3)."""
-        return check_random_state(self.random_state)  # type: ignore[attr-defined]
+        """A Generator from an int ``random_state`` or None (OS entropy; docs/privacy.md §3)."""
+        return check_random_state(self.random_state, generators=False)  # type: ignore[attr-defined]
 
     def _rngs(self) -> tuple[np.random.Generator, np.random.Generator]:
         return release_generators(self._rng())
