@@ -21,6 +21,14 @@ def test_wrong_answer_gives_hint():
         check("00.1", "half")
 
 
+@pytest.mark.parametrize("impossible", [-0.5, 2.3])
+def test_an_impossible_number_is_refused_as_such(impossible):
+    with pytest.raises(AssertionError, match="cannot be right: what is left of a budget of 2 "
+                                             "lies between 0 and 2") as err:
+        check("00.1", impossible)
+    assert "Hint" not in str(err.value)
+
+
 def test_unknown_exercise():
     with pytest.raises(InvalidParameterError, match=r"99\.9"):
         check("99.9", 1)
