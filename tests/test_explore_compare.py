@@ -242,6 +242,8 @@ def test_exercise_07_2_predicts_the_explorers_gap(capsys):
     for far in (0, gap - 2.5 * accepted, gap + 39):  # a guess 39 points off is not "Close"
         with pytest.raises(AssertionError, match=r"not within .*Hint"):
             check("07.2", far)
+    with pytest.raises(AssertionError, match="cannot be right: a difference of two percentages"):
+        check("07.2", 140)
     with pytest.raises(InvalidParameterError):
         cmp.accuracy_gap("nursery", "DiffPID3-Max", "ID3", epsilon=1.0, n=1000, repeat=0)
 
