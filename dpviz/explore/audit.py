@@ -51,7 +51,7 @@ from dpviz.experiments.shipped import result
 from dpviz.explore.fi import fi_table6
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
-from dpviz.ui.exercises import EPSILON, BreakTask, Exercise, register
+from dpviz.ui.exercises import BreakTask, Exercise, Range, register
 from dpviz.ui.plots import audit_histogram_chart, privacy_loss_chart
 from dpviz.ui.widgets import SLIDER_MIN_WIDTH
 
@@ -409,17 +409,27 @@ def story_results(story: str, n_samples: int, *, recompute: bool | None = None,
 # its hint, and the worked answer the instructor's key returns (dpviz.ui.exercises.solution;
 # never shown in the notebook). Registered at the end.
 
-# --- 06.1 · The exact loss of the withdrawn FI 2017 label at ε = 0.5 between the leaves (8, 0)
-# and (9, 0): the largest |log(p_c/q_c)| over the two labels.
-#: Exercise 06.1: the leaves and ε of the smooth-sensitivity question.
-EXERCISE_1 = {"counts": (8, 0), "counts_prime": (9, 0), "epsilon": 0.5}
+# --- 06.1 · When does "twice" fail? At ε = 0.5, the smallest j for which the exact loss of the
+# withdrawn FI 2017 label between the pure leaves (j, 0) and (j + 1, 0) exceeds the addendum's
+# "twice" the claim, 2ε.
+#: Exercise 06.1's claimed ε.
+EXERCISE_1_EPSILON = 0.5
 
-EXACT_LOSS = Exercise(
-    answer=smooth_sensitivity_loss(EXERCISE_1["counts"], EXERCISE_1["counts_prime"],
-                                   EXERCISE_1["epsilon"]),
-    tolerance=0.005, bounds=EPSILON,
-    hint="did you use the leaves (8, 0) and (9, 0) at ε = 0.5? Compare the two leaves one label "
-         "at a time, and keep the larger of the two absolute log-ratios",
+
+def first_leaf_past_twice(epsilon: float = EXERCISE_1_EPSILON) -> int:
+    """The smallest j with smooth_sensitivity_loss((j, 0), (j + 1, 0), ε) > 2ε."""
+    j = 0
+    while smooth_sensitivity_loss((j, 0), (j + 1, 0), epsilon) <= 2 * epsilon:
+        j += 1
+    return j
+
+
+TWICE_FAILS = Exercise(
+    answer=float(first_leaf_past_twice()), tolerance=0.0,
+    bounds=Range(0.0, math.inf, "a number of rows"),
+    hint="for j = 0, 1, 2, …: the label probabilities of both leaves at ε = 0.5, then the larger "
+         "of the two absolute log-ratios (one per label); stop at the first j whose loss is "
+         "above 2 × 0.5 = 1",
 )
 
 
@@ -484,5 +494,5 @@ UNSPLIT_AVERAGE = BreakTask(
     solution=_forgot_split,
 )
 
-register({"06.1": EXACT_LOSS, "06.2": IMPOSSIBLE_OUTPUT, "06.3": HALF_SENSITIVITY,
+register({"06.1": TWICE_FAILS, "06.2": IMPOSSIBLE_OUTPUT, "06.3": HALF_SENSITIVITY,
           "06.4": UNSPLIT_AVERAGE})

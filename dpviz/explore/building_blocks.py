@@ -455,12 +455,15 @@ NOISY_MAX_MAJORITY = Exercise(
          "you pass ε = 0.2?",
 )
 
-# --- 01.7 · Two counts on Nursery, health = recommended and finance = convenient, each at
-# ε = 0.35: the ε of the pair? A row can be in both groups: sequential, 0.35 + 0.35.
+# --- 01.7 · Three counts on Nursery: health = recommended at ε = 0.4, health = priority at
+# ε = 0.3, finance = convenient at ε = 0.25. The ε of the three answers? The two health groups
+# are disjoint (parallel: max), a row of either may also be in the finance group (sequential):
+# 0.4 + 0.25.
 OVERLAP_COMPOSITION = Exercise(
-    answer=0.7, tolerance=1e-9, bounds=EPSILON,
-    hint="a row can be in both groups, so it can change both answers: do the two queries "
-         "compose in parallel or sequentially?",
+    answer=0.65, tolerance=1e-9, bounds=EPSILON,
+    hint="which of the three answers can one row change together? Answers over disjoint groups "
+         "compose in parallel, answers that may read the same row sequentially; the pair of "
+         "§5 is a start",
 )
 
 register({

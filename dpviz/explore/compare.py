@@ -340,9 +340,8 @@ EXERCISE_POINTS = pd.DataFrame(
 PARETO_COUNT = Exercise(
     answer=float((~pareto.dominated_by(*EXERCISE_POINTS[["epsilon", "accuracy"]].T.values)).sum()),
     tolerance=0.0, bounds=Range(0.0, 9.0, "a number of the nine points"),
-    hint="a point is dominated when another has an ε no larger and an accuracy no lower (one of "
-         "them strictly); at each ε only the best can survive, and then only if it beats every "
-         "point with a smaller ε; equal points do not dominate each other",
+    hint="reread the definition of a dominated point at the top of this notebook, word for "
+         "word, and test each of the nine points against the eight others",
 )
 
 
