@@ -12,6 +12,7 @@ from scipy import stats
 from dpviz import mechanisms
 from dpviz.audit.exact_laws import ContinuousLaw, discrete_laplace_law
 from dpviz.explore import building_blocks as bb
+from dpviz.ui.exercise_kinds import RNG_HINT
 from dpviz.ui.exercises import check
 
 
@@ -136,6 +137,76 @@ def test_power_against_the_wrong_laws():
     assert spec["01.4"].power(lambda counts, epsilon: bb.noisy_max_law(counts, epsilon / 2)) > 0.999
     assert spec["01.4"].power(lambda counts, epsilon: mechanisms.exponential_probabilities(
         np.asarray(counts, float), epsilon=epsilon, sensitivity=1.0, monotone=True)) > 0.999
+
+
+# --- answers that fooled the checks before (issue 36) --------------------------------------------
+_MODULE_RNG = np.random.default_rng(2024)  # a student's generator made outside the function
+
+
+def laplace_global_numpy(value, sensitivity, epsilon, rng):
+    return value + np.random.laplace(0.0, sensitivity / epsilon)  # noqa: NPY002
+
+
+def laplace_module_generator(value, sensitivity, epsilon, rng):
+    return laplace_mech(value, sensitivity, epsilon, _MODULE_RNG)
+
+
+def exponential_global_numpy(utilities, epsilon, sensitivity, rng):
+    return exponential_mech(utilities, epsilon, sensitivity, np.random)
+
+
+def exponential_module_generator(utilities, epsilon, sensitivity, rng):
+    return exponential_mech(utilities, epsilon, sensitivity, _MODULE_RNG)
+
+
+def noisy_max_global_numpy(counts, epsilon, rng):
+    return report_noisy_max(counts, epsilon, np.random)
+
+
+def noisy_max_module_generator(counts, epsilon, rng):
+    return report_noisy_max(counts, epsilon, _MODULE_RNG)
+
+
+IGNORES_RNG = {
+    "01.1": (laplace_global_numpy, laplace_module_generator),
+    "01.3": (exponential_global_numpy, exponential_module_generator),
+    "01.4": (noisy_max_global_numpy, noisy_max_module_generator),
+}
+
+
+@pytest.mark.parametrize("key, wrong", [(k, w) for k, ws in IGNORES_RNG.items() for w in ws],
+                         ids=lambda v: getattr(v, "__name__", v))
+def test_a_mechanism_that_ignores_its_rng_is_refused(key, wrong):
+    """Right law, wrong source of randomness: refused with the rng hint, not accepted."""
+    with pytest.raises(AssertionError, match="generators of the same seed") as refused:
+        check(key, wrong)
+    assert RNG_HINT in str(refused.value)
+
+
+FLOAT_FOR_INT = {
+    "01.2": lambda count, epsilon, rng: float(geometric_mech(count, epsilon, rng)),
+    "01.3": lambda utilities, epsilon, sensitivity, rng: float(
+        exponential_mech(utilities, epsilon, sensitivity, rng)),
+    "01.4": lambda counts, epsilon, rng: np.float64(report_noisy_max(counts, epsilon, rng)),
+}
+
+
+@pytest.mark.parametrize("key", sorted(FLOAT_FOR_INT))
+def test_a_float_where_an_int_is_asked_is_refused(key):
+    with pytest.raises(AssertionError, match="a float; this exercise asks for an int"):
+        check(key, FLOAT_FOR_INT[key])
+
+
+def test_a_one_element_array_is_one_draw(capsys):
+    check("01.1", lambda value, sensitivity, epsilon, rng: (
+        value + rng.laplace(0.0, sensitivity / epsilon, size=1)))
+    check("01.3", lambda utilities, epsilon, sensitivity, rng: rng.choice(
+        len(utilities), size=1, p=exponential_law_of(utilities, epsilon, sensitivity)))
+    assert capsys.readouterr().out.count("correct!") == 2
+
+
+def exponential_law_of(utilities, epsilon, sensitivity):
+    return bb.exponential_law(utilities, epsilon, sensitivity)
 
 
 def test_unanswered_and_called_functions(capsys):

@@ -24,8 +24,10 @@ from dpviz.audit.exact_laws import (
     sampling_findings,
 )
 from dpviz.errors import InvalidParameterError
-from dpviz.ui import exercises
+from dpviz.ui import exercise_kinds, exercises
 from dpviz.ui.exercise_kinds import (
+    PERCENT,
+    RNG_HINT,
     Argument,
     AuditTask,
     BreakTask,
@@ -44,6 +46,7 @@ from dpviz.ui.exercises import (
     check_prediction,
     coverage,
     register,
+    solution,
 )
 
 
@@ -172,8 +175,12 @@ NOISE_AT_01 = Prediction(
     hint="the Laplace scale is Δ/ε, and the mean |noise| equals the scale",
 )
 
+#: A share in % (bounded), its value 40.
+SHARE = Prediction(compute=lambda seed: 40.0, tolerance=5.0, unit=" %", bounds=PERCENT,
+                   hint="think of the counts")
+
 WORKED = {"T.1": PARALLEL, "T.2": RR_PROBABILITIES, "T.3": EM_SAMPLER, "T.4": ROOT_SPLIT,
-          "T.5": BREAK_SCALE, "T.6": NOISE_AT_01}
+          "T.5": BREAK_SCALE, "T.6": NOISE_AT_01, "T.7": SHARE}
 
 
 # ================================================================== the reminder
@@ -330,6 +337,160 @@ def test_sampler_output_outside_the_law_is_named():
         check_implementation("T.3", lambda utilities, epsilon, rng: 3)
 
 
+# ---------------------------------------------- samplers: their generator, their type, their time
+_OWN = np.random.default_rng(7)  # a generator made at module level
+
+
+def em_from_global_numpy(utilities, epsilon, rng):
+    w = np.exp(0.5 * epsilon * np.asarray(utilities, float))
+    return int(np.random.choice(len(w), p=w / w.sum()))  # noqa: NPY002 - the mistake tested
+
+
+def em_from_module_generator(utilities, epsilon, rng):
+    return em_sampler(utilities, epsilon, _OWN)
+
+
+def em_reseeded_per_generator():
+    """Right law, same draws for generators of one seed, but the seed is ignored."""
+    state = {}
+
+    def sampler(utilities, epsilon, rng):
+        if state.get("rng") is not rng:
+            state["rng"], state["own"] = rng, np.random.default_rng(12345)
+        return em_sampler(utilities, epsilon, state["own"])
+    return sampler
+
+
+@pytest.mark.parametrize("sampler", [em_from_global_numpy, em_from_module_generator],
+                         ids=["np.random", "module-level generator"])
+def test_sampler_that_ignores_its_rng_is_refused_though_its_law_is_right(sampler):
+    with pytest.raises(AssertionError, match="generators of the same seed") as err:
+        check_implementation("T.3", sampler)
+    assert RNG_HINT in str(err.value)
+
+
+def test_sampler_that_ignores_the_seed_of_its_rng_is_refused():
+    with pytest.raises(AssertionError, match="two different seeds") as err:
+        check_implementation("T.3", em_reseeded_per_generator())
+    assert RNG_HINT in str(err.value)
+
+
+INT_SAMPLER = dataclasses.replace(EM_SAMPLER, output="int")
+NUMBER_SAMPLER = Implementation(cases=({"centre": 10, "epsilon": 1.0},),
+                                exact=lambda centre, epsilon: laplace_law(centre, epsilon),
+                                sampler=True, output="number", hint="Laplace of scale 1/ε")
+
+
+def test_int_output_refuses_a_float_and_takes_a_one_element_array(capsys):
+    register({"T.3i": INT_SAMPLER, "T.3n": NUMBER_SAMPLER})
+    for whole_float in (lambda u, epsilon, rng: float(em_sampler(u, epsilon, rng)),
+                        lambda u, epsilon, rng: np.float64(em_sampler(u, epsilon, rng)),
+                        lambda u, epsilon, rng: np.array([em_sampler(u, epsilon, rng)], float)):
+        with pytest.raises(AssertionError, match=r"a float; this exercise asks for an int"):
+            check(  # "utilities" passed by keyword: the lambdas name it u
+                "T.3i", lambda utilities, epsilon, rng, f=whole_float: f(utilities, epsilon, rng))
+    with pytest.raises(AssertionError, match="return one draw, a single int"):
+        check("T.3i", lambda utilities, epsilon, rng: np.array([0, 1]))
+    with pytest.raises(AssertionError, match="must return an int"):
+        check("T.3i", lambda utilities, epsilon, rng: "0")
+    check("T.3i", em_sampler)
+    check("T.3i", lambda utilities, epsilon, rng: np.array([em_sampler(utilities, epsilon, rng)]))
+    check("T.3n", lambda centre, epsilon, rng: centre + rng.laplace(0.0, 1 / epsilon))
+    check("T.3n", lambda centre, epsilon, rng: centre + rng.laplace(0.0, 1 / epsilon, size=1))
+    check("T.3n", lambda centre, epsilon, rng: np.array(centre + rng.laplace(0.0, 1 / epsilon)))
+    assert capsys.readouterr().out.count("correct!") == 5
+    with pytest.raises(AssertionError, match="must return a number"):
+        check("T.3n", lambda centre, epsilon, rng: None)
+
+
+class FakeClock:
+    """The check's clock, moved by the student's function: timings without timing."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def fake_clock(monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr(exercise_kinds, "clock", clock)
+    return clock
+
+
+def _taking(clock, seconds_per_draw, after=0):
+    """em_sampler that takes ``seconds_per_draw`` on the fake clock from draw ``after`` on."""
+    calls = [0]
+
+    def sampler(utilities, epsilon, rng):
+        calls[0] += 1
+        if calls[0] > after:
+            clock.now += seconds_per_draw
+        return em_sampler(utilities, epsilon, rng)
+    return sampler, calls
+
+
+def test_a_slow_sampler_is_refused_from_its_probe_draws(fake_clock):
+    sampler, calls = _taking(fake_clock, 0.002)  # 2 ms per draw: 60,000 draws take 120 s
+    with pytest.raises(AssertionError, match=r"takes about 2 ms per draw, so the check's 60,000 "
+                                             r"draws would take about 120 s; it allows 30 s"):
+        check_implementation("T.3", sampler)
+    assert calls[0] == 2 * 3 * exercise_kinds.PROBE_DRAWS  # stopped before the long run
+
+
+def test_a_very_slow_sampler_is_stopped_within_its_probe(fake_clock):
+    sampler, calls = _taking(fake_clock, 1.0)  # 1 s per draw
+    with pytest.raises(AssertionError, match=r"takes about 1 s per draw.*allows 30 s"):
+        check_implementation("T.3", sampler)
+    assert calls[0] == 16  # the probes may take half the budget
+
+
+def test_a_sampler_slow_past_the_probes_is_stopped_at_the_budget(fake_clock):
+    # 2⁻¹⁰ s per draw once the probes are done (exact in binary: 30 s after 30,720 draws)
+    sampler, _ = _taking(fake_clock, 2**-10, after=2 * 3 * exercise_kinds.PROBE_DRAWS)
+    with pytest.raises(AssertionError, match=r"stopped after 30 s with 30,721 of the 60,000 "
+                                             r"draws done") as err:
+        check_implementation("T.3", sampler)
+    assert "Hint: make one draw faster" in str(err.value)
+
+
+def test_a_sampler_within_the_budget_is_announced_then_checked(fake_clock, capsys):
+    sampler, _ = _taking(fake_clock, 0.0002)  # 12 s in all: said, then checked
+    check_implementation("T.3", sampler)
+    out = capsys.readouterr().out
+    assert "checking 60,000 draws of your function, about 12 s" in out and "correct!" in out
+    quick, _ = _taking(fake_clock, 0.00005)  # 3 s: nothing said
+    check_implementation("T.3", quick)
+    assert "about" not in capsys.readouterr().out
+
+
+def test_the_time_budget_is_a_setting(fake_clock):
+    register({"T.3t": dataclasses.replace(EM_SAMPLER, time_budget=1.0)})
+    sampler, _ = _taking(fake_clock, 0.0002)
+    with pytest.raises(AssertionError, match="it allows 1 s"):
+        check("T.3t", sampler)
+
+
+def test_a_slow_mechanism_is_refused_from_its_probe_call(fake_clock):
+    def slow(count, n, rng):
+        fake_clock.now += 0.01 * n  # 10 ms per release
+        return mechanisms.laplace(np.full(n, float(count)), epsilon=2.0, rng=rng)
+
+    with pytest.raises(AssertionError, match=r"your mechanism takes about 10 ms per draw"):
+        check_break("T.5", slow)
+
+
+def test_a_mechanism_that_ignores_its_rng_is_refused():
+    def broken(count, n, rng):
+        return count + np.random.laplace(0.0, 0.5, n)  # noqa: NPY002 - the mistake tested
+
+    with pytest.raises(AssertionError, match="your mechanism gave different draws") as err:
+        check_break("T.5", broken)
+    assert RNG_HINT in str(err.value)
+
+
 # ================================================================== 3. audits
 def test_audit_right(capsys):
     D, D_prime = SPLIT_UTILITIES.values()
@@ -441,18 +602,53 @@ def test_prediction_right_shows_the_value(capsys):
     assert "well predicted" in out and f"{value:.4g} rows" in out and "5 runs" in out
 
 
-def test_prediction_wrong_shows_the_value_and_a_hint_only_when_far():
+def _shown(value, msg):
+    return any(f"{value:.{d}g}" in msg for d in (2, 3, 4))
+
+
+def test_prediction_wrong_reveals_nothing_and_hints_only_when_far():
+    """A wrong first try never shows the value (the second try would be a copy)."""
     value = np.mean([mean_abs_noise(s) for s in range(5)])
     with pytest.raises(AssertionError) as err:
         check_prediction("T.6", 1)
     msg = str(err.value)
-    assert f"{value:.4g}" in msg and "Hint: the Laplace scale" in msg
+    assert "Hint: the Laplace scale" in msg and not _shown(value, msg)
+    assert "reveal=True" in msg
     assert f"{value:.4g}" not in NOISE_AT_01.hint and "10" not in NOISE_AT_01.hint
     with pytest.raises(AssertionError) as err:
-        check_prediction("T.6", value + 1.5)
-    assert "Close" in str(err.value) and "Hint" not in str(err.value)
+        check("T.6", value + 1.5)
+    msg = str(err.value)
+    assert "Close" in msg and "Hint" not in msg and not _shown(value, msg)
     with pytest.raises(AssertionError, match="expected a number"):
         check_prediction("T.6", "ten")
+
+
+def test_prediction_reveal_shows_the_value_when_asked(capsys):
+    value = np.mean([mean_abs_noise(s) for s in range(5)])
+    check("T.6", 1, reveal=True)  # asked: printed, not raised
+    out = capsys.readouterr().out
+    assert f"{value:.4g} rows" in out and "off by" in out and "Hint: the Laplace scale" in out
+    check("T.6", None, reveal=True)  # nothing predicted yet: the reminder only
+    out = capsys.readouterr().out
+    assert "not answered yet" in out and not _shown(value, out)
+    with pytest.raises(InvalidParameterError, match="reveal=True is for predictions"):
+        check("T.2", lambda bit, epsilon: rr_exact(bit, epsilon), reveal=True)
+
+
+@pytest.mark.parametrize("impossible", [105.7, -3, 100.01])
+def test_prediction_outside_its_bounds_is_refused_before_computing(impossible):
+    calls = []
+    register({"T.7b": dataclasses.replace(SHARE, compute=lambda s: calls.append(s) or 40.0)})
+    with pytest.raises(AssertionError, match="cannot be right: a percentage lies between 0 % "
+                                             "and 100 %") as err:
+        check("T.7b", impossible)
+    assert calls == [] and "40" not in str(err.value)
+
+
+def test_prediction_bounds_include_their_ends(capsys):
+    register({"T.7c": dataclasses.replace(SHARE, compute=lambda s: 98.0)})
+    check("T.7c", 100)
+    assert "well predicted" in capsys.readouterr().out
 
 
 def test_prediction_tolerance_follows_the_standard_error_of_the_mean_shown():
@@ -484,10 +680,28 @@ def test_register_refuses_a_second_spec_but_accepts_a_reload():
         register({"T.7": 0.5})
 
 
+def test_worked_answers_by_kind():
+    assert solution("T.1") == ("b", "c", "b")  # an argument's letters, accepted by its check
+    assert solution("T.6") == pytest.approx(np.mean([mean_abs_noise(s) for s in range(5)]))
+    assert solution("00.1") == 0.5
+    with pytest.raises(InvalidParameterError, match="no worked answer"):
+        solution("T.2")  # a spec without one says so
+    register({"T.3k": dataclasses.replace(EM_SAMPLER, solution=em_sampler),
+              "T.4k": dataclasses.replace(ROOT_SPLIT, solution=(split_mechanism,
+                                                                *SPLIT_UTILITIES.values())),
+              "T.5k": dataclasses.replace(BREAK_SCALE, solution=lambda count, n, rng: (
+                  count + rng.laplace(0.0, 0.5, n)))})
+    assert solution("T.3k") is em_sampler
+    mechanism, result = solution("T.4k")  # no relation: (mechanism, result), as check takes it
+    assert mechanism is split_mechanism and result.n_samples == 20_000
+    for key in ("T.3k", "T.4k", "T.5k"):
+        check(key, solution(key))
+
+
 def test_coverage_counts_kinds_per_notebook():
     table = coverage()
     assert table["T"] == {"argument": 1, "implementation": 2, "audit": 1, "break": 1,
-                          "prediction": 1}
+                          "prediction": 2}
     assert table["00"] == {"number": 1}
 
 

@@ -1,12 +1,18 @@
+import json
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
+from dpviz.explore import load_all
 from dpviz.privacy import PrivateTable
-from dpviz.ui.exercises import EXERCISES, check
+from dpviz.ui import exercises
+from dpviz.ui.exercises import EXERCISES, check, solution
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 
 def test_unanswered_does_not_fail(capsys):
@@ -19,6 +25,14 @@ def test_wrong_answer_gives_hint():
         check("00.1", 1.25)
     with pytest.raises(AssertionError, match="expected a number"):
         check("00.1", "half")
+
+
+@pytest.mark.parametrize("impossible", [-0.5, 2.3])
+def test_an_impossible_number_is_refused_as_such(impossible):
+    with pytest.raises(AssertionError, match="cannot be right: what is left of a budget of 2 "
+                                             "lies between 0 and 2") as err:
+        check("00.1", impossible)
+    assert "Hint" not in str(err.value)
 
 
 def test_unknown_exercise():
@@ -38,3 +52,35 @@ def test_exercise_00_1_matches_the_ledger(capsys):
     assert math.isclose(table.ledger.remaining, EXERCISES["00.1"].answer)
     check("00.1", table.ledger.remaining)
     assert "correct" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------------- the key
+load_all()  # every notebook's exercises: the key is tested over all of them
+KEYS = sorted(EXERCISES)
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_the_instructors_key_is_accepted_by_its_own_check(key, capsys):
+    """solution(key) is a worked answer for every registered exercise, and its check takes it."""
+    answer = solution(key)
+    assert answer is not None
+    check(key, answer)
+    out = capsys.readouterr().out
+    assert any(word in out for word in ("correct!", "well predicted!", "caught!")), out
+    assert exercises.solution is solution  # exported as exercises.solution too
+
+
+def test_the_key_has_one_answer_of_each_kind_as_documented():
+    assert solution("00.1") == 0.5
+    assert solution("02.1") == tuple("bbabc")  # an argument: its letters, as a tuple
+    assert callable(solution("01.3"))  # an implementation: a function
+    assert callable(solution("06.3"))  # a break: the broken mechanism
+    assert set(EXERCISES["02.3"].solution[1:]) == {(5, 3), (6, 3)}  # an audit: its neighbours
+    with pytest.raises(InvalidParameterError, match=r"99\.9"):
+        solution("99.9")
+
+
+def test_no_notebook_shows_the_key():
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        sources = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
+        assert not any("solution(" in s or "worked_answer" in s for s in sources), path.name

@@ -198,18 +198,23 @@ def test_floating_point_audit_bound_is_cpu_tolerant():
 
 
 # ---------------------------------------------------------------- exercises
-def test_exercise_06_1_is_the_exact_loss(capsys):
-    p = mechanisms.smooth_sensitivity_label_probabilities(np.array([8, 0]), epsilon=0.5)
-    q = mechanisms.smooth_sensitivity_label_probabilities(np.array([9, 0]), epsilon=0.5)
-    expected = max(abs(math.log(p[0] / q[0])), abs(math.log(p[1] / q[1])))
-    assert EXERCISES["06.1"].answer == pytest.approx(expected)
-    assert 17 * 0.5 < expected < 18 * 0.5  # "compare with the claimed ε": about 17.7 ε
-    check("06.1", round(expected, 3))
+def test_exercise_06_1_is_the_first_leaf_past_twice(capsys):
+    def loss(j):  # the exact loss between (j, 0) and (j + 1, 0) at ε = 0.5, from the mechanism
+        p = mechanisms.smooth_sensitivity_label_probabilities(np.array([j, 0]), epsilon=0.5)
+        q = mechanisms.smooth_sensitivity_label_probabilities(np.array([j + 1, 0]), epsilon=0.5)
+        return max(abs(math.log(p[0] / q[0])), abs(math.log(p[1] / q[1])))
+
+    first = next(j for j in range(100) if loss(j) > 2 * 0.5)
+    assert EXERCISES["06.1"].answer == first == 4
+    assert loss(3) < 0.6 < 1.09 < loss(4)  # not a rounding matter
+    check("06.1", first)
     assert "correct" in capsys.readouterr().out
-    for wrong in (2 * 0.5, au.smooth_sensitivity_loss((5, 0), (6, 0), 0.5)):
+    for wrong in (3, 5, 1.0, loss(4)):  # one off either way; the threshold; the loss itself
         with pytest.raises(AssertionError, match="Hint"):
-            check("06.1", wrong)  # the addendum's "twice ε"; the leaves of the story
-    assert "8.85" not in EXERCISES["06.1"].hint
+            check("06.1", wrong)
+    with pytest.raises(AssertionError, match="cannot be right: a number of rows"):
+        check("06.1", -1)
+    assert "4" not in EXERCISES["06.1"].hint
 
 
 def test_exercise_06_2_is_the_bound_of_an_impossible_output(capsys):

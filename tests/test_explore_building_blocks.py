@@ -149,18 +149,25 @@ def test_exercise_answers(capsys):
     # 01.6: report noisy max on (5, 10) at ε = 0.2
     p = mechanisms.report_noisy_max_probabilities([5, 10], epsilon=0.2)[1]
     assert EXERCISES["01.6"].answer == pytest.approx(p)
-    # 01.7: two queries that may read the same row compose sequentially
+    # 01.7: the two health groups are disjoint (parallel), the finance group overlaps both
+    # (sequential): the ledger of a table that asks the three counts so says
     from dpviz.data.uci import load
 
     data = load("nursery")
     table = PrivateTable(data.X, data.y, domain=data.domain, epsilon=2.0, rng=0)
-    table.noisy_count(epsilon=0.35, label="health = recommended")
-    table.noisy_count(epsilon=0.35, label="finance = convenient")
+    health = dict(zip(data.domain["health"].values, table.partition("health"), strict=True))
+    health["recommended"].noisy_count(epsilon=0.4, label="health = recommended")
+    health["priority"].noisy_count(epsilon=0.3, label="health = priority")
+    finance = dict(zip(data.domain["finance"].values, table.partition("finance"), strict=True))
+    finance["convenient"].noisy_count(epsilon=0.25, label="finance = convenient")
     assert table.ledger.spent == pytest.approx(EXERCISES["01.7"].answer)
-    assert bb.overlap_audit(0.35, n_samples=100).exact_epsilon == pytest.approx(0.7)
     for key in ("01.5", "01.6", "01.7"):
         check(key, EXERCISES[key].answer)
     assert capsys.readouterr().out.count("correct") == 3
+    for wrong in (0.4, 0.95, 0.7):  # parallel only; sequential only; §5's pair at ε = 0.35
+        with pytest.raises(AssertionError, match="Hint"):
+            check("01.7", wrong)
     for key in ("01.5", "01.6", "01.7"):  # no hint states its answer
         hint = EXERCISES[key].hint
-        assert "ln 3" not in hint and "0.35 + 0.35" not in hint and "exp(-" not in hint
+        assert "ln 3" not in hint and "0.65" not in hint and "0.4 + 0.25" not in hint
+        assert "exp(-" not in hint

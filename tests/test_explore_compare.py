@@ -236,11 +236,14 @@ def test_exercise_07_2_predicts_the_explorers_gap(capsys):
     assert "well predicted" in capsys.readouterr().out
     value, _, accepted = EXERCISES["07.2"].evaluate()
     assert value == pytest.approx(gap) and 5 <= accepted < 8  # ±max(5, 2 standard errors)
-    with pytest.raises(AssertionError, match=r"off by .*Close"):
-        check("07.2", gap - 1.5 * accepted)  # near: "Close"
+    with pytest.raises(AssertionError, match=r"not within .*Close") as err:
+        check("07.2", gap - 1.5 * accepted)  # near: "Close", and the value stays hidden
+    assert f"{value:.3g}" not in str(err.value)
     for far in (0, gap - 2.5 * accepted, gap + 39):  # a guess 39 points off is not "Close"
-        with pytest.raises(AssertionError, match=r"off by .*Hint"):
+        with pytest.raises(AssertionError, match=r"not within .*Hint"):
             check("07.2", far)
+    with pytest.raises(AssertionError, match="cannot be right: a difference of two percentages"):
+        check("07.2", 140)
     with pytest.raises(InvalidParameterError):
         cmp.accuracy_gap("nursery", "DiffPID3-Max", "ID3", epsilon=1.0, n=1000, repeat=0)
 

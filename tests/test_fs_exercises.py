@@ -1,6 +1,7 @@
 """Notebook 03's exercises (dpviz.explore.fs): right answers pass, wrong ones fail.
 
-The reference solutions live here, not in the library or the notebook.
+Reference answers written independently of the library's key (`solution`, tested over every
+exercise in test_exercises.py); neither is in the notebook.
 """
 
 import json
@@ -212,6 +213,10 @@ def test_03_4_prediction(capsys):
     assert "well predicted" in capsys.readouterr().out
     with pytest.raises(AssertionError, match="Hint"):
         check("03.4", 55)  # "SuLQ is a coin flip", as at B = 0.1
+    # within the tolerance of a value near 100 %, but no percentage: refused (issue 36)
+    assert abs(105.7 - value) <= fx.SULQ_PREDICTION.tolerance
+    with pytest.raises(AssertionError, match=r"105\.7% cannot be right: a percentage lies between"):
+        check("03.4", 105.7)
 
 
 def test_notebook_03_has_one_of_each_kind():

@@ -2,7 +2,8 @@
 answers fail with a hint, None only reminds, the statistical checks are sound (false alarm and
 power), and the notebook gives no answer away above its check cells.
 
-The reference solutions live here, not in the library or the notebook."""
+Reference answers written independently of the library's key (`solution`, tested over every
+exercise in test_exercises.py); neither is in the notebook."""
 
 import json
 import math
@@ -230,6 +231,19 @@ def test_prediction_near_value_passes_far_value_fails(capsys):
         check("02.4", value - 8)  # outside ±5, within twice it
     with pytest.raises(AssertionError, match="Hint"):
         check("02.4", 50)
+
+
+def test_prediction_wrong_first_try_reveals_nothing(capsys):
+    """The review's case: a guess of 99 % was told "the value is 89.2 %" (issue 36)."""
+    value = ex.mushroom_low_tree_accuracy()
+    with pytest.raises(AssertionError) as err:
+        check("02.4", 99)
+    msg = str(err.value)
+    assert not any(f"{value:.{d}f}" in msg for d in (0, 1, 2)) and "reveal=True" in msg
+    check("02.4", 99, reveal=True)  # asked for: shown, and the exercise is over
+    assert f"{value:.4g}%" in capsys.readouterr().out
+    with pytest.raises(AssertionError, match="cannot be right: a percentage"):
+        check("02.4", 130)
 
 
 def test_prediction_reads_the_explorer_curve():

@@ -1,36 +1,18 @@
 """The notebooks' library side, one module per notebook: explorer callbacks and tables.
 
-Importing a module registers its notebook's exercises.
+Each module defines its notebook's exercises in one place, in Python: per exercise its cases
+and settings, its hint, its check and its worked answer (the instructor's key,
+:func:`dpviz.ui.exercises.solution`), registered on import.
 :func:`quick` is true under ``DPVIZ_QUICK=1`` (``make notebooks``): sweeps use fewer repeats.
-The exercises' texts and settings are data: the step-by-step privacy arguments in
-``arguments.json`` (:func:`argument`), the hints a wrong answer shows in ``hints.json``
-(:func:`hint`), the cases, tolerances and seeds in ``exercises.json`` (:func:`exercise`);
-the reproductions' quick and full settings in ``reproductions.json`` (:func:`reproductions`).
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import pkgutil
-from importlib.resources import files
-from typing import Any, TypeVar
 
-from dpviz.ui.exercises import Argument, Step
-
-__all__ = ["argument", "exercise", "hint", "load_all", "quick", "reproductions"]
-
-T = TypeVar("T")
-
-
-def _texts(name: str) -> dict[str, Any]:
-    """One of the files of exercise texts, parsed."""
-    return json.loads(files(__name__).joinpath(name).read_text(encoding="utf-8"))
-
-
-_ARGUMENTS, _HINTS = _texts("arguments.json"), _texts("hints.json")
-_SETTINGS = _texts("exercises.json")
+__all__ = ["load_all", "quick"]
 
 
 def quick() -> bool:
@@ -42,33 +24,3 @@ def load_all() -> None:
     """Import every explorer module (so that all exercises are registered)."""
     for module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{module.name}")
-
-
-def argument(key: str) -> Argument:
-    """Exercise ``key``'s :class:`~dpviz.ui.exercises.Argument`, read from ``arguments.json``."""
-    spec = _ARGUMENTS[key]
-    steps = tuple(Step(s["question"], s["options"], s["correct"], s["why_wrong"])
-                  for s in spec["steps"])
-    return Argument(spec["claim"], steps, spec["conclusion"])
-
-
-def hint(key: str) -> str:
-    """Exercise ``key``'s hint, read from ``hints.json``."""
-    return _HINTS[key]
-
-
-def _tupled(value: Any) -> Any:
-    """JSON's lists as tuples, inside dicts too (the cases as Python writes them)."""
-    if isinstance(value, dict):
-        return {k: _tupled(v) for k, v in value.items()}
-    return tuple(_tupled(v) for v in value) if isinstance(value, list) else value
-
-
-def exercise(key: str, kind: type[T], **fields: Any) -> T:
-    """Exercise ``key`` of ``kind``: ``fields`` (its functions), its settings and its hint."""
-    return kind(**_tupled(_SETTINGS.get(key, {})), **fields, hint=hint(key))
-
-
-def reproductions(notebook: str, quick: bool) -> dict[str, Any]:
-    """Notebook ``notebook``'s reproduction settings, quick or full (``reproductions.json``)."""
-    return _tupled(_texts("reproductions.json")[notebook]["quick" if quick else "full"])

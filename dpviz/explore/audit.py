@@ -48,11 +48,10 @@ from dpviz.data.published import FI_TABLE6
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.shipped import result
-from dpviz.explore import exercise
 from dpviz.explore.fi import fi_table6
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
-from dpviz.ui.exercises import BreakTask, Exercise, register
+from dpviz.ui.exercises import BreakTask, Exercise, Range, register
 from dpviz.ui.plots import audit_histogram_chart, privacy_loss_chart
 from dpviz.ui.widgets import SLIDER_MIN_WIDTH
 
@@ -405,9 +404,37 @@ def story_results(story: str, n_samples: int, *, recompute: bool | None = None,
                                     recompute=recompute))
 
 
-# ------------------------------------------------------------------------------ exercises
-#: Exercise 06.1: the leaves and ε of the smooth-sensitivity question.
-EXERCISE_1 = {"counts": (8, 0), "counts_prime": (9, 0), "epsilon": 0.5}
+# ====================================================================== exercises 06.1–06.4
+# One exercise in one place: the question (the notebook asks it in full), the check's settings,
+# its hint, and the worked answer the instructor's key returns (dpviz.ui.exercises.solution;
+# never shown in the notebook). Registered at the end.
+
+# --- 06.1 · When does "twice" fail? At ε = 0.5, the smallest j for which the exact loss of the
+# withdrawn FI 2017 label between the pure leaves (j, 0) and (j + 1, 0) exceeds the addendum's
+# "twice" the claim, 2ε.
+#: Exercise 06.1's claimed ε.
+EXERCISE_1_EPSILON = 0.5
+
+
+def first_leaf_past_twice(epsilon: float = EXERCISE_1_EPSILON) -> int:
+    """The smallest j with smooth_sensitivity_loss((j, 0), (j + 1, 0), ε) > 2ε."""
+    j = 0
+    while smooth_sensitivity_loss((j, 0), (j + 1, 0), epsilon) <= 2 * epsilon:
+        j += 1
+    return j
+
+
+TWICE_FAILS = Exercise(
+    answer=float(first_leaf_past_twice()), tolerance=0.0,
+    bounds=Range(0.0, math.inf, "a number of rows"),
+    hint="for j = 0, 1, 2, …: the label probabilities of both leaves at ε = 0.5, then the larger "
+         "of the two absolute log-ratios (one per label); stop at the first j whose loss is "
+         "above 2 × 0.5 = 1",
+)
+
+
+# --- 06.2 · How far an impossible output reaches: the audit's bound for an output seen 0 of n
+# times under D and n of n under D′, with 1,600 estimation samples (of 2,000).
 #: Exercise 06.2: estimation samples per neighbour (of 2,000; story 2 estimates on 400).
 EXERCISE_2_N = 1_600
 
@@ -419,22 +446,53 @@ def impossible_output_bound(n_estimation: int, alpha: float = 0.05) -> float:
     return float(np.log(low) - np.log(high))
 
 
+IMPOSSIBLE_OUTPUT = Exercise(
+    answer=impossible_output_bound(EXERCISE_2_N), tolerance=0.005,
+    hint="check your formula first with n = 400: it must give story 2's bound; then use the "
+         "number of estimation samples, not all 2,000",
+)
+
+
+# --- 06.3 · Break a mechanism in one specific way: half_sensitivity_count(count, n, rng), n
+# Laplace releases calibrated to a sensitivity of one half at the claimed ε = 1.
 def half_sensitivity_laplace_law(count: Any) -> ContinuousLaw:
     """Exercise 06.3's broken release: Laplace of scale 0.5 (sensitivity read as 1/2, ε = 1)."""
     return ContinuousLaw(lambda x: float(stats.laplace.cdf(x, loc=float(count), scale=0.5)))
 
 
+def _half_sensitivity_count(count: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+    return count + rng.laplace(0.0, 0.5 / 1.0, size=n)  # scale Δ/ε with Δ read as 1/2
+
+
+HALF_SENSITIVITY = BreakTask(
+    D=targets.COUNT, D_prime=targets.COUNT_PRIME, exact=half_sensitivity_laplace_law,
+    epsilon=1.0,
+    hint="the analyst followed the Laplace mechanism (your laplace_mech of 01.1) to the letter, "
+         "with a wrong sensitivity; return an array of n releases",
+    solution=_half_sensitivity_count,
+)
+
+
+# --- 06.4 · Forget to split ε: forgot_split(count, n, rng), the means of 5 discrete Laplace
+# answers each at the whole ε = 1 (numpy's geometric noise), n of them.
 def unsplit_average_law(count: Any) -> DiscreteLaw:
     """Exercise 06.4's broken release: the mean of 5 discrete-Laplace answers at ε = 1 each."""
     return targets.averaged_count_law(int(count), 1.0, 5)
 
 
-register({
-    "06.1": exercise("06.1", Exercise, answer=smooth_sensitivity_loss(
-        EXERCISE_1["counts"], EXERCISE_1["counts_prime"], EXERCISE_1["epsilon"])),
-    "06.2": exercise("06.2", Exercise, answer=impossible_output_bound(EXERCISE_2_N)),
-    "06.3": exercise("06.3", BreakTask, D=targets.COUNT, D_prime=targets.COUNT_PRIME,
-                     exact=half_sensitivity_laplace_law),
-    "06.4": exercise("06.4", BreakTask, D=targets.COUNT, D_prime=targets.COUNT_PRIME,
-                     exact=unsplit_average_law),
-})
+def _forgot_split(count: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+    p = -math.expm1(-1.0)  # each of the 5 answers at the whole ε = 1
+    answers = count + rng.geometric(p, size=(n, 5)) - rng.geometric(p, size=(n, 5))
+    return answers.mean(axis=1)
+
+
+UNSPLIT_AVERAGE = BreakTask(
+    D=targets.COUNT, D_prime=targets.COUNT_PRIME, exact=unsplit_average_law, epsilon=1.0,
+    hint="five independent discrete Laplace answers per release (your geometric_mech of 01.2, "
+         "vectorized), each at the budget the analyst forgot to divide; return the n means "
+         "answers.mean(axis=1)",
+    solution=_forgot_split,
+)
+
+register({"06.1": TWICE_FAILS, "06.2": IMPOSSIBLE_OUTPUT, "06.3": HALF_SENSITIVITY,
+          "06.4": UNSPLIT_AVERAGE})

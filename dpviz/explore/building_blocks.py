@@ -21,9 +21,8 @@ from dpviz.audit.exact_laws import ContinuousLaw, DiscreteLaw, discrete_laplace_
 from dpviz.data.uci import load
 from dpviz.errors import BudgetExceededError, InvalidParameterError, NotProvenPrivateWarning
 from dpviz.experiments.runner import check_option
-from dpviz.explore import exercise
 from dpviz.privacy import PrivateTable
-from dpviz.ui.exercises import Exercise, Implementation, register
+from dpviz.ui.exercises import EPSILON, PROBABILITY, Exercise, Implementation, register
 from dpviz.ui.plots import ledger_chart, noisy_counts_chart
 from dpviz.validation import check_epsilon
 
@@ -337,39 +336,139 @@ def overlap_audit(epsilon: float = 1.0, *, counts: tuple[int, int] = (20, 30),
                  exact_epsilon=(2 if overlap else 1) * eps, neighbours=f"D′ = D plus {where}")
 
 
+# ====================================================================== exercises 01.1–01.7
+# One exercise in one place: the question (the notebook asks it in full), the check's cases and
+# settings, its hint, and the worked answer the instructor's key returns
+# (dpviz.ui.exercises.solution; never shown in the notebook). Registered at the end.
+
+# --- 01.1 · Write the Laplace mechanism: laplace_mech(value, sensitivity, epsilon, rng), one
+# ε-DP release of the number `value` (a float), its noise drawn from `rng`.
 def laplace_law(value: float, sensitivity: float, epsilon: float) -> ContinuousLaw:
     """Exact law of the Laplace mechanism: ``value`` + Lap(Δ/ε) (exercise 01.1)."""
     scale = sensitivity / epsilon
     return ContinuousLaw(functools.partial(stats.laplace.cdf, loc=value, scale=scale))
 
 
+def _laplace_mech(value: float, sensitivity: float, epsilon: float,
+                  rng: np.random.Generator) -> float:
+    return value + rng.laplace(0.0, sensitivity / epsilon)
+
+
+LAPLACE = Implementation(
+    cases=({"value": 100.0, "sensitivity": 1.0, "epsilon": 1.0},
+           {"value": 0.0, "sensitivity": 1.0, "epsilon": 0.1},
+           {"value": 5.0, "sensitivity": 2.0, "epsilon": 0.5}),
+    exact=laplace_law, sampler=True, output="number",
+    hint="the noise must hide a change of Δ in the answer at privacy level ε: does it grow or "
+         "shrink when Δ grows, and when ε grows? numpy's rng.laplace takes loc and scale",
+    solution=_laplace_mech,
+)
+
+
+# --- 01.2 · Write the geometric mechanism: geometric_mech(count, epsilon, rng), the int
+# `count` plus discrete Laplace noise at ε, drawn with rng.geometric.
 def geometric_law(count: int, epsilon: float) -> DiscreteLaw:
     """Exact law of the geometric mechanism: ``count`` + discrete Laplace at ε (exercise 01.2)."""
     return discrete_laplace_law(count, epsilon)
 
 
+def _geometric_mech(count: int, epsilon: float, rng: np.random.Generator) -> int:
+    p = -math.expm1(-epsilon)
+    return count + int(rng.geometric(p)) - int(rng.geometric(p))
+
+
+GEOMETRIC = Implementation(
+    cases=({"count": 10, "epsilon": 1.0}, {"count": 0, "epsilon": 0.5},
+           {"count": 3, "epsilon": 2.0}),
+    exact=geometric_law, sampler=True, output="int",
+    hint="return an integer whose chance falls by the factor e^(−ε) per step away from the "
+         "count, on both sides; rounding Laplace noise does not give that law. What is the "
+         "ratio P(k + 1)/P(k) of rng.geometric(p)?",
+    solution=_geometric_mech,
+)
+
+
+# --- 01.3 · Write the exponential mechanism: exponential_mech(utilities, epsilon,
+# sensitivity, rng), the index (an int) of the candidate chosen with P ∝ exp(εu/2Δ).
 def exponential_law(utilities: Sequence[float], epsilon: float, sensitivity: float) -> np.ndarray:
     """Exact law of the exponential mechanism, P(r) ∝ exp(ε·u(r)/2Δ) (exercise 01.3)."""
     return mechanisms.exponential_probabilities(np.asarray(utilities, float), epsilon=epsilon,
                                                 sensitivity=sensitivity)
 
 
+def _exponential_mech(utilities: Sequence[float], epsilon: float, sensitivity: float,
+                      rng: np.random.Generator) -> int:
+    u = np.asarray(utilities, float)
+    w = np.exp(epsilon * (u - u.max()) / (2 * sensitivity))
+    return int(rng.choice(len(u), p=w / w.sum()))
+
+
+EXPONENTIAL = Implementation(
+    cases=({"utilities": (5, 10), "epsilon": 0.1, "sensitivity": 1.0},
+           {"utilities": (10, 8, 5, 0), "epsilon": 0.5, "sensitivity": 1.0},
+           {"utilities": (3, 1, 2), "epsilon": 1.0, "sensitivity": 2.0}),
+    exact=exponential_law, sampler=True, output="int",
+    hint="compare your weights with the formula of §2 term by term (ε, Δ and the 2); return "
+         "the index of the chosen candidate (an int), drawn with rng",
+    solution=_exponential_mech,
+)
+
+
+# --- 01.4 · Write report noisy max: report_noisy_max(counts, epsilon, rng), the position (an
+# int) of the largest count after one-sided exponential noise of scale 1/ε on each.
 def noisy_max_law(counts: Sequence[int], epsilon: float) -> np.ndarray:
     """Exact law of report noisy max with one-sided Exp(1/ε) noise on counts (exercise 01.4)."""
     return mechanisms.report_noisy_max_probabilities(np.asarray(counts, float), epsilon=epsilon)
 
 
+def _report_noisy_max(counts: Sequence[int], epsilon: float, rng: np.random.Generator) -> int:
+    c = np.asarray(counts, float)
+    return int(np.argmax(c + rng.exponential(1.0 / epsilon, size=len(c))))
+
+
+NOISY_MAX = Implementation(
+    cases=({"counts": (5, 10), "epsilon": 0.1}, {"counts": (3, 7), "epsilon": 0.5},
+           {"counts": (2, 6, 5), "epsilon": 1.0}, {"counts": (0, 0, 0), "epsilon": 1.0}),
+    exact=noisy_max_law, sampler=True, output="int",
+    hint="one fresh draw of noise per count, never negative, of the scale §2 gives; return the "
+         "position of the largest noisy count (an int), not the count",
+    solution=_report_noisy_max,
+)
+
 #: 01.1–01.4: the student writes the mechanism; 20,000 draws per case meet the exact law.
-MECHANISM_EXERCISES = {
-    "01.1": exercise("01.1", Implementation, exact=laplace_law),
-    "01.2": exercise("01.2", Implementation, exact=geometric_law),
-    "01.3": exercise("01.3", Implementation, exact=exponential_law),
-    "01.4": exercise("01.4", Implementation, exact=noisy_max_law),
-}
+MECHANISM_EXERCISES = {"01.1": LAPLACE, "01.2": GEOMETRIC, "01.3": EXPONENTIAL,
+                       "01.4": NOISY_MAX}
+
+# --- 01.5 · At what ε does the discrete Laplace mechanism release a count exactly (noise 0)
+# half of the time? tanh(ε/2) = 1/2: ε = ln 3.
+NOISE_ZERO_HALF = Exercise(
+    answer=math.log(3.0), tolerance=0.001, bounds=EPSILON,
+    hint="the probability of noise 0 is the pmf at 0 (section 1); set it to one half and solve "
+         "for ε",
+)
+
+# --- 01.6 · Counts (5, 10), report noisy max at ε = 0.2: the probability that the majority
+# class (10) is reported.
+NOISY_MAX_MAJORITY = Exercise(
+    answer=1.0 - math.exp(-1.0) / 2.0, tolerance=0.005, bounds=PROBABILITY,
+    hint="which entry of the exact probabilities belongs to the class with count 10, and did "
+         "you pass ε = 0.2?",
+)
+
+# --- 01.7 · Three counts on Nursery: health = recommended at ε = 0.4, health = priority at
+# ε = 0.3, finance = convenient at ε = 0.25. The ε of the three answers? The two health groups
+# are disjoint (parallel: max), a row of either may also be in the finance group (sequential):
+# 0.4 + 0.25.
+OVERLAP_COMPOSITION = Exercise(
+    answer=0.65, tolerance=1e-9, bounds=EPSILON,
+    hint="which of the three answers can one row change together? Answers over disjoint groups "
+         "compose in parallel, answers that may read the same row sequentially; the pair of "
+         "§5 is a start",
+)
 
 register({
     **MECHANISM_EXERCISES,
-    "01.5": exercise("01.5", Exercise, answer=math.log(3.0)),
-    "01.6": exercise("01.6", Exercise, answer=1.0 - math.exp(-1.0) / 2.0),
-    "01.7": exercise("01.7", Exercise),
+    "01.5": NOISE_ZERO_HALF,
+    "01.6": NOISY_MAX_MAJORITY,
+    "01.7": OVERLAP_COMPOSITION,
 })

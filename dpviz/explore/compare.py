@@ -20,8 +20,17 @@ from dpviz.experiments.comparison import reference_accuracy  # by name: tests pa
 from dpviz.experiments.registry import ALGORITHMS, PRIVATE
 from dpviz.experiments.runner import remember
 from dpviz.experiments.shipped import recompute_requested, result
-from dpviz.explore import argument, exercise, quick
-from dpviz.ui.exercises import Exercise, Prediction, register
+from dpviz.explore import quick
+from dpviz.ui.exercises import (
+    EPSILON,
+    POINTS,
+    Argument,
+    Exercise,
+    Prediction,
+    Range,
+    Step,
+    register,
+)
 from dpviz.ui.plots import accuracy_chart, log_axis
 from dpviz.ui.widgets import choice_dropdown, selection_slider
 from dpviz.validation import check_epsilon, check_int
@@ -315,7 +324,12 @@ def budget_pitfall_chart(table: pd.DataFrame, *, width: int = 380) -> alt.LayerC
         subtitle="the 'union' arm plotted at ε really spent 2ε on the rows of D1"))
 
 
-# ---------------------------------------------------------------------------------- exercises
+# ====================================================================== exercises 07.1–07.4
+# One exercise in one place: the question (the notebook asks it in full), the check's settings,
+# its hint, and the worked answer the instructor's key returns (dpviz.ui.exercises.solution;
+# never shown in the notebook). Registered at the end.
+
+# --- 07.1 · How many of these nine (algorithm, ε) points are on the Pareto frontier?
 #: Exercise 07.1's points (one data set, one n): how many are Pareto efficient?
 EXERCISE_POINTS = pd.DataFrame(
     [(name, eps, acc) for name, row in {"A": (0.52, 0.80, 0.85), "B": (0.60, 0.71, 0.90),
@@ -323,7 +337,16 @@ EXERCISE_POINTS = pd.DataFrame(
      for eps, acc in zip((0.1, 1.0, 10.0), row, strict=True)],
     columns=["algorithm", "epsilon", "accuracy"])
 
+PARETO_COUNT = Exercise(
+    answer=float((~pareto.dominated_by(*EXERCISE_POINTS[["epsilon", "accuracy"]].T.values)).sum()),
+    tolerance=0.0, bounds=Range(0.0, 9.0, "a number of the nine points"),
+    hint="reread the definition of a dominated point at the top of this notebook, word for "
+         "word, and test each of the nine points against the eight others",
+)
 
+
+# --- 07.2 · Predict, then move the slider: by how many accuracy points does DiffPID3-Max beat
+# the DP forest on Nursery at n = 300 and ε = 2 (the explorer's 5 runs)?
 def accuracy_gap(dataset: str, better: str, worse: str, *, epsilon: float, n: int,
                  repeat: int) -> float:
     """Points by which ``better`` beats ``worse`` in run ``repeat`` of the shipped explorer grid."""
@@ -335,14 +358,80 @@ def accuracy_gap(dataset: str, better: str, worse: str, *, epsilon: float, n: in
     return 100 * float(accuracy[better] - accuracy[worse])
 
 
-TUNING_ARGUMENT = argument("07.3")
+def _nursery_gap(run: int) -> float:
+    return accuracy_gap("nursery", "DiffPID3-Max", "DP forest", epsilon=2.0, n=300, repeat=run)
 
-register({
-    "07.1": exercise("07.1", Exercise, answer=float(
-        (~pareto.dominated_by(*EXERCISE_POINTS[["epsilon", "accuracy"]].T.values)).sum())),
-    # accepted: ±max(5, 2 standard errors of the 5 runs' mean); "Close" within twice that
-    "07.2": exercise("07.2", Prediction, compute=lambda run: accuracy_gap(
-        "nursery", "DiffPID3-Max", "DP forest", epsilon=2.0, n=300, repeat=run)),
-    "07.3": TUNING_ARGUMENT,
-    "07.4": exercise("07.4", Exercise),
-})
+
+# accepted: ±max(5, 2 standard errors of the 5 runs' mean); "Close" within twice that
+GAP_PREDICTION = Prediction(
+    compute=_nursery_gap, tolerance=5.0, seeds=(0, 1, 2, 3, 4), spread_factor=2.0,
+    unit=" percentage points", bounds=POINTS,
+    hint="at n = 300 each of the forest's 100 trees sees about three rows, while one DiffPID3 "
+         "tree sees them all and asks one question per node",
+)
+
+
+# --- 07.3 · A privacy argument: why the best of 15 configurations fitted at ε = 1 each and
+# chosen on test rows is not an ε = 1 model. One letter per step.
+TUNING_ARGUMENT = Argument(
+    claim="Training 15 configurations at ε = 1 each on the same private rows and keeping the one "
+          "with the best accuracy on private test rows does not give an ε = 1 model.",
+    steps=(
+        Step(
+            question="The 15 fits read the same training rows. What does that cost those rows?",
+            options={
+                "a": "ε = 1: only the chosen model is published",
+                "b": "up to 15 × ε, by sequential composition",
+                "c": "ε = 1, by parallel composition over the 15 fits",
+            },
+            correct="b",
+            why_wrong={
+                "a": "the choice depends on all 15 fits, so all of them are part of what leaks",
+                "c": "parallel composition needs disjoint rows; here every fit reads every row",
+            },
+        ),
+        Step(
+            question="The choice reads the test rows' labels without noise. What does that make "
+                     "it?",
+            options={
+                "a": "a query on private rows with no privacy guarantee",
+                "b": "post-processing, free",
+                "c": "a query at ε = 1",
+            },
+            correct="a",
+            why_wrong={
+                "b": "post-processing may use only the release, never the data again",
+                "c": "nothing in the choice adds noise or calibrates to a sensitivity",
+            },
+        ),
+        Step(
+            question="Which remedy keeps the whole procedure at a stated ε?",
+            options={
+                "a": "report the chosen model's accuracy on the same test rows",
+                "b": "train more configurations so that the best is more reliable",
+                "c": "choose with public data, or privately (e.g. the exponential mechanism over "
+                     "the configurations), and count every fit in the budget",
+            },
+            correct="c",
+            why_wrong={
+                "a": "that score is the optimistic one this section measures, and it reads the "
+                     "rows again",
+                "b": "every extra fit adds to the sequential bill",
+            },
+        ),
+    ),
+    conclusion="Tuning is part of the algorithm: every fit and the choice itself spend budget.",
+)
+
+
+
+# --- 07.4 · Tuning on 15 disjoint parts of the training rows, each configuration at ε = 1,
+# chosen with public data: what ε does a single row pay? (Parallel composition: 1.)
+DISJOINT_TUNING = Exercise(
+    answer=1.0, tolerance=1e-9, bounds=EPSILON,
+    hint="count how many of the 15 fits read any one row, then apply the composition rule for "
+         "fits that read disjoint rows",
+)
+
+register({"07.1": PARETO_COUNT, "07.2": GAP_PREDICTION, "07.3": TUNING_ARGUMENT,
+          "07.4": DISJOINT_TUNING})

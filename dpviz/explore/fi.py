@@ -23,10 +23,17 @@ from dpviz.data.uci import Dataset
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.experiments.reproduce_fi import fi_dataset, fig6_depths
 from dpviz.experiments.runner import check_option, curve, encoded_split, located, remember
-from dpviz.explore import argument, exercise, reproductions
 from dpviz.mechanisms import report_noisy_max_probabilities
 from dpviz.trees.forest import DPRandomForestClassifier
-from dpviz.ui.exercises import AuditTask, Implementation, Prediction, register
+from dpviz.ui.exercises import (
+    FRACTION,
+    Argument,
+    AuditTask,
+    Implementation,
+    Prediction,
+    Step,
+    register,
+)
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
 from dpviz.validation import check_epsilon
@@ -152,9 +159,21 @@ def fi_controls(
 
 
 # ---------------------------------------------------------------------------------- reproductions
+_SYNTH_ALL = ("SynthA", "SynthB", "SynthC", "SynthD", "SynthE", "SynthF", "SynthG")
+#: What the reproductions of FI Fig. 4–7 and Table 3 run: full (shipped) and a quick version.
+REPRODUCTION_SETTINGS = {
+    "quick": {"datasets": ("SynthA", "SynthF"), "fig7_datasets": ("SynthA",), "n_rows": 6000,
+              "n_folds": 2, "n_repeats": 1, "table3_datasets": ("SynthA", "SynthF", "Nursery"),
+              "table3_runs": 3},
+    "full": {"datasets": _SYNTH_ALL, "fig7_datasets": _SYNTH_ALL, "n_rows": None, "n_folds": 5,
+             "n_repeats": 2, "table3_datasets": (*_SYNTH_ALL, "Adult", "Mushroom", "Nursery"),
+             "table3_runs": 10},
+}
+
+
 def reproduction_settings(quick: bool) -> dict:
-    """What the reproductions of FI Fig. 4–7 and Table 3 run: full (shipped) or quick."""
-    return reproductions("05", quick)
+    """What the reproductions of FI Fig. 4–7 and Table 3 run: full (shipped) or quick (a copy)."""
+    return dict(REPRODUCTION_SETTINGS["quick" if quick else "full"])
 
 
 def describe_settings(settings: dict) -> str:
@@ -292,14 +311,159 @@ def assignment_changes(n_rows: int = 6000, n_trees: int = 100, seed: int = 0) ->
     return pd.DataFrame(rows)
 
 
-# === Exercises 05.x (registered with dpviz.ui.exercises when this module is imported) ===
+# ====================================================================== exercises 05.1–05.5
+# One exercise in one place: the question (the notebook asks it in full), the check's cases and
+# settings, its hint, and the worked answer the instructor's key returns
+# (dpviz.ui.exercises.solution; never shown in the notebook). Registered at the end.
 
+# --- 05.1 · Why each row picks its own tree: one letter per step.
+SPLIT_ARGUMENT = Argument(
+    claim="dpviz's forest sends each row to a tree drawn uniformly for that row, independently of "
+          "the other rows and of the noise, and releases every leaf's label by ROSNAM at ε: the "
+          "release is ε-DP (add/remove neighbours). FI's equal split (shuffle, cut into τ equal "
+          "parts) does not get this proof.",
+    steps=(
+        Step(
+            question="D′ is D plus one row r. Pair the two runs so that every row of D draws the "
+                     "same tree in both. Given these draws, whose rows differ between D and D′?",
+            options={
+                "a": "every tree's: the parts change size",
+                "b": "only the tree T that r drew, by the row r",
+                "c": "no tree's: one row is lost among thousands",
+            },
+            correct="b",
+            why_wrong={
+                "a": "nothing fixes the part sizes here: each row's tree is its own draw, so the "
+                     "other rows stay where they are",
+                "c": "r is counted in its leaf of the tree it drew: that leaf's counts change",
+            },
+        ),
+        Step(
+            question="Fix T = t. Why does any set of releases have probability within a factor "
+                     "e^ε on D and D′?",
+            options={
+                "a": "all leaves of all trees are released at ε, and the τ trees compose to τε, "
+                     "which the forest divides by τ",
+                "b": "the trees are drawn from the public domain",
+                "c": "one leaf of tree t has counts that differ by one row; its label is ROSNAM "
+                     "at ε; every other leaf has the same counts and independent noise",
+            },
+            correct="c",
+            why_wrong={
+                "a": "no ε is divided by τ in the disjoint scheme, and composition only charges "
+                     "releases whose input changes",
+                "b": "a free structure says nothing about the labels, which read the rows",
+            },
+        ),
+        Step(
+            question="T is random and secret. How does the bound for each t give one for the "
+                     "forest?",
+            options={
+                "a": "P′(S) = Σ_t P(T = t)·P′(S | T = t) ≤ Σ_t P(T = t)·e^ε·P(S) = e^ε·P(S): r's "
+                     "draw is independent of the rest, and on D the release does not depend on it "
+                     "(the same with D and D′ swapped)",
+                "b": "it cannot: T must be published with the release",
+                "c": "add the bounds over the τ possible trees: τε",
+            },
+            correct="a",
+            why_wrong={
+                "b": "the assignment is a curator secret; the release is a mixture over it, and a "
+                     "mixture of laws each within e^ε of P is itself within e^ε of P",
+                "c": "only one t happens: the law on D′ is an average over t, not a composition "
+                     "of τ releases",
+            },
+        ),
+        Step(
+            question="Equal split: shuffle, cut into τ parts of equal size. Keep every old row's "
+                     "place in the shuffle and insert r. What happens to the parts?",
+            options={
+                "a": "only r's part changes",
+                "b": "nothing, since the rows are shuffled anyway",
+                "c": "each part after r's place hands one row on to the next: up to τ parts "
+                     "differ, so the premise of parallel composition fails for this pairing",
+            },
+            correct="c",
+            why_wrong={
+                "a": "the sizes must stay equal, so the cut points move; run assignment_changes "
+                     "and look at the rows that move",
+                "b": "the shuffle is the same for the old rows; what moves are the cut points",
+            },
+        ),
+        Step(
+            question="So what would a proof for the equal split need?",
+            options={
+                "a": "nothing: one bad pairing shows that the equal split is not private",
+                "b": "a coupling: pair each split of D′ with a split of D, with the right "
+                     "probabilities, so that paired splits differ in few parts; bound each pair "
+                     "and average — the ε it yields need not be the claimed one",
+                "c": "nothing: disjoint parts are always parallel composition",
+            },
+            correct="b",
+            why_wrong={
+                "a": "privacy is about the two output laws; one pairing that differs in many "
+                     "parts proves nothing, another may differ in few",
+                "c": "parallel composition needs neighbours that differ in one part, and step 4 "
+                     "shows the parts are not fixed",
+            },
+        ),
+    ),
+    conclusion="With one independent draw per row, a neighbour changes one leaf of one tree "
+               "whatever the other rows drew, and averaging over the secret draw keeps the factor "
+               "e^ε: parallel composition applies directly. An equal split ties the rows together "
+               "through the cut points, so its proof must couple the two random splits, and the ε "
+               "it gives may be larger than claimed — exercise 05.4 measures it.",
+)
+
+
+
+# --- 05.2 · A leaf's label by ROSNAM: rosnam_label(counts, epsilon, rng), the label (an int)
+# Report One-Sided Noisy Arg-Max releases for class counts `counts`, numpy only.
 def leaf_label_law(counts: Sequence[int], epsilon: float) -> dict[int, float]:
     """Exact law of a leaf's ROSNAM label: {class index: probability}."""
     p = report_noisy_max_probabilities(np.asarray(counts), epsilon=check_epsilon(epsilon))
     return {c: float(q) for c, q in enumerate(p)}
 
 
+def _rosnam_label(counts: Sequence[int], epsilon: float, rng: np.random.Generator) -> int:
+    counts = np.asarray(counts, dtype=float)  # one-sided Exp(1/ε) noise per count, arg-max
+    return int(np.argmax(counts + rng.exponential(1 / epsilon, size=len(counts))))
+
+
+ROSNAM_LABEL = Implementation(
+    cases=({"counts": (3, 7), "epsilon": 0.5}, {"counts": (5, 10), "epsilon": 0.1},
+           {"counts": (2, 6, 5), "epsilon": 1.0}, {"counts": (0, 0, 0), "epsilon": 1.0}),
+    exact=leaf_label_law, sampler=True, output="int", n_samples=10_000,
+    hint="one independent noise draw per class, never negative; which scale may the noise have "
+         "when every count can only grow by one (notebook 01 §0, docs/privacy.md §1)? Return "
+         "the position of the largest noisy count, an int, not the count itself",
+    solution=_rosnam_label,
+)
+
+
+# --- 05.3 · The same law by permute-and-flip: flip_label(counts, epsilon, rng), classes
+# visited in a random order, class c accepted with probability p_c (1 for a largest count).
+def _flip_label(counts: Sequence[int], epsilon: float, rng: np.random.Generator) -> int:
+    counts = np.asarray(counts, dtype=float)  # accept c with probability exp(ε·(f_c − max f))
+    for c in rng.permutation(len(counts)):
+        if rng.random() < math.exp(epsilon * (counts[c] - counts.max())):
+            return int(c)
+    raise AssertionError("a class with the largest count is always accepted")
+
+
+PERMUTE_AND_FLIP = Implementation(
+    cases=({"counts": (3, 7), "epsilon": 0.5}, {"counts": (2, 6, 5), "epsilon": 1.0},
+           {"counts": (0, 0, 0), "epsilon": 1.0}),
+    exact=leaf_label_law, sampler=True, output="int", n_samples=10_000,
+    hint="visit the classes in a fresh random order each draw; a class with the largest count "
+         "must always be accepted; the acceptance probability must fall by the same factor per "
+         "missing row as ROSNAM's odds do at this ε — compare both on counts (0, 1)",
+    solution=_flip_label,
+)
+
+
+# --- 05.4 · Audit FI's equal split: equal_split(data, n, rng) for τ = 2 one-leaf trees on
+# class labels `data` (shuffled, cut by np.array_split, one ROSNAM label at ε = 1 per part),
+# n values 2·label₁ + label₂; neighbours on which the audit of ε = 1 finds the violation.
 def equal_split_law(rows: Sequence[int], epsilon: float = 1.0) -> dict[int, float]:
     """Exact law of ``2·label₁ + label₂`` for FI's equal split over two one-leaf trees.
 
@@ -334,6 +498,31 @@ def equal_split_loss(rows: Sequence[int], rows_prime: Sequence[int],
 #: data sets of up to 20 rows in ``tests/test_fi_exercises.py``).
 EQUAL_SPLIT_MAX_LOSS = equal_split_loss((1, 1, 1), (1, 1, 1, 0))
 
+def _equal_split(data: Sequence[int], n: int, rng: np.random.Generator) -> np.ndarray:
+    rows = np.asarray(data, dtype=np.int64)
+    shuffled = rng.permuted(np.tile(rows, (n, 1)), axis=1)
+    first = (len(rows) + 1) // 2  # the first tree takes the extra row
+    labels = []
+    for part in (shuffled[:, :first], shuffled[:, first:]):
+        counts = np.stack([(part == c).sum(axis=1) for c in (0, 1)], axis=1)
+        labels.append(np.asarray(mechanisms.report_noisy_max(counts, epsilon=1.0, rng=rng))
+                      .reshape(n))
+    return 2 * labels[0] + labels[1]
+
+
+EQUAL_SPLIT_AUDIT = AuditTask(
+    cases=((1,), (1, 0), (0, 0, 1), (1, 1, 0, 1, 0)), exact=equal_split_law, epsilon=1.0,
+    violation=True, max_loss=EQUAL_SPLIT_MAX_LOSS, n_samples=10_000, relation="rows",
+    hint="reread the recipe: shuffle with rng.permutation, cut with np.array_split(rows, 2) (the "
+         "first tree takes the extra row), one ROSNAM label at ε = 1 per tree from its part's "
+         "class counts (np.bincount(part, minlength=2)); return the n values 2·label₁ + label₂ "
+         "as an array",
+    solution=(_equal_split, (1, 1, 1), (1, 1, 1, 0)),
+)
+
+
+# --- 05.5 · Predict, then move the slider: the mean accuracy (a fraction) of the explorer's
+# forests on Nursery, depth 0 (FI's), 50 trees, ROSNAM, at ε = 0.1.
 #: The explorer setting of exercise 05.5 (depth 0: FI's depth for the data set).
 PREDICTION_SETTING = {"dataset": "Nursery", "epsilon": 0.1, "depth": 0, "n_trees": 50,
                       "mechanism": "rosnam"}
@@ -346,12 +535,14 @@ def nursery_accuracy(seed: int = 0) -> float:
                            s["n_trees"], s["mechanism"], seed)
 
 
-SPLIT_ARGUMENT = argument("05.1")
-ROSNAM_LABEL = exercise("05.2", Implementation, exact=leaf_label_law)
-PERMUTE_AND_FLIP = exercise("05.3", Implementation, exact=leaf_label_law)
-EQUAL_SPLIT_AUDIT = exercise("05.4", AuditTask, exact=equal_split_law,
-                             max_loss=EQUAL_SPLIT_MAX_LOSS)
-NURSERY_PREDICTION = exercise("05.5", Prediction, compute=nursery_accuracy)
+NURSERY_PREDICTION = Prediction(
+    compute=nursery_accuracy, tolerance=0.06, seeds=(0, 1, 2), spread_factor=1.0,
+    bounds=FRACTION,
+    hint="at ε = 0.1 each leaf's noise has scale 10; how many of the 11 460 training rows does "
+         "one leaf of one tree hold when each tree gets a fiftieth of them and has hundreds of "
+         "leaves? If most labels are close to random draws among Nursery's five classes, what "
+         "is the vote of 50 such trees worth?",
+)
 
 register({"05.1": SPLIT_ARGUMENT, "05.2": ROSNAM_LABEL, "05.3": PERMUTE_AND_FLIP,
           "05.4": EQUAL_SPLIT_AUDIT, "05.5": NURSERY_PREDICTION})

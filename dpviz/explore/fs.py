@@ -17,11 +17,18 @@ import pandas as pd
 from dpviz.data.published import FS_TABLE1, FS_TABLE1_ALGORITHMS
 from dpviz.experiments import fs_runs
 from dpviz.experiments.reproduce_fs import jpw_table1_comparison, percent_summary
-from dpviz.explore import argument, exercise
 from dpviz.mechanisms import exponential_probabilities
 from dpviz.pseudocode.fs import tau
 from dpviz.trees.id3_quality import get_criterion, q_max, sensitivity_max
-from dpviz.ui.exercises import AuditTask, Implementation, Prediction, register
+from dpviz.ui.exercises import (
+    PERCENT,
+    Argument,
+    AuditTask,
+    Implementation,
+    Prediction,
+    Step,
+    register,
+)
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.tree_charts import ledger_level_chart, tree_chart
 from dpviz.ui.widgets import choice_dropdown, depth_slider, epsilon_slider, int_slider
@@ -225,19 +232,152 @@ def published_table1() -> str | None:
     return path.read_text(encoding="utf-8") if path.exists() else None
 
 
-# === Exercises 03.x (registered with dpviz.ui.exercises when this module is imported) ===
+# ====================================================================== exercises 03.1–03.4
+# One exercise in one place: the question (the notebook asks it in full), the check's cases and
+# settings, its hint, and the worked answer the instructor's key returns
+# (dpviz.ui.exercises.solution; never shown in the notebook). Registered at the end.
 
-#: The ε the root split claims in exercise 03.3.
-ROOT_SPLIT_EPSILON = 1.0
-#: The split's exact worst-case loss: q_Max is monotone, so P(A) moves by at most exp(ε/2).
-ROOT_SPLIT_MAX_LOSS = ROOT_SPLIT_EPSILON / 2
+# --- 03.1 · Privacy argument: DiffPC4.5's budget split makes the whole tree B-DP.
+SPLIT_BUDGET_ARGUMENT = Argument(
+    claim="DiffPC4.5 with depth d and n numeric attributes asks every query at ε = B/((2+n)d + 2) "
+          "(FS §4.3; n = 0 is DiffPID3, ε = B/(2(d+1))). Then the whole tree is B-DP for "
+          "add/remove neighbours.",
+    steps=(
+        Step(
+            question="An inner node (depth < d) asks, all on its own rows: its noisy row count "
+                     "N_T, one split point for each of the n numeric attributes, and the "
+                     "exponential-mechanism choice of the attribute — each at ε. What does the "
+                     "node cost?",
+            options={
+                "a": "ε: the queries read the same rows, so the rows pay once",
+                "b": "(2 + n)·ε: the queries compose sequentially",
+                "c": "2ε: the split points are post-processing of N_T",
+            },
+            correct="b",
+            why_wrong={
+                "a": "reading the same rows is exactly when costs add up: an added row changes "
+                     "the input of every one of these queries, and each answer may reveal it",
+                "c": "a split point is drawn by the exponential mechanism from scores that read "
+                     "the node's rows; it is a query of its own, not a function of N_T",
+            },
+        ),
+        Step(
+            question="The nodes of one level split the rows by the values (or thresholds) chosen "
+                     "above them. What do all the nodes of that level cost together?",
+            options={
+                "a": "the sum of the nodes' costs",
+                "b": "one node's cost: each row reaches exactly one node of the level",
+                "c": "nothing: Partition is free",
+            },
+            correct="b",
+            why_wrong={
+                "a": "a sum is needed when one row can affect several queries; here an added row "
+                     "lands in a single node of the level, and only that node's answers change",
+                "c": "splitting the rows costs nothing, but the queries asked inside the parts "
+                     "read rows and cost their ε",
+            },
+        ),
+        Step(
+            question="Which rows a node at depth 2 holds depends on the attributes chosen above "
+                     "it, and those choices depend on the data. Does the argument of step 2 "
+                     "survive?",
+            options={
+                "a": "no: a partition must be fixed before any query is answered",
+                "b": "only if the tree is balanced",
+                "c": "yes: a row's node depends on the row and on answers already released",
+            },
+            correct="c",
+            why_wrong={
+                "a": "composition allows each query, and each partition, to be chosen from the "
+                     "answers released so far: once released, the chosen attribute is public",
+                "b": "an unbalanced split is still a partition: what matters is that a row "
+                     "reaches one node, not how many rows each node gets",
+            },
+        ),
+        Step(
+            question="The tree has d levels of inner nodes and one level of leaves; a leaf asks "
+                     "N_T and its class counts (one count per class). What does the whole tree "
+                     "cost?",
+            options={
+                "a": "the most expensive level only, (2 + n)·ε",
+                "b": "(d + 1)·(2 + n)·ε",
+                "c": "d·(2 + n)·ε + (1 + |C|)·ε",
+                "d": "d·(2 + n)·ε + 2ε",
+            },
+            correct="d",
+            why_wrong={
+                "a": "a row reaches one node on every level, so each level's queries can reveal "
+                     "it: levels compose sequentially, not in parallel",
+                "b": "a leaf chooses no attribute and no split point; it asks only its count and "
+                     "its class counts",
+                "c": "a row has one class: the class counts of a leaf read disjoint rows, so "
+                     "together they cost one count's ε (notebook 01 §0: a histogram has L1 "
+                     "sensitivity 1)",
+            },
+        ),
+    ),
+    conclusion="Inside a node the queries add up (sequential), across a level they do not "
+               "(parallel: a row reaches one node, chosen by the row and earlier releases only), "
+               "and the levels add up again: d·(2 + n)·ε + 2ε = B. A node the stopping rule turns "
+               "into a leaf spends less, never more. The SuLQ-based ID3 has the same levels, but "
+               "cuts the attribute choice's ε into 2|A| count queries on the same rows.",
+)
 
 
+
+# --- 03.2 · DiffPID3's choice of attribute: my_split_probabilities(counts, epsilon, criterion),
+# one probability per attribute, for counts τ_jc of shape (attributes, values, classes) and the
+# score "max" or "gini".
 def split_probabilities(counts: Sequence[Any], epsilon: float, criterion: str) -> np.ndarray:
     """Exact P(DiffPID3 splits on each attribute) at a node with counts τ_jc (FS Alg. 2 l. 14)."""
     crit = get_criterion(criterion)
     scores = np.asarray(crit.quality(np.asarray(counts, dtype=np.float64)), dtype=np.float64)
     return exponential_probabilities(scores, epsilon=epsilon, sensitivity=crit.sensitivity(None))
+
+
+def _split_probabilities(counts: Sequence[Any], epsilon: float, criterion: str) -> np.ndarray:
+    c = np.asarray(counts, dtype=float)
+    if criterion == "max":
+        q, sensitivity = c.max(axis=2).sum(axis=1), 1.0
+    else:  # Gini: minus the weighted impurity, Σ_j (τ_j − Σ_c τ_jc²/τ_j); an empty value adds 0
+        tau_j = c.sum(axis=2)
+        purity = np.divide((c**2).sum(axis=2), tau_j, out=np.zeros_like(tau_j), where=tau_j > 0)
+        q, sensitivity = -(tau_j - purity).sum(axis=1), 2.0
+    w = np.exp(epsilon * (q - q.max()) / (2 * sensitivity))
+    return w / w.sum()
+
+
+_NODE = (((27, 3), (4, 26)), ((16, 14), (15, 15)), ((20, 12), (11, 17)))
+SPLIT_SELECTION = Implementation(
+    cases=({"counts": _NODE, "epsilon": 0.2, "criterion": "max"},
+           {"counts": _NODE, "epsilon": 0.2, "criterion": "gini"},
+           {"counts": (((12, 0, 1), (2, 9, 1), (0, 1, 8)),
+                       ((10, 6, 5), (4, 4, 5), (0, 0, 0)),
+                       ((7, 1, 0), (7, 9, 10), (0, 0, 0))),
+            "epsilon": 1.0, "criterion": "gini"}),
+    exact=split_probabilities,
+    hint="score each attribute from its own table of counts (Max: rows its split would classify "
+         "right; Gini: minus the weighted impurity, a value without rows adds 0), then weight "
+         "the scores as the exponential mechanism does for the score's sensitivity (section 2) "
+         "and normalise",
+    solution=_split_probabilities,
+)
+#: The nodes of exercise 03.2: counts τ_jc (attributes, values, classes); a value no row
+#: takes is a row of zeros.
+SPLIT_CASES = SPLIT_SELECTION.cases
+
+
+# --- 03.3 · Audit DiffPID3-Max's root split: my_root_split(data, n, rng), n draws of the
+# attribute (0, 1, 2) chosen at ε = 1 on binary rows (a1, a2, a3, class); a neighbour D′ of
+# D = ROOT_SPLIT_DATA on which the law moves most, audited at ε = 1.
+#: The ε the root split claims in exercise 03.3.
+ROOT_SPLIT_EPSILON = 1.0
+#: The split's exact worst-case loss: q_Max is monotone, so P(A) moves by at most exp(ε/2).
+ROOT_SPLIT_MAX_LOSS = ROOT_SPLIT_EPSILON / 2
+#: Exercise 03.3's data set D: rows (a1, a2, a3, class), all binary; a1 decides the class
+#: (the law is checked on a second data set too, where a2 decides).
+ROOT_SPLIT_DATA = ((0, 0, 1, 0), (0, 1, 0, 0), (0, 0, 0, 0), (1, 1, 1, 1), (1, 0, 1, 1),
+                   (1, 1, 0, 1))
 
 
 def row_counts(rows: Sequence[Sequence[int]]) -> np.ndarray:
@@ -253,21 +393,41 @@ def root_split_law(rows: Sequence[Sequence[int]]) -> dict[int, float]:
     return {i: float(x) for i, x in enumerate(p)}
 
 
+def _root_split(data: Sequence[Sequence[int]], n: int, rng: np.random.Generator) -> np.ndarray:
+    rows = np.asarray(data)
+    q = np.array([sum(max(np.sum((rows[:, a] == v) & (rows[:, -1] == c)) for c in (0, 1))
+                      for v in (0, 1)) for a in range(rows.shape[1] - 1)], dtype=float)
+    w = np.exp(ROOT_SPLIT_EPSILON * (q - q.max()) / 2)  # q_Max has sensitivity 1
+    return rng.choice(len(q), size=n, p=w / w.sum())
+
+
+ROOT_SPLIT = AuditTask(
+    cases=(ROOT_SPLIT_DATA,
+           ((0, 0, 1, 0), (1, 0, 0, 0), (1, 0, 1, 0), (0, 1, 1, 1), (1, 1, 0, 1), (0, 1, 0, 1),
+            (1, 1, 1, 0))),
+    exact=root_split_law, epsilon=ROOT_SPLIT_EPSILON, max_loss=ROOT_SPLIT_MAX_LOSS,
+    min_bound=0.15, relation="rows",
+    hint="count τ_jc of every attribute from the rows, score each attribute with q_Max "
+         "(sensitivity 1) and draw n attributes with the exponential mechanism at ε = 1; return "
+         "an array of n attribute indices 0, 1, 2",
+    solution=(_root_split, ROOT_SPLIT_DATA, (*ROOT_SPLIT_DATA, (0, 0, 1, 0))),
+)
+
+
+# --- 03.4 · Predict, then move the slider: the SuLQ ID3's mean test accuracy (%) on
+# fs-single-split at depth 1 and B = 2.
 def sulq_accuracy_at_b2(seed: int = 0) -> float:
     """The explorer's accuracy (%) for ``sulq`` on ``fs-single-split``, depth 1, B = 2 (fixed)."""
     point = fs_runs.explorer_point("fs-single-split", "sulq", 2.0, 1)
     return 100.0 * float(point["accuracy"].mean())
 
 
-SPLIT_SELECTION = exercise("03.2", Implementation, exact=split_probabilities)
-ROOT_SPLIT = exercise("03.3", AuditTask, exact=root_split_law, epsilon=ROOT_SPLIT_EPSILON,
-                      max_loss=ROOT_SPLIT_MAX_LOSS)
-#: The nodes of exercise 03.2: counts τ_jc (attributes, values, classes); a value no row
-#: takes is a row of zeros.
-SPLIT_CASES = SPLIT_SELECTION.cases
-#: Exercise 03.3's data set D: rows (a1, a2, a3, class), all binary; a1 decides the class
-#: (the law is checked on a second data set too, where a2 decides).
-ROOT_SPLIT_DATA = ROOT_SPLIT.cases[0]
+SULQ_PREDICTION = Prediction(
+    compute=sulq_accuracy_at_b2, tolerance=6.0, unit="%", bounds=PERCENT,
+    hint="at B = 2 each count query gets twenty times the ε it had at B = 0.1: scale the "
+         "noise's standard deviation (section 1's table) accordingly and compare it with the "
+         "counts a node of 2,000 rows holds for each value and class",
+)
 
-register({"03.1": argument("03.1"), "03.2": SPLIT_SELECTION, "03.3": ROOT_SPLIT,
-          "03.4": exercise("03.4", Prediction, compute=sulq_accuracy_at_b2)})
+register({"03.1": SPLIT_BUDGET_ARGUMENT, "03.2": SPLIT_SELECTION, "03.3": ROOT_SPLIT,
+          "03.4": SULQ_PREDICTION})

@@ -13,6 +13,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from dpviz import mechanisms
 from dpviz.audit import targets as audit_targets
 from dpviz.audit.engine import AuditResult, audit
 from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_sum_law
@@ -20,10 +21,17 @@ from dpviz.data.published import JPW_TABLE1
 from dpviz.data.uci import Dataset, load
 from dpviz.experiments.reproduce_jpw import JPW_DATASETS
 from dpviz.experiments.runner import check_option, curve, encoded_split, located, remember
-from dpviz.explore import argument, exercise
 from dpviz.trees.random_tree import RandomTree, fan_depth
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
-from dpviz.ui.exercises import AuditTask, Implementation, Prediction, register
+from dpviz.ui.exercises import (
+    PERCENT,
+    Argument,
+    AuditTask,
+    Implementation,
+    Prediction,
+    Step,
+    register,
+)
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, depth_slider, epsilon_slider, trees_slider
 from dpviz.validation import check_epsilon, check_int
@@ -303,8 +311,103 @@ def private_leaf_audit(epsilon: float = 1.0, n_samples: int = 50_000, seed: int 
     )
 
 
-# === Exercises 02.x (registered with dpviz.ui.exercises when this module is imported) ===
+# ====================================================================== exercises 02.1–02.4
+# One exercise in one place: the question (the notebook asks it in full), the check's cases and
+# settings, its hint, and the worked answer the instructor's key returns
+# (dpviz.ui.exercises.solution; never shown in the notebook). Registered at the end.
 
+# --- 02.1 · Why JPW's update stays ε-DP: one letter per step.
+UPDATE_ARGUMENT = Argument(
+    claim="A Private-RDT ensemble of N trees is released at ε on D1; later a batch D2 of new rows "
+          "(disjoint from D1) is added with JPW's update (§V-B: count D2 alone into cleared "
+          "copies of the trees, add noise at ε/N per tree, add the copies' leaf vectors to the "
+          "released ones). Everything released — the first model and the updated one — is ε-DP "
+          "(add/remove neighbours).",
+    steps=(
+        Step(
+            question="A neighbour adds one row r to D2. Which exact leaf vectors change?",
+            options={
+                "a": "those of the first release, counted from D1",
+                "b": "those of the cleared copies, counted from D2",
+                "c": "both",
+            },
+            correct="b",
+            why_wrong={
+                "a": "the first release counted D1 only; r never reached it",
+                "c": "the first release was counted before D2 existed, from D1 only",
+            },
+        ),
+        Step(
+            question="The N cleared copies (one per tree) are released with noise at ε/N each. "
+                     "What does this second release cost on D2?",
+            options={
+                "a": "ε/N",
+                "b": "ε",
+                "c": "N·ε",
+            },
+            correct="b",
+            why_wrong={
+                "a": "every copy reads every row of D2, so the N copies compose sequentially: "
+                     "their costs add up",
+                "c": "each copy gets ε/N, not ε",
+            },
+        ),
+        Step(
+            question="The updated model is the old noisy vector plus the copies' noisy vector. "
+                     "What does computing this sum cost?",
+            options={
+                "a": "nothing: it is computed from the two releases alone (post-processing)",
+                "b": "ε more, because the sum is a new release",
+                "c": "nothing, because the noise in the sum is larger",
+            },
+            correct="a",
+            why_wrong={
+                "b": "the sum reads no row: it only adds two vectors already released",
+                "c": "more noise is no argument by itself: an observer who saw the first release "
+                     "can subtract it",
+            },
+        ),
+        Step(
+            question="A row of D1 is read only by the first release, a row of D2 only by the "
+                     "second. So the whole costs:",
+            options={
+                "a": "2ε: sequential composition of the two releases",
+                "b": "ε: parallel composition, since the releases read disjoint rows",
+                "c": "ε/2: each release covers half of the rows",
+            },
+            correct="b",
+            why_wrong={
+                "a": "costs add up when releases read the same rows; does any row reach both?",
+                "c": "each release alone already costs ε on the rows it reads",
+            },
+        ),
+        Step(
+            question="The rejected option \"recount\" clears the leaf vectors and counts D1 ∪ D2 "
+                     "again at ε/N per tree. Why does its total become 2ε?",
+            options={
+                "a": "D2 may be larger than D1",
+                "b": "the recount uses twice as many trees",
+                "c": "every row of D1 is read by both releases: on D1 they compose sequentially",
+            },
+            correct="c",
+            why_wrong={
+                "a": "the size of a batch never enters the privacy cost",
+                "b": "the recount uses the same N trees",
+            },
+        ),
+    ),
+    conclusion="A row of D2 only moves the copies' counts (ε over the N trees, by sequential "
+               "composition); a row of D1 only moves the first release (ε); the two releases read "
+               "disjoint rows, so together they cost max(ε, ε) = ε (parallel composition), and "
+               "the updated model, their sum, is post-processing. Recounting reads D1 twice: 2ε. "
+               "The noise of the copies must be fresh: reused noise would make 'after − before' "
+               "the exact count of D2.",
+)
+
+
+
+# --- 02.2 · What Classify adds up: summed_count(counts, epsilon, rng), one draw (an int) of
+# the released counts of one class summed over the N = len(counts) trees.
 def summed_count_law(counts: Sequence[int], epsilon: float) -> DiscreteLaw:
     """Exact law of Σᵢ (counts[i] + noise_i), noise_i discrete Laplace at ε/N, N = len(counts).
 
@@ -314,6 +417,25 @@ def summed_count_law(counts: Sequence[int], epsilon: float) -> DiscreteLaw:
     return discrete_laplace_sum_law(n, check_epsilon(epsilon) / n, int(sum(counts)))
 
 
+def _summed_count(counts: Sequence[int], epsilon: float, rng: np.random.Generator) -> int:
+    per_tree = epsilon / len(counts)  # each tree's leaf released at ε/N, empty leaves too
+    return int(mechanisms.discrete_laplace(np.asarray(counts), epsilon=per_tree, rng=rng).sum())
+
+
+SUMMED_COUNT = Implementation(
+    cases=({"counts": (0, 0, 0, 0, 0), "epsilon": 1.0}, {"counts": (4, 0, 7), "epsilon": 0.5},
+           {"counts": (25,), "epsilon": 2.0}),
+    exact=summed_count_law, sampler=True, output="int", n_samples=10_000,
+    hint="go back to Fig. 5 and the budget split of this notebook: how much ε does each tree "
+         "get, and which leaves get noise? Each tree's noise is drawn independently; "
+         "dpviz.mechanisms.discrete_laplace draws discrete Laplace noise",
+    solution=_summed_count,
+)
+
+
+# --- 02.3 · Audit the rejected "recount": recount_mechanism(data, n, rng) with data = (c1, c2)
+# returns n draws of R1 + R2; neighbours (c1, c2) one row apart on which the audit at ε = 1
+# finds the violation (a row of D1 moves both releases).
 def recount_sum_law(data: tuple[int, int], epsilon: float = 1.0) -> DiscreteLaw:
     """Exact law of R1 + R2 = 2·c1 + c2 + two noises at ε, for the "recount" of (c1, c2).
 
@@ -323,6 +445,24 @@ def recount_sum_law(data: tuple[int, int], epsilon: float = 1.0) -> DiscreteLaw:
     return discrete_laplace_sum_law(2, check_epsilon(epsilon), 2 * c1 + c2)
 
 
+def _recount_mechanism(data: tuple[int, int], n: int, rng: np.random.Generator) -> np.ndarray:
+    c1, c2 = data
+    first = mechanisms.discrete_laplace(np.full(n, c1), epsilon=1.0, rng=rng)
+    second = mechanisms.discrete_laplace(np.full(n, c1 + c2), epsilon=1.0, rng=rng)
+    return first + second
+
+
+RECOUNT_AUDIT = AuditTask(
+    cases=((5, 3), (0, 0)), exact=recount_sum_law, epsilon=1.0, violation=True, max_loss=2.0,
+    min_bound=1.0, relation="counts",
+    hint="reread the question: which count does each release add noise to, at which ε, and is "
+         "the second release's noise drawn afresh? Return n draws of R1 + R2 as an array",
+    solution=(_recount_mechanism, (5, 3), (6, 3)),
+)
+
+
+# --- 02.4 · Predict, then move the slider: Mushroom, ε = 0.1, 10 trees of height 3; the
+# explorer's hold-out accuracy in %.
 #: The explorer setting of exercise 02.4: data set, ε, height and trees.
 PREDICTION_SETTING = {"dataset": "mushroom", "epsilon": 0.1, "depth": 3, "n_trees": 10}
 
@@ -335,10 +475,12 @@ def mushroom_low_tree_accuracy(seed: int = 0) -> float:
     return 100.0 * float(curve.loc[at, "accuracy"].mean())
 
 
-UPDATE_ARGUMENT = argument("02.1")
-SUMMED_COUNT = exercise("02.2", Implementation, exact=summed_count_law)
-RECOUNT_AUDIT = exercise("02.3", AuditTask, exact=recount_sum_law)
-LOW_TREE_PREDICTION = exercise("02.4", Prediction, compute=mushroom_low_tree_accuracy)
+LOW_TREE_PREDICTION = Prediction(
+    compute=mushroom_low_tree_accuracy, tolerance=5.0, unit="%", bounds=PERCENT,
+    hint="at height 3 a tree has only a few leaves, so each holds hundreds of Mushroom's 8,124 "
+         "rows: compare that with noise at ε/10 per tree — and ask how well three attributes "
+         "per path can separate the classes even without noise",
+)
 
 register({"02.1": UPDATE_ARGUMENT, "02.2": SUMMED_COUNT, "02.3": RECOUNT_AUDIT,
           "02.4": LOW_TREE_PREDICTION})

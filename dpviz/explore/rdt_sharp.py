@@ -14,6 +14,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from dpviz import mechanisms
 from dpviz.audit.exact_laws import discrete_laplace_sum_law
 from dpviz.data.uci import Dataset
 from dpviz.domain import Categorical
@@ -21,10 +22,17 @@ from dpviz.errors import InvalidParameterError
 from dpviz.experiments import semi_supervised
 from dpviz.experiments.runner import check_option, curve, remember
 from dpviz.experiments.semi_supervised import METHODS, N_PRIMARY, ProtocolRun
-from dpviz.explore import argument, exercise, reproductions
 from dpviz.trees.random_tree import rdt_sharp_depth
 from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree
-from dpviz.ui.exercises import AuditTask, Implementation, Prediction, register
+from dpviz.ui.exercises import (
+    FRACTION,
+    Argument,
+    AuditTask,
+    Implementation,
+    Prediction,
+    Step,
+    register,
+)
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider
 
@@ -126,9 +134,19 @@ def rdt_sharp_controls(
 
 
 # ---------------------------------------------------------------------------------- reproductions
+#: What notebook 04's reproductions run: the paper's §V (full, shipped) and a quick version.
+REPRODUCTION_SETTINGS = {
+    "quick": {"runs": 3, "protocol_runs": 10, "epsilons": (0.5, 1.0), "n_secondary": 20,
+              "labeled_sizes": (0.01, 0.02, 0.05), "unlabeled_sizes": (250, 1000, 8000)},
+    "full": {"runs": 10, "protocol_runs": 10, "epsilons": (0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+             "n_secondary": 200, "labeled_sizes": (0.01, 0.02, 0.03, 0.05, 0.1),
+             "unlabeled_sizes": (250, 1000, 3000, 8000)},
+}
+
+
 def reproduction_settings(quick: bool) -> dict:
-    """What notebook 04's reproductions run: full (the paper's §V) or quick."""
-    return reproductions("04", quick)
+    """What notebook 04's reproductions run: full (the paper's §V) or quick (a copy)."""
+    return dict(REPRODUCTION_SETTINGS["quick" if quick else "full"])
 
 
 def describe_settings(settings: dict) -> str:
@@ -252,12 +270,101 @@ def pseudo_label_table(
     return pd.DataFrame(rows)
 
 
-# === Exercises 04.x (registered with dpviz.ui.exercises when this module is imported) ===
+# ====================================================================== exercises 04.1–04.4
+# One exercise in one place: the question (the notebook asks it in full), the check's cases and
+# settings, its hint, and the worked answer the instructor's key returns
+# (dpviz.ui.exercises.solution; never shown in the notebook). Registered at the end.
 
-#: The explorer setting of exercise 04.4 (keyword arguments of ``rdt_sharp_explorer_chart``).
-PREDICTION_SETTING = {"dataset": "nursery", "epsilon": 0.05, "percent": 30, "n_secondary": 20}
+# --- 04.1 · Why is RDT# ε-DP whatever t is — and what would break it? One letter per step.
+RDT_SHARP_ARGUMENT = Argument(
+    claim="RDT# with p primary trees, each releasing its noisy centre counters at ε/p, and t "
+          "secondary trees filled with the pseudo-labeled public rows is ε-DP (add/remove one "
+          "private labeled row), whatever t is.",
+    steps=(
+        Step(
+            question="One private labeled row is added. Before any noise, what changes in one "
+                     "primary tree?",
+            options={
+                "a": "its test attributes and its centres, which are chosen after the data is seen",
+                "b": "one class counter of one centre (the closest centre in the leaf the row "
+                     "reaches), by 1",
+                "c": "nothing: a row is only counted once it has a pseudo-label",
+            },
+            correct="b",
+            why_wrong={
+                "a": "both are drawn from the attribute list and the public rows alone, before "
+                     "any private row is read (Theorem 3's proof starts from the empty structure)",
+                "c": "the primary trees count the private labeled rows themselves (AddLabeled); "
+                     "pseudo-labels are for the public rows, which only the secondary trees count",
+            },
+        ),
+        Step(
+            question="Each primary tree adds noise at ε/p to every counter. What do the p primary "
+                     "trees' releases cost together?",
+            options={
+                "a": "ε/p: the trees read the same rows, so they share one cost",
+                "b": "ε/p, by parallel composition: a row falls in one cell per tree",
+                "c": "ε: the p releases of ε/p each read the same rows, and sequential "
+                     "composition adds their costs",
+            },
+            correct="c",
+            why_wrong={
+                "a": "reading the same rows again is what makes costs add up; it never divides "
+                     "them",
+                "b": "parallel composition holds within one tree, whose cells are disjoint; "
+                     "across trees every private row is counted once per tree",
+            },
+        ),
+        Step(
+            question="The pseudo-labels and the t secondary trees are computed from …",
+            options={
+                "a": "the primary trees' released noisy counters and the public rows, nothing "
+                     "else: post-processing, free whatever t is",
+                "b": "the private rows, through the pseudo-labels, so each secondary tree must be "
+                     "paid for (ε/(p + t) per tree)",
+                "c": "public rows only, but the pseudo-labels need fresh noise before the "
+                     "secondary trees may use them",
+            },
+            correct="a",
+            why_wrong={
+                "b": "a pseudo-label is a function of the released counters and a public row; no "
+                     "private row is read again. Paying for the secondary trees is safe but "
+                     "wasteful (lesson 1)",
+                "c": "noise protects private data when it is read; the pseudo-labels read only an "
+                     "output that is already ε-DP, and post-processing keeps it so (notebook 01 "
+                     "§0)",
+            },
+        ),
+        Step(
+            question="A variant draws each leaf's centres among the private rows that reach it. "
+                     "Why can no amount of noise on the counters make it ε-DP?",
+            options={
+                "a": "it can: noise of scale p/ε covers the centres too, since a row has "
+                     "sensitivity 1",
+                "b": "the released trees contain private rows verbatim: a centre equal to a row "
+                     "that only one neighbour holds has positive probability on that neighbour "
+                     "and probability 0 on the other, a ratio no finite ε bounds",
+                "c": "the counters of centres taken from private rows would need ε/(p + t) each",
+            },
+            correct="b",
+            why_wrong={
+                "a": "noise goes on the counters only; a centre is published as it is, a whole "
+                     "row, and a sensitivity says nothing about a value that is copied out",
+                "c": "the counters are fine at ε/p; what leaks is the centres themselves, not how "
+                     "the counters are paid for",
+            },
+        ),
+    ),
+    conclusion="Theorem 3: only the p primary trees read private rows, ε/p each, ε in all "
+               "whatever t — and the argument needs the structure and the centres to be public "
+               "(built from the attribute list and the public rows).",
+)
 
 
+
+# --- 04.2 · The pseudo-label of one public row: pseudo_label(counts, epsilon, rng), the class
+# (an int) the primary ensemble gives, from each tree's exact class counts in the row's region
+# (one row of counts per primary tree), noised as AddNoise does and summed as Classify does.
 def pseudo_label_law(totals: Sequence[int], rate: float, n_terms: int) -> np.ndarray:
     """P(argmax_t S_t = k), S_t = ``totals[t]`` + ``n_terms`` noises at ``rate``, ties lowest.
 
@@ -287,10 +394,49 @@ def _pseudo_label_exact(counts: Sequence[Sequence[int]], epsilon: float) -> np.n
     return pseudo_label_law(counts.sum(axis=0), epsilon / p, p)
 
 
+def _pseudo_label(counts: Sequence[Sequence[int]], epsilon: float,
+                  rng: np.random.Generator) -> int:
+    counts = np.asarray(counts)  # AddNoise at ε/p on every counter, Classify's arg-max
+    noisy = mechanisms.discrete_laplace(counts, epsilon=epsilon / len(counts), rng=rng)
+    return int(np.argmax(noisy.sum(axis=0)))
+
+
+PSEUDO_LABEL = Implementation(
+    cases=({"counts": ((3, 1), (2, 0), (4, 2), (0, 0), (1, 1)), "epsilon": 0.5},
+           {"counts": ((3, 2, 1), (1, 3, 2)), "epsilon": 2.0}),
+    exact=_pseudo_label_exact, sampler=True, output="int",
+    hint="every counter of every primary tree gets its own noise, at that tree's share of the "
+         "budget; the pseudo-label compares the sums over the trees",
+    solution=_pseudo_label,
+)
+
+
+# --- 04.3 · Audit the private-centres variant: centre_mechanism(data, n, rng), n draws of the
+# leaf's centre picked uniformly among its private rows; neighbours on which the audit at
+# ε = 1 finds a violation with a bound of at least 2.
 def centre_law(rows: Sequence[int]) -> dict[int, float]:
     """Exercise 04.3's law: one of the leaf's private ``rows`` chosen uniformly as its centre."""
     seen = Counter(int(r) for r in rows)
     return {value: k / len(rows) for value, k in seen.items()}
+
+
+def _centre_mechanism(data: Sequence[int], n: int, rng: np.random.Generator) -> np.ndarray:
+    return rng.choice(np.asarray(data), size=n)
+
+
+PRIVATE_CENTRE_AUDIT = AuditTask(
+    cases=((4, 4, 7, 9), (1, 2, 2, 2, 3, 5)), exact=centre_law, epsilon=1.0, violation=True,
+    min_bound=2.0, relation="rows",
+    hint="the leaf's one centre is one of its private rows, each row equally likely (a value "
+         "held by two rows is twice as likely)",
+    solution=(_centre_mechanism, (0, 0, 1, 1), (0, 0, 1, 1, 2)),
+)
+
+
+# --- 04.4 · Predict, then move the slider: RDT#'s test accuracy (a fraction) on Nursery with
+# 30% labeled rows, t = 20 and ε = 0.05 (the mean of the explorer's 3 runs).
+#: The explorer setting of exercise 04.4 (keyword arguments of ``rdt_sharp_explorer_chart``).
+PREDICTION_SETTING = {"dataset": "nursery", "epsilon": 0.05, "percent": 30, "n_secondary": 20}
 
 
 def explorer_accuracy(seed: int) -> float:
@@ -300,9 +446,12 @@ def explorer_accuracy(seed: int) -> float:
                             s["epsilon"])[0]
 
 
-register({
-    "04.1": argument("04.1"),
-    "04.2": exercise("04.2", Implementation, exact=_pseudo_label_exact),
-    "04.3": exercise("04.3", AuditTask, exact=centre_law),
-    "04.4": exercise("04.4", Prediction, compute=explorer_accuracy),
-})
+NURSERY_PREDICTION = Prediction(
+    compute=explorer_accuracy, tolerance=0.05, seeds=(0, 1, 2), bounds=FRACTION,
+    hint="at this ε every primary counter gets noise of scale p/ε = 100: what are the "
+         "pseudo-labels worth then, and what accuracy does always answering one class get on "
+         "this data set?",
+)
+
+register({"04.1": RDT_SHARP_ARGUMENT, "04.2": PSEUDO_LABEL, "04.3": PRIVATE_CENTRE_AUDIT,
+          "04.4": NURSERY_PREDICTION})

@@ -2,13 +2,16 @@
 
 A spec's ``verify`` returns the confirmation to print or raises ``AssertionError`` with a
 hint that does not give the answer away; draws go through the sampling test of
-:mod:`dpviz.audit.exact_laws`. The registry is :mod:`dpviz.ui.exercises`.
+:mod:`dpviz.audit.exact_laws`, after the answer has shown that it draws only from the
+generator it is given and fast enough (:data:`TIME_BUDGET`). A spec's ``worked_answer`` is
+the instructor's key. The registry is :mod:`dpviz.ui.exercises`.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,36 +32,162 @@ from dpviz.errors import InvalidParameterError
 from dpviz.validation import check_int, check_positive, is_real
 
 __all__ = [
-    "Argument", "AuditTask", "BreakTask", "Implementation", "Prediction", "Step"
+    "EPSILON", "FRACTION", "PERCENT", "POINTS", "PROBABILITY", "RNG_HINT", "TIME_BUDGET",
+    "Argument", "AuditTask", "BreakTask", "Implementation", "Prediction", "Range", "Step"
 ]
+
+#: Seconds a sampling check may spend on the student's draws; a slower answer is stopped.
+TIME_BUDGET = 30.0
+#: A check projected to take longer than this many seconds says so before it draws.
+NOTICE_AFTER = 5.0
+#: Draws per case of the probe runs, timed and compared across generators.
+PROBE_DRAWS = 50
+#: The clock of the time budget, in seconds (tests put a clock of their own here).
+clock: Callable[[], float] = time.perf_counter
+#: The hint of an answer that draws from anything but the generator it is given.
+RNG_HINT = "your function must draw only from the rng it is given"
+
+
+# ----------------------------------------------------------------------------- ranges
+@dataclass(frozen=True)
+class Range:
+    """The values an answer can take at all, and what they are called ("a percentage")."""
+
+    low: float
+    high: float
+    name: str
+
+    def problem(self, value: float, unit: str = "") -> str | None:
+        """Why ``value`` cannot be right (it lies outside the range), or None."""
+        if self.low <= value <= self.high:
+            return None
+        where = (f"is at least {self.low:g}{unit}" if self.high == math.inf
+                 else f"lies between {self.low:g}{unit} and {self.high:g}{unit}")
+        return f"{value:g}{unit} cannot be right: {self.name} {where}"
+
+
+PERCENT = Range(0.0, 100.0, "a percentage")
+PROBABILITY = Range(0.0, 1.0, "a probability")
+FRACTION = Range(0.0, 1.0, "a fraction")
+POINTS = Range(-100.0, 100.0, "a difference of two percentages")
+EPSILON = Range(0.0, math.inf, "a privacy loss ε")
+
+
+# ----------------------------------------------------------------------------- the sampling test
+class _Late(Exception):  # noqa: N818 - internal signal, never seen by a student
+    """A :class:`_Watch` ran past its limit."""
+
+
+class _Watch:
+    """Seconds and draws since it started; ``tick`` raises :class:`_Late` past ``limit``."""
+
+    def __init__(self, limit: float) -> None:
+        self.start, self.limit, self.done = clock(), limit, 0
+
+    def seconds(self) -> float:
+        return clock() - self.start
+
+    def tick(self, draws: int = 1) -> None:
+        self.done += draws
+        if self.seconds() > self.limit:
+            raise _Late
+
+
+#: ``draw(case, rng, n, watch)``: n outputs for ``case`` drawn from ``rng``, ticking ``watch``.
+Draw = Callable[[Any, np.random.Generator, int, _Watch], Any]
+
+
+def _same_draws(a: Sequence[Any], b: Sequence[Any]) -> bool:
+    """True if two runs gave the same outputs (arrays and scalars alike, NaN equal to NaN)."""
+    def text(draws: Sequence[Any]) -> str:
+        try:
+            return repr([np.asarray(d).tolist() for d in draws])
+        except (TypeError, ValueError):
+            return repr(draws)
+    return text(a) == text(b)
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
 class _SamplingTest:
-    """``n_samples`` draws per case, seeded by ``(seed, case index)``: the sampling test."""
+    """``n_samples`` draws per case, seeded by ``(seed, case index)``: the sampling test.
+
+    Before it, :data:`PROBE_DRAWS` draws per case are drawn twice from generators of one seed
+    (they must agree: the answer draws only from its ``rng``) and timed: a check projected
+    past ``time_budget`` seconds is refused at once, and the draws are stopped there. After
+    it, generators of another seed must give other draws.
+    """
 
     n_samples: int = 20_000
     false_alarm: float = 1e-6
     seed: int = 0
     max_cells: int = 30
+    time_budget: float = TIME_BUDGET
 
     def __post_init__(self) -> None:
         check_int(self.n_samples, "n_samples", minimum=100)
         check_int(self.seed, "seed", minimum=0)
         check_int(self.max_cells, "max_cells", minimum=2)
+        check_positive(self.time_budget, "time_budget")
         if not (is_real(self.false_alarm) and 0 < self.false_alarm < 1):
             raise InvalidParameterError(f"false_alarm must be in (0, 1), got {self.false_alarm!r}")
 
-    def check_draws(self, draw: Callable[[Any, np.random.Generator], Any], cases: Sequence[Any],
-                    laws: list[LawLike], names: list[str], key: str, hint: str, what: str) -> None:
-        """Refuse unless ``draw(case, rng)`` (``rng`` seeded ``(seed, i)``) follows each law."""
-        outputs = [draw(case, np.random.default_rng([self.seed, i]))
-                   for i, case in enumerate(cases)]
+    def check_draws(self, draw: Draw, cases: Sequence[Any], laws: list[LawLike],
+                    names: list[str], key: str, hint: str, what: str,
+                    noun: str = "function") -> None:
+        """Refuse unless ``draw`` uses only its generator, is fast enough and follows each law."""
+        total = self.n_samples * len(cases)
+
+        def run(n: int, watch: _Watch, *other_seed: int) -> list[Any]:
+            return [draw(case, np.random.default_rng([self.seed, i, *other_seed]), n, watch)
+                    for i, case in enumerate(cases)]
+
+        watch = _Watch(self.time_budget / 2)
+        try:
+            first = run(PROBE_DRAWS, watch)
+            split = watch.seconds()
+            again = run(PROBE_DRAWS, watch)
+        except _Late:
+            raise self._slow(key, noun, watch.seconds() / max(watch.done, 1), total) from None
+        if not _same_draws(first, again):
+            raise AssertionError(
+                f"Exercise {key}: called twice with generators of the same seed, your {noun} "
+                f"gave different draws.\nHint: {RNG_HINT} (no np.random.…, no random.…, no "
+                "generator made outside it).")
+        per_draw = min(split, watch.seconds() - split) / (PROBE_DRAWS * len(cases))
+        if per_draw * total > self.time_budget:
+            raise self._slow(key, noun, per_draw, total)
+        if per_draw * total > NOTICE_AFTER:
+            print(f"Exercise {key}: checking {total:,} draws of your {noun}, about "
+                  f"{per_draw * total:.0f} s at its speed (the check stops at "
+                  f"{self.time_budget:g} s)…")
+        watch = _Watch(self.time_budget)
+        try:
+            outputs = run(self.n_samples, watch)
+        except _Late:
+            raise AssertionError(
+                f"Exercise {key}: stopped after {self.time_budget:g} s with {watch.done:,} of "
+                f"the {total:,} draws done.\nHint: {_FASTER}") from None
         found = sampling_findings(outputs, laws, n_samples=self.n_samples,
                                   false_alarm=self.false_alarm, max_cells=self.max_cells,
                                   names=names)
         if found:
             raise _refuse(key, found, hint, what)
+        if _same_draws(first, run(PROBE_DRAWS, _Watch(math.inf), 1)):
+            raise AssertionError(
+                f"Exercise {key}: given generators of two different seeds, your {noun} gave "
+                f"the same draws.\nHint: {RNG_HINT}, and its randomness must come from it.")
+
+    def _slow(self, key: str, noun: str, per_draw: float, total: int) -> AssertionError:
+        each = f"{per_draw:.2g} s" if per_draw >= 0.1 else f"{1e3 * per_draw:.2g} ms"
+        return AssertionError(
+            f"Exercise {key}: your {noun} takes about {each} per draw, so the check's "
+            f"{total:,} draws would take about {per_draw * total:,.0f} s; it allows "
+            f"{self.time_budget:g} s.\nHint: {_FASTER}")
+
+
+_FASTER = ("make one draw faster: draw with the generator's own methods (rng.choice, "
+           "rng.laplace, rng.exponential, …) and numpy; a scipy.stats distribution built per "
+           "draw (rv_discrete, …) or a Python loop over many values per draw is slow")
 
 
 def _refuse(key: str, findings: list[str], hint: str, what: str) -> AssertionError:
@@ -166,6 +295,10 @@ class Argument:
             raise AssertionError(f"Exercise {key}: not yet.\n  " + "\n  ".join(wrong))
         return f"Exercise {key}: correct! {self.conclusion}".rstrip()
 
+    def worked_answer(self) -> tuple[str, ...]:
+        """The right letter of each step."""
+        return tuple(step.correct for step in self.steps)
+
 
 # ----------------------------------------------------------------------------- 2. implementations
 def _call(f: Callable[..., Any], case: Any, *rng: np.random.Generator) -> Any:
@@ -195,13 +328,25 @@ def _check_cases(cases: Any, *, arguments: bool) -> tuple[Any, ...]:
     return cases
 
 
+_OUTPUTS = ("any", "int", "number")
+
+
+def _solution(spec: Any) -> Any:
+    if spec.solution is None:
+        raise InvalidParameterError("this exercise has no worked answer (solution=None)")
+    return spec.solution
+
+
 @dataclass(frozen=True, eq=False)
 class Implementation(_SamplingTest):
     """Write a function; it is checked on ``cases`` (dicts or tuples) against ``exact(**case)``.
 
     ``sampler=False``: ``f(**case)`` returns the probabilities ({outcome: p} or an array over
     0 … k−1), each within ``tolerance``. ``sampler=True``: ``f(**case, rng=rng)`` returns one
-    draw; ``n_samples`` draws per case go through the sampling test.
+    draw; ``n_samples`` draws per case go through the sampling test. ``output`` (samplers):
+    ``"int"`` refuses a float, ``"number"`` anything but a real number, both take a scalar or
+    a one-element array alike; ``"any"`` takes every hashable outcome. ``solution``: a
+    function the check accepts (the instructor's key).
     """
 
     kind: ClassVar[str] = "implementation"
@@ -210,13 +355,21 @@ class Implementation(_SamplingTest):
     hint: str
     sampler: bool = False
     tolerance: float = 1e-6
+    output: str = "any"
+    solution: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cases", _check_cases(self.cases, arguments=True))
         if not callable(self.exact):
             raise InvalidParameterError("exact must be a function returning the exact law")
         check_positive(self.tolerance, "tolerance")
+        if self.output not in _OUTPUTS:
+            raise InvalidParameterError(f"output must be one of {_OUTPUTS}, got {self.output!r}")
         super().__post_init__()
+
+    def worked_answer(self) -> Callable[..., Any]:
+        """A function this check accepts."""
+        return _solution(self)
 
     def laws(self) -> list[LawLike]:
         """The exact law of each case."""
@@ -239,10 +392,15 @@ class Implementation(_SamplingTest):
             raise AssertionError(f"Exercise {key}: pass your function itself (no call), "
                                  f"got {function!r}")
         if self.sampler:
-            self.check_draws(lambda case, rng: [_call(function, case, rng)
-                                                for _ in range(self.n_samples)],
-                             self.cases, self.laws(), [_case_name(c) for c in self.cases], key,
-                             self.hint, "your sampler's draws do not follow the law asked for")
+            def draw(case: Any, rng: np.random.Generator, n: int, watch: _Watch) -> list[Any]:
+                out = []
+                for _ in range(n):
+                    out.append(self._one(_call(function, case, rng), key))
+                    watch.tick()
+                return out
+
+            self.check_draws(draw, self.cases, self.laws(), [_case_name(c) for c in self.cases],
+                             key, self.hint, "your sampler's draws do not follow the law asked for")
             how = f"{self.n_samples:,} draws per case match the exact law"
         else:
             findings = [f for case, law in zip(self.cases, self.laws(), strict=True)
@@ -251,6 +409,29 @@ class Implementation(_SamplingTest):
                 raise _refuse(key, findings, self.hint, "your probabilities are not right")
             how = "your probabilities match the exact ones"
         return f"Exercise {key}: correct! On {len(self.cases)} cases, {how}."
+
+    def _one(self, value: Any, key: str) -> Any:
+        """One draw as ``output`` asks: a one-element array read as its element."""
+        if self.output == "any":
+            return value
+        if isinstance(value, np.ndarray | list | tuple):
+            shape = np.shape(value)
+            if math.prod(shape) != 1:
+                raise AssertionError(f"Exercise {key}: return one draw, a single "
+                                     f"{'int' if self.output == 'int' else 'number'}; your "
+                                     f"function returned {type(value).__name__} of shape {shape}")
+            value = np.asarray(value).reshape(-1)[0]
+        if self.output == "int" and isinstance(value, float | np.floating):
+            raise AssertionError(
+                f"Exercise {key}: your function returned {value!r}, a float; this exercise "
+                "asks for an int.\nHint: return int(...) of a whole number (rng.geometric, "
+                "rng.integers, rng.choice and np.argmax give ints already).")
+        kind = (int, np.integer) if self.output == "int" else (int, float, np.integer, np.floating)
+        if isinstance(value, bool | np.bool_) or not isinstance(value, kind):
+            raise AssertionError(f"Exercise {key}: your function must return "
+                                 f"{'an int' if self.output == 'int' else 'a number'}; it "
+                                 f"returned {value!r} ({type(value).__name__})")
+        return value
 
     def _compare(self, function: Callable[..., Any], case: Any, law: LawLike) -> list[str]:
         where, exact = _case_name(case), pmf(law)
@@ -278,17 +459,19 @@ def _check_law(spec: AuditTask | BreakTask, mechanism: Any, key: str) -> None:
         raise AssertionError(f"Exercise {key}: pass your mechanism, a function "
                              f"mechanism(data, n, rng), got {mechanism!r}")
 
-    def draw(data: Any, rng: np.random.Generator) -> np.ndarray:
-        out = np.asarray(mechanism(data, spec.n_samples, rng))
-        if out.ndim == 0 or out.shape[0] != spec.n_samples:
+    def draw(data: Any, rng: np.random.Generator, n: int, watch: _Watch) -> np.ndarray:
+        out = np.asarray(mechanism(data, n, rng))
+        if out.ndim == 0 or out.shape[0] != n:
             raise AssertionError(
                 f"Exercise {key}: mechanism(data, n, rng) must return n outputs; asked for "
-                f"n = {spec.n_samples} it returned shape {out.shape}")
+                f"n = {n} it returned shape {out.shape}")
+        watch.tick(n)
         return out
 
     spec.check_draws(draw, spec.cases, [spec.exact(d) for d in spec.cases],
                      [f"data {_case_name(d)[5:]}" for d in spec.cases], key, spec.hint,
-                     "your mechanism does not have the output law this exercise asks for")
+                     "your mechanism does not have the output law this exercise asks for",
+                     noun="mechanism")
 
 
 _RELATIONS = ("rows", "counts")
@@ -344,6 +527,7 @@ class AuditTask(_SamplingTest):
     ``"counts"``, see :func:`neighbour_problem`) the student also names D and D′: refused
     unless they are neighbours; the verdict is then that of the audit re-run on them with the
     student's settings (the default seed), so an audit of other data cannot pass.
+    ``solution``: ``(mechanism, D, D_prime)`` whose audit the check accepts (the key).
     """
 
     kind: ClassVar[str] = "audit"
@@ -358,6 +542,7 @@ class AuditTask(_SamplingTest):
     min_samples: int = 10_000
     max_alpha: float = 0.05
     relation: str | None = None
+    solution: tuple[Callable[..., Any], Any, Any] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cases", _check_cases(self.cases, arguments=False))
@@ -373,6 +558,13 @@ class AuditTask(_SamplingTest):
         if not (is_real(self.max_alpha) and 0 < self.max_alpha < 1):
             raise InvalidParameterError(f"max_alpha must be in (0, 1), got {self.max_alpha!r}")
         super().__post_init__()
+
+    def worked_answer(self) -> tuple[Any, ...]:
+        """``(mechanism, D, D_prime, result)`` (without a relation: ``(mechanism, result)``)."""
+        mechanism, D, D_prime = _solution(self)
+        result = audit(mechanism, D, D_prime, epsilon=self.epsilon,
+                       n_samples=max(20_000, self.min_samples))
+        return (mechanism, D, D_prime, result) if self.relation else (mechanism, result)
 
     def verify(self, mechanism: Any, result: Any, key: str, D: Any = None,
                D_prime: Any = None) -> str:
@@ -433,6 +625,7 @@ class BreakTask(_SamplingTest):
     """Break a mechanism in one *specific* way: law ``exact(data)`` on ``D`` and ``D_prime``.
 
     Then an audit with ``audit_samples`` per neighbour must reject the claimed ``epsilon``.
+    ``solution``: a broken mechanism the check accepts (the key).
     """
 
     kind: ClassVar[str] = "break"
@@ -442,11 +635,16 @@ class BreakTask(_SamplingTest):
     epsilon: float
     hint: str
     audit_samples: int = 100_000
+    solution: Mechanism | None = None
 
     def __post_init__(self) -> None:
         check_positive(self.epsilon, "epsilon")
         check_int(self.audit_samples, "audit_samples", minimum=20)
         super().__post_init__()
+
+    def worked_answer(self) -> Mechanism:
+        """A broken mechanism this check accepts."""
+        return _solution(self)
 
     @property
     def cases(self) -> tuple[Any, Any]:
@@ -471,7 +669,9 @@ class Prediction:
     """Predict a number, then move the slider; the check computes the value live.
 
     The mean of ``compute(seed)`` over ``seeds``, within ``max(tolerance, spread_factor ×
-    its standard error)``; ``hint`` beyond twice that distance.
+    its standard error)``; ``hint`` beyond twice that distance. The value is shown once the
+    prediction is within that distance, or when the student asks (``reveal``), never on a
+    wrong try; a prediction outside ``bounds`` (a :class:`Range`) is refused first.
     """
 
     kind: ClassVar[str] = "prediction"
@@ -481,6 +681,7 @@ class Prediction:
     seeds: tuple[int, ...] = (0,)
     spread_factor: float = 3.0
     unit: str = ""
+    bounds: Range | None = None
 
     def __post_init__(self) -> None:
         if not callable(self.compute):
@@ -501,10 +702,21 @@ class Prediction:
         standard_error = spread / math.sqrt(len(runs))
         return float(runs.mean()), spread, max(self.tolerance, self.spread_factor * standard_error)
 
-    def verify(self, answer: Any, key: str) -> str:
-        """Compute the value; say how far the prediction was (AssertionError if too far)."""
+    def worked_answer(self) -> float:
+        """The value the check computes."""
+        return self.evaluate()[0]
+
+    def verify(self, answer: Any, key: str, reveal: bool = False) -> str:
+        """Compute the value and compare (AssertionError if too far and not ``reveal``).
+
+        The value is in the message only if the prediction is within the accepted distance
+        or ``reveal`` is true (then a wrong prediction is printed beside it, not raised).
+        """
         if not is_real(answer) or not math.isfinite(answer):
             raise AssertionError(f"Exercise {key}: expected a number, got {answer!r}")
+        problem = self.bounds.problem(float(answer), self.unit) if self.bounds else None
+        if problem:
+            raise AssertionError(f"Exercise {key}: {problem}.")
         value, spread, accepted = self.evaluate()
         runs = (f" (mean of {len(self.seeds)} runs, run-to-run spread ±{spread:.3g})"
                 if len(self.seeds) > 1 else "")
@@ -515,6 +727,11 @@ class Prediction:
             return (f"Exercise {key}: well predicted! {seen}, within ±{accepted:.3g}. Now move "
                     "the slider and see how it changes.")
         advice = (f"Hint: {self.hint}" if off > 2 * accepted
-                  else "Close: now move the slider and see why.")
-        raise AssertionError(f"Exercise {key}: {seen} — off by {off:.3g} (accepted "
-                             f"±{accepted:.3g}). {advice}")
+                  else "Close: within twice that distance.")
+        if reveal:
+            return (f"Exercise {key}: {seen} — off by {off:.3g} (accepted ±{accepted:.3g}). "
+                    f"{advice} Now move the slider and see why.")
+        raise AssertionError(
+            f"Exercise {key}: your prediction, {float(answer):.4g}{self.unit}, is not within "
+            f"±{accepted:.3g} of the value at this setting. {advice}\nThink again and predict "
+            f"once more, or see the value: check({key!r}, answer, reveal=True).")

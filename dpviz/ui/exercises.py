@@ -1,8 +1,11 @@
-"""Checked answers for the notebooks' exercises: the registry and the ``check_*`` calls.
+"""Checked answers for the notebooks' exercises: the registry, the ``check_*`` calls, the key.
 
 :func:`check` prints a reminder for ``None`` (the notebook still runs top to bottom), raises
 ``AssertionError`` with a hint for a wrong answer. The notebooks' modules in :mod:`dpviz.explore`
-call :func:`register`; the kinds are in :mod:`dpviz.ui.exercise_kinds`.
+define each exercise in one place (its cases, settings, hint and worked answer) and call
+:func:`register`; the kinds are in :mod:`dpviz.ui.exercise_kinds`. :func:`solution` is the
+instructor's key: a worked answer to every exercise that its own check accepts (never shown
+in the students' notebooks).
 """
 
 from __future__ import annotations
@@ -17,23 +20,46 @@ import numpy as np
 
 from dpviz.audit.engine import AuditResult
 from dpviz.errors import InvalidParameterError
-from dpviz.ui.exercise_kinds import Argument, AuditTask, BreakTask, Implementation, Prediction, Step
+from dpviz.ui.exercise_kinds import (
+    EPSILON,
+    FRACTION,
+    PERCENT,
+    POINTS,
+    PROBABILITY,
+    Argument,
+    AuditTask,
+    BreakTask,
+    Implementation,
+    Prediction,
+    Range,
+    Step,
+)
 
 __all__ = [
-    "EXERCISES", "Argument", "AuditTask", "BreakTask", "Exercise", "Implementation", "Prediction",
-    "Step", "check", "check_argument", "check_audit", "check_break", "check_implementation",
-    "check_prediction", "coverage", "register"
+    "EPSILON", "EXERCISES", "FRACTION", "PERCENT", "POINTS", "PROBABILITY", "Argument",
+    "AuditTask", "BreakTask", "Exercise", "Implementation", "Prediction", "Range", "Step",
+    "check", "check_argument", "check_audit", "check_break", "check_implementation",
+    "check_prediction", "coverage", "register", "solution"
 ]
 
 
 @dataclass(frozen=True)
 class Exercise:
-    """A numeric exercise: its answer, the tolerance accepted and a hint for wrong answers."""
+    """A numeric exercise: its answer, the tolerance accepted and a hint for wrong answers.
+
+    An answer outside ``bounds`` (a :class:`Range`: a probability, a percentage, …) is
+    refused as impossible before it is compared.
+    """
 
     kind: ClassVar[str] = "number"
     answer: float
     tolerance: float
     hint: str
+    bounds: Range | None = None
+
+    def worked_answer(self) -> float:
+        """The answer."""
+        return self.answer
 
     def verify(self, answer: Any, key: str) -> str:
         """The confirmation, or AssertionError with the hint."""
@@ -41,6 +67,9 @@ class Exercise:
             value = float(answer)
         except (TypeError, ValueError):
             raise AssertionError(f"Exercise {key}: expected a number, got {answer!r}") from None
+        problem = self.bounds.problem(value) if self.bounds and math.isfinite(value) else None
+        if problem:
+            raise AssertionError(f"Exercise {key}: {problem}.")
         if not math.isclose(value, self.answer, rel_tol=0, abs_tol=self.tolerance):
             raise AssertionError(f"Exercise {key}: {value!r} is not right. Hint: {self.hint}.")
         return f"Exercise {key}: correct!"
@@ -54,6 +83,7 @@ EXERCISES: dict[str, Spec] = {
         tolerance=1e-9,
         hint="reread 'Asking a private question': which of these queries compose "
         "sequentially and which in parallel? Then compare with the budget.",
+        bounds=Range(0.0, 2.0, "what is left of a budget of 2"),
     ),
 }
 
@@ -120,15 +150,21 @@ def _unanswered(exercise: str, spec: Spec, *answers: Any) -> bool:
     return False
 
 
-def check(exercise: str, answer: Any) -> None:
+def check(exercise: str, answer: Any, *, reveal: bool = False) -> None:
     """Check the answer to ``exercise`` (e.g. ``"00.1"``), whatever its kind.
 
     ``answer`` is None (not answered yet), a number, letters such as ``"bca"``, a function,
     ``(mechanism, audit_result)`` or ``(mechanism, D, D_prime, audit_result)``, or a
-    mechanism, by kind.
+    mechanism, by kind. ``reveal=True`` (predictions only): show the value beside a
+    prediction that missed it.
     """
     spec = _spec(exercise)
-    if isinstance(spec, AuditTask):
+    if reveal and not isinstance(spec, Prediction):
+        raise InvalidParameterError(f"reveal=True is for predictions; exercise {exercise!r} is "
+                                    f"of kind {spec.kind!r}")
+    if isinstance(spec, Prediction):
+        check_prediction(exercise, answer, reveal=reveal)
+    elif isinstance(spec, AuditTask):
         if answer is None:
             check_audit(exercise, None, None)
         elif isinstance(answer, tuple) and len(answer) == 4:
@@ -182,9 +218,24 @@ def check_break(exercise: str, mechanism: Callable[..., Any] | None) -> AuditRes
     return result
 
 
-def check_prediction(exercise: str, answer: float | None) -> None:
-    """Compute the value live and show it beside the prediction (AssertionError if too far)."""
-    _check_one(exercise, answer, (Prediction,))
+def check_prediction(exercise: str, answer: float | None, *, reveal: bool = False) -> None:
+    """Compute the value live; show it once the prediction is close, or on ``reveal=True``.
+
+    A prediction too far raises AssertionError with a hint and without the value.
+    """
+    spec = _spec(exercise, (Prediction,))
+    if not _unanswered(exercise, spec, answer):
+        print(spec.verify(answer, exercise, reveal=reveal))
+
+
+def solution(exercise: str) -> Any:
+    """The instructor's key: a worked answer to ``exercise`` that ``check`` accepts.
+
+    A number (numeric exercises and predictions: the value computed now), the letters of an
+    argument as a tuple, a function (implementations), a broken mechanism (breaks), or
+    ``(mechanism, D, D_prime, audit_result)`` for an audit (its audit is run here).
+    """
+    return _spec(exercise).worked_answer()
 
 
 def coverage() -> dict[str, dict[str, int]]:
