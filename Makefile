@@ -101,25 +101,21 @@ results: $(STAMP)
 	DPVIZ_RECOMPUTE=1 DPVIZ_SAVE_RESULTS=1 DPVIZ_CACHE=off $(BIN)/python -c "from dpviz.experiments import fs_runs; \
 		[fs_runs.shipped_curves(d, recompute=None) for d in fs_runs.EXPLORER_DATASETS]"
 
-# Benchmarks (not tests): times dpviz against diffprivlib (in its own venv, bench/.venv-diffprivlib,
-# created on first use) and rewrites its sections of docs/benchmarks.md; then the full 200-run
-# FS Table 1 (docs/fs_table1.md). About ten minutes.
+# Benchmarks (not tests): each `python -m bench.NAME` (run from here) times dpviz, against diffprivlib
+# where there is a peer (in its own venv, bench/.venv-diffprivlib, created on first use), and rewrites
+# its section of docs/benchmarks.md with the machine and the load average; fs_table1 rewrites
+# docs/fs_table1.md. About 45 minutes on 2 cores. `BENCH_QUICK=1 make bench`: small sizes, to check
+# that every script runs (it writes too: `git checkout docs/` after).
+BENCHMARKS := forest_peer forest_scaling release_speed audit_speed scale explorers slider_extremes \
+	notebook_times fs_table1
 bench: $(STAMP)
-	$(BIN)/python bench/run.py
-	$(BIN)/python bench/bench_audit.py
-	$(BIN)/python bench/release_speed.py
-	$(BIN)/python bench/predict_scale.py
-	$(BIN)/python bench/scale.py
-	$(BIN)/python bench/bench_explorers.py
-	$(BIN)/python bench/slider_extremes.py
-	$(BIN)/python bench/notebook_times.py
-	$(BIN)/python bench/fs_table1.py --out docs/fs_table1.md
+	for b in $(BENCHMARKS); do $(BIN)/python -m bench.$$b || exit 1; done
 
 # The adversarial audit suite and every claim's planted bug with many samples (about 45 minutes on
 # 2 cores); rewrites the privacy-claims table in docs/privacy.md. `make test` runs the same cases
 # and bugs with fewer samples.
 audit: $(STAMP)
-	$(BIN)/python bench/privacy_claims.py --out docs/privacy.md
+	$(BIN)/python -m bench.privacy_claims --out docs/privacy.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .dpviz_cache
