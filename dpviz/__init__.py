@@ -11,13 +11,14 @@ from dpviz.errors import BudgetExceededError, NotProvenPrivateWarning, PrivacyLe
 from dpviz.privacy import Ledger, PrivateTable
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
+from dpviz.trees.privatree import PrivaTreeClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
 __all__ = [
     "BudgetExceededError", "Categorical", "DPRandomForestClassifier", "Dataset",
     "DiffPC45Classifier", "DiffPID3Classifier", "Domain", "Ledger", "NotProvenPrivateWarning",
-    "Numeric", "PrivacyLeakWarning", "PrivateRDTClassifier", "PrivateTable",
+    "Numeric", "PrivaTreeClassifier", "PrivacyLeakWarning", "PrivateRDTClassifier", "PrivateTable",
     "RDTSharpClassifier", "RandomDecisionTreeClassifier", "SuLQID3Classifier", "load",
 ]
 __version__ = "0.1.0"
