@@ -85,7 +85,7 @@ def distribute_epsilon(
             0.5, 2**max_depth * worst_expected_error(n_classes) / (n * (1 - 0.99)))
     else:
         share = epsilon_leaf
-    if max_depth == 0:
+    if max_depth == 0 or epsilon == math.inf:
         return epsilon, math.inf
     leaf = epsilon * share
     return leaf, (epsilon - leaf) / max_depth  # node_epsilon: one level's share

@@ -87,8 +87,11 @@ def leaf_share(depth: int, n_classes: int, n_public: int | None) -> float:
 
 
 def budget(epsilon: float, levels: int, share: float) -> tuple[float, float]:
-    """(ε of each level's split queries, ε of the leaf labels); no level: all ε to the leaves."""
-    if levels == 0:
+    """(ε of each level's split queries, ε of the leaf labels); no level: all ε to the leaves.
+
+    ``ε = inf`` (the non-private reference): every query exact.
+    """
+    if levels == 0 or math.isinf(epsilon):
         return math.inf, epsilon
     leaf = epsilon * share
     return (epsilon - leaf) / levels, leaf
