@@ -11,6 +11,7 @@ from dpviz.errors import BudgetExceededError, NotProvenPrivateWarning, PrivacyLe
 from dpviz.privacy import Ledger, PrivateTable
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
+from dpviz.trees.privatree import PrivaTreeClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
 from dpviz.validation import fresh_seed
@@ -18,7 +19,7 @@ from dpviz.validation import fresh_seed
 __all__ = [
     "BudgetExceededError", "Categorical", "DPRandomForestClassifier", "Dataset",
     "DiffPC45Classifier", "DiffPID3Classifier", "Domain", "Ledger", "NotProvenPrivateWarning",
-    "Numeric", "PrivacyLeakWarning", "PrivateRDTClassifier", "PrivateTable",
+    "Numeric", "PrivaTreeClassifier", "PrivacyLeakWarning", "PrivateRDTClassifier", "PrivateTable",
     "RDTSharpClassifier", "RandomDecisionTreeClassifier", "SuLQID3Classifier", "fresh_seed",
     "load",
 ]

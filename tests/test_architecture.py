@@ -314,7 +314,7 @@ def test_explorers_are_under_a_quarter_of_the_package():
     assert explore / total < MAX_EXPLORE_SHARE, f"explore holds {explore} of {total} lines"
 
 
-@pytest.mark.parametrize("paper", ["jpw", "fs", "rdt_sharp", "fi"])
+@pytest.mark.parametrize("paper", ["jpw", "fs", "rdt_sharp", "fi", "privatree"])
 def test_every_paper_has_a_reference_implementation_tested_equal(paper):
     assert f"dpviz.pseudocode.{paper}" in MODULES
     test = ROOT / "tests" / f"test_pseudocode_{paper}.py"

@@ -44,6 +44,7 @@ from dpviz.errors import (
 )
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
+from dpviz.trees.privatree import PrivaTreeClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
@@ -51,8 +52,9 @@ ESTIMATORS = {
     "rdt": RandomDecisionTreeClassifier,
     "private_rdt": PrivateRDTClassifier,
     "forest": DPRandomForestClassifier,
+    "privatree": PrivaTreeClassifier,
 }
-PRIVATE = ["private_rdt", "forest"]
+PRIVATE = ["private_rdt", "forest", "privatree"]
 
 # ================================================================ scikit-learn's own checks
 # The checks derive the domain from their numeric arrays (domain=None), which warns
@@ -79,6 +81,8 @@ DEFAULT_RDT = RandomDecisionTreeClassifier(random_state=0)
 DEFAULT_PRIVATE_RDT = PrivateRDTClassifier(random_state=0)
 DEFAULT_FOREST = DPRandomForestClassifier(random_state=0)
 DEFAULT_RDT_SHARP = RDTSharpClassifier(random_state=0)  # fit(X, y) alone: no public rows
+DEFAULT_PRIVATREE = PrivaTreeClassifier(random_state=0)
+EXPONENTIAL_PRIVATREE = PrivaTreeClassifier(splitter="exponential", random_state=0)
 _TRAIN_CHECK = "check_classifiers_train"
 _DEFAULT_RDT_XFAIL = (
     "default height h = k/2 (Fan et al., JPW) is 1 for the check's 2 features: one random "
@@ -94,7 +98,8 @@ def _expected_failed_checks(estimator):
 
 
 _checks = parametrize_with_checks(
-    [*FAST, DEFAULT_RDT, DEFAULT_PRIVATE_RDT, DEFAULT_FOREST, DEFAULT_RDT_SHARP],
+    [*FAST, DEFAULT_RDT, DEFAULT_PRIVATE_RDT, DEFAULT_FOREST, DEFAULT_RDT_SHARP,
+     DEFAULT_PRIVATREE, EXPONENTIAL_PRIVATREE],
     expected_failed_checks=_expected_failed_checks,
     xfail_strict=True,
 )
@@ -109,7 +114,7 @@ def test_sklearn_estimator_checks(estimator, check):
 @pytest.mark.parametrize(
     "estimator",
     [PrivateRDTClassifier(), DPRandomForestClassifier(), RDTSharpClassifier(),
-     DiffPID3Classifier(), DiffPC45Classifier(), SuLQID3Classifier()],
+     DiffPID3Classifier(), DiffPC45Classifier(), SuLQID3Classifier(), PrivaTreeClassifier()],
     ids=lambda e: type(e).__name__,
 )
 def test_private_estimators_declare_a_poor_score(estimator):
@@ -151,6 +156,7 @@ def _make(kind, **params):
         "rdt": {"n_trees": 5, "max_depth": 3},
         "private_rdt": {"epsilon": 1.0, "n_trees": 5, "max_depth": 3},
         "forest": {"epsilon": 1.0, "n_trees": 10, "max_depth": 3},
+        "privatree": {"epsilon": 1.0, "max_depth": 3},
     }[kind]
     return ESTIMATORS[kind](**{"random_state": 0, **settings, **params})
 

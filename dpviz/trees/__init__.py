@@ -1,1 +1,1 @@
-"""The private (and reference non-private) tree classifiers of the four papers."""
+"""The private (and reference non-private) tree classifiers of the four papers, and PrivaTree."""

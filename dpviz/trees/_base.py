@@ -145,6 +145,16 @@ def _calls(n: int) -> str:
     return f"{n} call{'' if n == 1 else 's'}"
 
 
+#: The warning of pickling or copying a dpviz model fitted at finite ε with a seed.
+SEED_MESSAGE = (
+    "this fitted model keeps its random_state, the seed of its noise: with it and the public "
+    "code every noise draw can be regenerated and subtracted (the exact counts behind the "
+    "release), so sharing the object is not covered by the privacy claim. Share the release "
+    "(tree_, export_release()) or predictions, or set_params(random_state=None) first: the "
+    "fitted model does not read it (docs/privacy.md §2)."
+)
+
+
 class DPEstimatorMixin:
     """Shared fit/predict input handling (parameters ``domain``, ``unknown``, ``random_state``)."""
 
@@ -162,6 +172,14 @@ class DPEstimatorMixin:
 
     def _more_tags(self) -> dict[str, Any]:  # scikit-learn < 1.6
         return {"poor_score": self._noisy_by_design}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickling (or copying) a model fitted at finite ε that keeps its seed warns."""
+        ledger = getattr(self, "ledger_", None)
+        if getattr(self, "random_state", None) is not None and ledger is not None and (
+                math.isfinite(ledger.total)):
+            warnings.warn(SEED_MESSAGE, PrivacyLeakWarning, stacklevel=2)
+        return super().__getstate__()  # type: ignore[misc]
 
     def _store_params(self, params: dict[str, Any]) -> None:
         vars(self).update({k: v for k, v in params.items() if k != "self"})

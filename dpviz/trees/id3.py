@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from dpviz import mechanisms
 from dpviz.domain import Categorical, Domain, Numeric
-from dpviz.errors import InvalidParameterError, PrivacyLeakWarning
+from dpviz.errors import InvalidParameterError
 from dpviz.privacy import Ledger, PrivateTable
 from dpviz.trees._base import DPEstimatorMixin, check_encoded, shared_doc, whole_numbers_as_nominal
 from dpviz.trees.id3_quality import Criterion, get_criterion, sulq_information_gain
@@ -63,15 +62,6 @@ LABEL_LEAF = "leaf class counts"
 LABEL_SELECT = "split attribute"
 LABEL_VALUE_COUNTS = "attribute value counts"
 LABEL_CELL_COUNTS = "attribute class counts"
-
-#: The warning of pickling or copying an FS model fitted at finite ε with a seed.
-SEED_MESSAGE = (
-    "this fitted model keeps its random_state, the seed of its noise: with it and the public "
-    "code every noise draw can be regenerated and subtracted (the exact N_T and class "
-    "counts), so sharing the object is not covered by the privacy claim. Share the tree "
-    "(model.tree_) or predictions, or set_params(random_state=None) first: the fitted tree "
-    "does not read it (docs/privacy.md §2)."
-)
 
 #: The split-point queries are :meth:`PrivateTable.select` queries over the public grid;
 #: the ledger records them under this mechanism name (the one ``select`` records).
@@ -564,13 +554,6 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         leaves = self._leaves(X)
         position = {id(node): k for k, node in enumerate(self.tree_.nodes())}
         return np.array([position[id(node)] for node in self._flat_.nodes], dtype=np.int64)[leaves]
-
-    def __getstate__(self) -> dict[str, Any]:
-        """Pickling (or copying) a model fitted at finite ε that keeps its seed warns."""
-        ledger = getattr(self, "ledger_", None)
-        if self.random_state is not None and ledger is not None and math.isfinite(ledger.total):
-            warnings.warn(SEED_MESSAGE, PrivacyLeakWarning, stacklevel=2)
-        return super().__getstate__()
 
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()

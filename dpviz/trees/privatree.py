@@ -1,0 +1,611 @@
+"""PrivaTree (Vos, Vos, Li, Erkin & Verwer, arXiv 2305.15394): a greedy Gini tree, privately.
+
+Every numeric attribute is cut into ``n_bins`` equal bins of its public range (the authors'
+``use_uniform_bins``), so the split candidates come from the Domain, never from the rows. Each
+level of the tree spends ``(ε − ε_leaf) / d``: a node chooses its binary split from noisy
+class histograms of its attributes' bins (``splitter="histogram"``, the paper's private
+histograms) or by one exponential-mechanism query over all its candidates
+(``splitter="exponential"``, the selection of the authors' later code with a global
+sensitivity); the nodes of a level hold disjoint rows (parallel composition). Every one of
+the 2^d leaves then gets its label by permute-and-flip (Report One-Sided Noisy Arg-Max) at
+ε_leaf, the share the paper's Appendix (Corollary 4) sizes. The rows are read only through a
+:class:`~dpviz.privacy.PrivateTable`. Twin in the paper's words: :mod:`dpviz.pseudocode.privatree`.
+ε-DP in the rows (add/remove one); argument: docs/privacy.md §8.2.6.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize_scalar
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from dpviz import keyed, mechanisms
+from dpviz.domain import Domain
+from dpviz.errors import InvalidParameterError
+from dpviz.privacy import Ledger, PrivateTable
+from dpviz.trees._base import DPEstimatorMixin, shared_doc
+from dpviz.trees.id3_quality import q_gini, sensitivity_gini
+from dpviz.trees.random_tree import UNKNOWN_STREAM
+from dpviz.validation import check_epsilon, check_int
+
+__all__ = [
+    "DEFAULT_BINS", "LEAF_SUCCESS", "MAX_LEAF_SHARE", "SPLITTERS", "PrivaNode", "PrivaTree",
+    "PrivaTreeClassifier", "Scope", "Split", "bin_edges", "budget", "candidate_splits",
+    "choose_split_exponential", "choose_split_histogram", "histogram_splits", "leaf_label",
+    "leaf_share", "privatree", "weighted_gini", "worst_expected_error",
+]
+
+#: The authors' defaults: 10 bins per numeric attribute, a leaf label right with
+#: probability 0.99 (Corollary 4's E_max = 1 − 0.99), at most half of ε for the leaves.
+DEFAULT_BINS = 10
+LEAF_SUCCESS = 0.99
+MAX_LEAF_SHARE = 0.5
+SPLITTERS = ("histogram", "exponential")
+
+#: Ledger labels of the query kinds.
+LABEL_HISTOGRAM = "split histogram"
+LABEL_SPLIT = "split"
+LABEL_LEAF = "leaf label"
+
+
+# =============================================================================== budget
+def worst_expected_error(n_classes: int) -> float:
+    """max_p 2·log(1/p)·(1 − (1 − (1−p)^K)/(K·p)): permute-and-flip's worst expected error.
+
+    In counts, at ε = Δ = 1, over K candidates (McKenna & Sheldon 2020, Prop. 4; PrivaTree
+    Appendix, Corollary 4); 1/e for K = 2.
+    """
+    k = check_int(n_classes, "n_classes", minimum=2)
+
+    def minus_error(p: float) -> float:
+        return -2.0 * math.log(1.0 / p) * (1.0 - (1.0 - (1.0 - p) ** k) / (k * p))
+
+    best = minimize_scalar(minus_error, bounds=(1e-12, 1.0), method="bounded",
+                           options={"xatol": 1e-12})
+    return float(-best.fun)
+
+
+def leaf_share(depth: int, n_classes: int, n_public: int | None) -> float:
+    """The paper's share of ε for the leaf labels (Appendix, Corollary 4), capped at 1/2.
+
+    ε_leaf ≥ 2^d·W(K) / (n·E_max) keeps the expected share of rows a wrong leaf label costs
+    below E_max = 1 − ``LEAF_SUCCESS``. The authors divide by ε (a share of ε); ``n`` must be
+    public (``n_public``, never counted from the rows): without it, the cap.
+    """
+    if n_public is None:
+        return MAX_LEAF_SHARE
+    need = 2.0**depth * worst_expected_error(n_classes) / (n_public * (1.0 - LEAF_SUCCESS))
+    return min(MAX_LEAF_SHARE, need)
+
+
+def budget(epsilon: float, levels: int, share: float) -> tuple[float, float]:
+    """(ε of each level's split queries, ε of the leaf labels); no level: all ε to the leaves.
+
+    ``ε = inf`` (the non-private reference): every query exact.
+    """
+    if levels == 0 or math.isinf(epsilon):
+        return math.inf, epsilon
+    leaf = epsilon * share
+    return (epsilon - leaf) / levels, leaf
+
+
+# =============================================================================== splits
+def bin_edges(low: float, high: float, n_bins: int) -> np.ndarray:
+    """The public bin edges ``low + (high − low)·i / n_bins``, i = 0 … n_bins."""
+    return np.linspace(low, high, n_bins + 1)
+
+
+@dataclass(frozen=True)
+class Split:
+    """A public binary test: ``x ≤ threshold`` (numeric) or ``x ∈ left`` (categorical) go left."""
+
+    attribute: str
+    index: int
+    threshold: float | None = None
+    left: tuple[int, ...] = ()
+
+    def goes_right(self, codes: np.ndarray) -> np.ndarray:
+        """0 (left) or 1 (right) for each encoded row."""
+        column = codes[:, self.index]
+        if self.threshold is not None:
+            return (column > self.threshold).astype(np.int64)
+        return (~np.isin(column, self.left)).astype(np.int64)
+
+    def describe(self, domain: Domain) -> tuple[str, str]:
+        """The conditions of the left and right edges, in the domain's words."""
+        if self.threshold is not None:
+            t = f"{self.threshold:.6g}"
+            return f"{self.attribute} <= {t}", f"{self.attribute} > {t}"
+        values = domain[self.attribute].values
+        shown = ", ".join(str(values[v]) for v in self.left)
+        return f"{self.attribute} in {{{shown}}}", f"{self.attribute} not in {{{shown}}}"
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a node's rows can hold (public): bins [a, b) of a numeric attribute, or codes."""
+
+    bins: dict[str, tuple[int, int]]
+    values: dict[str, tuple[int, ...]]
+
+    @classmethod
+    def of(cls, domain: Domain, n_bins: int) -> Scope:
+        """The root's scope: every bin and every value."""
+        return cls({a.name: (0, n_bins) for a in domain if not a.is_categorical},
+                   {a.name: tuple(range(a.n_values)) for a in domain if a.is_categorical})
+
+    def size(self, name: str) -> int:
+        """Number of bins or values of ``name`` left here."""
+        if name in self.bins:
+            a, b = self.bins[name]
+            return b - a
+        return len(self.values[name])
+
+    def active(self, domain: Domain) -> list[str]:
+        """The attributes that can still split (two bins or values left), in domain order."""
+        return [n for n in domain.names if self.size(n) >= 2]
+
+    def children(self, split: Split, edges: np.ndarray) -> tuple[Scope, Scope]:
+        """The scopes of the left and right child of ``split``."""
+        name = split.attribute
+        if split.threshold is not None:
+            a, b = self.bins[name]
+            k = int(np.flatnonzero(edges == split.threshold)[0])  # threshold = edges[k]
+            return (Scope({**self.bins, name: (a, k)}, self.values),
+                    Scope({**self.bins, name: (k, b)}, self.values))
+        left = tuple(v for v in self.values[name] if v in split.left)
+        right = tuple(v for v in self.values[name] if v not in split.left)
+        return (Scope(self.bins, {**self.values, name: left}),
+                Scope(self.bins, {**self.values, name: right}))
+
+    def capacity(self) -> int:
+        """The most splits a path below can make (each removes a bin or a value)."""
+        return sum(b - a - 1 for a, b in self.bins.values()) + sum(
+            len(v) - 1 for v in self.values.values())
+
+
+def _cells(domain: Domain, scope: Scope, name: str, edges: np.ndarray) -> Any:
+    """Row-wise map of the encoded rows to the node's cells of ``name`` (bins or values)."""
+    j = domain.index(name)
+    if name in scope.bins:
+        a = scope.bins[name][0]
+        interior = edges[1:-1]
+        return lambda codes: np.searchsorted(interior, codes[:, j], side="left") - a
+    lookup = np.full(domain[name].n_values, -1, dtype=np.int64)
+    lookup[list(scope.values[name])] = np.arange(scope.size(name))
+    return lambda codes: lookup[codes[:, j].astype(np.int64)]
+
+
+def weighted_gini(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """CART's weighted Gini impurity of splits with class counts ``left``, ``right`` (s, K).
+
+    An empty side counts 0; a split of no rows gets 1 − 1/K (the least informative).
+    """
+    n_l, n_r = left.sum(axis=1), right.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g_l = np.where(n_l > 0, n_l - (left**2).sum(axis=1) / n_l, 0.0)
+        g_r = np.where(n_r > 0, n_r - (right**2).sum(axis=1) / n_r, 0.0)
+        total = n_l + n_r
+        gini = np.where(total > 0, (g_l + g_r) / total, 1.0 - 1.0 / left.shape[1])
+    return gini
+
+
+def histogram_splits(
+    histogram: np.ndarray, name: str, index: int, scope: Scope, edges: np.ndarray
+) -> tuple[list[Split], np.ndarray]:
+    """The candidate splits of one attribute and their Gini, from its noisy histogram (m, K).
+
+    Numeric: the bins in order, a threshold between any two. Categorical: the values sorted
+    by their share of class c, every prefix to the left (Breiman's ordering, the authors' for
+    two classes; with K > 2 classes one ordering per class). Counts below 0 count as 0.
+    """
+    h = np.maximum(np.asarray(histogram, dtype=np.float64), 0.0)
+    m, k = h.shape
+    if name in scope.bins:
+        a = scope.bins[name][0]
+        orders = [np.arange(m)]
+    else:
+        totals = h.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(totals[:, None] > 0, h / totals[:, None], 1.0 / k)
+        orders = [np.argsort(share[:, c], kind="stable") for c in ([1] if k == 2 else range(k))]
+    splits: list[Split] = []
+    lefts, rights, seen = [], [], set()
+    for order in orders:
+        prefix = np.cumsum(h[order], axis=0)[:-1]
+        for p in range(m - 1):
+            if name in scope.bins:
+                split = Split(name, index, threshold=float(edges[a + p + 1]))
+            else:
+                left = tuple(sorted(scope.values[name][i] for i in order[: p + 1]))
+                key = min(left, tuple(v for v in scope.values[name] if v not in left))
+                if key in seen:
+                    continue
+                seen.add(key)
+                split = Split(name, index, left=left)
+            splits.append(split)
+            lefts.append(prefix[p])
+            rights.append(h.sum(axis=0) - prefix[p])
+    return splits, weighted_gini(np.array(lefts), np.array(rights))
+
+
+def _argmin_random(values: np.ndarray, rng: np.random.Generator) -> int:
+    """Index of the smallest value, ties broken uniformly at random (post-processing)."""
+    best = np.flatnonzero(values == values.min())
+    return int(best[0] if best.size == 1 else rng.choice(best))
+
+
+def choose_split_histogram(
+    table: PrivateTable, scope: Scope, edges: dict[str, np.ndarray], epsilon: float
+) -> Split:
+    """The split of least weighted Gini on noisy histograms: one per attribute at ε / F.
+
+    Each histogram (the node's bins or values × classes) is ε/F-DP (disjoint cells); the F
+    attributes compose sequentially to ε; the Gini and the arg-min are post-processing.
+    """
+    domain = table.domain
+    names = scope.active(domain)
+    share = epsilon / len(names)
+    splits: list[Split] = []
+    ginis = []
+    for name in names:
+        cells = _cells(domain, scope, name, edges.get(name, np.empty(0)))
+        h = table.noisy_histogram(cells, n_cells=scope.size(name), epsilon=share,
+                                  label=LABEL_HISTOGRAM)
+        s, g = histogram_splits(h, name, domain.index(name), scope, edges.get(name))
+        splits += s
+        ginis.append(g)
+    return splits[_argmin_random(np.concatenate(ginis), table.rng)]
+
+
+def candidate_splits(domain: Domain, scope: Scope, edges: dict[str, np.ndarray]) -> list[Split]:
+    """Every public candidate of a node: each inner bin edge, each value against the rest."""
+    out: list[Split] = []
+    for name in scope.active(domain):
+        j = domain.index(name)
+        if name in scope.bins:
+            a, b = scope.bins[name]
+            out += [Split(name, j, threshold=float(edges[name][k])) for k in range(a + 1, b)]
+        else:
+            values = scope.values[name]
+            out += [Split(name, j, left=(v,)) for v in values[: 1 if len(values) == 2 else None]]
+    return out
+
+
+def split_qualities(
+    codes: np.ndarray, labels: np.ndarray, splits: list[Split], n_classes: int
+) -> np.ndarray:
+    """FS's Gini quality −Σ_side n_s·Gini_s of every candidate on the node's exact rows."""
+    tables = np.stack([
+        np.bincount(s.goes_right(codes) * n_classes + labels, minlength=2 * n_classes)
+        .reshape(2, n_classes) for s in splits]).astype(np.float64)
+    return np.asarray(q_gini(tables), dtype=np.float64)
+
+
+def choose_split_exponential(
+    table: PrivateTable, scope: Scope, edges: dict[str, np.ndarray], epsilon: float
+) -> Split:
+    """One exponential-mechanism query over the node's candidates, Gini quality (Δ = 2): ε-DP."""
+    splits = candidate_splits(table.domain, scope, edges)
+    k = table.domain.n_classes
+    chosen = table.select(
+        splits, lambda codes, labels: split_qualities(codes, labels, splits, k),
+        sensitivity=sensitivity_gini(), epsilon=epsilon, label=LABEL_SPLIT)
+    assert isinstance(chosen, Split)
+    return chosen
+
+
+def leaf_label(table: PrivateTable, epsilon: float) -> int:
+    """The leaf's label by permute-and-flip on its class counts (monotone, Δ = 1): ε-DP."""
+    k = table.domain.n_classes
+    label = table.select(
+        list(range(k)), lambda codes, labels: np.bincount(labels, minlength=k),
+        sensitivity=1.0, epsilon=epsilon, mechanism="report_noisy_max", monotone=True,
+        label=LABEL_LEAF)
+    return int(label)  # type: ignore[call-overload]
+
+
+# =============================================================================== the tree
+@dataclass(eq=False)
+class PrivaNode:
+    """A node: an inner node's public ``split`` and two children, or a leaf's ``label``."""
+
+    depth: int
+    condition: str
+    epsilon: float  # ε of this node's query (its split, or its label)
+    split: Split | None = None
+    children: list[PrivaNode] = field(default_factory=list)
+    label: int | None = None
+
+    def walk(self) -> Iterator[PrivaNode]:
+        """Pre-order iterator over the node and its descendants."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+def privatree(
+    table: PrivateTable, depth: int, epsilon: float, *, splitter: str = "histogram",
+    n_bins: int = DEFAULT_BINS, share: float | None = None, n_public: int | None = None,
+) -> PrivaNode:
+    """PrivaTree on ``table``: ``depth`` levels of splits at (ε − ε_leaf)/d, leaves at ε_leaf."""
+    domain = table.domain
+    scope = Scope.of(domain, n_bins)
+    edges = {a.name: bin_edges(a.low, a.high, n_bins) for a in domain
+             if not a.is_categorical}  # type: ignore[union-attr]
+    levels = min(depth, scope.capacity())
+    if share is None:
+        share = leaf_share(levels, domain.n_classes, n_public)
+    eps_level, eps_leaf = budget(epsilon, levels, share)
+    choose = choose_split_histogram if splitter == "histogram" else choose_split_exponential
+    root = PrivaNode(0, "(root)", eps_level)
+    return _grow(table, root, scope, edges, levels, eps_level, eps_leaf, choose)
+
+
+def _grow(
+    table: PrivateTable, node: PrivaNode, scope: Scope, edges: dict[str, np.ndarray],
+    levels: int, eps_level: float, eps_leaf: float, choose: Any,
+) -> PrivaNode:
+    """Split ``node`` until depth ``levels`` (or no candidate is left), then label it."""
+    if node.depth == levels or not scope.active(table.domain):
+        node.epsilon = eps_leaf
+        node.label = leaf_label(table, eps_leaf)
+        return node
+    node.split = split = choose(table, scope, edges, eps_level)
+    conditions = split.describe(table.domain)
+    parts = table.partition(split.goes_right, n_parts=2)
+    for part, child_scope, condition in zip(parts, scope.children(split, edges.get(
+            split.attribute, np.empty(0))), conditions, strict=True):
+        child = PrivaNode(node.depth + 1, condition, eps_level)
+        node.children.append(_grow(part, child, child_scope, edges, levels, eps_level, eps_leaf,
+                                   choose))
+    return node
+
+
+@dataclass
+class _Flat:
+    """The tree as arrays for vectorized routing (breadth-first)."""
+
+    feature: np.ndarray  # -1 at a leaf
+    threshold: np.ndarray  # NaN for a categorical test
+    left: np.ndarray  # (nodes, max values): True where a category goes left
+    first_child: np.ndarray
+    label: np.ndarray
+    depth: int
+
+
+def _flatten(root: PrivaNode, domain: Domain) -> _Flat:
+    order, first_child = [root], []
+    for node in order:  # grows while iterating: breadth-first
+        first_child.append(len(order) if node.split else -1)
+        order.extend(node.children)
+    width = max([1, *domain.n_values])
+    n = len(order)
+    feature = np.full(n, -1, dtype=np.int64)
+    threshold = np.full(n, np.nan)
+    left = np.zeros((n, width), dtype=bool)
+    label = np.zeros(n, dtype=np.int64)
+    for i, node in enumerate(order):
+        if node.split is None:
+            label[i] = node.label
+            continue
+        feature[i] = node.split.index
+        if node.split.threshold is not None:
+            threshold[i] = node.split.threshold
+        left[i, list(node.split.left)] = True
+    depth = max(node.depth for node in order)
+    return _Flat(feature, threshold, left, np.asarray(first_child, dtype=np.int64), label, depth)
+
+
+def _route(flat: _Flat, codes: np.ndarray, key: int) -> np.ndarray:
+    """The leaf (index into ``flat``) of every encoded row.
+
+    An unknown category (code −1) goes right when the keyed uniform of (model key, node)
+    is ≥ 1/2: a function of the public model and the row only.
+    """
+    node = np.zeros(codes.shape[0], dtype=np.int64)
+    for _ in range(flat.depth):
+        idx = np.flatnonzero(flat.feature[node] >= 0)
+        if idx.size == 0:
+            break
+        here = node[idx]
+        values = codes[idx, flat.feature[here]]
+        thr = flat.threshold[here]
+        numeric = ~np.isnan(thr)
+        cat = np.clip(values, 0, flat.left.shape[1] - 1).astype(np.int64)
+        right = np.where(numeric, values > np.where(numeric, thr, 0.0), ~flat.left[here, cat])
+        unknown = ~numeric & (values < 0)
+        if unknown.any():
+            at = here[unknown]
+            u = keyed.uniforms(keyed.child_keys(np.full(at.size, key, dtype=np.uint64), at),
+                               UNKNOWN_STREAM)
+            right[unknown] = u >= 0.5
+        node[idx] = flat.first_child[here] + right.astype(np.int64)
+    return node
+
+
+class PrivaTree:
+    """A released PrivaTree with its public context (domain, splitter, ε of levels and leaves)."""
+
+    def __init__(self, root: PrivaNode, domain: Domain, *, splitter: str, budget: float,
+                 eps_level: float, eps_leaf: float) -> None:
+        self.root, self.domain, self.splitter = root, domain, splitter
+        self.budget, self.eps_level, self.eps_leaf = budget, eps_level, eps_leaf
+
+    def nodes(self) -> Iterator[PrivaNode]:
+        """Pre-order iterator over every node."""
+        return self.root.walk()
+
+    @property
+    def n_leaves(self) -> int:
+        """Number of leaves."""
+        return sum(node.split is None for node in self.nodes())
+
+    @property
+    def depth(self) -> int:
+        """The deepest leaf's depth."""
+        return max(node.depth for node in self.nodes())
+
+    @property
+    def header(self) -> str:
+        """One line: splitter, budget, ε per level and per leaf, depth, leaves and classes."""
+        return (f"PrivaTree ({self.splitter} splits): ε = {self.budget:g}, ε per level = "
+                f"{self.eps_level:.4g}, ε per leaf = {self.eps_leaf:.4g}, depth {self.depth}, "
+                f"{self.n_leaves} leaves; classes {list(self.domain.classes)}")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per node (pre-order): depth, condition, ε, split, label."""
+        classes = list(self.domain.classes)
+        rows = [(n.depth, n.condition, n.epsilon,
+                 "" if n.split is None else n.split.describe(self.domain)[0],
+                 None if n.label is None else classes[n.label]) for n in self.nodes()]
+        return pd.DataFrame(rows, columns=["depth", "condition", "epsilon", "split", "label"])
+
+    def __str__(self) -> str:
+        classes = list(self.domain.classes)
+        lines = [self.header]
+        for n in self.nodes():
+            end = "" if n.label is None else f"  → class {classes[n.label]}"
+            lines.append(f"{'  ' * n.depth}{n.condition}{end}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (f"PrivaTree({self.splitter}, ε = {self.budget:g}, depth {self.depth}, "
+                f"{self.n_leaves} leaves)")
+
+    def _repr_html_(self) -> str:
+        return f"<pre>{html.escape(str(self))}</pre>"
+
+
+# =============================================================================== estimator
+@shared_doc
+class PrivaTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """PrivaTree (Vos et al. 2023): private histograms choose the splits, noisy leaf labels.
+
+    Binary splits on public candidates (``n_bins`` equal bins of each numeric attribute's
+    public range; subsets of a categorical attribute's values), always grown to ``max_depth``
+    (no data-dependent stopping); each level spends ``(ε − ε_leaf)/d`` (parallel over its
+    nodes), each leaf's label permute-and-flip at ε_leaf. ε-DP in the rows (add/remove one);
+    argument: docs/privacy.md §8.2.6. Twin: :func:`dpviz.pseudocode.privatree.privatree`.
+
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        The total budget ε; ``math.inf``: the non-private reference (exact counts, arg-max).
+    max_depth : int, default 4
+        The tree's depth d (public; the paper's experiments use 4).
+    n_bins : int, default 10
+        Equal bins of each numeric attribute's public range (the authors' ``max_bins``).
+    splitter : {"histogram", "exponential"}, default "histogram"
+        A node's split: least Gini on noisy histograms of its attributes, ε/F each (the
+        paper); or the exponential mechanism over its candidates with FS's Gini quality
+        (sensitivity 2; categorical candidates: one value against the rest).
+    leaf_share : float, optional
+        The share of ε for the leaf labels, in (0, 1); default: the paper's rule from
+        ``n_public`` (Appendix, Corollary 4), at most 1/2.
+    n_public : int, optional
+        A public estimate of the number of training rows (documentation, never counted from
+        the rows) for the default leaf share; without it, the share is 1/2.
+    {domain unknown random_state}
+
+    Attributes
+    ----------
+    tree_ : PrivaTree
+        The released tree (text, HTML, frame).
+    {ledger_}
+    eps_level_, eps_leaf_ : float
+        ε of each level's split queries (together) and of each leaf label.
+    """
+
+    _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
+
+    def __init__(
+        self, epsilon: float = 1.0, max_depth: int = 4, *, n_bins: int = DEFAULT_BINS,
+        splitter: str = "histogram", leaf_share: float | None = None, n_public: int | None = None,
+        domain: Domain | None = None, unknown: str = "raise",
+        random_state: int | np.random.Generator | None = None,
+    ) -> None:
+        self._store_params(locals())
+
+    def _check_params(self) -> None:
+        self._epsilon()
+        check_int(self.max_depth, "max_depth", minimum=0)
+        check_int(self.n_bins, "n_bins", minimum=2)
+        if self.splitter not in SPLITTERS:
+            raise InvalidParameterError(
+                f"splitter must be one of {SPLITTERS}, got {self.splitter!r}")
+        if self.leaf_share is not None:
+            share = check_epsilon(self.leaf_share, "leaf_share")
+            if share >= 1:
+                raise InvalidParameterError(f"leaf_share must lie in (0, 1), got {share!r}")
+        if self.n_public is not None:
+            check_int(self.n_public, "n_public", minimum=1)
+
+    def _fit_codes(self, codes: np.ndarray, labels: np.ndarray, domain: Domain) -> Any:
+        epsilon = self._epsilon()
+        scope = Scope.of(domain, self.n_bins)
+        levels = min(self.max_depth, scope.capacity())
+        share = self.leaf_share
+        if share is None:
+            share = leaf_share(levels, domain.n_classes, self.n_public)
+        eps_level, eps_leaf = budget(epsilon, levels, share)
+        self._check_shares(eps_level, eps_leaf, len(scope.active(domain)))
+        rng = self._rng()
+        self._unknown_key_ = int(rng.integers(0, 2**63 - 1))  # public routing key, drawn first
+        table = self._private_table(codes, labels, domain, epsilon, rng)
+        root = privatree(table, self.max_depth, epsilon, splitter=self.splitter,
+                         n_bins=self.n_bins, share=share)
+        self.ledger_: Ledger = table.ledger
+        self.eps_level_, self.eps_leaf_ = eps_level, eps_leaf
+        self.tree_ = PrivaTree(root, domain, splitter=self.splitter, budget=epsilon,
+                               eps_level=eps_level, eps_leaf=eps_leaf)
+        self._flat_ = _flatten(root, domain)
+        return self
+
+    def _check_shares(self, eps_level: float, eps_leaf: float, n_active: int) -> None:
+        """Refuse, before any query, a share of ε the samplers cannot serve."""
+        shares = [(eps_leaf, "for each leaf label")]
+        if self.splitter == "histogram" and n_active and math.isfinite(eps_level):
+            shares.append((eps_level / n_active, f"for each of the {n_active} attribute "
+                                                 "histograms of a level"))
+        for share, how in shares:
+            try:
+                mechanisms.check_noise_rate(share, 1.0, what="the ε of one query")
+            except InvalidParameterError as exc:
+                raise InvalidParameterError(
+                    f"epsilon={self.epsilon!r} gives {share:.6g} {how}: {exc}") from None
+
+    def _leaves(self, codes: np.ndarray) -> np.ndarray:
+        check_is_fitted(self, "tree_")
+        return _route(self._flat_, codes, self._unknown_key_)
+
+    def _label_codes(self, codes: np.ndarray) -> np.ndarray:
+        """The label of the leaf each row reaches."""
+        return self._flat_.label[self._leaves(codes)]
+
+    def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
+        """One-hot: the leaf's released label (the tree releases labels, not counts)."""
+        labels = self._label_codes(codes)
+        out = np.zeros((len(labels), self.domain_.n_classes))
+        out[np.arange(len(labels)), labels] = 1.0
+        return out
+
+    def apply(self, X: Any) -> np.ndarray:
+        """Index of the leaf each row reaches (breadth-first numbering of the nodes)."""
+        return self._leaves(self._predict_codes(X))
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self.random_state is None
+        tags.input_tags.allow_nan = False
+        tags.input_tags.string = True
+        tags.input_tags.categorical = True
+        return tags
