@@ -48,7 +48,7 @@ from dpviz.data.published import FI_TABLE6
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.shipped import result
-from dpviz.explore import exercise
+from dpviz.explore import exercise, reproductions
 from dpviz.explore.fi import fi_table6
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
@@ -63,7 +63,7 @@ __all__ = [
     "floating_point_audits", "half_sensitivity_laplace_law", "impossible_output_bound",
     "laplace_count_with_scale", "make_setup", "model_object_audits", "pruned_tree_audit",
     "results_frame", "reused_noise_audits", "run_audit", "samples_slider",
-    "smooth_sensitivity_loss", "smooth_sensitivity_story", "story_results",
+    "smooth_sensitivity_loss", "smooth_sensitivity_story", "story", "story_results",
     "threshold_lattice_audits", "tiny_problem", "unsplit_average_law", "verdict"
 ]
 
@@ -403,6 +403,26 @@ def story_results(story: str, n_samples: int, *, recompute: bool | None = None,
     """A story's audits, read from its shipped file (or run again: ``recompute=True``)."""
     return audits_from_frame(result(story_frame, story, n_samples, seed=seed,
                                     recompute=recompute))
+
+
+def story(name: str) -> dict[str, AuditResult]:
+    """Story ``name``'s audits at the notebook's sizes (``reproductions.json``), as shipped.
+
+    Recomputed under ``DPVIZ_RECOMPUTE=1`` (with ``DPVIZ_QUICK=1``: fewer trainings).
+    """
+    return story_results(name, reproductions("06")[name])
+
+
+def _story_call(name: str) -> Callable[[], dict[str, AuditResult]]:
+    def call() -> dict[str, AuditResult]:
+        return story(name)
+
+    call.__name__ = f"story({name!r})"
+    return call
+
+
+#: The notebook's shipped reproductions (``make results`` recomputes them).
+SHIPPED = tuple(_story_call(name) for name in STORIES)
 
 
 # ------------------------------------------------------------------------------ exercises

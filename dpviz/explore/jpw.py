@@ -18,14 +18,15 @@ from dpviz.audit.engine import AuditResult, audit
 from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_sum_law
 from dpviz.data.published import JPW_TABLE1
 from dpviz.data.uci import Dataset, load
-from dpviz.experiments.reproduce_jpw import JPW_DATASETS
+from dpviz.experiments.reproduce_jpw import JPW_DATASETS, jpw_accuracy, jpw_update
 from dpviz.experiments.runner import check_option, curve, encoded_split, located, remember
-from dpviz.explore import argument, exercise
+from dpviz.experiments.shipped import result
+from dpviz.explore import argument, exercise, reproductions
 from dpviz.trees.random_tree import RandomTree, fan_depth
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.ui.exercises import AuditTask, Implementation, Prediction, register
 from dpviz.ui.plots import accuracy_chart
-from dpviz.ui.widgets import choice_dropdown, depth_slider, epsilon_slider, trees_slider
+from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
 from dpviz.validation import check_epsilon, check_int
 
 #: ε values of the explorer's curve (ε = ∞ is the reference line).
@@ -120,7 +121,7 @@ def jpw_controls(dataset: str = "nursery", epsilon: float = 1.0) -> dict[str, An
     """
     defaults = explorer_defaults(dataset)
     picker = choice_dropdown(list(JPW_DATASETS), dataset)
-    depth = depth_slider(defaults["depth"], high=depth_range(dataset))
+    depth = int_slider(defaults["depth"], 1, depth_range(dataset), "height")  # JPW's word
     trees = trees_slider(defaults["n_trees"], high=MAX_TREES)
 
     def reset(change: dict[str, Any]) -> None:
@@ -171,6 +172,26 @@ def leaf_vector_table(n_trees: int = 10, seed: int = 0) -> pd.DataFrame:
             "noise_std": math.sqrt(2.0 * q) / (1.0 - q),
         })
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------- reproductions
+def accuracy_reproduction() -> pd.DataFrame:
+    """JPW Fig. 6–8: Private-RDT's accuracy at ε = 0.5, 0.75, 1, ∞ (10 × 10-fold), as shipped.
+
+    Recomputed under ``DPVIZ_RECOMPUTE=1`` (with ``DPVIZ_QUICK=1``: 2 × 3-fold).
+    """
+    return result(jpw_accuracy, epsilons=(0.5, 0.75, 1.0, math.inf),
+                  **reproductions("02")["accuracy"])
+
+
+def update_reproduction() -> pd.DataFrame:
+    """JPW Fig. 13–14: the update against Private-RDT on the union (3 × 10-fold), as shipped."""
+    settings = reproductions("02")
+    return result(jpw_update, settings["update_datasets"], **settings["update"])
+
+
+#: The notebook's shipped reproductions (``make results`` recomputes them).
+SHIPPED = (accuracy_reproduction, update_reproduction)
 
 
 def _with_eps_labels(results: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
