@@ -141,6 +141,22 @@ def test_the_stated_class_time_is_the_rubrics_and_the_core_fits_a_class(path):
         assert homework is None, "homework stated, but the notebook has no homework section"
 
 
+def test_the_instructors_guide_gives_each_notebooks_timing_plan():
+    """docs/instructor.md's timing table: each notebook's core, homework and appendix minutes are
+    the rubric's (to within rounding; "—" for a part the notebook does not have)."""
+    guide = (NOTEBOOKS[0].parent.parent / "docs" / "instructor.md").read_text(encoding="utf-8")
+    for path in NOTEBOOKS:
+        row = re.search(rf"^\| `{path.stem}` \| (\d+|—) \| (\d+|—) \| (\d+|—) \|", guide, re.M)
+        assert row, f"no row for {path.stem} in docs/instructor.md"
+        minutes = class_time.notebook_minutes(path)
+        for stated, part in zip(row.groups(), ("core", "homework", "appendix"), strict=True):
+            rubric = minutes[part]["total"]
+            if stated == "—":
+                assert rubric == 0, (path.stem, part, rubric)
+            else:
+                assert abs(int(stated) - rubric) <= ROUNDING, (path.stem, part, stated, rubric)
+
+
 def test_the_rubric_counts_what_it_says():
     """The rubric on a small notebook: words at 120 a minute, a minute per code cell, 5 per
     explorer, the exercises by kind (a check of an implementation: 15), the answer's own cells
