@@ -62,7 +62,8 @@ lint: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/python -m pytest tests -q
 
-# DPVIZ_QUICK=1: notebooks shrink their repeat counts so that all of them run in a few minutes
+# DPVIZ_QUICK=1: a reproduction recomputed with DPVIZ_RECOMPUTE=1 runs small; without it the
+# notebooks read the shipped results either way, so that all of them run in a few minutes
 # --nbval-cell-timeout: nbval's default is 2000 s and it does not poll the kernel while a cell
 # runs, so a wedged or silently dead kernel would look like a 33-minute hang (quick-mode cells take < 30 s)
 NBVAL := $(BIN)/python -m pytest -q --nbval-lax --nbval-current-env --nbval-cell-timeout=300 \
@@ -84,22 +85,13 @@ strip: $(STAMP)
 	$(BIN)/python .ci/strip_progress.py $(NOTEBOOKS)
 
 # The reproductions that take minutes ship as small files in dpviz/results/ (CSV + JSON with the code
-# version), which the notebooks read. This re-runs those notebooks with the full settings, recomputing
-# every result (no cache) and rewriting the files; about an hour on 2 cores. Commit the files after.
-RESULT_NOTEBOOKS := $(shell grep -l 'recompute=RECOMPUTE' $(NOTEBOOKS))
+# version), which the notebooks read. This recomputes every one of them with the full settings (each
+# notebook module's SHIPPED calls: dpviz.explore.run_shipped; the notebooks' explorer grids and
+# curves included), past every cache, and rewrites the files; about an hour on 2 cores. Commit the
+# files after. (DPVIZ_QUICK=0: a quick recomputation must never be shipped.)
 results: $(STAMP)
-	@mkdir -p $${TMPDIR:-/tmp}/dpviz-results
-	for nb in $(RESULT_NOTEBOOKS); do \
-		DPVIZ_RECOMPUTE=1 DPVIZ_SAVE_RESULTS=1 DPVIZ_CACHE=off $(BIN)/jupyter nbconvert --to notebook \
-			--execute --ExecutePreprocessor.timeout=3600 --output-dir $${TMPDIR:-/tmp}/dpviz-results $$nb \
-			|| exit 1; \
-	done
-	# the explorer of notebook 07 offers more data sets than the notebook runs (Nursery): ship them all
-	DPVIZ_RECOMPUTE=1 DPVIZ_SAVE_RESULTS=1 DPVIZ_CACHE=off $(BIN)/python -c "from dpviz.explore import compare; \
-		[compare.explorer_frame(d) for d in compare.EXPLORER_DATASETS if d != 'nursery']"
-	# notebook 03's explorer curves at the grid's budgets
-	DPVIZ_RECOMPUTE=1 DPVIZ_SAVE_RESULTS=1 DPVIZ_CACHE=off $(BIN)/python -c "from dpviz.experiments import fs_runs; \
-		[fs_runs.shipped_curves(d, recompute=None) for d in fs_runs.EXPLORER_DATASETS]"
+	DPVIZ_QUICK=0 DPVIZ_RECOMPUTE=1 DPVIZ_SAVE_RESULTS=1 DPVIZ_CACHE=off $(BIN)/python -c \
+		"from dpviz.explore import run_shipped; run_shipped()"
 
 # Benchmarks (not tests): each `python -m bench.NAME` (run from here) times dpviz, against diffprivlib
 # where there is a peer (in its own venv, bench/.venv-diffprivlib, created on first use), and rewrites

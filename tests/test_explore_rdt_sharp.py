@@ -183,7 +183,7 @@ def test_controls_ranges_are_the_documented_ones():
     assert 10 ** controls["epsilon"].max == pytest.approx(5.0)
     assert list(controls["dataset"].options) == list(rs.EXPLORER_DATASETS)
     assert {name: w.value for name, w in controls.items()} == {
-        "dataset": "mushroom", "epsilon": 0.5, "percent": 2, "n_secondary": 20}
+        "dataset": "nursery", "epsilon": 0.5, "percent": 20, "n_secondary": 20}
     # every data set's protocol fraction is within the labeled-% slider's range
     assert max(rs.DEFAULT_PERCENT.values()) <= rs.MAX_PERCENT
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 
 import pandas as pd
+import pytest
 
 from dpviz.audit import targets
 from dpviz.audit.engine import leaf_count_neighbours, search_neighbours
@@ -48,7 +49,7 @@ DATASETS_04 = ("mushroom", "nursery", "votes")
 # -------------------------------------------------------------- notebook 04 (RDT#), shipped results
 @functools.cache
 def settings_04() -> dict:
-    """Notebook 04's full-mode settings (its ``rs.reproduction_settings(QUICK and RECOMPUTE)``)."""
+    """Notebook 04's full-mode settings (``rs.reproduction_settings()`` without DPVIZ_RECOMPUTE)."""
     return rs.reproduction_settings(False)
 
 
@@ -103,8 +104,20 @@ def test_04_one_model_harness_agrees_and_both_beat_the_majority_class():
     )
 
 
-def test_04_explorer_default_loses_accuracy_when_the_noise_grows_tenfold():
-    """Notebook 04, after "One model": the explorer's default runs (Mushroom, 2% labeled, t = 20)
+def test_04_the_explorer_opens_where_rdt_sharp_is_clearly_ahead():
+    """Notebook 04's explorer opens (``rs.rdt_sharp_controls()``) where the paper's headline shows,
+    as its text says: RDT# ahead of Private-RDT on the labeled rows in each of the chart's 3 runs
+    at the opening ε, by more than 0.05 on average (Nursery, 20%, ε = 0.5, t = 20: 0.15)."""
+    opening = {name: widget.value for name, widget in rs.rdt_sharp_controls().items()}
+    frame = rs.explorer_frame(opening["dataset"], [opening["epsilon"]], opening["percent"],
+                              opening["n_secondary"])
+    accuracy = frame.pivot_table(index="repeat", columns="method", values="accuracy")
+    gap = accuracy["RDT#"] - accuracy["Private-RDT, labeled rows"]
+    assert len(gap) == rs.REPEATS and (gap > 0).all() and gap.mean() > 0.05, accuracy
+
+
+def test_04_explorer_mushroom_loses_accuracy_when_the_noise_grows_tenfold():
+    """Notebook 04, "Run-to-run scatter": the explorer's Mushroom runs (2% labeled, t = 20)
     lose accuracy from ε = 0.5 to ε = 0.05 (noise scale p/ε = 10 → 100 per count); for Private-RDT
     the loss exceeds 0.1, a gap beyond the scatter of 3 runs."""
     frame = (
@@ -210,7 +223,7 @@ def test_04_pseudo_labels_near_majority_at_small_epsilon_far_above_at_half():
 # ---------------------------------------------------------------- notebook 05 (FI's forest)
 @functools.cache
 def fi_run() -> tuple[dict, dict]:
-    """Notebook 05's full-mode settings and the ``run`` keywords it passes to the figures."""
+    """Notebook 05's shipped (full) settings and the ``run`` keywords of its figures."""
     settings = fi.reproduction_settings(False)
     return settings, {k: settings[k] for k in ("n_rows", "n_folds", "n_repeats")}
 
@@ -312,6 +325,23 @@ def test_05_audit_refutes_smooth_sensitivity_and_no_bound_exceeds_the_exact_loss
     assert smooth_audit.reject and smooth_audit.epsilon_lower > 2, smooth_audit
     for found in (smooth_audit, rosnam_audit):
         assert found.epsilon_lower < found.exact_epsilon + 0.05, found
+
+
+def test_05_the_equal_split_breaks_the_claim_by_how_much_the_text_says():
+    """Notebook 05, section 2 and the appendix's *The equal split*: on two one-leaf trees at ε = 1
+    (exact laws, every data set of up to 11 rows and one row more) the independent draw per row
+    keeps ε exactly; an equal split with an odd row sent to a random tree exceeds it by 2% (4% up to
+    30 rows, 34% at ε = 2); with the odd row in the first tree (np.array_split) by 51%, three rows
+    of one class against the same plus one of the other."""
+    table = fi.split_loss_table(epsilon=1.0, max_rows=11).set_index("split")["loss / ε"]
+    independent, random_leftover, first = table.to_numpy()
+    assert independent == pytest.approx(1.0, abs=1e-9)
+    assert round(random_leftover, 2) == 1.02 and round(first, 2) == 1.51, table
+    assert first == pytest.approx(fi.EQUAL_SPLIT_MAX_LOSS)  # exercise 05.4's ceiling
+    longer = fi.split_loss_table(epsilon=1.0, max_rows=30)["loss / ε"].to_numpy()
+    larger = fi.split_loss_table(epsilon=2.0, max_rows=11)["loss / ε"].to_numpy()
+    assert round(longer[1], 2) == 1.04 and round(larger[1], 2) == 1.34, (longer, larger)
+    assert longer[0] == pytest.approx(1.0) and larger[0] == pytest.approx(1.0)
 
 
 # ---------------------------------------------------------------- notebook 07 (compare all)

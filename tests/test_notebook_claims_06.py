@@ -4,8 +4,8 @@ student's view.
 Each test computes what the notebook computes — through ``dpviz.explore.audit``, with the
 notebook's arguments — and checks the claim with the notebook's tolerance. The audits the notebook
 runs itself take a second or less, so the tests run them at the notebook's (full-mode) sizes; the
-stories that train estimators are read, as in the notebook, from the shipped results at its
-full-mode sizes (``N_ESTIMATOR = 2_000``, ``N_SPLIT = 400``: the committed outputs are a full run).
+stories that train estimators are read, as in the notebook (``au.story``), from the shipped results
+at the sizes the notebook reads (au.REPRODUCTION_SETTINGS' full ones: the committed outputs).
 Every audit has a fixed seed, so a test fails only when the code or the shipped results change."""
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ import functools
 
 from dpviz.explore import audit as au
 
-N_ESTIMATOR = 2_000  # notebook 06's trainings per neighbour, whole-estimator audits (full mode)
-N_SPLIT = 400  # notebook 06's trainings per neighbour, the budget-split story (full mode)
+#: notebook 06's trainings per neighbour: whole-estimator audits (2,000), the budget split (400)
+N_ESTIMATOR = au.reproduction_settings(False)["estimator_audits"]
+N_SPLIT = au.reproduction_settings(False)["budget_split_audits"]
 
 
 def shipped(story: str, n_samples: int) -> dict:

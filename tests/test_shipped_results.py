@@ -295,3 +295,25 @@ def test_the_stamp_command(results_dir, monkeypatch, capsys):
     shipped.main(["--stamp"])
     assert "stamped 1 file(s)" in capsys.readouterr().out
     assert "csv_sha256" in json.loads((results_dir / "toy_sweep-votes.json").read_text())
+
+
+def test_make_results_recomputes_every_shipped_file(monkeypatch):
+    """`make results` runs each notebook module's SHIPPED (``dpviz.explore.run_shipped``) with
+    DPVIZ_RECOMPUTE=1. Read here instead, those calls must touch every shipped file, with the
+    arguments it was made with (or ``result`` refuses it), so that no shipped file goes stale
+    unseen and no notebook reads a result that `make results` does not remake."""
+    from dpviz.explore import run_shipped
+
+    monkeypatch.delenv("DPVIZ_RECOMPUTE", raising=False)
+    monkeypatch.delenv("DPVIZ_SAVE_RESULTS", raising=False)
+    monkeypatch.setattr(runner, "recall", lambda kind, key, compute, maxsize=None: compute())
+    read, path_of = set(), shipped.result_path
+
+    def recording(function, *args):
+        path = path_of(function, *args)
+        read.add(path.name)
+        return path
+
+    monkeypatch.setattr(shipped, "result_path", recording)
+    run_shipped()
+    assert read == {p.with_suffix(".csv").name for p in SHIPPED}

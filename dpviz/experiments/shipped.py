@@ -32,7 +32,7 @@ RESULTS = Path(__file__).resolve().parents[1] / "results"
 PACKAGE = Path(__file__).resolve().parents[1]
 DIGEST_KEY = "csv_sha256"
 _FIX = ("regenerate the shipped files (make results) or recompute it in the notebook "
-        "(RECOMPUTE = True, or DPVIZ_RECOMPUTE=1)")
+        "(start Jupyter with DPVIZ_RECOMPUTE=1 in the environment)")
 
 
 class ShippedResultError(DPVizError, LookupError):

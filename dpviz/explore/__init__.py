@@ -2,8 +2,12 @@
 
 Each module defines its notebook's exercises in one place, in Python: per exercise its cases
 and settings, its hint, its check and its worked answer (the instructor's key,
-:func:`dpviz.ui.exercises.solution`), registered on import.
-:func:`quick` is true under ``DPVIZ_QUICK=1`` (``make notebooks``): sweeps use fewer repeats.
+:func:`dpviz.ui.exercises.solution`), registered on import. Each module also holds its
+reproductions' settings (``REPRODUCTION_SETTINGS``: ``"full"``, the shipped runs, and
+``"quick"``) and lists its shipped reproductions in ``SHIPPED`` (:func:`run_shipped`:
+``make results``). The notebooks hold no run-mode flags: the environment decides, through
+:func:`settings`: every notebook reads the shipped results, made with the full settings; a
+reproduction recomputed (``DPVIZ_RECOMPUTE=1``) under ``DPVIZ_QUICK=1`` runs the quick ones.
 """
 
 from __future__ import annotations
@@ -11,16 +15,43 @@ from __future__ import annotations
 import importlib
 import os
 import pkgutil
+from typing import Any
 
-__all__ = ["load_all", "quick"]
+from dpviz.experiments.shipped import recompute_requested
+
+__all__ = ["load_all", "quick", "run_shipped", "settings"]
 
 
 def quick() -> bool:
-    """True when ``DPVIZ_QUICK=1``: notebooks shrink their repeat counts (said in each notebook)."""
+    """True when ``DPVIZ_QUICK=1``: a recomputed reproduction runs its quick settings."""
     return os.environ.get("DPVIZ_QUICK", "") == "1"
+
+
+def settings(table: dict[str, dict[str, Any]], quick_run: bool | None = None) -> dict[str, Any]:
+    """``table["quick"]`` or ``table["full"]`` (a copy): by ``quick_run``, or the run mode's.
+
+    ``quick_run=None``: quick only when ``DPVIZ_QUICK=1`` recomputes (``DPVIZ_RECOMPUTE=1``);
+    the shipped results are read with the full settings.
+    """
+    if quick_run is None:
+        quick_run = quick() and recompute_requested()
+    return dict(table["quick" if quick_run else "full"])
 
 
 def load_all() -> None:
     """Import every explorer module (so that all exercises are registered)."""
     for module in pkgutil.iter_modules(__path__):
         importlib.import_module(f"{__name__}.{module.name}")
+
+
+def run_shipped() -> None:
+    """Call every notebook's shipped reproductions (each module's ``SHIPPED``), in order.
+
+    They read the shipped files; ``make results`` sets ``DPVIZ_RECOMPUTE=1`` and
+    ``DPVIZ_SAVE_RESULTS=1``, so that each is recomputed with the full settings and rewritten.
+    """
+    for module in pkgutil.iter_modules(__path__):
+        shipped = getattr(importlib.import_module(f"{__name__}.{module.name}"), "SHIPPED", ())
+        for reproduce in shipped:
+            print(f"{module.name}: {getattr(reproduce, '__name__', reproduce)}", flush=True)
+            reproduce()

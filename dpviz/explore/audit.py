@@ -48,6 +48,7 @@ from dpviz.data.published import FI_TABLE6
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.shipped import result
+from dpviz.explore import settings
 from dpviz.explore.fi import fi_table6
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
@@ -62,7 +63,7 @@ __all__ = [
     "floating_point_audits", "half_sensitivity_laplace_law", "impossible_output_bound",
     "laplace_count_with_scale", "make_setup", "model_object_audits", "pruned_tree_audit",
     "results_frame", "reused_noise_audits", "run_audit", "samples_slider",
-    "smooth_sensitivity_loss", "smooth_sensitivity_story", "story_results",
+    "smooth_sensitivity_loss", "smooth_sensitivity_story", "story", "story_results",
     "threshold_lattice_audits", "tiny_problem", "unsplit_average_law", "verdict"
 ]
 
@@ -402,6 +403,43 @@ def story_results(story: str, n_samples: int, *, recompute: bool | None = None,
     """A story's audits, read from its shipped file (or run again: ``recompute=True``)."""
     return audits_from_frame(result(story_frame, story, n_samples, seed=seed,
                                     recompute=recompute))
+
+
+#: What notebook 06's shipped audits run: full (shipped) and a quick version (trainings or
+#: samples per neighbour, by story).
+REPRODUCTION_SETTINGS = {
+    "quick": {"pruned_tree_audit": 500, "budget_split_audits": 150, "estimator_audits": 1000,
+              "estimator_power_audit": 1000, "threshold_lattice_audits": 4000,
+              "model_object_audits": 1000},
+    "full": {"pruned_tree_audit": 500, "budget_split_audits": 400, "estimator_audits": 2000,
+             "estimator_power_audit": 2000, "threshold_lattice_audits": 4000,
+             "model_object_audits": 1000},
+}
+
+
+def reproduction_settings(quick: bool | None = None) -> dict:
+    """What notebook 06's audits run: full (shipped) or quick (None: the run mode's)."""
+    return settings(REPRODUCTION_SETTINGS, quick)
+
+
+def story(name: str) -> dict[str, AuditResult]:
+    """Story ``name``'s audits at the notebook's sizes (:data:`REPRODUCTION_SETTINGS`), as shipped.
+
+    Recomputed under ``DPVIZ_RECOMPUTE=1`` (with ``DPVIZ_QUICK=1``: fewer trainings).
+    """
+    return story_results(name, reproduction_settings()[name])
+
+
+def _story_call(name: str) -> Callable[[], dict[str, AuditResult]]:
+    def call() -> dict[str, AuditResult]:
+        return story(name)
+
+    call.__name__ = f"story({name!r})"
+    return call
+
+
+#: The notebook's shipped reproductions (``make results`` recomputes them).
+SHIPPED = tuple(_story_call(name) for name in STORIES)
 
 
 # ====================================================================== exercises 06.1–06.4

@@ -15,12 +15,12 @@ import numpy as np
 import pandas as pd
 
 from dpviz.errors import InvalidParameterError
-from dpviz.experiments import comparison, pareto
+from dpviz.experiments import comparison, pareto, pitfalls
 from dpviz.experiments.comparison import reference_accuracy  # by name: tests patch it here
 from dpviz.experiments.registry import ALGORITHMS, PRIVATE
 from dpviz.experiments.runner import remember
 from dpviz.experiments.shipped import recompute_requested, result
-from dpviz.explore import quick
+from dpviz.explore import quick, settings
 from dpviz.ui.exercises import (
     EPSILON,
     POINTS,
@@ -193,6 +193,45 @@ def _grid_key(dataset: str) -> tuple[str, tuple, tuple, int]:
 def explorer_frame(dataset: str = "nursery") -> pd.DataFrame:
     """The explorer's grid for ``dataset`` (``compare`` over :func:`grid`): shipped or computed."""
     return _explorer_frame(*_grid_key(dataset))
+
+
+# ---------------------------------------------------------------------------------- reproductions
+# Read from the shipped results; recomputed under DPVIZ_RECOMPUTE=1 (with DPVIZ_QUICK=1: fewer
+# runs).
+#: What notebook 07's reproductions run: full (shipped) and a quick version.
+REPRODUCTION_SETTINGS = {
+    "quick": {"budget_runs": 10, "rdt_sharp_runs": 5, "rdt_sharp_secondary": 50},
+    "full": {"budget_runs": 20, "rdt_sharp_runs": 10, "rdt_sharp_secondary": 200},
+}
+
+
+def reproduction_settings(quick_run: bool | None = None) -> dict:
+    """What notebook 07's reproductions run: full (shipped) or quick (None: the run mode's)."""
+    return settings(REPRODUCTION_SETTINGS, quick_run)
+
+
+def budget_pitfall() -> pd.DataFrame:
+    """§6's budget pitfall on Nursery at ε = 0.5: the update, the union at ε and at ε/2."""
+    runs = reproduction_settings()["budget_runs"]
+    return result(pitfalls.budget_pitfall, "nursery", epsilon=0.5, repeats=runs)
+
+
+def rdt_sharp_comparison() -> pd.DataFrame:
+    """RDT# with 2,000 public unlabeled rows against Private-RDT, on Nursery (appendix)."""
+    s = reproduction_settings()
+    return result(comparison.rdt_sharp_comparison, "nursery", n_labeled=1000, n_public=2000,
+                  epsilons=(0.2, 1.0), repeats=s["rdt_sharp_runs"],
+                  n_secondary=s["rdt_sharp_secondary"])
+
+
+def explorer_frames() -> None:
+    """The explorer's grid of every data set it offers."""
+    for dataset in EXPLORER_DATASETS:
+        explorer_frame(dataset)
+
+
+#: The notebook's shipped reproductions (``make results`` recomputes them).
+SHIPPED = (explorer_frames, budget_pitfall, rdt_sharp_comparison)
 
 
 def _selection(algorithms: Sequence[str] | None) -> list[str]:

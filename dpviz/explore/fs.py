@@ -17,6 +17,8 @@ import pandas as pd
 from dpviz.data.published import FS_TABLE1, FS_TABLE1_ALGORITHMS
 from dpviz.experiments import fs_runs
 from dpviz.experiments.reproduce_fs import jpw_table1_comparison, percent_summary
+from dpviz.experiments.shipped import result
+from dpviz.explore import settings
 from dpviz.mechanisms import exponential_probabilities
 from dpviz.pseudocode.fs import tau
 from dpviz.trees.id3_quality import get_criterion, q_max, sensitivity_max
@@ -227,9 +229,68 @@ def runs_chart(
 
 
 def published_table1() -> str | None:
-    """The full 200-run FS Table 1 (``docs/fs_table1.md``, written by ``make bench``), if any."""
+    """The full 200-run FS Table 1 (``docs/fs_table1.md``, written by ``make bench``), if any.
+
+    Its table and caption only: the paragraph on how the file was made is for maintainers.
+    """
     path = Path(__file__).resolve().parents[2] / "docs" / "fs_table1.md"
-    return path.read_text(encoding="utf-8") if path.exists() else None
+    if not path.exists():
+        return None
+    paragraphs = path.read_text(encoding="utf-8").strip().split("\n\n")
+    return "\n\n".join(p for p in paragraphs if not p.startswith("Seed ")) + "\n"
+
+
+# ---------------------------------------------------------------------------------- reproductions
+# Read from the shipped results; recomputed under DPVIZ_RECOMPUTE=1 (with DPVIZ_QUICK=1: fewer
+# runs and sizes).
+#: What notebook 03's reproductions run: full (shipped) and a quick version.
+REPRODUCTION_SETTINGS = {
+    "quick": {"table1_runs": 10, "table1_id3_runs": 2, "figure_runs": 3,
+              "fig4_sizes": (1000, 3000, 5000), "fig5_sizes": (500, 1000, 3000, 5000),
+              "jpw_runs": 1},
+    "full": {"table1_runs": 50, "table1_id3_runs": 10, "figure_runs": 30,
+             "fig4_sizes": (1000, 2000, 3000, 4000, 5000),
+             "fig5_sizes": (500, 1000, 2000, 3000, 4000, 5000), "jpw_runs": 3},
+}
+
+
+def reproduction_settings(quick: bool | None = None) -> dict:
+    """What notebook 03's reproductions run: full (shipped) or quick (None: the run mode's)."""
+    return settings(REPRODUCTION_SETTINGS, quick)
+
+
+def table1_reproduction() -> pd.DataFrame:
+    """FS Table 1: 50 runs per size (10 for the slow unlimited-depth ID3), as shipped."""
+    chosen = reproduction_settings()
+    return result(fs_runs.table1_runs, chosen["table1_runs"], chosen["table1_id3_runs"])
+
+
+def fig4_reproduction() -> pd.DataFrame:
+    """FS Fig. 4 (a numeric split at 35, B = 0.1): 30 runs per size, as shipped."""
+    chosen = reproduction_settings()
+    return result(fs_runs.fig4_runs, chosen["fig4_sizes"], chosen["figure_runs"])
+
+
+def fig5_reproduction() -> pd.DataFrame:
+    """FS Fig. 5 (a numeric split against ten bins, B = 0.2): 30 runs per size, as shipped."""
+    chosen = reproduction_settings()
+    return result(fs_runs.fig5_runs, chosen["fig5_sizes"], chosen["figure_runs"])
+
+
+def jpw_table1_reproduction() -> pd.DataFrame:
+    """JPW Table I (a private ID3 that stops only at empty nodes): 3 splits, as shipped."""
+    return result(fs_runs.jpw_runs, reproduction_settings()["jpw_runs"])
+
+
+def explorer_curves() -> None:
+    """The explorers' shipped curves (each data set, criterion, depth and ε of the sliders)."""
+    for dataset in fs_runs.EXPLORER_DATASETS:
+        fs_runs.shipped_curves(dataset, recompute=None)
+
+
+#: The notebook's shipped reproductions (``make results`` recomputes them).
+SHIPPED = (table1_reproduction, fig4_reproduction, fig5_reproduction, jpw_table1_reproduction,
+           explorer_curves)
 
 
 # ====================================================================== exercises 03.1–03.4

@@ -19,8 +19,10 @@ from dpviz.audit.engine import AuditResult, audit
 from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_sum_law
 from dpviz.data.published import JPW_TABLE1
 from dpviz.data.uci import Dataset, load
-from dpviz.experiments.reproduce_jpw import JPW_DATASETS
+from dpviz.experiments.reproduce_jpw import JPW_DATASETS, jpw_accuracy, jpw_update
 from dpviz.experiments.runner import check_option, curve, encoded_split, located, remember
+from dpviz.experiments.shipped import result
+from dpviz.explore import settings
 from dpviz.trees.random_tree import RandomTree, fan_depth
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.ui.exercises import (
@@ -33,7 +35,7 @@ from dpviz.ui.exercises import (
     register,
 )
 from dpviz.ui.plots import accuracy_chart
-from dpviz.ui.widgets import choice_dropdown, depth_slider, epsilon_slider, trees_slider
+from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
 from dpviz.validation import check_epsilon, check_int
 
 #: ε values of the explorer's curve (ε = ∞ is the reference line).
@@ -128,7 +130,7 @@ def jpw_controls(dataset: str = "nursery", epsilon: float = 1.0) -> dict[str, An
     """
     defaults = explorer_defaults(dataset)
     picker = choice_dropdown(list(JPW_DATASETS), dataset)
-    depth = depth_slider(defaults["depth"], high=depth_range(dataset))
+    depth = int_slider(defaults["depth"], 1, depth_range(dataset), "height")  # JPW's word
     trees = trees_slider(defaults["n_trees"], high=MAX_TREES)
 
     def reset(change: dict[str, Any]) -> None:
@@ -179,6 +181,40 @@ def leaf_vector_table(n_trees: int = 10, seed: int = 0) -> pd.DataFrame:
             "noise_std": math.sqrt(2.0 * q) / (1.0 - q),
         })
     return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------- reproductions
+#: What notebook 02's reproductions run: full (shipped) and a quick version.
+REPRODUCTION_SETTINGS = {
+    "quick": {"accuracy": {"n_runs": 2, "n_folds": 3}, "update_datasets": ("nursery",),
+              "update": {"epsilons": (0.5, 1.0), "n_runs": 1, "n_folds": 3}},
+    "full": {"accuracy": {"n_runs": 10, "n_folds": 10}, "update_datasets": ("nursery", "mushroom"),
+             "update": {"epsilons": (0.5, 0.75, 1.0), "n_runs": 3, "n_folds": 10}},
+}
+
+
+def reproduction_settings(quick: bool | None = None) -> dict:
+    """What notebook 02's reproductions run: full (shipped) or quick (None: the run mode's)."""
+    return settings(REPRODUCTION_SETTINGS, quick)
+
+
+def accuracy_reproduction() -> pd.DataFrame:
+    """JPW Fig. 6–8: Private-RDT's accuracy at ε = 0.5, 0.75, 1, ∞ (10 × 10-fold), as shipped.
+
+    Recomputed under ``DPVIZ_RECOMPUTE=1`` (with ``DPVIZ_QUICK=1``: 2 × 3-fold).
+    """
+    return result(jpw_accuracy, epsilons=(0.5, 0.75, 1.0, math.inf),
+                  **reproduction_settings()["accuracy"])
+
+
+def update_reproduction() -> pd.DataFrame:
+    """JPW Fig. 13–14: the update against Private-RDT on the union (3 × 10-fold), as shipped."""
+    chosen = reproduction_settings()
+    return result(jpw_update, chosen["update_datasets"], **chosen["update"])
+
+
+#: The notebook's shipped reproductions (``make results`` recomputes them).
+SHIPPED = (accuracy_reproduction, update_reproduction)
 
 
 def _with_eps_labels(results: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
