@@ -7,7 +7,8 @@ argmax, a doubled ε, a missing budget split, reused noise, FI's equal split, ro
 position, a split grid over the observed range, noise shared by leaves, a copied generator, a
 ledger that forgets a release) must be rejected at the same size, so a pass means the audit
 could have failed; each unproven path must be rejected. Each row runs at its own size
-(claims.csv ``samples``). Fixed seeds.
+(claims.csv ``samples``: for whole estimators twice the smallest size at which its planted bug
+is caught at five seeds, ``audit_suite.smallest_size``; 50,000 for components). Fixed seeds.
 `make audit` runs the same cases with more samples and writes docs/privacy.md.
 """
 
