@@ -26,13 +26,16 @@ def main() -> int:
     minutes = (time.perf_counter() - start) / 60
     header = (
         f"Produced by `make audit` on {audit_suite.machine_line()}, {os.cpu_count()} cores, "
-        f"{minutes:.1f} min: {args.whole:,} fits per neighbour for whole estimators, "
-        f"{args.mechanism:,} samples per neighbour for shipped components; 20% of the samples "
-        "choose the event, the rest estimate it; one-sided Clopper–Pearson bounds, 95% "
-        "confidence. Each claim's planted bug is audited the same way (same neighbours, "
-        "events, samples and seed); *power* gives the bound at which it is caught. "
-        "`make test` runs the same cases and bugs with 1,000 / 50,000 samples "
-        "(tests/test_audit_suite.py)."
+        f"{minutes:.1f} min: at least {args.whole:,} fits per neighbour for whole estimators "
+        f"(more where a row's own size is larger), {args.mechanism:,} samples per neighbour "
+        "for shipped components; 20% of the samples choose the event, the rest estimate it; "
+        "one-sided Clopper–Pearson bounds, 95% confidence. Each claim's planted bug is "
+        "audited the same way (same neighbours, events, samples and seed); *power* gives the "
+        "bound at which it is caught. Where a row says \"ε read from ledger_\", the claimed ε "
+        "is the fitted model's own ledger (its bug's too). `make test` runs the same cases "
+        "and bugs at each row's own size (`samples` in dpviz/audit/claims.csv: for whole "
+        "estimators twice the smallest size at which its planted bug is caught at five seeds; "
+        "50,000 for components; tests/test_audit_suite.py)."
     )
     audit_suite.write_claims(args.out, table, header)
     print(table[["estimator", "option", "role", "ε lower bound (95%)", "verdict", "power"]]

@@ -3,20 +3,31 @@ exported estimator × its privacy-relevant options, audited on worst-case neighb
 
 Each correct path must come out "no violation found", and its planted bug (the same path, on
 the same neighbours and events, with a fault of the kind the row rules out: a choice by exact
-argmax, a doubled ε, a missing budget split, reused noise) must be rejected at the same size,
-so a pass means the audit could have failed; each unproven path must be rejected. Whole
-estimators: 1,000 fits per neighbour; shipped components: 50,000 samples. Fixed seeds.
+argmax, a doubled ε, a missing budget split, reused noise, FI's equal split, rows dealt by
+position, a split grid over the observed range, noise shared by leaves, a copied generator, a
+ledger that forgets a release) must be rejected at the same size, so a pass means the audit
+could have failed; each unproven path must be rejected. Each row runs at its own size
+(claims.csv ``samples``: for whole estimators twice the smallest size at which its planted bug
+is caught at five seeds, ``audit_suite.smallest_size``; 50,000 for components). Fixed seeds.
 `make audit` runs the same cases with more samples and writes docs/privacy.md.
 """
 
 import os
+from contextlib import nullcontext
+from unittest import mock
 
 import numpy as np
 import pytest
 
 from dpviz.audit import suite as audit_suite
 from dpviz.trees.forest import DPRandomForestClassifier
-from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
+from dpviz.trees.id3 import (
+    DEFAULT_SPLIT_CELLS,
+    DiffPC45Classifier,
+    DiffPID3Classifier,
+    SuLQID3Classifier,
+    split_grid,
+)
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
@@ -26,7 +37,7 @@ CASES = audit_suite.cases()
 @pytest.fixture(scope="module")
 def results():
     processes = max(1, min(2, os.cpu_count() or 1))
-    run = audit_suite.run_suite(n_whole=1_000, n_mechanism=50_000, processes=processes)
+    run = audit_suite.run_suite(processes=processes)
     return {case.name: (result, bug) for case, result, bug in run}
 
 
@@ -34,6 +45,7 @@ def results():
 def test_case(case, results):
     result, bug = results[case.name]
     if case.role == "claim":
+        assert result.epsilon == pytest.approx(case.epsilon)  # a ledger says what the row says
         assert not result.reject, result.summary()
         if case.bug is not None:  # its power: the planted bug is caught at the same size
             assert bug is not None and bug.reject, (case.bug.name, bug and bug.summary())
@@ -52,7 +64,11 @@ def test_every_claim_has_a_planted_bug_or_says_why_not():
     # each kind of fault the table claims to rule out is planted somewhere
     bugs = " ".join(c.bug.name for c in CASES if c.bug is not None)
     for kind in ("exact argmax", "spends 2ε", "budget not split", "reused noise",
-                 "exact counts", "8× its ε", "private row count"):
+                 "exact counts", "8× its ε", "private row count",
+                 # the realistic kinds: faults of the shipped code's own shape
+                 "equal split as printed", "round robin", "observed range",
+                 "shared by all visited leaves", "copy of one generator state",
+                 "restarts the fit's generators", "ledger forgets"):
         assert kind in bugs, kind
 
 
@@ -66,6 +82,56 @@ def test_a_planted_bug_runs_the_shipped_path_with_one_fault():
     out = target.mechanism(target.D_prime, 20, np.random.default_rng(0))
     assert mechanisms.exponential_mechanism is before
     assert (out[:, 0] == 1).all()  # under D′ the exact argmax always takes a1
+
+
+def test_each_realistic_bug_is_the_one_fault_it_names():
+    """Each realistic plant hooks the step it names (the estimators may change under it)."""
+    domain, X, y, canary = audit_suite.categorical_problem()
+    rows = np.vstack([canary, X[:1]])
+    D_prime = audit_suite.with_row(X, y, canary, "n", first=True)
+    exact = np.array([[1, 0], [3, 3]])  # the canary's leaf and D's leaf under D′
+
+    def rdt(n_trees=1, seed=3):
+        return PrivateRDTClassifier(n_trees=n_trees, max_depth=3, domain=domain,
+                                    random_state=seed).fit(*D_prime)
+
+    def update(model, method):
+        return model.update(X[:1], y[:1], method=method, X_previous=D_prime[0],
+                            y_previous=D_prime[1])
+
+    for bugged in (False, True):  # the shipped path, then the plant
+        def patch(path, replacement, bugged=bugged):
+            return mock.patch(path, replacement) if bugged else nullcontext()
+
+        with patch("dpviz.leaf_release.mechanisms", audit_suite._SharedNoise()):
+            noise = rdt().released_counts(rows)[0] - exact
+        assert (noise[0] == noise[1]).all() == bugged  # one draw for both visited leaves
+        with patch("dpviz.privacy.PrivateTable.noisy_leaf_counts",
+                   audit_suite._counts_from_a_copy):
+            counts = rdt(3).released_counts(rows[1:])[:, 0]
+        assert (counts == counts[0]).all() == bugged  # D's leaf: the same noise in every tree
+        with patch("dpviz.privacy.PrivateTable.charge_prior", audit_suite._forgets_prior):
+            assert update(rdt(), "recount").ledger_.spent == (1.0 if bugged else 2.0)
+        with patch("dpviz.trees.rdt.PrivateRDTClassifier.update", audit_suite._update_restarting):
+            fitted = rdt()
+            keys = [t.key for t in fitted.trees_]
+            assert ([t.key for t in update(fitted, "rebuild").trees_] == keys) == bugged
+        dealt = []
+        spy = audit_suite._rows_dealt(
+            lambda rng, n, tau, dealt=dealt: dealt.append((n, tau)) or np.zeros(n, np.int64))
+        with patch("dpviz.trees.forest.get_majority_labels", spy):
+            DPRandomForestClassifier(n_trees=2, max_depth=1, domain=domain,
+                                     random_state=0).fit(*D_prime)
+        assert dealt == ([(7, 2)] if bugged else [])  # the draw of the 7 rows' trees
+        numeric, values, labels, _ = audit_suite._threshold_problem()  # at 0.1 and 0.9
+        with patch("dpviz.trees.id3.DiffPC45Classifier.fit", audit_suite._fit_on_observed_range):
+            root = DiffPC45Classifier(10.0, max_depth=1, domain=numeric,
+                                      random_state=0).fit(values, labels).tree_.root
+        point = root.split_points["x"]
+        assert (point in split_grid(0.1, 0.9, DEFAULT_SPLIT_CELLS)) == bugged  # the data's grid
+    rng = np.random.default_rng(0)
+    assert np.bincount(audit_suite._deal_equally(rng, 7, 3)).tolist() == [3, 2, 2]
+    assert audit_suite._deal_by_position(rng, 5, 2).tolist() == [0, 1, 0, 1, 0]
 
 
 def test_every_exported_estimator_and_family_is_covered():
@@ -82,7 +148,10 @@ def test_every_exported_estimator_and_family_is_covered():
                    "default height", "numeric split points", "tiny ε", "huge ε",
                    "smooth_sensitivity", "disjoint=False", "clip_negative", "numeric attributes",
                    "prune=True", "criterion='gini'", "criterion='infogain'",
-                   "nested labelled sets", "own seeds"):
+                   "nested labelled sets", "own seeds",
+                   # what the realistic bugs move: the order, other leaves, the range, the ledger
+                   "the canary first", "every leaf holding a row", "outside D's range",
+                   "ε read from ledger_", "the rows' split"):
         assert needed in options, needed
 
 

@@ -4,10 +4,18 @@ Each :class:`Case` is a row of the claims table (docs/privacy.md §6–7), its t
 ``claims.csv`` and its target built here: a release path, its claimed ε, worst-case neighbours
 (D and D + a canary) and the attacker's events. A ``"claim"`` must not be rejected and carries
 a planted :class:`Bug` that must be; a ``"no claim"`` path must be rejected.
+
+Besides the bugs of a given strength (the path at k·ε, an exact argmax), the realistic ones
+change one step of the shipped code as a programmer might: FI's equal split as printed, rows
+dealt by position, a split grid over the observed range, one noise draw for every visited
+leaf, a copied generator, a ledger that forgets a release. Their targets see what those
+faults move: the canary first (D′ is not D with a row appended), the leaves of D's rows beside
+the canary's, a canary outside D's range, and the ε the fitted model's ledger claims.
 """
 
 from __future__ import annotations
 
+import copy
 import csv
 import math
 import platform
@@ -35,6 +43,8 @@ from dpviz.audit.engine import (
 )
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import NotProvenPrivateWarning, PrivacyLeakWarning
+from dpviz.privacy import PrivateTable
+from dpviz.trees import forest as forest_module
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.id3 import (
     DEFAULT_SPLIT_CELLS,
@@ -47,8 +57,8 @@ from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
 __all__ = [
-    "NEIGHBOURS", "TABLE_END", "TABLE_START", "Bug", "Case", "Target", "cases", "claims_markdown",
-    "claims_table", "run_case", "run_suite", "write_claims"
+    "NEIGHBOURS", "SIZES", "TABLE_END", "TABLE_START", "Bug", "Case", "Target", "cases",
+    "claims_markdown", "claims_table", "run_case", "run_suite", "smallest_size", "write_claims"
 ]
 
 #: The neighbour relation of every claim in dpviz.
@@ -59,30 +69,42 @@ EPS = 1.0
 
 @dataclass(frozen=True)
 class Target:
-    """What to audit: a vectorized mechanism, the two neighbours and the attacker's events."""
+    """What to audit: a vectorized mechanism, the two neighbours and the attacker's events.
+
+    ``claimed()``, when given, is the ε the release itself claims (its fitted model's
+    ``ledger_``), audited instead of the row's: a ledger that forgets a release then fails.
+    """
 
     mechanism: Mechanism
     D: Any
     D_prime: Any
     events: Sequence[Event] = ()
     exact_epsilon: float | None = None
+    claimed: Callable[[], float] | None = None
 
 
 @dataclass(frozen=True)
 class Bug:
-    """A claim's path with a fault it rules out (``epsilon``: its claim, default the case's)."""
+    """A claim's path with a fault it rules out."""
 
     name: str
     build: Callable[[], Target] = field(repr=False)
-    epsilon: float | None = None
+
+
+#: The sample sizes (per neighbour) a row's size is chosen from (:func:`smallest_size`).
+SIZES: tuple[int, ...] = (100, 150, 200, 300, 400, 500, 700, 1_000, 1_500, 2_000, 3_000, 4_000,
+                          6_000, 8_000, 12_000, 16_000)
 
 
 @dataclass(frozen=True)
 class Case:
     """One release path × option, its claim, and how to audit it (``build()``: the target).
 
-    ``no_power`` says why a claim has no bug; ``whole``: one fit per sample (fewer samples);
-    ``min_samples``: the least samples per neighbour for the case and its bug.
+    ``no_power`` says why a claim has no bug; ``whole``: one fit per sample (``make audit``
+    gives these fewer samples than components); ``samples``: the samples per neighbour of the
+    case and its bug at test size — twice :func:`smallest_size` (the smallest of
+    :data:`SIZES` at which the planted bug is caught, or a no-claim path rejected, at each of
+    five seeds) for whole estimators; 50,000 for components (milliseconds, above that rule).
     """
 
     family: str
@@ -96,7 +118,7 @@ class Case:
     bug: Bug | None = None
     no_power: str = ""
     whole: bool = True
-    min_samples: int = 0
+    samples: int = 1_000
 
     @property
     def name(self) -> str:
@@ -113,14 +135,17 @@ Builds = dict[str, tuple[Build, Build | None]]
 def planted(build: Build, path: str, replacement: Any) -> tuple[Build, Build]:
     """``build`` and its planted bug: its target run with the object at ``path`` replaced."""
 
+    def patched(run: Callable[..., Any] | None) -> Callable[..., Any] | None:
+        def with_bug(*args: Any) -> Any:
+            with mock.patch(path, replacement):
+                return run(*args)
+
+        return None if run is None else with_bug
+
     def bugged() -> Target:
         target = build()
-
-        def mechanism(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-            with mock.patch(path, replacement):
-                return target.mechanism(data, n, rng)
-
-        return replace(target, mechanism=mechanism)
+        return replace(target, mechanism=patched(target.mechanism),
+                       claimed=patched(target.claimed))
 
     return build, bugged
 
@@ -153,6 +178,129 @@ def _no_noise(values: Any, **kw: Any) -> np.ndarray:
     return np.asarray(values)
 
 
+# ------------------------------------------------------------------------------- realistic bugs
+# Faults a programmer makes, each one change to the shipped path while its target runs.
+
+
+class _SharedNoise:
+    """Planted bug: one noise draw shared by all visited leaves (their first one's uniforms).
+
+    Replaces ``dpviz.leaf_release.mechanisms`` (the leaf releases' only use of it).
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(mechanisms, name)
+
+    @staticmethod
+    def open_uniforms(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+        first = mechanisms.open_uniforms(rng, (1, *shape[1:]))
+        return np.repeat(first, shape[0], axis=0)
+
+
+_LEAF_COUNTS = PrivateTable.noisy_leaf_counts
+
+
+def _counts_from_a_copy(self: PrivateTable, *args: Any, **kw: Any) -> Any:
+    """Planted bug (``PrivateTable.noisy_leaf_counts``): each release draws from a copy.
+
+    The table's generator never advances: every tree's release is fed from copies of one
+    generator state.
+    """
+    rng = self.rng
+    self.rng = copy.deepcopy(rng)
+    try:
+        return _LEAF_COUNTS(self, *args, **kw)
+    finally:
+        self.rng = rng
+
+
+_UPDATE = PrivateRDTClassifier.update
+
+
+def _update_restarting(self: PrivateRDTClassifier, *args: Any, **kw: Any) -> Any:
+    """Planted bug (``PrivateRDTClassifier.update``): it restarts the fit's generators.
+
+    From ``random_state`` again: its trees (``rebuild``), secret key and uniforms are copies
+    of the fit's.
+    """
+    self._structure_rng, self._noise_rng = self._rngs()
+    return _UPDATE(self, *args, **kw)
+
+
+def _forgets_prior(table: PrivateTable, epsilon: float, **kw: Any) -> None:
+    """Planted bug: ``charge_prior`` records nothing — the ledger forgets the earlier release."""
+
+
+_MAJORITY_LABELS = forest_module.get_majority_labels
+
+
+class _Dealt:
+    """The forest's secret generator, except its one draw of the rows' trees (``deal``)."""
+
+    def __init__(self, rng: np.random.Generator,
+                 deal: Callable[[np.random.Generator, int, int], np.ndarray]) -> None:
+        self._rng, self._deal = rng, deal
+
+    def integers(self, low: int, high: int, size: int) -> np.ndarray:
+        if low != 0:
+            raise AssertionError("the planted bug expected the draw of each row's tree")
+        return self._deal(self._rng, int(size), int(high))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._rng, name)
+
+
+def _rows_dealt(deal: Callable[[np.random.Generator, int, int], np.ndarray]) -> Callable[..., Any]:
+    """Planted bug: row i goes to tree ``deal(rng, n, τ)[i]``, not to one drawn for it alone.
+
+    Replaces the forest's ``get_majority_labels`` (its generator's draw of the rows' trees).
+    """
+
+    def get_majority_labels(table: PrivateTable, trees: list, *, rng: np.random.Generator,
+                            **kw: Any) -> Any:
+        return _MAJORITY_LABELS(table, trees, rng=_Dealt(rng, deal), **kw)
+
+    return get_majority_labels
+
+
+def _deal_equally(rng: np.random.Generator, n: int, tau: int) -> np.ndarray:
+    """FI §4.2 as printed ("sampled without replacement"): shuffle, deal; leftovers first.
+
+    Each tree's size is fixed by n (the leftover rows go to the first trees), so adding a row
+    moves rows between trees.
+    """
+    return rng.permutation(n) % tau
+
+
+def _deal_by_position(rng: np.random.Generator, n: int, tau: int) -> np.ndarray:
+    """Round robin: row i to tree i mod τ (adding a row first moves every other row)."""
+    return np.arange(n) % tau
+
+
+_equal_split, _round_robin = _rows_dealt(_deal_equally), _rows_dealt(_deal_by_position)
+
+_FIT_C45 = DiffPC45Classifier.fit
+
+
+def _fit_on_observed_range(self: DiffPC45Classifier, X: Any, y: Any, *args: Any,
+                           **kw: Any) -> Any:
+    """Planted bug (``DiffPC45Classifier.fit``): split grids over the data's observed range.
+
+    Each numeric attribute's grid spans its rows' smallest to largest value instead of the
+    public domain's bounds (at the root, the node's observed range).
+    """
+    codes = self.domain.encode(X)
+    observed = {(a.low, a.high): (float(codes[:, j].min()), float(codes[:, j].max()))
+                for j, a in enumerate(self.domain) if isinstance(a, Numeric)}
+
+    def grid(low: float, high: float, n_cells: int) -> np.ndarray:
+        low, high = observed.get((low, high), (low, high))
+        return split_grid(low, high, n_cells)
+
+    with mock.patch("dpviz.trees.id3_split_point.split_grid", grid):
+        return _FIT_C45(self, X, y, *args, **kw)
+
+
 # ------------------------------------------------------------------------------- data
 def categorical_problem() -> tuple[Domain, np.ndarray, list[str], np.ndarray]:
     """Three binary attributes; D's 6 rows at 000, the canary at 111 (label "n"): the worst case."""
@@ -172,8 +320,15 @@ def _numeric_problem() -> tuple[Domain, np.ndarray, list[str], np.ndarray]:
     return domain, X, y, canary
 
 
-def with_row(X: np.ndarray, y: list[str], row: np.ndarray, label: str) -> tuple[Any, Any]:
-    """D + one row: the add/remove neighbour."""
+def with_row(X: np.ndarray, y: list[str], row: np.ndarray, label: str,
+             first: bool = False) -> tuple[Any, Any]:
+    """D + one row: the add/remove neighbour.
+
+    ``first``: the row before D's, moving each of them one place (a fit may depend on the
+    order of a data set, a multiset, only through a uniformly random permutation).
+    """
+    if first:
+        return np.vstack([row, X]), [label, *y]
     return np.vstack([X, row]), [*y, label]
 
 
@@ -200,20 +355,26 @@ Problem = tuple[Domain, np.ndarray, list[str], np.ndarray]
 def _canary_target(cls: type, output: Callable[[Any, np.ndarray], np.ndarray], *,
                    problem: Callable[[], Problem] = categorical_problem, label: str = "n",
                    fit: Callable[[Any, Any, Any], Any] | None = None,
-                   events: Sequence[Event] = (), **kw: Any) -> Target:
-    """``output(model, canary)`` of ``fit(cls(**kw), *D)`` (default: ``.fit``) per sample."""
+                   events: Sequence[Event] = (), first: bool = False, with_d: bool = False,
+                   **kw: Any) -> Target:
+    """``output(model, rows)`` of ``fit(cls(**kw), *D)`` (default: ``.fit``) per sample.
+
+    ``rows``: the canary, and (``with_d``) D's first row after it, whose leaves hold D's
+    rows; ``first``: D′ puts the canary before D's rows.
+    """
     domain, X, y, canary = problem()
     make = partial(cls, domain=domain, **kw)
     fit = fit or (lambda model, X_, y_: model.fit(X_, y_))
+    rows = np.vstack([canary, X[:1]]) if with_d else canary
 
     def mechanism(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotProvenPrivateWarning)
             warnings.simplefilter("ignore", PrivacyLeakWarning)
-            return per_seed(lambda s: np.ravel(output(fit(make(random_state=s), *data), canary)),
+            return per_seed(lambda s: np.ravel(output(fit(make(random_state=s), *data), rows)),
                             n, rng)
 
-    return Target(mechanism, (X, y), with_row(X, y, canary, label), events)
+    return Target(mechanism, (X, y), with_row(X, y, canary, label, first), events)
 
 
 def _with_total(counts: np.ndarray) -> np.ndarray:
@@ -231,6 +392,40 @@ def rdt_leaf_target(epsilon: float, n_trees: int = 1, **kw: Any) -> Target:
         events = _shift_events(range(0, 2 * n_trees, 2), [0] * n_trees)
     return _canary_target(PrivateRDTClassifier, out, events=events, epsilon=epsilon,
                           n_trees=n_trees, max_depth=3, **kw)
+
+
+def _equal(name: str, a: Sequence[int], b: Sequence[int] | np.ndarray) -> Event:
+    """The joint event "coordinates ``a`` equal ``b``" (coordinates, or values)."""
+    def test(x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, float)
+        other = x[:, list(b)] if isinstance(b, list) else np.asarray(b, float)
+        return (x[:, list(a)] == other).all(axis=1)
+
+    return Event(name, test)
+
+
+def rdt_leaves_target(epsilon: float, n_trees: int = 1) -> Target:
+    """Private-RDT (height 3) on :func:`categorical_problem`, the canary first in D′.
+
+    Per tree: the noisy class counts of the canary's leaf, of D's leaf (000) and their
+    difference; events: the difference is D′'s exact one, (1, 0) − (3, 3), in a tree; a leaf's
+    counts are the same in two trees.
+    """
+    def out(m: PrivateRDTClassifier, rows: np.ndarray) -> np.ndarray:
+        counts = m.released_counts(rows)  # (trees, [canary, D's row], classes)
+        return np.concatenate([counts.reshape(n_trees, 4), counts[:, 0] - counts[:, 1]], axis=1)
+
+    events = [_equal(f"tree {t + 1}: canary's leaf − D's leaf = D′'s exact (−2, −3)",
+                     [6 * t + 4, 6 * t + 5], [-2, -3]) for t in range(n_trees)]
+    for s in range(n_trees):
+        for t in range(s + 1, n_trees):
+            events += [_equal(f"{what} leaf: the same counts in trees {s + 1} and {t + 1}",
+                              [6 * s + j, 6 * s + j + 1], [6 * t + j, 6 * t + j + 1])
+                       for what, j in (("the canary's", 0), ("D's", 2))]
+    if n_trees > 1:  # the canary's leaf in every tree gains one class-"n" row
+        events += _shift_events(range(0, 6 * n_trees, 6), [0] * n_trees)
+    return _canary_target(PrivateRDTClassifier, out, events=events, first=True, with_d=True,
+                          epsilon=epsilon, n_trees=n_trees, max_depth=3)
 
 
 def _mechanism_targets() -> Builds:
@@ -273,6 +468,11 @@ def _rdt_targets() -> Builds:
         "rdt-tiny-eps": (partial(rdt_leaf_target, mechanisms.MIN_NOISE_RATE),
                          partial(rdt_leaf_target, math.inf)),
         "rdt-laplace": (partial(rdt_leaf_target, EPS, noise="laplace"), None),
+        "rdt-leaves": planted(partial(rdt_leaves_target, EPS), "dpviz.leaf_release.mechanisms",
+                              _SharedNoise()),
+        "rdt-3-trees-leaves": planted(partial(rdt_leaves_target, EPS, 3),
+                                      "dpviz.privacy.PrivateTable.noisy_leaf_counts",
+                                      _counts_from_a_copy),
     }
 
 
@@ -280,43 +480,52 @@ def _update_targets() -> Builds:
     domain, X, y, canary = categorical_problem()
     batch = np.array([["0", "0", "1"]], dtype=object), ["y"]
 
-    def update(epsilon: float, method: str, canary_in: str, reseeded: bool = False) -> Target:
-        """The releases of a fit and its update (``reseeded``: refit D1 ∪ D2, same seed)."""
-        def run(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+    def update(epsilon: float, method: str, canary_in: str, ledger: bool = False) -> Target:
+        """The releases of a fit and its update (``ledger``: the claim is the model's ledger_)."""
+        def updated(data: Any, seed: int) -> tuple[PrivateRDTClassifier, np.ndarray]:
             (X1, y1), (X2, y2) = data if canary_in == "D1" else ((X, y), data)
             kw = {} if method == "jpw" else {"X_previous": X1, "y_previous": y1}
+            model = PrivateRDTClassifier(epsilon=epsilon, n_trees=1, max_depth=3, domain=domain,
+                                         random_state=seed).fit(X1, y1)
+            before = model.released_counts(canary)[0, 0]
+            return model.update(X2, y2, method=method, **kw), before
 
+        def run(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
             def releases(seed: int) -> np.ndarray:
-                make = partial(PrivateRDTClassifier, epsilon=epsilon, n_trees=1, max_depth=3,
-                               domain=domain, random_state=seed)
-                model = make().fit(X1, y1)
-                before = model.released_counts(canary)[0, 0]
-                if reseeded:
-                    model = make().fit(np.vstack([X1, X2]), [*y1, *y2])
-                else:
-                    model = model.update(X2, y2, method=method, **kw)
+                model, before = updated(data, seed)
                 after = model.released_counts(canary)[0, 0]
                 return np.concatenate([before, after, after - before, [before[0] + after[0]]])
 
             return per_seed(releases, n, rng)
 
         if canary_in == "D1":  # both releases read the canary: before[0] and after[0] shift
-            return Target(run, ((X, y), batch), (with_row(X, y, canary, "n"), batch),
-                          _shift_events([0, 2], [0, 0]))
-        return Target(run, batch, with_row(*batch, canary, "n"), _shift_events([4], [0]))
+            pair = ((X, y), batch), (with_row(X, y, canary, "n"), batch)
+            events = _shift_events([0, 2], [0, 0])
+        else:  # the canary's leaf: unchanged by the update under D (same noise if reused)
+            pair = batch, with_row(*batch, canary, "n")
+            events = [*_shift_events([4], [0]),
+                      _equal("the canary's leaf unchanged by the update", [4, 5], [0, 0])]
+        claimed = (lambda: updated(pair[1], 0)[0].ledger_.spent) if ledger else None
+        return Target(run, *pair, events, claimed=claimed)
 
-    def ledger(method: str, canary_in: str, reseeded: bool) -> tuple[Build, Build]:
-        """The update; its bug: the same charged once (the row's bug ε), or ``reseeded``."""
-        return (partial(update, EPS, method, canary_in),
-                partial(update, EPS, method, canary_in, reseeded))
+    def from_ledger(method: str, canary_in: str) -> tuple[Build, Build]:
+        """The update at the ε its ledger_ claims, and its bug.
+
+        Canary in D1: the ledger forgets the D1 release; in D2: the update restarts the fit's
+        generators (their noise is reused).
+        """
+        path, bug = (("dpviz.privacy.PrivateTable.charge_prior", _forgets_prior)
+                     if canary_in == "D1" else
+                     ("dpviz.trees.rdt.PrivateRDTClassifier.update", _update_restarting))
+        return planted(partial(update, EPS, method, canary_in, ledger=True), path, bug)
 
     return {
         "jpw-d2": _at(update, "jpw", "D2"),
         "jpw-d1": _at(update, "jpw", "D1"),
-        "recount-d1": ledger("recount", "D1", False),
-        "recount-d2": ledger("recount", "D2", True),
-        "rebuild-d2": ledger("rebuild", "D2", True),
-        "rebuild-d1": ledger("rebuild", "D1", False),
+        "recount-d1": from_ledger("recount", "D1"),
+        "recount-d2": from_ledger("recount", "D2"),
+        "rebuild-d2": from_ledger("rebuild", "D2"),
+        "rebuild-d1": from_ledger("rebuild", "D1"),
     }
 
 
@@ -338,6 +547,29 @@ def _forest_targets() -> Builds:
         return _canary_target(DPRandomForestClassifier, lambda m, c: m.released_labels(c)[:, 0],
                               problem=_numeric_problem, epsilon=epsilon, n_trees=1, max_depth=2)
 
+    def one_leaf() -> Problem:
+        """D's 3 rows of class n and the canary (class y) in one leaf.
+
+        FI's equal split's worst case (docs/privacy.md §8.2.4); with the canary first, an
+        order-dependent split moves D's rows too.
+        """
+        domain = Domain([Categorical("a", ("0", "1"))], ["n", "y"])
+        X = np.full((3, 1), "0", dtype=object)
+        return domain, X, ["n"] * 3, X[:1]
+
+    def split(epsilon: float) -> Target:
+        """Two trees, the canary first: both trees' labels of the leaf, and their pattern.
+
+        At ε = 2 the equal split's exact loss is 3.38 and it is caught at 1,000 fits per
+        neighbour (at five seeds); at ε = 1 its 1.51 would need about 4,000.
+        """
+        def out(m: DPRandomForestClassifier, rows: np.ndarray) -> np.ndarray:
+            labels = m.released_labels(rows)[:, 0]
+            return np.append(labels, 2 * labels[0] + labels[1])
+
+        return _canary_target(DPRandomForestClassifier, out, problem=one_leaf, label="y",
+                              first=True, epsilon=epsilon, n_trees=2, max_depth=1)
+
     return {
         "forest": _at(forest),
         "forest-disjoint": (partial(forest, EPS, 5),
@@ -348,6 +580,10 @@ def _forest_targets() -> Builds:
         "forest-numeric": _at(forest_numeric),
         "forest-smooth": (partial(forest, EPS, problem=pure, leaf_mechanism="smooth_sensitivity"),
                           None),
+        "forest-split": planted(partial(split, 2 * EPS), "dpviz.trees.forest.get_majority_labels",
+                                _equal_split),
+        "forest-order": planted(partial(split, 2 * EPS), "dpviz.trees.forest.get_majority_labels",
+                                _round_robin),
     }
 
 
@@ -443,6 +679,21 @@ def _fs_targets() -> Builds:
                               events=[Event("x < 0.3", lambda o: np.asarray(o)[:, 0] < 0.3)],
                               epsilon=EPS, max_depth=1)
 
+    def outside_range() -> Target:
+        """The same split point, the canary first and outside D's range [0.1, 0.9]: at 0.99."""
+        def problem() -> Problem:
+            return (*_threshold_problem()[:3], np.array([[0.99]]))
+
+        def out(m: DiffPC45Classifier, canary: np.ndarray) -> np.ndarray:
+            return np.array([m.tree_.root.split_points.get("x", math.nan)])
+
+        d_grid = split_grid(0.1, 0.9, DEFAULT_SPLIT_CELLS)  # 0.8·i/256 = 0.89·j/256: none inside
+        on = Event("on the grid of D's range [0.1, 0.9]",
+                   lambda o: np.isin(np.asarray(o)[:, 0], d_grid[1:-1]))
+        off = Event("off the grid of D's range [0.1, 0.9]", lambda o: ~on(o))
+        return _canary_target(DiffPC45Classifier, out, problem=problem, label="y", first=True,
+                              events=[on, off], epsilon=EPS, max_depth=1)
+
     return {
         "diffpid3-leaf": _at(leaf, DiffPID3Classifier),
         "sulq-leaf": _at(leaf, SuLQID3Classifier),
@@ -454,6 +705,8 @@ def _fs_targets() -> Builds:
                               "dpviz.mechanisms.discrete_laplace", _no_noise),
         "diffpc45-prune": by_argmax(DiffPC45Classifier, prune=True),
         "diffpc45-numeric": planted(numeric_threshold, _EM_PATH, _exponential_times(8)),
+        "diffpc45-range": planted(outside_range, "dpviz.trees.id3.DiffPC45Classifier.fit",
+                                  _fit_on_observed_range),
         "fan-pruned": (_pruned_tree, None),
     }
 
@@ -583,11 +836,10 @@ def cases() -> list[Case]:
         build, bug = builds.pop(row["id"])
         if (bug is None) != (row["bug"] == ""):
             raise ValueError(f"claims.csv row {row['id']}: its bug and its targets disagree")
-        bug_epsilon = float(row["bug_epsilon"]) if row["bug_epsilon"] else None
         out.append(Case(row["family"], row["estimator"], row["option"], row["role"],
                         float(row["epsilon"]), row["neighbours"], row["released"], build,
-                        None if bug is None else Bug(row["bug"], bug, bug_epsilon),
-                        row["no_power"], row["whole"] == "yes", int(row["min_samples"] or 0)))
+                        None if bug is None else Bug(row["bug"], bug),
+                        row["no_power"], row["whole"] == "yes", int(row["samples"])))
     if builds:
         raise ValueError(f"targets without a row in claims.csv: {sorted(builds)}")
     return out
@@ -598,16 +850,33 @@ def cases() -> list[Case]:
 Row = tuple[Case, AuditResult, AuditResult | None]
 
 
-def run_case(case: Case, n_samples: int, seed: int = 0, *, bug: bool = False) -> AuditResult:
-    """Audit one case (or its planted bug: same neighbours, events, size and seed)."""
+def run_case(case: Case, n_samples: int | None = None, seed: int = 0, *,
+             bug: bool = False) -> AuditResult:
+    """Audit one case (or its planted bug: same neighbours, events, size and seed).
+
+    ``n_samples`` per neighbour (default the case's); the claim is the target's own
+    (``claimed()``, read from its ledger) when it has one, else the row's ε.
+    """
     if bug and case.bug is None:
         raise ValueError(f"{case.name} has no planted bug")
     target = case.bug.build() if bug else case.build()
-    epsilon = case.bug.epsilon if bug and case.bug.epsilon is not None else case.epsilon
+    epsilon = case.epsilon if target.claimed is None else float(target.claimed())
     return audit(target.mechanism, target.D, target.D_prime, epsilon=epsilon,
-                 n_samples=max(n_samples, case.min_samples), seed=seed,
+                 n_samples=case.samples if n_samples is None else n_samples, seed=seed,
                  extra_events=target.events, neighbours=case.neighbours,
                  exact_epsilon=target.exact_epsilon)
+
+
+def smallest_size(case: Case, seeds: Sequence[int] = range(5),
+                  sizes: Sequence[int] = SIZES) -> int | None:
+    """The smallest of ``sizes`` at which the planted bug is caught at each of ``seeds``.
+
+    A no-claim path: rejected. None if no size does. ``Case.samples`` is twice this.
+    """
+    for n in sizes:
+        if all(run_case(case, n, seed, bug=case.bug is not None).reject for seed in seeds):
+            return n
+    return None
 
 
 def _run_index(job: tuple[int, bool, int, int]) -> tuple[tuple[int, bool], AuditResult]:
@@ -617,8 +886,8 @@ def _run_index(job: tuple[int, bool, int, int]) -> tuple[tuple[int, bool], Audit
 
 
 def run_suite(
-    n_whole: int = 2_000,
-    n_mechanism: int = 50_000,
+    n_whole: int | None = None,
+    n_mechanism: int | None = None,
     *,
     seed: int = 0,
     select: Callable[[Case], bool] | None = None,
@@ -626,17 +895,23 @@ def run_suite(
 ) -> list[Row]:
     """Run every case (or those ``select`` keeps) and its planted bug.
 
-    ``n_whole`` fits per neighbour for estimators, ``n_mechanism`` samples for components;
-    ``processes > 1`` forks workers (the same results).
+    Each case at its own size (``Case.samples``), or at least ``n_whole`` fits per neighbour
+    for estimators and ``n_mechanism`` samples for components; ``processes > 1`` forks
+    workers (the same results).
     """
     all_cases = cases()
+
+    def size(case: Case) -> int:
+        least = n_whole if case.whole else n_mechanism
+        return case.samples if least is None else max(least, case.samples)
+
     jobs = [
-        (i, bug, n_whole if case.whole else n_mechanism, seed)
+        (i, bug, size(case), seed)
         for i, case in enumerate(all_cases)
         if select is None or select(case)
         for bug in ((False, True) if case.bug is not None else (False,))
     ]
-    jobs.sort(key=lambda job: -max(job[2], all_cases[job[0]].min_samples))  # longest first
+    jobs.sort(key=lambda job: -job[2])  # longest first
     if processes > 1:
         import multiprocessing
 
@@ -672,7 +947,7 @@ def claims_table(results: Sequence[Row]) -> pd.DataFrame:
         rows.append({
             "family": case.family, "estimator": case.estimator, "option": case.option,
             "role": case.role,
-            "claimed ε": "none" if case.role == "no claim" else f"{case.epsilon:.6g}",
+            "claimed ε": "none" if case.role == "no claim" else f"{r.epsilon:.6g}",
             "neighbours": f"{NEIGHBOURS}: {case.neighbours}", "released": case.released,
             "ε lower bound (95%)": round(r.epsilon_lower, 3), "samples": r.n_samples,
             "event": r.event, "verdict": verdict,
