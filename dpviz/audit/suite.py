@@ -53,6 +53,7 @@ from dpviz.trees.id3 import (
     SuLQID3Classifier,
     split_grid,
 )
+from dpviz.trees.privatree import PrivaTreeClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
@@ -711,6 +712,48 @@ def _fs_targets() -> Builds:
     }
 
 
+def _privatree_release(m: PrivaTreeClassifier, canary: np.ndarray) -> np.ndarray:
+    """The root's attribute (−1: a leaf), its test (threshold or left values) and the label."""
+    split = m.tree_.root.split
+    if split is None:
+        return np.array([-1.0, math.nan, float(m.predict(canary)[0] == "y")])
+    test = split.threshold if split.threshold is not None else sum(2**v for v in split.left)
+    return np.array([split.index, test, float(m.predict(canary)[0] == "y")])
+
+
+def _range_problem() -> Problem:
+    """One numeric attribute on the public [0, 1]: D's rows in [0.1, 0.9], the canary 0.97."""
+    X = np.array([[0.1], [0.2], [0.3], [0.7], [0.8], [0.9]])
+    return (Domain([Numeric("x", 0.0, 1.0)], ["n", "y"]), X, ["n", "n", "n", "y", "y", "y"],
+            np.array([[0.97]]))
+
+
+def _privatree_targets() -> Builds:
+    def tree(problem: Callable[[], Problem] = split_problem, **kw: Any) -> Target:
+        return _canary_target(PrivaTreeClassifier, _privatree_release, problem=problem,
+                              label="y", epsilon=EPS, max_depth=1, **kw)
+
+    # the attacker's event: the threshold is an inner edge of 10 bins of D's own range
+    own = np.linspace(0.1, 0.9, 11)[1:-1]
+    on_own_grid = Event("[1] on the grid of D's range [0.1, 0.9]",
+                        lambda o: np.isclose(np.asarray(o)[:, 1:2], own).any(axis=1))
+
+    def bins(from_rows: bool) -> Target:
+        def fit(model: PrivaTreeClassifier, X: Any, y: Any) -> PrivaTreeClassifier:
+            if from_rows:  # the bug: bins over the rows' own range (Domain.from_data)
+                model.set_params(domain=None)
+            return model.fit(X, y)
+
+        return tree(_range_problem, fit=fit, first=True, events=[on_own_grid], n_bins=10)
+
+    return {
+        "privatree-histogram": planted(tree, "dpviz.mechanisms.discrete_laplace", _no_noise),
+        "privatree-exponential": planted(partial(tree, splitter="exponential"), _EM_PATH,
+                                         _exact_argmax),
+        "privatree-bounds": (partial(bins, False), partial(bins, True)),
+    }
+
+
 def _pruned_tree() -> Target:
     domain, D, D_prime = targets.pruned_tree_problem()
     return Target(targets.pruned_tree_leaves(domain), D, D_prime)
@@ -828,8 +871,8 @@ def _side_by_side_targets() -> Builds:
 def cases() -> list[Case]:
     """Every case of the suite, in the order of the claims table (the rows of claims.csv)."""
     builds = {**_mechanism_targets(), **_rdt_targets(), **_update_targets(), **_forest_targets(),
-              **_rdt_sharp_targets(), **_fs_targets(), **_split_point_targets(),
-              **_side_by_side_targets()}
+              **_rdt_sharp_targets(), **_fs_targets(), **_privatree_targets(),
+              **_split_point_targets(), **_side_by_side_targets()}
     text = files("dpviz.audit").joinpath("claims.csv").read_text(encoding="utf-8")
     out = []
     for row in csv.DictReader(text.splitlines()):
