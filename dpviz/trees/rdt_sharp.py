@@ -5,7 +5,6 @@ Twin in the paper's words: :mod:`dpviz.pseudocode.rdt_sharp`.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -317,7 +316,8 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         (docs/privacy.md §8.2.5).
         """
         check_is_fitted(self, "primary_")
-        model = copy.copy(self)
+        model = object.__new__(type(self))  # a shallow copy (copy.copy would pickle-warn)
+        model.__dict__.update(vars(self))
         model.epsilon = epsilon
         model._check_params()
         codes, labels = check_encoded(codes, self.domain_, labels)
