@@ -34,8 +34,8 @@ def main() -> int:
         "bound at which it is caught. Where a row says \"ε read from ledger_\", the claimed ε "
         "is the fitted model's own ledger (its bug's too). `make test` runs the same cases "
         "and bugs at each row's own size (`samples` in dpviz/audit/claims.csv: for whole "
-        "estimators twice the smallest size at which its planted bug is caught at five seeds; "
-        "50,000 for components; tests/test_audit_suite.py)."
+        "estimators twice the smallest size at which its planted bug is caught at five seeds, "
+        "and no fewer than 1,000 fits; 50,000 for components; tests/test_audit_suite.py)."
     )
     audit_suite.write_claims(args.out, table, header)
     print(table[["estimator", "option", "role", "ε lower bound (95%)", "verdict", "power"]]
