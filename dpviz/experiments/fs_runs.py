@@ -22,11 +22,11 @@ from dpviz.data.uci import load
 from dpviz.domain import Attribute, Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments import reproduce_fs
-from dpviz.experiments.runner import cache, check_option, curve, remember, stratified_split
+from dpviz.experiments.runner import cache, curve, remember, stratified_split
 from dpviz.experiments.shipped import ShippedResultError, ShippedResultIntegrityError, result
 from dpviz.trees import id3
 from dpviz.trees.id3_quality import get_criterion
-from dpviz.validation import check_epsilon, check_int
+from dpviz.validation import check_epsilon, check_int, check_option
 
 EXPLORER_DATASETS = ("fs-single-split", "nursery", "adult")
 #: Criteria of the explorers: DiffPID3's three quality functions and the SuLQ-based ID3.

@@ -22,7 +22,7 @@ from dpviz.data.published import FI_TABLE6, SYNTH
 from dpviz.data.uci import Dataset
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.experiments.reproduce_fi import fi_dataset, fig6_depths
-from dpviz.experiments.runner import check_option, curve, encoded_split, located, remember
+from dpviz.experiments.runner import curve, encoded_split, located, remember
 from dpviz.mechanisms import report_noisy_max_probabilities
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.ui.exercises import (
@@ -36,7 +36,7 @@ from dpviz.ui.exercises import (
 )
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
-from dpviz.validation import check_epsilon
+from dpviz.validation import check_epsilon, check_option
 
 #: ε values of the explorer's cached curve (the slider's ε is added to them).
 EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)

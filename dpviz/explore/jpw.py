@@ -20,7 +20,7 @@ from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_sum_law
 from dpviz.data.published import JPW_TABLE1
 from dpviz.data.uci import Dataset, load
 from dpviz.experiments.reproduce_jpw import JPW_DATASETS
-from dpviz.experiments.runner import check_option, curve, encoded_split, located, remember
+from dpviz.experiments.runner import curve, encoded_split, located, remember
 from dpviz.trees.random_tree import RandomTree, fan_depth
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.ui.exercises import (
@@ -34,7 +34,7 @@ from dpviz.ui.exercises import (
 )
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, depth_slider, epsilon_slider, trees_slider
-from dpviz.validation import check_epsilon, check_int
+from dpviz.validation import check_epsilon, check_int, check_option
 
 #: ε values of the explorer's curve (ε = ∞ is the reference line).
 EXPLORER_EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)

@@ -20,7 +20,7 @@ from dpviz.data.uci import Dataset
 from dpviz.domain import Categorical
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments import semi_supervised
-from dpviz.experiments.runner import check_option, curve, remember
+from dpviz.experiments.runner import curve, remember
 from dpviz.experiments.semi_supervised import METHODS, N_PRIMARY, ProtocolRun
 from dpviz.trees.random_tree import rdt_sharp_depth
 from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree
@@ -35,6 +35,7 @@ from dpviz.ui.exercises import (
 )
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider
+from dpviz.validation import check_option
 
 EXPLORER_DATASETS = semi_supervised.DATASETS
 #: The explorer's labeled % per data set: where the protocol's mean error crosses 0.3

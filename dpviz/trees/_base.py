@@ -33,7 +33,7 @@ from dpviz.trees.random_tree import COMPILED_MIN_VISITS, engine
 from dpviz.validation import check_epsilon, check_random_state
 
 __all__ = [
-    "PARAMS", "Call", "DPEstimatorMixin", "PrivacyRecord", "check_encoded", "keep_discarded",
+    "PARAMS", "Call", "DPEstimatorMixin", "PrivacyRecord", "keep_discarded",
     "release_generators", "shared_doc", "tidy_classes",
 ]
 
@@ -251,7 +251,7 @@ class DPEstimatorMixin:
         self._check_params()
         if not isinstance(domain, Domain):
             raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
-        codes, labels = check_encoded(codes, domain, labels)
+        codes, labels = domain.check_encoded(codes, labels)
         return self._atomic(
             "fit_encoded", lambda work: work._fit_domain_codes(codes, labels, domain, **fit_params)
         )
@@ -265,12 +265,12 @@ class DPEstimatorMixin:
     def predict_proba_encoded(self, codes: np.ndarray) -> np.ndarray:
         """:meth:`predict_proba` of rows encoded with ``domain_`` (``-1``: unknown category)."""
         check_is_fitted(self, "domain_")
-        return self._proba_codes(check_encoded(codes, self.domain_, unknown=True)[0])
+        return self._proba_codes(self.domain_.check_encoded(codes, unknown=True)[0])
 
     def predict_encoded(self, codes: np.ndarray) -> np.ndarray:
         """:meth:`predict` of rows encoded with ``domain_``, as class codes."""
         check_is_fitted(self, "domain_")
-        return self._label_codes(check_encoded(codes, self.domain_, unknown=True)[0])
+        return self._label_codes(self.domain_.check_encoded(codes, unknown=True)[0])
 
     def fit(self, X: Any, y: Any) -> Any:
         """Fit on ``X`` (DataFrame or array) and labels ``y`` with the public ``domain``."""
@@ -720,43 +720,3 @@ def release_generators(rng: np.random.Generator) -> tuple[np.random.Generator, n
     """The independent (public structure, secret noise) generators of a fit, from ``rng``."""
     structure, noise = rng.spawn(2)
     return structure, noise
-
-
-def check_encoded(
-    codes: Any, domain: Domain, labels: Any = None, *, unknown: bool = False
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Encoded rows (float64) and class codes (int64 or None) checked (``unknown``: -1 allowed)."""
-    arr = np.asarray(codes, dtype=np.float64)
-    if arr.ndim != 2 or arr.shape[1] != len(domain):
-        raise InvalidParameterError(
-            f"encoded rows must have shape (n, {len(domain)}) for this domain, got {arr.shape}"
-        )
-    if not np.isfinite(arr).all():
-        raise MissingValueError(
-            "encoded rows contain NaN or infinite codes; encode rows with domain.encode, "
-            "which refuses missing values with the data set's rule"
-        )
-    mask = domain.categorical_mask
-    if mask.any():
-        cat = arr[:, mask]
-        sizes = np.array([a.n_values for a in domain if a.is_categorical])
-        low = -1 if unknown else 0
-        bad = (cat < low) | (cat >= sizes) | (cat != np.floor(cat))
-        if bad.any():
-            column = [a.name for a in domain if a.is_categorical][int(np.argwhere(bad)[0, 1])]
-            raise InvalidParameterError(
-                f"encoded column {column!r} holds a code outside its public values "
-                f"(0 .. m-1{', or -1 for unknown' if unknown else ''})"
-            )
-    if labels is None:
-        return arr, None
-    lab = np.asarray(labels)
-    if lab.shape != (arr.shape[0],):
-        raise InvalidParameterError(
-            f"X and y have inconsistent numbers of samples: {arr.shape[0]} and {lab.shape}"
-        )
-    if lab.size and (lab.dtype.kind not in "iu" or lab.min() < 0 or lab.max() >= domain.n_classes):
-        raise InvalidParameterError(
-            f"class codes must be integers in 0 .. {domain.n_classes - 1} (domain.encode_labels)"
-        )
-    return arr, lab.astype(np.int64, copy=False)

@@ -21,7 +21,6 @@ from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
 from dpviz.trees._base import (
     DPEstimatorMixin,
-    check_encoded,
     deep_visits,
     keep_discarded,
     progress,
@@ -190,7 +189,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
             forest._check_params()
         if not isinstance(domain, Domain):
             raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
-        codes, labels = check_encoded(codes, domain, labels)
+        codes, labels = domain.check_encoded(codes, labels)
         self._share_record(forests)  # what they spend stays on this object's record too
         routed: list = []  # the rows' leaves, routed by the first fit (the same trees in all)
         try:
@@ -245,12 +244,12 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     def votes_encoded(self, codes: np.ndarray) -> np.ndarray:
         """:meth:`votes` of rows already encoded with ``domain_``."""
         check_is_fitted(self, "trees_")
-        return self._votes(check_encoded(codes, self.domain_, unknown=True)[0])
+        return self._votes(self.domain_.check_encoded(codes, unknown=True)[0])
 
     def locate_encoded(self, codes: np.ndarray) -> ForestLeaves:
         """Where encoded rows land in every tree (public, the same at every ε)."""
         check_is_fitted(self, "trees_")
-        codes = check_encoded(codes, self.domain_, unknown=True)[0]
+        codes = self.domain_.check_encoded(codes, unknown=True)[0]
         leaves, offsets, index = self._route_leaves(codes, 0, len(self.trees_))
         # sort each tree's leaves by key, once: the releases look sorted keys up faster
         order = np.concatenate([lo + np.argsort(leaves[lo:hi]) for lo, hi in pairwise(offsets)])

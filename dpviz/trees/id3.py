@@ -26,7 +26,7 @@ from dpviz import mechanisms
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError, PrivacyLeakWarning
 from dpviz.privacy import Ledger, PrivateTable
-from dpviz.trees._base import DPEstimatorMixin, check_encoded, shared_doc, whole_numbers_as_nominal
+from dpviz.trees._base import DPEstimatorMixin, shared_doc, whole_numbers_as_nominal
 from dpviz.trees.id3_quality import Criterion, get_criterion, sulq_information_gain
 from dpviz.trees.id3_split_point import (
     DEFAULT_SPLIT_CELLS,
@@ -541,7 +541,7 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def label_and_unclassified_encoded(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Class codes and unclassified mask of encoded rows, from one routing."""
         check_is_fitted(self, "tree_")
-        leaves = self._leaves_encoded(check_encoded(codes, self.domain_, unknown=True)[0])
+        leaves = self._leaves_encoded(self.domain_.check_encoded(codes, unknown=True)[0])
         return self._flat_.label[leaves], self._flat_.unclassified[leaves]
 
     def _label_codes(self, codes: np.ndarray) -> np.ndarray:

@@ -20,7 +20,6 @@ from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import BUDGET_RTOL, PrivateTable
 from dpviz.trees._base import (
     DPEstimatorMixin,
-    check_encoded,
     deep_visits,
     progress,
     shared_doc,
@@ -322,7 +321,7 @@ class PrivateRDTClassifier(_RDTBase):
     def locate_encoded(self, codes: np.ndarray) -> list[Routing]:
         """Where encoded rows land in every tree (public, the same at every ε)."""
         check_is_fitted(self, "trees_")
-        codes = check_encoded(codes, self.domain_, unknown=True)[0]
+        codes = self.domain_.check_encoded(codes, unknown=True)[0]
         return [tree.route(codes) for tree in self.trees_]
 
     def predict_located(self, located: list[Routing]) -> np.ndarray:

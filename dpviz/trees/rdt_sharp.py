@@ -18,7 +18,7 @@ from dpviz import keyed
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafCounts
-from dpviz.trees._base import DPEstimatorMixin, check_encoded, shared_doc
+from dpviz.trees._base import DPEstimatorMixin, shared_doc
 from dpviz.trees.random_tree import (
     RandomTree,
     cap_depth,
@@ -241,7 +241,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         public: np.ndarray | None = None,
     ) -> RDTSharpClassifier:
         """RDT# Fig. 5 on encoded rows; ``public``: the encoded unlabeled rows (or None)."""
-        public = np.zeros((0, len(domain))) if public is None else check_encoded(public, domain)[0]
+        public = np.zeros((0, len(domain))) if public is None else domain.check_encoded(public)[0]
         n_primary, n_secondary, n_cells = self._check_scale(domain, len(public))
         self.depth_ = self.height(domain)
         structure_rng, noise_rng = self._rngs()
@@ -320,7 +320,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         model = copy.copy(self)
         model.epsilon = epsilon
         model._check_params()
-        codes, labels = check_encoded(codes, self.domain_, labels)
+        codes, labels = self.domain_.check_encoded(codes, labels)
         if cells is not None:
             cells = np.asarray(cells, dtype=np.uint64)
             n_primary = len(self.primary_)
@@ -344,7 +344,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def locate_encoded(self, codes: np.ndarray) -> np.ndarray:
         """The cell of each encoded row in every tree of E1 ∪ E2, (p + t, n) keys: public."""
         check_is_fitted(self, "primary_")
-        codes = check_encoded(codes, self.domain_, unknown=True)[0]
+        codes = self.domain_.check_encoded(codes, unknown=True)[0]
         return np.stack([t.cell_keys(codes) for t in self.primary_ + self.secondary_])
 
     def predict_located(self, cells: np.ndarray) -> np.ndarray:
