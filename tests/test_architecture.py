@@ -199,6 +199,15 @@ def test_importing_the_estimators_loads_no_ui_library():
     assert out.stdout.strip() == "[]"
 
 
+def test_importing_dpviz_loads_no_ui_module_and_installs_nothing():
+    """``import dpviz`` has no side effect: no ``dpviz.ui`` module, no IPython hook (it
+    imported ``dpviz.ui.kernel`` and installed an exception handler in a kernel)."""
+    code = ("import sys, dpviz; print(sorted(m for m in sys.modules"
+            " if m.startswith('dpviz.ui') or m.split('.')[0] in ('IPython', 'altair')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_no_import_cycles():
     assert _cycles() == []
 
