@@ -1,19 +1,16 @@
 """scikit-learn plumbing shared by every dpviz estimator, and their shared parameter docs.
 
 Inputs follow scikit-learn's conventions (its estimator checks pass). Every fitting path is
-all or nothing (:meth:`DPEstimatorMixin._atomic`; docs/privacy.md §3), and what it spent stays
-in the object's :class:`PrivacyRecord`, interrupted or not.
+all or nothing (:func:`dpviz.records.atomic`; docs/privacy.md §3), and what it spent stays
+in the object's :class:`~dpviz.records.PrivacyRecord`, interrupted or not.
 """
 
 from __future__ import annotations
 
-import math
 import numbers
 import textwrap
 import warnings
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from importlib.util import find_spec
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -26,15 +23,13 @@ from dpviz.errors import (
     EmptyDataError,
     InvalidParameterError,
     MissingValueError,
-    PrivacyLeakWarning,
 )
-from dpviz.privacy import PRIOR_MECHANISM, Ledger, PrivateTable
-from dpviz.trees.random_tree import COMPILED_MIN_VISITS, engine
+from dpviz.records import PrivacyRecord, atomic, record_of
 from dpviz.validation import check_epsilon, check_random_state
 
 __all__ = [
-    "PARAMS", "Call", "DPEstimatorMixin", "PrivacyRecord", "keep_discarded",
-    "release_generators", "shared_doc", "tidy_classes",
+    "PARAMS", "DPEstimatorMixin", "release_generators", "shared_doc", "tidy_classes",
+    "whole_numbers_as_nominal",
 ]
 
 _NUMERIC_KINDS = ("integer", "floating", "mixed-integer-float", "decimal")
@@ -83,68 +78,6 @@ def shared_doc(cls: type) -> type:
     return cls
 
 
-@dataclass(frozen=True, eq=False)
-class Call:
-    """One call of an estimator object that answered private queries (a fit, an update...)."""
-
-    what: str  # "PrivateRDTClassifier.fit"
-    interrupted: bool  # stopped: its model was discarded, its cost incurred all the same
-    epsilon: float  # what it added to the spend of the ledgers it charged
-    ledgers: tuple[Ledger, ...]  # where its queries are listed
-
-
-class PrivacyRecord:
-    """Every call of one estimator object that read private rows, interrupted ones too.
-
-    ``spent`` sums their ε: a bound on the loss of every row they read (sequential composition
-    over the calls). Kept across refits (``ledger_`` is the current model's only); one per
-    object (and the models it makes): ``sklearn.base.clone`` starts an empty one, so add up
-    the records of the objects fitted on the same rows (docs/privacy.md §3).
-    """
-
-    def __init__(self) -> None:
-        self.calls: list[Call] = []
-
-    @property
-    def spent(self) -> float:
-        """The ε of every call, in all."""
-        return math.fsum(c.epsilon for c in self.calls)
-
-    @property
-    def ledgers(self) -> list[Ledger]:
-        """Every ledger the calls opened or charged, in order, each once."""
-        seen: dict[int, Ledger] = {}
-        for call in self.calls:
-            for ledger in call.ledgers:
-                seen.setdefault(id(ledger), ledger)
-        return list(seen.values())
-
-    def pending(self) -> list[Call]:
-        """The interrupted calls since the last call that finished."""
-        done = [i for i, c in enumerate(self.calls) if not c.interrupted]
-        return self.calls[done[-1] + 1 if done else 0:]
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per call: call, what, status, epsilon, ledger."""
-        rows = [(i, c.what, "interrupted" if c.interrupted else "finished", c.epsilon,
-                 "; ".join(map(repr, c.ledgers))) for i, c in enumerate(self.calls)]
-        return pd.DataFrame(rows, columns=["call", "what", "status", "epsilon", "ledger"])
-
-    def __repr__(self) -> str:
-        stopped = sum(c.interrupted for c in self.calls)
-        return (f"PrivacyRecord(spent={self.spent:.6g} by {_calls(len(self.calls))}"
-                + (f", {stopped} of them interrupted" if stopped else "") + ")")
-
-    def _repr_html_(self) -> str:
-        head = (f"<p><b>Privacy record</b> of this object: ε = {self.spent:.4g} spent by "
-                f"{_calls(len(self.calls))}</p>")
-        return head + self.to_frame().to_html(index=False)
-
-
-def _calls(n: int) -> str:
-    return f"{n} call{'' if n == 1 else 's'}"
-
-
 class DPEstimatorMixin:
     """Shared fit/predict input handling (parameters ``domain``, ``unknown``, ``random_state``)."""
 
@@ -166,12 +99,6 @@ class DPEstimatorMixin:
     def _store_params(self, params: dict[str, Any]) -> None:
         vars(self).update({k: v for k, v in params.items() if k != "self"})
 
-    def _share_record(self, models: Sequence[Any]) -> None:
-        """Let ``models``, made by this object on its rows, record their calls in its record."""
-        record = vars(self).setdefault("_privacy_record", PrivacyRecord())
-        for model in models:
-            vars(model)["_privacy_record"] = record
-
     @property
     def privacy_record(self) -> PrivacyRecord:
         """Every fit, update and interrupted call of this object with its ε, and their sum.
@@ -179,8 +106,7 @@ class DPEstimatorMixin:
         ``ledger_`` is the current model's only; this record survives refits. Per object
         (``clone`` starts empty): add up the records of objects fitted on the same rows.
         """
-        record = vars(self).get("_privacy_record")
-        return PrivacyRecord() if record is None else record
+        return record_of(self)
 
     def _domain_input(self, X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
         """``X`` as :meth:`Domain.from_data` should read it when no domain is given."""
@@ -252,9 +178,8 @@ class DPEstimatorMixin:
         if not isinstance(domain, Domain):
             raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
         codes, labels = domain.check_encoded(codes, labels)
-        return self._atomic(
-            "fit_encoded", lambda work: work._fit_domain_codes(codes, labels, domain, **fit_params)
-        )
+        return atomic(self, "fit_encoded",
+                      lambda work: work._fit_domain_codes(codes, labels, domain, **fit_params))
 
     def _fit_domain_codes(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain, **fit_params: Any
@@ -275,61 +200,11 @@ class DPEstimatorMixin:
     def fit(self, X: Any, y: Any) -> Any:
         """Fit on ``X`` (DataFrame or array) and labels ``y`` with the public ``domain``."""
         self._check_params()
-        return self._atomic("fit", lambda work: work._fit_data(X, y))
+        return atomic(self, "fit", lambda work: work._fit_data(X, y))
 
     def _fit_data(self, X: Any, y: Any) -> Any:
         codes, labels, domain = self._fit_inputs(X, y)
         return self._fit_codes(codes, labels, domain)
-
-    def _atomic(self, what: str, path: Callable[[Any], Any], *, record: bool = True) -> Any:
-        """Run ``path(work)`` on a shallow working copy, then commit its attributes in one store.
-
-        An exception leaves this estimator as it was; the generators are shared (a retry
-        draws fresh noise). The queries already answered are kept (:func:`keep_discarded`)
-        in ``ledger_`` (unless ``record=False``) and on the exception; the call and its ε,
-        finished or not, in :attr:`privacy_record`. Returns self.
-        """
-        name = f"{type(self).__name__}.{what}"
-        ledger = getattr(self, "ledger_", None) if record else None
-        start = len(ledger.entries) if ledger is not None else 0
-        if what != "update":  # an update checks its own budget (PrivateRDTClassifier)
-            warn_pending(self.privacy_record, name)
-        opened: list[Ledger] = []  # the ledgers of the tables the path makes
-        work = object.__new__(type(self))
-        work.__dict__.update(vars(self), _opened=opened)
-        state: dict[str, Any] | None = None
-        finished: tuple[PrivacyRecord, Call] | None = None
-        try:
-            path(work)
-            state = vars(work)
-            del state["_opened"]
-            call = _call(name, False, opened, ledger, start, state.get("ledger_"))
-            if call is not None:  # recorded first: an interrupt now over-counts, never under
-                log = state.setdefault("_privacy_record", PrivacyRecord())
-                log.calls.append(call)
-                finished = log, call
-            self.__dict__ = state  # one store: the old model or the new, never a mix
-        except BaseException as exc:
-            if vars(self) is not state:  # not committed: the release is discarded
-                call = _call(name, True, opened, ledger, start)
-                keep_discarded(exc, name, opened, ledger, start)
-                if call is not None:
-                    vars(self).setdefault("_privacy_record", PrivacyRecord()).calls.append(call)
-                if finished is not None and finished[1] in finished[0].calls:
-                    finished[0].calls.remove(finished[1])  # it did not finish after all
-            raise
-        return self
-
-    def _private_table(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, epsilon: float,
-        rng: np.random.Generator,
-    ) -> PrivateTable:
-        """The private rows of a fitting path; its ledger is kept if the path is discarded."""
-        table = PrivateTable.from_encoded(codes, labels, domain=domain, epsilon=epsilon, rng=rng)
-        opened = getattr(self, "_opened", None)
-        if opened is not None:
-            opened.append(table.ledger)
-        return table
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities of each row (columns in ``classes_`` order)."""
@@ -466,74 +341,6 @@ class DPEstimatorMixin:
         return self.classes_[np.asarray(codes, dtype=np.int64)]
 
 
-def _call(what: str, interrupted: bool, opened: list[Ledger], ledger: Ledger | None, start: int,
-          fitted: Ledger | None = None) -> Call | None:
-    """The record of a path that charged ``ledger`` from entry ``start`` on and ``opened``.
-
-    Its ε: what it added to their spends, an interrupted path's own entries in full (as
-    :meth:`Ledger.record_discarded` charges them); None if it answered no query.
-    """
-    own = [] if ledger is None else ledger.entries[start:]
-    made = [e for lg in opened for e in lg.entries if e.mechanism != PRIOR_MECHANISM]
-    if not own and not made:
-        return None
-    epsilon = math.fsum([*(e.epsilon if interrupted else e.charged for e in own),
-                         *(e.charged for e in made)])
-    if interrupted or fitted is None:
-        ledgers = (*opened, *([ledger] if own else []))
-    else:
-        ledgers = tuple(opened) or (fitted,)
-    return Call(what, interrupted, epsilon, ledgers)
-
-
-def warn_pending(record: PrivacyRecord, what: str) -> None:
-    """Warn (PrivacyLeakWarning) when interrupted calls precede a new fit of the object.
-
-    Their loss is incurred; a retry on the same rows adds its ε to theirs, beyond the claim
-    of the model it makes (docs/privacy.md §3).
-    """
-    pending = record.pending()
-    if pending:
-        spent = math.fsum(c.epsilon for c in pending)
-        calls, they = (("call of this object was", "it") if len(pending) == 1
-                       else (f"{len(pending)} calls of this object were", "they"))
-        warnings.warn(
-            f"{what}: the last {calls} interrupted after spending ε = "
-            f"{spent:.6g} on the rows {they} read (privacy_record); if this call reads the same "
-            f"rows, their loss adds up: {spent:.6g} + this call's ε, beyond the ε its model "
-            "claims",
-            PrivacyLeakWarning,
-            stacklevel=4,
-        )
-
-
-def keep_discarded(
-    exc: BaseException, what: str, opened: list[Ledger], ledger: Ledger | None, start: int
-) -> None:
-    """Record the queries of a discarded fitting path in ``ledger`` and on ``exc``.
-
-    ``opened``: the ledgers of the tables the path made; ``ledger``: the fitted model's
-    (entries from ``start`` on were charged by the path) or None.
-    """
-    own = [] if ledger is None else ledger.entries[start:]
-    queries = own + [e for lg in opened for e in lg.entries if e.mechanism != PRIOR_MECHANISM]
-    if not queries:
-        return
-    if ledger is not None:
-        ledger.record_discarded(what.rsplit(".", 1)[-1], start, opened)
-        where = "in the estimator's ledger_ (labelled 'interrupted'; the model is as before)"
-    else:
-        where = "in this exception's dpviz_ledgers (the estimator is as before, or unfitted)"
-    exc.dpviz_ledgers = [  # type: ignore[attr-defined]
-        *getattr(exc, "dpviz_ledgers", []), *opened, *([ledger] if own else [])
-    ]
-    exc.add_note(
-        f"dpviz: {what} stopped after {len(queries)} private queries (at most ε = "
-        f"{sum(e.epsilon for e in queries):.6g}) whose release was discarded; "
-        f"their privacy cost was incurred and is recorded {where}"
-    )
-
-
 def _string_column_names(X: Any) -> np.ndarray | None:
     """``feature_names_in_`` for ``X``: its column names if all are strings, else None."""
     if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
@@ -664,56 +471,6 @@ def tidy_classes(classes: np.ndarray) -> np.ndarray:
     if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values):
         return np.asarray(values, dtype=np.float64)
     return classes
-
-
-#: Node visits (rows × trees × levels) from which a fit or a prediction shows a progress
-#: bar: about 13 s of numpy's routing, 1 s of the compiled descent (:data:`VISITS_PER_SECOND`).
-PROGRESS_MIN_VISITS = 2 * 10**8
-#: Node visits per second of a whole fit, numpy's routing (one core) and numba's compiled
-#: descent (2.9e8 on 2 cores, 1.5e8 kept for busier machines); a leaf released or looked up
-#: costs ``LEAF_VISITS`` numpy visits (3e5 leaves/s); measured on AMD EPYC
-#: (docs/benchmarks.md). Visits below the levels the rows fill (:func:`deep_visits`) run at
-#: the lazy route's ``"deep"`` rate (depth 64: 3-5e6 visits/s).
-VISITS_PER_SECOND = {"numpy": 1.5e7, "compiled": 1.5e8, "deep": 3e6}
-LEAF_VISITS = 50
-
-
-def deep_visits(n_rows: int, depth: int) -> int:
-    """An item's visits below the levels that hold fewer nodes than ``n_rows / 8`` (binary)."""
-    return n_rows * max(depth - max(int(np.log2(max(n_rows, 8) / 8)), 0), 0)
-
-
-def shows_progress(visits: float) -> bool:
-    """Whether a job of ``visits`` node visits takes long enough to show a progress bar."""
-    return visits >= PROGRESS_MIN_VISITS
-
-
-def progress(items: Sequence[Any], visits: int, description: str, descent: int = 0,
-             leaves: float = 0, deep: float = 0) -> Any:
-    """``items``, with a progress bar (tqdm) and its expected time when the job takes seconds.
-
-    ``descent``: an item's visits, compiled (numba) from ``COMPILED_MIN_VISITS`` on (0: numpy);
-    ``leaves``: the leaves the job reaches (the memory guard's bound), at ``LEAF_VISITS`` each;
-    ``deep``: the part of ``visits`` at the ``"deep"`` rate (:func:`deep_visits`).
-    The bar is shown to whoever runs the fit, not released: it is no part of the model.
-    """
-    rate = VISITS_PER_SECOND
-    slow = deep * rate["numpy"] / rate["deep"]  # in numpy visits
-    if not shows_progress(visits - deep + slow + LEAF_VISITS * leaves) or len(items) < 2:
-        return items
-    from tqdm.auto import tqdm  # only now: in a kernel it loads the widget library
-
-    compiled = descent >= COMPILED_MIN_VISITS and engine() != "numpy" and find_spec("numba")
-    seconds = ((visits - deep) / rate["compiled" if compiled else "numpy"]
-               + (slow + LEAF_VISITS * leaves) / rate["numpy"])
-    return tqdm(items, desc=f"{description} ({about(seconds)})", leave=False)
-
-
-def about(seconds: float) -> str:
-    """A duration in words: "about 40 s", "about 3 min", "about 2.5 h"."""
-    if seconds < 90:
-        return f"about {max(round(seconds), 1)} s"
-    return f"about {seconds / 60:.0f} min" if seconds < 5400 else f"about {seconds / 3600:.1f} h"
 
 
 def release_generators(rng: np.random.Generator) -> tuple[np.random.Generator, np.random.Generator]:

@@ -19,14 +19,8 @@ from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
-from dpviz.trees._base import (
-    DPEstimatorMixin,
-    deep_visits,
-    keep_discarded,
-    progress,
-    shared_doc,
-    shows_progress,
-)
+from dpviz.records import atomic, keep_discarded, open_table, share_record
+from dpviz.trees._base import DPEstimatorMixin, shared_doc
 from dpviz.trees.random_tree import (
     RandomTree,
     cap_depth,
@@ -40,6 +34,7 @@ from dpviz.trees.random_tree import (
     route_bytes,
     vote,
 )
+from dpviz.trees.speed import deep_visits, progress, shows_progress
 from dpviz.validation import MEMORY_BUDGET, check_bool, check_int
 
 __all__ = ["DPRandomForestClassifier", "ForestLeaves", "get_majority_labels"]
@@ -190,7 +185,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         if not isinstance(domain, Domain):
             raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
         codes, labels = domain.check_encoded(codes, labels)
-        self._share_record(forests)  # what they spend stays on this object's record too
+        share_record(self, forests)  # what they spend stays on this object's record too
         routed: list = []  # the rows' leaves, routed by the first fit (the same trees in all)
         try:
             for forest in forests:
@@ -204,7 +199,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     def _fit_routed(self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
                     routed: list) -> Any:
         """:meth:`fit_encoded` of checked codes, the rows' leaves kept in ``routed``."""
-        return self._atomic("fit_encoded_epsilons",
+        return atomic(self, "fit_encoded_epsilons",
                             lambda work: work._fit_routed_codes(codes, labels, domain, routed))
 
     def _fit_routed_codes(self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
@@ -227,7 +222,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         self.depth_ = depth
         keys = structure_rng.integers(0, 2**63, size=n_trees)
         self.trees_ = [RandomTree(domain, self.depth_, int(k)) for k in keys]
-        table = self._private_table(codes, labels, domain, epsilon, noise_rng)
+        table = open_table(self, codes, labels, domain=domain, epsilon=epsilon, rng=noise_rng)
         self.leaf_labels_ = get_majority_labels(
             table, self.trees_, epsilon=epsilon, mechanism=self.leaf_mechanism,
             disjoint=disjoint, rng=noise_rng, routed=routed,

@@ -26,6 +26,7 @@ from dpviz import mechanisms
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError, PrivacyLeakWarning
 from dpviz.privacy import Ledger, PrivateTable
+from dpviz.records import open_table
 from dpviz.trees._base import DPEstimatorMixin, shared_doc, whole_numbers_as_nominal
 from dpviz.trees.id3_quality import Criterion, get_criterion, sulq_information_gain
 from dpviz.trees.id3_split_point import (
@@ -508,7 +509,7 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         rng = self._rng()
         # the public key of the unknown-category routing (drawn first), see ``route``
         self._unknown_key_ = int(rng.integers(0, 2**63 - 1))
-        table = self._private_table(codes, labels, domain, budget, rng)
+        table = open_table(self, codes, labels, domain=domain, epsilon=budget, rng=rng)
         root = self._build(table, list(domain.names), depth, budget)
         self.ledger_: Ledger = table.ledger
         self.epsilon_ = root.epsilon

@@ -18,12 +18,8 @@ from dpviz.errors import BudgetExceededError, InvalidParameterError
 from dpviz.keyed import splitmix64
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import BUDGET_RTOL, PrivateTable
-from dpviz.trees._base import (
-    DPEstimatorMixin,
-    deep_visits,
-    progress,
-    shared_doc,
-)
+from dpviz.records import atomic, open_table
+from dpviz.trees._base import DPEstimatorMixin, shared_doc
 from dpviz.trees.random_tree import (
     RandomTree,
     Routing,
@@ -33,6 +29,7 @@ from dpviz.trees.random_tree import (
     fan_depth,
     leaves_bound,
 )
+from dpviz.trees.speed import deep_visits, progress
 from dpviz.validation import check_bool, check_int
 
 __all__ = ["PrivateRDTClassifier", "RandomDecisionTreeClassifier", "classify"]
@@ -250,7 +247,7 @@ class PrivateRDTClassifier(_RDTBase):
         self._structure_rng, self._noise_rng = self._rngs()
         self.depth_ = self._depth(len(domain))
         self.trees_ = self._make_trees(self._structure_rng, self.depth_, len(codes))
-        table = self._private_table(codes, labels, domain, epsilon, self._noise_rng)
+        table = open_table(self, codes, labels, domain=domain, epsilon=epsilon, rng=self._noise_rng)
         self.leaf_counts_ = self._release(table, self.trees_, epsilon, len(codes))
         table.close()
         self._table = table
@@ -363,8 +360,7 @@ class PrivateRDTClassifier(_RDTBase):
         check_is_fitted(self, "trees_")
         epsilon = self._check_update(method, X_previous, y_previous)
         codes, labels = self._more_rows(X_new, y_new)
-        return self._atomic(
-            "update",
+        return atomic(self, "update",
             lambda work: work._update(codes, labels, epsilon, method, X_previous, y_previous),
         )
 
@@ -385,9 +381,8 @@ class PrivateRDTClassifier(_RDTBase):
         # the fitted model's generators continue: fresh trees and noise
         trees = (self._make_trees(self._structure_rng, self.depth_, len(union))
                  if method == "rebuild" else self.trees_)
-        table = self._private_table(
-            union, union_labels, self.domain_, previous + epsilon, self._noise_rng
-        )
+        table = open_table(self, union, union_labels, domain=self.domain_,
+                           epsilon=previous + epsilon, rng=self._noise_rng)
         table.charge_prior(previous, label="earlier release on D1 (sequential)")
         self.leaf_counts_ = self._release(table, trees, epsilon, len(union),
                                           f" ({method} on D1 ∪ D2)")

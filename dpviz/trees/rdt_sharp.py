@@ -18,6 +18,7 @@ from dpviz import keyed
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafCounts
+from dpviz.records import atomic, open_table
 from dpviz.trees._base import DPEstimatorMixin, shared_doc
 from dpviz.trees.random_tree import (
     RandomTree,
@@ -199,7 +200,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X: Any, y: Any, X_public: Any = None) -> RDTSharpClassifier:
         """RDT# on private ``X, y`` and public unlabeled ``X_public`` (optional)."""
         self._check_params()
-        return self._atomic("fit", lambda work: work._fit_data(X, y, X_public))
+        return atomic(self, "fit", lambda work: work._fit_data(X, y, X_public))
 
     def _fit_data(self, X: Any, y: Any, X_public: Any = None) -> RDTSharpClassifier:
         codes, labels, domain = self._fit_inputs(X, y)
@@ -272,7 +273,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         """The private part of Fig. 5: AddLabeled, AddNoise, E2's counts (``cells`` if known)."""
         epsilon = self._epsilon()
         n_primary = len(self.primary_)
-        table = self._private_table(codes, labels, domain, epsilon, noise_rng)
+        table = open_table(self, codes, labels, domain=domain, epsilon=epsilon, rng=noise_rng)
         routes = ([tree.cell_keys for tree in self.primary_] if cells is None
                   else [lambda rows, c=c: c for c in cells])  # the rows' cells, known (public)
         self.primary_counts_ = [
@@ -335,8 +336,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                        cells: np.ndarray | None) -> RDTSharpClassifier:
         """The private part of Fig. 5 again, all or nothing, with this model's noise generator."""
         _, noise_rng = self._rngs()
-        return self._atomic(
-            "refit_encoded",
+        return atomic(self, "refit_encoded",
             lambda work: work._release(codes, labels, self.domain_, noise_rng, cells),
             record=False,
         )
