@@ -1,4 +1,4 @@
-"""scikit-learn plumbing shared by every dpviz estimator, and their shared parameter docs.
+"""scikit-learn plumbing shared by every dpviz estimator: input checks, encoding, randomness.
 
 Inputs follow scikit-learn's conventions (its estimator checks pass). Every fitting path is
 all or nothing (:func:`dpviz.records.atomic`; docs/privacy.md §3), and what it spent stays
@@ -8,7 +8,6 @@ in the object's :class:`~dpviz.records.PrivacyRecord`, interrupted or not.
 from __future__ import annotations
 
 import numbers
-import textwrap
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -28,55 +27,11 @@ from dpviz.records import PrivacyRecord, atomic, record_of
 from dpviz.validation import check_epsilon, check_random_state
 
 __all__ = [
-    "PARAMS", "DPEstimatorMixin", "release_generators", "shared_doc", "tidy_classes",
+    "DPEstimatorMixin", "release_generators", "tidy_classes",
     "whole_numbers_as_nominal",
 ]
 
 _NUMERIC_KINDS = ("integer", "floating", "mixed-integer-float", "decimal")
-
-#: Parameter paragraphs shared by the estimators' docstrings (filled in by :func:`shared_doc`).
-PARAMS = {
-    "domain": "domain : Domain, optional\n    Public schema; derived from the rows "
-    "(PrivacyLeakWarning) if omitted.",
-    "unknown": 'unknown : {"raise", "random"}, default "raise"\n    Unseen categories at predict '
-    "time: refused, or sent to a child picked by a public keyed uniform of the node.",
-    "random_state": "random_state : int or None\n    Seed of the structure and the noise, a "
-    "curator secret: to publish a release, None (128 bits of OS entropy) or a recorded "
-    "dpviz.fresh_seed(). A Generator is refused: scikit-learn's clone copies it in its state.",
-    "n_trees": "n_trees : int\n    Number of trees (refused above ``MEMORY_BUDGET``, then again "
-    "at fit with a bound on their leaves, before any release).",
-    "max_depth": "max_depth : int, optional\n    Tree height <= ``MAX_DEPTH`` (64); default: the "
-    "paper's rule, capped there.",
-    "noise": 'noise : {"discrete_laplace", "laplace"}\n    Noise on each count; "laplace" '
-    "(float) is not proven private and warns.",
-    "fs_epsilon": "epsilon : float, default 1.0\n    The total budget B; ``math.inf``: the "
-    "non-private reference.",
-    "fs_max_depth": "max_depth : int or None, default 5\n    Maximal depth d (public); None only "
-    "with ``epsilon=math.inf``.",
-    "tree_": "tree_ : ID3Tree\n    The released tree (text, HTML, frame).",
-    "ledger_": "ledger_ : Ledger\n    Every query of the current model with its ε (and tree "
-    "level); earlier fits of this object, interrupted ones too: ``privacy_record``.",
-    "epsilon_": "epsilon_ : float\n    ε of each query of a level.",
-}
-
-
-def shared_doc(cls: type) -> type:
-    """Replace each line ``{a b ...}`` of ``cls``'s docstring by the paragraphs ``PARAMS[a]``..."""
-    lines = []
-    for line in (cls.__doc__ or "").splitlines():
-        names = line.strip()[1:-1].split() if line.strip().startswith("{") else []
-        if names and line.strip().endswith("}") and all(n in PARAMS for n in names):
-            indent = line[: len(line) - len(line.lstrip())]
-            for n in names:
-                head, text = PARAMS[n].split("\n", 1)
-                body = indent + "    "
-                lines += [indent + head, *textwrap.wrap(text.strip(), 88, initial_indent=body,
-                                                        subsequent_indent=body)]
-        else:
-            lines.append(line)
-    cls.__doc__ = "\n".join(lines)
-    return cls
-
 
 class DPEstimatorMixin:
     """Shared fit/predict input handling (parameters ``domain``, ``unknown``, ``random_state``)."""
@@ -95,9 +50,6 @@ class DPEstimatorMixin:
 
     def _more_tags(self) -> dict[str, Any]:  # scikit-learn < 1.6
         return {"poor_score": self._noisy_by_design}
-
-    def _store_params(self, params: dict[str, Any]) -> None:
-        vars(self).update({k: v for k, v in params.items() if k != "self"})
 
     @property
     def privacy_record(self) -> PrivacyRecord:

@@ -20,7 +20,7 @@ from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
 from dpviz.records import atomic, keep_discarded, open_table, share_record
-from dpviz.trees._base import DPEstimatorMixin, shared_doc
+from dpviz.trees._base import DPEstimatorMixin
 from dpviz.trees.random_tree import (
     RandomTree,
     cap_depth,
@@ -108,7 +108,6 @@ def _route_once(
     return keys
 
 
-@shared_doc
 class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """The FI differentially private random decision forest (FI 2017 Alg. 1-2, 2021 addendum).
 
@@ -121,16 +120,28 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
 
     Parameters
     ----------
-    epsilon : float
+    epsilon : float, default 1.0
         Total ε; ``math.inf``: exact majority labels.
-    {n_trees max_depth}
-    leaf_mechanism : {"rosnam", "exponential", "smooth_sensitivity"}
+    n_trees : int, default 100
+        Number of trees (refused above ``MEMORY_BUDGET``, then again at fit with a bound
+        on their leaves, before any release).
+    max_depth : int or None, default None
+        Tree height <= ``MAX_DEPTH`` (64); None: the paper's rule, capped there.
+    leaf_mechanism : {"rosnam", "exponential", "smooth_sensitivity"}, default "rosnam"
         Report One-Sided Noisy Arg-Max (the addendum), FI's exponential mechanism (0/1
         utility), or FI 2017's smooth sensitivity (not proven private, warns). Empty leaves get a
         uniformly random label.
-    disjoint : bool
+    disjoint : bool, default True
         Disjoint rows per tree at the full ε (FI §4.2), or all rows at ε/τ per tree (FI Fig. 5).
-    {domain unknown random_state}
+    domain : Domain or None, default None
+        Public schema; derived from the rows (PrivacyLeakWarning) if omitted.
+    unknown : {"raise", "random"}, default "raise"
+        Unseen categories at predict time: refused, or sent to a child picked by a public
+        keyed uniform of the node.
+    random_state : int or None, default None
+        Seed of the structure and the noise, a curator secret: to publish a release,
+        None (128 bits of OS entropy) or a recorded dpviz.fresh_seed(). A Generator is
+        refused: scikit-learn's clone copies it in its state.
 
     Attributes
     ----------
@@ -139,7 +150,9 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     trees_ : list of RandomTree
     leaf_labels_ : list of NoisyLeafLabels
         One release for all trees (disjoint) or one per tree.
-    {ledger_}
+    ledger_ : Ledger
+        Every query of the current model with its ε (and tree level); earlier fits of
+        this object, interrupted ones too: ``privacy_record``.
     """
 
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
@@ -150,7 +163,14 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         disjoint: bool = True, domain: Any = None, unknown: str = "raise",
         random_state: Any = None,
     ) -> None:
-        self._store_params(locals())
+        self.epsilon = epsilon
+        self.n_trees = n_trees
+        self.max_depth = max_depth
+        self.leaf_mechanism = leaf_mechanism
+        self.disjoint = disjoint
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
 
     def _check_params(self) -> None:
         epsilon = self._epsilon()

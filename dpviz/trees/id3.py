@@ -10,7 +10,6 @@ reference (exact answers, ID3's own stopping rules).
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -27,7 +26,7 @@ from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError, PrivacyLeakWarning
 from dpviz.privacy import Ledger, PrivateTable
 from dpviz.records import open_table
-from dpviz.trees._base import DPEstimatorMixin, shared_doc, whole_numbers_as_nominal
+from dpviz.trees._base import DPEstimatorMixin, whole_numbers_as_nominal
 from dpviz.trees.id3_quality import Criterion, get_criterion, sulq_information_gain
 from dpviz.trees.id3_split_point import (
     DEFAULT_SPLIT_CELLS,
@@ -582,7 +581,6 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return tags
 
 
-@shared_doc
 class SuLQID3Classifier(_FSTreeClassifier):
     """SuLQ-based ID3 (FS Algorithm 1): information gain from noisy counts.
 
@@ -592,14 +590,31 @@ class SuLQID3Classifier(_FSTreeClassifier):
 
     Parameters
     ----------
-    {fs_epsilon fs_max_depth}
+    epsilon : float, default 1.0
+        The total budget B; ``math.inf``: the non-private reference.
+    max_depth : int or None, default 5
+        Maximal depth d (public); None only with ``epsilon=math.inf``.
     stopping : {"fs", "id3"}, default "fs"
         FS's rule (line 9) or ID3's "no rows" rule on the noisy count (N_T <= 0, JPW §III).
-    {domain unknown random_state}
+    domain : Domain or None, default None
+        Public schema; derived from the rows (PrivacyLeakWarning) if omitted.
+    unknown : {"raise", "random"}, default "raise"
+        Unseen categories at predict time: refused, or sent to a child picked by a public
+        keyed uniform of the node.
+    random_state : int or None, default None
+        Seed of the structure and the noise, a curator secret: to publish a release,
+        None (128 bits of OS entropy) or a recorded dpviz.fresh_seed(). A Generator is
+        refused: scikit-learn's clone copies it in its state.
 
     Attributes
     ----------
-    {tree_ ledger_ epsilon_}
+    tree_ : ID3Tree
+        The released tree (text, HTML, frame).
+    ledger_ : Ledger
+        Every query of the current model with its ε (and tree level); earlier fits of
+        this object, interrupted ones too: ``privacy_record``.
+    epsilon_ : float
+        ε of each query of a level.
     """
 
     def _domain_input(self, X: Any) -> Any:
@@ -610,7 +625,12 @@ class SuLQID3Classifier(_FSTreeClassifier):
         domain: Domain | None = None, unknown: str = "raise",
         random_state: int | None = None,
     ) -> None:
-        self._store_params(locals())
+        self.epsilon = epsilon
+        self.max_depth = max_depth
+        self.stopping = stopping
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
 
     def _build(
         self, table: PrivateTable, attributes: list[str], depth: int | None, budget: float
@@ -637,7 +657,6 @@ class SuLQID3Classifier(_FSTreeClassifier):
         return f"SuLQ-based ID3{rule}"
 
 
-@shared_doc
 class DiffPID3Classifier(_FSTreeClassifier):
     """DiffPID3 (FS Algorithm 2) with DiffPC4.5's numeric split points and pruning.
 
@@ -649,10 +668,13 @@ class DiffPID3Classifier(_FSTreeClassifier):
 
     Parameters
     ----------
-    {fs_epsilon fs_max_depth}
+    epsilon : float, default 1.0
+        The total budget B; ``math.inf``: the non-private reference.
+    max_depth : int or None, default 5
+        Maximal depth d (public); None only with ``epsilon=math.inf``.
     criterion : {"max", "gini", "infogain"}, default "max"
         Quality function, of sensitivity 1, 2 or log2(N+1) + 1/ln 2.
-    size_bound : int, optional
+    size_bound : int or None, default None
         Public bound N on the number of rows (never computed from them); ``"infogain"`` needs
         it, and more than N rows void the claim.
     prune : bool, default False
@@ -662,11 +684,25 @@ class DiffPID3Classifier(_FSTreeClassifier):
     n_split_cells : int, default 256
         Equal cells of each numeric attribute's public range; the split points are the grid
         points (:func:`split_grid`).
-    {domain unknown random_state}
+    domain : Domain or None, default None
+        Public schema; derived from the rows (PrivacyLeakWarning) if omitted.
+    unknown : {"raise", "random"}, default "raise"
+        Unseen categories at predict time: refused, or sent to a child picked by a public
+        keyed uniform of the node.
+    random_state : int or None, default None
+        Seed of the structure and the noise, a curator secret: to publish a release,
+        None (128 bits of OS entropy) or a recorded dpviz.fresh_seed(). A Generator is
+        refused: scikit-learn's clone copies it in its state.
 
     Attributes
     ----------
-    {tree_ ledger_ epsilon_}
+    tree_ : ID3Tree
+        The released tree (text, HTML, frame).
+    ledger_ : Ledger
+        Every query of the current model with its ε (and tree level); earlier fits of
+        this object, interrupted ones too: ``privacy_record``.
+    epsilon_ : float
+        ε of each query of a level.
 
     Examples
     --------
@@ -683,7 +719,16 @@ class DiffPID3Classifier(_FSTreeClassifier):
         n_split_cells: int = DEFAULT_SPLIT_CELLS, domain: Domain | None = None,
         unknown: str = "raise", random_state: int | None = None,
     ) -> None:
-        self._store_params(locals())
+        self.epsilon = epsilon
+        self.max_depth = max_depth
+        self.criterion = criterion
+        self.size_bound = size_bound
+        self.prune = prune
+        self.confidence = confidence
+        self.n_split_cells = n_split_cells
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
 
     def _shares(self, budget: float, depth: int | None, domain: Domain) -> list[tuple[float, str]]:
         """ε per level: FS Alg. 2 line 3, or §4.3 with n numeric attributes."""
@@ -718,6 +763,19 @@ class DiffPID3Classifier(_FSTreeClassifier):
 
 
 class DiffPC45Classifier(DiffPID3Classifier):
-    """DiffPC4.5 (FS §4.2-4.3): :class:`DiffPID3Classifier` with ``prune=True`` by default."""
+    """DiffPC4.5 (FS §4.2-4.3): :class:`DiffPID3Classifier` with ``prune=True`` by default.
 
-    __init__ = functools.partialmethod(DiffPID3Classifier.__init__, prune=True)
+    The parameters, attributes and claim are :class:`DiffPID3Classifier`'s.
+    """
+
+    def __init__(
+        self, epsilon: float = 1.0, max_depth: int | None = 5, *, criterion: str = "max",
+        size_bound: int | None = None, prune: bool = True, confidence: float = 0.25,
+        n_split_cells: int = DEFAULT_SPLIT_CELLS, domain: Domain | None = None,
+        unknown: str = "raise", random_state: int | None = None,
+    ) -> None:
+        super().__init__(
+            epsilon, max_depth, criterion=criterion, size_bound=size_bound, prune=prune,
+            confidence=confidence, n_split_cells=n_split_cells, domain=domain,
+            unknown=unknown, random_state=random_state,
+        )

@@ -19,7 +19,7 @@ from dpviz.keyed import splitmix64
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import BUDGET_RTOL, PrivateTable
 from dpviz.records import atomic, open_table
-from dpviz.trees._base import DPEstimatorMixin, shared_doc
+from dpviz.trees._base import DPEstimatorMixin
 from dpviz.trees.random_tree import (
     RandomTree,
     Routing,
@@ -103,7 +103,6 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return classify(self._tree_counts(codes), clip_negative=clip)
 
 
-@shared_doc
 class RandomDecisionTreeClassifier(_RDTBase):
     """Fan et al.'s random decision tree ensemble (JPW Fig. 1-2): NOT private.
 
@@ -113,10 +112,22 @@ class RandomDecisionTreeClassifier(_RDTBase):
 
     Parameters
     ----------
-    {n_trees max_depth}
-    prune : bool
+    n_trees : int, default 10
+        Number of trees (refused above ``MEMORY_BUDGET``, then again at fit with a bound
+        on their leaves, before any release).
+    max_depth : int or None, default None
+        Tree height <= ``MAX_DEPTH`` (64); None: the paper's rule, capped there.
+    prune : bool, default True
         Prune empty subtrees (JPW Fig. 1); ``False`` is Private-RDT at ε = ∞.
-    {domain unknown random_state}
+    domain : Domain or None, default None
+        Public schema; derived from the rows (PrivacyLeakWarning) if omitted.
+    unknown : {"raise", "random"}, default "raise"
+        Unseen categories at predict time: refused, or sent to a child picked by a public
+        keyed uniform of the node.
+    random_state : int or None, default None
+        Seed of the structure and the noise, a curator secret: to publish a release,
+        None (128 bits of OS entropy) or a recorded dpviz.fresh_seed(). A Generator is
+        refused: scikit-learn's clone copies it in its state.
 
     Attributes
     ----------
@@ -130,7 +141,12 @@ class RandomDecisionTreeClassifier(_RDTBase):
         self, n_trees: int = 10, max_depth: int | None = None, prune: bool = True,
         domain: Any = None, unknown: str = "raise", random_state: Any = None,
     ) -> None:
-        self._store_params(locals())
+        self.n_trees = n_trees
+        self.max_depth = max_depth
+        self.prune = prune
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
 
     def _check_params(self) -> None:
         check_bool(self.prune, "prune")
@@ -187,7 +203,6 @@ class RandomDecisionTreeClassifier(_RDTBase):
         return [len(levels[-1][0]) for levels in self.node_counts_]
 
 
-@shared_doc
 class PrivateRDTClassifier(_RDTBase):
     """JPW's Private-RDT ensemble (Fig. 5), with the update procedure of §V-B.
 
@@ -200,12 +215,26 @@ class PrivateRDTClassifier(_RDTBase):
 
     Parameters
     ----------
-    epsilon : float
+    epsilon : float, default 1.0
         Total ε; ``math.inf`` gives exact, un-pruned counts.
-    {n_trees max_depth noise}
-    clip_negative : bool
+    n_trees : int, default 10
+        Number of trees (refused above ``MEMORY_BUDGET``, then again at fit with a bound
+        on their leaves, before any release).
+    max_depth : int or None, default None
+        Tree height <= ``MAX_DEPTH`` (64); None: the paper's rule, capped there.
+    noise : {"discrete_laplace", "laplace"}, default "discrete_laplace"
+        Noise on each count; "laplace" (float) is not proven private and warns.
+    clip_negative : bool, default False
         Clip noisy counts at 0 before Classify (post-processing).
-    {domain unknown random_state}
+    domain : Domain or None, default None
+        Public schema; derived from the rows (PrivacyLeakWarning) if omitted.
+    unknown : {"raise", "random"}, default "raise"
+        Unseen categories at predict time: refused, or sent to a child picked by a public
+        keyed uniform of the node.
+    random_state : int or None, default None
+        Seed of the structure and the noise, a curator secret: to publish a release,
+        None (128 bits of OS entropy) or a recorded dpviz.fresh_seed(). A Generator is
+        refused: scikit-learn's clone copies it in its state.
 
     Attributes
     ----------
@@ -215,7 +244,9 @@ class PrivateRDTClassifier(_RDTBase):
         The N public structures.
     leaf_counts_ : list of NoisyLeafCounts
         Each tree's release.
-    {ledger_}
+    ledger_ : Ledger
+        Every query of the current model with its ε (and tree level); earlier fits of
+        this object, interrupted ones too: ``privacy_record``.
     """
 
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
@@ -226,7 +257,14 @@ class PrivateRDTClassifier(_RDTBase):
         clip_negative: bool = False, domain: Any = None, unknown: str = "raise",
         random_state: Any = None,
     ) -> None:
-        self._store_params(locals())
+        self.epsilon = epsilon
+        self.n_trees = n_trees
+        self.max_depth = max_depth
+        self.noise = noise
+        self.clip_negative = clip_negative
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
 
     def _check_release(self, epsilon: float) -> None:
         """Refuse a noise option or a per-tree ε the samplers cannot serve, before any release."""

@@ -19,7 +19,7 @@ from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.records import atomic, open_table
-from dpviz.trees._base import DPEstimatorMixin, shared_doc
+from dpviz.trees._base import DPEstimatorMixin
 from dpviz.trees.random_tree import (
     RandomTree,
     cap_depth,
@@ -138,7 +138,6 @@ def create_tree(
     return CentredTree(tree, keys, centres, slots, public_leaves=keys[inverse])
 
 
-@shared_doc
 class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """RDT# Classifier (Fig. 5): private labeled rows plus public unlabeled rows.
 
@@ -149,20 +148,31 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    epsilon : float
+    epsilon : float, default 1.0
         Total ε; each primary tree gets ε/p.
-    n_primary : int
+    n_primary : int, default 5
         p, the primary ensemble (RDT#: 5).
-    n_secondary : int
+    n_secondary : int, default 200
         t, the secondary ensemble (RDT#: 200).
-    n_cells : int
+    n_cells : int, default 10
         N_CELLS, centres spread over each tree's leaves (RDT#: 10). Trees, centres and maps of
         the public rows over ``MEMORY_BUDGET`` are refused before any row is read.
-    {max_depth}
-    n_labeled : int, optional
+    max_depth : int or None, default None
+        Tree height <= ``MAX_DEPTH`` (64); None: the paper's rule, capped there.
+    n_labeled : int or None, default None
         A public number of labeled rows for the height rule (:meth:`height`); never the
         private row count.
-    {noise domain unknown random_state}
+    noise : {"discrete_laplace", "laplace"}, default "discrete_laplace"
+        Noise on each count; "laplace" (float) is not proven private and warns.
+    domain : Domain or None, default None
+        Public schema; derived from the rows (PrivacyLeakWarning) if omitted.
+    unknown : {"raise", "random"}, default "raise"
+        Unseen categories at predict time: refused, or sent to a child picked by a public
+        keyed uniform of the node.
+    random_state : int or None, default None
+        Seed of the structure and the noise, a curator secret: to publish a release,
+        None (128 bits of OS entropy) or a recorded dpviz.fresh_seed(). A Generator is
+        refused: scikit-learn's clone copies it in its state.
 
     Attributes
     ----------
@@ -173,7 +183,9 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         Class codes the primary ensemble gave the public rows.
     secondary_counts_ : list of NoisyLeafCounts
         Exact counts of the pseudo-labeled public rows.
-    {ledger_}
+    ledger_ : Ledger
+        Every query of the current model with its ε (and tree level); earlier fits of
+        this object, interrupted ones too: ``privacy_record``.
     """
 
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
@@ -184,7 +196,16 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         noise: Literal["discrete_laplace", "laplace"] = "discrete_laplace", domain: Any = None,
         unknown: str = "raise", random_state: Any = None,
     ) -> None:
-        self._store_params(locals())
+        self.epsilon = epsilon
+        self.n_primary = n_primary
+        self.n_secondary = n_secondary
+        self.n_cells = n_cells
+        self.max_depth = max_depth
+        self.n_labeled = n_labeled
+        self.noise = noise
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
 
     def height(self, domain: Domain) -> int:
         """The height, public: ``max_depth``, RDT#'s rule on ``n_labeled``, or ⌊k/2⌋ (capped)."""
