@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +23,7 @@ from dpviz.errors import PrivacyLeakWarning
 from dpviz.privacy import PRIOR_MECHANISM, Ledger, PrivateTable
 
 __all__ = ["Call", "PrivacyRecord", "atomic", "keep_discarded", "open_table", "record_of",
-           "share_record", "warn_pending"]
+           "warn_pending"]
 
 #: Where an object keeps its record, and where a working copy lists the tables it opened.
 RECORD, OPENED = "_privacy_record", "_opened"
@@ -95,13 +95,6 @@ def record_of(obj: Any) -> PrivacyRecord:
     """The record of ``obj``'s calls (an empty one if none answered a query yet)."""
     record = vars(obj).get(RECORD)
     return PrivacyRecord() if record is None else record
-
-
-def share_record(obj: Any, models: Sequence[Any]) -> None:
-    """Let ``models``, made by ``obj`` on its rows, record their calls in ``obj``'s record."""
-    record = vars(obj).setdefault(RECORD, PrivacyRecord())
-    for model in models:
-        vars(model)[RECORD] = record
 
 
 def atomic(obj: Any, what: str, path: Callable[[Any], Any], *, record: bool = True) -> Any:

@@ -28,6 +28,7 @@ from tqdm.auto import tqdm
 from dpviz import __version__
 from dpviz.data.uci import Dataset
 from dpviz.errors import CacheUnavailableWarning
+from dpviz.experiments import fast
 from dpviz.validation import check_int
 
 EstimatorFactory = Callable[..., Any]
@@ -130,9 +131,9 @@ def remember(maxsize: int | None = None) -> Callable[[F], F]:
     return decorate
 
 
-def located(key: Hashable, model: Any, codes: np.ndarray) -> Any:
-    """``model.locate_encoded(codes)``, remembered under ``key`` (what fixes the trees, not ε)."""
-    return recall("located", key, lambda: model.locate_encoded(codes), maxsize=16)
+def located(key: Hashable, model: Any, codes: np.ndarray) -> fast.Located:
+    """:func:`fast.locate` of ``codes``, remembered under ``key`` (what fixes the trees, not ε)."""
+    return recall("located", key, lambda: fast.locate(model, codes), maxsize=16)
 
 
 def curve(

@@ -19,6 +19,8 @@ from dpviz.audit.engine import AuditResult, audit
 from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_sum_law
 from dpviz.data.published import JPW_TABLE1
 from dpviz.data.uci import Dataset, load
+from dpviz.domain import Encoded
+from dpviz.experiments import fast
 from dpviz.experiments.reproduce_jpw import JPW_DATASETS
 from dpviz.experiments.runner import curve, encoded_split, located, remember
 from dpviz.trees.random_tree import RandomTree, fan_depth
@@ -63,14 +65,15 @@ def _points(dataset: str, epsilons: Sequence[float], depth: int, n_trees: int) -
     """Hold-out accuracy of :data:`REPEATS` Private-RDT fits per ε through the runner's curve."""
     data = _data(dataset)
     train, labels, test, truth = encoded_split(data, 0.25, 0)
+    rows, y = Encoded(train, data.domain), data.domain.decode_labels(labels)
 
     def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
         out = []
         for eps in epsilons:
             model = PrivateRDTClassifier(eps, max_depth=depth, n_trees=n_trees, domain=data.domain,
-                                         random_state=run).fit_encoded(train, labels, data.domain)
+                                         random_state=run).fit(rows, y)
             leaves = located(("jpw", dataset, depth, n_trees, run), model, test)
-            accuracy = float(np.mean(model.predict_located(leaves) == truth))
+            accuracy = float(np.mean(fast.predict_located(model, leaves) == truth))
             out.append([{"epsilon": eps, "max_depth": depth, "n_trees": n_trees, "repeat": run,
                          "accuracy": accuracy}])
         return out

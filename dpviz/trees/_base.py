@@ -17,13 +17,13 @@ import pandas as pd
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
 
-from dpviz.domain import Domain, check_not_time, check_unique_columns
+from dpviz.domain import Domain, Encoded, check_not_time, check_unique_columns
 from dpviz.errors import (
     EmptyDataError,
     InvalidParameterError,
     MissingValueError,
 )
-from dpviz.records import PrivacyRecord, atomic, record_of
+from dpviz.records import PrivacyRecord, record_of
 from dpviz.validation import check_epsilon, check_random_state
 
 __all__ = [
@@ -67,7 +67,9 @@ class DPEstimatorMixin:
     def _fit_inputs(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, Domain]:
         """Validate and encode training data: codes, class codes and the domain.
 
-        Sets ``domain_``, ``classes_``, ``n_features_in_`` and ``feature_names_in_``.
+        ``X``: a DataFrame, an array, or :class:`~dpviz.domain.Encoded` rows (checked, not
+        encoded again). Sets ``domain_``, ``classes_``, ``n_features_in_`` and
+        ``feature_names_in_``.
         """
         name = type(self).__name__
         if y is None:
@@ -77,40 +79,23 @@ class DPEstimatorMixin:
             raise InvalidParameterError(
                 f"domain must be a dpviz Domain or None, got {self.domain!r}"
             )
-        feature_names = _string_column_names(X)
-        X = self._as_frame_or_array(X)
-        names = [f"x{j}" for j in range(X.shape[1])] if self.domain is None else self.domain.names
-        X = _positional_names(X, names)
-        y_arr = _check_labels(y)
-        n = X.shape[0]
-        if n == 0:
-            raise EmptyDataError(
-                f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is "
-                f"required by {name}: fit needs rows"
-            )
-        if X.shape[1] == 0:
-            raise EmptyDataError(
-                f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
-                f"required by {name}."
-            )
-        if len(y_arr) != n:
-            raise InvalidParameterError(
-                f"X and y have inconsistent numbers of samples: {n} and {len(y_arr)}"
-            )
-        _check_finite(X)
-        if self.domain is None:
-            domain = Domain.from_data(self._domain_input(X), y_arr)  # PrivacyLeakWarning
-            if domain.n_classes < 2:
-                raise EmptyDataError(
-                    f"y holds only one class ({domain.classes[0]!r}) and no public Domain "
-                    "lists the others, so the model could never predict another class; "
-                    "pass domain=Domain(..., classes=[...]) naming every class"
-                )
+        if isinstance(X, Encoded):
+            domain = self._encoded_domain(X)
+            y_arr = _check_labels(y)
+            codes = domain.check_encoded(X.codes)[0]
+            feature_names = None
+            _check_samples(name, codes, y_arr)
         else:
-            domain = self.domain
-        codes = domain.encode(X)
+            feature_names = _string_column_names(X)
+            X = self._as_frame_or_array(X)
+            X = _positional_names(X, [f"x{j}" for j in range(X.shape[1])]
+                                  if self.domain is None else self.domain.names)
+            y_arr = _check_labels(y)
+            _check_samples(name, X, y_arr)
+            _check_finite(X)
+            domain = self.domain if self.domain is not None else self._derived_domain(X, y_arr)
+            codes = domain.encode(X)
         labels = domain.encode_labels(y_arr)
-        self.domain_ = None  # a new fit: always reset the fitted schema
         self._set_domain(domain)
         if feature_names is not None:
             self.feature_names_in_ = feature_names
@@ -118,45 +103,26 @@ class DPEstimatorMixin:
             del self.feature_names_in_
         return codes, labels, domain
 
-    def fit_encoded(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, **fit_params: Any
-    ) -> Any:
-        """``fit`` on rows encoded by ``domain.encode`` and ``domain.encode_labels``.
+    def _derived_domain(self, X: pd.DataFrame | np.ndarray, y: np.ndarray) -> Domain:
+        """``Domain.from_data`` (PrivacyLeakWarning), refused with a single class."""
+        domain = Domain.from_data(self._domain_input(X), y)  # PrivacyLeakWarning
+        if domain.n_classes < 2:
+            raise EmptyDataError(
+                f"y holds only one class ({domain.classes[0]!r}) and no public Domain "
+                "lists the others, so the model could never predict another class; "
+                "pass domain=Domain(..., classes=[...]) naming every class"
+            )
+        return domain
 
-        The same code as ``fit`` (same claim) without the validation and encoding;
-        ``fit_params``: further encoded inputs (RDT#: ``public``).
-        """
-        self._check_params()
-        if not isinstance(domain, Domain):
-            raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
-        codes, labels = domain.check_encoded(codes, labels)
-        return atomic(self, "fit_encoded",
-                      lambda work: work._fit_domain_codes(codes, labels, domain, **fit_params))
-
-    def _fit_domain_codes(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, **fit_params: Any
-    ) -> Any:
-        self._set_domain(domain)
-        return self._fit_codes(codes, labels, domain, **fit_params)
-
-    def predict_proba_encoded(self, codes: np.ndarray) -> np.ndarray:
-        """:meth:`predict_proba` of rows encoded with ``domain_`` (``-1``: unknown category)."""
-        check_is_fitted(self, "domain_")
-        return self._proba_codes(self.domain_.check_encoded(codes, unknown=True)[0])
-
-    def predict_encoded(self, codes: np.ndarray) -> np.ndarray:
-        """:meth:`predict` of rows encoded with ``domain_``, as class codes."""
-        check_is_fitted(self, "domain_")
-        return self._label_codes(self.domain_.check_encoded(codes, unknown=True)[0])
-
-    def fit(self, X: Any, y: Any) -> Any:
-        """Fit on ``X`` (DataFrame or array) and labels ``y`` with the public ``domain``."""
-        self._check_params()
-        return atomic(self, "fit", lambda work: work._fit_data(X, y))
-
-    def _fit_data(self, X: Any, y: Any) -> Any:
-        codes, labels, domain = self._fit_inputs(X, y)
-        return self._fit_codes(codes, labels, domain)
+    def _encoded_domain(self, X: Encoded, fitted: Domain | None = None) -> Domain:
+        """The domain of encoded rows, refused if it is not the estimator's (or ``fitted``)."""
+        own = fitted if fitted is not None else self.domain
+        if own is not None and X.domain is not own and X.domain != own:
+            raise InvalidParameterError(
+                f"X was encoded with another domain ({X.domain!r}) than the estimator's "
+                f"({own!r}); encode the rows with the estimator's domain"
+            )
+        return X.domain
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities of each row (columns in ``classes_`` order)."""
@@ -171,11 +137,6 @@ class DPEstimatorMixin:
     def _check_params(self) -> None:
         """Validate the parameters before any data is read (overridden)."""
 
-    def _fit_codes(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, **fit_params: Any
-    ) -> Any:  # pragma: no cover - overridden
-        raise NotImplementedError
-
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:  # pragma: no cover - overridden
         raise NotImplementedError
 
@@ -184,8 +145,6 @@ class DPEstimatorMixin:
         return np.argmax(self._proba_codes(codes), axis=1)
 
     def _set_domain(self, domain: Domain) -> None:
-        if getattr(self, "domain_", None) is domain and hasattr(self, "classes_"):
-            return
         self.domain_ = domain
         classes = np.empty(domain.n_classes, dtype=object)
         classes[:] = domain.classes
@@ -209,6 +168,9 @@ class DPEstimatorMixin:
 
     def _encode_fitted(self, X: Any, *, unknown: str) -> np.ndarray:
         check_is_fitted(self, "domain_")
+        if isinstance(X, Encoded):
+            domain = self._encoded_domain(X, self.domain_)
+            return domain.check_encoded(X.codes, unknown=unknown == "mark")[0]
         fitted_names = getattr(self, "feature_names_in_", None)
         X = self._as_frame_or_array(X)
         if _string_column_names(X) is None:  # an array, or a frame without feature names
@@ -305,6 +267,25 @@ def _positional_names(X: pd.DataFrame | np.ndarray, names: Sequence[str]) -> Any
     if isinstance(X, pd.DataFrame) and _string_column_names(X) is None and X.shape[1] == len(names):
         return X.set_axis(list(names), axis=1)
     return X
+
+
+def _check_samples(name: str, X: pd.DataFrame | np.ndarray, y: np.ndarray) -> None:
+    """Refuse no rows, no columns, and a ``y`` of another length than ``X``."""
+    n = X.shape[0]
+    if n == 0:
+        raise EmptyDataError(
+            f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is "
+            f"required by {name}: fit needs rows"
+        )
+    if X.shape[1] == 0:
+        raise EmptyDataError(
+            f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
+            f"required by {name}."
+        )
+    if len(y) != n:
+        raise InvalidParameterError(
+            f"X and y have inconsistent numbers of samples: {n} and {len(y)}"
+        )
 
 
 def _check_finite(X: pd.DataFrame | np.ndarray) -> None:

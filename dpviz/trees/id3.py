@@ -25,7 +25,7 @@ from dpviz import mechanisms
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError, PrivacyLeakWarning
 from dpviz.privacy import Ledger, PrivateTable
-from dpviz.records import open_table
+from dpviz.records import atomic, open_table
 from dpviz.trees._base import DPEstimatorMixin, whole_numbers_as_nominal
 from dpviz.trees.id3_quality import Criterion, get_criterion, sulq_information_gain
 from dpviz.trees.id3_split_point import (
@@ -501,7 +501,17 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         _check_depth(self.max_depth, budget)
         self._check_algorithm_params(budget)
 
-    def _fit_codes(self, codes: np.ndarray, labels: np.ndarray, domain: Domain) -> Any:
+    def fit(self, X: Any, y: Any) -> Any:
+        """The paper's algorithm (the class's) on the rows ``X`` and labels ``y``; all or nothing.
+
+        ``X``: a DataFrame, an array, or :class:`~dpviz.domain.Encoded` rows of the domain.
+        """
+        self._check_params()
+        return atomic(self, "fit", lambda work: work._fit_tree(X, y))
+
+    def _fit_tree(self, X: Any, y: Any) -> Any:
+        """The inputs, the budget check, the private table, then the subclass's ``_build``."""
+        codes, labels, domain = self._fit_inputs(X, y)
         budget = self._epsilon()
         depth = _check_depth(self.max_depth, budget)
         self._check_shares(budget, depth, domain)
@@ -537,12 +547,6 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _leaves_encoded(self, codes: np.ndarray) -> np.ndarray:
         return route(self._flat_, codes, self._unknown_key_)
-
-    def label_and_unclassified_encoded(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Class codes and unclassified mask of encoded rows, from one routing."""
-        check_is_fitted(self, "tree_")
-        leaves = self._leaves_encoded(self.domain_.check_encoded(codes, unknown=True)[0])
-        return self._flat_.label[leaves], self._flat_.unclassified[leaves]
 
     def _label_codes(self, codes: np.ndarray) -> np.ndarray:
         """The arg-max of the leaf each row reaches (unclassified: see the module docstring)."""

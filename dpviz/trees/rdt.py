@@ -15,7 +15,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from dpviz.domain import Domain
 from dpviz.errors import BudgetExceededError, InvalidParameterError
-from dpviz.keyed import splitmix64
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import BUDGET_RTOL, PrivateTable
 from dpviz.records import atomic, open_table
@@ -152,10 +151,17 @@ class RandomDecisionTreeClassifier(_RDTBase):
         check_bool(self.prune, "prune")
         self._check_scale(self.domain if isinstance(self.domain, Domain) else None)
 
-    def _fit_codes(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain
-    ) -> RandomDecisionTreeClassifier:
+    def fit(self, X: Any, y: Any) -> RandomDecisionTreeClassifier:
+        """JPW Fig. 1, BuildTreeStructure and UpdateStatistics, on ``X``, ``y``; all or nothing.
+
+        ``X``: a DataFrame, an array, or :class:`~dpviz.domain.Encoded` rows of the domain.
+        """
+        self._check_params()
+        return atomic(self, "fit", lambda work: work._build_trees(X, y))
+
+    def _build_trees(self, X: Any, y: Any) -> RandomDecisionTreeClassifier:
         """Draw the structures and count the rows at every node (UpdateStatistics)."""
+        codes, labels, domain = self._fit_inputs(X, y)
         structure_rng, _ = self._rngs()  # the same trees as Private-RDT with this seed
         self.depth_ = self._depth(len(domain))
         self.trees_ = self._make_trees(structure_rng, self.depth_, len(codes),
@@ -277,10 +283,17 @@ class PrivateRDTClassifier(_RDTBase):
         self._check_scale(self.domain if isinstance(self.domain, Domain) else None)
         self._check_release(self._epsilon())
 
-    def _fit_codes(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain
-    ) -> PrivateRDTClassifier:
+    def fit(self, X: Any, y: Any) -> PrivateRDTClassifier:
+        """JPW Fig. 5, Private-RDT, on the rows ``X`` and their labels ``y``; all or nothing.
+
+        ``X``: a DataFrame, an array, or :class:`~dpviz.domain.Encoded` rows of the domain.
+        """
+        self._check_params()
+        return atomic(self, "fit", lambda work: work._private_rdt(X, y))
+
+    def _private_rdt(self, X: Any, y: Any) -> PrivateRDTClassifier:
         """Private-RDT (JPW Fig. 5) for each of the N trees, at ε/N each."""
+        codes, labels, domain = self._fit_inputs(X, y)
         epsilon = self._epsilon()
         self._structure_rng, self._noise_rng = self._rngs()
         self.depth_ = self._depth(len(domain))
@@ -352,27 +365,6 @@ class PrivateRDTClassifier(_RDTBase):
         deep = len(pairs) * deep_visits(codes.shape[0], self.depth_)
         return (tree.route(codes).per_leaf(counts) for tree, counts
                 in progress(pairs, work, "Private-RDT: trees", leaves=leaves, deep=deep))
-
-    def locate_encoded(self, codes: np.ndarray) -> list[Routing]:
-        """Where encoded rows land in every tree (public, the same at every ε)."""
-        check_is_fitted(self, "trees_")
-        codes = self.domain_.check_encoded(codes, unknown=True)[0]
-        return [tree.route(codes) for tree in self.trees_]
-
-    def predict_located(self, located: list[Routing]) -> np.ndarray:
-        """``predict_encoded`` of rows routed by :meth:`locate_encoded` (same trees)."""
-        check_is_fitted(self, "trees_")
-        if len(located) != len(self.trees_) or any(
-            len(r.level_keys) != self.depth_ + 1
-            or (r.level_keys[0].size and r.level_keys[0][0] != splitmix64(np.array([t.key]))[0])
-            for r, t in zip(located, self.trees_, strict=True)
-        ):
-            raise InvalidParameterError(
-                "located must come from locate_encoded of a model with the same trees"
-            )
-        counts = (r.per_leaf(c) for r, c in zip(located, self.leaf_counts_, strict=True))
-        clip = check_bool(self.clip_negative, "clip_negative")
-        return np.argmax(classify(counts, clip_negative=clip), axis=1)
 
     def export_release(self, max_leaves: int = 100_000) -> pd.DataFrame:
         """The release: every leaf of every tree (``tree``, ``leaf``) and its noisy counts."""
