@@ -1,8 +1,9 @@
 """scikit-learn plumbing shared by every dpviz estimator: input checks, encoding, randomness.
 
-Inputs follow scikit-learn's conventions (its estimator checks pass). Every fitting path is
-all or nothing (:func:`dpviz.records.atomic`; docs/privacy.md §3), and what it spent stays
-in the object's :class:`~dpviz.records.PrivacyRecord`, interrupted or not.
+Inputs follow scikit-learn's conventions (its estimator checks pass): a DataFrame, an array,
+or :class:`~dpviz.domain.Encoded` rows of the domain (checked, not encoded again). The
+fitting paths are all or nothing (:func:`dpviz.records.atomic`, docs/privacy.md §3); their
+progress bars and expected times are :mod:`dpviz.trees.speed`'s.
 """
 
 from __future__ import annotations
@@ -18,20 +19,14 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
 
 from dpviz.domain import Domain, Encoded, check_not_time, check_unique_columns
-from dpviz.errors import (
-    EmptyDataError,
-    InvalidParameterError,
-    MissingValueError,
-)
+from dpviz.errors import EmptyDataError, InvalidParameterError, MissingValueError
 from dpviz.records import PrivacyRecord, record_of
 from dpviz.validation import check_epsilon, check_random_state
 
-__all__ = [
-    "DPEstimatorMixin", "release_generators", "tidy_classes",
-    "whole_numbers_as_nominal",
-]
+__all__ = ["DPEstimatorMixin", "release_generators", "tidy_classes", "whole_numbers_as_nominal"]
 
 _NUMERIC_KINDS = ("integer", "floating", "mixed-integer-float", "decimal")
+
 
 class DPEstimatorMixin:
     """Shared fit/predict input handling (parameters ``domain``, ``unknown``, ``random_state``)."""
@@ -122,7 +117,7 @@ class DPEstimatorMixin:
                 f"X was encoded with another domain ({X.domain!r}) than the estimator's "
                 f"({own!r}); encode the rows with the estimator's domain"
             )
-        return X.domain
+        return X.domain if own is None else own
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities of each row (columns in ``classes_`` order)."""
