@@ -37,7 +37,7 @@ def worker(case: dict) -> dict:
     import numpy as np
 
     import dpviz.trees.random_tree as rt
-    from dpviz.domain import Categorical, Domain, Numeric
+    from dpviz.domain import Categorical, Domain, Encoded, Numeric
     from dpviz.trees.forest import DPRandomForestClassifier
     from dpviz.trees.rdt import PrivateRDTClassifier
 
@@ -67,10 +67,10 @@ def worker(case: dict) -> dict:
                  else DPRandomForestClassifier)(epsilon=1.0, n_trees=case["trees"],
                                                 max_depth=case["depth"], domain=domain,
                                                 random_state=0)
-        out["seconds"] = timed(model.fit_encoded, codes, rng.integers(0, 2, n), domain).best
+        out["seconds"] = timed(model.fit, Encoded(codes, domain), rng.integers(0, 2, n)).best
         out["visits"] = n * case["trees"] * model.depth_
         if case.get("predict"):
-            out["predict"] = timed(model.predict_encoded, codes[:case["predict"]]).best
+            out["predict"] = timed(model.predict, Encoded(codes[:case["predict"]], domain)).best
     return out | {"peak_mb": memory_mb()[1]}
 
 

@@ -2,7 +2,9 @@
 
 The library behind the notebooks: public domains and data sets, the noise
 mechanisms, the PINQ-style privacy layer, the private tree algorithms of the
-four papers, the empirical privacy audit, and the chart builders.
+four papers, the empirical privacy audit, and the chart builders. Importing it changes
+nothing outside it: a notebook installs the missing-data hook in its setup cell
+(``from dpviz.ui import kernel; kernel.install()``).
 """
 
 from dpviz.data.uci import Dataset, load
@@ -24,7 +26,3 @@ __all__ = [
     "load",
 ]
 __version__ = "0.1.0"
-
-from dpviz.ui import kernel as _kernel
-
-_kernel.install()  # in a Jupyter kernel: missing data files give one message, not tracebacks

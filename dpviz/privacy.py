@@ -266,24 +266,6 @@ def _finite_real(value: object, name: str) -> float:
     return v
 
 
-def _check_encoded(
-    codes: np.ndarray, labels: np.ndarray | None, domain: Domain
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Rows already encoded with ``domain`` (float codes, int label codes), checked."""
-    codes = np.asarray(codes, dtype=np.float64)
-    if codes.ndim != 2 or codes.shape[1] != len(domain):
-        raise InvalidParameterError(f"codes must have shape (n, {len(domain)}), got {codes.shape}")
-    if labels is not None:
-        labels = np.asarray(labels, dtype=np.int64)
-        if labels.shape != (codes.shape[0],):
-            raise InvalidParameterError(
-                f"labels must have shape ({codes.shape[0]},), got {labels.shape}"
-            )
-        if labels.size and (labels.min() < 0 or labels.max() >= domain.n_classes):
-            raise InvalidParameterError(f"labels must be codes in 0..{domain.n_classes - 1}")
-    return codes, labels
-
-
 class PrivateTable:
     """Private rows behind a PINQ-style interface (FS §2.2): noisy answers, each paid for.
 
@@ -317,9 +299,15 @@ class PrivateTable:
         epsilon: float,
         rng: np.random.Generator | int,
     ) -> PrivateTable:
-        """Build a table from rows already encoded with ``domain`` (see ``Domain.encode``)."""
+        """Build a table from rows already encoded with ``domain`` (see ``Domain.encode``).
+
+        The rows are checked first (:meth:`Domain.check_encoded`: no NaN, no code outside the
+        domain), before any query: a refusal is the curator's input error, not a release.
+        """
+        if not isinstance(domain, Domain):
+            raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
         table = cls.__new__(cls)
-        table._init(*_check_encoded(codes, labels, domain), domain, Ledger(epsilon), rng)
+        table._init(*domain.check_encoded(codes, labels), domain, Ledger(epsilon), rng)
         return table
 
     def _init(
@@ -646,6 +634,7 @@ class PrivateTable:
         """
         if self.path and not self.path[0].startswith("batch"):
             raise InvalidParameterError("append is only defined on the root table (or a batch)")
+        codes, labels = self.domain.check_encoded(codes, labels)  # before any change
         root_account = self._account
         if root_account.group is None:  # first append: the root becomes batch 1
             database = _Account(None)
@@ -656,7 +645,6 @@ class PrivateTable:
             self.path = ("batch 1",)
         else:
             group = root_account.group
-        codes, labels = _check_encoded(codes, labels, self.domain)
         return self._child(codes, labels, group, (f"batch {len(group.members) + 1}",))
 
     def charge_prior(self, epsilon: float, *, label: str = "earlier release") -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import numbers
 import secrets
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -50,6 +52,13 @@ def check_int(value: object, name: str, *, minimum: int | None = None) -> int:
     if minimum is not None and v < minimum:
         raise InvalidParameterError(f"{name} must be >= {minimum}, got {value!r}")
     return v
+
+
+def check_option(value: Any, options: Sequence[Any], name: str) -> Any:
+    """``value`` if it is one of ``options``, else InvalidParameterError naming ``name``."""
+    if value not in options:
+        raise InvalidParameterError(f"{name} must be one of {list(options)}, got {value!r}")
+    return value
 
 
 def check_probability(value: object, name: str) -> float:

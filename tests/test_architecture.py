@@ -199,6 +199,44 @@ def test_importing_the_estimators_loads_no_ui_library():
     assert out.stdout.strip() == "[]"
 
 
+def test_importing_dpviz_loads_no_ui_module_and_installs_nothing():
+    """``import dpviz`` has no side effect: no ``dpviz.ui`` module, no IPython hook (it
+    imported ``dpviz.ui.kernel`` and installed an exception handler in a kernel)."""
+    code = ("import sys, dpviz; print(sorted(m for m in sys.modules"
+            " if m.startswith('dpviz.ui') or m.split('.')[0] in ('IPython', 'altair')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+#: The public methods each estimator shows beyond scikit-learn's (issue 38: the FI forest
+#: showed 14, among them the experiments' encoded and located fast paths, now in
+#: ``dpviz.experiments.fast`` and ``dpviz.domain.Encoded``).
+PUBLIC_METHODS = {
+    "DPRandomForestClassifier": {"export_release", "released_labels", "votes"},
+    "PrivateRDTClassifier": {"export_release", "released_counts", "update"},
+    "RandomDecisionTreeClassifier": {"released_counts", "visited_leaves"},
+    "RDTSharpClassifier": {"refit", "released_counts"},
+    "SuLQID3Classifier": {"apply", "unclassified_mask"},
+    "DiffPID3Classifier": {"apply", "unclassified_mask"},
+    "DiffPC45Classifier": {"apply", "unclassified_mask"},
+    "PrivaTreeClassifier": {"apply"},
+}
+
+
+def test_estimators_show_fit_predict_and_at_most_three_more_methods():
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    import dpviz
+
+    for name, extra in PUBLIC_METHODS.items():
+        cls = getattr(dpviz, name)
+        shown = {m for m in dir(cls) if not m.startswith("_") and callable(getattr(cls, m))
+                 and not hasattr(BaseEstimator, m) and not hasattr(ClassifierMixin, m)
+                 and not (m.startswith("set_") and m.endswith("_request"))}
+        assert shown == {"fit", "predict", "predict_proba"} | extra, name
+        assert len(extra) <= 3
+
+
 def test_no_import_cycles():
     assert _cycles() == []
 

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import pickle
 import warnings
@@ -585,3 +586,26 @@ def test_private_rdt_update_reads_columns_like_predict():
     assert models[0].ledger_.spent == pytest.approx(1.0)
     with pytest.raises(InvalidParameterError, match="inconsistent numbers of samples"):
         models[0].update(ds.X.iloc[half:], ds.y.iloc[half + 1 :])
+
+
+# ================================================================ parameters in plain sight
+ALL_ESTIMATORS = [RandomDecisionTreeClassifier, PrivateRDTClassifier, DPRandomForestClassifier,
+                  RDTSharpClassifier, SuLQID3Classifier, DiffPID3Classifier,
+                  PrivaTreeClassifier]
+
+
+def _documented_parameters(cls: type) -> list[str]:
+    """The names of the "Parameters" section of the docstring as written in the source."""
+    doc = inspect.getsource(cls).split('"""')[1]  # the source text, not a filled-in template
+    section = doc.split("Parameters\n    ----------\n")[1].split("\n\n")[0]
+    return [line.split(" : ")[0].strip() for line in section.splitlines()
+            if line.startswith("    ") and not line.startswith("     ") and " : " in line]
+
+
+@pytest.mark.parametrize("cls", ALL_ESTIMATORS, ids=lambda c: c.__name__)
+def test_each_parameter_is_written_out_in_the_docstring_and_init(cls):
+    """Issue 38: ``_store_params(locals())`` and ``{placeholders}`` hid them from a reader."""
+    names = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    assert _documented_parameters(cls) == names
+    source = inspect.getsource(cls.__init__)
+    assert all(f"self.{n} = {n}\n" in source for n in names)

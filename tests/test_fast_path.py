@@ -1,26 +1,32 @@
-"""The one encoded fast path of every estimator (``fit_encoded`` / ``predict_encoded``).
+"""The experiments' fast path: rows encoded once (``Encoded``) and test rows routed once.
 
-The experiment layer fits thousands of models on rows encoded once; these tests show
-that the fast path is the same computation as ``fit`` / ``predict`` (bit-for-bit, same
-seed) and that bad encoded input gets a clear error instead of a numpy failure deep
-inside a fit (issue 15: NaN codes gave a negative-bincount error or an IndexError).
+The experiment layer fits thousands of models on rows encoded once; these tests show that
+``fit`` / ``predict`` on :class:`~dpviz.domain.Encoded` rows is the same computation as on
+the rows themselves (bit for bit, same seed), that :mod:`dpviz.experiments.fast`'s located
+rows predict as the model does, and that bad encoded input gets a clear error instead of a
+numpy failure deep inside a fit (issue 15: NaN codes gave a negative-bincount error or an
+IndexError).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
 
 import dpviz
+from dpviz.domain import Encoded
 from dpviz.errors import InvalidParameterError, MissingValueError
+from dpviz.experiments import fast
 from dpviz.validation import check_random_state
 
 VOTES = dpviz.load("votes")
 DOMAIN = VOTES.domain
 CODES = DOMAIN.encode(VOTES.X)
 LABELS = DOMAIN.encode_labels(VOTES.y)
+ROWS = Encoded(CODES, DOMAIN)
 
 
 def estimators(seed: int) -> dict[str, object]:
@@ -38,22 +44,23 @@ def estimators(seed: int) -> dict[str, object]:
 
 @pytest.mark.parametrize("name", list(estimators(0)))
 @pytest.mark.parametrize("seed", [0, 7])
-def test_fit_encoded_is_fit(name, seed):
+def test_encoded_rows_fit_and_predict_as_the_rows(name, seed):
     slow = estimators(seed)[name].fit(VOTES.X, VOTES.y)
-    fast = estimators(seed)[name].fit_encoded(CODES, LABELS, DOMAIN)
-    assert np.array_equal(fast.predict_proba_encoded(CODES), slow.predict_proba(VOTES.X))
-    assert np.array_equal(slow.classes_[fast.predict_encoded(CODES)], slow.predict(VOTES.X))
-    assert fast.n_features_in_ == slow.n_features_in_ == len(DOMAIN)
-    assert list(fast.classes_) == list(slow.classes_)
+    fast_model = estimators(seed)[name].fit(ROWS, VOTES.y)
+    assert np.array_equal(fast_model.predict_proba(ROWS), slow.predict_proba(VOTES.X))
+    assert np.array_equal(fast_model.predict(ROWS), slow.predict(VOTES.X))
+    assert fast_model.n_features_in_ == slow.n_features_in_ == len(DOMAIN)
+    assert list(fast_model.classes_) == list(slow.classes_)
+    assert not hasattr(fast_model, "feature_names_in_")  # codes in domain order, no names
 
 
 def test_rdt_sharp_public_rows_take_the_fast_path_too():
     public, private = slice(0, 200), slice(200, None)
     slow = estimators(3)["RDT#"].fit(VOTES.X.iloc[private], VOTES.y.iloc[private],
                                      VOTES.X.iloc[public])
-    fast = estimators(3)["RDT#"].fit_encoded(CODES[private], LABELS[private], DOMAIN,
-                                             public=CODES[public])
-    assert np.array_equal(fast.predict_proba_encoded(CODES), slow.predict_proba(VOTES.X))
+    fast_model = estimators(3)["RDT#"].fit(Encoded(CODES[private], DOMAIN), VOTES.y.iloc[private],
+                                           Encoded(CODES[public], DOMAIN))
+    assert np.array_equal(fast_model.predict_proba(ROWS), slow.predict_proba(VOTES.X))
 
 
 @pytest.mark.parametrize("name", list(estimators(0)))
@@ -62,23 +69,34 @@ def test_bad_encoded_rows_get_a_clear_error(name):
     nan = CODES.copy()
     nan[3, 2] = np.nan
     with pytest.raises(MissingValueError, match="NaN"):
-        model.fit_encoded(nan, LABELS, DOMAIN)
+        model.fit(Encoded(nan, DOMAIN), VOTES.y)
     with pytest.raises(InvalidParameterError, match="shape"):
-        model.fit_encoded(CODES[:, :-1], LABELS, DOMAIN)
+        model.fit(Encoded(CODES[:, :-1], DOMAIN), VOTES.y)
     outside = CODES.copy()
     outside[0, 0] = 7  # votes' attributes have 3 values (y, n, ?)
     with pytest.raises(InvalidParameterError, match="outside its public values"):
-        model.fit_encoded(outside, LABELS, DOMAIN)
-    with pytest.raises(InvalidParameterError, match="class codes"):
-        model.fit_encoded(CODES, LABELS + 5, DOMAIN)
+        model.fit(Encoded(outside, DOMAIN), VOTES.y)
     with pytest.raises(InvalidParameterError, match="inconsistent"):
-        model.fit_encoded(CODES, LABELS[:-1], DOMAIN)
-    model.fit_encoded(CODES, LABELS, DOMAIN)
+        model.fit(ROWS, VOTES.y[:-1])
+    other = dpviz.Domain(DOMAIN.attributes, ["a", "b"])
+    with pytest.raises(InvalidParameterError, match="another domain"):
+        model.fit(Encoded(CODES, other), VOTES.y)
+    model.fit(ROWS, VOTES.y)
     with pytest.raises(MissingValueError, match="NaN"):
-        model.predict_encoded(nan)
+        model.predict(Encoded(nan, DOMAIN))
     unknown = CODES[:5].copy()
-    unknown[:, 0] = -1  # an unknown category: allowed at predict time (the `unknown` policy)
-    assert model.predict_encoded(unknown).shape == (5,)
+    unknown[:, 0] = -1  # an unknown category: as predict's ``unknown`` policy says
+    with pytest.raises(InvalidParameterError, match="outside its public values"):
+        model.predict(Encoded(unknown, DOMAIN))  # unknown="raise"
+    assert model.set_params(unknown="random").predict(Encoded(unknown, DOMAIN)).shape == (5,)
+
+
+def test_encoded_rows_of_the_domain_are_fitted_without_a_domain_and_without_a_warning():
+    """The encoding's domain is public: an estimator without one takes it, no leak warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = dpviz.PrivateRDTClassifier(1.0, n_trees=3, random_state=0).fit(ROWS, VOTES.y)
+    assert model.domain_ is DOMAIN
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, "0", True])
@@ -102,18 +120,31 @@ def test_check_random_state_rules():
 
 
 @pytest.mark.parametrize("name", ["Private-RDT", "FI forest", "RDT#"])
-def test_located_rows_predict_as_encoded_rows_at_every_epsilon(name):
-    """locate_encoded (public, ε-independent) + predict_located = predict_encoded."""
+def test_located_rows_predict_as_the_model_at_every_epsilon(name):
+    """fast.locate (public, ε-independent) + fast.predict_located = predict."""
     test = CODES[::3]
-    located = estimators(5)[name].fit_encoded(CODES, LABELS, DOMAIN).locate_encoded(test)
+    located = fast.locate(estimators(5)[name].fit(ROWS, VOTES.y), test)
     for epsilon in (0.1, 1.0, 4.0):
-        model = estimators(5)[name].set_params(epsilon=epsilon).fit_encoded(CODES, LABELS, DOMAIN)
-        assert np.array_equal(model.predict_located(located), model.predict_encoded(test))
+        model = estimators(5)[name].set_params(epsilon=epsilon).fit(ROWS, VOTES.y)
+        assert np.array_equal(model.classes_[fast.predict_located(model, located)],
+                              model.predict(Encoded(test, DOMAIN)))
 
 
-@pytest.mark.parametrize("name", ["Private-RDT", "FI forest"])
+@pytest.mark.parametrize("name", ["Private-RDT", "FI forest", "RDT#"])
 def test_located_rows_of_other_trees_are_refused(name):
-    located = estimators(5)[name].fit_encoded(CODES, LABELS, DOMAIN).locate_encoded(CODES[:9])
-    other = estimators(6)[name].fit_encoded(CODES, LABELS, DOMAIN)
+    located = fast.locate(estimators(5)[name].fit(ROWS, VOTES.y), CODES[:9])
+    other = estimators(6)[name].fit(ROWS, VOTES.y)
     with pytest.raises(InvalidParameterError, match="same trees"):
-        other.predict_located(located)
+        fast.predict_located(other, located)
+
+
+def test_located_rows_of_rdt_sharp_with_other_public_rows_are_refused():
+    """RDT#'s cells are its centres, public rows: the same seed with other ones is refused."""
+    model = estimators(5)["RDT#"]
+    a = model.fit(ROWS, VOTES.y, Encoded(CODES[:100], DOMAIN))
+    located = fast.locate(a, CODES[:9])
+    b = estimators(5)["RDT#"].fit(ROWS, VOTES.y, Encoded(CODES[100:200], DOMAIN))
+    with pytest.raises(InvalidParameterError, match="same trees"):
+        fast.predict_located(b, located)
+    assert np.array_equal(a.classes_[fast.predict_located(a, located)],
+                          a.predict(Encoded(CODES[:9], DOMAIN)))

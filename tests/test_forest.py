@@ -8,8 +8,9 @@ import pytest
 from dpviz.audit.engine import Event, audit
 from dpviz.data.synthetic import fi_synth
 from dpviz.data.uci import load
-from dpviz.domain import Categorical, Domain
+from dpviz.domain import Categorical, Domain, Encoded
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
+from dpviz.experiments import fast
 from dpviz.trees import forest
 from dpviz.trees import random_tree as descend
 from dpviz.trees.forest import DPRandomForestClassifier
@@ -120,7 +121,7 @@ def test_invalid_parameters(synth):
 @pytest.mark.parametrize("n_trees", [1, 7, 40])
 def test_votes_from_leaves_equal_votes_at_every_epsilon(synth, disjoint, n_trees):
     codes = synth.domain.encode(synth.X[:500])
-    codes[:5, 0] = synth.domain.bounds[0, 1] + 1.0  # outside the public range: still routed
+    codes[:5, 0] = synth.domain.bounds[0, 1]  # on the public bound: the last cell
 
     def forest(epsilon, mechanism="rosnam"):
         return DPRandomForestClassifier(
@@ -128,79 +129,32 @@ def test_votes_from_leaves_equal_votes_at_every_epsilon(synth, disjoint, n_trees
             disjoint=disjoint, domain=synth.domain, random_state=5,
         ).fit(synth.X, synth.y)
 
-    leaves = forest(1.0).locate_encoded(codes)  # routed once
-    assert leaves.index.shape == (n_trees, 500) and leaves.offsets[-1] == len(leaves.leaves)
-    for tree, keys in zip(forest(1.0).trees_, leaves.keys, strict=True):
+    located = fast.locate(forest(1.0), codes)  # routed once
+    leaves, offsets, index = located.where
+    assert index.shape == (n_trees, 500) and offsets[-1] == len(leaves)
+    for tree, keys in zip(forest(1.0).trees_, leaves[index], strict=True):
         np.testing.assert_array_equal(keys, tree.leaf_keys(codes))
     for epsilon, mechanism in [(1.0, "rosnam"), (0.05, "rosnam"), (math.inf, "rosnam"),
                                (2.0, "exponential"), (0.5, "smooth_sensitivity")]:
         model = forest(epsilon, mechanism)
-        np.testing.assert_array_equal(model.votes_located(leaves), model.votes_encoded(codes))
-
-
-@pytest.mark.filterwarnings("ignore::dpviz.errors.NotProvenPrivateWarning")
-@pytest.mark.parametrize("disjoint", [True, False])
-@pytest.mark.parametrize("mechanism", ["rosnam", "exponential", "smooth_sensitivity"])
-def test_forests_at_many_epsilons_equal_separate_fits(synth, disjoint, mechanism, monkeypatch):
-    codes, labels = synth.domain.encode(synth.X), synth.domain.encode_labels(synth.y)
-    test = synth.domain.encode(synth.X[:400])
-    template = DPRandomForestClassifier(
-        n_trees=9, max_depth=7, leaf_mechanism=mechanism, disjoint=disjoint,
-        domain=synth.domain, random_state=11,
-    )
-    epsilons = [0.05, 1.0, 1.0] + ([] if mechanism == "smooth_sensitivity" else [math.inf])
-    routes = []
-    plain = forest.forest_leaf_keys, forest.RandomTree.leaf_keys
-    monkeypatch.setattr(forest, "forest_leaf_keys",
-                        lambda *a: routes.append("forest") or plain[0](*a))
-    monkeypatch.setattr(forest.RandomTree, "leaf_keys",
-                        lambda self, c: routes.append("tree") or plain[1](self, c))
-    forests = template.fit_encoded_epsilons(codes, labels, synth.domain, epsilons)
-    assert len(routes) == (1 if disjoint else 9)  # the rows are routed once, not per ε
-    for eps, model in zip(epsilons, forests, strict=True):
-        alone = DPRandomForestClassifier(
-            epsilon=eps, n_trees=9, max_depth=7, leaf_mechanism=mechanism, disjoint=disjoint,
-            domain=synth.domain, random_state=11,
-        ).fit(synth.X, synth.y)
-        assert model.epsilon == eps and model is not template
-        np.testing.assert_array_equal(model.votes_encoded(test), alone.votes_encoded(test))
-        np.testing.assert_array_equal(model.released_labels(synth.X[:400]),
-                                      alone.released_labels(synth.X[:400]))
-        assert model.ledger_.to_frame().equals(alone.ledger_.to_frame())
-    assert not hasattr(template, "trees_")  # the template is left unfitted
-
-
-def test_forests_at_many_epsilons_refuse_before_reading_any_row(synth, monkeypatch):
-    codes, labels = synth.domain.encode(synth.X), synth.domain.encode_labels(synth.y)
-    read = []
-    monkeypatch.setattr(forest.PrivateTable, "_read",
-                        lambda self: read.append(1) or (self._codes, self._labels))
-    for state in (None, np.random.default_rng(0), True):
-        with pytest.raises(InvalidParameterError, match="int random_state"):
-            DPRandomForestClassifier(
-                n_trees=3, domain=synth.domain, random_state=state
-            ).fit_encoded_epsilons(codes, labels, synth.domain, [1.0])
-    with pytest.raises(InvalidParameterError, match="epsilon"):
-        DPRandomForestClassifier(n_trees=3, domain=synth.domain, random_state=0
-                                 ).fit_encoded_epsilons(codes, labels, synth.domain, [1.0, -1])
-    assert read == []
+        np.testing.assert_array_equal(fast.votes_located(model, located),
+                                      model.votes(Encoded(codes, synth.domain)))
 
 
 def _two_epsilon_labels(shared: bool):
     """A mechanism for dpviz.audit.engine: the labels of one leaf in forests at ε = 0.2 and ε = 1.
 
-    The data is a leaf's class counts. ``shared``: both forests from one
-    ``fit_encoded_epsilons`` call (one random_state, so the same noise draws at both ε);
-    otherwise two separate fits with independent random_states.
+    The data is a leaf's class counts. ``shared``: both forests from one random_state (the
+    same noise draws at both ε); otherwise two fits with independent random_states.
     """
-    domain = Domain([Categorical("a", ("x",))], ("0", "1"))
-    row = np.zeros((1, 1))
+    domain = Domain([Categorical("a", ("x",))], (0, 1))
+    row = Encoded(np.zeros((1, 1)), domain)
 
     def labels(model: DPRandomForestClassifier) -> int:
-        return int(model.predict_encoded(row)[0])
+        return int(model.predict(row)[0])
 
     def release(counts, n, rng):
-        codes = np.zeros((sum(counts), 1))
+        codes = Encoded(np.zeros((sum(counts), 1)), domain)
         classes = np.repeat([0, 1], counts)
         seeds = rng.integers(0, 2**31, size=(n, 2))
         out = np.empty((n, 2), dtype=np.int64)
@@ -209,11 +163,8 @@ def _two_epsilon_labels(shared: bool):
                 return DPRandomForestClassifier(epsilon, n_trees=1, max_depth=1,
                                                 leaf_mechanism="exponential", domain=domain,
                                                 random_state=int(seed))
-            if shared:
-                fits = forest(a).fit_encoded_epsilons(codes, classes, domain, [0.2, 1.0])
-            else:
-                fits = [forest(a, 0.2).fit_encoded(codes, classes, domain),
-                        forest(b, 1.0).fit_encoded(codes, classes, domain)]
+            fits = [forest(a, 0.2).fit(codes, classes),
+                    forest(a if shared else b, 1.0).fit(codes, classes)]
             out[i] = [labels(f) for f in fits]
         return out
 
@@ -240,19 +191,6 @@ def test_forests_of_one_seed_side_by_side_are_not_covered_by_composition():
     assert not separate.reject
 
 
-def test_kept_leaves_are_not_reused_with_another_assignment(synth):
-    trees = [forest.RandomTree(synth.domain, 4, k) for k in range(3)]
-    codes = synth.domain.encode(synth.X[:50])
-    routed: list = []
-    table = forest.PrivateTable.from_encoded(codes, synth.domain.encode_labels(synth.y[:50]),
-                                             domain=synth.domain, epsilon=2.0, rng=0)
-    forest.get_majority_labels(table, trees, epsilon=1.0, mechanism="rosnam", disjoint=True,
-                               rng=np.random.default_rng(1), routed=routed)
-    with pytest.raises(RuntimeError, match="another row assignment"):
-        forest.get_majority_labels(table, trees, epsilon=1.0, mechanism="rosnam",
-                                   disjoint=True, rng=np.random.default_rng(2), routed=routed)
-
-
 def test_votes_from_leaves_with_unknown_categories():
     data = load("nursery")
     model = DPRandomForestClassifier(
@@ -260,9 +198,8 @@ def test_votes_from_leaves_with_unknown_categories():
     ).fit(data.X, data.y)
     codes = data.domain.encode(data.X)
     codes[::7, 1] = -1  # an unknown category: a keyed random child per node
-    np.testing.assert_array_equal(
-        model.votes_located(model.locate_encoded(codes)), model.votes_encoded(codes)
-    )
+    np.testing.assert_array_equal(fast.votes_located(model, fast.locate(model, codes)),
+                                  model.votes(Encoded(codes, data.domain)))
     labels = model.released_labels(data.X[:50])
     assert labels.shape == (30, 50)
     np.testing.assert_array_equal(
@@ -281,9 +218,9 @@ def test_votes_from_leaves_refuses_other_trees(synth):
     ):
         other.fit(synth.X, synth.y)
         with pytest.raises(InvalidParameterError, match="same trees"):
-            other.votes_located(a.locate_encoded(codes))
+            fast.votes_located(other, fast.locate(a, codes))
     with pytest.raises(InvalidParameterError, match="same trees"):
-        a.votes_located(codes)
+        fast.votes_located(a, codes)
 
 
 # ------------------------------------------------------------------ predict on whole trees
@@ -321,8 +258,8 @@ def test_votes_on_materialized_trees_equal_tree_by_tree_votes(synth, dataset, di
         return votes_on_whole_trees[-1]
 
     monkeypatch.setattr(forest, "vote", vote)
-    np.testing.assert_array_equal(model.votes_encoded(codes), expected)
+    np.testing.assert_array_equal(model.votes(Encoded(codes, data.domain)), expected)
     assert len(votes_on_whole_trees) == 1
-    np.testing.assert_array_equal(model.votes_encoded(codes[:100]), expected[:100])
+    np.testing.assert_array_equal(model.votes(Encoded(codes[:100], data.domain)), expected[:100])
     assert len(votes_on_whole_trees) == 1  # 100 rows: routed, only the leaves reached
-    np.testing.assert_array_equal(model.votes_located(model.locate_encoded(codes)), expected)
+    np.testing.assert_array_equal(fast.votes_located(model, fast.locate(model, codes)), expected)

@@ -17,7 +17,7 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from dpviz.data.synthetic import fs_numeric_split_data, fs_random_tree_data, fs_single_split_data
-from dpviz.domain import Categorical, Domain, Numeric
+from dpviz.domain import Categorical, Domain, Encoded, Numeric
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning, PrivacyLeakWarning
 from dpviz.privacy import PrivateTable
 from dpviz.trees.id3 import (
@@ -487,15 +487,16 @@ def test_sulq_with_id3_stopping_leaves_rows_unclassified():
 
 
 def test_encoded_fast_path_equals_the_public_api():
-    """fit_encoded / predict_encoded (the reproductions' path) = fit / predict / unclassified."""
+    """Encoded rows (the reproductions' path): the same tree, predictions and unclassified."""
     data = fs_random_tree_data(300, n_test=500, depth=3, random_state=3)
     kwargs = {"max_depth": 6, "domain": data.domain, "random_state": 4}
     public = SuLQID3Classifier(1.0, stopping="id3", **kwargs).fit(data.X, data.y)
-    fast = SuLQID3Classifier(1.0, stopping="id3", **kwargs).fit_encoded(
-        data.domain.encode(data.X), data.domain.encode_labels(data.y), data.domain
+    fast = SuLQID3Classifier(1.0, stopping="id3", **kwargs).fit(
+        Encoded(data.domain.encode(data.X), data.domain), data.y
     )
-    predicted, unclassified = fast.label_and_unclassified_encoded(data.domain.encode(data.test.X))
-    np.testing.assert_array_equal(data.domain.decode_labels(predicted), public.predict(data.test.X))
+    test = Encoded(data.domain.encode(data.test.X), data.domain)
+    predicted, unclassified = fast.predict(test), fast.unclassified_mask(test)
+    np.testing.assert_array_equal(predicted, public.predict(data.test.X))
     np.testing.assert_array_equal(unclassified, public.unclassified_mask(data.test.X))
     assert unclassified.any() and not unclassified.all()  # both kinds of rows are checked
 

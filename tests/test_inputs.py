@@ -25,7 +25,7 @@ from sklearn.base import clone
 from sklearn.model_selection import cross_val_predict
 
 from dpviz.data.uci import load
-from dpviz.domain import Categorical, Domain, Numeric
+from dpviz.domain import Categorical, Domain, Encoded, Numeric
 from dpviz.errors import ColumnMismatchError, InvalidParameterError, UnknownLabelError
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
@@ -157,7 +157,7 @@ def test_boolean_parameters_refuse_non_booleans(cls, name, value):
     with pytest.raises(InvalidParameterError, match=f"{name} must be True or False, got {value!r}"):
         est.fit(X, y)
     with pytest.raises(InvalidParameterError, match=f"{name} must be True or False"):
-        est.fit_encoded(domain.encode(X), domain.encode_labels(y), domain)
+        est.fit(Encoded(domain.encode(X), domain), y)
     with pytest.raises(InvalidParameterError, match=f"{name} must be True or False"):
         est.fit(None, None)  # refused before any data is read
 

@@ -26,7 +26,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
 from dpviz.data.uci import load
-from dpviz.domain import Domain
+from dpviz.domain import Domain, Encoded
 from dpviz.errors import BudgetExceededError, PrivacyLeakWarning
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import PRIOR_MECHANISM, Ledger, PrivateTable
@@ -59,8 +59,7 @@ def data():
     return SimpleNamespace(
         domain=d, X1=nursery.X.iloc[a], y1=nursery.y.iloc[a], X2=nursery.X.iloc[b],
         y2=nursery.y.iloc[b], public=nursery.X.iloc[pub], test=nursery.X.iloc[test],
-        codes1=d.encode(nursery.X.iloc[a]), labels1=d.encode_labels(nursery.y.iloc[a]),
-        codes2=d.encode(nursery.X.iloc[b]), labels2=d.encode_labels(nursery.y.iloc[b]),
+        codes1=d.encode(nursery.X.iloc[a]), codes2=d.encode(nursery.X.iloc[b]),
         public_codes=d.encode(nursery.X.iloc[pub]),
         adult=adult.domain, A1=adult.X.iloc[rows[:800]], b1=adult.y.iloc[rows[:800]],
         A2=adult.X.iloc[rows[800:1400]], b2=adult.y.iloc[rows[800:1400]],
@@ -152,11 +151,11 @@ def _fit2(m, d):
 
 
 def _enc1(m, d):
-    return m.fit_encoded(d.codes1, d.labels1, d.domain)
+    return m.fit(Encoded(d.codes1, d.domain), d.y1)
 
 
 def _enc2(m, d):
-    return m.fit_encoded(d.codes2, d.labels2, d.domain)
+    return m.fit(Encoded(d.codes2, d.domain), d.y2)
 
 
 def _sharp_fit(m, d):
@@ -164,7 +163,7 @@ def _sharp_fit(m, d):
 
 
 def _sharp_enc(m, d):
-    return m.fit_encoded(d.codes2, d.labels2, d.domain, public=d.public_codes)
+    return m.fit(Encoded(d.codes2, d.domain), d.y2, Encoded(d.public_codes, d.domain))
 
 
 def _fs(cls, **kw):
@@ -187,8 +186,8 @@ def _fs_prefit(m, d):
 PATHS = {
     "rdt.fit (first)": Path(_rdt, _fit2, points=RDT_FIT),
     "rdt.fit (refit)": Path(_rdt, _fit2, _fit1, points=RDT_FIT),
-    "rdt.fit_encoded (first)": Path(_rdt, _enc2, points=RDT_FIT_ENCODED),
-    "rdt.fit_encoded (refit)": Path(_rdt, _enc2, _enc1, points=RDT_FIT_ENCODED),
+    "rdt.fit encoded (first)": Path(_rdt, _enc2, points=RDT_FIT_ENCODED),
+    "rdt.fit encoded (refit)": Path(_rdt, _enc2, _enc1, points=RDT_FIT_ENCODED),
     "rdt.update jpw": Path(_rdt, _update("jpw"), _fit1, points=[
         *GENERIC, "PrivateTable.append#1", "NoisyLeafCounts.add#2", "Domain.encode#1"]),
     "rdt.update recount": Path(_rdt, _update("recount"), _fit1, points=[
@@ -206,22 +205,16 @@ PATHS = {
     "forest.fit (refit, shared rows)": Path(
         lambda d: _forest(d, disjoint=False), _fit2, _fit1,
         points=["PrivateTable.noisy_leaf_labels#3", "PrivateTable._read#5"]),
-    "forest.fit_encoded (refit)": Path(_forest, _enc2, _enc1, points=FOREST_FIT),
-    "forest.fit_encoded_epsilons": Path(
-        _forest, lambda m, d: m.fit_encoded_epsilons(d.codes2, d.labels2, d.domain,
-                                                     [0.5, 1.0, 2.0]),
-        _fit1, on_model=False,
-        points=["PrivateTable._charge#1", "PrivateTable._charge#2", "PrivateTable._read#3",
-                "PrivateTable.close#3"]),
+    "forest.fit encoded (refit)": Path(_forest, _enc2, _enc1, points=FOREST_FIT),
     "rdt#.fit (first)": Path(_sharp, _sharp_fit, points=SHARP_FIT),
     "rdt#.fit (refit)": Path(_sharp, _sharp_fit, lambda m, d: m.fit(d.X1, d.y1, d.public),
                              points=SHARP_FIT),
-    "rdt#.fit_encoded (refit)": Path(
+    "rdt#.fit encoded (refit)": Path(
         _sharp, _sharp_enc,
-        lambda m, d: m.fit_encoded(d.codes1, d.labels1, d.domain, public=d.public_codes),
+        lambda m, d: m.fit(Encoded(d.codes1, d.domain), d.y1, Encoded(d.public_codes, d.domain)),
         points=SHARP_FIT),
-    "rdt#.refit_encoded": Path(
-        _sharp, lambda m, d: m.refit_encoded(d.codes1, d.labels1, epsilon=0.5),
+    "rdt#.refit": Path(
+        _sharp, lambda m, d: m.refit(d.X1, d.y1, epsilon=0.5),
         lambda m, d: m.fit(d.X1, d.y1, d.public), on_model=False, points=SHARP_FIT),
     **{
         f"{cls.__name__}.fit ({state})": Path(_fs(cls), _fs_fit, prefit, points=FS_FIT)
@@ -373,12 +366,12 @@ def test_the_record_keeps_every_call_across_refits(data, monkeypatch):
 def test_a_timer_interrupt_leaves_the_old_model_or_the_new_never_a_mix():
     """A real SIGALRM raising KeyboardInterrupt at several points of a ~0.5 s refit."""
     adult = load("adult")
-    codes = np.tile(adult.domain.encode(adult.X), (2, 1))
-    labels = np.tile(adult.domain.encode_labels(adult.y), 2)
-    test = codes[:2000]
+    codes = Encoded(np.tile(adult.domain.encode(adult.X), (2, 1)), adult.domain)
+    labels = np.tile(np.asarray(adult.y), 2)
+    test = Encoded(codes.codes[:2000], adult.domain)
     model = PrivateRDTClassifier(n_trees=10, domain=adult.domain, random_state=0)
     start = time.perf_counter()
-    model.fit_encoded(codes, labels, adult.domain)
+    model.fit(codes, labels)
     duration = time.perf_counter() - start
 
     def interrupt(signum: int, frame: Any) -> None:
@@ -390,10 +383,10 @@ def test_a_timer_interrupt_leaves_the_old_model_or_the_new_never_a_mix():
         for seed, fraction in enumerate((0.02, 0.3, 0.6, 0.9), start=1):
             model.set_params(random_state=seed)
             attributes, ledger = dict(vars(model)), model.ledger_
-            spent, before = ledger.spent, model.predict_encoded(test)
+            spent, before = ledger.spent, model.predict(test)
             try:
                 signal.setitimer(signal.ITIMER_REAL, fraction * duration)
-                model.fit_encoded(codes, labels, adult.domain)
+                model.fit(codes, labels)
                 signal.setitimer(signal.ITIMER_REAL, 0)
             except KeyboardInterrupt:
                 pass
@@ -402,13 +395,12 @@ def test_a_timer_interrupt_leaves_the_old_model_or_the_new_never_a_mix():
             if model.ledger_ is ledger:  # interrupted: the old model, exactly
                 assert vars(model).keys() == attributes.keys()
                 assert all(vars(model)[k] is v for k, v in attributes.items())
-                np.testing.assert_array_equal(model.predict_encoded(test), before)
+                np.testing.assert_array_equal(model.predict(test), before)
                 assert ledger.spent >= spent
                 added.append(ledger.spent - spent)
             else:  # the refit finished: all of it is the new model
-                fresh = clone(model).fit_encoded(codes, labels, adult.domain)
-                np.testing.assert_array_equal(model.predict_encoded(test),
-                                              fresh.predict_encoded(test))
+                fresh = clone(model).fit(codes, labels)
+                np.testing.assert_array_equal(model.predict(test), fresh.predict(test))
                 added.append(math.nan)
     finally:
         signal.signal(signal.SIGALRM, previous)

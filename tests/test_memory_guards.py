@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from dpviz.data.uci import load
-from dpviz.domain import Domain, Numeric
+from dpviz.domain import Domain, Encoded, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.trees import rdt_sharp
 from dpviz.trees.forest import DPRandomForestClassifier
@@ -209,7 +209,7 @@ def test_prediction_memory_does_not_grow_with_the_trees(cls):
         gc.collect()
         tracemalloc.start()
         try:
-            model.predict_proba_encoded(codes)
+            model.predict_proba(Encoded(codes, model.domain_))
             peaks.append(tracemalloc.get_traced_memory()[1])
         finally:
             tracemalloc.stop()

@@ -75,7 +75,9 @@ def test_notebook_without_data_shows_one_message_and_goes_on(
     a NameError for a name no skipped cell sets (a typo) keeps its traceback."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(src) for src in (
-        "import dpviz\nfrom dpviz.data.uci import load",
+        # a notebook's setup cell installs the hook (``import dpviz`` installs nothing)
+        "import dpviz\nfrom dpviz.data.uci import load\nfrom dpviz.ui import kernel\n"
+        "kernel.install()",
         "votes = load('votes')",
         "%time n = votes.n_rows",  # needs the data: NameError, stopped quietly
         "print('synthetic', 2 + 2)",  # a cell that needs none still runs

@@ -17,7 +17,8 @@ import pytest
 from dpviz.audit import targets
 from dpviz.audit.engine import leaf_count_neighbours, search_neighbours
 from dpviz.data.uci import load
-from dpviz.experiments import comparison, pareto, pitfalls, registry
+from dpviz.domain import Encoded
+from dpviz.experiments import comparison, fast, pareto, pitfalls, registry
 from dpviz.experiments.reproduce_fi import (
     fi_figure4,
     fi_figure5,
@@ -230,7 +231,7 @@ def fi_run() -> tuple[dict, dict]:
 
 def test_05_votes_from_located_leaves_equal_votes_from_rows():
     """Notebook 05, "How the fast version differs": the forests of one random_state share their
-    trees, so the test rows are routed once (``locate_encoded``) and voted at every ε; at ε = 0.1, 1
+    trees, so the test rows are routed once (``fast.locate``) and voted at every ε; at ε = 0.1, 1
     and 10 the votes from the located leaves are the votes from the rows (SynthA, 100 trees, seed 0,
     the first 1500 rows)."""
     synth_a = fi.explorer_dataset("SynthA")
@@ -239,13 +240,14 @@ def test_05_votes_from_located_leaves_equal_votes_from_rows():
     )
     forest.fit(synth_a.X, synth_a.y)
     codes = synth_a.domain.encode(synth_a.X[:1500])
-    leaves = forest.locate_encoded(codes)
+    leaves = fast.locate(forest, codes)
     for epsilon in (0.1, 1.0, 10.0):
         refit = DPRandomForestClassifier(
             epsilon=epsilon, n_trees=100, domain=synth_a.domain, random_state=0
         )
         refit.fit(synth_a.X, synth_a.y)
-        assert (refit.votes_located(leaves) == refit.votes_encoded(codes)).all(), epsilon
+        assert (fast.votes_located(refit, leaves)
+                == refit.votes(Encoded(codes, synth_a.domain))).all(), epsilon
 
 
 def test_05_forest_near_coin_flip_at_001_and_near_non_private_at_1():

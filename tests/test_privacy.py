@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 
 from dpviz.domain import Categorical, Domain, Numeric
-from dpviz.errors import InvalidParameterError
+from dpviz.errors import InvalidParameterError, MissingValueError
 from dpviz.privacy import BudgetExceededError, PrivateTable
 from dpviz.ui.plots import ledger_chart
 
@@ -242,8 +242,36 @@ def test_from_encoded(domain):
     codes = np.array([[0, 10.0], [1, 20.0]])
     t = PrivateTable.from_encoded(codes, np.array([0, 1]), domain=domain, epsilon=math.inf, rng=0)
     assert t.noisy_count(epsilon=math.inf) == 2
-    with pytest.raises(InvalidParameterError, match="labels"):
+    with pytest.raises(InvalidParameterError, match="class codes"):
         PrivateTable.from_encoded(codes, np.array([0, 2]), domain=domain, epsilon=1.0, rng=0)
+
+
+@pytest.mark.parametrize(("cell", "value", "error"), [
+    ((0, 0), np.nan, MissingValueError),  # a missing categorical code
+    ((1, 1), np.nan, MissingValueError),  # a missing numeric value
+    ((0, 0), 7, InvalidParameterError),  # outlook has 2 values: codes 0 and 1
+    ((0, 0), -1, InvalidParameterError),  # "unknown" is a prediction-time code only
+    ((0, 0), 0.5, InvalidParameterError),  # not a code
+    ((1, 1), 41.0, InvalidParameterError),  # temp's public bounds are [0, 40]
+])
+def test_from_encoded_and_append_refuse_codes_outside_the_domain(domain, cell, value, error):
+    """The one check of encoded rows (``Domain.check_encoded``), before a table exists.
+
+    The old ``from_encoded`` took NaN, the code 7 and a value outside the bounds, which the
+    estimators' own check refused.
+    """
+    codes = np.array([[0, 10.0], [1, 20.0]])
+    labels = np.array([0, 1])
+    bad = codes.copy()
+    bad[cell] = value
+    with pytest.raises(error, match="encoded"):
+        PrivateTable.from_encoded(bad, labels, domain=domain, epsilon=1.0, rng=0)
+    table = PrivateTable.from_encoded(codes, labels, domain=domain, epsilon=1.0, rng=0)
+    with pytest.raises(error, match="encoded"):
+        table.append(bad, labels)
+    assert table.path == () and table.ledger.spent == 0  # refused before any change
+    if value == -1:  # an unknown category: a prediction-time code (``unknown=True``)
+        assert np.array_equal(domain.check_encoded(bad, unknown=True)[0], bad)
 
 
 def test_apply_charges_then_runs_the_mechanism(domain, data, monkeypatch):

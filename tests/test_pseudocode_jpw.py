@@ -16,13 +16,18 @@ from _replay import Replay, keyed_structure, tree_keys
 
 from dpviz.audit.exact_laws import discrete_laplace_law, sampling_findings
 from dpviz.data.uci import load
-from dpviz.domain import Categorical, Domain, Numeric
+from dpviz.domain import Categorical, Domain, Encoded, Numeric
 from dpviz.errors import NotProvenPrivateWarning
 from dpviz.pseudocode import jpw, show
 from dpviz.trees._base import release_generators
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 
 SEEDS = (0, 1, 7)
+
+def predicted_codes(model, codes):
+    """The class codes ``model`` predicts for encoded rows."""
+    return model.domain_.encode_labels(model.predict(Encoded(codes, model.domain_)))
+
 
 
 def _synthetic():
@@ -93,7 +98,8 @@ def _structure(domain, h, seed, N):
 
 def _fast(domain, codes, labels, seed, epsilon, N, h, **kw):
     return PrivateRDTClassifier(epsilon=epsilon, n_trees=N, max_depth=h, domain=domain,
-                                random_state=seed, **kw).fit_encoded(codes, labels, domain)
+                                random_state=seed, **kw).fit(Encoded(codes, domain),
+                                                             domain.decode_labels(labels))
 
 
 def _counts(model):
@@ -135,8 +141,8 @@ def test_private_rdt_is_the_estimator(data, seed, epsilon):
     ensemble = _reference(domain, codes, labels, seed, epsilon=epsilon, N=4, h=h, model=model)
     _assert_same_release(model, ensemble, domain, codes)
     proba = np.array([jpw.classify(ensemble, x) for x in codes.tolist()])
-    assert np.array_equal(proba, model.predict_proba_encoded(codes))  # integer sums: exact
-    assert np.array_equal(proba.argmax(axis=1), model.predict_encoded(codes))
+    assert np.array_equal(proba, model.predict_proba(Encoded(codes, domain)))  # integer sums: exact
+    assert np.array_equal(proba.argmax(axis=1), predicted_codes(model, codes))
     for tree, R in zip(model.trees_, ensemble, strict=True):
         assert tree.count_leaves() == len(list(jpw.leaves(R)))
 
@@ -148,13 +154,13 @@ def test_float_laplace_and_clipping(data):
         model = PrivateRDTClassifier(
             epsilon=0.3, n_trees=3, max_depth=h, noise="laplace", clip_negative=True,
             domain=domain, random_state=3,
-        ).fit_encoded(codes, labels, domain)
+        ).fit(Encoded(codes, domain), domain.decode_labels(labels))
         ensemble = _reference(domain, codes, labels, 3, epsilon=0.3, N=3, h=h, noise="laplace",
                               model=model)
     _assert_same_release(model, ensemble, domain, codes, exact=False)
     proba = np.array([jpw.classify(ensemble, x, clip_negative=True) for x in codes.tolist()])
-    assert np.allclose(proba, model.predict_proba_encoded(codes), rtol=1e-12, atol=1e-15)
-    assert np.array_equal(proba.argmax(axis=1), model.predict_encoded(codes))
+    assert np.allclose(proba, model.predict_proba(Encoded(codes, domain)), rtol=1e-12, atol=1e-15)
+    assert np.array_equal(proba.argmax(axis=1), predicted_codes(model, codes))
 
 
 @pytest.mark.parametrize("seed", SEEDS[:2])
@@ -172,7 +178,7 @@ def test_update_is_the_estimators(data, seed):
     rng.assert_used_up()
     _assert_same_release(model, ensemble, domain, codes)
     proba = np.array([jpw.classify(ensemble, x) for x in codes.tolist()])
-    assert np.array_equal(proba, model.predict_proba_encoded(codes))
+    assert np.array_equal(proba, model.predict_proba(Encoded(codes, model.domain_)))
 
 
 def test_a_planted_difference_is_caught(data):
@@ -199,7 +205,7 @@ def test_random_decision_trees_is_the_estimator(data, seed, prune):
     train, test = codes[::2], codes[1::2]
     model = RandomDecisionTreeClassifier(
         n_trees=3, max_depth=h, prune=prune, domain=domain, random_state=seed
-    ).fit_encoded(train, labels[::2], domain)
+    ).fit(Encoded(train, domain), domain.decode_labels(labels[::2]))
     rng = Replay(_structure(domain, h, seed, 3))
     ensemble = jpw.random_decision_trees(_rows(train, labels[::2]), domain, N=3, h=h, rng=rng,
                                          prune_empty=prune)
@@ -210,8 +216,8 @@ def test_random_decision_trees_is_the_estimator(data, seed, prune):
     if prune:
         assert model.visited_leaves() == [len(list(jpw.leaves(R))) for R in ensemble]
     proba = np.array([jpw.classify(ensemble, x) for x in test.tolist()])
-    assert np.array_equal(proba, model.predict_proba_encoded(test))
-    assert np.array_equal(proba.argmax(axis=1), model.predict_encoded(test))
+    assert np.array_equal(proba, model.predict_proba(Encoded(test, model.domain_)))
+    assert np.array_equal(proba.argmax(axis=1), predicted_codes(model, test))
 
 
 def test_build_tree_structure_by_hand():

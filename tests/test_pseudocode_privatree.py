@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import dpviz
+from dpviz.domain import Encoded
 from dpviz.pseudocode import privatree as pt
 from dpviz.trees.privatree import PrivaNode, PrivaTreeClassifier
 
@@ -51,21 +52,22 @@ def _same_tree(ref: pt.Leaf | pt.Node, node: PrivaNode) -> int:
 def test_the_pseudocode_is_the_estimator(dataset, epsilon, depth, splitter, seed):
     domain, codes, labels = _data(dataset)
     model = PrivaTreeClassifier(epsilon, depth, splitter=splitter, n_public=1500, domain=domain,
-                                random_state=seed).fit_encoded(codes, labels, domain)
+                                random_state=seed)
+    model.fit(Encoded(codes, domain), domain.decode_labels(labels))
     T = pt.private_table(codes, labels, domain, epsilon, seed)
     tree = pt.privatree(T, depth, epsilon, splitter=splitter, n=1500)
     assert _same_tree(tree, model.tree_.root) == 2 ** (depth + 1) - 1
     assert T.ledger.spent == model.ledger_.spent
     rows = codes[:300]
     np.testing.assert_array_equal([pt.classify(tree, r) for r in rows],
-                                  model.predict_encoded(rows))
+                                  domain.encode_labels(model.predict(Encoded(rows, domain))))
 
 
 def test_the_replay_has_power():
     """Guard: a different seed gives a different tree (the comparison reads the draws)."""
     domain, codes, labels = _data("adult")
     model = PrivaTreeClassifier(1.0, 3, domain=domain, random_state=0)
-    model.fit_encoded(codes, labels, domain)
+    model.fit(Encoded(codes, domain), domain.decode_labels(labels))
     tree = pt.privatree(pt.private_table(codes, labels, domain, 1.0, 1), 3, 1.0)
     with pytest.raises(AssertionError):
         _same_tree(tree, model.tree_.root)

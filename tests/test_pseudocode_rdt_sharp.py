@@ -14,10 +14,17 @@ from _replay import Replay, child_key, tree_keys, uniform
 
 from dpviz.data.synthetic import boolean_tree_data
 from dpviz.data.uci import load
+from dpviz.domain import Encoded
 from dpviz.pseudocode import rdt_sharp as ref
 from dpviz.trees._base import release_generators
 from dpviz.trees.random_tree import ATTRIBUTE_STREAM
 from dpviz.trees.rdt_sharp import RDTSharpClassifier
+
+
+def predicted_codes(model, codes):
+    """The class codes ``model`` predicts for encoded rows."""
+    return model.domain_.encode_labels(model.predict(Encoded(codes, model.domain_)))
+
 
 
 def _data(name):
@@ -91,7 +98,8 @@ def _fit(data, epsilon, codes, labels, lab, pub, height, noise, seed):
     return RDTSharpClassifier(
         epsilon, n_secondary=3, max_depth=height, n_labeled=len(lab), noise=noise,
         domain=data.domain, random_state=seed,
-    ).fit_encoded(codes[lab], labels[lab], data.domain, public=codes[pub])
+    ).fit(Encoded(codes[lab], data.domain), data.domain.decode_labels(labels[lab]),
+          Encoded(codes[pub], data.domain))
 
 
 @pytest.mark.filterwarnings("ignore::dpviz.errors.NotProvenPrivateWarning")
@@ -125,8 +133,9 @@ def test_reference_equals_the_estimator(dataset, n_labeled, n_public, height, ep
                                       np.array(ours))
     # predictions of E1 ∪ E2 (Fig. 4, then the most probable class)
     proba = np.array([ref.classify(E1 + E2, x, data.domain) for x in codes[test]])
-    np.testing.assert_allclose(proba, model.predict_proba_encoded(codes[test]), rtol=1e-12)
-    np.testing.assert_array_equal(proba.argmax(axis=1), model.predict_encoded(codes[test]))
+    np.testing.assert_allclose(proba, model.predict_proba(Encoded(codes[test], data.domain)),
+                               rtol=1e-12)
+    np.testing.assert_array_equal(proba.argmax(axis=1), predicted_codes(model, codes[test]))
 
 
 def test_a_planted_difference_is_caught():

@@ -6,8 +6,9 @@ import pytest
 
 from dpviz.audit.engine import Event, audit
 from dpviz.data.uci import load
-from dpviz.domain import Categorical, Domain, Numeric
+from dpviz.domain import Categorical, Domain, Encoded, Numeric
 from dpviz.errors import InvalidParameterError, PrivacyLeakWarning
+from dpviz.experiments import fast
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree, region_distance
@@ -167,37 +168,32 @@ def test_public_frame_must_match_domain(split):
 @pytest.mark.filterwarnings("ignore::dpviz.errors.NotProvenPrivateWarning")
 @pytest.mark.parametrize("noise", ["discrete_laplace", "laplace"])
 @pytest.mark.parametrize("n_secondary", [0, 6])
-def test_refit_encoded_equals_a_fresh_fit_bit_for_bit(split, noise, n_secondary):
+def test_refit_equals_a_fresh_fit_bit_for_bit(split, noise, n_secondary):
     ds, Xl, yl, Xu, X_test, _ = split
-    codes, labels = ds.domain.encode(Xl), ds.domain.encode_labels(yl)
-    public, test = ds.domain.encode(Xu), ds.domain.encode(X_test)
+    test = Encoded(ds.domain.encode(X_test), ds.domain)
     base = fit(split, epsilon=1.0, noise=noise, n_secondary=n_secondary, random_state=3)
-    before = base.predict_proba_encoded(test)
-    cells = base.locate_encoded(test)
-    assert cells.shape == (5 + n_secondary, len(test))
+    before = base.predict_proba(test)
+    cells = fast.locate(base, test.codes)
+    assert cells.where.shape == (5 + n_secondary, len(X_test))
     for epsilon in (0.05, 0.5, 2.0, np.inf):
-        refit = base.refit_encoded(codes, labels, epsilon=epsilon)
+        refit = base.refit(Xl, yl, epsilon=epsilon)
         fresh = RDTSharpClassifier(
             epsilon=epsilon, n_secondary=n_secondary, domain=ds.domain, n_labeled=1500,
             noise=noise, random_state=3,
-        ).fit_encoded(codes, labels, ds.domain, public=public)
+        ).fit(Xl, yl, Xu)
         assert refit.epsilon == epsilon and refit.ledger_.spent == pytest.approx(epsilon)
         np.testing.assert_array_equal(refit.pseudo_labels_, fresh.pseudo_labels_)
         np.testing.assert_array_equal(refit.released_counts(X_test), fresh.released_counts(X_test))
+        np.testing.assert_array_equal(refit.predict_proba(test), fresh.predict_proba(test))
+        np.testing.assert_array_equal(refit.classes_[fast.predict_located(refit, cells)],
+                                      fresh.predict(test))
+        # encoded labeled rows: the same release
+        encoded = base.refit(Encoded(ds.domain.encode(Xl), ds.domain), yl, epsilon=epsilon)
         np.testing.assert_array_equal(
-            refit.predict_proba_encoded(test), fresh.predict_proba_encoded(test)
+            encoded.released_counts(X_test), fresh.released_counts(X_test)
         )
-        np.testing.assert_array_equal(refit.predict_located(cells), fresh.predict_encoded(test))
-        # the labeled rows' cells, located once, give the same release
-        located = base.refit_encoded(
-            codes, labels, epsilon=epsilon, cells=base.locate_encoded(codes)
-        )
-        np.testing.assert_array_equal(
-            located.released_counts(X_test), fresh.released_counts(X_test)
-        )
-        np.testing.assert_array_equal(located.pseudo_labels_, fresh.pseudo_labels_)
     # the model it came from is unchanged
-    np.testing.assert_array_equal(base.predict_proba_encoded(test), before)
+    np.testing.assert_array_equal(base.predict_proba(test), before)
     assert base.epsilon == 1.0
 
 
@@ -207,12 +203,12 @@ def _refit_counts(shared: bool):
     Three binary attributes, four public rows, one primary tree of height 1, no secondary
     tree (public post-processing); the data is the encoded labeled rows. The output is the
     released counts of the canary's cell (111) in both models. ``shared``: the base model
-    at ε = 1 and its ``refit_encoded`` at ε = 0.2 (one random_state); otherwise two fresh
-    fits with independent random_states.
+    at ε = 1 and its ``refit`` at ε = 0.2 (one random_state); otherwise two fresh fits with
+    independent random_states.
     """
     domain = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(3)], ["n", "y"])
-    public = domain.encode(np.array([["0", "0", "0"], ["1", "1", "1"], ["0", "1", "0"],
-                                     ["1", "0", "1"]], dtype=object))
+    public = Encoded(domain.encode(np.array([["0", "0", "0"], ["1", "1", "1"], ["0", "1", "0"],
+                                             ["1", "0", "1"]], dtype=object)), domain)
     canary = np.full((1, 3), "1", dtype=object)
 
     def sharp(epsilon, seed):
@@ -220,14 +216,14 @@ def _refit_counts(shared: bool):
                                   domain=domain, random_state=int(seed))
 
     def release(data, n, rng):
-        codes, labels = data
+        codes, labels = Encoded(data[0], domain), domain.decode_labels(data[1])
         out = np.empty((n, 4), dtype=np.int64)
         for i, (a, b) in enumerate(rng.integers(0, 2**31, size=(n, 2))):
-            base = sharp(1.0, a).fit_encoded(codes, labels, domain, public=public)
+            base = sharp(1.0, a).fit(codes, labels, public)
             if shared:
-                other = base.refit_encoded(codes, labels, epsilon=0.2)
+                other = base.refit(codes, labels, epsilon=0.2)
             else:
-                other = sharp(0.2, b).fit_encoded(codes, labels, domain, public=public)
+                other = sharp(0.2, b).fit(codes, labels, public)
             out[i] = np.concatenate([base.released_counts(canary)[0, 0],
                                      other.released_counts(canary)[0, 0]])
         return out
@@ -236,7 +232,7 @@ def _refit_counts(shared: bool):
 
 
 def test_refits_of_one_model_side_by_side_are_not_covered_by_composition():
-    """refit_encoded's warning, audited: the same noise draws at two ε leak beyond ε1 + ε2.
+    """refit's warning, audited: the same noise draws at two ε leak beyond ε1 + ε2.
 
     D: six rows at 000; D′ adds the canary 111 (class n), whose cell is empty under D. The
     noise is G1 − G2 with G = ⌊−log(U)/ε⌋; from the same U, ⌊5·E⌋ is within 4 of 5·⌊E⌋, so
@@ -258,15 +254,12 @@ def test_refits_of_one_model_side_by_side_are_not_covered_by_composition():
     assert not separate.reject
 
 
-def test_predict_located_checks_the_number_of_trees(split):
-    ds, _, _, _, X_test, _ = split
+def test_refit_refuses_rows_of_another_domain_before_reading_them(split):
+    ds, Xl, yl, _, _, _ = split
     model = fit(split, n_secondary=2)
-    cells = model.locate_encoded(ds.domain.encode(X_test))
-    np.testing.assert_array_equal(
-        model.predict_located(cells), model.predict_encoded(ds.domain.encode(X_test))
-    )
-    with pytest.raises(InvalidParameterError, match="one row per tree"):
-        model.predict_located(cells[:3])
-    labeled = ds.domain.encode(split[1])
-    with pytest.raises(InvalidParameterError, match="locate_encoded"):
-        model.refit_encoded(labeled, ds.domain.encode_labels(split[2]), epsilon=1.0, cells=cells)
+    other = Domain(ds.domain.attributes, [*ds.domain.classes, "other"])
+    with pytest.raises(InvalidParameterError, match="another domain"):
+        model.refit(Encoded(ds.domain.encode(Xl), other), yl, epsilon=1.0)
+    with pytest.raises(InvalidParameterError, match="epsilon"):
+        model.refit(Xl, yl, epsilon=-1.0)
+    assert model.privacy_record.spent == pytest.approx(0.5)  # the fit's only

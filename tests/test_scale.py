@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import dpviz.trees.forest as forest_module
-from dpviz.domain import Categorical, Domain, Numeric
+from dpviz.domain import Categorical, Domain, Encoded, Numeric
 from dpviz.errors import InvalidParameterError, MissingValueError
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.random_tree import (
@@ -69,7 +69,7 @@ def test_huge_depth_refused_on_the_encoded_path_before_any_tree_is_built(monkeyp
     codes, labels = np.full((4, 3), 0.5), np.array([0, 1, 0, 1])
     clf = DPRandomForestClassifier(max_depth=10**9, random_state=0)
     with pytest.raises(InvalidParameterError, match="MAX_DEPTH"):
-        clf.fit_encoded(codes, labels, numeric_domain(3))
+        clf.fit(Encoded(codes, numeric_domain(3)), labels)
 
 
 def test_random_tree_refuses_a_depth_beyond_the_cap():

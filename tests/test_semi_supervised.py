@@ -8,12 +8,12 @@ import pytest
 
 from dpviz.audit.engine import Event, audit
 from dpviz.data.uci import load
-from dpviz.domain import Categorical, Domain
+from dpviz.domain import Categorical, Domain, Encoded
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments import holdout_accuracy
 from dpviz.experiments import semi_supervised as ss
 from dpviz.trees.rdt import PrivateRDTClassifier
-from dpviz.trees.rdt_sharp import RDTSharpClassifier
+from dpviz.trees.rdt_sharp import RDTSharpClassifier, height
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def test_protocol_runs_equal_fresh_fits_of_the_estimators(votes):
                 random_state=seed,
             ).fit(X.iloc[split.labeled], y.iloc[split.labeled], X.iloc[split.public])
         else:
-            depth = RDTSharpClassifier(n_labeled=n_labeled).height(votes.domain)
+            depth = height(votes.domain, n_labeled)
             model = PrivateRDTClassifier(
                 row.epsilon, n_trees=5, max_depth=depth, domain=votes.domain, random_state=seed
             ).fit(X.iloc[split.labeled], y.iloc[split.labeled])
@@ -66,7 +66,7 @@ def test_protocol_run_gives_the_same_answer_in_any_order(votes):
     second = [b.error("rdt_sharp", e) for e in (5.0, 1.0, 0.2)][::-1]
     assert first == second
     assert a.rdt_sharp(1.0).pseudo_labels_.shape == (a.n_public,)
-    assert a.depth == RDTSharpClassifier(n_labeled=a.n_labeled).height(votes.domain)
+    assert a.depth == height(votes.domain, a.n_labeled)
 
 
 def test_fit_seed_is_a_function_of_the_seed_and_the_key():
@@ -203,7 +203,7 @@ def _nested_fits(shared: bool):
             ]
             fits = [
                 PrivateRDTClassifier(0.5, n_trees=1, max_depth=1, domain=domain, random_state=s)
-                .fit_encoded(codes[:rows], labels[:rows], domain)
+                .fit(Encoded(codes[:rows], domain), domain.decode_labels(labels[:rows]))
                 for s, rows in zip(states, (m, len(codes)), strict=True)
             ]
             out[i] = np.concatenate([f.released_counts(canary)[0, 0] for f in fits])

@@ -41,7 +41,7 @@ from dpviz.audit.engine import (
     laplace_lattice_events,
     per_seed,
 )
-from dpviz.domain import Categorical, Domain, Numeric
+from dpviz.domain import Categorical, Domain, Encoded, Numeric
 from dpviz.errors import NotProvenPrivateWarning, PrivacyLeakWarning
 from dpviz.privacy import PrivateTable
 from dpviz.trees import forest as forest_module
@@ -828,13 +828,12 @@ def _side_by_side_targets() -> Builds:
                                             leaf_mechanism="exponential", random_state=seed)
 
         def pair(counts: Any, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-            codes, classes = np.zeros((sum(counts), 1)), np.repeat([0, 1], counts)
-            if one_seed:
-                fits = forest(a).fit_encoded_epsilons(codes, classes, leaf_domain, [0.2, 1.0])
-            else:
-                fits = [forest(a, 0.2).fit_encoded(codes, classes, leaf_domain),
-                        forest(b, 1.0).fit_encoded(codes, classes, leaf_domain)]
-            return tuple(f.predict_encoded(row)[:1].astype(float) for f in fits)
+            rows = Encoded(np.zeros((sum(counts), 1)), leaf_domain)
+            classes = np.repeat(np.array(["0", "1"], dtype=object), counts)
+            fits = [forest(a, 0.2).fit(rows, classes),
+                    forest(a if one_seed else b, 1.0).fit(rows, classes)]
+            return tuple(leaf_domain.encode_labels(f.predict(Encoded(row, leaf_domain)))[:1]
+                         .astype(float) for f in fits)
 
         differ = Event("1 at ε = 0.2, 0 at ε = 1", lambda o: (o[:, 0] == 1) & (o[:, 1] == 0))
         return Target(_two_fits(pair), (3, 2), (3, 3), [differ])
@@ -850,8 +849,7 @@ def _side_by_side_targets() -> Builds:
             X_, y_ = data
             base = model(a, 1.0).fit(X_, y_, public)
             if one_seed:
-                codes = domain.encode(X_)
-                refit = base.refit_encoded(codes, domain.encode_labels(y_), epsilon=0.2)
+                refit = base.refit(X_, y_, epsilon=0.2)
             else:
                 refit = model(b, 0.2).fit(X_, y_, public)
             return base.released_counts(canary)[0, 0], refit.released_counts(canary)[0, 0]

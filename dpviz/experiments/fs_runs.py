@@ -19,14 +19,14 @@ from dpviz import mechanisms
 from dpviz.data.published import FS_TABLE1, FS_TABLE1_ALGORITHMS
 from dpviz.data.synthetic import fs_numeric_split_data, fs_single_split_data
 from dpviz.data.uci import load
-from dpviz.domain import Attribute, Categorical, Domain, Numeric
+from dpviz.domain import Attribute, Categorical, Domain, Encoded, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments import reproduce_fs
-from dpviz.experiments.runner import cache, check_option, curve, remember, stratified_split
+from dpviz.experiments.runner import cache, curve, remember, stratified_split
 from dpviz.experiments.shipped import ShippedResultError, ShippedResultIntegrityError, result
 from dpviz.trees import id3
 from dpviz.trees.id3_quality import get_criterion
-from dpviz.validation import check_epsilon, check_int
+from dpviz.validation import check_epsilon, check_int, check_option
 
 EXPLORER_DATASETS = ("fs-single-split", "nursery", "adult")
 #: Criteria of the explorers: DiffPID3's three quality functions and the SuLQ-based ID3.
@@ -138,7 +138,7 @@ def fit_one(
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
     model = reproduce_fs.fs_estimator(criterion, epsilon, depth, domain=data.domain,
                          size_bound=data.size_bound, random_state=int(run), prune=prune)
-    model.fit_encoded(data.X_train, data.y_train, data.domain)
+    model.fit(Encoded(data.X_train, data.domain), data.domain.decode_labels(data.y_train))
     accuracy, unclassified = reproduce_fs.evaluate_encoded(model, data.X_test, data.y_test)
     return model, accuracy, unclassified
 

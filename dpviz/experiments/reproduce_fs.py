@@ -25,7 +25,7 @@ from tqdm.auto import tqdm
 from dpviz.data.published import FS_TABLE1, FS_TABLE1_ALGORITHMS, JPW_TABLE1
 from dpviz.data.synthetic import fs_numeric_split_data, fs_random_tree_data, fs_single_split_data
 from dpviz.data.uci import Dataset, load
-from dpviz.domain import Domain
+from dpviz.domain import Domain, Encoded
 from dpviz.errors import InvalidParameterError
 from dpviz.trees.id3 import DiffPID3Classifier, SuLQID3Classifier
 from dpviz.validation import check_epsilon, check_int
@@ -64,8 +64,15 @@ def evaluate_encoded(model: Any, codes: np.ndarray, labels: np.ndarray) -> tuple
 
     An unclassified row counts as correct when its fallback label is right.
     """
-    predicted, unclassified = model.label_and_unclassified_encoded(codes)
+    predicted, unclassified = _labels_and_unclassified(model, codes)
     return float(np.mean(predicted == labels)), float(unclassified.mean())
+
+
+def _labels_and_unclassified(model: Any, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The class codes a fitted FS estimator gives encoded rows, and its unclassified mask."""
+    rows = Encoded(codes, model.domain_)
+    predicted = model.domain_.encode_labels(model.predict(rows))
+    return predicted, model.unclassified_mask(rows)
 
 
 def split_attribute(data: Dataset) -> str | None:
@@ -145,10 +152,10 @@ def fs_table1(
     def fits(n: int, run: int, seed: Callable[..., int]) -> Iterator[dict]:
         data = fs_single_split_data(n, p_noise=p_noise, n_test=n_test, random_state=seed())
         codes, labels = _test_set(data)
-        train = (data.domain.encode(data.X), data.domain.encode_labels(data.y), data.domain)
+        train = Encoded(data.domain.encode(data.X), data.domain)  # encoded once for all
         for algorithm in algorithms:
             model = _table1_model(algorithm, budget, size_bound, data.domain, seed(algorithm))
-            model.fit_encoded(*train)
+            model.fit(train, data.y)
             yield {"algorithm": algorithm, "accuracy": evaluate_encoded(model, codes, labels)[0],
                    "split_found": model.tree_.root.attribute == split_attribute(data)}
 
@@ -399,7 +406,7 @@ def jpw_table1(
         }
         for algorithm, model in models.items():
             model.fit(x_train, y_train)
-            predicted, unclassified_rows = model.label_and_unclassified_encoded(codes)
+            predicted, unclassified_rows = _labels_and_unclassified(model, codes)
             unclassified = float(unclassified_rows.mean())
             correct = (predicted == labels) & ~unclassified_rows
             yield {"algorithm": algorithm, "max_depth": model.max_depth,

@@ -17,8 +17,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from tqdm.auto import tqdm
 
 from dpviz.data.uci import load
-from dpviz.experiments.runner import cache, check_option, summarize, sweep
+from dpviz.experiments.runner import cache, summarize, sweep
 from dpviz.trees.rdt import PrivateRDTClassifier
+from dpviz.validation import check_option
 
 #: JPW's UCI data sets and their ensemble sizes (§VI: 5 trees for Votes, 10 otherwise).
 JPW_DATASETS = {"nursery": 10, "mushroom": 10, "votes": 5}

@@ -27,7 +27,8 @@ from tqdm.auto import tqdm
 
 from dpviz import __version__
 from dpviz.data.uci import Dataset
-from dpviz.errors import CacheUnavailableWarning, InvalidParameterError
+from dpviz.errors import CacheUnavailableWarning
+from dpviz.experiments import fast
 from dpviz.validation import check_int
 
 EstimatorFactory = Callable[..., Any]
@@ -35,13 +36,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 _BYPASSED = contextvars.ContextVar("dpviz_cache_bypassed", default=False)
 _PROJECT = Path(__file__).resolve().parents[2]
 _STRATIFY_WARNING = "The least populated class"  # Nursery's "recommend" has 2 rows
-
-
-def check_option(value: Any, options: Sequence[Any], name: str) -> Any:
-    """``value`` if it is one of ``options``, else InvalidParameterError naming ``name``."""
-    if value not in options:
-        raise InvalidParameterError(f"{name} must be one of {list(options)}, got {value!r}")
-    return value
 
 
 # ---------------------------------------------------------------------------------- on disk
@@ -137,9 +131,9 @@ def remember(maxsize: int | None = None) -> Callable[[F], F]:
     return decorate
 
 
-def located(key: Hashable, model: Any, codes: np.ndarray) -> Any:
-    """``model.locate_encoded(codes)``, remembered under ``key`` (what fixes the trees, not ε)."""
-    return recall("located", key, lambda: model.locate_encoded(codes), maxsize=16)
+def located(key: Hashable, model: Any, codes: np.ndarray) -> fast.Located:
+    """:func:`fast.locate` of ``codes``, remembered under ``key`` (what fixes the trees, not ε)."""
+    return recall("located", key, lambda: fast.locate(model, codes), maxsize=16)
 
 
 def curve(

@@ -18,10 +18,11 @@ from tqdm.auto import tqdm
 
 from dpviz.data.synthetic import boolean_tree_data
 from dpviz.data.uci import Dataset, load
-from dpviz.domain import Domain
+from dpviz.domain import Domain, Encoded
 from dpviz.errors import InvalidParameterError
+from dpviz.experiments import fast
 from dpviz.trees.rdt import PrivateRDTClassifier
-from dpviz.trees.rdt_sharp import RDTSharpClassifier
+from dpviz.trees.rdt_sharp import RDTSharpClassifier, height
 from dpviz.validation import check_int
 
 #: The data sets of RDT# §V: three UCI sets and the Boolean-tree synthetic set.
@@ -124,14 +125,15 @@ def fit_method(
             epsilon, n_primary=N_PRIMARY, n_secondary=n_secondary, n_labeled=n_labeled,
             domain=domain, random_state=random_state,
         )
-        return model.fit_encoded(codes[labeled], labels[labeled], domain, public=codes[public])
+        return model.fit(Encoded(codes[labeled], domain), domain.decode_labels(labels[labeled]),
+                         Encoded(codes[public], domain))
     if max_depth == "rdt_sharp":
-        max_depth = RDTSharpClassifier(n_labeled=n_labeled).height(domain)
+        max_depth = height(domain, n_labeled)
     rows = labeled if method == "private_rdt" else np.concatenate([labeled, public])
     model = PrivateRDTClassifier(
         epsilon, n_trees=n_trees, max_depth=max_depth, domain=domain, random_state=random_state
     )
-    return model.fit_encoded(codes[rows], labels[rows], domain)
+    return model.fit(Encoded(codes[rows], domain), domain.decode_labels(labels[rows]))
 
 
 class SemiSupervisedArm:
@@ -185,11 +187,10 @@ class ProtocolRun:
         self.labels = data.domain.encode_labels(data.y)
         self.n_labeled, self.n_public = len(self.split.labeled), len(self.split.public)
         self.test_labels = self.labels[self.split.test]
-        self.depth = RDTSharpClassifier(n_labeled=self.n_labeled).height(data.domain)
+        self.depth = height(data.domain, self.n_labeled)
         self._base: RDTSharpClassifier | None = None
-        self._test_cells: np.ndarray | None = None
-        self._labeled_cells: np.ndarray | None = None
-        self._rdt_test_leaves: dict[str, list] = {}  # per Private-RDT method: its own trees
+        self._test_cells: fast.Located | None = None
+        self._rdt_test_leaves: dict[str, fast.Located] = {}  # per Private-RDT method: its trees
 
     def fit_seed_of(self, method: str) -> int:
         """The method's seed: :func:`fit_seed` of the split's :func:`split_key` and the method.
@@ -208,27 +209,25 @@ class ProtocolRun:
                 public=self.split.public, epsilon=epsilon,
                 random_state=self.fit_seed_of("rdt_sharp"), n_secondary=self.n_secondary,
             )
-            self._test_cells = self._base.locate_encoded(self.codes[self.split.test])
-            self._labeled_cells = self._base.locate_encoded(self.codes[labeled])
+            self._test_cells = fast.locate(self._base, self.codes[self.split.test])
             return self._base
-        return self._base.refit_encoded(
-            self.codes[labeled], self.labels[labeled], epsilon=epsilon, cells=self._labeled_cells
-        )
+        return self._base.refit(Encoded(self.codes[labeled], self.data.domain),
+                                self.data.domain.decode_labels(self.labels[labeled]),
+                                epsilon=epsilon)
 
     def predictions(self, method: str, epsilon: float) -> np.ndarray:
         """Class codes the method fitted at ``epsilon`` gives the test rows."""
         method = _method_key(method)
         if method == "rdt_sharp":
-            model = self.rdt_sharp(epsilon)
-            return model.predict_located(self._test_cells)
+            return fast.predict_located(self.rdt_sharp(epsilon), self._test_cells)
         model = fit_method(
             method, self.codes, self.labels, self.data.domain, labeled=self.split.labeled,
             public=self.split.public, epsilon=epsilon, random_state=self.fit_seed_of(method),
             max_depth=self.depth,
         )
         if method not in self._rdt_test_leaves:  # the method's trees: the same at every ε
-            self._rdt_test_leaves[method] = model.locate_encoded(self.codes[self.split.test])
-        return model.predict_located(self._rdt_test_leaves[method])
+            self._rdt_test_leaves[method] = fast.locate(model, self.codes[self.split.test])
+        return fast.predict_located(model, self._rdt_test_leaves[method])
 
     def error(self, method: str, epsilon: float) -> float:
         """Test error (a fraction) of the method at ``epsilon``."""

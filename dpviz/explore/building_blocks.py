@@ -20,11 +20,10 @@ from dpviz.audit.engine import AuditResult, Event, audit
 from dpviz.audit.exact_laws import ContinuousLaw, DiscreteLaw, discrete_laplace_law
 from dpviz.data.uci import load
 from dpviz.errors import BudgetExceededError, InvalidParameterError, NotProvenPrivateWarning
-from dpviz.experiments.runner import check_option
 from dpviz.privacy import PrivateTable
 from dpviz.ui.exercises import EPSILON, PROBABILITY, Exercise, Implementation, register
 from dpviz.ui.plots import ledger_chart, noisy_counts_chart
-from dpviz.validation import check_epsilon
+from dpviz.validation import check_epsilon, check_option
 
 #: The two count mechanisms of the noise explorer, by their names in dpviz.mechanisms.
 COUNT_MECHANISMS = ("discrete_laplace", "laplace")

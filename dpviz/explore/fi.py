@@ -20,7 +20,9 @@ from dpviz.audit.exact_laws import LEAF_LABEL_MECHANISMS as LEAF_MECHANISMS
 from dpviz.audit.exact_laws import leaf_label_loss
 from dpviz.data.published import FI_TABLE6, SYNTH
 from dpviz.data.uci import Dataset
+from dpviz.domain import Encoded
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
+from dpviz.experiments import fast
 from dpviz.experiments.reproduce_fi import (
     fi_dataset,
     fi_figure4,
@@ -30,7 +32,7 @@ from dpviz.experiments.reproduce_fi import (
     fi_table3,
     fig6_depths,
 )
-from dpviz.experiments.runner import check_option, curve, encoded_split, located, remember
+from dpviz.experiments.runner import curve, encoded_split, located, remember
 from dpviz.experiments.shipped import result
 from dpviz.explore import settings
 from dpviz.mechanisms import report_noisy_max_probabilities
@@ -46,7 +48,7 @@ from dpviz.ui.exercises import (
 )
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
-from dpviz.validation import check_epsilon
+from dpviz.validation import check_epsilon, check_option
 
 #: ε values of the explorer's cached curve (the slider's ε is added to them).
 EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
@@ -92,22 +94,23 @@ def explorer_frame(
     """Test accuracy of one FI forest per (ε, seed) on the explorer's split, one row each.
 
     :func:`~dpviz.experiments.holdout_accuracy`'s numbers through the runner's ``curve``: the
-    missing ε fitted together, the test rows routed once per tree structure.
+    missing ε fitted on rows encoded once, the test rows routed once per tree structure.
     """
     data = explorer_dataset(dataset)
     train, train_labels, test, test_labels = encoded_split(data, TEST_ROWS, 0)
+    rows, y = Encoded(train, data.domain), data.domain.decode_labels(train_labels)
     depth, n_trees = int(depth), int(n_trees)
 
     def evaluate(seed: int, epsilons: list[float]) -> list[list[dict]]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotProvenPrivateWarning)  # said in the chart's title
-            forests = DPRandomForestClassifier(
-                n_trees=n_trees, max_depth=depth, leaf_mechanism=mechanism, disjoint=disjoint,
-                domain=data.domain, random_state=seed,
-            ).fit_encoded_epsilons(train, train_labels, data.domain, epsilons)
+            forests = [DPRandomForestClassifier(
+                eps, n_trees=n_trees, max_depth=depth, leaf_mechanism=mechanism,
+                disjoint=disjoint, domain=data.domain, random_state=seed,
+            ).fit(rows, y) for eps in epsilons]
         leaves = located(("fi", dataset, depth, n_trees, seed), forests[0], test)
         return [[{"epsilon": eps, "repeat": seed,
-                  "accuracy": float(np.mean(forest.predict_located(leaves) == test_labels))}]
+                  "accuracy": float(np.mean(fast.predict_located(forest, leaves) == test_labels))}]
                 for eps, forest in zip(epsilons, forests, strict=True)]
 
     key = ("fi", dataset, depth, n_trees, mechanism, bool(disjoint))

@@ -19,8 +19,10 @@ from dpviz.audit.engine import AuditResult, audit
 from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_sum_law
 from dpviz.data.published import JPW_TABLE1
 from dpviz.data.uci import Dataset, load
+from dpviz.domain import Encoded
+from dpviz.experiments import fast
 from dpviz.experiments.reproduce_jpw import JPW_DATASETS, jpw_accuracy, jpw_update
-from dpviz.experiments.runner import check_option, curve, encoded_split, located, remember
+from dpviz.experiments.runner import curve, encoded_split, located, remember
 from dpviz.experiments.shipped import result
 from dpviz.explore import settings
 from dpviz.trees.random_tree import RandomTree, fan_depth
@@ -36,7 +38,7 @@ from dpviz.ui.exercises import (
 )
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
-from dpviz.validation import check_epsilon, check_int
+from dpviz.validation import check_epsilon, check_int, check_option
 
 #: ε values of the explorer's curve (ε = ∞ is the reference line).
 EXPLORER_EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
@@ -65,14 +67,15 @@ def _points(dataset: str, epsilons: Sequence[float], depth: int, n_trees: int) -
     """Hold-out accuracy of :data:`REPEATS` Private-RDT fits per ε through the runner's curve."""
     data = _data(dataset)
     train, labels, test, truth = encoded_split(data, 0.25, 0)
+    rows, y = Encoded(train, data.domain), data.domain.decode_labels(labels)
 
     def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
         out = []
         for eps in epsilons:
             model = PrivateRDTClassifier(eps, max_depth=depth, n_trees=n_trees, domain=data.domain,
-                                         random_state=run).fit_encoded(train, labels, data.domain)
+                                         random_state=run).fit(rows, y)
             leaves = located(("jpw", dataset, depth, n_trees, run), model, test)
-            accuracy = float(np.mean(model.predict_located(leaves) == truth))
+            accuracy = float(np.mean(fast.predict_located(model, leaves) == truth))
             out.append([{"epsilon": eps, "max_depth": depth, "n_trees": n_trees, "repeat": run,
                          "accuracy": accuracy}])
         return out

@@ -28,7 +28,7 @@ from dpviz.experiments.reproduce_rdt_sharp import (
     rdt_sharp_vs_epsilon,
     smallest_fraction,
 )
-from dpviz.experiments.runner import check_option, curve, remember
+from dpviz.experiments.runner import curve, remember
 from dpviz.experiments.semi_supervised import METHODS, N_PRIMARY, ProtocolRun
 from dpviz.experiments.shipped import result
 from dpviz.explore import settings
@@ -45,6 +45,7 @@ from dpviz.ui.exercises import (
 )
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider
+from dpviz.validation import check_option
 
 EXPLORER_DATASETS = semi_supervised.DATASETS
 #: The explorer's labeled % per data set: where the protocol's mean error crosses 0.3

@@ -1,19 +1,17 @@
-"""scikit-learn plumbing shared by every dpviz estimator, and their shared parameter docs.
+"""scikit-learn plumbing shared by every dpviz estimator: input checks, encoding, randomness.
 
-Inputs follow scikit-learn's conventions (its estimator checks pass). Every fitting path is
-all or nothing (:meth:`DPEstimatorMixin._atomic`; docs/privacy.md §3), and what it spent stays
-in the object's :class:`PrivacyRecord`, interrupted or not.
+Inputs follow scikit-learn's conventions (its estimator checks pass): a DataFrame, an array,
+or :class:`~dpviz.domain.Encoded` rows of the domain (checked, not encoded again). The
+fitting paths are all or nothing (:func:`dpviz.records.atomic`, docs/privacy.md §3); their
+progress bars and expected times are :mod:`dpviz.trees.speed`'s.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-import textwrap
 import warnings
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from importlib.util import find_spec
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -21,128 +19,19 @@ import pandas as pd
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.validation import check_is_fitted
 
-from dpviz.domain import Domain, check_not_time, check_unique_columns
+from dpviz.domain import Domain, Encoded, check_not_time, check_unique_columns
 from dpviz.errors import (
     EmptyDataError,
     InvalidParameterError,
     MissingValueError,
     PrivacyLeakWarning,
 )
-from dpviz.privacy import PRIOR_MECHANISM, Ledger, PrivateTable
-from dpviz.trees.random_tree import COMPILED_MIN_VISITS, engine
+from dpviz.records import PrivacyRecord, record_of
 from dpviz.validation import check_epsilon, check_random_state
 
-__all__ = [
-    "PARAMS", "Call", "DPEstimatorMixin", "PrivacyRecord", "check_encoded", "keep_discarded",
-    "release_generators", "shared_doc", "tidy_classes",
-]
+__all__ = ["DPEstimatorMixin", "release_generators", "tidy_classes", "whole_numbers_as_nominal"]
 
 _NUMERIC_KINDS = ("integer", "floating", "mixed-integer-float", "decimal")
-
-#: Parameter paragraphs shared by the estimators' docstrings (filled in by :func:`shared_doc`).
-PARAMS = {
-    "domain": "domain : Domain, optional\n    Public schema; derived from the rows "
-    "(PrivacyLeakWarning) if omitted.",
-    "unknown": 'unknown : {"raise", "random"}, default "raise"\n    Unseen categories at predict '
-    "time: refused, or sent to a child picked by a public keyed uniform of the node.",
-    "random_state": "random_state : int or None\n    Seed of the structure and the noise, a "
-    "curator secret: to publish a release, None (128 bits of OS entropy) or a recorded "
-    "dpviz.fresh_seed(). A Generator is refused: scikit-learn's clone copies it in its state.",
-    "n_trees": "n_trees : int\n    Number of trees (refused above ``MEMORY_BUDGET``, then again "
-    "at fit with a bound on their leaves, before any release).",
-    "max_depth": "max_depth : int, optional\n    Tree height <= ``MAX_DEPTH`` (64); default: the "
-    "paper's rule, capped there.",
-    "noise": 'noise : {"discrete_laplace", "laplace"}\n    Noise on each count; "laplace" '
-    "(float) is not proven private and warns.",
-    "fs_epsilon": "epsilon : float, default 1.0\n    The total budget B; ``math.inf``: the "
-    "non-private reference.",
-    "fs_max_depth": "max_depth : int or None, default 5\n    Maximal depth d (public); None only "
-    "with ``epsilon=math.inf``.",
-    "tree_": "tree_ : ID3Tree\n    The released tree (text, HTML, frame).",
-    "ledger_": "ledger_ : Ledger\n    Every query of the current model with its ε (and tree "
-    "level); earlier fits of this object, interrupted ones too: ``privacy_record``.",
-    "epsilon_": "epsilon_ : float\n    ε of each query of a level.",
-}
-
-
-def shared_doc(cls: type) -> type:
-    """Replace each line ``{a b ...}`` of ``cls``'s docstring by the paragraphs ``PARAMS[a]``..."""
-    lines = []
-    for line in (cls.__doc__ or "").splitlines():
-        names = line.strip()[1:-1].split() if line.strip().startswith("{") else []
-        if names and line.strip().endswith("}") and all(n in PARAMS for n in names):
-            indent = line[: len(line) - len(line.lstrip())]
-            for n in names:
-                head, text = PARAMS[n].split("\n", 1)
-                body = indent + "    "
-                lines += [indent + head, *textwrap.wrap(text.strip(), 88, initial_indent=body,
-                                                        subsequent_indent=body)]
-        else:
-            lines.append(line)
-    cls.__doc__ = "\n".join(lines)
-    return cls
-
-
-@dataclass(frozen=True, eq=False)
-class Call:
-    """One call of an estimator object that answered private queries (a fit, an update...)."""
-
-    what: str  # "PrivateRDTClassifier.fit"
-    interrupted: bool  # stopped: its model was discarded, its cost incurred all the same
-    epsilon: float  # what it added to the spend of the ledgers it charged
-    ledgers: tuple[Ledger, ...]  # where its queries are listed
-
-
-class PrivacyRecord:
-    """Every call of one estimator object that read private rows, interrupted ones too.
-
-    ``spent`` sums their ε: a bound on the loss of every row they read (sequential composition
-    over the calls). Kept across refits (``ledger_`` is the current model's only); one per
-    object (and the models it makes): ``sklearn.base.clone`` starts an empty one, so add up
-    the records of the objects fitted on the same rows (docs/privacy.md §3).
-    """
-
-    def __init__(self) -> None:
-        self.calls: list[Call] = []
-
-    @property
-    def spent(self) -> float:
-        """The ε of every call, in all."""
-        return math.fsum(c.epsilon for c in self.calls)
-
-    @property
-    def ledgers(self) -> list[Ledger]:
-        """Every ledger the calls opened or charged, in order, each once."""
-        seen: dict[int, Ledger] = {}
-        for call in self.calls:
-            for ledger in call.ledgers:
-                seen.setdefault(id(ledger), ledger)
-        return list(seen.values())
-
-    def pending(self) -> list[Call]:
-        """The interrupted calls since the last call that finished."""
-        done = [i for i, c in enumerate(self.calls) if not c.interrupted]
-        return self.calls[done[-1] + 1 if done else 0:]
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per call: call, what, status, epsilon, ledger."""
-        rows = [(i, c.what, "interrupted" if c.interrupted else "finished", c.epsilon,
-                 "; ".join(map(repr, c.ledgers))) for i, c in enumerate(self.calls)]
-        return pd.DataFrame(rows, columns=["call", "what", "status", "epsilon", "ledger"])
-
-    def __repr__(self) -> str:
-        stopped = sum(c.interrupted for c in self.calls)
-        return (f"PrivacyRecord(spent={self.spent:.6g} by {_calls(len(self.calls))}"
-                + (f", {stopped} of them interrupted" if stopped else "") + ")")
-
-    def _repr_html_(self) -> str:
-        head = (f"<p><b>Privacy record</b> of this object: ε = {self.spent:.4g} spent by "
-                f"{_calls(len(self.calls))}</p>")
-        return head + self.to_frame().to_html(index=False)
-
-
-def _calls(n: int) -> str:
-    return f"{n} call{'' if n == 1 else 's'}"
 
 
 #: The warning of pickling or copying a dpviz model fitted at finite ε with a seed.
@@ -181,15 +70,6 @@ class DPEstimatorMixin:
             warnings.warn(SEED_MESSAGE, PrivacyLeakWarning, stacklevel=2)
         return super().__getstate__()  # type: ignore[misc]
 
-    def _store_params(self, params: dict[str, Any]) -> None:
-        vars(self).update({k: v for k, v in params.items() if k != "self"})
-
-    def _share_record(self, models: Sequence[Any]) -> None:
-        """Let ``models``, made by this object on its rows, record their calls in its record."""
-        record = vars(self).setdefault("_privacy_record", PrivacyRecord())
-        for model in models:
-            vars(model)["_privacy_record"] = record
-
     @property
     def privacy_record(self) -> PrivacyRecord:
         """Every fit, update and interrupted call of this object with its ε, and their sum.
@@ -197,8 +77,7 @@ class DPEstimatorMixin:
         ``ledger_`` is the current model's only; this record survives refits. Per object
         (``clone`` starts empty): add up the records of objects fitted on the same rows.
         """
-        record = vars(self).get("_privacy_record")
-        return PrivacyRecord() if record is None else record
+        return record_of(self)
 
     def _domain_input(self, X: pd.DataFrame | np.ndarray) -> pd.DataFrame | np.ndarray:
         """``X`` as :meth:`Domain.from_data` should read it when no domain is given."""
@@ -207,7 +86,9 @@ class DPEstimatorMixin:
     def _fit_inputs(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, Domain]:
         """Validate and encode training data: codes, class codes and the domain.
 
-        Sets ``domain_``, ``classes_``, ``n_features_in_`` and ``feature_names_in_``.
+        ``X``: a DataFrame, an array, or :class:`~dpviz.domain.Encoded` rows (checked, not
+        encoded again). Sets ``domain_``, ``classes_``, ``n_features_in_`` and
+        ``feature_names_in_``.
         """
         name = type(self).__name__
         if y is None:
@@ -217,40 +98,23 @@ class DPEstimatorMixin:
             raise InvalidParameterError(
                 f"domain must be a dpviz Domain or None, got {self.domain!r}"
             )
-        feature_names = _string_column_names(X)
-        X = self._as_frame_or_array(X)
-        names = [f"x{j}" for j in range(X.shape[1])] if self.domain is None else self.domain.names
-        X = _positional_names(X, names)
-        y_arr = _check_labels(y)
-        n = X.shape[0]
-        if n == 0:
-            raise EmptyDataError(
-                f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is "
-                f"required by {name}: fit needs rows"
-            )
-        if X.shape[1] == 0:
-            raise EmptyDataError(
-                f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
-                f"required by {name}."
-            )
-        if len(y_arr) != n:
-            raise InvalidParameterError(
-                f"X and y have inconsistent numbers of samples: {n} and {len(y_arr)}"
-            )
-        _check_finite(X)
-        if self.domain is None:
-            domain = Domain.from_data(self._domain_input(X), y_arr)  # PrivacyLeakWarning
-            if domain.n_classes < 2:
-                raise EmptyDataError(
-                    f"y holds only one class ({domain.classes[0]!r}) and no public Domain "
-                    "lists the others, so the model could never predict another class; "
-                    "pass domain=Domain(..., classes=[...]) naming every class"
-                )
+        if isinstance(X, Encoded):
+            domain = self._encoded_domain(X)
+            y_arr = _check_labels(y)
+            codes = domain.check_encoded(X.codes)[0]
+            feature_names = None
+            _check_samples(name, codes, y_arr)
         else:
-            domain = self.domain
-        codes = domain.encode(X)
+            feature_names = _string_column_names(X)
+            X = self._as_frame_or_array(X)
+            X = _positional_names(X, [f"x{j}" for j in range(X.shape[1])]
+                                  if self.domain is None else self.domain.names)
+            y_arr = _check_labels(y)
+            _check_samples(name, X, y_arr)
+            _check_finite(X)
+            domain = self.domain if self.domain is not None else self._derived_domain(X, y_arr)
+            codes = domain.encode(X)
         labels = domain.encode_labels(y_arr)
-        self.domain_ = None  # a new fit: always reset the fitted schema
         self._set_domain(domain)
         if feature_names is not None:
             self.feature_names_in_ = feature_names
@@ -258,96 +122,26 @@ class DPEstimatorMixin:
             del self.feature_names_in_
         return codes, labels, domain
 
-    def fit_encoded(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, **fit_params: Any
-    ) -> Any:
-        """``fit`` on rows encoded by ``domain.encode`` and ``domain.encode_labels``.
+    def _derived_domain(self, X: pd.DataFrame | np.ndarray, y: np.ndarray) -> Domain:
+        """``Domain.from_data`` (PrivacyLeakWarning), refused with a single class."""
+        domain = Domain.from_data(self._domain_input(X), y)  # PrivacyLeakWarning
+        if domain.n_classes < 2:
+            raise EmptyDataError(
+                f"y holds only one class ({domain.classes[0]!r}) and no public Domain "
+                "lists the others, so the model could never predict another class; "
+                "pass domain=Domain(..., classes=[...]) naming every class"
+            )
+        return domain
 
-        The same code as ``fit`` (same claim) without the validation and encoding;
-        ``fit_params``: further encoded inputs (RDT#: ``public``).
-        """
-        self._check_params()
-        if not isinstance(domain, Domain):
-            raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
-        codes, labels = check_encoded(codes, domain, labels)
-        return self._atomic(
-            "fit_encoded", lambda work: work._fit_domain_codes(codes, labels, domain, **fit_params)
-        )
-
-    def _fit_domain_codes(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, **fit_params: Any
-    ) -> Any:
-        self._set_domain(domain)
-        return self._fit_codes(codes, labels, domain, **fit_params)
-
-    def predict_proba_encoded(self, codes: np.ndarray) -> np.ndarray:
-        """:meth:`predict_proba` of rows encoded with ``domain_`` (``-1``: unknown category)."""
-        check_is_fitted(self, "domain_")
-        return self._proba_codes(check_encoded(codes, self.domain_, unknown=True)[0])
-
-    def predict_encoded(self, codes: np.ndarray) -> np.ndarray:
-        """:meth:`predict` of rows encoded with ``domain_``, as class codes."""
-        check_is_fitted(self, "domain_")
-        return self._label_codes(check_encoded(codes, self.domain_, unknown=True)[0])
-
-    def fit(self, X: Any, y: Any) -> Any:
-        """Fit on ``X`` (DataFrame or array) and labels ``y`` with the public ``domain``."""
-        self._check_params()
-        return self._atomic("fit", lambda work: work._fit_data(X, y))
-
-    def _fit_data(self, X: Any, y: Any) -> Any:
-        codes, labels, domain = self._fit_inputs(X, y)
-        return self._fit_codes(codes, labels, domain)
-
-    def _atomic(self, what: str, path: Callable[[Any], Any], *, record: bool = True) -> Any:
-        """Run ``path(work)`` on a shallow working copy, then commit its attributes in one store.
-
-        An exception leaves this estimator as it was; the generators are shared (a retry
-        draws fresh noise). The queries already answered are kept (:func:`keep_discarded`)
-        in ``ledger_`` (unless ``record=False``) and on the exception; the call and its ε,
-        finished or not, in :attr:`privacy_record`. Returns self.
-        """
-        name = f"{type(self).__name__}.{what}"
-        ledger = getattr(self, "ledger_", None) if record else None
-        start = len(ledger.entries) if ledger is not None else 0
-        if what != "update":  # an update checks its own budget (PrivateRDTClassifier)
-            warn_pending(self.privacy_record, name)
-        opened: list[Ledger] = []  # the ledgers of the tables the path makes
-        work = object.__new__(type(self))
-        work.__dict__.update(vars(self), _opened=opened)
-        state: dict[str, Any] | None = None
-        finished: tuple[PrivacyRecord, Call] | None = None
-        try:
-            path(work)
-            state = vars(work)
-            del state["_opened"]
-            call = _call(name, False, opened, ledger, start, state.get("ledger_"))
-            if call is not None:  # recorded first: an interrupt now over-counts, never under
-                log = state.setdefault("_privacy_record", PrivacyRecord())
-                log.calls.append(call)
-                finished = log, call
-            self.__dict__ = state  # one store: the old model or the new, never a mix
-        except BaseException as exc:
-            if vars(self) is not state:  # not committed: the release is discarded
-                call = _call(name, True, opened, ledger, start)
-                keep_discarded(exc, name, opened, ledger, start)
-                if call is not None:
-                    vars(self).setdefault("_privacy_record", PrivacyRecord()).calls.append(call)
-                if finished is not None and finished[1] in finished[0].calls:
-                    finished[0].calls.remove(finished[1])  # it did not finish after all
-            raise
-        return self
-
-    def _private_table(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, epsilon: float,
-        rng: np.random.Generator,
-    ) -> PrivateTable:
-        """The private rows of a fitting path; its ledger is kept if the path is discarded."""
-        table = PrivateTable.from_encoded(codes, labels, domain=domain, epsilon=epsilon, rng=rng)
-        opened = getattr(self, "_opened", None)
-        if opened is not None:
-            opened.append(table.ledger)
-        return table
+    def _encoded_domain(self, X: Encoded, fitted: Domain | None = None) -> Domain:
+        """The domain of encoded rows, refused if it is not the estimator's (or ``fitted``)."""
+        own = fitted if fitted is not None else self.domain
+        if own is not None and X.domain is not own and X.domain != own:
+            raise InvalidParameterError(
+                f"X was encoded with another domain ({X.domain!r}) than the estimator's "
+                f"({own!r}); encode the rows with the estimator's domain"
+            )
+        return X.domain if own is None else own
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities of each row (columns in ``classes_`` order)."""
@@ -362,11 +156,6 @@ class DPEstimatorMixin:
     def _check_params(self) -> None:
         """Validate the parameters before any data is read (overridden)."""
 
-    def _fit_codes(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, **fit_params: Any
-    ) -> Any:  # pragma: no cover - overridden
-        raise NotImplementedError
-
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:  # pragma: no cover - overridden
         raise NotImplementedError
 
@@ -375,8 +164,6 @@ class DPEstimatorMixin:
         return np.argmax(self._proba_codes(codes), axis=1)
 
     def _set_domain(self, domain: Domain) -> None:
-        if getattr(self, "domain_", None) is domain and hasattr(self, "classes_"):
-            return
         self.domain_ = domain
         classes = np.empty(domain.n_classes, dtype=object)
         classes[:] = domain.classes
@@ -400,6 +187,9 @@ class DPEstimatorMixin:
 
     def _encode_fitted(self, X: Any, *, unknown: str) -> np.ndarray:
         check_is_fitted(self, "domain_")
+        if isinstance(X, Encoded):
+            domain = self._encoded_domain(X, self.domain_)
+            return domain.check_encoded(X.codes, unknown=unknown == "mark")[0]
         fitted_names = getattr(self, "feature_names_in_", None)
         X = self._as_frame_or_array(X)
         if _string_column_names(X) is None:  # an array, or a frame without feature names
@@ -484,74 +274,6 @@ class DPEstimatorMixin:
         return self.classes_[np.asarray(codes, dtype=np.int64)]
 
 
-def _call(what: str, interrupted: bool, opened: list[Ledger], ledger: Ledger | None, start: int,
-          fitted: Ledger | None = None) -> Call | None:
-    """The record of a path that charged ``ledger`` from entry ``start`` on and ``opened``.
-
-    Its ε: what it added to their spends, an interrupted path's own entries in full (as
-    :meth:`Ledger.record_discarded` charges them); None if it answered no query.
-    """
-    own = [] if ledger is None else ledger.entries[start:]
-    made = [e for lg in opened for e in lg.entries if e.mechanism != PRIOR_MECHANISM]
-    if not own and not made:
-        return None
-    epsilon = math.fsum([*(e.epsilon if interrupted else e.charged for e in own),
-                         *(e.charged for e in made)])
-    if interrupted or fitted is None:
-        ledgers = (*opened, *([ledger] if own else []))
-    else:
-        ledgers = tuple(opened) or (fitted,)
-    return Call(what, interrupted, epsilon, ledgers)
-
-
-def warn_pending(record: PrivacyRecord, what: str) -> None:
-    """Warn (PrivacyLeakWarning) when interrupted calls precede a new fit of the object.
-
-    Their loss is incurred; a retry on the same rows adds its ε to theirs, beyond the claim
-    of the model it makes (docs/privacy.md §3).
-    """
-    pending = record.pending()
-    if pending:
-        spent = math.fsum(c.epsilon for c in pending)
-        calls, they = (("call of this object was", "it") if len(pending) == 1
-                       else (f"{len(pending)} calls of this object were", "they"))
-        warnings.warn(
-            f"{what}: the last {calls} interrupted after spending ε = "
-            f"{spent:.6g} on the rows {they} read (privacy_record); if this call reads the same "
-            f"rows, their loss adds up: {spent:.6g} + this call's ε, beyond the ε its model "
-            "claims",
-            PrivacyLeakWarning,
-            stacklevel=4,
-        )
-
-
-def keep_discarded(
-    exc: BaseException, what: str, opened: list[Ledger], ledger: Ledger | None, start: int
-) -> None:
-    """Record the queries of a discarded fitting path in ``ledger`` and on ``exc``.
-
-    ``opened``: the ledgers of the tables the path made; ``ledger``: the fitted model's
-    (entries from ``start`` on were charged by the path) or None.
-    """
-    own = [] if ledger is None else ledger.entries[start:]
-    queries = own + [e for lg in opened for e in lg.entries if e.mechanism != PRIOR_MECHANISM]
-    if not queries:
-        return
-    if ledger is not None:
-        ledger.record_discarded(what.rsplit(".", 1)[-1], start, opened)
-        where = "in the estimator's ledger_ (labelled 'interrupted'; the model is as before)"
-    else:
-        where = "in this exception's dpviz_ledgers (the estimator is as before, or unfitted)"
-    exc.dpviz_ledgers = [  # type: ignore[attr-defined]
-        *getattr(exc, "dpviz_ledgers", []), *opened, *([ledger] if own else [])
-    ]
-    exc.add_note(
-        f"dpviz: {what} stopped after {len(queries)} private queries (at most ε = "
-        f"{sum(e.epsilon for e in queries):.6g}) whose release was discarded; "
-        f"their privacy cost was incurred and is recorded {where}"
-    )
-
-
 def _string_column_names(X: Any) -> np.ndarray | None:
     """``feature_names_in_`` for ``X``: its column names if all are strings, else None."""
     if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
@@ -564,6 +286,25 @@ def _positional_names(X: pd.DataFrame | np.ndarray, names: Sequence[str]) -> Any
     if isinstance(X, pd.DataFrame) and _string_column_names(X) is None and X.shape[1] == len(names):
         return X.set_axis(list(names), axis=1)
     return X
+
+
+def _check_samples(name: str, X: pd.DataFrame | np.ndarray, y: np.ndarray) -> None:
+    """Refuse no rows, no columns, and a ``y`` of another length than ``X``."""
+    n = X.shape[0]
+    if n == 0:
+        raise EmptyDataError(
+            f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is "
+            f"required by {name}: fit needs rows"
+        )
+    if X.shape[1] == 0:
+        raise EmptyDataError(
+            f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
+            f"required by {name}."
+        )
+    if len(y) != n:
+        raise InvalidParameterError(
+            f"X and y have inconsistent numbers of samples: {n} and {len(y)}"
+        )
 
 
 def _check_finite(X: pd.DataFrame | np.ndarray) -> None:
@@ -684,97 +425,7 @@ def tidy_classes(classes: np.ndarray) -> np.ndarray:
     return classes
 
 
-#: Node visits (rows × trees × levels) from which a fit or a prediction shows a progress
-#: bar: about 13 s of numpy's routing, 1 s of the compiled descent (:data:`VISITS_PER_SECOND`).
-PROGRESS_MIN_VISITS = 2 * 10**8
-#: Node visits per second of a whole fit, numpy's routing (one core) and numba's compiled
-#: descent (2.9e8 on 2 cores, 1.5e8 kept for busier machines); a leaf released or looked up
-#: costs ``LEAF_VISITS`` numpy visits (3e5 leaves/s); measured on AMD EPYC
-#: (docs/benchmarks.md). Visits below the levels the rows fill (:func:`deep_visits`) run at
-#: the lazy route's ``"deep"`` rate (depth 64: 3-5e6 visits/s).
-VISITS_PER_SECOND = {"numpy": 1.5e7, "compiled": 1.5e8, "deep": 3e6}
-LEAF_VISITS = 50
-
-
-def deep_visits(n_rows: int, depth: int) -> int:
-    """An item's visits below the levels that hold fewer nodes than ``n_rows / 8`` (binary)."""
-    return n_rows * max(depth - max(int(np.log2(max(n_rows, 8) / 8)), 0), 0)
-
-
-def shows_progress(visits: float) -> bool:
-    """Whether a job of ``visits`` node visits takes long enough to show a progress bar."""
-    return visits >= PROGRESS_MIN_VISITS
-
-
-def progress(items: Sequence[Any], visits: int, description: str, descent: int = 0,
-             leaves: float = 0, deep: float = 0) -> Any:
-    """``items``, with a progress bar (tqdm) and its expected time when the job takes seconds.
-
-    ``descent``: an item's visits, compiled (numba) from ``COMPILED_MIN_VISITS`` on (0: numpy);
-    ``leaves``: the leaves the job reaches (the memory guard's bound), at ``LEAF_VISITS`` each;
-    ``deep``: the part of ``visits`` at the ``"deep"`` rate (:func:`deep_visits`).
-    The bar is shown to whoever runs the fit, not released: it is no part of the model.
-    """
-    rate = VISITS_PER_SECOND
-    slow = deep * rate["numpy"] / rate["deep"]  # in numpy visits
-    if not shows_progress(visits - deep + slow + LEAF_VISITS * leaves) or len(items) < 2:
-        return items
-    from tqdm.auto import tqdm  # only now: in a kernel it loads the widget library
-
-    compiled = descent >= COMPILED_MIN_VISITS and engine() != "numpy" and find_spec("numba")
-    seconds = ((visits - deep) / rate["compiled" if compiled else "numpy"]
-               + (slow + LEAF_VISITS * leaves) / rate["numpy"])
-    return tqdm(items, desc=f"{description} ({about(seconds)})", leave=False)
-
-
-def about(seconds: float) -> str:
-    """A duration in words: "about 40 s", "about 3 min", "about 2.5 h"."""
-    if seconds < 90:
-        return f"about {max(round(seconds), 1)} s"
-    return f"about {seconds / 60:.0f} min" if seconds < 5400 else f"about {seconds / 3600:.1f} h"
-
-
 def release_generators(rng: np.random.Generator) -> tuple[np.random.Generator, np.random.Generator]:
     """The independent (public structure, secret noise) generators of a fit, from ``rng``."""
     structure, noise = rng.spawn(2)
     return structure, noise
-
-
-def check_encoded(
-    codes: Any, domain: Domain, labels: Any = None, *, unknown: bool = False
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """Encoded rows (float64) and class codes (int64 or None) checked (``unknown``: -1 allowed)."""
-    arr = np.asarray(codes, dtype=np.float64)
-    if arr.ndim != 2 or arr.shape[1] != len(domain):
-        raise InvalidParameterError(
-            f"encoded rows must have shape (n, {len(domain)}) for this domain, got {arr.shape}"
-        )
-    if not np.isfinite(arr).all():
-        raise MissingValueError(
-            "encoded rows contain NaN or infinite codes; encode rows with domain.encode, "
-            "which refuses missing values with the data set's rule"
-        )
-    mask = domain.categorical_mask
-    if mask.any():
-        cat = arr[:, mask]
-        sizes = np.array([a.n_values for a in domain if a.is_categorical])
-        low = -1 if unknown else 0
-        bad = (cat < low) | (cat >= sizes) | (cat != np.floor(cat))
-        if bad.any():
-            column = [a.name for a in domain if a.is_categorical][int(np.argwhere(bad)[0, 1])]
-            raise InvalidParameterError(
-                f"encoded column {column!r} holds a code outside its public values "
-                f"(0 .. m-1{', or -1 for unknown' if unknown else ''})"
-            )
-    if labels is None:
-        return arr, None
-    lab = np.asarray(labels)
-    if lab.shape != (arr.shape[0],):
-        raise InvalidParameterError(
-            f"X and y have inconsistent numbers of samples: {arr.shape[0]} and {lab.shape}"
-        )
-    if lab.size and (lab.dtype.kind not in "iu" or lab.min() < 0 or lab.max() >= domain.n_classes):
-        raise InvalidParameterError(
-            f"class codes must be integers in 0 .. {domain.n_classes - 1} (domain.encode_labels)"
-        )
-    return arr, lab.astype(np.int64, copy=False)

@@ -5,29 +5,18 @@ Twin in the paper's words: :mod:`dpviz.pseudocode.fi`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from dpviz.domain import Domain
-from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
-from dpviz.trees._base import (
-    DPEstimatorMixin,
-    check_encoded,
-    deep_visits,
-    keep_discarded,
-    progress,
-    shared_doc,
-    shows_progress,
-)
+from dpviz.records import atomic, open_table
+from dpviz.trees._base import DPEstimatorMixin
 from dpviz.trees.random_tree import (
     RandomTree,
     cap_depth,
@@ -41,102 +30,118 @@ from dpviz.trees.random_tree import (
     route_bytes,
     vote,
 )
+from dpviz.trees.speed import deep_visits, progress, shows_progress
 from dpviz.validation import MEMORY_BUDGET, check_bool, check_int
 
-__all__ = ["DPRandomForestClassifier", "ForestLeaves", "get_majority_labels"]
-
-
-@dataclass(frozen=True, eq=False)
-class ForestLeaves:
-    """Where some encoded rows land in every tree of a forest (public: not ε, not the labels).
-
-    Tree t's leaves are ``leaves[offsets[t]:offsets[t + 1]]``; ``index[t, j]``: row j's leaf.
-    """
-
-    structure: tuple[int, tuple[int, ...]]
-    leaves: np.ndarray
-    offsets: np.ndarray
-    index: np.ndarray
-
-    @property
-    def keys(self) -> np.ndarray:
-        """The key of the leaf each row reaches in each tree, uint64 (τ, n)."""
-        return self.leaves[self.index]
+__all__ = ["DPRandomForestClassifier", "count_votes", "get_majority_labels", "leaf_labels",
+           "route_leaves"]
 
 
 def get_majority_labels(
     table: PrivateTable, trees: list[RandomTree], *, epsilon: float, mechanism: str,
-    disjoint: bool, rng: np.random.Generator, routed: list | None = None,
+    disjoint: bool, rng: np.random.Generator,
 ) -> list[NoisyLeafLabels]:
     """FI Alg. 2, GetMajorityLabels: a private majority label for every leaf of every tree.
 
     ``disjoint``: each row goes to one tree drawn independently from the secret ``rng`` and all
     leaves release at ε in one query (FI §4.2); else every tree reads every row at ε/τ.
-    ``routed`` keeps the rows' leaves across calls (``fit_encoded_epsilons``).
     ε-DP in the rows (add/remove one); argument: docs/privacy.md §8.2.4.
     """
     tau = len(trees)
     if disjoint:
 
         def route(codes: np.ndarray) -> np.ndarray:
-            assignment = rng.integers(0, tau, size=codes.shape[0])
-            return _route_once(routed, 0, assignment,
-                               lambda: forest_leaf_keys(trees, codes, assignment))
+            return forest_leaf_keys(trees, codes, rng.integers(0, tau, size=codes.shape[0]))
 
         queries = [(route, epsilon,
                     f"leaf labels of {tau} trees (disjoint rows: parallel composition)")]
     else:
-        queries = [
-            (lambda codes, i=i, tree=tree: _route_once(routed, i, None,
-                                                       lambda: tree.leaf_keys(codes)),
-             epsilon / tau, f"tree {i + 1} leaf labels")
-            for i, tree in enumerate(trees)
-        ]
+        queries = [(tree.leaf_keys, epsilon / tau, f"tree {i + 1} leaf labels")
+                   for i, tree in enumerate(trees)]
     return [table.noisy_leaf_labels(query, epsilon=eps, mechanism=mechanism, label=label)
             for query, eps, label in queries]
 
 
-def _route_once(
-    routed: list | None, i: int, assignment: np.ndarray | None, route: Callable[[], np.ndarray]
+def route_leaves(
+    trees: list[RandomTree], codes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct leaves encoded rows reach in ``trees``: (leaves, offsets, index).
+
+    Tree t's leaves are ``leaves[offsets[t]:offsets[t + 1]]``; ``index[t, j]``: row j's leaf.
+    Public: the trees and the rows only.
+    """
+    n, m = codes.shape[0], len(trees)
+    tree_of = np.repeat(np.arange(m), n)
+    leaves, index = forest_leaves(trees, codes, tree_of, np.tile(np.arange(n), m))
+    tree_of_leaf = np.empty(len(leaves), dtype=np.int64)
+    tree_of_leaf[index] = tree_of
+    offsets = np.searchsorted(tree_of_leaf, np.arange(m + 1))
+    return leaves, offsets, index.reshape(m, n)
+
+
+def leaf_labels(
+    releases: list[NoisyLeafLabels], n_trees: int, leaves: np.ndarray, offsets: np.ndarray,
+    first: int = 0, sort: bool = False,
 ) -> np.ndarray:
-    """``route()``, or the leaves kept in ``routed[i]`` by an earlier fit on the same trees."""
-    if routed is None:
-        return route()
-    if i < len(routed):
-        kept_assignment, keys = routed[i]
-        if (assignment is None) != (kept_assignment is None) or (
-            assignment is not None and not np.array_equal(assignment, kept_assignment)
-        ):
-            raise RuntimeError("kept leaves were routed with another row assignment")
-        return keys
-    keys = route()
-    routed.append((assignment, keys))
-    return keys
+    """The released label of each leaf of trees ``first ..`` (as :func:`route_leaves` lists them).
+
+    ``releases``: one for all ``n_trees`` trees (disjoint rows) or one per tree; ``sort``: read
+    each block in key order (the releases look sorted keys up faster).
+    """
+    per_release = n_trees // len(releases)
+    m = len(offsets) - 1
+    labels = np.empty(len(leaves), dtype=np.int64)
+    for r in range(first // per_release, (first + m - 1) // per_release + 1):
+        lo = max(r * per_release, first) - first
+        hi = min((r + 1) * per_release, first + m) - first
+        block = slice(int(offsets[lo]), int(offsets[hi]))
+        if sort:  # a pure function of each key: the order does not change the labels
+            order = np.argsort(leaves[block])
+            labels[block][order] = releases[r](leaves[block][order])
+        else:
+            labels[block] = releases[r](leaves[block])
+    return labels
 
 
-@shared_doc
+def count_votes(labels: np.ndarray, n_classes: int) -> np.ndarray:
+    """The votes (n, n_classes) of the trees' labels (τ, n) of n rows."""
+    n = labels.shape[1]
+    flat = (np.arange(n) * n_classes + labels).ravel()
+    return np.bincount(flat, minlength=n * n_classes).reshape(n, n_classes)
+
+
 class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """The FI differentially private random decision forest (FI 2017 Alg. 1-2, 2021 addendum).
 
     ε-DP in the rows (add/remove one) with ``"rosnam"`` or ``"exponential"``; no claim with
     ``"smooth_sensitivity"``; argument: docs/privacy.md §8.2.4. Twin:
     :func:`dpviz.pseudocode.fi.build_forest`. The fitted object keeps curator secrets (pickling
-    warns); ``export_release`` is the release. The trees depend on ``random_state``,
-    ``n_trees``, ``max_depth`` and the domain only, so :meth:`fit_encoded_epsilons`,
-    :meth:`locate_encoded` and :meth:`votes_located` reuse the routing across ε.
+    warns); ``export_release`` is the release.
 
     Parameters
     ----------
-    epsilon : float
+    epsilon : float, default 1.0
         Total ε; ``math.inf``: exact majority labels.
-    {n_trees max_depth}
-    leaf_mechanism : {"rosnam", "exponential", "smooth_sensitivity"}
+    n_trees : int, default 100
+        Number of trees (refused above ``MEMORY_BUDGET``, then again at fit with a bound
+        on their leaves, before any release).
+    max_depth : int or None, default None
+        Tree height <= ``MAX_DEPTH`` (64); None: the paper's rule, capped there.
+    leaf_mechanism : {"rosnam", "exponential", "smooth_sensitivity"}, default "rosnam"
         Report One-Sided Noisy Arg-Max (the addendum), FI's exponential mechanism (0/1
         utility), or FI 2017's smooth sensitivity (not proven private, warns). Empty leaves get a
         uniformly random label.
-    disjoint : bool
+    disjoint : bool, default True
         Disjoint rows per tree at the full ε (FI §4.2), or all rows at ε/τ per tree (FI Fig. 5).
-    {domain unknown random_state}
+    domain : Domain or None, default None
+        Public schema; derived from the rows (PrivacyLeakWarning) if omitted.
+    unknown : {"raise", "random"}, default "raise"
+        Unseen categories at predict time: refused, or sent to a child picked by a public
+        keyed uniform of the node.
+    random_state : int or None, default None
+        Seed of the structure and the noise, a curator secret: to publish a release,
+        None (128 bits of OS entropy) or a recorded dpviz.fresh_seed(). A Generator is
+        refused: scikit-learn's clone copies it in its state.
 
     Attributes
     ----------
@@ -145,7 +150,9 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
     trees_ : list of RandomTree
     leaf_labels_ : list of NoisyLeafLabels
         One release for all trees (disjoint) or one per tree.
-    {ledger_}
+    ledger_ : Ledger
+        Every query of the current model with its ε (and tree level); earlier fits of
+        this object, interrupted ones too: ``privacy_record``.
     """
 
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
@@ -156,7 +163,14 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         disjoint: bool = True, domain: Any = None, unknown: str = "raise",
         random_state: Any = None,
     ) -> None:
-        self._store_params(locals())
+        self.epsilon = epsilon
+        self.n_trees = n_trees
+        self.max_depth = max_depth
+        self.leaf_mechanism = leaf_mechanism
+        self.disjoint = disjoint
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
 
     def _check_params(self) -> None:
         epsilon = self._epsilon()
@@ -170,52 +184,17 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
                           "(disjoint rows)" if disjoint else f"split over n_trees={n_trees}",
                           "leaf_mechanism")
 
-    def fit_encoded_epsilons(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, epsilons: Sequence[float]
-    ) -> list[DPRandomForestClassifier]:
-        """One forest per ε on the same trees and row assignment (int ``random_state``).
+    def fit(self, X: Any, y: Any) -> DPRandomForestClassifier:
+        """FI Alg. 1, BuildForest, on the rows ``X`` and their labels ``y``; all or nothing.
 
-        Each equals a fresh ``fit_encoded`` at its ε bit for bit; they share noise and are not to be
-        published together (docs/privacy.md §8.2.5).
+        ``X``: a DataFrame, an array, or :class:`~dpviz.domain.Encoded` rows of the domain.
         """
-        if isinstance(self.random_state, bool) or not isinstance(
-            self.random_state, int | np.integer
-        ):
-            raise InvalidParameterError(
-                "fit_encoded_epsilons needs an int random_state (so that the forests share "
-                f"their trees), got {self.random_state!r}"
-            )
-        forests = [clone(self).set_params(epsilon=eps) for eps in epsilons]
-        for forest in forests:  # refuse any bad ε before any row is read
-            forest._check_params()
-        if not isinstance(domain, Domain):
-            raise InvalidParameterError(f"domain must be a dpviz Domain, got {domain!r}")
-        codes, labels = check_encoded(codes, domain, labels)
-        self._share_record(forests)  # what they spend stays on this object's record too
-        routed: list = []  # the rows' leaves, routed by the first fit (the same trees in all)
-        try:
-            for forest in forests:
-                forest._fit_routed(codes, labels, domain, routed)
-        except BaseException as exc:  # the finished forests are discarded too: keep their cost
-            done = [f.ledger_ for f in forests if hasattr(f, "ledger_")]
-            keep_discarded(exc, f"{type(self).__name__}.fit_encoded_epsilons", done, None, 0)
-            raise
-        return forests
+        self._check_params()
+        return atomic(self, "fit", lambda work: work._build_forest(X, y))
 
-    def _fit_routed(self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
-                    routed: list) -> Any:
-        """:meth:`fit_encoded` of checked codes, the rows' leaves kept in ``routed``."""
-        return self._atomic("fit_encoded_epsilons",
-                            lambda work: work._fit_routed_codes(codes, labels, domain, routed))
-
-    def _fit_routed_codes(self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
-                          routed: list) -> Any:
-        return self._fit_domain_codes(codes, labels, domain, routed=routed)
-
-    def _fit_codes(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain, routed: list | None = None
-    ) -> DPRandomForestClassifier:
+    def _build_forest(self, X: Any, y: Any) -> DPRandomForestClassifier:
         """FI Alg. 1 BuildForest: depth, τ random trees, then GetMajorityLabels."""
+        codes, labels, domain = self._fit_inputs(X, y)
         epsilon, disjoint = self._epsilon(), check_bool(self.disjoint, "disjoint")
         n_discrete = int(domain.categorical_mask.sum())  # FI's depth unless max_depth
         depth = check_depth(self.max_depth) if self.max_depth is not None else cap_depth(
@@ -228,10 +207,10 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         self.depth_ = depth
         keys = structure_rng.integers(0, 2**63, size=n_trees)
         self.trees_ = [RandomTree(domain, self.depth_, int(k)) for k in keys]
-        table = self._private_table(codes, labels, domain, epsilon, noise_rng)
+        table = open_table(self, codes, labels, domain=domain, epsilon=epsilon, rng=noise_rng)
         self.leaf_labels_ = get_majority_labels(
             table, self.trees_, epsilon=epsilon, mechanism=self.leaf_mechanism,
-            disjoint=disjoint, rng=noise_rng, routed=routed,
+            disjoint=disjoint, rng=noise_rng,
         )
         table.close()
         self.ledger_ = table.ledger
@@ -242,80 +221,10 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         check_is_fitted(self, "trees_")
         return self._votes(self._predict_codes(X))
 
-    def votes_encoded(self, codes: np.ndarray) -> np.ndarray:
-        """:meth:`votes` of rows already encoded with ``domain_``."""
-        check_is_fitted(self, "trees_")
-        return self._votes(check_encoded(codes, self.domain_, unknown=True)[0])
-
-    def locate_encoded(self, codes: np.ndarray) -> ForestLeaves:
-        """Where encoded rows land in every tree (public, the same at every ε)."""
-        check_is_fitted(self, "trees_")
-        codes = check_encoded(codes, self.domain_, unknown=True)[0]
-        leaves, offsets, index = self._route_leaves(codes, 0, len(self.trees_))
-        # sort each tree's leaves by key, once: the releases look sorted keys up faster
-        order = np.concatenate([lo + np.argsort(leaves[lo:hi]) for lo, hi in pairwise(offsets)])
-        position = np.empty_like(order)
-        position[order] = np.arange(len(order))
-        return ForestLeaves(self._structure(), leaves[order], offsets, position[index])
-
-    def votes_located(self, leaves: ForestLeaves) -> np.ndarray:
-        """:meth:`votes` of rows routed by :meth:`locate_encoded` (same trees)."""
-        check_is_fitted(self, "trees_")
-        if not isinstance(leaves, ForestLeaves) or leaves.structure != self._structure():
-            raise InvalidParameterError(
-                "leaves must come from locate_encoded of a forest with the same trees "
-                "(same random_state, n_trees, max_depth and domain)"
-            )
-        return self._count_votes(self._leaf_labels(leaves.leaves, leaves.offsets, 0)[leaves.index])
-
-    def predict_located(self, leaves: ForestLeaves) -> np.ndarray:
-        """:meth:`predict_encoded` of rows given by :meth:`locate_encoded` (class codes)."""
-        return np.argmax(self.votes_located(leaves), axis=1)
-
-    def _structure(self) -> tuple[int, tuple[int, ...]]:
-        """What fixes the leaves a row reaches: the depth and the trees' keys."""
-        return self.depth_, tuple(int(t.key) for t in self.trees_)
-
-    def _route_leaves(
-        self, codes: np.ndarray, start: int, stop: int
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Distinct leaves of trees ``start .. stop-1``, their offsets, each (tree, row)'s leaf."""
-        n, m = codes.shape[0], stop - start
-        tree_of = np.repeat(np.arange(m), n)
-        leaves, index = forest_leaves(self.trees_[start:stop], codes, tree_of,
-                                      np.tile(np.arange(n), m))
-        tree_of_leaf = np.empty(len(leaves), dtype=np.int64)
-        tree_of_leaf[index] = tree_of
-        offsets = np.searchsorted(tree_of_leaf, np.arange(m + 1))
-        return leaves, offsets, index.reshape(m, n)
-
     def _routed_labels(self, codes: np.ndarray, start: int, stop: int) -> np.ndarray:
         """The released label of each row's leaf in trees ``start .. stop-1``: (τ, n)."""
-        leaves, offsets, index = self._route_leaves(codes, start, stop)
-        return self._leaf_labels(leaves, offsets, start)[index]
-
-    def _leaf_labels(
-        self, leaves: np.ndarray, offsets: np.ndarray, first: int, sort: bool = False
-    ) -> np.ndarray:
-        """The released label of each leaf of trees ``first ..`` (``sort``: read in key order)."""
-        per_release = len(self.trees_) // len(self.leaf_labels_)
-        m = len(offsets) - 1
-        labels = np.empty(len(leaves), dtype=np.int64)
-        for r in range(first // per_release, (first + m - 1) // per_release + 1):
-            lo = max(r * per_release, first) - first
-            hi = min((r + 1) * per_release, first + m) - first
-            block = slice(int(offsets[lo]), int(offsets[hi]))
-            if sort:  # the releases look sorted keys up faster (a pure function of each key)
-                order = np.argsort(leaves[block])
-                labels[block][order] = self.leaf_labels_[r](leaves[block][order])
-            else:
-                labels[block] = self.leaf_labels_[r](leaves[block])
-        return labels
-
-    def _count_votes(self, labels: np.ndarray) -> np.ndarray:
-        n, n_classes = labels.shape[1], self.domain_.n_classes
-        flat = (np.arange(n) * n_classes + labels).ravel()
-        return np.bincount(flat, minlength=n * n_classes).reshape(n, n_classes)
+        leaves, offsets, index = route_leaves(self.trees_[start:stop], codes)
+        return leaf_labels(self.leaf_labels_, len(self.trees_), leaves, offsets, start)[index]
 
     def _votes(self, codes: np.ndarray) -> np.ndarray:
         n, tau = codes.shape[0], len(self.trees_)
@@ -340,9 +249,10 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         if 2 * len(trees) * trees[0].max_leaves() <= budget:  # worth trying: may fit
             top, leaves, offsets = forest_top(trees, budget)
             if top.levels == self.depth_:
-                labels = self._leaf_labels(leaves, offsets, start, sort=True)
+                labels = leaf_labels(self.leaf_labels_, len(self.trees_), leaves, offsets,
+                                     start, sort=True)
                 return vote(top, codes, labels, self.domain_.n_classes)
-        return self._count_votes(self._routed_labels(codes, start, stop))
+        return count_votes(self._routed_labels(codes, start, stop), self.domain_.n_classes)
 
     def released_labels(self, X: Any) -> np.ndarray:
         """The released label of the leaf each row reaches, per tree: codes (τ, n)."""

@@ -10,7 +10,6 @@ reference (exact answers, ID3's own stopping rules).
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,7 +24,8 @@ from dpviz import mechanisms
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.privacy import Ledger, PrivateTable
-from dpviz.trees._base import DPEstimatorMixin, check_encoded, shared_doc, whole_numbers_as_nominal
+from dpviz.records import atomic, open_table
+from dpviz.trees._base import DPEstimatorMixin, whole_numbers_as_nominal
 from dpviz.trees.id3_quality import Criterion, get_criterion, sulq_information_gain
 from dpviz.trees.id3_split_point import (
     DEFAULT_SPLIT_CELLS,
@@ -491,14 +491,24 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         _check_depth(self.max_depth, budget)
         self._check_algorithm_params(budget)
 
-    def _fit_codes(self, codes: np.ndarray, labels: np.ndarray, domain: Domain) -> Any:
+    def fit(self, X: Any, y: Any) -> Any:
+        """The paper's algorithm (the class's) on the rows ``X`` and labels ``y``; all or nothing.
+
+        ``X``: a DataFrame, an array, or :class:`~dpviz.domain.Encoded` rows of the domain.
+        """
+        self._check_params()
+        return atomic(self, "fit", lambda work: work._fit_tree(X, y))
+
+    def _fit_tree(self, X: Any, y: Any) -> Any:
+        """The inputs, the budget check, the private table, then the subclass's ``_build``."""
+        codes, labels, domain = self._fit_inputs(X, y)
         budget = self._epsilon()
         depth = _check_depth(self.max_depth, budget)
         self._check_shares(budget, depth, domain)
         rng = self._rng()
         # the public key of the unknown-category routing (drawn first), see ``route``
         self._unknown_key_ = int(rng.integers(0, 2**63 - 1))
-        table = self._private_table(codes, labels, domain, budget, rng)
+        table = open_table(self, codes, labels, domain=domain, epsilon=budget, rng=rng)
         root = self._build(table, list(domain.names), depth, budget)
         self.ledger_: Ledger = table.ledger
         self.epsilon_ = root.epsilon
@@ -527,12 +537,6 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _leaves_encoded(self, codes: np.ndarray) -> np.ndarray:
         return route(self._flat_, codes, self._unknown_key_)
-
-    def label_and_unclassified_encoded(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Class codes and unclassified mask of encoded rows, from one routing."""
-        check_is_fitted(self, "tree_")
-        leaves = self._leaves_encoded(check_encoded(codes, self.domain_, unknown=True)[0])
-        return self._flat_.label[leaves], self._flat_.unclassified[leaves]
 
     def _label_codes(self, codes: np.ndarray) -> np.ndarray:
         """The arg-max of the leaf each row reaches (unclassified: see the module docstring)."""
@@ -564,7 +568,6 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return tags
 
 
-@shared_doc
 class SuLQID3Classifier(_FSTreeClassifier):
     """SuLQ-based ID3 (FS Algorithm 1): information gain from noisy counts.
 
@@ -574,14 +577,31 @@ class SuLQID3Classifier(_FSTreeClassifier):
 
     Parameters
     ----------
-    {fs_epsilon fs_max_depth}
+    epsilon : float, default 1.0
+        The total budget B; ``math.inf``: the non-private reference.
+    max_depth : int or None, default 5
+        Maximal depth d (public); None only with ``epsilon=math.inf``.
     stopping : {"fs", "id3"}, default "fs"
         FS's rule (line 9) or ID3's "no rows" rule on the noisy count (N_T <= 0, JPW §III).
-    {domain unknown random_state}
+    domain : Domain or None, default None
+        Public schema; derived from the rows (PrivacyLeakWarning) if omitted.
+    unknown : {"raise", "random"}, default "raise"
+        Unseen categories at predict time: refused, or sent to a child picked by a public
+        keyed uniform of the node.
+    random_state : int or None, default None
+        Seed of the structure and the noise, a curator secret: to publish a release,
+        None (128 bits of OS entropy) or a recorded dpviz.fresh_seed(). A Generator is
+        refused: scikit-learn's clone copies it in its state.
 
     Attributes
     ----------
-    {tree_ ledger_ epsilon_}
+    tree_ : ID3Tree
+        The released tree (text, HTML, frame).
+    ledger_ : Ledger
+        Every query of the current model with its ε (and tree level); earlier fits of
+        this object, interrupted ones too: ``privacy_record``.
+    epsilon_ : float
+        ε of each query of a level.
     """
 
     def _domain_input(self, X: Any) -> Any:
@@ -592,7 +612,12 @@ class SuLQID3Classifier(_FSTreeClassifier):
         domain: Domain | None = None, unknown: str = "raise",
         random_state: int | None = None,
     ) -> None:
-        self._store_params(locals())
+        self.epsilon = epsilon
+        self.max_depth = max_depth
+        self.stopping = stopping
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
 
     def _build(
         self, table: PrivateTable, attributes: list[str], depth: int | None, budget: float
@@ -619,7 +644,6 @@ class SuLQID3Classifier(_FSTreeClassifier):
         return f"SuLQ-based ID3{rule}"
 
 
-@shared_doc
 class DiffPID3Classifier(_FSTreeClassifier):
     """DiffPID3 (FS Algorithm 2) with DiffPC4.5's numeric split points and pruning.
 
@@ -631,10 +655,13 @@ class DiffPID3Classifier(_FSTreeClassifier):
 
     Parameters
     ----------
-    {fs_epsilon fs_max_depth}
+    epsilon : float, default 1.0
+        The total budget B; ``math.inf``: the non-private reference.
+    max_depth : int or None, default 5
+        Maximal depth d (public); None only with ``epsilon=math.inf``.
     criterion : {"max", "gini", "infogain"}, default "max"
         Quality function, of sensitivity 1, 2 or log2(N+1) + 1/ln 2.
-    size_bound : int, optional
+    size_bound : int or None, default None
         Public bound N on the number of rows (never computed from them); ``"infogain"`` needs
         it, and more than N rows void the claim.
     prune : bool, default False
@@ -644,11 +671,25 @@ class DiffPID3Classifier(_FSTreeClassifier):
     n_split_cells : int, default 256
         Equal cells of each numeric attribute's public range; the split points are the grid
         points (:func:`split_grid`).
-    {domain unknown random_state}
+    domain : Domain or None, default None
+        Public schema; derived from the rows (PrivacyLeakWarning) if omitted.
+    unknown : {"raise", "random"}, default "raise"
+        Unseen categories at predict time: refused, or sent to a child picked by a public
+        keyed uniform of the node.
+    random_state : int or None, default None
+        Seed of the structure and the noise, a curator secret: to publish a release,
+        None (128 bits of OS entropy) or a recorded dpviz.fresh_seed(). A Generator is
+        refused: scikit-learn's clone copies it in its state.
 
     Attributes
     ----------
-    {tree_ ledger_ epsilon_}
+    tree_ : ID3Tree
+        The released tree (text, HTML, frame).
+    ledger_ : Ledger
+        Every query of the current model with its ε (and tree level); earlier fits of
+        this object, interrupted ones too: ``privacy_record``.
+    epsilon_ : float
+        ε of each query of a level.
 
     Examples
     --------
@@ -665,7 +706,16 @@ class DiffPID3Classifier(_FSTreeClassifier):
         n_split_cells: int = DEFAULT_SPLIT_CELLS, domain: Domain | None = None,
         unknown: str = "raise", random_state: int | None = None,
     ) -> None:
-        self._store_params(locals())
+        self.epsilon = epsilon
+        self.max_depth = max_depth
+        self.criterion = criterion
+        self.size_bound = size_bound
+        self.prune = prune
+        self.confidence = confidence
+        self.n_split_cells = n_split_cells
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
 
     def _shares(self, budget: float, depth: int | None, domain: Domain) -> list[tuple[float, str]]:
         """ε per level: FS Alg. 2 line 3, or §4.3 with n numeric attributes."""
@@ -700,6 +750,19 @@ class DiffPID3Classifier(_FSTreeClassifier):
 
 
 class DiffPC45Classifier(DiffPID3Classifier):
-    """DiffPC4.5 (FS §4.2-4.3): :class:`DiffPID3Classifier` with ``prune=True`` by default."""
+    """DiffPC4.5 (FS §4.2-4.3): :class:`DiffPID3Classifier` with ``prune=True`` by default.
 
-    __init__ = functools.partialmethod(DiffPID3Classifier.__init__, prune=True)
+    The parameters, attributes and claim are :class:`DiffPID3Classifier`'s.
+    """
+
+    def __init__(
+        self, epsilon: float = 1.0, max_depth: int | None = 5, *, criterion: str = "max",
+        size_bound: int | None = None, prune: bool = True, confidence: float = 0.25,
+        n_split_cells: int = DEFAULT_SPLIT_CELLS, domain: Domain | None = None,
+        unknown: str = "raise", random_state: int | None = None,
+    ) -> None:
+        super().__init__(
+            epsilon, max_depth, criterion=criterion, size_bound=size_bound, prune=prune,
+            confidence=confidence, n_split_cells=n_split_cells, domain=domain,
+            unknown=unknown, random_state=random_state,
+        )

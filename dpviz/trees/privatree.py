@@ -31,7 +31,8 @@ from dpviz import keyed, mechanisms
 from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.privacy import Ledger, PrivateTable
-from dpviz.trees._base import DPEstimatorMixin, shared_doc
+from dpviz.records import atomic, open_table
+from dpviz.trees._base import DPEstimatorMixin
 from dpviz.trees.id3_quality import q_gini, sensitivity_gini
 from dpviz.trees.random_tree import UNKNOWN_STREAM
 from dpviz.validation import check_epsilon, check_int
@@ -486,7 +487,6 @@ class PrivaTree:
 
 
 # =============================================================================== estimator
-@shared_doc
 class PrivaTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """PrivaTree (Vos et al. 2023): private histograms choose the splits, noisy leaf labels.
 
@@ -514,13 +514,23 @@ class PrivaTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     n_public : int, optional
         A public estimate of the number of training rows (documentation, never counted from
         the rows) for the default leaf share; without it, the share is 1/2.
-    {domain unknown random_state}
+    domain : Domain or None, default None
+        Public schema; derived from the rows (PrivacyLeakWarning) if omitted.
+    unknown : {"raise", "random"}, default "raise"
+        Unseen categories at predict time: refused, or sent to a child picked by a public
+        keyed uniform of the node.
+    random_state : int or None, default None
+        Seed of the structure and the noise, a curator secret: to publish a release,
+        None (128 bits of OS entropy) or a recorded dpviz.fresh_seed(). A Generator is
+        refused: scikit-learn's clone copies it in its state.
 
     Attributes
     ----------
     tree_ : PrivaTree
         The released tree (text, HTML, frame).
-    {ledger_}
+    ledger_ : Ledger
+        Every query of the current model with its ε (and tree level); earlier fits of
+        this object, interrupted ones too: ``privacy_record``.
     eps_level_, eps_leaf_ : float
         ε of each level's split queries (together) and of each leaf label.
     """
@@ -531,9 +541,17 @@ class PrivaTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self, epsilon: float = 1.0, max_depth: int = 4, *, n_bins: int = DEFAULT_BINS,
         splitter: str = "histogram", leaf_share: float | None = None, n_public: int | None = None,
         domain: Domain | None = None, unknown: str = "raise",
-        random_state: int | np.random.Generator | None = None,
+        random_state: int | None = None,
     ) -> None:
-        self._store_params(locals())
+        self.epsilon = epsilon
+        self.max_depth = max_depth
+        self.n_bins = n_bins
+        self.splitter = splitter
+        self.leaf_share = leaf_share
+        self.n_public = n_public
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
 
     def _check_params(self) -> None:
         self._epsilon()
@@ -549,7 +567,16 @@ class PrivaTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         if self.n_public is not None:
             check_int(self.n_public, "n_public", minimum=1)
 
-    def _fit_codes(self, codes: np.ndarray, labels: np.ndarray, domain: Domain) -> Any:
+    def fit(self, X: Any, y: Any) -> Any:
+        """PrivaTree on the rows ``X`` and labels ``y``; all or nothing.
+
+        ``X``: a DataFrame, an array, or :class:`~dpviz.domain.Encoded` rows of the domain.
+        """
+        self._check_params()
+        return atomic(self, "fit", lambda work: work._fit_tree(X, y))
+
+    def _fit_tree(self, X: Any, y: Any) -> Any:
+        codes, labels, domain = self._fit_inputs(X, y)
         epsilon = self._epsilon()
         scope = Scope.of(domain, self.n_bins)
         levels = min(self.max_depth, scope.capacity())
@@ -560,7 +587,7 @@ class PrivaTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._check_shares(eps_level, eps_leaf, len(scope.active(domain)))
         rng = self._rng()
         self._unknown_key_ = int(rng.integers(0, 2**63 - 1))  # public routing key, drawn first
-        table = self._private_table(codes, labels, domain, epsilon, rng)
+        table = open_table(self, codes, labels, domain=domain, epsilon=epsilon, rng=rng)
         root = privatree(table, self.max_depth, epsilon, splitter=self.splitter,
                          n_bins=self.n_bins, share=share)
         self.ledger_: Ledger = table.ledger

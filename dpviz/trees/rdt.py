@@ -15,16 +15,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from dpviz.domain import Domain
 from dpviz.errors import BudgetExceededError, InvalidParameterError
-from dpviz.keyed import splitmix64
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import BUDGET_RTOL, PrivateTable
-from dpviz.trees._base import (
-    DPEstimatorMixin,
-    check_encoded,
-    deep_visits,
-    progress,
-    shared_doc,
-)
+from dpviz.records import atomic, open_table
+from dpviz.trees._base import DPEstimatorMixin
 from dpviz.trees.random_tree import (
     RandomTree,
     Routing,
@@ -34,6 +28,7 @@ from dpviz.trees.random_tree import (
     fan_depth,
     leaves_bound,
 )
+from dpviz.trees.speed import deep_visits, progress
 from dpviz.validation import check_bool, check_int
 
 __all__ = ["PrivateRDTClassifier", "RandomDecisionTreeClassifier", "classify"]
@@ -107,7 +102,6 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         return classify(self._tree_counts(codes), clip_negative=clip)
 
 
-@shared_doc
 class RandomDecisionTreeClassifier(_RDTBase):
     """Fan et al.'s random decision tree ensemble (JPW Fig. 1-2): NOT private.
 
@@ -117,10 +111,22 @@ class RandomDecisionTreeClassifier(_RDTBase):
 
     Parameters
     ----------
-    {n_trees max_depth}
-    prune : bool
+    n_trees : int, default 10
+        Number of trees (refused above ``MEMORY_BUDGET``, then again at fit with a bound
+        on their leaves, before any release).
+    max_depth : int or None, default None
+        Tree height <= ``MAX_DEPTH`` (64); None: the paper's rule, capped there.
+    prune : bool, default True
         Prune empty subtrees (JPW Fig. 1); ``False`` is Private-RDT at ε = ∞.
-    {domain unknown random_state}
+    domain : Domain or None, default None
+        Public schema; derived from the rows (PrivacyLeakWarning) if omitted.
+    unknown : {"raise", "random"}, default "raise"
+        Unseen categories at predict time: refused, or sent to a child picked by a public
+        keyed uniform of the node.
+    random_state : int or None, default None
+        Seed of the structure and the noise, a curator secret: to publish a release,
+        None (128 bits of OS entropy) or a recorded dpviz.fresh_seed(). A Generator is
+        refused: scikit-learn's clone copies it in its state.
 
     Attributes
     ----------
@@ -134,16 +140,28 @@ class RandomDecisionTreeClassifier(_RDTBase):
         self, n_trees: int = 10, max_depth: int | None = None, prune: bool = True,
         domain: Any = None, unknown: str = "raise", random_state: Any = None,
     ) -> None:
-        self._store_params(locals())
+        self.n_trees = n_trees
+        self.max_depth = max_depth
+        self.prune = prune
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
 
     def _check_params(self) -> None:
         check_bool(self.prune, "prune")
         self._check_scale(self.domain if isinstance(self.domain, Domain) else None)
 
-    def _fit_codes(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain
-    ) -> RandomDecisionTreeClassifier:
+    def fit(self, X: Any, y: Any) -> RandomDecisionTreeClassifier:
+        """JPW Fig. 1, BuildTreeStructure and UpdateStatistics, on ``X``, ``y``; all or nothing.
+
+        ``X``: a DataFrame, an array, or :class:`~dpviz.domain.Encoded` rows of the domain.
+        """
+        self._check_params()
+        return atomic(self, "fit", lambda work: work._build_trees(X, y))
+
+    def _build_trees(self, X: Any, y: Any) -> RandomDecisionTreeClassifier:
         """Draw the structures and count the rows at every node (UpdateStatistics)."""
+        codes, labels, domain = self._fit_inputs(X, y)
         structure_rng, _ = self._rngs()  # the same trees as Private-RDT with this seed
         self.depth_ = self._depth(len(domain))
         self.trees_ = self._make_trees(structure_rng, self.depth_, len(codes),
@@ -191,7 +209,6 @@ class RandomDecisionTreeClassifier(_RDTBase):
         return [len(levels[-1][0]) for levels in self.node_counts_]
 
 
-@shared_doc
 class PrivateRDTClassifier(_RDTBase):
     """JPW's Private-RDT ensemble (Fig. 5), with the update procedure of §V-B.
 
@@ -204,12 +221,26 @@ class PrivateRDTClassifier(_RDTBase):
 
     Parameters
     ----------
-    epsilon : float
+    epsilon : float, default 1.0
         Total ε; ``math.inf`` gives exact, un-pruned counts.
-    {n_trees max_depth noise}
-    clip_negative : bool
+    n_trees : int, default 10
+        Number of trees (refused above ``MEMORY_BUDGET``, then again at fit with a bound
+        on their leaves, before any release).
+    max_depth : int or None, default None
+        Tree height <= ``MAX_DEPTH`` (64); None: the paper's rule, capped there.
+    noise : {"discrete_laplace", "laplace"}, default "discrete_laplace"
+        Noise on each count; "laplace" (float) is not proven private and warns.
+    clip_negative : bool, default False
         Clip noisy counts at 0 before Classify (post-processing).
-    {domain unknown random_state}
+    domain : Domain or None, default None
+        Public schema; derived from the rows (PrivacyLeakWarning) if omitted.
+    unknown : {"raise", "random"}, default "raise"
+        Unseen categories at predict time: refused, or sent to a child picked by a public
+        keyed uniform of the node.
+    random_state : int or None, default None
+        Seed of the structure and the noise, a curator secret: to publish a release,
+        None (128 bits of OS entropy) or a recorded dpviz.fresh_seed(). A Generator is
+        refused: scikit-learn's clone copies it in its state.
 
     Attributes
     ----------
@@ -219,7 +250,9 @@ class PrivateRDTClassifier(_RDTBase):
         The N public structures.
     leaf_counts_ : list of NoisyLeafCounts
         Each tree's release.
-    {ledger_}
+    ledger_ : Ledger
+        Every query of the current model with its ε (and tree level); earlier fits of
+        this object, interrupted ones too: ``privacy_record``.
     """
 
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
@@ -230,7 +263,14 @@ class PrivateRDTClassifier(_RDTBase):
         clip_negative: bool = False, domain: Any = None, unknown: str = "raise",
         random_state: Any = None,
     ) -> None:
-        self._store_params(locals())
+        self.epsilon = epsilon
+        self.n_trees = n_trees
+        self.max_depth = max_depth
+        self.noise = noise
+        self.clip_negative = clip_negative
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
 
     def _check_release(self, epsilon: float) -> None:
         """Refuse a noise option or a per-tree ε the samplers cannot serve, before any release."""
@@ -243,15 +283,22 @@ class PrivateRDTClassifier(_RDTBase):
         self._check_scale(self.domain if isinstance(self.domain, Domain) else None)
         self._check_release(self._epsilon())
 
-    def _fit_codes(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain
-    ) -> PrivateRDTClassifier:
+    def fit(self, X: Any, y: Any) -> PrivateRDTClassifier:
+        """JPW Fig. 5, Private-RDT, on the rows ``X`` and their labels ``y``; all or nothing.
+
+        ``X``: a DataFrame, an array, or :class:`~dpviz.domain.Encoded` rows of the domain.
+        """
+        self._check_params()
+        return atomic(self, "fit", lambda work: work._private_rdt(X, y))
+
+    def _private_rdt(self, X: Any, y: Any) -> PrivateRDTClassifier:
         """Private-RDT (JPW Fig. 5) for each of the N trees, at ε/N each."""
+        codes, labels, domain = self._fit_inputs(X, y)
         epsilon = self._epsilon()
         self._structure_rng, self._noise_rng = self._rngs()
         self.depth_ = self._depth(len(domain))
         self.trees_ = self._make_trees(self._structure_rng, self.depth_, len(codes))
-        table = self._private_table(codes, labels, domain, epsilon, self._noise_rng)
+        table = open_table(self, codes, labels, domain=domain, epsilon=epsilon, rng=self._noise_rng)
         self.leaf_counts_ = self._release(table, self.trees_, epsilon, len(codes))
         table.close()
         self._table = table
@@ -319,27 +366,6 @@ class PrivateRDTClassifier(_RDTBase):
         return (tree.route(codes).per_leaf(counts) for tree, counts
                 in progress(pairs, work, "Private-RDT: trees", leaves=leaves, deep=deep))
 
-    def locate_encoded(self, codes: np.ndarray) -> list[Routing]:
-        """Where encoded rows land in every tree (public, the same at every ε)."""
-        check_is_fitted(self, "trees_")
-        codes = check_encoded(codes, self.domain_, unknown=True)[0]
-        return [tree.route(codes) for tree in self.trees_]
-
-    def predict_located(self, located: list[Routing]) -> np.ndarray:
-        """``predict_encoded`` of rows routed by :meth:`locate_encoded` (same trees)."""
-        check_is_fitted(self, "trees_")
-        if len(located) != len(self.trees_) or any(
-            len(r.level_keys) != self.depth_ + 1
-            or (r.level_keys[0].size and r.level_keys[0][0] != splitmix64(np.array([t.key]))[0])
-            for r, t in zip(located, self.trees_, strict=True)
-        ):
-            raise InvalidParameterError(
-                "located must come from locate_encoded of a model with the same trees"
-            )
-        counts = (r.per_leaf(c) for r, c in zip(located, self.leaf_counts_, strict=True))
-        clip = check_bool(self.clip_negative, "clip_negative")
-        return np.argmax(classify(counts, clip_negative=clip), axis=1)
-
     def export_release(self, max_leaves: int = 100_000) -> pd.DataFrame:
         """The release: every leaf of every tree (``tree``, ``leaf``) and its noisy counts."""
         check_is_fitted(self, "trees_")
@@ -364,8 +390,7 @@ class PrivateRDTClassifier(_RDTBase):
         check_is_fitted(self, "trees_")
         epsilon = self._check_update(method, X_previous, y_previous)
         codes, labels = self._more_rows(X_new, y_new)
-        return self._atomic(
-            "update",
+        return atomic(self, "update",
             lambda work: work._update(codes, labels, epsilon, method, X_previous, y_previous),
         )
 
@@ -386,9 +411,8 @@ class PrivateRDTClassifier(_RDTBase):
         # the fitted model's generators continue: fresh trees and noise
         trees = (self._make_trees(self._structure_rng, self.depth_, len(union))
                  if method == "rebuild" else self.trees_)
-        table = self._private_table(
-            union, union_labels, self.domain_, previous + epsilon, self._noise_rng
-        )
+        table = open_table(self, union, union_labels, domain=self.domain_,
+                           epsilon=previous + epsilon, rng=self._noise_rng)
         table.charge_prior(previous, label="earlier release on D1 (sequential)")
         self.leaf_counts_ = self._release(table, trees, epsilon, len(union),
                                           f" ({method} on D1 ∪ D2)")

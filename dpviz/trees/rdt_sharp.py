@@ -5,7 +5,6 @@ Twin in the paper's words: :mod:`dpviz.pseudocode.rdt_sharp`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -14,10 +13,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from dpviz import keyed
-from dpviz.domain import Categorical, Domain
+from dpviz.domain import Categorical, Domain, Encoded
 from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafCounts
-from dpviz.trees._base import DPEstimatorMixin, check_encoded, shared_doc
+from dpviz.records import atomic, open_table
+from dpviz.trees._base import DPEstimatorMixin
 from dpviz.trees.random_tree import (
     RandomTree,
     cap_depth,
@@ -30,7 +30,7 @@ from dpviz.trees.random_tree import (
 from dpviz.trees.rdt import classify
 from dpviz.validation import check_int, check_memory
 
-__all__ = ["CentredTree", "RDTSharpClassifier", "create_tree", "region_distance"]
+__all__ = ["CentredTree", "RDTSharpClassifier", "create_tree", "height", "region_distance"]
 
 
 def region_distance(rows: np.ndarray, centres: np.ndarray, domain: Domain) -> np.ndarray:
@@ -104,6 +104,21 @@ def _centre_distances(
     return np.count_nonzero(r[:, None, :] != c[slots], axis=-1).astype(np.float64)
 
 
+def height(domain: Domain, n_labeled: int | None = None, max_depth: int | None = None) -> int:
+    """RDT#'s tree height, public: ``max_depth``, RDT#'s rule on ``n_labeled``, or ⌊k/2⌋ (capped).
+
+    ``n_labeled`` is a public number of labeled rows, never the private row count.
+    """
+    if max_depth is not None:
+        return check_depth(max_depth)
+    k = len(domain)
+    if n_labeled is None:
+        return cap_depth(fan_depth(k))
+    values = [a.n_values if isinstance(a, Categorical) else 2 for a in domain]
+    b = max(float(np.mean(values)), 1.0 + 1e-9)
+    return cap_depth(rdt_sharp_depth(k, b, check_int(n_labeled, "n_labeled", minimum=1)))
+
+
 def create_tree(
     domain: Domain, depth: int, public_codes: np.ndarray, *, n_cells: int, rng: np.random.Generator
 ) -> CentredTree:
@@ -136,7 +151,6 @@ def create_tree(
     return CentredTree(tree, keys, centres, slots, public_leaves=keys[inverse])
 
 
-@shared_doc
 class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """RDT# Classifier (Fig. 5): private labeled rows plus public unlabeled rows.
 
@@ -147,20 +161,31 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    epsilon : float
+    epsilon : float, default 1.0
         Total ε; each primary tree gets ε/p.
-    n_primary : int
+    n_primary : int, default 5
         p, the primary ensemble (RDT#: 5).
-    n_secondary : int
+    n_secondary : int, default 200
         t, the secondary ensemble (RDT#: 200).
-    n_cells : int
+    n_cells : int, default 10
         N_CELLS, centres spread over each tree's leaves (RDT#: 10). Trees, centres and maps of
         the public rows over ``MEMORY_BUDGET`` are refused before any row is read.
-    {max_depth}
-    n_labeled : int, optional
-        A public number of labeled rows for the height rule (:meth:`height`); never the
+    max_depth : int or None, default None
+        Tree height <= ``MAX_DEPTH`` (64); None: the paper's rule, capped there.
+    n_labeled : int or None, default None
+        A public number of labeled rows for the height rule (:func:`height`); never the
         private row count.
-    {noise domain unknown random_state}
+    noise : {"discrete_laplace", "laplace"}, default "discrete_laplace"
+        Noise on each count; "laplace" (float) is not proven private and warns.
+    domain : Domain or None, default None
+        Public schema; derived from the rows (PrivacyLeakWarning) if omitted.
+    unknown : {"raise", "random"}, default "raise"
+        Unseen categories at predict time: refused, or sent to a child picked by a public
+        keyed uniform of the node.
+    random_state : int or None, default None
+        Seed of the structure and the noise, a curator secret: to publish a release,
+        None (128 bits of OS entropy) or a recorded dpviz.fresh_seed(). A Generator is
+        refused: scikit-learn's clone copies it in its state.
 
     Attributes
     ----------
@@ -171,7 +196,9 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         Class codes the primary ensemble gave the public rows.
     secondary_counts_ : list of NoisyLeafCounts
         Exact counts of the pseudo-labeled public rows.
-    {ledger_}
+    ledger_ : Ledger
+        Every query of the current model with its ε (and tree level); earlier fits of
+        this object, interrupted ones too: ``privacy_record``.
     """
 
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
@@ -182,28 +209,25 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         noise: Literal["discrete_laplace", "laplace"] = "discrete_laplace", domain: Any = None,
         unknown: str = "raise", random_state: Any = None,
     ) -> None:
-        self._store_params(locals())
-
-    def height(self, domain: Domain) -> int:
-        """The height, public: ``max_depth``, RDT#'s rule on ``n_labeled``, or ⌊k/2⌋ (capped)."""
-        if self.max_depth is not None:
-            return check_depth(self.max_depth)
-        k = len(domain)
-        if self.n_labeled is None:
-            return cap_depth(fan_depth(k))
-        values = [a.n_values if isinstance(a, Categorical) else 2 for a in domain]
-        b = max(float(np.mean(values)), 1.0 + 1e-9)
-        return cap_depth(rdt_sharp_depth(k, b, check_int(self.n_labeled, "n_labeled", minimum=1)))
+        self.epsilon = epsilon
+        self.n_primary = n_primary
+        self.n_secondary = n_secondary
+        self.n_cells = n_cells
+        self.max_depth = max_depth
+        self.n_labeled = n_labeled
+        self.noise = noise
+        self.domain = domain
+        self.unknown = unknown
+        self.random_state = random_state
 
     def fit(self, X: Any, y: Any, X_public: Any = None) -> RDTSharpClassifier:
-        """RDT# on private ``X, y`` and public unlabeled ``X_public`` (optional)."""
-        self._check_params()
-        return self._atomic("fit", lambda work: work._fit_data(X, y, X_public))
+        """RDT# Fig. 5 on private rows ``X, y`` and public unlabeled rows ``X_public``.
 
-    def _fit_data(self, X: Any, y: Any, X_public: Any = None) -> RDTSharpClassifier:
-        codes, labels, domain = self._fit_inputs(X, y)
-        public = None if X_public is None else domain.encode(X_public)
-        return self._fit_codes(codes, labels, domain, public=public)
+        All or nothing. ``X`` and ``X_public``: DataFrames, arrays, or
+        :class:`~dpviz.domain.Encoded` rows of the domain.
+        """
+        self._check_params()
+        return atomic(self, "fit", lambda work: work._rdt_sharp(X, y, X_public))
 
     def _check_scale(self, domain: Domain | None, n_public: int = 0,
                      extra_centres: int = 0) -> tuple[int, int, int]:
@@ -221,7 +245,8 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         per_tree = tree_bytes(k) + n_cells * (8 * k + 24) + 24 * n_public
         check_memory(
             (n_primary + n_secondary) * per_tree + extra_centres * (8 * k + 24)
-            + (n_public and cells_peak(domain, self.height(domain), n_public, n_cells)),
+            + (n_public and cells_peak(domain, height(domain, self.n_labeled, self.max_depth),
+                                       n_public, n_cells)),
             f"n_primary + n_secondary = {self.n_primary!r} + {self.n_secondary!r} trees with "
             f"n_cells={self.n_cells!r} centres each over {k} attribute(s)"
             + (f" and {n_public} public rows" if n_public else ""),
@@ -235,14 +260,12 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._check_share(NoisyLeafCounts, epsilon / n_primary, self.noise,
                           f"split over n_primary={n_primary}")
 
-    def _fit_codes(
-        self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
-        public: np.ndarray | None = None,
-    ) -> RDTSharpClassifier:
-        """RDT# Fig. 5 on encoded rows; ``public``: the encoded unlabeled rows (or None)."""
-        public = np.zeros((0, len(domain))) if public is None else check_encoded(public, domain)[0]
+    def _rdt_sharp(self, X: Any, y: Any, X_public: Any) -> RDTSharpClassifier:
+        """RDT# Fig. 5 on the private rows ``X, y`` and the public rows ``X_public`` (or None)."""
+        codes, labels, domain = self._fit_inputs(X, y)
+        public = _public_codes(X_public, domain)
         n_primary, n_secondary, n_cells = self._check_scale(domain, len(public))
-        self.depth_ = self.height(domain)
+        self.depth_ = height(domain, self.n_labeled, self.max_depth)
         structure_rng, noise_rng = self._rngs()
         secondary_rng = structure_rng.spawn(1)[0]
         extra = [0]  # centres beyond n_cells so far: the guard again, with each tree's count
@@ -257,7 +280,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         # the secondary structures read public rows only: drawn now, filled after the release
         self.secondary_ = [draw(secondary_rng) for _ in range(n_secondary if len(public) else 0)]
         # where the public rows fall in every tree (distinct cells, and each row's): public,
-        # and the same at every ε (refit_encoded)
+        # and the same at every ε (refit)
         self._public_cells = [
             _distinct(t.cell_keys(public, leaves=t.public_leaves))
             for t in self.primary_ + self.secondary_
@@ -266,20 +289,18 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _release(
         self, codes: np.ndarray, labels: np.ndarray, domain: Domain,
-        noise_rng: np.random.Generator, cells: np.ndarray | None = None,
+        noise_rng: np.random.Generator,
     ) -> RDTSharpClassifier:
-        """The private part of Fig. 5: AddLabeled, AddNoise, E2's counts (``cells`` if known)."""
+        """The private part of Fig. 5: AddLabeled, AddNoise, then E2's counts."""
         epsilon = self._epsilon()
         n_primary = len(self.primary_)
-        table = self._private_table(codes, labels, domain, epsilon, noise_rng)
-        routes = ([tree.cell_keys for tree in self.primary_] if cells is None
-                  else [lambda rows, c=c: c for c in cells])  # the rows' cells, known (public)
+        table = open_table(self, codes, labels, domain=domain, epsilon=epsilon, rng=noise_rng)
         self.primary_counts_ = [
             table.noisy_leaf_counts(
-                route, epsilon=epsilon / n_primary, mechanism=self.noise,
+                tree.cell_keys, epsilon=epsilon / n_primary, mechanism=self.noise,
                 label=f"primary tree {i + 1} centre counts",
             )
-            for i, route in enumerate(routes)
+            for i, tree in enumerate(self.primary_)
         ]
         table.close()
         self.ledger_ = table.ledger
@@ -289,73 +310,33 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         )
         self.pseudo_labels_ = classify(counts).argmax(axis=1)
         # E2: exact class counts of the pseudo-labeled public rows per cell (AddLabeled)
-        self._secondary_tables = [
-            (keys, _cell_counts(inverse, self.pseudo_labels_, len(keys), domain.n_classes))
+        self.secondary_counts_ = [
+            _exact_release(keys, _cell_counts(inverse, self.pseudo_labels_, len(keys),
+                                              domain.n_classes))
             for keys, inverse in self._public_cells[n_primary:]
         ]
-        self.secondary_counts_ = [_exact_release(*table) for table in self._secondary_tables]
         return self
 
-    def _located_counts(self, cells: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
-        """Each tree's counts at its cells, one tree at a time: E1's releases, E2's tables."""
-        cells = iter(cells)
-        for release in self.primary_counts_:
-            yield release(next(cells))
-        for (keys, table), k in zip(self._secondary_tables, cells, strict=True):
-            pos = np.minimum(np.searchsorted(keys, k), len(keys) - 1)
-            yield np.where((keys[pos] == k)[:, None], table[pos], 0)
+    def refit(self, X: Any, y: Any, *, epsilon: float) -> RDTSharpClassifier:
+        """A new model: Fig. 5's private part again at ``epsilon`` on this model's structure.
 
-    def refit_encoded(
-        self, codes: np.ndarray, labels: np.ndarray, *, epsilon: float,
-        cells: np.ndarray | None = None,
-    ) -> RDTSharpClassifier:
-        """A new model: this one's private part of Fig. 5 again at ``epsilon`` (same structure).
-
-        Equals a fresh fit at ``epsilon`` bit for bit (int ``random_state``); ``cells``:
-        ``locate_encoded(codes)``. Refits share noise: not to be published together
-        (docs/privacy.md §8.2.5).
+        The trees, centres and public rows' cells are this model's (public: from
+        ``random_state`` and the public rows), so the new model is bit for bit a fresh
+        ``fit(X, y, X_public)`` at ``epsilon`` (int ``random_state``), without drawing them
+        again. Its noise comes from ``random_state`` as a fresh fit's: refits share noise and
+        are not to be published together (docs/privacy.md §8.2.5). All or nothing; recorded
+        in this object's ``privacy_record``.
         """
         check_is_fitted(self, "primary_")
         model = object.__new__(type(self))  # a shallow copy (copy.copy would pickle-warn)
         model.__dict__.update(vars(self))
         model.epsilon = epsilon
         model._check_params()
-        codes, labels = check_encoded(codes, self.domain_, labels)
-        if cells is not None:
-            cells = np.asarray(cells, dtype=np.uint64)
-            n_primary = len(self.primary_)
-            if cells.ndim != 2 or cells.shape[0] < n_primary or cells.shape[1] != len(codes):
-                raise InvalidParameterError(
-                    f"cells must be locate_encoded(codes), shape (p + t, {len(codes)}); got "
-                    f"{cells.shape}")
-            cells = cells[:n_primary]
-        return model._release_again(codes, labels, cells)
-
-    def _release_again(self, codes: np.ndarray, labels: np.ndarray,
-                       cells: np.ndarray | None) -> RDTSharpClassifier:
-        """The private part of Fig. 5 again, all or nothing, with this model's noise generator."""
-        _, noise_rng = self._rngs()
-        return self._atomic(
-            "refit_encoded",
-            lambda work: work._release(codes, labels, self.domain_, noise_rng, cells),
-            record=False,
-        )
-
-    def locate_encoded(self, codes: np.ndarray) -> np.ndarray:
-        """The cell of each encoded row in every tree of E1 ∪ E2, (p + t, n) keys: public."""
-        check_is_fitted(self, "primary_")
-        codes = check_encoded(codes, self.domain_, unknown=True)[0]
-        return np.stack([t.cell_keys(codes) for t in self.primary_ + self.secondary_])
-
-    def predict_located(self, cells: np.ndarray) -> np.ndarray:
-        """``predict_encoded`` of rows given by their cells (:meth:`locate_encoded`)."""
-        check_is_fitted(self, "primary_")
-        n_trees = len(self.primary_) + len(self.secondary_)
-        cells = np.asarray(cells, dtype=np.uint64)
-        if cells.ndim != 2 or cells.shape[0] != n_trees:
-            raise InvalidParameterError(
-                f"cells must have one row per tree ({n_trees}), got shape {cells.shape}")
-        return classify(self._located_counts(cells)).argmax(axis=1)
+        codes, labels = self._more_rows(X, y)  # the fitted domain's (the model's too)
+        _, noise_rng = self._rngs()  # a fresh fit's noise generator (same random_state)
+        return atomic(model, "refit",
+                      lambda work: work._release(codes, labels, self.domain_, noise_rng),
+                      record=False)
 
     def released_counts(self, X: Any) -> np.ndarray:
         """The primary trees' noisy counts of the cell each row falls in: (p, n, T)."""
@@ -366,9 +347,22 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         ])
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
+        """Classify (JPW Fig. 2) over E1 ∪ E2: each tree's counts at the row's cell."""
         check_is_fitted(self, "primary_")
-        cells = (t.cell_keys(codes) for t in self.primary_ + self.secondary_)
-        return classify(self._located_counts(cells))
+        return classify(release(tree.cell_keys(codes)) for tree, release in zip(
+            self.primary_ + self.secondary_, self.primary_counts_ + self.secondary_counts_,
+            strict=True))
+
+
+def _public_codes(X_public: Any, domain: Domain) -> np.ndarray:
+    """The public unlabeled rows encoded (none: an empty array), Encoded rows checked."""
+    if X_public is None:
+        return np.zeros((0, len(domain)))
+    if isinstance(X_public, Encoded):
+        if X_public.domain != domain:
+            raise InvalidParameterError("X_public was encoded with another domain than X")
+        return domain.check_encoded(X_public.codes)[0]
+    return domain.encode(X_public)
 
 
 def _distinct(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
