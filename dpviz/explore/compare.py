@@ -271,10 +271,10 @@ def _selection(algorithms: Sequence[str] | None) -> list[str]:
     return [a for a in SHOWN if a in chosen]
 
 
-def _sitting_out(data: Any, chosen: Sequence[str]) -> str:
-    """"; not run here: SuLQ-ID3 handles nominal attributes only" (what ``data`` rules out)."""
+def _sitting_out(data: Any, chosen: Sequence[str]) -> list[str]:
+    """["not run here: SuLQ-ID3 handles nominal attributes only"]: what ``data`` rules out."""
     out = [f"{a} {why}" for a in chosen if (why := not_applicable(a, data))]
-    return f"; not run here: {', '.join(out)}" if out else ""
+    return [f"not run here: {', '.join(out)}"] if out else []
 
 
 def _explorer_left(at_eps: pd.DataFrame, at_inf: pd.DataFrame, refs: pd.DataFrame,
@@ -337,9 +337,9 @@ def compare_explorer_chart(dataset: str = "nursery", epsilon: float = 1.0, n: in
     return alt.VConcatChart(  # one above the other: side by side they overflow 1000 px
         vconcat=[left, right],
         title=alt.Title(f"{data.name}: every algorithm at the same (ε, n)",
-                        subtitle=f"hold-out accuracy on {comparison.n_test_rows(data)} test rows, "
-                        f"{int(stats['runs'].max())} runs per point; DP-EBM is (ε, δ)-DP, the "
-                        f"others ε-DP{_sitting_out(data, chosen)}"),
+                        subtitle=[f"hold-out accuracy on {comparison.n_test_rows(data)} test "
+                                  f"rows, {int(stats['runs'].max())} runs per point; DP-EBM is "
+                                  "(ε, δ)-DP, the others ε-DP", *_sitting_out(data, chosen)]),
     )
 
 
@@ -384,6 +384,8 @@ def winner_chart(frame: pd.DataFrame, dataset: str, *, width: int = 460) -> alt.
 # ---------------------------------------------------------------------------------- today
 #: The line of :func:`today_chart` for the best of the four papers' learners at each ε.
 BEST_OF_PAPERS = "best of the four papers"
+#: The lines of :func:`today_chart`, in order.
+TODAY_ORDER = (*RECENT, BEST_OF_PAPERS, pareto.MAJORITY)
 
 
 def _today_rows(dataset: str, n: int) -> pd.DataFrame:
@@ -395,9 +397,13 @@ def _today_rows(dataset: str, n: int) -> pd.DataFrame:
     papers = stats[stats["algorithm"].isin(PRIVATE)].sort_values("mean", ascending=False)
     best = papers.groupby("epsilon", sort=False).head(1).rename(columns={"algorithm": "best"})
     majority = seeds[(seeds["n"] == size) & (seeds["algorithm"] == pareto.MAJORITY)]
-    floor = best.assign(mean=majority["accuracy"].mean(), best=None, learner=pareto.MAJORITY)
+    floor = best.assign(mean=majority["accuracy"].mean(), best="", learner=pareto.MAJORITY)
     today = stats[stats["algorithm"].isin(RECENT)].rename(columns={"algorithm": "learner"})
-    rows = pd.concat([today, best.assign(learner=BEST_OF_PAPERS), floor], ignore_index=True)
+    rows = pd.concat([today.assign(best=""), best.assign(learner=BEST_OF_PAPERS), floor],
+                     ignore_index=True)
+    order = {name: k for k, name in enumerate(TODAY_ORDER)}
+    rows = rows.sort_values(["learner", "epsilon"], key=lambda c: c.map(order) if
+                            c.name == "learner" else c, kind="stable", ignore_index=True)
     return rows.assign(dataset=dataset, n=size)[["dataset", "n", "epsilon", "learner", "mean",
                                                  "best"]]
 
@@ -412,14 +418,22 @@ def today_summary(n: int = 1000) -> pd.DataFrame:
     return pd.concat([_today_rows(d, n) for d in EXPLORER_DATASETS], ignore_index=True)
 
 
-def today_chart(n: int = 1000, *, width: int = 220) -> alt.FacetChart:
+def today_table(n: int = 1000) -> pd.DataFrame:
+    """:func:`today_summary` as a table: a row per (data set, learner), a column per ε."""
+    table = today_summary(n).pivot(index=["dataset", "learner"], columns="epsilon",
+                                   values="mean")
+    return table.loc[[(d, name) for d in EXPLORER_DATASETS for name in TODAY_ORDER
+                      if (d, name) in table.index]]
+
+
+def today_chart(n: int = 1000, *, width: int = 190) -> alt.FacetChart:
     """Today's reference points against the best of the papers' learners, one panel a data set."""
     rows = today_summary(n)
     rows = rows.assign(panel=rows["dataset"] + ", n = " + rows["n"].astype(str))
-    order = [*RECENT, BEST_OF_PAPERS, pareto.MAJORITY]
+    order = list(TODAY_ORDER)
     lines = alt.Chart(rows, width=width, height=170).mark_line(point=True).encode(
         x=_log_x("epsilon", rows["epsilon"], "ε"), y=_ACCURACY_Y,
-        color=alt.Color("learner:N", sort=order, title=None,
+        color=alt.Color("learner:N", sort=order, title=None, legend=alt.Legend(orient="bottom"),
                         scale=alt.Scale(domain=order, range=["#ff9da6", "#9d755d", "black",
                                                              "gray"])),
         strokeDash=alt.condition(f"datum.learner == '{pareto.MAJORITY}'", alt.value([4, 3]),
