@@ -235,6 +235,18 @@ def test_estimators_show_fit_predict_and_at_most_three_more_methods():
                  and not (m.startswith("set_") and m.endswith("_request"))}
         assert shown == {"fit", "predict", "predict_proba"} | extra, name
         assert len(extra) <= 3
+def test_interpret_is_imported_by_the_first_dp_ebm_only():
+    """interpret (70 MB, over a second to import) loads when a DP-EBM is built, not before:
+    the registry, notebook 07's module and the other notebooks' setup do not pay for it."""
+    code = ("import sys, dpviz, dpviz.experiments.registry as r, dpviz.explore;"
+            " dpviz.explore.load_all();"
+            " before = sorted(m for m in sys.modules if m.split('.')[0] == 'interpret');"
+            " from dpviz.data.uci import load;"
+            " r.make_estimator('DP-EBM (δ = 1e-6)', 1.0, load('votes'));"
+            " print(before, 'interpret.privacy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=ROOT)
+    assert out.stdout.strip() == "[] True"
 
 
 def test_no_import_cycles():

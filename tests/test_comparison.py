@@ -42,6 +42,23 @@ def test_compare_skips_sulq_on_numeric_data_and_validates():
         comparison.compare(("iris",), ("DiffPID3-Max",), (1.0,), (100,), 1)
 
 
+def test_today_pairs_with_the_papers_learners_and_skips_dp_ebm_on_five_classes():
+    """compare_today is compare on RECENT: the same rows and seeds, so PrivaTree's accuracies are
+    those of a joint run; DP-EBM is left out where the domain has more than two classes."""
+    args = ((0.5,), (100,), 2)
+    today = comparison.compare_today("votes", *args)
+    assert set(today["algorithm"]) == set(registry.RECENT)
+    assert set(today["epsilon"]) == {0.5, math.inf} and today["accuracy"].between(0, 1).all()
+    assert today.loc[today["private"], "epsilon"].eq(0.5).all()
+    joint = comparison.compare(("votes",), ("DiffPID3-Max", *registry.RECENT), *args,
+                               references=False)
+    pd.testing.assert_frame_equal(
+        today.reset_index(drop=True),
+        joint[joint["algorithm"].isin(registry.RECENT)].reset_index(drop=True))
+    nursery = comparison.compare_today("nursery", (1.0,), (100,), 1)
+    assert set(nursery["algorithm"]) == {"PrivaTree"}
+
+
 def test_data_helpers():
     votes = comparison.load_dataset("votes")
     assert votes is comparison.load_dataset("votes")  # loaded once

@@ -11,6 +11,8 @@ from dpviz.explore import compare as cmp
 from dpviz.ui.exercises import EXERCISES, check
 from dpviz.ui.widgets import SLIDER_MIN_WIDTH
 
+DP_EBM = "DP-EBM (δ = 1e-6)"
+
 # A small grid for the explorer tests: every learner, 2 ε × 2 n × 2 runs per data set.
 TINY = {"epsilons": (0.1, 1.0), "sizes": (100, 300), "repeats": 2}
 EXPLORED = ("nursery", "votes", "adult")
@@ -69,7 +71,7 @@ def test_explorer_over_a_grid(tiny_grid, dataset, epsilon, n):
     assert np.allclose(ranges["epsilon"], snapped)
     assert ranges["mean"].between(0, 1).all() and (ranges["low"] <= ranges["high"]).all()
     assert set(points["setting"]) == {f"ε = {snapped:g}", "ε = ∞"}
-    expected = set(registry.PRIVATE) - ({"SuLQ-ID3"} if dataset == "adult" else set())
+    expected = set(cmp.SHOWN) - {{"adult": "SuLQ-ID3", "nursery": DP_EBM}.get(dataset)}
     assert set(ranges["algorithm"]) == expected
     assert set(refs["algorithm"]) == set(registry.REFERENCES)
     assert refs["accuracy"].between(0, 1).all()
@@ -81,7 +83,8 @@ def test_explorer_over_a_grid(tiny_grid, dataset, epsilon, n):
 
 
 @pytest.mark.parametrize(
-    "algorithms", [("DP forest",), ["DiffPID3-Max", "Private-RDT"], (), "SuLQ-ID3"]
+    "algorithms", [("DP forest",), ["DiffPID3-Max", "Private-RDT"], (), "SuLQ-ID3",
+                   ("PrivaTree", "DiffPID3-Max")]
 )
 def test_explorer_algorithm_selection(tiny_grid, algorithms):
     with pytest.MonkeyPatch.context() as patch:
@@ -110,7 +113,45 @@ def test_controls_snap_to_the_grid(tiny_grid):
     assert set(controls) == {"dataset", "epsilon", "n", "algorithms"}
     assert controls["epsilon"].value == 1.0 and controls["n"].value == 300
     assert controls["dataset"].value == "votes"
-    assert tuple(controls["algorithms"].value) == registry.PRIVATE
+    assert tuple(controls["algorithms"].value) == cmp.SHOWN == (*registry.PRIVATE,
+                                                                  *registry.RECENT)
+
+
+def test_the_explorer_says_who_sits_out_and_that_dp_ebm_is_epsilon_delta(tiny_grid):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cmp, "grid", lambda: dict(TINY))
+        nursery = cmp.compare_explorer_chart("nursery", 1.0, 300).to_dict()["title"]["subtitle"]
+        votes = cmp.compare_explorer_chart("votes", 1.0, 300, [DP_EBM]).to_dict()
+    assert "(ε, δ)-DP" in nursery[0] and nursery[1] == f"not run here: {DP_EBM} handles two " \
+        "classes only"
+    assert len(votes["title"]["subtitle"]) == 1
+    ranges, points, _ = _layer_data(votes, 0)
+    assert set(ranges["algorithm"]) == {DP_EBM} and ranges["mean"].between(0, 1).all()
+    assert len(points) == 2  # at ε and at ε = ∞ (negligible noise)
+
+
+def test_today_chart_sets_todays_learners_beside_the_papers_best(tiny_grid):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cmp, "grid", lambda: dict(TINY))
+        rows = cmp.today_summary(1000)
+        spec = cmp.today_chart(1000).to_dict()
+    assert set(rows["dataset"]) == set(cmp.EXPLORER_DATASETS)
+    assert dict(rows.groupby("dataset")["n"].first()) == {
+        "nursery": 300, "mushroom": 300, "votes": 300, "adult": 300, "synth-a": 300}
+    nursery = rows[rows["dataset"] == "nursery"]
+    assert set(nursery["learner"]) == {"PrivaTree", cmp.BEST_OF_PAPERS, pareto.MAJORITY}
+    learners = {*registry.RECENT, cmp.BEST_OF_PAPERS, pareto.MAJORITY}
+    assert set(rows.loc[rows["dataset"] == "votes", "learner"]) == learners
+    assert (rows.groupby(["dataset", "learner"]).size() == len(TINY["epsilons"])).all()
+    # the papers' line is the best of their learners at each ε
+    frame = tiny_grid["votes"]
+    at = frame[frame["private"] & (frame["n"] == 300)]
+    best = at.groupby(["algorithm", "epsilon"])["accuracy"].mean().groupby("epsilon").max()
+    line = rows[(rows["dataset"] == "votes") & (rows["learner"] == cmp.BEST_OF_PAPERS)]
+    assert np.allclose(line.set_index("epsilon")["mean"].sort_index(), best.sort_index())
+    drawn = pd.DataFrame(spec["data"]["values"] if "values" in spec["data"]
+                         else spec["datasets"][spec["data"]["name"]])
+    assert set(drawn["panel"]) == {f"{d}, n = 300" for d in cmp.EXPLORER_DATASETS}
 
 
 # ---------------------------------------------------------------------------------- charts
@@ -255,6 +296,16 @@ def test_exercise_07_3_tuning_argument(capsys):
         with pytest.raises(AssertionError, match="step"):
             check("07.3", wrong)
     text = cmp.TUNING_ARGUMENT.text()
+    assert "Step 3" in text and "correct" not in text.lower()
+
+
+def test_exercise_07_5_public_bins_argument(capsys):
+    check("07.5", "cab")
+    assert "correct" in capsys.readouterr().out
+    for wrong in ("aab", "cbb", "cac", "abc"):
+        with pytest.raises(AssertionError, match="step"):
+            check("07.5", wrong)
+    text = cmp.BINS_ARGUMENT.text()
     assert "Step 3" in text and "correct" not in text.lower()
 
 

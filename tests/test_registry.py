@@ -9,17 +9,25 @@ from dpviz.errors import InvalidParameterError
 from dpviz.experiments import registry
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
+from dpviz.trees.privatree import PrivaTreeClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
+
+DP_EBM = "DP-EBM (δ = 1e-6)"
 
 
 def test_algorithm_table_lists_everything():
     table = registry.algorithm_table()
-    assert list(table["algorithm"]) == [*registry.PRIVATE, *registry.REFERENCES]
-    assert table["ε-DP"].sum() == len(registry.PRIVATE)
+    assert list(table["algorithm"]) == [*registry.PRIVATE, *registry.RECENT,
+                                        *registry.REFERENCES]
+    claims = table.set_index("algorithm")["privacy"]
+    assert (claims[list(registry.PRIVATE)] == "ε-DP").all()
+    assert claims["PrivaTree"] == "ε-DP" and claims[DP_EBM] == "(ε, δ = 1e-6)-DP"
+    assert (claims[list(registry.REFERENCES)] == "none").all()
 
 
 def test_every_algorithm_has_a_factory():
-    assert set(registry.FACTORIES) == {*registry.ALGORITHMS, *registry.REFERENCES}
+    assert set(registry.FACTORIES) == {*registry.ALGORITHMS, *registry.TODAY,
+                                       *registry.REFERENCES}
     data = load("votes")
     for name in registry.FACTORIES:
         model = registry.make_estimator(name, 1.0, data, random_state=3)
@@ -60,10 +68,58 @@ def test_registry_extends_with_a_factory(monkeypatch):
     assert model.max_depth == 2 and model.random_state == 1
 
 
-def test_applicable_skips_sulq_on_numeric_data():
+def test_applicable_skips_sulq_on_numeric_data_and_dp_ebm_on_five_classes():
     assert registry.applicable("SuLQ-ID3", load("votes"))
     assert not registry.applicable("SuLQ-ID3", load("adult"))
     assert registry.applicable("DiffPID3-Max", load("adult"))
+    assert registry.not_applicable("SuLQ-ID3", load("adult")) == "handles nominal attributes only"
+    assert registry.not_applicable(DP_EBM, load("nursery")) == "handles two classes only"
+    for name in ("votes", "mushroom", "adult"):
+        assert registry.applicable(DP_EBM, load(name))
+    assert registry.applicable("PrivaTree", load("nursery"))
+
+
+def test_privatree_runs_with_its_defaults():
+    model = registry.make_estimator("PrivaTree", 0.5, load("adult"), random_state=2)
+    defaults = PrivaTreeClassifier()
+    assert isinstance(model, PrivaTreeClassifier) and model.random_state == 2
+    assert (model.epsilon, model.max_depth, model.n_bins, model.splitter, model.n_public) == (
+        0.5, defaults.max_depth, defaults.n_bins, defaults.splitter, defaults.n_public)
+
+
+def test_dp_ebm_gets_the_public_bounds_and_refuses_before_reading_rows():
+    adult = load("adult")
+    model = registry.make_estimator(DP_EBM, 0.5, adult, random_state=7)
+    ebm = model.model
+    assert (ebm.epsilon, ebm.delta, ebm.composition, ebm.random_state, ebm.n_jobs) == (
+        0.5, 1e-6, "gdp", 7, 1)
+    assert ebm.feature_types == ["continuous"] * len(adult.domain)
+    for j, attribute in enumerate(adult.domain):
+        expected = ((-0.5, attribute.n_values - 0.5) if attribute.is_categorical
+                    else (attribute.low, attribute.high))
+        assert ebm.privacy_bounds[j] == expected
+    assert registry.make_estimator(DP_EBM, math.inf, adult).model.epsilon == 1e12  # no noise
+    with pytest.raises(InvalidParameterError, match="two classes"):
+        registry.make_estimator(DP_EBM, 1.0, load("nursery"))
+    with pytest.raises(InvalidParameterError, match="epsilon"):
+        registry.make_estimator(DP_EBM, -1.0, adult)
+
+
+def test_dp_ebm_bins_come_from_the_domain_not_from_the_rows():
+    """The fitted model stores the domain's ranges (categories as codes), whatever values the
+    rows hold: rows where an attribute takes one value only store the same ranges (interpret
+    left to itself stores the rows' own smallest and largest values)."""
+    data = load("votes")
+    X, y = data.X.iloc[:200], data.y.iloc[:200]
+    model = registry.make_estimator(DP_EBM, 1.0, data, random_state=0).fit(X, y)
+    assert model.model.feature_bounds_.tolist() == [[-0.5, 1.5]] * len(data.domain)
+    first = X.columns[0]
+    one_value = X[X[first] == X[first].iloc[0]]  # the first attribute's other value never occurs
+    again = registry.make_estimator(DP_EBM, 1.0, data, random_state=0).fit(
+        one_value, y.loc[one_value.index])
+    assert again.model.feature_bounds_.tolist() == model.model.feature_bounds_.tolist()
+    accuracy = np.mean(model.predict(data.X) == data.y.to_numpy())
+    assert accuracy > 0.8  # ε = 1 on 200 rows: the votes split the parties well
 
 
 def test_one_hot_model_encodes_with_the_public_domain():

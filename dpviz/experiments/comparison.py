@@ -18,7 +18,15 @@ from tqdm.auto import tqdm
 from dpviz.data.synthetic import fi_synth
 from dpviz.data.uci import Dataset, load
 from dpviz.errors import InvalidParameterError
-from dpviz.experiments.registry import ALGORITHMS, PRIVATE, REFERENCES, applicable, make_estimator
+from dpviz.experiments.registry import (
+    ALGORITHMS,
+    PRIVATE,
+    RECENT,
+    REFERENCES,
+    TODAY,
+    applicable,
+    make_estimator,
+)
 from dpviz.experiments.runner import cache, curve, holdout_accuracy, holdout_split, remember
 from dpviz.experiments.semi_supervised import METHODS, SemiSupervisedArm
 from dpviz.validation import check_epsilon, check_int
@@ -102,8 +110,9 @@ def _jobs(
     if any(math.isinf(e) for e in eps):
         raise InvalidParameterError("epsilons must be finite (ε = ∞ is run for every algorithm)")
     for name in algorithms:
-        if name not in ALGORITHMS:
-            raise InvalidParameterError(f"unknown algorithm {name!r}; known: {list(ALGORITHMS)}")
+        if name not in ALGORITHMS and name not in TODAY:
+            raise InvalidParameterError(
+                f"unknown algorithm {name!r}; known: {[*ALGORITHMS, *TODAY]}")
     jobs = []
     for name in datasets:
         data = load_dataset(name)
@@ -124,7 +133,8 @@ def compare(
     """Hold-out accuracy of every algorithm at every (ε, n), with the non-private references.
 
     Repeat ``r`` draws ``n`` training rows and fits with seed ``seed + r``; private algorithms
-    also run at ε = ∞ (``private`` False there and for the references).
+    (the papers' and :data:`~dpviz.experiments.registry.TODAY`'s) also run at ε = ∞
+    (``private`` False there and for the references).
     """
     repeats = check_int(repeats, "repeats", minimum=1)
     jobs = _jobs(datasets, algorithms, epsilons, sizes, references)
@@ -132,9 +142,22 @@ def compare(
     for data, algorithm, n, eps in tqdm(jobs, disable=not progress, desc="compare", leave=False):
         frames.append(_evaluate(data, algorithm, n, eps, repeats, seed).assign(dataset=data.name))
     out = pd.concat(frames, ignore_index=True)
-    out["private"] = out["algorithm"].isin(list(ALGORITHMS)) & np.isfinite(out["epsilon"])
+    out["private"] = out["algorithm"].isin([*ALGORITHMS, *TODAY]) & np.isfinite(out["epsilon"])
     columns = ["dataset", "algorithm", "private", "epsilon", "n", "repeat", "accuracy"]
     return out[columns]
+
+
+def compare_today(
+    dataset: str = "nursery", epsilons: Sequence[float] = EPSILONS,
+    sizes: Sequence[int] = SIZES, repeats: int = 3, *, seed: int = 0, progress: bool = False,
+) -> pd.DataFrame:
+    """Today's reference points on ``dataset``: :func:`compare` of :data:`RECENT`, no references.
+
+    The same test rows, training rows and seeds as :func:`compare` with the same arguments, so
+    its rows pair with the papers' learners'; a learner the domain rules out is left out.
+    """
+    return compare((dataset,), RECENT, epsilons, sizes, repeats, references=False, seed=seed,
+                   progress=progress)
 
 
 def summary(frame: pd.DataFrame) -> pd.DataFrame:

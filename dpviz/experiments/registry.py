@@ -1,11 +1,15 @@
 """The algorithm registry: every learner of the workbook by name, and how to build it.
 
 ``algorithms.json`` says where each comes from; an entry of :data:`FACTORIES` extends it.
+Three kinds: the four papers' private learners, today's private reference points (PrivaTree,
+DP-EBM: what the field does since), and the non-private references.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,43 +22,65 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 from dpviz.data.uci import Dataset
+from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
+from dpviz.trees.privatree import PrivaTreeClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
+from dpviz.validation import check_epsilon
 
 
 @dataclass(frozen=True)
 class Algorithm:
-    """One learner: ``name``, ``paper``, ``dpviz`` class, ``private`` (ε-DP), ``nominal_only``."""
+    """One learner: ``name``, ``paper``, ``dpviz`` class, ``private``, where it applies.
+
+    ``delta`` > 0: (ε, δ)-DP rather than ε-DP; ``nominal_only``: no numeric attribute;
+    ``binary_only``: two classes.
+    """
 
     name: str
     paper: str
     dpviz: str
     private: bool = True
     nominal_only: bool = False
+    binary_only: bool = False
+    delta: float = 0.0
+
+    @property
+    def privacy(self) -> str:
+        """The claim in words: "ε-DP", "(ε, δ = 1e-6)-DP" or "none"."""
+        if not self.private:
+            return "none"
+        return f"(ε, δ = {self.delta:.0e})-DP".replace("e-0", "e-") if self.delta else "ε-DP"
 
 
 def _learners(kind: str) -> dict[str, Algorithm]:
-    """The learners of ``kind`` ("private" or "references") in ``algorithms.json``, by name."""
+    """The learners of ``kind`` ("private", "today", "references") in ``algorithms.json``."""
     table = json.loads(Path(__file__).with_name("algorithms.json").read_text(encoding="utf-8"))
-    return {row["name"]: Algorithm(**row, private=kind == "private") for row in table[kind]}
+    return {row["name"]: Algorithm(**row, private=kind != "references") for row in table[kind]}
 
 
-#: The private learners, in the order of the charts (RDT# is shown apart: it needs public rows).
+#: The four papers' private learners, in the order of the charts (RDT# is shown apart: it
+#: needs public rows).
 ALGORITHMS: dict[str, Algorithm] = _learners("private")
 
 PRIVATE: tuple[str, ...] = tuple(ALGORITHMS)
+
+#: Today's private reference points: PrivaTree (2024) and DP-EBM (2021).
+TODAY: dict[str, Algorithm] = _learners("today")
+
+RECENT: tuple[str, ...] = tuple(TODAY)
 
 #: The non-private references (drawn as dashed rules).
 REFERENCES: dict[str, Algorithm] = _learners("references")
 
 
 def algorithm_table() -> pd.DataFrame:
-    """Every learner of the comparison: name, paper, dpviz class, private."""
+    """Every learner of the comparison: name, paper, dpviz class, privacy claim."""
     rows = [
-        {"algorithm": a.name, "paper": a.paper, "dpviz": a.dpviz, "ε-DP": a.private}
-        for a in (*ALGORITHMS.values(), *REFERENCES.values())
+        {"algorithm": a.name, "paper": a.paper, "dpviz": a.dpviz, "privacy": a.privacy}
+        for a in (*ALGORITHMS.values(), *TODAY.values(), *REFERENCES.values())
     ]
     return pd.DataFrame(rows)
 
@@ -64,10 +90,19 @@ def jpw_n_trees(data: Dataset) -> int:
     return 5 if data.name == "votes" else 10
 
 
+def not_applicable(algorithm: str, data: Dataset) -> str | None:
+    """Why ``algorithm`` does not run on ``data`` (its public domain), or None if it does."""
+    spec = ALGORITHMS.get(algorithm) or TODAY.get(algorithm) or REFERENCES.get(algorithm)
+    if spec and spec.nominal_only and not data.domain.categorical_mask.all():
+        return "handles nominal attributes only"
+    if spec and spec.binary_only and data.domain.n_classes != 2:
+        return "handles two classes only"
+    return None
+
+
 def applicable(algorithm: str, data: Dataset) -> bool:
-    """False when ``algorithm`` handles nominal attributes only and ``data`` has a numeric one."""
-    spec = ALGORITHMS.get(algorithm) or REFERENCES.get(algorithm)
-    return not (spec and spec.nominal_only and not data.domain.categorical_mask.all())
+    """Whether ``algorithm`` runs on ``data`` (:func:`not_applicable` says why not)."""
+    return not_applicable(algorithm, data) is None
 
 
 class OneHotModel:
@@ -97,6 +132,61 @@ class OneHotModel:
         return self.model.predict(self.design(X))
 
 
+#: DP-EBM's δ here: interpret's default is 1e-5; 1e-6 is far below 1/n for every n of the grid.
+DP_EBM_DELTA = TODAY["DP-EBM (δ = 1e-6)"].delta
+
+#: DP-EBM's stand-in for ε = ∞: interpret's "classic" accounting at this ε draws noise of
+#: standard deviation about 1e-9 (its default accounting overflows there, and ε = ∞ is refused).
+NOISELESS_EPSILON = 1e12
+
+
+class DPEBMModel:
+    """interpret's DP-EBM (Nori et al. 2021) on the public domain; two classes only.
+
+    (ε, δ)-DP as interpret claims it, Gaussian noise (third-party: dpviz does not audit it;
+    docs/privacy.md §8.2.7). Every attribute goes in as ``"continuous"`` with public bounds, a
+    categorical one as its code in [−0.5, K − 0.5], so that every histogram bin comes from the
+    domain (interpret's own categorical bins are the values present in the rows). ``epsilon =
+    inf``: the same algorithm with negligible noise, the non-private reference (no claim).
+    Builds interpret's estimator here: interpret is imported by the first DP-EBM only.
+    """
+
+    def __init__(self, epsilon: float, data: Dataset, random_state: int,
+                 delta: float = DP_EBM_DELTA) -> None:
+        epsilon = check_epsilon(epsilon, allow_inf=True)
+        if data.domain.n_classes != 2:
+            raise InvalidParameterError(
+                f"DP-EBM handles two classes only; {data.name} has {data.domain.n_classes}")
+        from interpret.privacy import DPExplainableBoostingClassifier  # 70 MB: only when used
+
+        noiseless = math.isinf(epsilon)
+        self.domain = data.domain
+        self.model = DPExplainableBoostingClassifier(
+            feature_names=list(self.domain.names),
+            feature_types=["continuous"] * len(self.domain),
+            privacy_bounds=public_bounds(self.domain),
+            epsilon=NOISELESS_EPSILON if noiseless else epsilon, delta=delta,
+            composition="classic" if noiseless else "gdp", random_state=random_state, n_jobs=1)
+
+    def fit(self, X: pd.DataFrame, y: pd.Series) -> DPEBMModel:
+        """Fit on the domain's codes (a seeded evaluation: interpret's seed warning silenced)."""
+        codes, labels = self.domain.encode(X), self.domain.encode_labels(y)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "Privacy violation: using a fixed random_state")
+            self.model.fit(codes, labels)
+        return self
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        """The class labels predicted on the domain's codes of ``X``."""
+        return self.domain.decode_labels(self.model.predict(self.domain.encode(X)))
+
+
+def public_bounds(domain: Domain) -> dict[int, tuple[float, float]]:
+    """Each attribute's public range: its bounds, or [−0.5, K − 0.5] around codes 0 … K − 1."""
+    return {j: (-0.5, a.n_values - 0.5) if a.is_categorical else (a.low, a.high)
+            for j, a in enumerate(domain)}
+
+
 #: ``factory(epsilon, data, random_state)`` → an unfitted estimator (``fit(X, y)``, ``predict(X)``).
 Factory = Callable[[float, Dataset, int], Any]
 
@@ -112,7 +202,7 @@ def _infogain(epsilon: float, data: Dataset, random_state: int) -> DiffPID3Class
                               domain=data.domain, random_state=random_state)
 
 
-#: Name → factory, for every name of :data:`ALGORITHMS` and :data:`REFERENCES`.
+#: Name → factory, for every name of :data:`ALGORITHMS`, :data:`TODAY` and :data:`REFERENCES`.
 FACTORIES: dict[str, Factory] = {
     "Private-RDT": lambda eps, data, seed: PrivateRDTClassifier(
         eps, n_trees=jpw_n_trees(data), domain=data.domain, random_state=seed
@@ -123,6 +213,8 @@ FACTORIES: dict[str, Factory] = {
     "DiffPID3-Gini": _private(DiffPID3Classifier, max_depth=5, criterion="gini"),
     "DiffPID3-InfoGain": _infogain,
     "DiffPC4.5": _private(DiffPC45Classifier, max_depth=5),
+    "PrivaTree": _private(PrivaTreeClassifier),
+    "DP-EBM (δ = 1e-6)": DPEBMModel,
     "RDT (non-private)": lambda eps, data, seed: RandomDecisionTreeClassifier(
         n_trees=jpw_n_trees(data), domain=data.domain, random_state=seed
     ),

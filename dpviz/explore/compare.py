@@ -1,6 +1,8 @@
 """Notebook 07 (compare all): every learner on the same data, charts and exercises.
 
-The explorer reads a per-data-set grid computed once.
+The explorer reads a per-data-set grid computed once: the four papers' learners with the
+non-private references (:func:`explorer_frame`), and today's reference points beside them on
+the same rows (:func:`today_frame`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import pandas as pd
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments import comparison, pareto, pitfalls
 from dpviz.experiments.comparison import reference_accuracy  # by name: tests patch it here
-from dpviz.experiments.registry import ALGORITHMS, PRIVATE
+from dpviz.experiments.registry import ALGORITHMS, PRIVATE, RECENT, not_applicable
 from dpviz.experiments.runner import remember
 from dpviz.experiments.shipped import recompute_requested, result
 from dpviz.explore import quick, settings
@@ -47,10 +49,13 @@ def grid() -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------- shared marks
+#: Every private learner the explorer shows: the four papers', then today's reference points.
+SHOWN = (*PRIVATE, *RECENT)
 #: One colour per algorithm in every chart (Vega-Lite's tableau10 order), grey for no winner.
 _PALETTE = alt.Scale(
-    domain=[*sorted(PRIVATE), pareto.NO_WINNER],
-    range=["#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2", "#dddddd"],
+    domain=[*sorted(PRIVATE), *RECENT, pareto.NO_WINNER],
+    range=["#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2",
+           "#ff9da6", "#9d755d", "#dddddd"],
 )
 #: Pixels kept between two reference labels (a 10 px font and some air).
 _LABEL_GAP_PX = 14
@@ -179,8 +184,21 @@ def _explorer_frame(dataset: str, epsilons: tuple, sizes: tuple, repeats: int) -
 
 
 @remember()
+def _today_frame(dataset: str, epsilons: tuple, sizes: tuple, repeats: int) -> pd.DataFrame:
+    return result(comparison.compare_today, dataset, epsilons=epsilons, sizes=sizes,
+                  repeats=repeats, missing="compute")
+
+
+@remember()
+def _shown_frame(dataset: str, epsilons: tuple, sizes: tuple, repeats: int) -> pd.DataFrame:
+    """The papers' grid and today's, one frame (the explorer's)."""
+    key = (dataset, epsilons, sizes, repeats)
+    return pd.concat([_explorer_frame(*key), _today_frame(*key)], ignore_index=True)
+
+
+@remember()
 def _explorer_summary(dataset: str, epsilons: tuple, sizes: tuple, repeats: int) -> pd.DataFrame:
-    return comparison.summary(_explorer_frame(dataset, epsilons, sizes, repeats))
+    return comparison.summary(_shown_frame(dataset, epsilons, sizes, repeats))
 
 
 def _grid_key(dataset: str) -> tuple[str, tuple, tuple, int]:
@@ -191,8 +209,13 @@ def _grid_key(dataset: str) -> tuple[str, tuple, tuple, int]:
 
 
 def explorer_frame(dataset: str = "nursery") -> pd.DataFrame:
-    """The explorer's grid for ``dataset`` (``compare`` over :func:`grid`): shipped or computed."""
+    """The papers' learners and the references on :func:`grid` (``compare``): shipped or run."""
     return _explorer_frame(*_grid_key(dataset))
+
+
+def today_frame(dataset: str = "nursery") -> pd.DataFrame:
+    """Today's reference points on the same grid and rows (``compare_today``): shipped or run."""
+    return _today_frame(*_grid_key(dataset))
 
 
 # ---------------------------------------------------------------------------------- reproductions
@@ -225,21 +248,33 @@ def rdt_sharp_comparison() -> pd.DataFrame:
 
 
 def explorer_frames() -> None:
-    """The explorer's grid of every data set it offers."""
+    """The explorer's grid of every data set it offers (the papers' learners)."""
     for dataset in EXPLORER_DATASETS:
         explorer_frame(dataset)
 
 
+def today_frames() -> None:
+    """Today's reference points on the explorer's grid of every data set it offers."""
+    for dataset in EXPLORER_DATASETS:
+        today_frame(dataset)
+
+
 #: The notebook's shipped reproductions (``make results`` recomputes them).
-SHIPPED = (explorer_frames, budget_pitfall, rdt_sharp_comparison)
+SHIPPED = (explorer_frames, today_frames, budget_pitfall, rdt_sharp_comparison)
 
 
 def _selection(algorithms: Sequence[str] | None) -> list[str]:
     chosen = [algorithms] if isinstance(algorithms, str) else list(
-        PRIVATE if algorithms is None else algorithms)
-    for name in (a for a in chosen if a not in ALGORITHMS):
-        raise InvalidParameterError(f"unknown algorithm {name!r}; known: {list(ALGORITHMS)}")
-    return [a for a in PRIVATE if a in chosen]
+        SHOWN if algorithms is None else algorithms)
+    for name in (a for a in chosen if a not in SHOWN):
+        raise InvalidParameterError(f"unknown algorithm {name!r}; known: {list(SHOWN)}")
+    return [a for a in SHOWN if a in chosen]
+
+
+def _sitting_out(data: Any, chosen: Sequence[str]) -> list[str]:
+    """["not run here: SuLQ-ID3 handles nominal attributes only"]: what ``data`` rules out."""
+    out = [f"{a} {why}" for a in chosen if (why := not_applicable(a, data))]
+    return [f"not run here: {', '.join(out)}"] if out else []
 
 
 def _explorer_left(at_eps: pd.DataFrame, at_inf: pd.DataFrame, refs: pd.DataFrame,
@@ -283,7 +318,7 @@ def compare_explorer_chart(dataset: str = "nursery", epsilon: float = 1.0, n: in
     check_epsilon(epsilon)
     chosen = _selection(algorithms)
     args = _grid_key(dataset)
-    frame, stats = _explorer_frame(*args), _explorer_summary(*args)
+    frame, stats = _shown_frame(*args), _explorer_summary(*args)
     eps = comparison.nearest(epsilon, args[1])
     size = int(comparison.nearest(check_int(n, "n", minimum=1), sorted(stats["n"].unique())))
     here = stats[(stats["n"] == size) & stats["algorithm"].isin(chosen)]
@@ -302,8 +337,9 @@ def compare_explorer_chart(dataset: str = "nursery", epsilon: float = 1.0, n: in
     return alt.VConcatChart(  # one above the other: side by side they overflow 1000 px
         vconcat=[left, right],
         title=alt.Title(f"{data.name}: every algorithm at the same (ε, n)",
-                        subtitle=f"hold-out accuracy on {comparison.n_test_rows(data)} test rows, "
-                        f"{int(stats['runs'].max())} runs per point"),
+                        subtitle=[f"hold-out accuracy on {comparison.n_test_rows(data)} test "
+                                  f"rows, {int(stats['runs'].max())} runs per point; DP-EBM is "
+                                  "(ε, δ)-DP, the others ε-DP", *_sitting_out(data, chosen)]),
     )
 
 
@@ -316,7 +352,7 @@ def compare_controls(dataset: str = "nursery", epsilon: float = 1.0, n: int = 10
             "n": selection_slider([(str(s), int(s)) for s in g["sizes"]],
                                   int(comparison.nearest(n, g["sizes"])), "n (log)"),
             "algorithms": widgets.SelectMultiple(  # 4 rows: the list scrolls
-                options=list(PRIVATE), value=list(PRIVATE), rows=4, description="show")}
+                options=list(SHOWN), value=list(SHOWN), rows=4, description="show")}
 
 
 # ---------------------------------------------------------------------------------- which when
@@ -345,6 +381,72 @@ def winner_chart(frame: pd.DataFrame, dataset: str, *, width: int = 460) -> alt.
         f"majority class by {pareto.FLOOR_MARGIN:.0%}; pale: runner-up within 2 points"))
 
 
+# ---------------------------------------------------------------------------------- today
+#: The line of :func:`today_chart` for the best of the four papers' learners at each ε.
+BEST_OF_PAPERS = "best of the four papers"
+#: The lines of :func:`today_chart`, in order.
+TODAY_ORDER = (*RECENT, BEST_OF_PAPERS, pareto.MAJORITY)
+
+
+def _today_rows(dataset: str, n: int) -> pd.DataFrame:
+    """One data set at the size nearest ``n``: today's learners, the papers' best, the floor."""
+    seeds, today = explorer_frame(dataset), today_frame(dataset)
+    size = int(comparison.nearest(n, sorted(seeds["n"].unique())))
+    stats = comparison.summary(pd.concat([seeds, today], ignore_index=True))
+    stats = stats[(stats["n"] == size) & stats["private"]]
+    papers = stats[stats["algorithm"].isin(PRIVATE)].sort_values("mean", ascending=False)
+    best = papers.groupby("epsilon", sort=False).head(1).rename(columns={"algorithm": "best"})
+    majority = seeds[(seeds["n"] == size) & (seeds["algorithm"] == pareto.MAJORITY)]
+    floor = best.assign(mean=majority["accuracy"].mean(), best="", learner=pareto.MAJORITY)
+    today = stats[stats["algorithm"].isin(RECENT)].rename(columns={"algorithm": "learner"})
+    rows = pd.concat([today.assign(best=""), best.assign(learner=BEST_OF_PAPERS), floor],
+                     ignore_index=True)
+    order = {name: k for k, name in enumerate(TODAY_ORDER)}
+    rows = rows.sort_values(["learner", "epsilon"], key=lambda c: c.map(order) if
+                            c.name == "learner" else c, kind="stable", ignore_index=True)
+    return rows.assign(dataset=dataset, n=size)[["dataset", "n", "epsilon", "learner", "mean",
+                                                 "best"]]
+
+
+def today_summary(n: int = 1000) -> pd.DataFrame:
+    """Mean accuracy per data set and ε, at the size nearest ``n``, of today's learners.
+
+    Beside them the best of the papers' learners at that ε (``best`` names it) and the majority
+    class (the floor), on every data set of the explorer.
+    """
+    check_int(n, "n", minimum=1)
+    return pd.concat([_today_rows(d, n) for d in EXPLORER_DATASETS], ignore_index=True)
+
+
+def today_table(n: int = 1000) -> pd.DataFrame:
+    """:func:`today_summary` as a table: a row per (data set, learner), a column per ε."""
+    table = today_summary(n).pivot(index=["dataset", "learner"], columns="epsilon",
+                                   values="mean")
+    return table.loc[[(d, name) for d in EXPLORER_DATASETS for name in TODAY_ORDER
+                      if (d, name) in table.index]]
+
+
+def today_chart(n: int = 1000, *, width: int = 190) -> alt.FacetChart:
+    """Today's reference points against the best of the papers' learners, one panel a data set."""
+    rows = today_summary(n)
+    rows = rows.assign(panel=rows["dataset"] + ", n = " + rows["n"].astype(str))
+    order = list(TODAY_ORDER)
+    lines = alt.Chart(rows, width=width, height=170).mark_line(point=True).encode(
+        x=_log_x("epsilon", rows["epsilon"], "ε"), y=_ACCURACY_Y,
+        color=alt.Color("learner:N", sort=order, title=None, legend=alt.Legend(orient="bottom"),
+                        scale=alt.Scale(domain=order, range=["#ff9da6", "#9d755d", "black",
+                                                             "gray"])),
+        strokeDash=alt.condition(f"datum.learner == '{pareto.MAJORITY}'", alt.value([4, 3]),
+                                 alt.value([1, 0])),
+        tooltip=["learner:N", "epsilon:Q", alt.Tooltip("mean:Q", format=".3f"),
+                 alt.Tooltip("best:N", title="best paper learner")])
+    return lines.facet(facet=alt.Facet("panel:N", title=None, sort=list(dict.fromkeys(
+        rows["panel"]))), columns=3).properties(title=alt.Title(
+            "Today's reference points beside the four papers",
+            subtitle="mean accuracy over the runs; the papers' line takes the best of their 7 "
+            "learners at each ε; DP-EBM is (ε, δ = 1e-6)-DP and runs on two classes only"))
+
+
 # ---------------------------------------------------------------------------------- pitfalls
 def budget_pitfall_chart(table: pd.DataFrame, *, width: int = 380) -> alt.LayerChart:
     """The update experiment's arms at their claimed ε (hollow) and their true total (filled)."""
@@ -363,7 +465,7 @@ def budget_pitfall_chart(table: pd.DataFrame, *, width: int = 380) -> alt.LayerC
         subtitle="the 'union' arm plotted at ε really spent 2ε on the rows of D1"))
 
 
-# ====================================================================== exercises 07.1–07.4
+# ====================================================================== exercises 07.1–07.5
 # One exercise in one place: the question (the notebook asks it in full), the check's settings,
 # its hint, and the worked answer the instructor's key returns (dpviz.ui.exercises.solution;
 # never shown in the notebook). Registered at the end.
@@ -472,5 +574,64 @@ DISJOINT_TUNING = Exercise(
          "fits that read disjoint rows",
 )
 
+
+# --- 07.5 · A privacy argument: why the registry gives DP-EBM the domain's bounds and each
+# category as its code, rather than letting interpret read them from the rows. One letter a step.
+BINS_ARGUMENT = Argument(
+    claim="A private histogram is private only if its bins are public: DP-EBM must take its "
+          "ranges and its categories from the domain, never from the training rows.",
+    steps=(
+        Step(
+            question="Given no bounds, interpret takes an attribute's range from the smallest "
+                     "and largest values in the rows. What does the fitted model give away?",
+            options={
+                "a": "nothing: the counts in its bins are noisy",
+                "b": "the count of rows, nothing more",
+                "c": "those extreme values exactly, one person's capital gain for instance: the "
+                     "model stores them, and every bin edge is computed from them",
+            },
+            correct="c",
+            why_wrong={
+                "a": "the noise goes on the counts; a range read from the rows is released as "
+                     "it is",
+                "b": "the range is computed from the values, not from how many rows there are",
+            },
+        ),
+        Step(
+            question="interpret's own categorical bins are the values present in the rows, each "
+                     "kept if its noisy count is large enough. A value only one person holds:",
+            options={
+                "a": "may get a bin when that person is in the rows, and never when they are "
+                     "not",
+                "b": "is hidden like any count, by the noise on its count",
+                "c": "is always merged with the other rare values",
+            },
+            correct="a",
+            why_wrong={
+                "b": "without that person the value has no count at all, so no noise to compare "
+                     "with: the ratio of the two probabilities is unbounded",
+                "c": "a count of 1 plus Gaussian noise passes the threshold in a good share of "
+                     "fits (17 of 100 for one attribute at ε = 1 and n = 1,000)",
+            },
+        ),
+        Step(
+            question="What does the registry do instead?",
+            options={
+                "a": "it drops the rare values before fitting",
+                "b": "it passes the domain's bounds, and each category as its code in the public "
+                     "range [−0.5, K − 0.5], so every bin exists whatever the rows hold",
+                "c": "it raises δ until the rare values are covered",
+            },
+            correct="b",
+            why_wrong={
+                "a": "deciding which values are rare reads the rows",
+                "c": "δ covers failures of probability at most δ; here the giveaway is likely",
+            },
+        ),
+    ),
+    conclusion="Today's learners count over public bins: the rows move noisy counts, never the "
+               "bins.",
+)
+
 register({"07.1": PARETO_COUNT, "07.2": GAP_PREDICTION, "07.3": TUNING_ARGUMENT,
-          "07.4": DISJOINT_TUNING})
+          "07.4": DISJOINT_TUNING, "07.5": BINS_ARGUMENT})
