@@ -59,8 +59,10 @@ data: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
+# The unit tests over two workers (pytest-xdist, a file per worker at a time): the claims
+# suite's CPU-bound audits and the browser test's waits on its servers overlap.
 unit: $(STAMP)
-	$(BIN)/python -m pytest tests -q
+	$(BIN)/python -m pytest tests -q -n auto --dist loadfile
 
 # DPVIZ_QUICK=1: a reproduction recomputed with DPVIZ_RECOMPUTE=1 runs small; without it the
 # notebooks read the shipped results either way, so that all of them run in a few minutes

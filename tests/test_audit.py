@@ -162,23 +162,6 @@ def test_smooth_sensitivity_label_is_rejected(epsilon):
     assert result.exact_epsilon > 2 * epsilon
 
 
-def test_pruned_random_tree_is_rejected_with_an_impossible_output():
-    domain = Domain([Categorical("a", ("0", "1")), Categorical("b", ("0", "1"))], ["-", "+"])
-    X = pd.DataFrame({"a": ["0"] * 6, "b": ["0", "1"] * 3})
-    y = ["-", "+"] * 3
-    X_prime = pd.concat([X, pd.DataFrame({"a": ["1"], "b": ["1"]})], ignore_index=True)
-    result = audit(
-        targets.pruned_tree_leaves(domain),
-        (X, y),
-        (X_prime, [*y, "+"]),
-        epsilon=1.0,
-        n_samples=4_000,
-    )
-    assert result.reject
-    impossible = result.p if result.direction == "D'/D" else result.p_prime
-    assert impossible.count == 0  # the output never happens under one neighbour: ε = ∞
-
-
 def test_forest_with_wrong_budget_split_is_rejected(tiny):
     domain, X, y, canary = tiny
     codes, labels = domain.encode(X), domain.encode_labels(y)
@@ -186,8 +169,10 @@ def test_forest_with_wrong_budget_split_is_rejected(tiny):
     D_prime = (np.vstack([codes, domain.encode(canary)]), np.append(labels, 1))
     wrong = targets.forest_reading_all_rows_with_full_epsilon(domain, canary, epsilon=1.0)
     # every tree reads the canary: 10 trees vote for it with P ≈ 0.8 each instead of 0.5,
-    # a ratio of ~100 on "all 10 votes"; 1500 trainings per neighbour suffice
-    result = audit(wrong, D, D_prime, epsilon=1.0, n_samples=1_500)
+    # notebook 06's teaching target (the claims suite plants the same fault in the shipped
+    # forest: row forest-disjoint). 1,000 trainings per neighbour: the smallest of 400, 600,
+    # 800, 1,000 at which seeds 0-2 all reject (bounds 1.73, 1.33, 1.62 against the claim 1)
+    result = audit(wrong, D, D_prime, epsilon=1.0, n_samples=1_000)
     assert result.reject, result.summary()
 
 

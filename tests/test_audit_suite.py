@@ -14,6 +14,7 @@ a strong planted bug keeps the power it had against subtler ones. Fixed seeds.
 `make audit` runs the same cases with more samples and writes docs/privacy.md.
 """
 
+import math
 import os
 from contextlib import nullcontext
 from unittest import mock
@@ -153,6 +154,34 @@ def test_every_exported_estimator_and_family_is_covered():
                    "the canary first", "every leaf holding a row", "outside D's range",
                    "ε read from ledger_", "the rows' split"):
         assert needed in options, needed
+
+
+def _case(option: str) -> audit_suite.Case:
+    return next(c for c in CASES if c.option.startswith(option))
+
+
+#: The audits whose fault makes an output impossible under one neighbour (its count there is
+#: 0 of n: ε = ∞, the bound limited only by the sample size): the unproven pruned tree and
+#: continuous split point, and the planted bugs of two releases from one seed side by side.
+#: (Each once had a test of its own that re-ran the same target and neighbours.)
+IMPOSSIBLE = [("prune=True (Fan", False), ("FS §4.3 as printed", False),
+              ("nested labelled sets", True), ("ε = 0.2 and 1, own seeds", True),
+              ("ε = 1 and 0.2, own seeds", True)]
+
+
+@pytest.mark.parametrize(("option", "bug"), IMPOSSIBLE, ids=[o for o, _ in IMPOSSIBLE])
+def test_these_faults_show_an_output_impossible_under_one_neighbour(option, bug, results):
+    result, planted = results[_case(option).name]
+    r = planted if bug else result
+    impossible = r.p if r.direction == "D'/D" else r.p_prime
+    assert r.reject and impossible.count == 0 and r.epsilon_lower > 2, r.summary()
+
+
+def test_the_split_point_bug_is_caught_below_its_exact_loss(results):
+    """The grid path at 4ε: exact loss log((55 + 200 e²) / 255) = 1.79 on the row's neighbours
+    (tests/test_id3_split_point.py); the audit's bound must lie between the claim and it."""
+    _, bug = results[_case("public grid of 256 cells").name]
+    assert 1.0 < bug.epsilon_lower <= math.log((55 + 200 * math.exp(2)) / 255), bug.summary()
 
 
 def test_claims_table_reports_every_case(results):

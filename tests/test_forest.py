@@ -5,10 +5,9 @@ import warnings
 import numpy as np
 import pytest
 
-from dpviz.audit.engine import Event, audit
 from dpviz.data.synthetic import fi_synth
 from dpviz.data.uci import load
-from dpviz.domain import Categorical, Domain, Encoded
+from dpviz.domain import Encoded
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.experiments import fast
 from dpviz.trees import forest
@@ -139,56 +138,6 @@ def test_votes_from_leaves_equal_votes_at_every_epsilon(synth, disjoint, n_trees
         model = forest(epsilon, mechanism)
         np.testing.assert_array_equal(fast.votes_located(model, located),
                                       model.votes(Encoded(codes, synth.domain)))
-
-
-def _two_epsilon_labels(shared: bool):
-    """A mechanism for dpviz.audit.engine: the labels of one leaf in forests at ε = 0.2 and ε = 1.
-
-    The data is a leaf's class counts. ``shared``: both forests from one random_state (the
-    same noise draws at both ε); otherwise two fits with independent random_states.
-    """
-    domain = Domain([Categorical("a", ("x",))], (0, 1))
-    row = Encoded(np.zeros((1, 1)), domain)
-
-    def labels(model: DPRandomForestClassifier) -> int:
-        return int(model.predict(row)[0])
-
-    def release(counts, n, rng):
-        codes = Encoded(np.zeros((sum(counts), 1)), domain)
-        classes = np.repeat([0, 1], counts)
-        seeds = rng.integers(0, 2**31, size=(n, 2))
-        out = np.empty((n, 2), dtype=np.int64)
-        for i, (a, b) in enumerate(seeds):
-            def forest(seed, epsilon=1.0):
-                return DPRandomForestClassifier(epsilon, n_trees=1, max_depth=1,
-                                                leaf_mechanism="exponential", domain=domain,
-                                                random_state=int(seed))
-            fits = [forest(a, 0.2).fit(codes, classes),
-                    forest(a if shared else b, 1.0).fit(codes, classes)]
-            out[i] = [labels(f) for f in fits]
-        return out
-
-    return release
-
-
-def test_forests_of_one_seed_side_by_side_are_not_covered_by_composition():
-    """The docstring's warning, audited: the same noise draws at two ε leak beyond ε1 + ε2.
-
-    One leaf with counts (3, 2) vs (3, 3), FI's 0/1-utility exponential mechanism. With
-    (3, 3) both classes have utility 1 and the label is the argmax of the same Gumbel noise
-    at every ε, so the two forests always agree; with (3, 2) they disagree whenever the
-    noise gap falls between 0.1 and 0.5 (probability 0.097): an event of probability 0
-    under one neighbour, so no ε bounds it. Separate seeds pass the audit at 1.2.
-    """
-    differ = Event("1 at ε = 0.2, 0 at ε = 1",
-                   lambda o: (o[:, 0] == 1) & (o[:, 1] == 0))
-    shared = audit(_two_epsilon_labels(True), (3, 2), (3, 3), epsilon=1.2, events=[differ],
-                   n_samples=2000, seed=0)
-    assert shared.reject and shared.epsilon_lower > 3
-    assert shared.p_prime.count == 0 if shared.direction == "D/D'" else shared.p.count == 0
-    separate = audit(_two_epsilon_labels(False), (3, 2), (3, 3), epsilon=1.2,
-                     events=[differ], n_samples=2000, seed=0)
-    assert not separate.reject
 
 
 def test_votes_from_leaves_with_unknown_categories():

@@ -613,10 +613,8 @@ def test_sulq_still_refuses_a_column_with_fractions():
 # ID3 (nominal attributes only, FS Alg. 1) reads such a column as nominal codes.
 @parametrize_with_checks(
     [
-        DiffPID3Classifier(10.0, max_depth=4, random_state=0),
+        DiffPID3Classifier(10.0, max_depth=4, random_state=0),  # one instance per class
         DiffPC45Classifier(10.0, max_depth=4, criterion="gini", random_state=0),
-        DiffPID3Classifier(random_state=0),
-        DiffPC45Classifier(random_state=0),
         SuLQID3Classifier(random_state=0),
     ]
 )

@@ -4,7 +4,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpviz.audit.engine import Event, audit
 from dpviz.data.uci import load
 from dpviz.domain import Categorical, Domain, Encoded, Numeric
 from dpviz.errors import InvalidParameterError, PrivacyLeakWarning
@@ -195,63 +194,6 @@ def test_refit_equals_a_fresh_fit_bit_for_bit(split, noise, n_secondary):
     # the model it came from is unchanged
     np.testing.assert_array_equal(base.predict_proba(test), before)
     assert base.epsilon == 1.0
-
-
-def _refit_counts(shared: bool):
-    """A mechanism for dpviz.audit.engine: the canary's cell in RDT# at ε = 1 and at ε = 0.2.
-
-    Three binary attributes, four public rows, one primary tree of height 1, no secondary
-    tree (public post-processing); the data is the encoded labeled rows. The output is the
-    released counts of the canary's cell (111) in both models. ``shared``: the base model
-    at ε = 1 and its ``refit`` at ε = 0.2 (one random_state); otherwise two fresh fits with
-    independent random_states.
-    """
-    domain = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(3)], ["n", "y"])
-    public = Encoded(domain.encode(np.array([["0", "0", "0"], ["1", "1", "1"], ["0", "1", "0"],
-                                             ["1", "0", "1"]], dtype=object)), domain)
-    canary = np.full((1, 3), "1", dtype=object)
-
-    def sharp(epsilon, seed):
-        return RDTSharpClassifier(epsilon, n_primary=1, n_secondary=0, max_depth=1,
-                                  domain=domain, random_state=int(seed))
-
-    def release(data, n, rng):
-        codes, labels = Encoded(data[0], domain), domain.decode_labels(data[1])
-        out = np.empty((n, 4), dtype=np.int64)
-        for i, (a, b) in enumerate(rng.integers(0, 2**31, size=(n, 2))):
-            base = sharp(1.0, a).fit(codes, labels, public)
-            if shared:
-                other = base.refit(codes, labels, epsilon=0.2)
-            else:
-                other = sharp(0.2, b).fit(codes, labels, public)
-            out[i] = np.concatenate([base.released_counts(canary)[0, 0],
-                                     other.released_counts(canary)[0, 0]])
-        return out
-
-    return release
-
-
-def test_refits_of_one_model_side_by_side_are_not_covered_by_composition():
-    """refit's warning, audited: the same noise draws at two ε leak beyond ε1 + ε2.
-
-    D: six rows at 000; D′ adds the canary 111 (class n), whose cell is empty under D. The
-    noise is G1 − G2 with G = ⌊−log(U)/ε⌋; from the same U, ⌊5·E⌋ is within 4 of 5·⌊E⌋, so
-    the class-n count at ε = 0.2 is within 4 of five times the one at ε = 1 when the cell
-    counts 0 (under D). With the canary counted in both, it is 1 − 5 = −4 further down:
-    "count at 0.2 − 5 × count at 1 ≤ −5" has probability 0 under D, about 0.4 under D′.
-    Two separate fits pass the audit at 1.2.
-    """
-    D = (np.zeros((6, 3)), np.array([0, 1] * 3))
-    D_prime = (np.vstack([np.zeros((6, 3)), np.ones((1, 3))]), np.array([0, 1] * 3 + [0]))
-    below = Event("class n: count at ε = 0.2 − 5 × count at ε = 1 ≤ −5",
-                  lambda o: o[:, 2] - 5 * o[:, 0] <= -5)
-    shared = audit(_refit_counts(True), D, D_prime, epsilon=1.2, extra_events=[below],
-                   n_samples=500, seed=0)
-    assert shared.reject and shared.epsilon_lower > 2
-    assert shared.direction == "D'/D" and shared.p.count == 0
-    separate = audit(_refit_counts(False), D, D_prime, epsilon=1.2, extra_events=[below],
-                     n_samples=500, seed=0)
-    assert not separate.reject
 
 
 def test_refit_refuses_rows_of_another_domain_before_reading_them(split):

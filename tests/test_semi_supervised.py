@@ -6,9 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpviz.audit.engine import Event, audit
 from dpviz.data.uci import load
-from dpviz.domain import Categorical, Domain, Encoded
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments import holdout_accuracy
 from dpviz.experiments import semi_supervised as ss
@@ -175,63 +173,6 @@ def test_nested_fractions_of_one_run_do_not_share_noise(votes):
             assert empty[0].sum() > 100 and equal[0][empty[0]].all()
         else:
             assert equal[0][empty[0]].mean() < 0.05 and equal[empty].mean() < 0.05
-
-
-def _nested_fits(shared: bool):
-    """A mechanism for dpviz.audit.engine: the canary's leaf in two Private-RDT fits on nested rows.
-
-    The data is ``(codes, labels, m)``: the first fit (ε = 0.5) reads the first ``m`` rows,
-    the second (ε = 0.5) all of them, like the labeled sets of one run at 30% and 40%. One
-    tree of height 1 on one attribute (x / y); the output is the released counts of leaf
-    y in both fits. ``shared``: one random_state for both fits; otherwise
-    :func:`~dpviz.experiments.semi_supervised.fit_seed` of it keyed on each fit's rows
-    (:func:`~dpviz.experiments.semi_supervised.split_key`), as
-    :class:`~dpviz.experiments.semi_supervised.ProtocolRun` derives them.
-    """
-    domain = Domain([Categorical("a", ("x", "y"))], ("0", "1"))
-    canary = np.array([["y"]], dtype=object)
-    method = list(ss.METHODS).index("private_rdt")
-    empty = np.arange(0)
-
-    def release(data, n, rng):
-        codes, labels, m = data
-        out = np.empty((n, 4), dtype=np.int64)
-        for i, seed in enumerate(rng.integers(0, 2**31, size=n)):
-            states = [int(seed)] * 2 if shared else [
-                ss.fit_seed(int(seed), *ss.split_key(ss.Split(np.arange(rows), empty, empty)),
-                            method) for rows in (m, len(codes))
-            ]
-            fits = [
-                PrivateRDTClassifier(0.5, n_trees=1, max_depth=1, domain=domain, random_state=s)
-                .fit(Encoded(codes[:rows], domain), domain.decode_labels(labels[:rows]))
-                for s, rows in zip(states, (m, len(codes)), strict=True)
-            ]
-            out[i] = np.concatenate([f.released_counts(canary)[0, 0] for f in fits])
-        return out
-
-    return release
-
-
-def test_nested_fits_of_one_seed_are_not_covered_by_composition():
-    """Why each fit gets its own seed, audited: one seed on nested rows leaks beyond ε1 + ε2.
-
-    D: three rows at x, the first two in the smaller set; D′ adds a canary at y to the
-    larger set only (a row labeled at 40% but not at 30%). Under D leaf y is empty in both
-    fits: with one seed both release the same keyed noise there, so the two fits' counts
-    are equal with probability 1; under D′ the second fit counts the canary with fresh
-    noise, and they rarely are. Seeds from ``fit_seed`` pass the audit at ε = 1.0.
-    """
-    D = (np.zeros((3, 1)), np.array([0, 1, 0]), 2)
-    D_prime = (np.array([[0.0], [0.0], [0.0], [1.0]]), np.array([0, 1, 0, 1]), 2)
-    equal = Event("leaf y: the same counts in both fits",
-                  lambda o: (o[:, :2] == o[:, 2:]).all(axis=1))
-    shared = audit(_nested_fits(True), D, D_prime, epsilon=1.0, extra_events=[equal],
-                   n_samples=1000, seed=0)
-    assert shared.reject and shared.epsilon_lower > 2
-    assert shared.direction == "D/D'" and shared.p.count == shared.p.n
-    separate = audit(_nested_fits(False), D, D_prime, epsilon=1.0, extra_events=[equal],
-                     n_samples=1000, seed=0)
-    assert not separate.reject
 
 
 def _old_arm(method, epsilon, n_labeled, n_public, n_secondary, data, random_state, X, y):
