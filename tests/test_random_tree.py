@@ -293,7 +293,8 @@ def test_the_compiled_kernels_give_numpys_results_in_any_number_of_threads(mixed
                                                                            monkeypatch):
     """descend and vote split their items over threads (issue 26): any count, the same results."""
     pytest.importorskip("numba")
-    monkeypatch.setattr(random_tree, "COMPILED_MIN_VISITS", 1)  # every call in `threads` slices
+    monkeypatch.setattr(random_tree, "COMPILED_MIN_VISITS", 1)
+    monkeypatch.setattr(random_tree, "THREAD_MIN_VISITS", 1)  # every call in `threads` slices
     monkeypatch.setattr(random_tree, "THREADS", threads)
     for trees, codes, tree_of, row_of in _forest_cases(mixed_domain):
         top, keys, _ = forest_top(trees, 10**6)
@@ -306,6 +307,46 @@ def test_the_compiled_kernels_give_numpys_results_in_any_number_of_threads(mixed
                             descend.vote(top, codes, label, 3)))
         np.testing.assert_array_equal(results[0][0], results[1][0])
         np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+def test_the_threads_are_capped_by_the_cpus_the_quota_and_the_thread_variables():
+    """Never more threads than the process may use (issue 37): its CPUs, its cgroup quota,
+    NUMBA_NUM_THREADS and OMP_NUM_THREADS, whichever is smallest (injected values)."""
+    allowed = random_tree.allowed_threads
+    assert allowed({}, cpus=8, cpu_max=None) == 8
+    assert allowed({}, cpus=8, cpu_max="max 100000") == 8  # no quota
+    assert allowed({}, cpus=8, cpu_max="250000 100000") == 2  # 2.5 CPUs: 2 whole ones
+    assert allowed({}, cpus=8, cpu_max="50000 100000") == 1  # half a CPU: still one thread
+    assert allowed({"OMP_NUM_THREADS": "1"}, cpus=8, cpu_max=None) == 1  # a classroom server
+    assert allowed({"NUMBA_NUM_THREADS": "3"}, cpus=8, cpu_max="400000 100000") == 3
+    assert allowed({"OMP_NUM_THREADS": "4,2"}, cpus=8, cpu_max=None) == 4  # OpenMP's nesting
+    assert allowed({"OMP_NUM_THREADS": "16"}, cpus=2, cpu_max=None) == 2  # never above the CPUs
+    with pytest.warns(RuntimeWarning, match="OMP_NUM_THREADS='zero'"):
+        assert allowed({"OMP_NUM_THREADS": "zero"}, cpus=4, cpu_max=None) == 4
+    assert 1 <= allowed() <= (os.cpu_count() or 1)  # this process's own
+
+
+@pytest.mark.parametrize(("variables", "visits", "slices"), [
+    ({}, 10, 1),  # small work: one slice, in the calling thread
+    ({}, 100, 4),  # 4 CPUs allowed
+    ({"OMP_NUM_THREADS": "1"}, 100, 1),
+    ({"NUMBA_NUM_THREADS": "2"}, 100, 2),
+])
+def test_the_kernels_run_in_threads_only_on_large_work_and_as_allowed(variables, visits, slices,
+                                                                     monkeypatch):
+    monkeypatch.setattr(random_tree, "THREAD_MIN_VISITS", 10)
+    monkeypatch.setattr(random_tree, "THREADS", None)
+    for name in random_tree.THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(random_tree.os, "sched_getaffinity", lambda _: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(random_tree, "_cgroup_cpu_max", lambda: None)
+    seen = []
+    random_tree._in_threads(visits, 1000, seen.append)
+    assert len(seen) == slices
+    assert sorted((s.start, s.stop) for s in seen)[0][0] == 0
+    assert sum(s.stop - s.start for s in seen) == 1000
 
 
 def test_descend_and_vote_refuse_what_the_kernel_must_not_read(mixed_domain, engine):

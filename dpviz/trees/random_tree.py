@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,11 +28,11 @@ from dpviz.errors import InvalidParameterError
 from dpviz.validation import MEMORY_BUDGET, check_int, check_memory, check_positive
 
 __all__ = [
-    "COMPILED_MIN_VISITS", "ENGINES", "FI_TABLE4", "MAX_DEPTH", "RandomTree", "Routing",
-    "TreeTop", "cap_depth", "check_depth", "check_trees_memory", "descend", "engine",
-    "expected_untested", "fan_depth", "fletcher_islam_depth", "forest_leaf_keys",
-    "forest_leaves", "forest_route", "forest_top", "leaves_bound", "rdt_sharp_depth",
-    "route_bytes", "set_engine", "tree_bytes", "vote",
+    "COMPILED_MIN_VISITS", "ENGINES", "FI_TABLE4", "MAX_DEPTH", "THREAD_MIN_VISITS", "RandomTree",
+    "Routing", "TreeTop", "allowed_threads", "cap_depth", "check_depth", "check_trees_memory",
+    "descend", "engine", "expected_untested", "fan_depth", "fletcher_islam_depth",
+    "forest_leaf_keys", "forest_leaves", "forest_route", "forest_top", "leaves_bound",
+    "rdt_sharp_depth", "route_bytes", "set_engine", "tree_bytes", "vote",
 ]
 
 
@@ -609,8 +611,14 @@ ENGINES = ("auto", "numba", "numpy")
 #: From this many node visits (items × levels) on, ``"auto"`` uses the compiled kernel: below,
 #: numpy takes under ~25 ms, less than loading numba (0.3–1 s, 130 MB, once per process).
 COMPILED_MIN_VISITS = 2_000_000
-#: Threads of the compiled kernel (one slice of at least COMPILED_MIN_VISITS visits each).
-THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+#: A compiled call splits its items over threads only when each thread gets at least this many
+#: node visits (about 25 ms of work alone): below, starting the threads and waiting for a second
+#: core (on a shared machine, a classroom server) cost more than they save (docs/benchmarks.md).
+THREAD_MIN_VISITS = 8_000_000
+#: The compiled kernels' most threads; None: :func:`allowed_threads` at each call.
+THREADS: int | None = None
+#: The environment variables that cap the threads (the smallest positive value wins).
+THREAD_VARIABLES = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS")
 
 _engine = os.environ.get("DPVIZ_ENGINE", "auto")
 if _engine not in ENGINES:
@@ -718,10 +726,71 @@ def _checked_codes(top: TreeTop, codes: np.ndarray) -> np.ndarray:
 
 
 def _in_threads(visits: int, n: int, kernel: Callable[[slice], Any]) -> None:
-    """``kernel`` on slices of ``range(n)`` in threads (nogil; items independent: same results)."""
-    parts = max(min(THREADS, visits // COMPILED_MIN_VISITS), 1)
+    """``kernel`` on slices of ``range(n)`` in threads (nogil; items independent: same results).
+
+    One slice per :data:`THREAD_MIN_VISITS` visits, at most :func:`allowed_threads`; one slice
+    runs in the calling thread.
+    """
+    parts = visits // THREAD_MIN_VISITS
+    if parts >= 2:
+        parts = min(parts, THREADS or allowed_threads())
+    if parts < 2:
+        kernel(slice(0, n))
+        return
     with ThreadPoolExecutor(parts) as pool:
         list(pool.map(kernel, [slice(n * i // parts, n * (i + 1) // parts) for i in range(parts)]))
+
+
+def allowed_threads(environ: Mapping[str, str] | None = None, cpus: int | None = None,
+                    cpu_max: str | None = "read") -> int:
+    """The most threads the compiled kernels may use (default: this process's, read now).
+
+    The CPUs the process may run on (``os.sched_getaffinity``), at most its cgroup's CPU quota
+    (``cpu_max``: the text of ``/sys/fs/cgroup/cpu.max``, "quota period" or "max period"; cgroup
+    v1's ``cpu.cfs_quota_us`` too), at most ``NUMBA_NUM_THREADS`` and ``OMP_NUM_THREADS``: a
+    classroom server sets ``OMP_NUM_THREADS=1`` for one thread per kernel (README).
+    """
+    environ = os.environ if environ is None else environ
+    if cpus is None:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+            os.cpu_count() or 1)
+    limits = [cpus, _quota_cpus(_cgroup_cpu_max() if cpu_max == "read" else cpu_max)]
+    limits += [_positive_int(environ.get(name), name) for name in THREAD_VARIABLES]
+    return max(min(limit for limit in limits if limit is not None), 1)
+
+
+def _cgroup_cpu_max() -> str | None:
+    """The process's cgroup CPU quota as cgroup v2 writes it ("quota period"), None if unknown."""
+    for path in ("/sys/fs/cgroup/cpu.max", "/sys/fs/cgroup/cpu/cpu.cfs_quota_us"):
+        try:
+            text = Path(path).read_text().strip()
+            if path.endswith("quota_us"):  # cgroup v1: quota (-1: none) and period in two files
+                period = Path(path.replace("quota", "period")).read_text().strip()
+                text = f"{'max' if text.startswith('-') else text} {period}"
+            return text
+        except OSError:
+            continue
+    return None
+
+
+def _quota_cpus(cpu_max: str | None) -> int | None:
+    """Whole CPUs of a quota "quota period" (at least 1); None for "max" or an unreadable text."""
+    parts = (cpu_max or "").split()
+    if len(parts) != 2 or not all(p.isdigit() for p in parts) or int(parts[1]) == 0:
+        return None
+    return max(int(parts[0]) // int(parts[1]), 1)
+
+
+def _positive_int(value: str | None, name: str) -> int | None:
+    """A thread-count variable's value; OpenMP's "4,2" (nested levels) is 4; else None + warning."""
+    if value is None or not value.strip():
+        return None
+    first = value.split(",")[0].strip()
+    if first.isdigit() and int(first) > 0:
+        return int(first)
+    warnings.warn(f"{name}={value!r} is not a positive number of threads: ignored",
+                  RuntimeWarning, stacklevel=3)
+    return None
 
 
 def _arrays(top: TreeTop) -> tuple:
