@@ -69,6 +69,11 @@ class Categorical:
         """The values as a pandas Index, for fast lookup of codes (built once)."""
         return pd.Index(self.values, dtype=object)
 
+    @functools.cached_property
+    def codes(self) -> dict[Hashable, int]:
+        """Each value's code (its position), for lookups of a few values (built once)."""
+        return {v: i for i, v in enumerate(self.values)}
+
     is_categorical = True
 
 
@@ -99,6 +104,12 @@ class Numeric:
 Attribute = Categorical | Numeric
 
 
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """``array``, made read-only (a Domain's arrays are shared by every reader)."""
+    array.flags.writeable = False
+    return array
+
+
 def _column_array(column: object) -> np.ndarray:
     """A column as a numpy array: numeric stays numeric, anything else becomes object."""
     arr = column.to_numpy() if isinstance(column, pd.Series | pd.Index) else np.asarray(column)
@@ -125,11 +136,13 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
 
 
-def _lookup(index: pd.Index, values: np.ndarray) -> np.ndarray:
-    """Codes of ``values`` in ``index`` (−1 when absent); 2 and 2.0 also match a documented "2"."""
+def _lookup(index: pd.Index, values: np.ndarray, codes_of: dict[Hashable, int]) -> np.ndarray:
+    """Codes of ``values`` in ``index`` (−1 when absent); 2 and 2.0 also match a documented "2".
+
+    ``codes_of``: the same lookup as a dict (faster for a few values).
+    """
     if len(values) <= 256:
-        mapping = {v: i for i, v in enumerate(index)}
-        codes = np.fromiter((mapping.get(v, UNKNOWN_CODE) for v in values.tolist()),
+        codes = np.fromiter((codes_of.get(v, UNKNOWN_CODE) for v in values.tolist()),
                             dtype=np.int64, count=len(values))
     else:
         codes = index.get_indexer(values).astype(np.int64)
@@ -265,22 +278,23 @@ class Domain:
         """Number of class labels."""
         return len(self.classes)
 
-    @property
+    @functools.cached_property
     def categorical_mask(self) -> np.ndarray:
-        """Boolean array, true where the attribute is categorical."""
-        return np.array([a.is_categorical for a in self.attributes], dtype=bool)
+        """Boolean array, true where the attribute is categorical (read-only, built once)."""
+        return _read_only(np.array([a.is_categorical for a in self.attributes], dtype=bool))
 
-    @property
+    @functools.cached_property
     def n_values(self) -> np.ndarray:
-        """Number of values of each categorical attribute (0 for numeric ones)."""
-        return np.array([a.n_values if isinstance(a, Categorical) else 0
-                         for a in self.attributes], dtype=np.int64)
+        """Number of values of each categorical attribute, 0 for numeric ones (read-only)."""
+        return _read_only(np.array([a.n_values if isinstance(a, Categorical) else 0
+                                    for a in self.attributes], dtype=np.int64))
 
-    @property
+    @functools.cached_property
     def bounds(self) -> np.ndarray:
-        """Array of shape (k, 2): numeric bounds, or ``[0, m]`` for a categorical of m values."""
-        return np.array([(a.low, a.high) if isinstance(a, Numeric) else (0.0, float(a.n_values))
-                         for a in self.attributes])
+        """Array (k, 2): numeric bounds, or ``[0, m]`` for a categorical of m values (read-only)."""
+        return _read_only(np.array(
+            [(a.low, a.high) if isinstance(a, Numeric) else (0.0, float(a.n_values))
+             for a in self.attributes], dtype=np.float64).reshape(len(self.attributes), 2))
 
     def select(self, names: Sequence[str]) -> Domain:
         """A new Domain with only the attributes ``names`` (in that order)."""
@@ -321,7 +335,7 @@ class Domain:
         block = self._numeric_block(X, numeric)
         n = block.shape[0] if block is not None else len(X)
         out = np.empty((n, len(self)), dtype=np.float64)
-        if block is not None and len(numeric):
+        if block is not None:
             if not np.isfinite(block).all():  # contiguous pass; locate the column on failure
                 self._refuse_non_finite(block, numeric)
             low, high = self.bounds[numeric, 0], self.bounds[numeric, 1]
@@ -344,7 +358,7 @@ class Domain:
             missing = np.isnan(col) if col.dtype.kind == "f" else pd.isna(col)
             if missing.any():
                 raise _missing(a, int(np.flatnonzero(missing)[0]))
-            codes = _lookup(a.index, col)
+            codes = _lookup(a.index, col, a.codes)
             bad = np.flatnonzero(codes == UNKNOWN_CODE)
             if bad.size and unknown == "raise":
                 raise UnknownCategoryError(a.name, col[bad[0]], a.values)
@@ -368,9 +382,16 @@ class Domain:
             f"[{a.low:g}, {a.high:g}]): fix or drop the row"
         )
 
-    def _numeric_block(self, X: pd.DataFrame | np.ndarray, numeric: np.ndarray) -> np.ndarray:
-        """The numeric attributes' columns as one float array (validates the columns first)."""
+    def _numeric_block(
+        self, X: pd.DataFrame | np.ndarray, numeric: np.ndarray
+    ) -> np.ndarray | None:
+        """The numeric attributes' columns as one float array (validates the columns first).
+
+        None when the domain has no numeric attribute.
+        """
         self._check_columns(X)
+        if not len(numeric):
+            return None
         if isinstance(X, pd.DataFrame):
             frame = X[[self.names[j] for j in numeric]]
             for name, dtype in frame.dtypes.items():
@@ -468,7 +489,7 @@ class Domain:
         values = _column_array(y).ravel()
         if (np.isnan(values) if values.dtype.kind == "f" else pd.isna(values)).any():
             raise MissingValueError(f"the labels ({self.target!r}) contain a missing value")
-        codes = _lookup(self._class_lookup, values)
+        codes = _lookup(self._class_lookup, values, self._class_index)
         bad = np.flatnonzero(codes < 0)
         if bad.size:
             hint = ""

@@ -8,6 +8,8 @@ Public tree structure from a node's 64-bit key through SplitMix64 (Steele, Lea &
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 __all__ = [
@@ -40,7 +42,13 @@ def splitmix64(x: np.ndarray) -> np.ndarray:
 def derive(keys: np.ndarray | int, stream: int) -> np.ndarray:
     """An independent key per input key for a named ``stream`` (a small non-negative int)."""
     k = np.atleast_1d(np.asarray(keys, dtype=np.uint64))
-    return splitmix64(k ^ splitmix64(np.full(1, stream, dtype=np.uint64)))
+    return splitmix64(k ^ _stream_key(stream))
+
+
+@functools.cache
+def _stream_key(stream: int) -> np.uint64:
+    """``splitmix64(stream)``, computed once per stream."""
+    return splitmix64(np.full(1, stream, dtype=np.uint64))[0]
 
 
 def child_keys(parent_keys: np.ndarray, child_index: np.ndarray) -> np.ndarray:
@@ -92,6 +100,32 @@ def _sipround(v: list[np.ndarray], tmp: np.ndarray) -> None:
 
 
 _CHUNK = 16_384  # elements per pass: the state stays in the CPU cache
+#: Up to this many tags, SipHash runs on Python ints: numpy's cost per call dominates a few.
+_FEW = 8
+_MASK = 2**64 - 1
+
+
+def _sipround_ints(v: list[int]) -> None:
+    """:func:`_sipround` on one state of Python ints."""
+    for a, b, r, rotate_a in _HALF_ROUNDS:
+        v[a] = (v[a] + v[b]) & _MASK
+        v[b] = (((v[b] << r) | (v[b] >> (64 - r))) & _MASK) ^ v[a]
+        if rotate_a:
+            v[a] = ((v[a] << 32) | (v[a] >> 32)) & _MASK
+
+
+def _siphash24_ints(k0: int, k1: int, words: list[int], last: int) -> int:
+    """One SipHash-2-4 tag on Python ints (:func:`siphash24`'s steps, for a few tags)."""
+    v = [k ^ int(c) for k, c in zip((k0, k1, k0, k1), _C, strict=True)]
+    for word in [*words, last]:
+        v[3] ^= word
+        _sipround_ints(v)
+        _sipround_ints(v)
+        v[0] ^= word
+    v[2] ^= 0xFF
+    for _ in range(4):
+        _sipround_ints(v)
+    return v[0] ^ v[1] ^ v[2] ^ v[3]
 
 
 def siphash24(key: np.ndarray, words: list[np.ndarray]) -> np.ndarray:
@@ -100,8 +134,13 @@ def siphash24(key: np.ndarray, words: list[np.ndarray]) -> np.ndarray:
     shape = np.broadcast_shapes(*(np.shape(w) for w in words)) if words else ()
     flat = [np.broadcast_to(np.asarray(w, dtype=np.uint64), shape).ravel() for w in words]
     n = int(np.prod(shape, dtype=np.int64))
-    out = np.empty(n, dtype=np.uint64)
     last = np.uint64((8 * len(words) & 0xFF) << 56)
+    if n <= _FEW:
+        columns = [w.tolist() for w in flat]
+        tags = [_siphash24_ints(int(k0), int(k1), [c[i] for c in columns], int(last))
+                for i in range(n)]
+        return np.array(tags, dtype=np.uint64).reshape(shape)
+    out = np.empty(n, dtype=np.uint64)
     tmp = np.empty(min(n, _CHUNK), dtype=np.uint64)
     for start in range(0, n, _CHUNK):
         stop = min(start + _CHUNK, n)

@@ -56,6 +56,18 @@ def test_siphash24_matches_the_reference_test_vectors():
     ]
 
 
+def test_siphash24_on_a_few_tags_gives_the_vectorized_tags():
+    """A few tags are computed on Python ints (faster than numpy's calls): the same tags."""
+    key = np.array([0x0706050403020100, 0xF0E0D0C0B0A09080], dtype=np.uint64)
+    words = np.random.default_rng(3).integers(0, 2**64, (2, 40), dtype=np.uint64)
+    many = keyed.siphash24(key, [words[0], words[1]])  # numpy's lanes
+    assert len(many) > keyed._FEW
+    for stop in range(keyed._FEW + 1):
+        np.testing.assert_array_equal(keyed.siphash24(key, [words[0, :stop], words[1, :stop]]),
+                                      many[:stop])
+    assert keyed.siphash24(key, [words[0, :3]]).dtype == np.uint64
+
+
 def test_secret_uniforms_are_uniform_deterministic_and_depend_on_the_secret():
     rng = np.random.default_rng(0)
     a, b = keyed.new_secret_key(rng), keyed.new_secret_key(rng)

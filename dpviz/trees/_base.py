@@ -310,8 +310,9 @@ def _check_samples(name: str, X: pd.DataFrame | np.ndarray, y: np.ndarray) -> No
 def _check_finite(X: pd.DataFrame | np.ndarray) -> None:
     """Refuse NaN and infinity in float arrays, infinity in float columns (NaN: Domain.encode)."""
     if isinstance(X, pd.DataFrame):
-        for name in X.columns:
-            if pd.api.types.is_float_dtype(X[name]) and np.isinf(X[name].to_numpy()).any():
+        floats = [name for name, dtype in X.dtypes.items() if pd.api.types.is_float_dtype(dtype)]
+        for name in floats:  # (the float columns only: reading a column costs ~10 µs)
+            if np.isinf(X[name].to_numpy()).any():
                 raise InvalidParameterError(
                     f"attribute {name!r} contains infinity; a numeric attribute needs finite values"
                 )

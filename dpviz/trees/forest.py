@@ -24,10 +24,11 @@ from dpviz.trees.random_tree import (
     check_trees_memory,
     fletcher_islam_depth,
     forest_leaf_keys,
-    forest_leaves,
     forest_top,
     leaves_bound,
+    random_trees,
     route_bytes,
+    route_leaves,
     vote,
 )
 from dpviz.trees.speed import deep_visits, progress, shows_progress
@@ -60,23 +61,6 @@ def get_majority_labels(
                    for i, tree in enumerate(trees)]
     return [table.noisy_leaf_labels(query, epsilon=eps, mechanism=mechanism, label=label)
             for query, eps, label in queries]
-
-
-def route_leaves(
-    trees: list[RandomTree], codes: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct leaves encoded rows reach in ``trees``: (leaves, offsets, index).
-
-    Tree t's leaves are ``leaves[offsets[t]:offsets[t + 1]]``; ``index[t, j]``: row j's leaf.
-    Public: the trees and the rows only.
-    """
-    n, m = codes.shape[0], len(trees)
-    tree_of = np.repeat(np.arange(m), n)
-    leaves, index = forest_leaves(trees, codes, tree_of, np.tile(np.arange(n), m))
-    tree_of_leaf = np.empty(len(leaves), dtype=np.int64)
-    tree_of_leaf[index] = tree_of
-    offsets = np.searchsorted(tree_of_leaf, np.arange(m + 1))
-    return leaves, offsets, index.reshape(m, n)
 
 
 def leaf_labels(
@@ -202,11 +186,11 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
         rows = len(codes) / n_trees if disjoint else len(codes)  # each tree's, on average
         check_trees_memory(n_trees, len(domain), leaves_bound(domain, depth, rows), 1,  # labels
-                           cap=RandomTree(domain, depth, 0).max_leaves())
+                           cap=leaves_bound(domain, depth))
         structure_rng, noise_rng = self._rngs()
         self.depth_ = depth
-        keys = structure_rng.integers(0, 2**63, size=n_trees)
-        self.trees_ = [RandomTree(domain, self.depth_, int(k)) for k in keys]
+        self.trees_ = random_trees(domain, depth,
+                                   structure_rng.integers(0, 2**63, size=n_trees).tolist())
         table = open_table(self, codes, labels, domain=domain, epsilon=epsilon, rng=noise_rng)
         self.leaf_labels_ = get_majority_labels(
             table, self.trees_, epsilon=epsilon, mechanism=self.leaf_mechanism,

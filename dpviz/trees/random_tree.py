@@ -9,10 +9,11 @@ level by level over the nodes they occupy, or (many rows) down top levels materi
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib.resources import files
@@ -32,7 +33,8 @@ __all__ = [
     "Routing", "TreeTop", "allowed_threads", "cap_depth", "check_depth", "check_trees_memory",
     "descend", "engine", "expected_untested", "fan_depth", "fletcher_islam_depth",
     "forest_leaf_keys", "forest_leaves", "forest_route", "forest_top", "leaves_bound",
-    "rdt_sharp_depth", "route_bytes", "set_engine", "tree_bytes", "vote",
+    "random_trees", "rdt_sharp_depth", "route_bytes", "route_leaves", "set_engine", "tree_bytes",
+    "vote",
 ]
 
 
@@ -171,6 +173,7 @@ def _used_after(used: np.ndarray, tested: np.ndarray) -> np.ndarray:
     return out if n == 0 or out[:, -2].min() < none else out[:, :-1]
 
 
+@functools.cache
 def _padding(dtype: np.dtype) -> int:
     """A used-attribute list's padding: above every attribute + the depth (``_used_after``)."""
     return int(np.iinfo(dtype).max)
@@ -183,14 +186,14 @@ class RandomTree:
         self.domain = domain
         self.depth = check_depth(depth, "depth", minimum=0)
         self.key = np.uint64(int(key) % 2**64)
-        self._categorical = domain.categorical_mask
+        self._categorical = domain.categorical_mask  # (the domain's arrays are read-only)
         self._arity = np.where(self._categorical, domain.n_values, 2).astype(np.int64)
         self._max_arity = int(max(self._arity.max(initial=1), 2))
         self._any_categorical = bool(self._categorical.any())
+        self._all_categorical = bool(self._categorical.all())
         # used-attribute lists (_used_after) in 2 bytes when they fit: half the memory traffic
         self._used_dtype = np.int16 if len(self._arity) + MAX_DEPTH < 2**15 - 1 else np.int32
-        bounds = domain.bounds
-        self._low, self._high = bounds[:, 0].copy(), bounds[:, 1].copy()
+        self._low, self._high = domain.bounds[:, 0], domain.bounds[:, 1]
 
     def _attributes(self, keys: np.ndarray, used: np.ndarray | None) -> np.ndarray:
         """The attribute each node tests (−1: none left), uniform over those still available."""
@@ -214,7 +217,8 @@ class RandomTree:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Attribute (−1: none left) and threshold of each node of a level (BuildTreeStructure).
 
-        ``slot_of, ranges`` (:meth:`_record`) are per node, or per item in node ``node[i]``.
+        ``slot_of, ranges`` (:meth:`_record`) are per node, or per item in node ``node[i]``. A
+        categorical node's threshold is not read (NaN when the domain has no numeric attribute).
         """
         attribute = self._attributes(keys, used)
         a = np.maximum(attribute, 0)
@@ -226,6 +230,8 @@ class RandomTree:
             pairs = ranges.reshape(-1, 2)[tested * ranges.shape[1] + slot[tested]]
             at = tested if node is None else node[tested]  # a node's items agree
             low[at], high[at] = pairs.T
+        if self._all_categorical:  # no threshold is read: none drawn
+            return attribute, np.full(len(keys), np.nan)
         u = keyed.uniforms(keys, SPLIT_STREAM)
         return attribute, low + u * (high - low)
 
@@ -334,8 +340,9 @@ class RandomTree:
         child_keys, used, numeric = self._child_keys(keys, used, attribute, parent, index)
         slot_of, ranges = slot_of[parent], ranges[parent]
         rows = np.flatnonzero(numeric)
-        self._record(slot_of, ranges, rows, attribute[parent[rows]], threshold[parent[rows]],
-                     index[rows])
+        if len(rows):
+            self._record(slot_of, ranges, rows, attribute[parent[rows]], threshold[parent[rows]],
+                         index[rows])
         return child_keys, used, slot_of, ranges
 
     def _child_keys(
@@ -484,10 +491,7 @@ class RandomTree:
 
     def max_leaves(self) -> float:
         """Largest possible number of leaves (the product of the ``depth`` largest arities)."""
-        arities = sorted(self._arity[self._categorical].tolist(), reverse=True)
-        if (~self._categorical).any():
-            arities = sorted([*arities, *[2] * self.depth], reverse=True)
-        return float(np.prod(np.asarray(arities[: self.depth], dtype=float)))
+        return leaves_bound(self.domain, self.depth)
 
 
 def forest_route(
@@ -538,6 +542,23 @@ def forest_leaves(
     return routing.level_keys[-1], routing.level_index[-1]
 
 
+def route_leaves(
+    trees: list[RandomTree], codes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct leaves encoded rows reach in ``trees``: (leaves, offsets, index).
+
+    Tree t's leaves are ``leaves[offsets[t]:offsets[t + 1]]``; ``index[t, j]``: row j's leaf.
+    All trees in one pass (:func:`forest_leaves`). Public: the trees and the rows only.
+    """
+    n, m = codes.shape[0], len(trees)
+    tree_of = np.repeat(np.arange(m), n)
+    leaves, index = forest_leaves(trees, codes, tree_of, np.tile(np.arange(n), m))
+    tree_of_leaf = np.empty(len(leaves), dtype=np.int64)
+    tree_of_leaf[index] = tree_of
+    offsets = np.searchsorted(tree_of_leaf, np.arange(m + 1))
+    return leaves, offsets, index.reshape(m, n)
+
+
 def forest_top(trees: list[RandomTree], budget: int) -> tuple[TreeTop, np.ndarray, np.ndarray]:
     """The top levels of a forest within ``budget`` nodes: TreeTop, frontier keys, offsets."""
     first, roots = _forest_roots(trees)
@@ -564,9 +585,27 @@ def tree_bytes(n_attributes: int, leaves: float = 0, n_classes: int = 0) -> int:
     return int(3072 + 40 * k + 8 * (1 + n_classes) * math.ceil(leaves))
 
 
-def leaves_bound(domain: Domain, depth: int, n_rows: float) -> float:
-    """At most this many leaves of a tree of ``depth`` hold rows: ``min(n_rows, max_leaves)``."""
-    return min(float(n_rows), RandomTree(domain, depth, 0).max_leaves())
+def random_trees(domain: Domain, depth: int, keys: Iterable[int]) -> list[RandomTree]:
+    """One :class:`RandomTree` per key, sharing one set of the domain's arrays (built once)."""
+    shared = vars(RandomTree(domain, depth, 0))
+    trees = []
+    for key in keys:
+        tree = object.__new__(RandomTree)
+        tree.__dict__.update(shared)
+        tree.key = np.uint64(int(key) % 2**64)
+        trees.append(tree)
+    return trees
+
+
+def leaves_bound(domain: Domain, depth: int, n_rows: float = math.inf) -> float:
+    """At most this many leaves of a tree of ``depth`` hold rows: ``min(n_rows, max_leaves)``.
+
+    ``max_leaves``: the product of the ``depth`` largest arities (the default ``n_rows``).
+    """
+    arities = sorted(domain.n_values[domain.categorical_mask].tolist(), reverse=True)
+    if not domain.categorical_mask.all():
+        arities = sorted([*arities, *[2] * depth], reverse=True)
+    return min(float(n_rows), float(np.prod(np.asarray(arities[:depth], dtype=float))))
 
 
 def check_trees_memory(n_trees: object, n_attributes: int, leaves: float = 0,
