@@ -71,8 +71,11 @@ class Categorical:
 
     @functools.cached_property
     def codes(self) -> dict[Hashable, int]:
-        """Each value's code (its position), for lookups of a few values (built once)."""
-        return {v: i for i, v in enumerate(self.values)}
+        """Each value's code (its position), for lookups of a few values (built once).
+
+        A missing-like value (None, NaN, NA) is left out: a row holding one is refused.
+        """
+        return {v: i for i, v in enumerate(self.values) if not _is_missing(v)}
 
     is_categorical = True
 
@@ -102,6 +105,16 @@ class Numeric:
 
 
 Attribute = Categorical | Numeric
+
+
+#: Up to this many rows, categorical codes are looked up in dicts, all columns in one pass.
+_FEW_ROWS = 256
+
+
+def _is_missing(value: object) -> bool:
+    """None, NaN, pd.NA or NaT (what ``pd.isna`` calls missing in a column)."""
+    return value is None or value is pd.NA or value is pd.NaT or (
+        isinstance(value, float | np.floating) and value != value)
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
@@ -352,18 +365,37 @@ class Domain:
                 np.clip(block, low, high, out=out)
             else:
                 out[:, numeric] = np.clip(block, low, high)
-        for j in np.flatnonzero(self.categorical_mask):
-            a = self.attributes[j]
-            col = self._column(X, j)
-            missing = np.isnan(col) if col.dtype.kind == "f" else pd.isna(col)
-            if missing.any():
-                raise _missing(a, int(np.flatnonzero(missing)[0]))
-            codes = _lookup(a.index, col, a.codes)
-            bad = np.flatnonzero(codes == UNKNOWN_CODE)
-            if bad.size and unknown == "raise":
-                raise UnknownCategoryError(a.name, col[bad[0]], a.values)
-            out[:, j] = codes
+        categorical = np.flatnonzero(self.categorical_mask)
+        if len(categorical):
+            columns = [self._column(X, j) for j in categorical]
+            codes = self._few_codes(categorical, columns) if n <= _FEW_ROWS else None
+            if codes is None:
+                codes = np.column_stack([self._codes(j, col, unknown)
+                                         for j, col in zip(categorical, columns, strict=True)])
+            out[:, categorical] = codes
         return out
+
+    def _codes(self, j: int, col: np.ndarray, unknown: str) -> np.ndarray:
+        """Codes of column ``col`` of categorical attribute j (missing, unknown: refused)."""
+        a = self.attributes[j]
+        missing = np.isnan(col) if col.dtype.kind == "f" else pd.isna(col)
+        if missing.any():
+            raise _missing(a, int(np.flatnonzero(missing)[0]))
+        codes = _lookup(a.index, col, a.codes)
+        bad = np.flatnonzero(codes == UNKNOWN_CODE)
+        if bad.size and unknown == "raise":
+            raise UnknownCategoryError(a.name, col[bad[0]], a.values)
+        return codes
+
+    def _few_codes(self, categorical: np.ndarray, columns: list[np.ndarray]) -> np.ndarray | None:
+        """:meth:`_codes` of a few rows, in one pass of dict lookups (numpy's calls cost more).
+
+        None unless every value is a documented one: a missing or unknown value, or "2.0" for
+        a documented "2", takes the column by column path.
+        """
+        codes = np.array([[self.attributes[j].codes.get(v, UNKNOWN_CODE) for v in col.tolist()]
+                          for j, col in zip(categorical, columns, strict=True)], dtype=np.int64)
+        return None if (codes == UNKNOWN_CODE).any() else codes.T
 
     def _refuse_non_finite(self, block: np.ndarray, numeric: np.ndarray) -> None:
         """Name the attribute and row of the first NaN or infinite (not clipped) value."""

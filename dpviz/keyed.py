@@ -141,6 +141,10 @@ def siphash24(key: np.ndarray, words: list[np.ndarray]) -> np.ndarray:
                 for i in range(n)]
         return np.array(tags, dtype=np.uint64).reshape(shape)
     out = np.empty(n, dtype=np.uint64)
+    if _kernels:  # compiled (registered by the trees' engine once numba is loaded)
+        words_2d = np.stack(flat) if flat else np.zeros((0, n), dtype=np.uint64)
+        _kernels[0](np.array([k0, k1], dtype=np.uint64), words_2d, last, out)
+        return out.reshape(shape)
     tmp = np.empty(min(n, _CHUNK), dtype=np.uint64)
     for start in range(0, n, _CHUNK):
         stop = min(start + _CHUNK, n)
@@ -157,6 +161,52 @@ def siphash24(key: np.ndarray, words: list[np.ndarray]) -> np.ndarray:
             _sipround(v, scratch)
         out[start:stop] = v[0] ^ v[1] ^ v[2] ^ v[3]
     return out.reshape(shape)
+
+
+#: SipHash compiled by numba (:func:`_siphash_lanes`), registered by
+#: :mod:`dpviz.trees.random_tree` when its engine loads numba: empty, numpy's lanes.
+_kernels: list = []
+
+
+def use_kernel(kernel: object | None) -> None:
+    """Register (or, with None, drop) the compiled :func:`_siphash_lanes`: the same tags."""
+    _kernels[:] = [] if kernel is None else [kernel]
+
+
+def _siphash_lanes(key, words, last, out):  # pragma: no cover - compiled by numba
+    # out[i] = SipHash-2-4 of column i of words (n_words, n), then the length word `last`,
+    # under key (k0, k1): siphash24's steps, one tag at a time (uint64 arithmetic wraps)
+    def rotl(x, r):
+        return (x << np.uint64(r)) | (x >> np.uint64(64 - r))
+
+    def sipround(v0, v1, v2, v3):  # the _HALF_ROUNDS table
+        v0 += v1
+        v1 = rotl(v1, 13) ^ v0
+        v0 = rotl(v0, 32)
+        v2 += v3
+        v3 = rotl(v3, 16) ^ v2
+        v0 += v3
+        v3 = rotl(v3, 21) ^ v0
+        v2 += v1
+        v1 = rotl(v1, 17) ^ v2
+        v2 = rotl(v2, 32)
+        return v0, v1, v2, v3
+
+    c0, c1 = np.uint64(0x736F6D6570736575), np.uint64(0x646F72616E646F6D)
+    c2, c3 = np.uint64(0x6C7967656E657261), np.uint64(0x7465646279746573)
+    n_words = words.shape[0]
+    for i in range(out.shape[0]):
+        v0, v1, v2, v3 = key[0] ^ c0, key[1] ^ c1, key[0] ^ c2, key[1] ^ c3
+        for w in range(n_words + 1):
+            m = words[w, i] if w < n_words else last
+            v3 ^= m
+            v0, v1, v2, v3 = sipround(v0, v1, v2, v3)
+            v0, v1, v2, v3 = sipround(v0, v1, v2, v3)
+            v0 ^= m
+        v2 ^= np.uint64(0xFF)
+        for _ in range(4):
+            v0, v1, v2, v3 = sipround(v0, v1, v2, v3)
+        out[i] = v0 ^ v1 ^ v2 ^ v3
 
 
 def new_secret_key(rng: np.random.Generator) -> np.ndarray:

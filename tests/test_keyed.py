@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 from scipy import stats
 
 from dpviz import keyed
@@ -66,6 +67,33 @@ def test_siphash24_on_a_few_tags_gives_the_vectorized_tags():
         np.testing.assert_array_equal(keyed.siphash24(key, [words[0, :stop], words[1, :stop]]),
                                       many[:stop])
     assert keyed.siphash24(key, [words[0, :3]]).dtype == np.uint64
+
+
+def test_the_compiled_siphash_gives_numpys_tags(monkeypatch):
+    """Once the trees' engine loads numba, keyed noise is hashed by a compiled SipHash (the
+    noise of many unvisited leaves at prediction): the same tags; the numpy engine drops it."""
+    pytest.importorskip("numba")
+    from dpviz.trees import random_tree
+
+    key = np.array([0x0706050403020100, 0xF0E0D0C0B0A09080], dtype=np.uint64)
+    words = np.random.default_rng(4).integers(0, 2**64, (2, 1000), dtype=np.uint64)
+    monkeypatch.setattr(keyed, "_kernels", [])
+    expected = [keyed.siphash24(key, list(words[:m])) for m in (0, 1, 2)]
+    assert random_tree._compiled() is not None
+    monkeypatch.setattr(keyed, "_kernels", [random_tree._kernel[1]])
+    for m in (0, 1, 2):
+        np.testing.assert_array_equal(keyed.siphash24(key, list(words[:m])), expected[m])
+    np.testing.assert_array_equal(  # broadcast words, as secret_uniforms never passes them
+        keyed.siphash24(key, [words[0, :10, None], words[1, None, :3]]),
+        [[keyed.siphash24(key, [a, b]) for b in words[1, :3]] for a in words[0, :10]])
+    engine = random_tree.engine()
+    try:
+        random_tree.set_engine("numpy")
+        assert keyed._kernels == []
+        random_tree.set_engine("auto")
+        assert keyed._kernels == [random_tree._kernel[1]]
+    finally:
+        random_tree.set_engine(engine)
 
 
 def test_secret_uniforms_are_uniform_deterministic_and_depend_on_the_secret():

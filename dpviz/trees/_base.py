@@ -310,7 +310,7 @@ def _check_samples(name: str, X: pd.DataFrame | np.ndarray, y: np.ndarray) -> No
 def _check_finite(X: pd.DataFrame | np.ndarray) -> None:
     """Refuse NaN and infinity in float arrays, infinity in float columns (NaN: Domain.encode)."""
     if isinstance(X, pd.DataFrame):
-        floats = [name for name, dtype in X.dtypes.items() if pd.api.types.is_float_dtype(dtype)]
+        floats = [name for name, dtype in X.dtypes.items() if dtype.kind == "f"]
         for name in floats:  # (the float columns only: reading a column costs ~10 µs)
             if np.isinf(X[name].to_numpy()).any():
                 raise InvalidParameterError(

@@ -221,6 +221,8 @@ class RandomTree:
         categorical node's threshold is not read (NaN when the domain has no numeric attribute).
         """
         attribute = self._attributes(keys, used)
+        if self._all_categorical:  # no threshold is read: none drawn
+            return attribute, np.full(len(keys), np.nan)
         a = np.maximum(attribute, 0)
         low, high = self._low[a], self._high[a]
         if np.size(ranges):  # read entry by entry, in memory order (flat indices: faster)
@@ -230,8 +232,6 @@ class RandomTree:
             pairs = ranges.reshape(-1, 2)[tested * ranges.shape[1] + slot[tested]]
             at = tested if node is None else node[tested]  # a node's items agree
             low[at], high[at] = pairs.T
-        if self._all_categorical:  # no threshold is read: none drawn
-            return attribute, np.full(len(keys), np.nan)
         u = keyed.uniforms(keys, SPLIT_STREAM)
         return attribute, low + u * (high - low)
 
@@ -300,24 +300,28 @@ class RandomTree:
             # (threshold +inf: "x > inf" is False); a categorical node compares nothing
             none_left = attribute < 0
             node_attribute = np.where(none_left, 0, attribute)
-            node_threshold = np.where(none_left, np.inf, threshold)
-            node_numeric = ~none_left & ~self._categorical[node_attribute]
             value = flat_codes[base + node_attribute[node]]
-            if categorical:
+            if self._all_categorical:  # (no comparison to draw)
+                is_cat = ~none_left[node]
+                child = np.where(is_cat, value, 0.0).astype(np.int64)
+            elif categorical:
+                node_threshold = np.where(none_left, np.inf, threshold)
                 is_cat = (self._categorical[node_attribute] & ~none_left)[node]
                 child = np.where(is_cat, value, value > node_threshold[node]).astype(np.int64)
-                if unknown_rows:
-                    unknown = is_cat & (value == UNKNOWN_CODE)
-                    if unknown.any():
-                        arity = self._arity[node_attribute[node[unknown]]]
-                        u = keyed.uniforms(keys[node[unknown]], UNKNOWN_STREAM)
-                        child[unknown] = np.floor(u * arity).astype(np.int64)
             else:
-                child = (value > node_threshold[node]).astype(np.int64)
+                child = (value > np.where(none_left, np.inf, threshold)[node]).astype(np.int64)
+            if unknown_rows:  # (categorical values only)
+                unknown = is_cat & (value == UNKNOWN_CODE)
+                if unknown.any():
+                    arity = self._arity[node_attribute[node[unknown]]]
+                    u = keyed.uniforms(keys[node[unknown]], UNKNOWN_STREAM)
+                    child[unknown] = np.floor(u * arity).astype(np.int64)
             if per_item:
+                node_numeric = ~none_left & ~self._categorical[node_attribute]
                 moved = np.flatnonzero(node_numeric[node])
-                self._record(slot_of, ranges, moved, node_attribute[node[moved]],
-                             threshold[node[moved]], child[moved])
+                if len(moved):
+                    self._record(slot_of, ranges, moved, node_attribute[node[moved]],
+                                 threshold[node[moved]], child[moved])
             slot = node * self._max_arity + child
             unique_slots, node = _dense_unique(slot, len(keys) * self._max_arity)
             parent = unique_slots // self._max_arity
@@ -353,9 +357,10 @@ class RandomTree:
         a = attribute[parent]
         passthrough = a < 0
         child_keys = keyed.child_keys(keys[parent], index)
-        child_keys[passthrough] = keys[parent][passthrough]
+        if passthrough.any():
+            child_keys[passthrough] = keys[parent][passthrough]
         split = ~passthrough
-        cat = split & self._categorical[np.maximum(a, 0)]
+        cat = split if self._all_categorical else split & self._categorical[np.maximum(a, 0)]
         if used is not None:
             used = _used_after(used[parent], np.where(cat, a, _padding(used.dtype)).astype(
                 used.dtype))
@@ -388,12 +393,15 @@ class RandomTree:
         return roots, used, slot_of, np.zeros((m, width, 2))
 
     def _top_levels(self, roots: np.ndarray, budget: int) -> tuple[TreeTop, tuple, np.ndarray]:
-        """The top levels below ``roots`` within ``budget`` nodes, the frontier state, its roots."""
+        """The top levels below ``roots`` within ``budget`` nodes, the frontier state, its roots.
+
+        At the leaves (every level within the budget) the frontier state holds their keys only.
+        """
         state = self._root_state(roots)
         levels: list[tuple] = []
         total = len(roots)
         root_of = np.arange(len(roots))
-        for _ in range(self.depth):
+        for level in range(self.depth):
             keys = state[0]
             attribute, threshold = self._level_splits(*state)
             none_left = attribute < 0
@@ -411,7 +419,11 @@ class RandomTree:
                            np.cumsum(arity) - arity))
             parent, index = _all_children(arity)
             root_of = root_of[parent]
-            state = self._children(state, attribute, threshold, parent, index)
+            if level == self.depth - 1:  # the leaves: their keys only
+                state = (self._child_keys(keys, state[1], attribute, parent, index)[0],
+                         None, None, None)
+            else:
+                state = self._children(state, attribute, threshold, parent, index)
         starts = np.cumsum([0, *(len(level[0]) for level in levels)])
         columns = [
             np.concatenate([level[j] for level in levels]).astype(dtype, copy=False)
@@ -526,8 +538,10 @@ def forest_leaves(
               else np.ascontiguousarray(row_of, dtype=np.int64))
     # a materialized node costs about what 8 items cost on a level (measured): materialize
     # the levels that have, together, at most one node per 8 items
-    top, state, _ = first._top_levels(roots, max(len(tree_of) // 8, len(roots)))
-    if top.levels == 0:
+    budget = max(len(tree_of) // 8, len(roots))
+    top, state, _ = (first._top_levels(roots, budget) if budget >= 3 * len(roots)
+                     else (None, first._root_state(roots), None))  # (not one binary level)
+    if top is None or top.levels == 0:
         routing = first._route(state, codes, tree_of, row_of)
         return routing.level_keys[-1], routing.level_index[-1]
     frontier = descend(top, codes, tree_of, row_of)
@@ -602,10 +616,10 @@ def leaves_bound(domain: Domain, depth: int, n_rows: float = math.inf) -> float:
 
     ``max_leaves``: the product of the ``depth`` largest arities (the default ``n_rows``).
     """
-    arities = sorted(domain.n_values[domain.categorical_mask].tolist(), reverse=True)
+    arities = [m for m in domain.n_values.tolist() if m]  # the categorical attributes'
     if not domain.categorical_mask.all():
-        arities = sorted([*arities, *[2] * depth], reverse=True)
-    return min(float(n_rows), float(np.prod(np.asarray(arities[:depth], dtype=float))))
+        arities += [2] * depth
+    return min(float(n_rows), math.prod(map(float, sorted(arities, reverse=True)[:depth])))
 
 
 def check_trees_memory(n_trees: object, n_attributes: int, leaves: float = 0,
@@ -693,6 +707,7 @@ def set_engine(name: str) -> None:
     if name == "numba" and _compiled() is None:
         raise InvalidParameterError("engine 'numba' needs the numba package (pip install numba)")
     _engine = name
+    keyed.use_kernel(_kernel[1] if name != "numpy" and _kernel and _kernel[0] else None)
 
 
 def engine() -> str:
@@ -867,25 +882,31 @@ def _kernel_for(visits: int) -> Callable | None:
 
 
 def _compiled() -> Callable | None:
-    """The numba kernel, compiled (or loaded from its cache) on first use; None without numba."""
+    """The numba kernel, compiled (or loaded from its cache) on first use; None without numba.
+
+    Loading it also gives :mod:`dpviz.keyed` its compiled SipHash (the same tags, ~6× faster:
+    the keyed noise of many unvisited leaves), unless the engine is ``"numpy"``.
+    """
     if not _kernel:
         try:
             import numba
         except ImportError:
             _kernel.append(None)
             return None
-        try:
-            kernel = numba.njit(cache=True, nogil=True)(_walk_loop)
-        except RuntimeError:  # no writable cache directory: compile in every process
-            kernel = numba.njit(nogil=True)(_walk_loop)
-        _kernel.append(kernel)
+        for function in (_walk_loop, keyed._siphash_lanes):
+            try:
+                _kernel.append(numba.njit(cache=True, nogil=True)(function))
+            except RuntimeError:  # no writable cache directory: compile in every process
+                _kernel.append(numba.njit(nogil=True)(function))
+        keyed.use_kernel(_kernel[1] if _engine != "numpy" else None)
     return _kernel[0]
 
 
 # The kernel numba compiles: it walks a block of items down level by level (independent
-# loads; small blocks, the binary test outside the levels' loop: measured fastest). It reads
-# the arrays descend / vote checked, unchecked (tested against the numpy twin: test_random_tree).
-_BLOCK = 8
+# loads; blocks of 32, the binary test outside the levels' loop: measured fastest, blocks of 8
+# took 1.25-1.5x the time). It reads the arrays descend / vote checked, unchecked (tested
+# against the numpy twin: test_random_tree).
+_BLOCK = 32
 
 
 def _walk_loop(codes, tree_of, row_of, roots, attribute, threshold, categorical, unknown_child,
