@@ -309,6 +309,38 @@ def test_the_compiled_kernels_give_numpys_results_in_any_number_of_threads(mixed
         np.testing.assert_array_equal(results[0][1], results[1][1])
 
 
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_the_compiled_kernel_grows_numeric_trees_node_for_node(k, monkeypatch):
+    """Numeric trees are materialized whole by the compiled kernel (issue 37): every node's
+    attribute and threshold (to the bit), the leaves' keys and the routing are the numpy
+    levels' (BuildTreeStructure through keyed.uniforms and keyed.child_keys)."""
+    pytest.importorskip("numba")
+    domain = Domain([Numeric(f"x{j}", -1.0 - j, 2.0 + 3.5 * j) for j in range(k)], (0, 1))
+    codes = np.random.default_rng(k).uniform(-3.0, 40.0, (500, k)).clip(domain.bounds[:, 0],
+                                                                       domain.bounds[:, 1])
+    monkeypatch.setattr(random_tree, "_engine", "numba")
+    for depth in (1, 2, 5, 8):
+        trees = random_tree.random_trees(domain, depth, range(7))
+        first, roots = random_tree._forest_roots(trees)
+        numpy_top, state, _ = first._top_levels(roots, 10**9)
+        top, leaves = random_tree._grown(first, roots, 0)
+        for name in ("attribute", "threshold", "categorical", "unknown_child", "first_child",
+                     "n_values"):
+            a, b = getattr(numpy_top, name), getattr(top, name)
+            assert a.dtype == b.dtype
+            assert a.tobytes() == b.tobytes(), (depth, name)
+        np.testing.assert_array_equal(leaves, state[0])
+        assert ((numpy_top.levels, numpy_top.frontier, numpy_top.frontier_size, numpy_top.roots)
+                == (top.levels, top.frontier, top.frontier_size, top.roots))
+        tree_of = np.repeat(np.arange(7), 500)
+        grown = forest_leaves(trees, codes, tree_of, np.tile(np.arange(500), 7))
+        np.testing.assert_array_equal(grown[0][grown[1]], forest_route(
+            trees, codes, tree_of, np.tile(np.arange(500), 7)).leaf_keys)
+        _, keys, offsets = forest_top(trees, 10**9, visits=1)
+        np.testing.assert_array_equal(keys, leaves)
+        np.testing.assert_array_equal(offsets, np.arange(8) * 2**depth)
+
+
 def test_the_threads_are_capped_by_the_cpus_the_quota_and_the_thread_variables():
     """Never more threads than the process may use (issue 37): its CPUs, its cgroup quota,
     NUMBA_NUM_THREADS and OMP_NUM_THREADS, whichever is smallest (injected values)."""

@@ -178,7 +178,8 @@ def test_the_grouped_leaf_release_is_the_per_row_one_bit_for_bit(dataset, engine
 
     if engine == "numba" and random_tree._compiled() is None:
         pytest.skip("numba is not installed")
-    monkeypatch.setattr(random_tree, "COMPILED_MIN_VISITS", 1 if engine == "numba" else 10**18)
+    monkeypatch.setattr(random_tree, "COMPILED_MIN_VISITS", 1)
+    monkeypatch.setattr(random_tree, "_engine", "auto" if engine == "numba" else "numpy")
     data = load(dataset) if dataset == "nursery" else skewed_numeric()
     depth = fan_depth(len(data.domain)) if dataset == "nursery" else 3  # (the default rule)
 

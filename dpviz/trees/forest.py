@@ -231,7 +231,8 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         budget = codes.shape[0] * (stop - start) // 4
         trees = self.trees_[start:stop]
         if 2 * len(trees) * trees[0].max_leaves() <= budget:  # worth trying: may fit
-            top, leaves, offsets = forest_top(trees, budget)
+            top, leaves, offsets = forest_top(trees, budget,
+                                              codes.shape[0] * len(trees) * self.depth_)
             if top.levels == self.depth_:
                 labels = leaf_labels(self.leaf_labels_, len(self.trees_), leaves, offsets,
                                      start, sort=True)

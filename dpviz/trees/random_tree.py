@@ -536,6 +536,15 @@ def forest_leaves(
     tree_of = np.ascontiguousarray(tree_of_row, dtype=np.int64)
     row_of = (np.arange(len(tree_of)) if row_of is None
               else np.ascontiguousarray(row_of, dtype=np.int64))
+    visits = len(tree_of) * first.depth
+    if len(roots) * 2**first.depth <= 4 * len(tree_of) and (
+            grown := _grown(first, roots, visits)) is not None:  # compiled: every level
+        top, leaves = grown
+        frontier = descend(top, codes, tree_of, row_of) - top.frontier
+        if not distinct:
+            return leaves, frontier
+        visited, node = _dense_unique(frontier, len(leaves))
+        return leaves[visited], node
     # a materialized node costs about what 8 items cost on a level (measured): materialize
     # the levels that have, together, at most one node per 8 items
     budget = max(len(tree_of) // 8, len(roots))
@@ -573,9 +582,18 @@ def route_leaves(
     return leaves, offsets, index.reshape(m, n)
 
 
-def forest_top(trees: list[RandomTree], budget: int) -> tuple[TreeTop, np.ndarray, np.ndarray]:
-    """The top levels of a forest within ``budget`` nodes: TreeTop, frontier keys, offsets."""
+def forest_top(trees: list[RandomTree], budget: int,
+               visits: int = 0) -> tuple[TreeTop, np.ndarray, np.ndarray]:
+    """The top levels of a forest within ``budget`` nodes: TreeTop, frontier keys, offsets.
+
+    ``visits``: the node visits of the job it serves (the compiled engine's rule, which
+    materializes numeric trees whole, the same nodes).
+    """
     first, roots = _forest_roots(trees)
+    if len(roots) * (2**(first.depth + 1) - 1) <= budget and (
+            grown := _grown(first, roots, visits)) is not None:
+        top, leaves = grown
+        return top, leaves, np.arange(len(trees) + 1) * 2**first.depth
     top, state, root_of = first._top_levels(roots, max(int(budget), len(roots)))
     return top, state[0], np.searchsorted(root_of, np.arange(len(trees) + 1))
 
@@ -876,9 +894,35 @@ def _descend_numpy(
 
 
 def _kernel_for(visits: int) -> Callable | None:
-    if _engine == "numpy" or (_engine == "auto" and visits < COMPILED_MIN_VISITS):
+    """The compiled kernel for a job of ``visits`` node visits, or None (numpy).
+
+    From :data:`COMPILED_MIN_VISITS` on, or any job once numba is loaded (its cost is paid).
+    """
+    if _engine == "numpy" or (_engine == "auto" and visits < COMPILED_MIN_VISITS
+                              and not (_kernel and _kernel[0])):
         return None
     return _compiled()
+
+
+def _grown(first: RandomTree, roots: np.ndarray,
+           visits: int) -> tuple[TreeTop, np.ndarray] | None:
+    """Every level of the numeric trees at ``roots`` by the compiled kernel, the leaves' keys.
+
+    :meth:`RandomTree._top_levels`'s nodes, bit for bit; None for categorical attributes or
+    without the compiled engine (:func:`_kernel_for` a job of ``visits``).
+    """
+    if first._any_categorical or first.depth == 0 or _kernel_for(visits) is None:
+        return None
+    r, levels = len(roots), first.depth
+    n = r * (2**levels - 1)
+    attribute, threshold = np.empty(n, np.int64), np.empty(n)
+    leaves = np.empty(r * 2**levels, np.uint64)
+    streams = np.array([keyed._stream_key(ATTRIBUTE_STREAM), keyed._stream_key(SPLIT_STREAM)])
+    _kernel[2](roots, levels, first._low, first._high, streams, attribute, threshold, leaves)
+    top = TreeTop(attribute, threshold, np.zeros(n, bool), np.zeros(n, np.int64),
+                  2 * np.arange(n) + r, levels=levels, frontier=n, frontier_size=len(leaves),
+                  roots=r, n_values=np.zeros(len(first._arity), np.int64))
+    return top, leaves
 
 
 def _compiled() -> Callable | None:
@@ -893,13 +937,64 @@ def _compiled() -> Callable | None:
         except ImportError:
             _kernel.append(None)
             return None
-        for function in (_walk_loop, keyed._siphash_lanes):
+        for function in (_walk_loop, keyed._siphash_lanes, _grow_loop):
             try:
                 _kernel.append(numba.njit(cache=True, nogil=True)(function))
             except RuntimeError:  # no writable cache directory: compile in every process
                 _kernel.append(numba.njit(nogil=True)(function))
         keyed.use_kernel(_kernel[1] if _engine != "numpy" else None)
     return _kernel[0]
+
+
+def _grow_loop(roots, levels, low, high, streams, attribute, threshold, leaves):  # pragma: no cover
+    # numba's: every node of full binary trees over numeric attributes (public bounds low,
+    # high), depth first from each root key: the same attributes, thresholds and leaf keys as
+    # _top_levels (BuildTreeStructure through keyed.uniforms and keyed.child_keys). streams:
+    # splitmix64 of ATTRIBUTE_STREAM and SPLIT_STREAM; nodes numbered level by level (node i's
+    # children are 2i + R + (0, 1)), leaves from 0.
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    m1, m2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+
+    def splitmix64(x):
+        z = x + golden
+        z = (z ^ (z >> np.uint64(30))) * m1
+        z = (z ^ (z >> np.uint64(27))) * m2
+        return z ^ (z >> np.uint64(31))
+
+    def uniform(key, stream):  # keyed.uniforms
+        bits = splitmix64(splitmix64(key ^ stream))
+        return (np.float64(bits >> np.uint64(12)) + 0.5) * 2.0**-52
+
+    k, n_roots = low.shape[0], roots.shape[0]
+    lo, hi = low.copy(), high.copy()  # the ranges on the current path
+    node = np.empty(levels, np.int64)
+    key = np.empty(levels, np.uint64)
+    side = np.empty(levels, np.int64)
+    saved = np.empty(levels)  # the bound each level's test replaced
+    for tree in range(n_roots):
+        d, node[0], key[0] = 0, tree, roots[tree]
+        while True:  # at node[d] (its split not drawn yet)
+            i, a = node[d], np.int64(np.floor(uniform(key[d], streams[0]) * k))
+            a = a if a < k else 0
+            t = lo[a] + uniform(key[d], streams[1]) * (hi[a] - lo[a])
+            attribute[i], threshold[i] = a, t
+            side[d], saved[d], hi[a] = 0, hi[a], t  # child 0 first: x <= t
+            while True:
+                child = splitmix64(splitmix64(key[d]) + np.uint64(side[d] + 1) * golden)
+                if d + 1 < levels:
+                    node[d + 1], key[d + 1] = 2 * node[d] + n_roots + side[d], child
+                    d += 1
+                    break
+                leaves[2 * node[d] + n_roots + side[d] - n_roots * (2**levels - 1)] = child
+                while d >= 0 and side[d] == 1:  # back up past finished nodes
+                    lo[attribute[node[d]]] = saved[d]
+                    d -= 1
+                if d < 0:
+                    break
+                a = attribute[node[d]]  # then child 1: x > t
+                hi[a], side[d], saved[d], lo[a] = saved[d], 1, lo[a], threshold[node[d]]
+            if d < 0:
+                break
 
 
 # The kernel numba compiles: it walks a block of items down level by level (independent
