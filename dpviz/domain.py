@@ -126,7 +126,7 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 def _column_array(column: object) -> np.ndarray:
     """A column as a numpy array: numeric stays numeric, anything else becomes object."""
     arr = column.to_numpy() if isinstance(column, pd.Series | pd.Index) else np.asarray(column)
-    return arr if arr.dtype.kind in "biuf" else arr.astype(object)
+    return arr if arr.dtype.kind in "biufO" else arr.astype(object)
 
 
 def _missing(a: Attribute, row: int) -> MissingValueError:
@@ -344,7 +344,7 @@ class Domain:
             raise InvalidParameterError(
                 f"out_of_bounds must be 'clip' or 'raise', got {out_of_bounds!r}"
             )
-        numeric = np.flatnonzero(~self.categorical_mask)
+        numeric, categorical = self._columns_by_kind
         block = self._numeric_block(X, numeric)
         n = block.shape[0] if block is not None else len(X)
         out = np.empty((n, len(self)), dtype=np.float64)
@@ -365,9 +365,8 @@ class Domain:
                 np.clip(block, low, high, out=out)
             else:
                 out[:, numeric] = np.clip(block, low, high)
-        categorical = np.flatnonzero(self.categorical_mask)
         if len(categorical):
-            columns = [self._column(X, j) for j in categorical]
+            columns = self._columns(X, categorical)
             codes = self._few_codes(categorical, columns) if n <= _FEW_ROWS else None
             if codes is None:
                 codes = np.column_stack([self._codes(j, col, unknown)
@@ -452,8 +451,22 @@ class Domain:
             return _column_array(X[self.names[j]])
         return _column_array(np.asarray(X)[:, j])
 
+    def _columns(self, X: pd.DataFrame | np.ndarray, js: np.ndarray) -> list[np.ndarray]:
+        """:meth:`_column` of each attribute in ``js`` (an array's in one step)."""
+        if isinstance(X, pd.DataFrame):
+            return [self._column(X, j) for j in js]
+        arr = np.asarray(X)
+        return list(_column_array(arr if len(js) == arr.shape[1] else arr[:, js]).T)
+
+    @functools.cached_property
+    def _columns_by_kind(self) -> tuple[np.ndarray, np.ndarray]:
+        """The positions of the numeric attributes, then of the categorical ones."""
+        return (np.flatnonzero(~self.categorical_mask), np.flatnonzero(self.categorical_mask))
+
     def _check_columns(self, X: pd.DataFrame | np.ndarray) -> None:
         if isinstance(X, pd.DataFrame):
+            if X.columns.tolist() == list(self.names):  # (the domain's names are unique)
+                return
             check_unique_columns(X)
             missing = [n for n in self.names if n not in X.columns]
             extra = [c for c in X.columns if c not in self._index]

@@ -28,10 +28,34 @@ _DROP = np.uint64(64 - UNIFORM_BITS)
 
 
 def _mix64(z: np.ndarray) -> np.ndarray:
-    """SplitMix64's output mix (Stafford's variant 13) of uint64 states."""
-    z = (z ^ (z >> _S30)) * _M1
-    z = (z ^ (z >> _S27)) * _M2
+    """SplitMix64's output mix (Stafford's variant 13) of uint64 states (``z`` unchanged)."""
+    t = z >> _S30  # (in place where it can: half the allocations)
+    t ^= z
+    t *= _M1
+    z = t >> _S27
+    z ^= t
+    z *= _M2
     return z ^ (z >> _S31)
+
+
+#: Up to this many keys, SplitMix64 runs on Python ints: numpy's cost per call dominates a few.
+_FEW_KEYS = 12
+_G = int(_GOLDEN)
+
+
+def _mix_int(z: int) -> int:
+    """:func:`_mix64` of ``z mod 2**64`` on a Python int (for a few keys)."""
+    z &= 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return z ^ (z >> 31)
+
+
+def _keys(x: object) -> np.ndarray:
+    """``x`` as a uint64 array of at least one dimension (as is, when it is one: no calls)."""
+    if type(x) is np.ndarray and x.dtype == np.uint64 and x.ndim:
+        return x
+    return np.atleast_1d(np.asarray(x, dtype=np.uint64))
 
 
 def splitmix64(x: np.ndarray) -> np.ndarray:
@@ -41,8 +65,7 @@ def splitmix64(x: np.ndarray) -> np.ndarray:
 
 def derive(keys: np.ndarray | int, stream: int) -> np.ndarray:
     """An independent key per input key for a named ``stream`` (a small non-negative int)."""
-    k = np.atleast_1d(np.asarray(keys, dtype=np.uint64))
-    return splitmix64(k ^ _stream_key(stream))
+    return _mix64((_keys(keys) ^ _stream_key(stream)) + _GOLDEN)
 
 
 @functools.cache
@@ -53,23 +76,32 @@ def _stream_key(stream: int) -> np.uint64:
 
 def child_keys(parent_keys: np.ndarray, child_index: np.ndarray) -> np.ndarray:
     """Keys of the children ``child_index`` of nodes ``parent_keys`` (elementwise)."""
-    p = np.asarray(parent_keys, dtype=np.uint64)
-    c = np.asarray(child_index, dtype=np.uint64) + np.uint64(1)
-    return splitmix64(splitmix64(p) + c * _GOLDEN)
+    p, c = np.asarray(parent_keys, dtype=np.uint64), np.asarray(child_index, dtype=np.uint64)
+    if p.ndim == 1 and p.shape == c.shape and len(p) <= _FEW_KEYS:
+        return np.array([_mix_int(_mix_int(k + _G) + (i + 1) * _G + _G)
+                         for k, i in zip(p.tolist(), c.tolist(), strict=True)], dtype=np.uint64)
+    return splitmix64(splitmix64(p) + (c + np.uint64(1)) * _GOLDEN)
 
 
 def uniforms_from_bits(bits: np.ndarray) -> np.ndarray:
     """Open uniforms ``(k + 1/2) / 2**52`` (exact doubles, never 0 or 1) from the top 52 bits."""
-    k = np.asarray(bits, dtype=np.uint64) >> _DROP
-    return (k.astype(np.float64) + 0.5) * 2.0**-UNIFORM_BITS
+    u = (np.asarray(bits, dtype=np.uint64) >> _DROP).astype(np.float64)
+    u += 0.5
+    u *= 2.0**-UNIFORM_BITS
+    return u
 
 
 def uniforms(keys: np.ndarray, stream: int, n: int | None = None) -> np.ndarray:
     """Public open uniforms of ``(keys, stream)`` (tree structure only), ``n`` per key if given."""
+    keys = _keys(keys)
+    if n is None and keys.ndim == 1 and len(keys) <= _FEW_KEYS:
+        s = int(_stream_key(stream))
+        return np.array([((_mix_int(_mix_int((k ^ s) + _G) + _G) >> 12) + 0.5) * 2.0**-52
+                         for k in keys.tolist()])
     base = derive(keys, stream)
     if n is not None:
         base = child_keys(base[..., None], np.arange(n, dtype=np.uint64))
-    return uniforms_from_bits(splitmix64(base))
+    return uniforms_from_bits(_mix64(base + _GOLDEN))
 
 
 # ------------------------------------------------------------------------- SipHash-2-4

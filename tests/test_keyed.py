@@ -57,6 +57,22 @@ def test_siphash24_matches_the_reference_test_vectors():
     ]
 
 
+def test_a_few_keys_hash_on_python_ints_as_many_do_on_numpy():
+    """Up to _FEW_KEYS keys, uniforms and child keys are computed on Python ints (numpy's
+    calls cost more): the same numbers as the vectorized path gives the same keys."""
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 2**64, 50, dtype=np.uint64)
+    index = rng.integers(0, 7, 50)
+    many_u, many_c = keyed.uniforms(keys, 3), keyed.child_keys(keys, index)
+    assert len(keys) > keyed._FEW_KEYS
+    for stop in range(keyed._FEW_KEYS + 2):
+        np.testing.assert_array_equal(keyed.uniforms(keys[:stop], 3), many_u[:stop])
+        np.testing.assert_array_equal(keyed.child_keys(keys[:stop], index[:stop]),
+                                      many_c[:stop])
+        assert keyed.uniforms(keys[:stop], 3).dtype == np.float64
+        assert keyed.child_keys(keys[:stop], index[:stop]).dtype == np.uint64
+
+
 def test_siphash24_on_a_few_tags_gives_the_vectorized_tags():
     """A few tags are computed on Python ints (faster than numpy's calls): the same tags."""
     key = np.array([0x0706050403020100, 0xF0E0D0C0B0A09080], dtype=np.uint64)

@@ -10,13 +10,12 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from dpviz.domain import Domain
 from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
 from dpviz.records import atomic, open_table
-from dpviz.trees._base import DPEstimatorMixin
+from dpviz.trees._base import DPEstimatorMixin, check_fitted
 from dpviz.trees.random_tree import (
     RandomTree,
     cap_depth,
@@ -202,7 +201,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
 
     def votes(self, X: Any) -> np.ndarray:
         """Number of trees voting for each class, shape (n, n_classes)."""
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         return self._votes(self._predict_codes(X))
 
     def _routed_labels(self, codes: np.ndarray, start: int, stop: int) -> np.ndarray:
@@ -241,12 +240,12 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
 
     def released_labels(self, X: Any) -> np.ndarray:
         """The released label of the leaf each row reaches, per tree: codes (τ, n)."""
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         return self._routed_labels(self._predict_codes(X), 0, len(self.trees_))
 
     def export_release(self, max_leaves: int = 100_000) -> pd.DataFrame:
         """The release: every leaf of every tree (``tree``, ``leaf``) and its label."""
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         per_release = len(self.trees_) // len(self.leaf_labels_)
         frames = []
         for i, tree in enumerate(self.trees_):
@@ -257,11 +256,11 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         return pd.concat(frames, ignore_index=True)
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         votes = self._votes(codes)
         return votes / votes.sum(axis=1, keepdims=True)
 
     def _label_codes(self, codes: np.ndarray) -> np.ndarray:
         """Majority vote over the trees (ties: the first class in domain order)."""
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         return np.argmax(self._votes(codes), axis=1)

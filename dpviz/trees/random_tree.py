@@ -143,7 +143,7 @@ def _dense_unique(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray
     """``np.unique(values, return_inverse=True)`` for ints in ``[0, size)``, in O(n + size)."""
     present = np.zeros(size, dtype=bool)
     present[values] = True
-    unique = np.flatnonzero(present)
+    unique = present.nonzero()[0]
     rank = np.empty(size, dtype=np.int64)  # read only where present: no need to clear
     rank[unique] = np.arange(len(unique))
     return unique, rank[values]
@@ -228,7 +228,7 @@ class RandomTree:
         if np.size(ranges):  # read entry by entry, in memory order (flat indices: faster)
             entry_a = a if node is None else a[node]
             slot = slot_of.ravel()[np.arange(len(entry_a)) * slot_of.shape[1] + entry_a]
-            tested = np.flatnonzero(slot >= 0)
+            tested = (slot >= 0).nonzero()[0]
             pairs = ranges.reshape(-1, 2)[tested * ranges.shape[1] + slot[tested]]
             at = tested if node is None else node[tested]  # a node's items agree
             low[at], high[at] = pairs.T
@@ -245,7 +245,7 @@ class RandomTree:
         """
         flat_slots, flat_ranges, k = slot_of.ravel(), ranges.reshape(-1), slot_of.shape[1]
         slot = flat_slots[who * k + a].astype(np.int64)  # (flat indices: faster)
-        new = np.flatnonzero(slot < 0)
+        new = (slot < 0).nonzero()[0]
         if len(new):  # a first test of its attribute: the next free slot, the public range
             at, an = who[new], a[new]
             count = at * k + k - 1
@@ -318,7 +318,7 @@ class RandomTree:
                     child[unknown] = np.floor(u * arity).astype(np.int64)
             if per_item:
                 node_numeric = ~none_left & ~self._categorical[node_attribute]
-                moved = np.flatnonzero(node_numeric[node])
+                moved = node_numeric[node].nonzero()[0]
                 if len(moved):
                     self._record(slot_of, ranges, moved, node_attribute[node[moved]],
                                  threshold[node[moved]], child[moved])
@@ -343,7 +343,7 @@ class RandomTree:
         keys, used, slot_of, ranges = state
         child_keys, used, numeric = self._child_keys(keys, used, attribute, parent, index)
         slot_of, ranges = slot_of[parent], ranges[parent]
-        rows = np.flatnonzero(numeric)
+        rows = numeric.nonzero()[0]
         if len(rows):
             self._record(slot_of, ranges, rows, attribute[parent[rows]], threshold[parent[rows]],
                          index[rows])
@@ -575,7 +575,7 @@ def route_leaves(
     """
     n, m = codes.shape[0], len(trees)
     tree_of = np.repeat(np.arange(m), n)
-    leaves, index = forest_leaves(trees, codes, tree_of, np.tile(np.arange(n), m))
+    leaves, index = forest_leaves(trees, codes, tree_of, np.arange(n * m) % max(n, 1))
     tree_of_leaf = np.empty(len(leaves), dtype=np.int64)
     tree_of_leaf[index] = tree_of
     offsets = np.searchsorted(tree_of_leaf, np.arange(m + 1))

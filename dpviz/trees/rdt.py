@@ -11,14 +11,13 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from dpviz.domain import Domain
 from dpviz.errors import BudgetExceededError, InvalidParameterError
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import BUDGET_RTOL, PrivateTable
 from dpviz.records import atomic, open_table
-from dpviz.trees._base import DPEstimatorMixin
+from dpviz.trees._base import DPEstimatorMixin, check_fitted
 from dpviz.trees.random_tree import (
     RandomTree,
     Routing,
@@ -134,11 +133,11 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def released_counts(self, X: Any) -> np.ndarray:
         """The released class counts of the leaf each row reaches, per tree: (N, n, T)."""
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         return np.stack(list(self._tree_counts(self._predict_codes(X))))
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         clip = check_bool(getattr(self, "clip_negative", False), "clip_negative")
         return classify(self._tree_counts(codes), clip_negative=clip)
 
@@ -246,7 +245,7 @@ class RandomDecisionTreeClassifier(_RDTBase):
 
     def visited_leaves(self) -> list[int]:
         """Number of non-empty leaves per tree: what pruning reveals."""
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         return [len(levels[-1][0]) for levels in self.node_counts_]
 
 
@@ -416,7 +415,7 @@ class PrivateRDTClassifier(_RDTBase):
 
     def export_release(self, max_leaves: int = 100_000) -> pd.DataFrame:
         """The release: every leaf of every tree (``tree``, ``leaf``) and its noisy counts."""
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         frames = []
         for i, (tree, release) in enumerate(zip(self.trees_, self.leaf_counts_, strict=True)):
             keys, paths = tree.leaves(max_leaves)
@@ -435,7 +434,7 @@ class PrivateRDTClassifier(_RDTBase):
         and a later ``"jpw"`` batch may hold its rows: refused (before any row is read) unless
         its ε and theirs fit in ``ledger_.total`` (docs/privacy.md §3).
         """
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         epsilon = self._check_update(method, X_previous, y_previous)
         codes, labels = self._more_rows(X_new, y_new)
         return atomic(self, "update",
