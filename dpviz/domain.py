@@ -17,6 +17,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+from pandas.api.extensions import ExtensionArray
 
 from dpviz.errors import (
     ColumnMismatchError,
@@ -109,6 +110,15 @@ Attribute = Categorical | Numeric
 
 #: Up to this many rows, categorical codes are looked up in dicts, all columns in one pass.
 _FEW_ROWS = 256
+
+
+def _frame_column(X: pd.DataFrame, name: str) -> np.ndarray:
+    """``X[name].to_numpy()`` without building the Series (~6 µs a column) where pandas can."""
+    column_array = getattr(X, "_get_column_array", None)  # (pandas' own accessor, private)
+    if column_array is None:
+        return X[name].to_numpy()
+    values = column_array(X.columns.get_loc(name))
+    return values.to_numpy() if isinstance(values, ExtensionArray) else np.asarray(values)
 
 
 def _is_missing(value: object) -> bool:
@@ -448,7 +458,7 @@ class Domain:
 
     def _column(self, X: pd.DataFrame | np.ndarray, j: int) -> np.ndarray:
         if isinstance(X, pd.DataFrame):
-            return _column_array(X[self.names[j]])
+            return _column_array(_frame_column(X, self.names[j]))
         return _column_array(np.asarray(X)[:, j])
 
     def _columns(self, X: pd.DataFrame | np.ndarray, js: np.ndarray) -> list[np.ndarray]:
