@@ -137,36 +137,45 @@ _FEW = 8
 _MASK = 2**64 - 1
 
 
-def _sipround_ints(v: list[int]) -> None:
-    """:func:`_sipround` on one state of Python ints."""
-    for a, b, r, rotate_a in _HALF_ROUNDS:
-        v[a] = (v[a] + v[b]) & _MASK
-        v[b] = (((v[b] << r) | (v[b] >> (64 - r))) & _MASK) ^ v[a]
-        if rotate_a:
-            v[a] = ((v[a] << 32) | (v[a] >> 32)) & _MASK
+def _sipround_ints(v0: int, v1: int, v2: int, v3: int) -> tuple[int, int, int, int]:
+    """:func:`_sipround` on one state of Python ints (the _HALF_ROUNDS, written out)."""
+    m = _MASK
+    v0 = (v0 + v1) & m
+    v1 = (((v1 << 13) | (v1 >> 51)) & m) ^ v0
+    v0 = ((v0 << 32) | (v0 >> 32)) & m
+    v2 = (v2 + v3) & m
+    v3 = (((v3 << 16) | (v3 >> 48)) & m) ^ v2
+    v0 = (v0 + v3) & m
+    v3 = (((v3 << 21) | (v3 >> 43)) & m) ^ v0
+    v2 = (v2 + v1) & m
+    v1 = (((v1 << 17) | (v1 >> 47)) & m) ^ v2
+    v2 = ((v2 << 32) | (v2 >> 32)) & m
+    return v0, v1, v2, v3
 
 
 def _siphash24_ints(k0: int, k1: int, words: list[int], last: int) -> int:
     """One SipHash-2-4 tag on Python ints (:func:`siphash24`'s steps, for a few tags)."""
-    v = [k ^ int(c) for k, c in zip((k0, k1, k0, k1), _C, strict=True)]
+    v0, v1, v2, v3 = (k ^ int(c) for k, c in zip((k0, k1, k0, k1), _C, strict=True))
     for word in [*words, last]:
-        v[3] ^= word
-        _sipround_ints(v)
-        _sipround_ints(v)
-        v[0] ^= word
-    v[2] ^= 0xFF
+        v3 ^= word
+        v0, v1, v2, v3 = _sipround_ints(*_sipround_ints(v0, v1, v2, v3))
+        v0 ^= word
+    v2 ^= 0xFF
     for _ in range(4):
-        _sipround_ints(v)
-    return v[0] ^ v[1] ^ v[2] ^ v[3]
+        v0, v1, v2, v3 = _sipround_ints(v0, v1, v2, v3)
+    return v0 ^ v1 ^ v2 ^ v3
 
 
 def siphash24(key: np.ndarray, words: list[np.ndarray]) -> np.ndarray:
     """SipHash-2-4 tags (uint64) of the words ``words`` (broadcast) under the key ``(k0, k1)``."""
-    k0, k1 = (np.uint64(int(k)) for k in np.asarray(key, dtype=np.uint64))
+    k0, k1 = (np.uint64(k) for k in np.asarray(key, dtype=np.uint64).tolist())
+    last = np.uint64((8 * len(words) & 0xFF) << 56)
+    if len(words) == 1 and np.ndim(words[0]) == 1 and len(words[0]) <= _FEW:  # (secret noise)
+        return np.array([_siphash24_ints(int(k0), int(k1), [w], int(last))
+                         for w in np.asarray(words[0], dtype=np.uint64).tolist()], np.uint64)
     shape = np.broadcast_shapes(*(np.shape(w) for w in words)) if words else ()
     flat = [np.broadcast_to(np.asarray(w, dtype=np.uint64), shape).ravel() for w in words]
     n = int(np.prod(shape, dtype=np.int64))
-    last = np.uint64((8 * len(words) & 0xFF) << 56)
     if n <= _FEW:
         columns = [w.tolist() for w in flat]
         tags = [_siphash24_ints(int(k0), int(k1), [c[i] for c in columns], int(last))

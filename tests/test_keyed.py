@@ -79,9 +79,11 @@ def test_siphash24_on_a_few_tags_gives_the_vectorized_tags():
     words = np.random.default_rng(3).integers(0, 2**64, (2, 40), dtype=np.uint64)
     many = keyed.siphash24(key, [words[0], words[1]])  # numpy's lanes
     assert len(many) > keyed._FEW
+    one_word = keyed.siphash24(key, [words[0]])  # secret_uniforms' case
     for stop in range(keyed._FEW + 1):
         np.testing.assert_array_equal(keyed.siphash24(key, [words[0, :stop], words[1, :stop]]),
                                       many[:stop])
+        np.testing.assert_array_equal(keyed.siphash24(key, [words[0, :stop]]), one_word[:stop])
     assert keyed.siphash24(key, [words[0, :3]]).dtype == np.uint64
 
 
