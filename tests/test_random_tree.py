@@ -492,3 +492,17 @@ def test_the_used_lists_route_alike_in_two_and_four_bytes():
     for a, b in zip(results[0][0], results[1][0], strict=True):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+def test_a_tree_pickled_by_an_older_dpviz_reads_its_domain_again(mixed_domain):
+    """Trees keep arrays derived from their domain (issue 37 added some): a tree unpickled
+    without them, as an older dpviz pickled it, derives them again and routes as before."""
+    import pickle
+
+    tree = RandomTree(mixed_domain, 4, 11)
+    codes = mixed_domain.encode(mixed_rows(50, seed=2)).astype(float)
+    state = {k: v for k, v in vars(tree).items() if k in ("domain", "depth", "key")}
+    old = object.__new__(RandomTree)
+    old.__dict__.update(state)
+    restored = pickle.loads(pickle.dumps(old))
+    np.testing.assert_array_equal(restored.leaf_keys(codes), tree.leaf_keys(codes))

@@ -186,11 +186,22 @@ class RandomTree:
         self.domain = domain
         self.depth = check_depth(depth, "depth", minimum=0)
         self.key = np.uint64(int(key) % 2**64)
-        self._categorical = domain.categorical_mask  # (the domain's arrays are read-only)
+        self._read_domain()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickled (perhaps from an older dpviz): the domain's arrays read again."""
+        self.__dict__.update(state)
+        self._read_domain()
+
+    def _read_domain(self) -> None:
+        """The arrays of the domain the tree reads (shared: the domain's are read-only)."""
+        domain = self.domain
+        self._categorical = domain.categorical_mask
         self._arity = np.where(self._categorical, domain.n_values, 2).astype(np.int64)
         self._max_arity = int(max(self._arity.max(initial=1), 2))
         self._any_categorical = bool(self._categorical.any())
         self._all_categorical = bool(self._categorical.all())
+        self._n_categorical = int(self._categorical.sum())
         # used-attribute lists (_used_after) in 2 bytes when they fit: half the memory traffic
         self._used_dtype = np.int16 if len(self._arity) + MAX_DEPTH < 2**15 - 1 else np.int32
         self._low, self._high = domain.bounds[:, 0], domain.bounds[:, 1]
@@ -385,9 +396,11 @@ class RandomTree:
 
     def _root_state(self, roots: np.ndarray) -> tuple:
         m = len(roots)
-        used = np.tile(np.array([-1, _padding(self._used_dtype)], self._used_dtype), (m, 1))
-        used = used if self._any_categorical else None
-        width = min(int((~self._categorical).sum()), self.depth)  # numeric tests on a path
+        used = None
+        if self._any_categorical:  # [-count, padding]: none used yet
+            used = np.empty((m, 2), self._used_dtype)
+            used[:, 0], used[:, 1] = -1, _padding(self._used_dtype)
+        width = min(len(self._arity) - self._n_categorical, self.depth)  # numeric tests on a path
         slot_of = np.full((m, len(self._arity) + 1), -1, np.int8)
         slot_of[:, -1] = 0
         return roots, used, slot_of, np.zeros((m, width, 2))
