@@ -550,7 +550,7 @@ def forest_leaves(
     row_of = (np.arange(len(tree_of)) if row_of is None
               else np.ascontiguousarray(row_of, dtype=np.int64))
     visits = len(tree_of) * first.depth
-    if len(roots) * 2**first.depth <= 4 * len(tree_of) and (
+    if len(roots) * 2**first.depth <= min(4 * len(tree_of), GROWN_LEAVES) and (
             grown := _grown(first, roots, visits)) is not None:  # compiled: every level
         top, leaves = grown
         frontier = descend(top, codes, tree_of, row_of) - top.frontier
@@ -699,6 +699,8 @@ COMPILED_MIN_VISITS = 2_000_000
 #: node visits (about 25 ms of work alone): below, starting the threads and waiting for a second
 #: core (on a shared machine, a classroom server) cost more than they save (docs/benchmarks.md).
 THREAD_MIN_VISITS = 8_000_000
+#: The most leaves a routing materializes whole with the compiled kernel (~40 B a node: 80 MB).
+GROWN_LEAVES = 2**20
 #: The compiled kernels' most threads; None: :func:`allowed_threads` at each call.
 THREADS: int | None = None
 #: The environment variables that cap the threads (the smallest positive value wins).
