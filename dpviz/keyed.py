@@ -8,13 +8,11 @@ Public tree structure from a node's 64-bit key through SplitMix64 (Steele, Lea &
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 __all__ = [
     "UNIFORM_BITS", "child_keys", "derive", "new_secret_key", "secret_uniforms", "siphash24",
-    "splitmix64", "uniforms", "uniforms_from_bits",
+    "siphash_lanes", "splitmix64", "stream_key", "uniforms", "uniforms_from_bits", "use_kernel",
 ]
 
 #: Bits of randomness in every uniform: ``(k + 1/2) / 2**52`` is exact in float64.
@@ -65,13 +63,12 @@ def splitmix64(x: np.ndarray) -> np.ndarray:
 
 def derive(keys: np.ndarray | int, stream: int) -> np.ndarray:
     """An independent key per input key for a named ``stream`` (a small non-negative int)."""
-    return _mix64((_keys(keys) ^ _stream_key(stream)) + _GOLDEN)
+    return _mix64((_keys(keys) ^ np.uint64(stream_key(stream))) + _GOLDEN)
 
 
-@functools.cache
-def _stream_key(stream: int) -> np.uint64:
-    """``splitmix64(stream)``, computed once per stream."""
-    return splitmix64(np.full(1, stream, dtype=np.uint64))[0]
+def stream_key(stream: int) -> int:
+    """``splitmix64(stream)``, the key a stream's keys are xor-ed with (on a Python int)."""
+    return _mix_int(stream + _G)
 
 
 def child_keys(parent_keys: np.ndarray, child_index: np.ndarray) -> np.ndarray:
@@ -95,7 +92,7 @@ def uniforms(keys: np.ndarray, stream: int, n: int | None = None) -> np.ndarray:
     """Public open uniforms of ``(keys, stream)`` (tree structure only), ``n`` per key if given."""
     keys = _keys(keys)
     if n is None and keys.ndim == 1 and len(keys) <= _FEW_KEYS:
-        s = int(_stream_key(stream))
+        s = stream_key(stream)
         return np.array([((_mix_int(_mix_int((k ^ s) + _G) + _G) >> 12) + 0.5) * 2.0**-52
                          for k in keys.tolist()])
     base = derive(keys, stream)
@@ -204,19 +201,21 @@ def siphash24(key: np.ndarray, words: list[np.ndarray]) -> np.ndarray:
     return out.reshape(shape)
 
 
-#: SipHash compiled by numba (:func:`_siphash_lanes`), registered by
+#: SipHash compiled by numba (:func:`siphash_lanes`), registered by
 #: :mod:`dpviz.trees.random_tree` when its engine loads numba: empty, numpy's lanes.
 _kernels: list = []
 
 
 def use_kernel(kernel: object | None) -> None:
-    """Register (or, with None, drop) the compiled :func:`_siphash_lanes`: the same tags."""
+    """Register (or, with None, drop) the compiled :func:`siphash_lanes`: the same tags."""
     _kernels[:] = [] if kernel is None else [kernel]
 
 
-def _siphash_lanes(key, words, last, out):  # pragma: no cover - compiled by numba
-    # out[i] = SipHash-2-4 of column i of words (n_words, n), then the length word `last`,
-    # under key (k0, k1): siphash24's steps, one tag at a time (uint64 arithmetic wraps)
+def siphash_lanes(key, words, last, out):  # pragma: no cover - compiled by numba
+    """``out[i]``: SipHash-2-4 of column i of ``words`` (n_words, n), then ``last``, under key.
+
+    :func:`siphash24`'s steps one tag at a time, for numba to compile (uint64 wraps).
+    """
     def rotl(x, r):
         return (x << np.uint64(r)) | (x >> np.uint64(64 - r))
 

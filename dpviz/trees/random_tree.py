@@ -9,7 +9,6 @@ level by level over the nodes they occupy, or (many rows) down top levels materi
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 import warnings
@@ -173,10 +172,12 @@ def _used_after(used: np.ndarray, tested: np.ndarray) -> np.ndarray:
     return out if n == 0 or out[:, -2].min() < none else out[:, :-1]
 
 
-@functools.cache
 def _padding(dtype: np.dtype) -> int:
-    """A used-attribute list's padding: above every attribute + the depth (``_used_after``)."""
-    return int(np.iinfo(dtype).max)
+    """A used-attribute list's padding: above every attribute + the depth (``_used_after``).
+
+    The largest value of the signed int ``dtype`` (``np.iinfo(dtype).max``, without its cost).
+    """
+    return (1 << (8 * np.dtype(dtype).itemsize - 1)) - 1
 
 
 class RandomTree:
@@ -932,7 +933,8 @@ def _grown(first: RandomTree, roots: np.ndarray,
     n = r * (2**levels - 1)
     attribute, threshold = np.empty(n, np.int64), np.empty(n)
     leaves = np.empty(r * 2**levels, np.uint64)
-    streams = np.array([keyed._stream_key(ATTRIBUTE_STREAM), keyed._stream_key(SPLIT_STREAM)])
+    streams = np.array([keyed.stream_key(ATTRIBUTE_STREAM), keyed.stream_key(SPLIT_STREAM)],
+                       dtype=np.uint64)
     _kernel[2](roots, levels, first._low, first._high, streams, attribute, threshold, leaves)
     top = TreeTop(attribute, threshold, np.zeros(n, bool), np.zeros(n, np.int64),
                   2 * np.arange(n) + r, levels=levels, frontier=n, frontier_size=len(leaves),
@@ -952,7 +954,7 @@ def _compiled() -> Callable | None:
         except ImportError:
             _kernel.append(None)
             return None
-        for function in (_walk_loop, keyed._siphash_lanes, _grow_loop):
+        for function in (_walk_loop, keyed.siphash_lanes, _grow_loop):
             try:
                 _kernel.append(numba.njit(cache=True, nogil=True)(function))
             except RuntimeError:  # no writable cache directory: compile in every process
