@@ -236,6 +236,10 @@ def _leaf_keys(keys: Any, n_rows: int) -> tuple[Any, np.ndarray]:
             raise InvalidParameterError(
                 f"a route giving grouped keys must give (leaves, index), got {len(keys)} items")
         leaves, index = _row_values(keys[0]), _row_values(keys[1])
+        if (leaves.dtype == np.uint64 and leaves.ndim == 1 and index.dtype.kind in "iu"
+                and index.shape == (n_rows,)
+                and (n_rows == 0 or (index.min() >= 0 and index.max() < len(leaves)))):
+            return (leaves, index.astype(np.int64, copy=False)), np.ones(n_rows, dtype=bool)
         if leaves.ndim != 1 or index.shape != (n_rows,):
             raise InvalidParameterError(
                 "a route giving (leaves, index) must give a 1-D array of leaves and one index "

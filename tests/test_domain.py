@@ -216,3 +216,27 @@ def test_numbers_in_object_columns_are_still_numbers(domain):
     X = frame(colour=["red"] * 2, age=np.array([1, 2.5], dtype=object), children=["1"] * 2)
     np.testing.assert_array_equal(domain.encode(X)[:, 1], [1, 2.5])
     np.testing.assert_array_equal(domain.encode(X.to_numpy())[:, 1], [1, 2.5])
+
+
+def test_a_frame_is_read_as_its_columns_are_whatever_pandas_offers(monkeypatch):
+    """Domain.encode reads a frame's columns through pandas' own column accessor (issue 37:
+    no Series per column), else through ``X[name]``: the same codes for every column kind,
+    and the same refusals (missing, unknown)."""
+    domain = Domain([Categorical("s", ("x", "y")), Categorical("i", (1, 2, 3)),
+                     Categorical("c", ("p", "q")), Numeric("v", 0.0, 1.0)], ["a", "b"])
+    X = pd.DataFrame({"s": pd.array(["y", "x", "y"], dtype="string"),
+                      "i": pd.array([3, 1, 2], dtype="Int64"),
+                      "c": pd.Categorical(["q", "q", "p"]), "v": [0.5, 2.0, -1.0]})
+    expected = [[1, 2, 1, 0.5], [0, 0, 1, 1.0], [1, 1, 0, 0.0]]
+    bad_missing, bad_unknown = X.copy(), X.copy()
+    bad_missing.loc[1, "i"] = None
+    bad_unknown.loc[2, "s"] = "z"
+    for accessor in (True, False):
+        if not accessor:
+            monkeypatch.delattr(pd.DataFrame, "_get_column_array")
+        np.testing.assert_array_equal(domain.encode(X), expected)
+        np.testing.assert_array_equal(domain.encode(X[["v", "c", "i", "s"]]), expected)
+        with pytest.raises(MissingValueError, match="'i'"):
+            domain.encode(bad_missing)
+        with pytest.raises(UnknownCategoryError, match="'s'"):
+            domain.encode(bad_unknown)

@@ -31,6 +31,7 @@ from dpviz.errors import BudgetExceededError, PrivacyLeakWarning
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import PRIOR_MECHANISM, Ledger, PrivateTable
 from dpviz.trees import forest as forest_module
+from dpviz.trees import rdt as rdt_module
 from dpviz.trees import rdt_sharp as rdt_sharp_module
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
@@ -44,6 +45,7 @@ TARGETS = {
     "Domain": Domain,
     "NoisyLeafCounts": NoisyLeafCounts,
     "forest": forest_module,
+    "rdt": rdt_module,
     "rdt_sharp": rdt_sharp_module,
 }
 
@@ -133,7 +135,7 @@ def _update(method):
 
 GENERIC = ["PrivateTable._charge#1", "PrivateTable._charge#2", "PrivateTable._read#2"]
 RDT_FIT = [*GENERIC, "Domain.encode#1", "PrivateTable.noisy_leaf_counts#3",
-           "RandomTree.leaf_groups#2", "PrivateTable.close#1"]
+           "rdt.route_leaves#1", "PrivateTable.close#1"]
 RDT_FIT_ENCODED = [p for p in RDT_FIT if not p.startswith("Domain")]
 FOREST_FIT = ["PrivateTable._charge#1", "PrivateTable._read#1", "forest.forest_leaf_keys#1",
               "PrivateTable.close#1"]
@@ -193,7 +195,7 @@ PATHS = {
     "rdt.update recount": Path(_rdt, _update("recount"), _fit1, points=[
         *GENERIC, "PrivateTable._charge#4", "PrivateTable.close#1"]),
     "rdt.update rebuild": Path(_rdt, _update("rebuild"), _fit1, points=[
-        *GENERIC, "RandomTree.__init__#2", "PrivateTable.noisy_leaf_counts#3"]),
+        *GENERIC, "RandomTree.__init__#1", "PrivateTable.noisy_leaf_counts#3"]),
     "random tree.fit (first)": Path(
         lambda d: RandomDecisionTreeClassifier(n_trees=3, domain=d.domain, random_state=0),
         _fit2, points=["RandomTree.route#1", "RandomTree.route#3"]),

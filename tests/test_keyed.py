@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 from scipy import stats
 
 from dpviz import keyed
@@ -54,6 +55,63 @@ def test_siphash24_matches_the_reference_test_vectors():
     assert [int(t) for t in tags[[0, 16_383, 16_384, 39_999]]] == [
         int(keyed.siphash24(key, [np.uint64(m)])) for m in (0, 16_383, 16_384, 39_999)
     ]
+
+
+def test_a_few_keys_hash_on_python_ints_as_many_do_on_numpy():
+    """Up to _FEW_KEYS keys, uniforms and child keys are computed on Python ints (numpy's
+    calls cost more): the same numbers as the vectorized path gives the same keys."""
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, 2**64, 50, dtype=np.uint64)
+    index = rng.integers(0, 7, 50)
+    many_u, many_c = keyed.uniforms(keys, 3), keyed.child_keys(keys, index)
+    assert len(keys) > keyed._FEW_KEYS
+    for stop in range(keyed._FEW_KEYS + 2):
+        np.testing.assert_array_equal(keyed.uniforms(keys[:stop], 3), many_u[:stop])
+        np.testing.assert_array_equal(keyed.child_keys(keys[:stop], index[:stop]),
+                                      many_c[:stop])
+        assert keyed.uniforms(keys[:stop], 3).dtype == np.float64
+        assert keyed.child_keys(keys[:stop], index[:stop]).dtype == np.uint64
+
+
+def test_siphash24_on_a_few_tags_gives_the_vectorized_tags():
+    """A few tags are computed on Python ints (faster than numpy's calls): the same tags."""
+    key = np.array([0x0706050403020100, 0xF0E0D0C0B0A09080], dtype=np.uint64)
+    words = np.random.default_rng(3).integers(0, 2**64, (2, 40), dtype=np.uint64)
+    many = keyed.siphash24(key, [words[0], words[1]])  # numpy's lanes
+    assert len(many) > keyed._FEW
+    one_word = keyed.siphash24(key, [words[0]])  # secret_uniforms' case
+    for stop in range(keyed._FEW + 1):
+        np.testing.assert_array_equal(keyed.siphash24(key, [words[0, :stop], words[1, :stop]]),
+                                      many[:stop])
+        np.testing.assert_array_equal(keyed.siphash24(key, [words[0, :stop]]), one_word[:stop])
+    assert keyed.siphash24(key, [words[0, :3]]).dtype == np.uint64
+
+
+def test_the_compiled_siphash_gives_numpys_tags(monkeypatch):
+    """Once the trees' engine loads numba, keyed noise is hashed by a compiled SipHash (the
+    noise of many unvisited leaves at prediction): the same tags; the numpy engine drops it."""
+    pytest.importorskip("numba")
+    from dpviz.trees import random_tree
+
+    key = np.array([0x0706050403020100, 0xF0E0D0C0B0A09080], dtype=np.uint64)
+    words = np.random.default_rng(4).integers(0, 2**64, (2, 1000), dtype=np.uint64)
+    monkeypatch.setattr(keyed, "_kernels", [])
+    expected = [keyed.siphash24(key, list(words[:m])) for m in (0, 1, 2)]
+    assert random_tree._compiled() is not None
+    monkeypatch.setattr(keyed, "_kernels", [random_tree._kernel[1]])
+    for m in (0, 1, 2):
+        np.testing.assert_array_equal(keyed.siphash24(key, list(words[:m])), expected[m])
+    np.testing.assert_array_equal(  # broadcast words, as secret_uniforms never passes them
+        keyed.siphash24(key, [words[0, :10, None], words[1, None, :3]]),
+        [[keyed.siphash24(key, [a, b]) for b in words[1, :3]] for a in words[0, :10]])
+    engine = random_tree.engine()
+    try:
+        random_tree.set_engine("numpy")
+        assert keyed._kernels == []
+        random_tree.set_engine("auto")
+        assert keyed._kernels == [random_tree._kernel[1]]
+    finally:
+        random_tree.set_engine(engine)
 
 
 def test_secret_uniforms_are_uniform_deterministic_and_depend_on_the_secret():

@@ -87,7 +87,7 @@ def test_the_time_is_the_engine_s_and_leaves_count():
     bar = speed.progress([0, 1], 10**9, "job", descent=10**7)
     assert bar.desc == f"job ({compiled if random_tree._compiled() else numpy})"
     assert speed.progress([0, 1], 10**7, "job") == [0, 1]  # under the threshold: no bar
-    assert speed.progress([0, 1], 10**7, "job", leaves=10**7).desc.startswith("job (about")
+    assert speed.progress([0, 1], 10**7, "job", leaves=10**8).desc.startswith("job (about")
     # visits below the levels the rows fill run at the deep rate (depth 64, 1M rows: 48 levels)
     assert speed.deep_visits(10**6, 64) == 48 * 10**6 and speed.deep_visits(10**6, 10) == 0
     assert speed.progress([0, 1], 10**7, "job", deep=10**7) == [0, 1]

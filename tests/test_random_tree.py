@@ -293,7 +293,8 @@ def test_the_compiled_kernels_give_numpys_results_in_any_number_of_threads(mixed
                                                                            monkeypatch):
     """descend and vote split their items over threads (issue 26): any count, the same results."""
     pytest.importorskip("numba")
-    monkeypatch.setattr(random_tree, "COMPILED_MIN_VISITS", 1)  # every call in `threads` slices
+    monkeypatch.setattr(random_tree, "COMPILED_MIN_VISITS", 1)
+    monkeypatch.setattr(random_tree, "THREAD_MIN_VISITS", 1)  # every call in `threads` slices
     monkeypatch.setattr(random_tree, "THREADS", threads)
     for trees, codes, tree_of, row_of in _forest_cases(mixed_domain):
         top, keys, _ = forest_top(trees, 10**6)
@@ -306,6 +307,78 @@ def test_the_compiled_kernels_give_numpys_results_in_any_number_of_threads(mixed
                             descend.vote(top, codes, label, 3)))
         np.testing.assert_array_equal(results[0][0], results[1][0])
         np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_the_compiled_kernel_grows_numeric_trees_node_for_node(k, monkeypatch):
+    """Numeric trees are materialized whole by the compiled kernel (issue 37): every node's
+    attribute and threshold (to the bit), the leaves' keys and the routing are the numpy
+    levels' (BuildTreeStructure through keyed.uniforms and keyed.child_keys)."""
+    pytest.importorskip("numba")
+    domain = Domain([Numeric(f"x{j}", -1.0 - j, 2.0 + 3.5 * j) for j in range(k)], (0, 1))
+    codes = np.random.default_rng(k).uniform(-3.0, 40.0, (500, k)).clip(domain.bounds[:, 0],
+                                                                       domain.bounds[:, 1])
+    monkeypatch.setattr(random_tree, "_engine", "numba")
+    for depth in (1, 2, 5, 8):
+        trees = random_tree.random_trees(domain, depth, range(7))
+        first, roots = random_tree._forest_roots(trees)
+        numpy_top, state, _ = first._top_levels(roots, 10**9)
+        top, leaves = random_tree._grown(first, roots, 0)
+        for name in ("attribute", "threshold", "categorical", "unknown_child", "first_child",
+                     "n_values"):
+            a, b = getattr(numpy_top, name), getattr(top, name)
+            assert a.dtype == b.dtype
+            assert a.tobytes() == b.tobytes(), (depth, name)
+        np.testing.assert_array_equal(leaves, state[0])
+        assert ((numpy_top.levels, numpy_top.frontier, numpy_top.frontier_size, numpy_top.roots)
+                == (top.levels, top.frontier, top.frontier_size, top.roots))
+        tree_of = np.repeat(np.arange(7), 500)
+        grown = forest_leaves(trees, codes, tree_of, np.tile(np.arange(500), 7))
+        np.testing.assert_array_equal(grown[0][grown[1]], forest_route(
+            trees, codes, tree_of, np.tile(np.arange(500), 7)).leaf_keys)
+        _, keys, offsets = forest_top(trees, 10**9, visits=1)
+        np.testing.assert_array_equal(keys, leaves)
+        np.testing.assert_array_equal(offsets, np.arange(8) * 2**depth)
+
+
+def test_the_threads_are_capped_by_the_cpus_the_quota_and_the_thread_variables():
+    """Never more threads than the process may use (issue 37): its CPUs, its cgroup quota,
+    NUMBA_NUM_THREADS and OMP_NUM_THREADS, whichever is smallest (injected values)."""
+    allowed = random_tree.allowed_threads
+    assert allowed({}, cpus=8, cpu_max=None) == 8
+    assert allowed({}, cpus=8, cpu_max="max 100000") == 8  # no quota
+    assert allowed({}, cpus=8, cpu_max="250000 100000") == 2  # 2.5 CPUs: 2 whole ones
+    assert allowed({}, cpus=8, cpu_max="50000 100000") == 1  # half a CPU: still one thread
+    assert allowed({"OMP_NUM_THREADS": "1"}, cpus=8, cpu_max=None) == 1  # a classroom server
+    assert allowed({"NUMBA_NUM_THREADS": "3"}, cpus=8, cpu_max="400000 100000") == 3
+    assert allowed({"OMP_NUM_THREADS": "4,2"}, cpus=8, cpu_max=None) == 4  # OpenMP's nesting
+    assert allowed({"OMP_NUM_THREADS": "16"}, cpus=2, cpu_max=None) == 2  # never above the CPUs
+    with pytest.warns(RuntimeWarning, match="OMP_NUM_THREADS='zero'"):
+        assert allowed({"OMP_NUM_THREADS": "zero"}, cpus=4, cpu_max=None) == 4
+    assert 1 <= allowed() <= (os.cpu_count() or 1)  # this process's own
+
+
+@pytest.mark.parametrize(("variables", "visits", "slices"), [
+    ({}, 10, 1),  # small work: one slice, in the calling thread
+    ({}, 100, 4),  # 4 CPUs allowed
+    ({"OMP_NUM_THREADS": "1"}, 100, 1),
+    ({"NUMBA_NUM_THREADS": "2"}, 100, 2),
+])
+def test_the_kernels_run_in_threads_only_on_large_work_and_as_allowed(variables, visits, slices,
+                                                                     monkeypatch):
+    monkeypatch.setattr(random_tree, "THREAD_MIN_VISITS", 10)
+    monkeypatch.setattr(random_tree, "THREADS", None)
+    for name in random_tree.THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(random_tree.os, "sched_getaffinity", lambda _: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(random_tree, "_cgroup_cpu_max", lambda: None)
+    seen = []
+    random_tree._in_threads(visits, 1000, seen.append)
+    assert len(seen) == slices
+    assert sorted((s.start, s.stop) for s in seen)[0][0] == 0
+    assert sum(s.stop - s.start for s in seen) == 1000
 
 
 def test_descend_and_vote_refuse_what_the_kernel_must_not_read(mixed_domain, engine):
@@ -419,3 +492,17 @@ def test_the_used_lists_route_alike_in_two_and_four_bytes():
     for a, b in zip(results[0][0], results[1][0], strict=True):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+def test_a_tree_pickled_by_an_older_dpviz_reads_its_domain_again(mixed_domain):
+    """Trees keep arrays derived from their domain (issue 37 added some): a tree unpickled
+    without them, as an older dpviz pickled it, derives them again and routes as before."""
+    import pickle
+
+    tree = RandomTree(mixed_domain, 4, 11)
+    codes = mixed_domain.encode(mixed_rows(50, seed=2)).astype(float)
+    state = {k: v for k, v in vars(tree).items() if k in ("domain", "depth", "key")}
+    old = object.__new__(RandomTree)
+    old.__dict__.update(state)
+    restored = pickle.loads(pickle.dumps(old))
+    np.testing.assert_array_equal(restored.leaf_keys(codes), tree.leaf_keys(codes))

@@ -167,43 +167,54 @@ def skewed_numeric():
                                                 (math.inf, "discrete_laplace")])
 def test_the_grouped_leaf_release_is_the_per_row_one_bit_for_bit(dataset, engine, epsilon,
                                                                   noise, monkeypatch):
-    """Private-RDT's fit hands the release its rows' leaves grouped (``leaf_groups``: the
-    compiled descent gives every frontier leaf, reached or not). The release, to the bit
-    pattern of every released number, and the ledger are those of the per-row keys (hashed),
-    and at ε = ∞ the exact counts of the rows in each leaf."""
-    from dpviz.trees import random_tree
-    from dpviz.trees.random_tree import RandomTree
+    """Private-RDT's fit routes its trees in batches (``route_leaves``, one pass for many
+    trees: issue 37) and hands each release its rows' leaves grouped (the compiled descent
+    gives every frontier leaf, reached or not). The release, to the bit pattern of every
+    released number, the ledger and the predictions are those of the trees routed one by one
+    (``leaf_groups``) and of the per-row keys (hashed), and at ε = ∞ the exact counts of the
+    rows in each leaf."""
+    from dpviz.trees import random_tree, rdt
+    from dpviz.trees.random_tree import RandomTree, fan_depth, route_bytes
 
     if engine == "numba" and random_tree._compiled() is None:
         pytest.skip("numba is not installed")
-    monkeypatch.setattr(random_tree, "COMPILED_MIN_VISITS", 1 if engine == "numba" else 10**18)
+    monkeypatch.setattr(random_tree, "COMPILED_MIN_VISITS", 1)
+    monkeypatch.setattr(random_tree, "_engine", "auto" if engine == "numba" else "numpy")
     data = load(dataset) if dataset == "nursery" else skewed_numeric()
+    depth = fan_depth(len(data.domain)) if dataset == "nursery" else 3  # (the default rule)
 
     def fit():
-        model = PrivateRDTClassifier(epsilon=epsilon, n_trees=4, noise=noise,
-                                     max_depth=None if dataset == "nursery" else 3,
+        model = PrivateRDTClassifier(epsilon=epsilon, n_trees=7, noise=noise, max_depth=depth,
                                      domain=data.domain, random_state=3)
         return model.fit(data.X, data.y)
 
-    grouped = fit()
-    groups = RandomTree.leaf_groups
-    monkeypatch.setattr(RandomTree, "leaf_groups",
-                        lambda tree, codes: (lambda leaves, i: leaves[i])(*groups(tree, codes)))
+    item = route_bytes(len(data.domain), depth, dataset == "nursery")
+    monkeypatch.setattr(rdt, "ROUTED_BYTES", 3 * len(data.y) * item)  # batches of 3, 3 and 1
+    batched = fit()
+    assert rdt._LeafGroups(batched.trees_, len(data.y)).batch == 3
+    monkeypatch.setattr(rdt, "ROUTED_BYTES", 1)  # tree by tree, each with its leaf_groups
+    one_by_one = fit()
+    monkeypatch.setattr(RandomTree, "leaf_groups", lambda tree, codes: tree.route(codes).leaf_keys)
     per_row = fit()
-    a, b = grouped.export_release(), per_row.export_release()
-    pd.testing.assert_frame_equal(a, b)
-    classes = [c for c in a.columns if c not in ("tree", "leaf")]  # the class labels
-    for name in classes:
-        column = np.ascontiguousarray(a[name].to_numpy())
-        assert column.view(np.uint8).tobytes() == b[name].to_numpy().view(np.uint8).tobytes()
-    assert grouped.ledger_.total == per_row.ledger_.total
-    assert len(grouped.ledger_.entries) == len(per_row.ledger_.entries)
+    a = batched.export_release()
+    for other in (one_by_one, per_row):
+        b = other.export_release()
+        pd.testing.assert_frame_equal(a, b)
+        classes = [c for c in a.columns if c not in ("tree", "leaf")]  # the class labels
+        for name in classes:
+            column = np.ascontiguousarray(a[name].to_numpy())
+            assert column.view(np.uint8).tobytes() == b[name].to_numpy().view(np.uint8).tobytes()
+        assert batched.ledger_.total == other.ledger_.total
+        assert ([e.label for e in batched.ledger_.entries]
+                == [e.label for e in other.ledger_.entries])
+    proba = batched.predict_proba(data.X.iloc[:500])
+    monkeypatch.setattr(rdt, "ROUTED_BYTES", 2**40)  # predict: all 7 trees in one pass
+    np.testing.assert_array_equal(batched.predict_proba(data.X.iloc[:500]), proba)
     if math.isinf(epsilon):  # exact: each reached leaf's rows, counted from the per-row keys
         codes = data.domain.encode(data.X)
         labels = np.asarray(data.domain.encode_labels(data.y))
-        for t, tree in enumerate(grouped.trees_):
-            leaves, index = groups(tree, codes)
-            _, inverse = np.unique(leaves[index], return_inverse=True)
+        for t, tree in enumerate(batched.trees_):
+            _, inverse = np.unique(tree.route(codes).leaf_keys, return_inverse=True)
             exact = np.zeros((inverse.max() + 1, len(classes)), dtype=np.int64)
             np.add.at(exact, (inverse, labels), 1)
             released = a.loc[a["tree"] == t, classes].to_numpy()

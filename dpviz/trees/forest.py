@@ -10,13 +10,12 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from dpviz.domain import Domain
 from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
 from dpviz.records import atomic, open_table
-from dpviz.trees._base import DPEstimatorMixin
+from dpviz.trees._base import DPEstimatorMixin, check_fitted
 from dpviz.trees.random_tree import (
     RandomTree,
     cap_depth,
@@ -24,10 +23,11 @@ from dpviz.trees.random_tree import (
     check_trees_memory,
     fletcher_islam_depth,
     forest_leaf_keys,
-    forest_leaves,
     forest_top,
     leaves_bound,
+    random_trees,
     route_bytes,
+    route_leaves,
     vote,
 )
 from dpviz.trees.speed import deep_visits, progress, shows_progress
@@ -60,23 +60,6 @@ def get_majority_labels(
                    for i, tree in enumerate(trees)]
     return [table.noisy_leaf_labels(query, epsilon=eps, mechanism=mechanism, label=label)
             for query, eps, label in queries]
-
-
-def route_leaves(
-    trees: list[RandomTree], codes: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct leaves encoded rows reach in ``trees``: (leaves, offsets, index).
-
-    Tree t's leaves are ``leaves[offsets[t]:offsets[t + 1]]``; ``index[t, j]``: row j's leaf.
-    Public: the trees and the rows only.
-    """
-    n, m = codes.shape[0], len(trees)
-    tree_of = np.repeat(np.arange(m), n)
-    leaves, index = forest_leaves(trees, codes, tree_of, np.tile(np.arange(n), m))
-    tree_of_leaf = np.empty(len(leaves), dtype=np.int64)
-    tree_of_leaf[index] = tree_of
-    offsets = np.searchsorted(tree_of_leaf, np.arange(m + 1))
-    return leaves, offsets, index.reshape(m, n)
 
 
 def leaf_labels(
@@ -202,11 +185,11 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         n_trees = check_int(self.n_trees, "n_trees", minimum=1)
         rows = len(codes) / n_trees if disjoint else len(codes)  # each tree's, on average
         check_trees_memory(n_trees, len(domain), leaves_bound(domain, depth, rows), 1,  # labels
-                           cap=RandomTree(domain, depth, 0).max_leaves())
+                           cap=leaves_bound(domain, depth))
         structure_rng, noise_rng = self._rngs()
         self.depth_ = depth
-        keys = structure_rng.integers(0, 2**63, size=n_trees)
-        self.trees_ = [RandomTree(domain, self.depth_, int(k)) for k in keys]
+        self.trees_ = random_trees(domain, depth,
+                                   structure_rng.integers(0, 2**63, size=n_trees).tolist())
         table = open_table(self, codes, labels, domain=domain, epsilon=epsilon, rng=noise_rng)
         self.leaf_labels_ = get_majority_labels(
             table, self.trees_, epsilon=epsilon, mechanism=self.leaf_mechanism,
@@ -218,7 +201,7 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
 
     def votes(self, X: Any) -> np.ndarray:
         """Number of trees voting for each class, shape (n, n_classes)."""
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         return self._votes(self._predict_codes(X))
 
     def _routed_labels(self, codes: np.ndarray, start: int, stop: int) -> np.ndarray:
@@ -247,7 +230,8 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         budget = codes.shape[0] * (stop - start) // 4
         trees = self.trees_[start:stop]
         if 2 * len(trees) * trees[0].max_leaves() <= budget:  # worth trying: may fit
-            top, leaves, offsets = forest_top(trees, budget)
+            top, leaves, offsets = forest_top(trees, budget,
+                                              codes.shape[0] * len(trees) * self.depth_)
             if top.levels == self.depth_:
                 labels = leaf_labels(self.leaf_labels_, len(self.trees_), leaves, offsets,
                                      start, sort=True)
@@ -256,12 +240,12 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
 
     def released_labels(self, X: Any) -> np.ndarray:
         """The released label of the leaf each row reaches, per tree: codes (τ, n)."""
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         return self._routed_labels(self._predict_codes(X), 0, len(self.trees_))
 
     def export_release(self, max_leaves: int = 100_000) -> pd.DataFrame:
         """The release: every leaf of every tree (``tree``, ``leaf``) and its label."""
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         per_release = len(self.trees_) // len(self.leaf_labels_)
         frames = []
         for i, tree in enumerate(self.trees_):
@@ -272,11 +256,11 @@ class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator)
         return pd.concat(frames, ignore_index=True)
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         votes = self._votes(codes)
         return votes / votes.sum(axis=1, keepdims=True)
 
     def _label_codes(self, codes: np.ndarray) -> np.ndarray:
         """Majority vote over the trees (ties: the first class in domain order)."""
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         return np.argmax(self._votes(codes), axis=1)

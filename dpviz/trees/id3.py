@@ -18,14 +18,13 @@ from typing import Any
 import numpy as np
 from scipy.special import betaincinv
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from dpviz import mechanisms
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.privacy import Ledger, PrivateTable
 from dpviz.records import atomic, open_table
-from dpviz.trees._base import DPEstimatorMixin, whole_numbers_as_nominal
+from dpviz.trees._base import DPEstimatorMixin, check_fitted, whole_numbers_as_nominal
 from dpviz.trees.id3_quality import Criterion, get_criterion, sulq_information_gain
 from dpviz.trees.id3_split_point import (
     DEFAULT_SPLIT_CELLS,
@@ -532,7 +531,7 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     # hooks of the subclasses: _shares (ε per query), _check_algorithm_params, _build,
     # _algorithm_name
     def _leaves(self, X: Any) -> np.ndarray:
-        check_is_fitted(self, "tree_")
+        check_fitted(self, "tree_")
         return self._leaves_encoded(self._predict_codes(X))
 
     def _leaves_encoded(self, codes: np.ndarray) -> np.ndarray:
@@ -540,12 +539,12 @@ class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _label_codes(self, codes: np.ndarray) -> np.ndarray:
         """The arg-max of the leaf each row reaches (unclassified: see the module docstring)."""
-        check_is_fitted(self, "tree_")
+        check_fitted(self, "tree_")
         return self._flat_.label[self._leaves_encoded(codes)]
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
         """The leaf's noisy class counts, negatives set to 0, normalised (all <= 0: its label)."""
-        check_is_fitted(self, "tree_")
+        check_fitted(self, "tree_")
         return self._flat_.proba[self._leaves_encoded(codes)].copy()
 
     def unclassified_mask(self, X: Any) -> np.ndarray:

@@ -25,14 +25,13 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from dpviz import keyed, mechanisms
 from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.privacy import Ledger, PrivateTable
 from dpviz.records import atomic, open_table
-from dpviz.trees._base import DPEstimatorMixin
+from dpviz.trees._base import DPEstimatorMixin, check_fitted
 from dpviz.trees.id3_quality import q_gini, sensitivity_gini
 from dpviz.trees.random_tree import UNKNOWN_STREAM
 from dpviz.validation import check_epsilon, check_int
@@ -611,7 +610,7 @@ class PrivaTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
                     f"epsilon={self.epsilon!r} gives {share:.6g} {how}: {exc}") from None
 
     def _leaves(self, codes: np.ndarray) -> np.ndarray:
-        check_is_fitted(self, "tree_")
+        check_fitted(self, "tree_")
         return _route(self._flat_, codes, self._unknown_key_)
 
     def _label_codes(self, codes: np.ndarray) -> np.ndarray:

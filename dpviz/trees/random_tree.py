@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,11 +28,12 @@ from dpviz.errors import InvalidParameterError
 from dpviz.validation import MEMORY_BUDGET, check_int, check_memory, check_positive
 
 __all__ = [
-    "COMPILED_MIN_VISITS", "ENGINES", "FI_TABLE4", "MAX_DEPTH", "RandomTree", "Routing",
-    "TreeTop", "cap_depth", "check_depth", "check_trees_memory", "descend", "engine",
-    "expected_untested", "fan_depth", "fletcher_islam_depth", "forest_leaf_keys",
-    "forest_leaves", "forest_route", "forest_top", "leaves_bound", "rdt_sharp_depth",
-    "route_bytes", "set_engine", "tree_bytes", "vote",
+    "COMPILED_MIN_VISITS", "ENGINES", "FI_TABLE4", "MAX_DEPTH", "THREAD_MIN_VISITS", "RandomTree",
+    "Routing", "TreeTop", "allowed_threads", "cap_depth", "check_depth", "check_trees_memory",
+    "descend", "engine", "expected_untested", "fan_depth", "fletcher_islam_depth",
+    "forest_leaf_keys", "forest_leaves", "forest_route", "forest_top", "leaves_bound",
+    "random_trees", "rdt_sharp_depth", "route_bytes", "route_leaves", "set_engine", "tree_bytes",
+    "vote",
 ]
 
 
@@ -139,7 +142,7 @@ def _dense_unique(values: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray
     """``np.unique(values, return_inverse=True)`` for ints in ``[0, size)``, in O(n + size)."""
     present = np.zeros(size, dtype=bool)
     present[values] = True
-    unique = np.flatnonzero(present)
+    unique = present.nonzero()[0]
     rank = np.empty(size, dtype=np.int64)  # read only where present: no need to clear
     rank[unique] = np.arange(len(unique))
     return unique, rank[values]
@@ -170,8 +173,11 @@ def _used_after(used: np.ndarray, tested: np.ndarray) -> np.ndarray:
 
 
 def _padding(dtype: np.dtype) -> int:
-    """A used-attribute list's padding: above every attribute + the depth (``_used_after``)."""
-    return int(np.iinfo(dtype).max)
+    """A used-attribute list's padding: above every attribute + the depth (``_used_after``).
+
+    The largest value of the signed int ``dtype`` (``np.iinfo(dtype).max``, without its cost).
+    """
+    return (1 << (8 * np.dtype(dtype).itemsize - 1)) - 1
 
 
 class RandomTree:
@@ -181,14 +187,25 @@ class RandomTree:
         self.domain = domain
         self.depth = check_depth(depth, "depth", minimum=0)
         self.key = np.uint64(int(key) % 2**64)
+        self._read_domain()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickled (perhaps from an older dpviz): the domain's arrays read again."""
+        self.__dict__.update(state)
+        self._read_domain()
+
+    def _read_domain(self) -> None:
+        """The arrays of the domain the tree reads (shared: the domain's are read-only)."""
+        domain = self.domain
         self._categorical = domain.categorical_mask
         self._arity = np.where(self._categorical, domain.n_values, 2).astype(np.int64)
         self._max_arity = int(max(self._arity.max(initial=1), 2))
         self._any_categorical = bool(self._categorical.any())
+        self._all_categorical = bool(self._categorical.all())
+        self._n_categorical = int(self._categorical.sum())
         # used-attribute lists (_used_after) in 2 bytes when they fit: half the memory traffic
         self._used_dtype = np.int16 if len(self._arity) + MAX_DEPTH < 2**15 - 1 else np.int32
-        bounds = domain.bounds
-        self._low, self._high = bounds[:, 0].copy(), bounds[:, 1].copy()
+        self._low, self._high = domain.bounds[:, 0], domain.bounds[:, 1]
 
     def _attributes(self, keys: np.ndarray, used: np.ndarray | None) -> np.ndarray:
         """The attribute each node tests (−1: none left), uniform over those still available."""
@@ -212,15 +229,18 @@ class RandomTree:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Attribute (−1: none left) and threshold of each node of a level (BuildTreeStructure).
 
-        ``slot_of, ranges`` (:meth:`_record`) are per node, or per item in node ``node[i]``.
+        ``slot_of, ranges`` (:meth:`_record`) are per node, or per item in node ``node[i]``. A
+        categorical node's threshold is not read (NaN when the domain has no numeric attribute).
         """
         attribute = self._attributes(keys, used)
+        if self._all_categorical:  # no threshold is read: none drawn
+            return attribute, np.full(len(keys), np.nan)
         a = np.maximum(attribute, 0)
         low, high = self._low[a], self._high[a]
         if np.size(ranges):  # read entry by entry, in memory order (flat indices: faster)
             entry_a = a if node is None else a[node]
             slot = slot_of.ravel()[np.arange(len(entry_a)) * slot_of.shape[1] + entry_a]
-            tested = np.flatnonzero(slot >= 0)
+            tested = (slot >= 0).nonzero()[0]
             pairs = ranges.reshape(-1, 2)[tested * ranges.shape[1] + slot[tested]]
             at = tested if node is None else node[tested]  # a node's items agree
             low[at], high[at] = pairs.T
@@ -237,7 +257,7 @@ class RandomTree:
         """
         flat_slots, flat_ranges, k = slot_of.ravel(), ranges.reshape(-1), slot_of.shape[1]
         slot = flat_slots[who * k + a].astype(np.int64)  # (flat indices: faster)
-        new = np.flatnonzero(slot < 0)
+        new = (slot < 0).nonzero()[0]
         if len(new):  # a first test of its attribute: the next free slot, the public range
             at, an = who[new], a[new]
             count = at * k + k - 1
@@ -292,24 +312,28 @@ class RandomTree:
             # (threshold +inf: "x > inf" is False); a categorical node compares nothing
             none_left = attribute < 0
             node_attribute = np.where(none_left, 0, attribute)
-            node_threshold = np.where(none_left, np.inf, threshold)
-            node_numeric = ~none_left & ~self._categorical[node_attribute]
             value = flat_codes[base + node_attribute[node]]
-            if categorical:
+            if self._all_categorical:  # (no comparison to draw)
+                is_cat = ~none_left[node]
+                child = np.where(is_cat, value, 0.0).astype(np.int64)
+            elif categorical:
+                node_threshold = np.where(none_left, np.inf, threshold)
                 is_cat = (self._categorical[node_attribute] & ~none_left)[node]
                 child = np.where(is_cat, value, value > node_threshold[node]).astype(np.int64)
-                if unknown_rows:
-                    unknown = is_cat & (value == UNKNOWN_CODE)
-                    if unknown.any():
-                        arity = self._arity[node_attribute[node[unknown]]]
-                        u = keyed.uniforms(keys[node[unknown]], UNKNOWN_STREAM)
-                        child[unknown] = np.floor(u * arity).astype(np.int64)
             else:
-                child = (value > node_threshold[node]).astype(np.int64)
+                child = (value > np.where(none_left, np.inf, threshold)[node]).astype(np.int64)
+            if unknown_rows:  # (categorical values only)
+                unknown = is_cat & (value == UNKNOWN_CODE)
+                if unknown.any():
+                    arity = self._arity[node_attribute[node[unknown]]]
+                    u = keyed.uniforms(keys[node[unknown]], UNKNOWN_STREAM)
+                    child[unknown] = np.floor(u * arity).astype(np.int64)
             if per_item:
-                moved = np.flatnonzero(node_numeric[node])
-                self._record(slot_of, ranges, moved, node_attribute[node[moved]],
-                             threshold[node[moved]], child[moved])
+                node_numeric = ~none_left & ~self._categorical[node_attribute]
+                moved = node_numeric[node].nonzero()[0]
+                if len(moved):
+                    self._record(slot_of, ranges, moved, node_attribute[node[moved]],
+                                 threshold[node[moved]], child[moved])
             slot = node * self._max_arity + child
             unique_slots, node = _dense_unique(slot, len(keys) * self._max_arity)
             parent = unique_slots // self._max_arity
@@ -331,9 +355,10 @@ class RandomTree:
         keys, used, slot_of, ranges = state
         child_keys, used, numeric = self._child_keys(keys, used, attribute, parent, index)
         slot_of, ranges = slot_of[parent], ranges[parent]
-        rows = np.flatnonzero(numeric)
-        self._record(slot_of, ranges, rows, attribute[parent[rows]], threshold[parent[rows]],
-                     index[rows])
+        rows = numeric.nonzero()[0]
+        if len(rows):
+            self._record(slot_of, ranges, rows, attribute[parent[rows]], threshold[parent[rows]],
+                         index[rows])
         return child_keys, used, slot_of, ranges
 
     def _child_keys(
@@ -344,9 +369,10 @@ class RandomTree:
         a = attribute[parent]
         passthrough = a < 0
         child_keys = keyed.child_keys(keys[parent], index)
-        child_keys[passthrough] = keys[parent][passthrough]
+        if passthrough.any():
+            child_keys[passthrough] = keys[parent][passthrough]
         split = ~passthrough
-        cat = split & self._categorical[np.maximum(a, 0)]
+        cat = split if self._all_categorical else split & self._categorical[np.maximum(a, 0)]
         if used is not None:
             used = _used_after(used[parent], np.where(cat, a, _padding(used.dtype)).astype(
                 used.dtype))
@@ -371,20 +397,25 @@ class RandomTree:
 
     def _root_state(self, roots: np.ndarray) -> tuple:
         m = len(roots)
-        used = np.tile(np.array([-1, _padding(self._used_dtype)], self._used_dtype), (m, 1))
-        used = used if self._any_categorical else None
-        width = min(int((~self._categorical).sum()), self.depth)  # numeric tests on a path
+        used = None
+        if self._any_categorical:  # [-count, padding]: none used yet
+            used = np.empty((m, 2), self._used_dtype)
+            used[:, 0], used[:, 1] = -1, _padding(self._used_dtype)
+        width = min(len(self._arity) - self._n_categorical, self.depth)  # numeric tests on a path
         slot_of = np.full((m, len(self._arity) + 1), -1, np.int8)
         slot_of[:, -1] = 0
         return roots, used, slot_of, np.zeros((m, width, 2))
 
     def _top_levels(self, roots: np.ndarray, budget: int) -> tuple[TreeTop, tuple, np.ndarray]:
-        """The top levels below ``roots`` within ``budget`` nodes, the frontier state, its roots."""
+        """The top levels below ``roots`` within ``budget`` nodes, the frontier state, its roots.
+
+        At the leaves (every level within the budget) the frontier state holds their keys only.
+        """
         state = self._root_state(roots)
         levels: list[tuple] = []
         total = len(roots)
         root_of = np.arange(len(roots))
-        for _ in range(self.depth):
+        for level in range(self.depth):
             keys = state[0]
             attribute, threshold = self._level_splits(*state)
             none_left = attribute < 0
@@ -402,7 +433,11 @@ class RandomTree:
                            np.cumsum(arity) - arity))
             parent, index = _all_children(arity)
             root_of = root_of[parent]
-            state = self._children(state, attribute, threshold, parent, index)
+            if level == self.depth - 1:  # the leaves: their keys only
+                state = (self._child_keys(keys, state[1], attribute, parent, index)[0],
+                         None, None, None)
+            else:
+                state = self._children(state, attribute, threshold, parent, index)
         starts = np.cumsum([0, *(len(level[0]) for level in levels)])
         columns = [
             np.concatenate([level[j] for level in levels]).astype(dtype, copy=False)
@@ -482,10 +517,7 @@ class RandomTree:
 
     def max_leaves(self) -> float:
         """Largest possible number of leaves (the product of the ``depth`` largest arities)."""
-        arities = sorted(self._arity[self._categorical].tolist(), reverse=True)
-        if (~self._categorical).any():
-            arities = sorted([*arities, *[2] * self.depth], reverse=True)
-        return float(np.prod(np.asarray(arities[: self.depth], dtype=float)))
+        return leaves_bound(self.domain, self.depth)
 
 
 def forest_route(
@@ -518,10 +550,21 @@ def forest_leaves(
     tree_of = np.ascontiguousarray(tree_of_row, dtype=np.int64)
     row_of = (np.arange(len(tree_of)) if row_of is None
               else np.ascontiguousarray(row_of, dtype=np.int64))
+    visits = len(tree_of) * first.depth
+    if len(roots) * 2**first.depth <= min(4 * len(tree_of), GROWN_LEAVES) and (
+            grown := _grown(first, roots, visits)) is not None:  # compiled: every level
+        top, leaves = grown
+        frontier = descend(top, codes, tree_of, row_of) - top.frontier
+        if not distinct:
+            return leaves, frontier
+        visited, node = _dense_unique(frontier, len(leaves))
+        return leaves[visited], node
     # a materialized node costs about what 8 items cost on a level (measured): materialize
     # the levels that have, together, at most one node per 8 items
-    top, state, _ = first._top_levels(roots, max(len(tree_of) // 8, len(roots)))
-    if top.levels == 0:
+    budget = max(len(tree_of) // 8, len(roots))
+    top, state, _ = (first._top_levels(roots, budget) if budget >= 3 * len(roots)
+                     else (None, first._root_state(roots), None))  # (not one binary level)
+    if top is None or top.levels == 0:
         routing = first._route(state, codes, tree_of, row_of)
         return routing.level_keys[-1], routing.level_index[-1]
     frontier = descend(top, codes, tree_of, row_of)
@@ -536,9 +579,35 @@ def forest_leaves(
     return routing.level_keys[-1], routing.level_index[-1]
 
 
-def forest_top(trees: list[RandomTree], budget: int) -> tuple[TreeTop, np.ndarray, np.ndarray]:
-    """The top levels of a forest within ``budget`` nodes: TreeTop, frontier keys, offsets."""
+def route_leaves(
+    trees: list[RandomTree], codes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct leaves encoded rows reach in ``trees``: (leaves, offsets, index).
+
+    Tree t's leaves are ``leaves[offsets[t]:offsets[t + 1]]``; ``index[t, j]``: row j's leaf.
+    All trees in one pass (:func:`forest_leaves`). Public: the trees and the rows only.
+    """
+    n, m = codes.shape[0], len(trees)
+    tree_of = np.repeat(np.arange(m), n)
+    leaves, index = forest_leaves(trees, codes, tree_of, np.arange(n * m) % max(n, 1))
+    tree_of_leaf = np.empty(len(leaves), dtype=np.int64)
+    tree_of_leaf[index] = tree_of
+    offsets = np.searchsorted(tree_of_leaf, np.arange(m + 1))
+    return leaves, offsets, index.reshape(m, n)
+
+
+def forest_top(trees: list[RandomTree], budget: int,
+               visits: int = 0) -> tuple[TreeTop, np.ndarray, np.ndarray]:
+    """The top levels of a forest within ``budget`` nodes: TreeTop, frontier keys, offsets.
+
+    ``visits``: the node visits of the job it serves (the compiled engine's rule, which
+    materializes numeric trees whole, the same nodes).
+    """
     first, roots = _forest_roots(trees)
+    if len(roots) * (2**(first.depth + 1) - 1) <= budget and (
+            grown := _grown(first, roots, visits)) is not None:
+        top, leaves = grown
+        return top, leaves, np.arange(len(trees) + 1) * 2**first.depth
     top, state, root_of = first._top_levels(roots, max(int(budget), len(roots)))
     return top, state[0], np.searchsorted(root_of, np.arange(len(trees) + 1))
 
@@ -562,9 +631,27 @@ def tree_bytes(n_attributes: int, leaves: float = 0, n_classes: int = 0) -> int:
     return int(3072 + 40 * k + 8 * (1 + n_classes) * math.ceil(leaves))
 
 
-def leaves_bound(domain: Domain, depth: int, n_rows: float) -> float:
-    """At most this many leaves of a tree of ``depth`` hold rows: ``min(n_rows, max_leaves)``."""
-    return min(float(n_rows), RandomTree(domain, depth, 0).max_leaves())
+def random_trees(domain: Domain, depth: int, keys: Iterable[int]) -> list[RandomTree]:
+    """One :class:`RandomTree` per key, sharing one set of the domain's arrays (built once)."""
+    shared = vars(RandomTree(domain, depth, 0))
+    trees = []
+    for key in keys:
+        tree = object.__new__(RandomTree)
+        tree.__dict__.update(shared)
+        tree.key = np.uint64(int(key) % 2**64)
+        trees.append(tree)
+    return trees
+
+
+def leaves_bound(domain: Domain, depth: int, n_rows: float = math.inf) -> float:
+    """At most this many leaves of a tree of ``depth`` hold rows: ``min(n_rows, max_leaves)``.
+
+    ``max_leaves``: the product of the ``depth`` largest arities (the default ``n_rows``).
+    """
+    arities = [m for m in domain.n_values.tolist() if m]  # the categorical attributes'
+    if not domain.categorical_mask.all():
+        arities += [2] * depth
+    return min(float(n_rows), math.prod(map(float, sorted(arities, reverse=True)[:depth])))
 
 
 def check_trees_memory(n_trees: object, n_attributes: int, leaves: float = 0,
@@ -609,8 +696,16 @@ ENGINES = ("auto", "numba", "numpy")
 #: From this many node visits (items × levels) on, ``"auto"`` uses the compiled kernel: below,
 #: numpy takes under ~25 ms, less than loading numba (0.3–1 s, 130 MB, once per process).
 COMPILED_MIN_VISITS = 2_000_000
-#: Threads of the compiled kernel (one slice of at least COMPILED_MIN_VISITS visits each).
-THREADS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+#: A compiled call splits its items over threads only when each thread gets at least this many
+#: node visits (about 25 ms of work alone): below, starting the threads and waiting for a second
+#: core (on a shared machine, a classroom server) cost more than they save (docs/benchmarks.md).
+THREAD_MIN_VISITS = 8_000_000
+#: The most leaves a routing materializes whole with the compiled kernel (~40 B a node: 80 MB).
+GROWN_LEAVES = 2**20
+#: The compiled kernels' most threads; None: :func:`allowed_threads` at each call.
+THREADS: int | None = None
+#: The environment variables that cap the threads (the smallest positive value wins).
+THREAD_VARIABLES = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS")
 
 _engine = os.environ.get("DPVIZ_ENGINE", "auto")
 if _engine not in ENGINES:
@@ -646,6 +741,7 @@ def set_engine(name: str) -> None:
     if name == "numba" and _compiled() is None:
         raise InvalidParameterError("engine 'numba' needs the numba package (pip install numba)")
     _engine = name
+    keyed.use_kernel(_kernel[1] if name != "numpy" and _kernel and _kernel[0] else None)
 
 
 def engine() -> str:
@@ -718,10 +814,71 @@ def _checked_codes(top: TreeTop, codes: np.ndarray) -> np.ndarray:
 
 
 def _in_threads(visits: int, n: int, kernel: Callable[[slice], Any]) -> None:
-    """``kernel`` on slices of ``range(n)`` in threads (nogil; items independent: same results)."""
-    parts = max(min(THREADS, visits // COMPILED_MIN_VISITS), 1)
+    """``kernel`` on slices of ``range(n)`` in threads (nogil; items independent: same results).
+
+    One slice per :data:`THREAD_MIN_VISITS` visits, at most :func:`allowed_threads`; one slice
+    runs in the calling thread.
+    """
+    parts = visits // THREAD_MIN_VISITS
+    if parts >= 2:
+        parts = min(parts, THREADS or allowed_threads())
+    if parts < 2:
+        kernel(slice(0, n))
+        return
     with ThreadPoolExecutor(parts) as pool:
         list(pool.map(kernel, [slice(n * i // parts, n * (i + 1) // parts) for i in range(parts)]))
+
+
+def allowed_threads(environ: Mapping[str, str] | None = None, cpus: int | None = None,
+                    cpu_max: str | None = "read") -> int:
+    """The most threads the compiled kernels may use (default: this process's, read now).
+
+    The CPUs the process may run on (``os.sched_getaffinity``), at most its cgroup's CPU quota
+    (``cpu_max``: the text of ``/sys/fs/cgroup/cpu.max``, "quota period" or "max period"; cgroup
+    v1's ``cpu.cfs_quota_us`` too), at most ``NUMBA_NUM_THREADS`` and ``OMP_NUM_THREADS``: a
+    classroom server sets ``OMP_NUM_THREADS=1`` for one thread per kernel (README).
+    """
+    environ = os.environ if environ is None else environ
+    if cpus is None:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+            os.cpu_count() or 1)
+    limits = [cpus, _quota_cpus(_cgroup_cpu_max() if cpu_max == "read" else cpu_max)]
+    limits += [_positive_int(environ.get(name), name) for name in THREAD_VARIABLES]
+    return max(min(limit for limit in limits if limit is not None), 1)
+
+
+def _cgroup_cpu_max() -> str | None:
+    """The process's cgroup CPU quota as cgroup v2 writes it ("quota period"), None if unknown."""
+    for path in ("/sys/fs/cgroup/cpu.max", "/sys/fs/cgroup/cpu/cpu.cfs_quota_us"):
+        try:
+            text = Path(path).read_text().strip()
+            if path.endswith("quota_us"):  # cgroup v1: quota (-1: none) and period in two files
+                period = Path(path.replace("quota", "period")).read_text().strip()
+                text = f"{'max' if text.startswith('-') else text} {period}"
+            return text
+        except OSError:
+            continue
+    return None
+
+
+def _quota_cpus(cpu_max: str | None) -> int | None:
+    """Whole CPUs of a quota "quota period" (at least 1); None for "max" or an unreadable text."""
+    parts = (cpu_max or "").split()
+    if len(parts) != 2 or not all(p.isdigit() for p in parts) or int(parts[1]) == 0:
+        return None
+    return max(int(parts[0]) // int(parts[1]), 1)
+
+
+def _positive_int(value: str | None, name: str) -> int | None:
+    """A thread-count variable's value; OpenMP's "4,2" (nested levels) is 4; else None + warning."""
+    if value is None or not value.strip():
+        return None
+    first = value.split(",")[0].strip()
+    if first.isdigit() and int(first) > 0:
+        return int(first)
+    warnings.warn(f"{name}={value!r} is not a positive number of threads: ignored",
+                  RuntimeWarning, stacklevel=3)
+    return None
 
 
 def _arrays(top: TreeTop) -> tuple:
@@ -753,31 +910,115 @@ def _descend_numpy(
 
 
 def _kernel_for(visits: int) -> Callable | None:
-    if _engine == "numpy" or (_engine == "auto" and visits < COMPILED_MIN_VISITS):
+    """The compiled kernel for a job of ``visits`` node visits, or None (numpy).
+
+    From :data:`COMPILED_MIN_VISITS` on, or any job once numba is loaded (its cost is paid).
+    """
+    if _engine == "numpy" or (_engine == "auto" and visits < COMPILED_MIN_VISITS
+                              and not (_kernel and _kernel[0])):
         return None
     return _compiled()
 
 
+def _grown(first: RandomTree, roots: np.ndarray,
+           visits: int) -> tuple[TreeTop, np.ndarray] | None:
+    """Every level of the numeric trees at ``roots`` by the compiled kernel, the leaves' keys.
+
+    :meth:`RandomTree._top_levels`'s nodes, bit for bit; None for categorical attributes or
+    without the compiled engine (:func:`_kernel_for` a job of ``visits``).
+    """
+    if first._any_categorical or first.depth == 0 or _kernel_for(visits) is None:
+        return None
+    r, levels = len(roots), first.depth
+    n = r * (2**levels - 1)
+    attribute, threshold = np.empty(n, np.int64), np.empty(n)
+    leaves = np.empty(r * 2**levels, np.uint64)
+    streams = np.array([keyed.stream_key(ATTRIBUTE_STREAM), keyed.stream_key(SPLIT_STREAM)],
+                       dtype=np.uint64)
+    _kernel[2](roots, levels, first._low, first._high, streams, attribute, threshold, leaves)
+    top = TreeTop(attribute, threshold, np.zeros(n, bool), np.zeros(n, np.int64),
+                  2 * np.arange(n) + r, levels=levels, frontier=n, frontier_size=len(leaves),
+                  roots=r, n_values=np.zeros(len(first._arity), np.int64))
+    return top, leaves
+
+
 def _compiled() -> Callable | None:
-    """The numba kernel, compiled (or loaded from its cache) on first use; None without numba."""
+    """The numba kernel, compiled (or loaded from its cache) on first use; None without numba.
+
+    Loading it also gives :mod:`dpviz.keyed` its compiled SipHash (the same tags, ~6× faster:
+    the keyed noise of many unvisited leaves), unless the engine is ``"numpy"``.
+    """
     if not _kernel:
         try:
             import numba
         except ImportError:
             _kernel.append(None)
             return None
-        try:
-            kernel = numba.njit(cache=True, nogil=True)(_walk_loop)
-        except RuntimeError:  # no writable cache directory: compile in every process
-            kernel = numba.njit(nogil=True)(_walk_loop)
-        _kernel.append(kernel)
+        for function in (_walk_loop, keyed.siphash_lanes, _grow_loop):
+            try:
+                _kernel.append(numba.njit(cache=True, nogil=True)(function))
+            except RuntimeError:  # no writable cache directory: compile in every process
+                _kernel.append(numba.njit(nogil=True)(function))
+        keyed.use_kernel(_kernel[1] if _engine != "numpy" else None)
     return _kernel[0]
 
 
+def _grow_loop(roots, levels, low, high, streams, attribute, threshold, leaves):  # pragma: no cover
+    # numba's: every node of full binary trees over numeric attributes (public bounds low,
+    # high), depth first from each root key: the same attributes, thresholds and leaf keys as
+    # _top_levels (BuildTreeStructure through keyed.uniforms and keyed.child_keys). streams:
+    # splitmix64 of ATTRIBUTE_STREAM and SPLIT_STREAM; nodes numbered level by level (node i's
+    # children are 2i + R + (0, 1)), leaves from 0.
+    golden = np.uint64(0x9E3779B97F4A7C15)
+    m1, m2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+
+    def splitmix64(x):
+        z = x + golden
+        z = (z ^ (z >> np.uint64(30))) * m1
+        z = (z ^ (z >> np.uint64(27))) * m2
+        return z ^ (z >> np.uint64(31))
+
+    def uniform(key, stream):  # keyed.uniforms
+        bits = splitmix64(splitmix64(key ^ stream))
+        return (np.float64(bits >> np.uint64(12)) + 0.5) * 2.0**-52
+
+    k, n_roots = low.shape[0], roots.shape[0]
+    lo, hi = low.copy(), high.copy()  # the ranges on the current path
+    node = np.empty(levels, np.int64)
+    key = np.empty(levels, np.uint64)
+    side = np.empty(levels, np.int64)
+    saved = np.empty(levels)  # the bound each level's test replaced
+    for tree in range(n_roots):
+        d, node[0], key[0] = 0, tree, roots[tree]
+        while True:  # at node[d] (its split not drawn yet)
+            i, a = node[d], np.int64(np.floor(uniform(key[d], streams[0]) * k))
+            a = a if a < k else 0
+            t = lo[a] + uniform(key[d], streams[1]) * (hi[a] - lo[a])
+            attribute[i], threshold[i] = a, t
+            side[d], saved[d], hi[a] = 0, hi[a], t  # child 0 first: x <= t
+            while True:
+                child = splitmix64(splitmix64(key[d]) + np.uint64(side[d] + 1) * golden)
+                if d + 1 < levels:
+                    node[d + 1], key[d + 1] = 2 * node[d] + n_roots + side[d], child
+                    d += 1
+                    break
+                leaves[2 * node[d] + n_roots + side[d] - n_roots * (2**levels - 1)] = child
+                while d >= 0 and side[d] == 1:  # back up past finished nodes
+                    lo[attribute[node[d]]] = saved[d]
+                    d -= 1
+                if d < 0:
+                    break
+                a = attribute[node[d]]  # then child 1: x > t
+                hi[a], side[d], saved[d], lo[a] = saved[d], 1, lo[a], threshold[node[d]]
+            if d < 0:
+                break
+
+
 # The kernel numba compiles: it walks a block of items down level by level (independent
-# loads; small blocks, the binary test outside the levels' loop: measured fastest). It reads
-# the arrays descend / vote checked, unchecked (tested against the numpy twin: test_random_tree).
-_BLOCK = 8
+# loads; blocks of 32, the binary test outside the levels' loop: measured fastest, blocks of 8
+# took 1.25-1.5x the time). It reads the arrays descend / vote checked, unchecked (tested
+# against the numpy twin: test_random_tree).
+_BLOCK = 32
 
 
 def _walk_loop(codes, tree_of, row_of, roots, attribute, threshold, categorical, unknown_child,

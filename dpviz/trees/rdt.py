@@ -5,20 +5,19 @@ Twin in the paper's words: :mod:`dpviz.pseudocode.jpw`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from dpviz.domain import Domain
 from dpviz.errors import BudgetExceededError, InvalidParameterError
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import BUDGET_RTOL, PrivateTable
 from dpviz.records import atomic, open_table
-from dpviz.trees._base import DPEstimatorMixin
+from dpviz.trees._base import DPEstimatorMixin, check_fitted
 from dpviz.trees.random_tree import (
     RandomTree,
     Routing,
@@ -27,6 +26,9 @@ from dpviz.trees.random_tree import (
     check_trees_memory,
     fan_depth,
     leaves_bound,
+    random_trees,
+    route_bytes,
+    route_leaves,
 )
 from dpviz.trees.speed import deep_visits, progress
 from dpviz.validation import check_bool, check_int
@@ -59,6 +61,45 @@ def _summed(counts: Iterator[np.ndarray]) -> np.ndarray:
     return total.astype(np.float64)
 
 
+#: Private-RDT routes as many trees together (:func:`route_leaves`, one pass) as their items
+#: (rows × trees) fit in this much routing memory (:func:`route_bytes`): the same leaves as tree
+#: by tree, with the numpy calls of one routing for the whole batch (issue 37).
+ROUTED_BYTES = 2**23
+
+
+def _batch(trees: list[RandomTree], n_rows: int) -> int:
+    """How many of ``trees`` to route together on ``n_rows`` rows (at least 1)."""
+    domain = trees[0].domain
+    item = route_bytes(len(domain), trees[0].depth, bool(domain.categorical_mask.any()))
+    return max(1, min(len(trees), ROUTED_BYTES // (max(n_rows, 1) * item)))
+
+
+class _LeafGroups:
+    """Each tree's :meth:`~RandomTree.leaf_groups`, a batch of trees routed in one pass.
+
+    The batch is routed (:func:`route_leaves`) when its first tree's release reads the rows,
+    after that release's charge: routing is public and releases nothing.
+    """
+
+    def __init__(self, trees: list[RandomTree], n_rows: int) -> None:
+        self.trees, self.batch = trees, _batch(trees, n_rows)
+        self._routed: tuple | None = None  # (the rows, the batch's first tree, its leaves)
+
+    def route(self, i: int) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        """Tree i's route: its distinct leaves and each row's index into them."""
+        if self.batch == 1:
+            return self.trees[i].leaf_groups
+        return lambda codes: self._groups(codes, i)
+
+    def _groups(self, codes: np.ndarray, i: int) -> tuple[np.ndarray, np.ndarray]:
+        start = i - i % self.batch
+        if self._routed is None or self._routed[0] is not codes or self._routed[1] != start:
+            self._routed = codes, start, route_leaves(self.trees[start:start + self.batch], codes)
+        leaves, offsets, index = self._routed[2]
+        j = i - start
+        return leaves[offsets[j]:offsets[j + 1]], index[j] - offsets[j]
+
+
 class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     """Shared parts: the depth rule, the trees and prediction by Classify."""
 
@@ -82,10 +123,9 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         n_trees = check_trees_memory(
             self.n_trees, len(self.domain_), levels * leaves_bound(self.domain_, depth, n_rows),
-            self.domain_.n_classes, cap=levels * RandomTree(self.domain_, depth, 0).max_leaves(),
+            self.domain_.n_classes, cap=levels * leaves_bound(self.domain_, depth),
             per_row=levels)
-        keys = rng.integers(0, 2**63, size=n_trees)
-        return [RandomTree(self.domain_, depth, int(k)) for k in keys]
+        return random_trees(self.domain_, depth, rng.integers(0, 2**63, size=n_trees).tolist())
 
     def _tree_counts(self, codes: np.ndarray) -> Iterator[np.ndarray]:  # pragma: no cover
         """The counts of the leaf each row reaches, tree after tree (one in memory at a time)."""
@@ -93,11 +133,11 @@ class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def released_counts(self, X: Any) -> np.ndarray:
         """The released class counts of the leaf each row reaches, per tree: (N, n, T)."""
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         return np.stack(list(self._tree_counts(self._predict_codes(X))))
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         clip = check_bool(getattr(self, "clip_negative", False), "clip_negative")
         return classify(self._tree_counts(codes), clip_negative=clip)
 
@@ -205,7 +245,7 @@ class RandomDecisionTreeClassifier(_RDTBase):
 
     def visited_leaves(self) -> list[int]:
         """Number of non-empty leaves per tree: what pruning reveals."""
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         return [len(levels[-1][0]) for levels in self.node_counts_]
 
 
@@ -314,12 +354,13 @@ class PrivateRDTClassifier(_RDTBase):
         leaves = len(trees) * leaves_bound(self.domain_, self.depth_, n_rows)
         bar = progress(trees, descent * len(trees), "Private-RDT: trees", descent, leaves,
                        len(trees) * deep_visits(n_rows, self.depth_))
+        groups = _LeafGroups(trees, n_rows)
         return [
             table.noisy_leaf_counts(
-                tree.leaf_groups, epsilon=per_tree, mechanism=self.noise,
+                groups.route(i), epsilon=per_tree, mechanism=self.noise,
                 label=f"tree {i + 1} leaf vector{tag}",
             )
-            for i, tree in enumerate(bar)
+            for i, _ in enumerate(bar)
         ]
 
     def _check_update(self, method: str, X_previous: Any, y_previous: Any) -> float:
@@ -359,16 +400,22 @@ class PrivateRDTClassifier(_RDTBase):
         return epsilon
 
     def _tree_counts(self, codes: np.ndarray) -> Iterator[np.ndarray]:
-        pairs = list(zip(self.trees_, self.leaf_counts_, strict=True))
-        work = codes.shape[0] * len(pairs) * self.depth_
-        leaves = len(pairs) * leaves_bound(self.domain_, self.depth_, codes.shape[0])
-        deep = len(pairs) * deep_visits(codes.shape[0], self.depth_)
-        return (tree.route(codes).per_leaf(counts) for tree, counts
-                in progress(pairs, work, "Private-RDT: trees", leaves=leaves, deep=deep))
+        n, trees = codes.shape[0], self.trees_
+        work = n * len(trees) * self.depth_
+        leaves = len(trees) * leaves_bound(self.domain_, self.depth_, n)
+        deep = len(trees) * deep_visits(n, self.depth_)
+        batch = _batch(trees, n)
+        releases = progress(self.leaf_counts_, work, "Private-RDT: trees", leaves=leaves,
+                            deep=deep)
+        for i, release in enumerate(releases):
+            j = i % batch
+            if j == 0:  # the batch's trees in one pass
+                found, offsets, index = route_leaves(trees[i:i + batch], codes)
+            yield release(found[offsets[j]:offsets[j + 1]])[index[j] - offsets[j]]
 
     def export_release(self, max_leaves: int = 100_000) -> pd.DataFrame:
         """The release: every leaf of every tree (``tree``, ``leaf``) and its noisy counts."""
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         frames = []
         for i, (tree, release) in enumerate(zip(self.trees_, self.leaf_counts_, strict=True)):
             keys, paths = tree.leaves(max_leaves)
@@ -387,7 +434,7 @@ class PrivateRDTClassifier(_RDTBase):
         and a later ``"jpw"`` batch may hold its rows: refused (before any row is read) unless
         its ε and theirs fit in ``ledger_.total`` (docs/privacy.md §3).
         """
-        check_is_fitted(self, "trees_")
+        check_fitted(self, "trees_")
         epsilon = self._check_update(method, X_previous, y_previous)
         codes, labels = self._more_rows(X_new, y_new)
         return atomic(self, "update",

@@ -10,14 +10,13 @@ from typing import Any, Literal
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from dpviz import keyed
 from dpviz.domain import Categorical, Domain, Encoded
 from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.records import atomic, open_table
-from dpviz.trees._base import DPEstimatorMixin
+from dpviz.trees._base import DPEstimatorMixin, check_fitted
 from dpviz.trees.random_tree import (
     RandomTree,
     cap_depth,
@@ -327,7 +326,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         are not to be published together (docs/privacy.md §8.2.5). All or nothing; recorded
         in this object's ``privacy_record``.
         """
-        check_is_fitted(self, "primary_")
+        check_fitted(self, "primary_")
         model = object.__new__(type(self))  # a shallow copy (copy.copy would pickle-warn)
         model.__dict__.update(vars(self))
         model.epsilon = epsilon
@@ -340,7 +339,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def released_counts(self, X: Any) -> np.ndarray:
         """The primary trees' noisy counts of the cell each row falls in: (p, n, T)."""
-        check_is_fitted(self, "primary_")
+        check_fitted(self, "primary_")
         codes = self._predict_codes(X)
         return np.stack([
             c(t.cell_keys(codes)) for t, c in zip(self.primary_, self.primary_counts_, strict=True)
@@ -348,7 +347,7 @@ class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _proba_codes(self, codes: np.ndarray) -> np.ndarray:
         """Classify (JPW Fig. 2) over E1 ∪ E2: each tree's counts at the row's cell."""
-        check_is_fitted(self, "primary_")
+        check_fitted(self, "primary_")
         return classify(release(tree.cell_keys(codes)) for tree, release in zip(
             self.primary_ + self.secondary_, self.primary_counts_ + self.secondary_counts_,
             strict=True))

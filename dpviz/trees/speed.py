@@ -19,15 +19,16 @@ __all__ = ["LEAF_VISITS", "PROGRESS_MIN_VISITS", "VISITS_PER_SECOND", "about", "
            "progress", "shows_progress"]
 
 #: Node visits (rows × trees × levels) from which a fit or a prediction shows a progress
-#: bar: about 13 s of numpy's routing, 1 s of the compiled descent (:data:`VISITS_PER_SECOND`).
+#: bar: about 4 s of numpy's routing, 1 s of the compiled descent (:data:`VISITS_PER_SECOND`).
 PROGRESS_MIN_VISITS = 2 * 10**8
-#: Node visits per second of a whole fit, numpy's routing (one core) and numba's compiled
-#: descent (2.9e8 on 2 cores, 1.5e8 kept for busier machines); a leaf released or looked up
-#: costs ``LEAF_VISITS`` numpy visits (3e5 leaves/s); measured on AMD EPYC
+#: Node visits per second of a whole fit, numpy's routing (one core: 5.3-6.3e7 on 1M × 20
+#: rows at depth 10-20, issue 37) and numba's compiled descent (1-1.6e8 on one core, 2.9e8 on
+#: 2); a leaf released or looked up costs ``LEAF_VISITS`` numpy visits (5e6 leaves/s: 200,000
+#: Private-RDT trees on Votes fit in 22 s); measured on AMD EPYC, load < 1.3
 #: (docs/benchmarks.md). Visits below the levels the rows fill (:func:`deep_visits`) run at
 #: the lazy route's ``"deep"`` rate (depth 64: 3-5e6 visits/s).
-VISITS_PER_SECOND = {"numpy": 1.5e7, "compiled": 1.5e8, "deep": 3e6}
-LEAF_VISITS = 50
+VISITS_PER_SECOND = {"numpy": 5e7, "compiled": 1.5e8, "deep": 3e6}
+LEAF_VISITS = 10
 
 
 def deep_visits(n_rows: int, depth: int) -> int:
