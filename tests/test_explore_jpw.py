@@ -92,10 +92,14 @@ def test_controls_reset_depth_and_trees_once(short_curve):
     controls = jpw.jpw_controls()
     assert controls["epsilon"].value == 1.0 and controls["depth"].value == 4
     explorer(callback, controls)
-    controls["dataset"].value = "votes"
-    # every redraw after the change sees the new data set with its own defaults
-    assert all(c["depth"] == 8 and c["n_trees"] == 5 for c in calls[1:]) and len(calls) > 1
-    assert calls[1]["dataset"] == "votes"
+    # one move, one redraw (it was 3 for Votes: depth, trees, then the picker itself), and it
+    # sees the new data set with its own defaults
+    for name in ("votes", "mushroom", "nursery"):
+        del calls[:]
+        controls["dataset"].value = name
+        assert calls == [{"dataset": name, "epsilon": 1.0, **jpw.explorer_defaults(name)}]
+    controls["depth"].value = 2
+    assert len(calls) == 2 and calls[-1]["depth"] == 2
 
 
 def _fake_accuracy():

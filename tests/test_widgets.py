@@ -39,6 +39,36 @@ def test_explorer_calls_back_on_every_change():
     assert "updated in" in panel.children[1].value
 
 
+def _counting(calls):
+    def callback(**values):
+        calls.append(values)
+        return alt.Chart(pd.DataFrame({"x": [1]})).mark_point().encode(x="x:Q")
+    return callback
+
+
+def test_a_move_that_resets_other_controls_runs_the_callback_once():
+    # a picker whose observer resets two sliders (registered before the explorer's, as the
+    # explore modules' controls do): one move, one run, with every value set
+    picker, depth, trees = choice_dropdown(["a", "b"]), depth_slider(3), trees_slider(10)
+    defaults = {"a": (3, 10), "b": (6, 5)}
+
+    def reset(change):
+        with depth.hold_trait_notifications(), trees.hold_trait_notifications():
+            depth.value, trees.value = defaults[change["new"]]
+
+    picker.observe(reset, names="value")
+    calls = []
+    explorer(_counting(calls), {"dataset": picker, "depth": depth, "n_trees": trees})
+    picker.value = "b"
+    assert calls[1:] == [{"dataset": "b", "depth": 6, "n_trees": 5}]  # was 3 runs
+    picker.value = "a"
+    assert calls[2:] == [{"dataset": "a", "depth": 3, "n_trees": 10}]
+    trees.value = 7  # a plain move: one run
+    assert calls[3:] == [{"dataset": "a", "depth": 3, "n_trees": 7}]
+    depth.value = 3  # no change, no notification, no run
+    assert len(calls) == 4
+
+
 def test_sliders_ranges():
     eps = epsilon_slider(0.5, low=0.01, high=10)
     assert eps.min == pytest.approx(-2) and eps.max == pytest.approx(1) and eps.value == 0.5

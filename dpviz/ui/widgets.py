@@ -88,6 +88,11 @@ def explorer(
 ) -> widgets.VBox:
     """Controls (a wrapping row), a status line and ``callback(**values)``'s chart, kept current.
 
+    One move, one run of the callback: a control whose observer resets others (a data-set
+    picker setting the depth to the data set's default; registered before the explorer's, so
+    build the controls first) holds their notifications while it sets them
+    (``hold_trait_notifications``); the first notification after the reset runs the callback
+    with every value set, the others find the values drawn and return.
     While the callback runs the status says :data:`BUSY`, and it runs inside the chart's
     output area, so a progress bar it draws shows where the chart will appear and an
     exception replaces the chart. ``show_time`` reports how long the last update took.
@@ -95,14 +100,19 @@ def explorer(
     """
     output = widgets.Output()
     status = widgets.HTML()
+    drawn: list[dict[str, Any]] = []  # the values of the last run of the callback
 
     def refresh(_: Any = None, *, first: bool = False) -> None:
+        values = {name: w.value for name, w in controls.items()}
+        if drawn and drawn[-1] == values:
+            return  # one move, several notifications: a reset of other controls, then its own
+        drawn[:] = [values]
         start = time.perf_counter()
         status.value = BUSY
         chart = missing = None
         with output:  # in a kernel, an exception is shown here (and not raised)
             try:
-                chart = callback(**{name: w.value for name, w in controls.items()})
+                chart = callback(**values)
             except DataUnavailableError as error:
                 missing = error
         if missing is not None and first:
