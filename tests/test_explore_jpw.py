@@ -207,6 +207,6 @@ def test_explorer_at_the_ends_of_the_ranges(short_curve, dataset):
             chart = jpw.jpw_explorer_chart(dataset, epsilon, depth, n_trees)
             summary = _data(chart, 0)
             assert summary["mean"].between(0, 1).all() and (summary["runs"] == jpw.REPEATS).all()
-            assert f"height {depth}, {n_trees} trees" in chart.layer[0].title.subtitle
+            assert f"height {depth}, {n_trees} trees" in chart.layer[0].title.subtitle[0]
             specs.append(json.dumps(chart.to_dict(), sort_keys=True))
     assert len(set(specs)) == len(specs)  # every move changes the chart
