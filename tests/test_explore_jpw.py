@@ -210,3 +210,25 @@ def test_explorer_at_the_ends_of_the_ranges(short_curve, dataset):
             assert f"height {depth}, {n_trees} trees" in chart.layer[0].title.subtitle[0]
             specs.append(json.dumps(chart.to_dict(), sort_keys=True))
     assert len(set(specs)) == len(specs)  # every move changes the chart
+
+
+@pytest.mark.parametrize(("dataset", "depth", "n_trees"), [("votes", 3, 5), ("mushroom", 10, 10),
+                                                           ("nursery", 1, 7)])
+def test_the_shipped_curves_are_the_live_fits(dataset, depth, n_trees):
+    shipped = jpw._points(dataset, (0.05, 5.0, math.inf), depth, n_trees)
+    assert (depth, n_trees, 0.05, 0) in jpw._shipped_curves(dataset)  # read, not fitted
+    fitted = jpw._points(dataset, (0.05, 5.0, math.inf), depth, n_trees, shipped=False)
+    pd.testing.assert_frame_equal(shipped, fitted, check_exact=True)
+    chart = jpw.jpw_explorer_chart(dataset, 0.3, depth, n_trees)
+    assert chart.layer[0].title.subtitle[1] == (  # the chart says what it read
+        "curve read from the shipped grid made by make results (jpw.jpw_curves); "
+        "the point at ε = 0.3 fitted now")
+
+
+def test_every_slider_setting_ships():
+    for dataset in jpw.JPW_DATASETS:
+        table = jpw._shipped_curves(dataset)
+        grid = jpw._slider_grid(dataset)
+        assert {(d, t) for d, t, _, _ in table} == {
+            (d, t) for d in grid["depths"] for t in grid["trees"]}
+        assert len(table) == len(grid["depths"]) * jpw.MAX_TREES * 8 * jpw.REPEATS
