@@ -7,6 +7,7 @@ fractions.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -183,14 +184,26 @@ class ProtocolRun:
         self.data, self.fraction, self.seed = data, fraction, seed
         self.n_secondary, self.n_unlabeled = n_secondary, n_unlabeled
         self.split = protocol_split(data.n_rows, fraction, seed, n_unlabeled)
-        self.codes = data.domain.encode(data.X)
-        self.labels = data.domain.encode_labels(data.y)
         self.n_labeled, self.n_public = len(self.split.labeled), len(self.split.public)
-        self.test_labels = self.labels[self.split.test]
         self.depth = height(data.domain, self.n_labeled)
         self._base: RDTSharpClassifier | None = None
         self._test_cells: fast.Located | None = None
         self._rdt_test_leaves: dict[str, fast.Located] = {}  # per Private-RDT method: its trees
+
+    @functools.cached_property
+    def codes(self) -> np.ndarray:
+        """Every row of the data set encoded (on first use: the sizes above need none)."""
+        return self.data.domain.encode(self.data.X)
+
+    @functools.cached_property
+    def labels(self) -> np.ndarray:
+        """Every row's class code."""
+        return self.data.domain.encode_labels(self.data.y)
+
+    @functools.cached_property
+    def test_labels(self) -> np.ndarray:
+        """The test rows' class codes."""
+        return self.labels[self.split.test]
 
     def fit_seed_of(self, method: str) -> int:
         """The method's seed: :func:`fit_seed` of the split's :func:`split_key` and the method.
