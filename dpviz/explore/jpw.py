@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import altair as alt
 import numpy as np
@@ -15,19 +15,13 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from dpviz import mechanisms
-from dpviz.audit import targets as audit_targets
-from dpviz.audit.engine import AuditResult, audit
-from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_sum_law
-from dpviz.data.published import JPW_TABLE1
+from dpviz.data.published import JPW_DATASETS, JPW_TABLE1
 from dpviz.data.uci import Dataset, load
 from dpviz.domain import Encoded
-from dpviz.experiments import fast
-from dpviz.experiments.reproduce_jpw import JPW_DATASETS, jpw_accuracy, jpw_update
 from dpviz.experiments.runner import curve, encoded_split, located, remember
 from dpviz.experiments.shipped import result, shipped_rows
 from dpviz.explore import settings
 from dpviz.trees.random_tree import RandomTree, fan_depth
-from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.ui.exercises import (
     PERCENT,
     Argument,
@@ -41,10 +35,17 @@ from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
 from dpviz.validation import check_epsilon, check_int, check_option
 
+if TYPE_CHECKING:  # the estimators, the audit and SciPy load when a fit or an audit runs: a
+    # move that reads the shipped curves needs none of them
+    from dpviz.audit.engine import AuditResult
+    from dpviz.audit.exact_laws import DiscreteLaw
+
 #: ε values of the explorer's curve (ε = ∞ is the reference line).
 EXPLORER_EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 #: Fits per point of the explorer (the band is their spread).
 REPEATS = 3
+#: The explorer's hold-out share (one stratified split, seed 0).
+TEST_SIZE = 0.25
 #: Largest height of the depth slider per data set: with :data:`MAX_TREES`, every move refits
 #: the curve in under a second on 2 cores (``bench/slider_extremes.py``; Nursery took 2.5 s
 #: at height 8). Nursery and Mushroom stop at JPW's k/2.
@@ -72,29 +73,40 @@ def _points(
     ``shipped``: each fit :func:`jpw_curves` ships is read (the same number), the others fitted
     and remembered; else every one is fitted afresh (what ships).
     """
-    data = _data(dataset)
-    train, labels, test, truth = encoded_split(data, 0.25, 0)
-    rows, y = Encoded(train, data.domain), data.domain.decode_labels(labels)
     table = _shipped_curves(dataset) if shipped else {}
-
-    def fitted(run: int, eps: float) -> int:
-        model = PrivateRDTClassifier(eps, max_depth=depth, n_trees=n_trees, domain=data.domain,
-                                     random_state=run).fit(rows, y)
-        leaves = located(("jpw", dataset, depth, n_trees, run), model, test)
-        return int(np.sum(fast.predict_located(model, leaves) == truth))
+    n_test = _test_rows(dataset)
 
     def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
         out = []
         for eps in epsilons:
             known = table.get((depth, n_trees, eps, run))
-            correct = known["correct"] if known else fitted(run, eps)
+            correct = known["correct"] if known else _fitted(dataset, eps, depth, n_trees, run)
             # correct / rows: np.mean(predicted == truth) bit for bit (an exact sum, one division)
             out.append([{"epsilon": eps, "max_depth": depth, "n_trees": n_trees, "repeat": run,
-                         "accuracy": correct / len(truth)}])
+                         "accuracy": correct / n_test}])
         return out
 
     key = ("jpw", dataset, depth, n_trees) if shipped else None
     return curve(evaluate, epsilons, REPEATS, key=key)
+
+
+def _fitted(dataset: str, eps: float, depth: int, n_trees: int, run: int) -> int:
+    """Test rows predicted right by Private-RDT fit ``run`` at ``eps`` (fitted now)."""
+    from dpviz.experiments import fast
+    from dpviz.trees.rdt import PrivateRDTClassifier
+
+    data = _data(dataset)
+    train, labels, test, truth = encoded_split(data, TEST_SIZE, 0)
+    model = PrivateRDTClassifier(eps, max_depth=depth, n_trees=n_trees, domain=data.domain,
+                                 random_state=run).fit(Encoded(train, data.domain),
+                                                       data.domain.decode_labels(labels))
+    leaves = located(("jpw", dataset, depth, n_trees, run), model, test)
+    return int(np.sum(fast.predict_located(model, leaves) == truth))
+
+
+def _test_rows(dataset: str) -> int:
+    """The hold-out rows of the explorer's split: train_test_split's ⌈TEST_SIZE · n⌉."""
+    return math.ceil(TEST_SIZE * _data(dataset).n_rows)
 
 
 def _settings(dataset: str, depth: int | None, n_trees: int | None) -> tuple[int, int]:
@@ -127,7 +139,8 @@ def jpw_curves(
         for d, t in tqdm(settings, disable=not progress, desc=f"Private-RDT curves, {dataset}")
     ]
     frame = pd.concat(frames, ignore_index=True)
-    n_test = len(encoded_split(_data(dataset), 0.25, 0)[3])
+    n_test = _test_rows(dataset)
+    assert n_test == len(encoded_split(_data(dataset), TEST_SIZE, 0)[3])
     frame["correct"] = (frame["accuracy"] * n_test).round().astype(int)
     assert (frame["correct"] / n_test == frame["accuracy"]).all()
     return frame[["depth", "n_trees", "epsilon", "repeat", "correct"]]
@@ -275,12 +288,16 @@ def accuracy_reproduction() -> pd.DataFrame:
 
     Recomputed under ``DPVIZ_RECOMPUTE=1`` (with ``DPVIZ_QUICK=1``: 2 × 3-fold).
     """
+    from dpviz.experiments.reproduce_jpw import jpw_accuracy
+
     return result(jpw_accuracy, epsilons=(0.5, 0.75, 1.0, math.inf),
                   **reproduction_settings()["accuracy"])
 
 
 def update_reproduction() -> pd.DataFrame:
     """JPW Fig. 13–14: the update against Private-RDT on the union (3 × 10-fold), as shipped."""
+    from dpviz.experiments.reproduce_jpw import jpw_update
+
     chosen = reproduction_settings()
     return result(jpw_update, chosen["update_datasets"], **chosen["update"])
 
@@ -384,6 +401,9 @@ def pruning_demo(seed: int = 0) -> pd.DataFrame:
     D and D′ are JPW Fig. 3 in miniature (:func:`~dpviz.audit.targets.pruned_tree_problem`):
     the pruned tree's structure tells them apart; Private-RDT always releases all four leaves.
     """
+    from dpviz.audit import targets as audit_targets
+    from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
+
     domain, D, D_prime = audit_targets.pruned_tree_problem()
     rows = []
     for name, (X, y) in (("D", D), ("D′", D_prime)):
@@ -402,6 +422,9 @@ def pruning_demo(seed: int = 0) -> pd.DataFrame:
 
 def pruning_audit(n_samples: int = 200, seed: int = 0) -> AuditResult:
     """Audit the pruned RDT's leaf count on D, D′ at ε = 1: "3 leaves" never happens under D."""
+    from dpviz.audit import targets as audit_targets
+    from dpviz.audit.engine import audit
+
     domain, D, D_prime = audit_targets.pruned_tree_problem()
     return audit(
         audit_targets.pruned_tree_leaves(domain), D, D_prime, epsilon=1.0, n_samples=n_samples,
@@ -412,6 +435,9 @@ def pruning_audit(n_samples: int = 200, seed: int = 0) -> AuditResult:
 
 def private_leaf_audit(epsilon: float = 1.0, n_samples: int = 50_000, seed: int = 0) -> AuditResult:
     """Audit Private-RDT's noisy counts of the leaf (a=1, b=1): (0, 0) under D, (0, 1) under D′."""
+    from dpviz.audit import targets as audit_targets
+    from dpviz.audit.engine import audit
+
     return audit(
         audit_targets.leaf_vector(epsilon), np.array([0, 0]), np.array([0, 1]), epsilon=epsilon,
         n_samples=n_samples, seed=seed, exact_epsilon=epsilon,
@@ -521,6 +547,8 @@ def summed_count_law(counts: Sequence[int], epsilon: float) -> DiscreteLaw:
 
     What Fig. 2's ``Classify`` sums for one class over the N trees of a Private-RDT ensemble.
     """
+    from dpviz.audit.exact_laws import discrete_laplace_sum_law
+
     n = len(counts)
     return discrete_laplace_sum_law(n, check_epsilon(epsilon) / n, int(sum(counts)))
 
@@ -549,6 +577,8 @@ def recount_sum_law(data: tuple[int, int], epsilon: float = 1.0) -> DiscreteLaw:
 
     R1 = c1 + noise (the first release), R2 = c1 + c2 + fresh noise (JPW §V-B, option 2).
     """
+    from dpviz.audit.exact_laws import discrete_laplace_sum_law
+
     c1, c2 = (int(c) for c in data)
     return discrete_laplace_sum_law(2, check_epsilon(epsilon), 2 * c1 + c2)
 

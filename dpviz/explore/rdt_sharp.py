@@ -16,7 +16,6 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from dpviz import mechanisms
-from dpviz.audit.exact_laws import discrete_laplace_sum_law
 from dpviz.data.uci import Dataset
 from dpviz.domain import Categorical
 from dpviz.errors import InvalidParameterError
@@ -34,7 +33,6 @@ from dpviz.experiments.semi_supervised import METHODS, N_PRIMARY, ProtocolRun
 from dpviz.experiments.shipped import result, shipped_rows
 from dpviz.explore import settings
 from dpviz.trees.random_tree import rdt_sharp_depth
-from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree
 from dpviz.ui.exercises import (
     FRACTION,
     Argument,
@@ -120,7 +118,8 @@ def rdt_sharp_curves(
     """The explorer's curves at every stop of its sliders, run afresh: what ships.
 
     One row per (labeled %, t, ε, run): each method's test rows predicted wrong (``rdt_sharp``,
-    ``private_rdt``; its error is that over the test rows, ``n_rows // 10``).
+    ``private_rdt``; its error is that over the test rows, ``n_rows // 10``), and the trees'
+    ``height`` (RDT#'s rule on the labeled rows: public; the chart's title reads it).
     """
     n_test = _dataset(dataset).n_rows // 10
     settings = [(p, int(t)) for p in percents for t in secondaries]
@@ -132,7 +131,8 @@ def rdt_sharp_curves(
         for (eps, run), errors in wide.iterrows():
             wrong = {m: round(errors[METHODS[m]] * n_test) for m in _SHOWN}
             assert all(wrong[m] / n_test == errors[METHODS[m]] for m in _SHOWN)
-            rows.append({"percent": p, "n_secondary": t, "epsilon": eps, "repeat": run, **wrong})
+            rows.append({"percent": p, "n_secondary": t, "epsilon": eps, "repeat": run, **wrong,
+                         "height": _run(dataset, float(p), t, int(run)).depth})
     return pd.DataFrame(rows)
 
 
@@ -173,12 +173,14 @@ def rdt_sharp_explorer_chart(
                  for r in range(REPEATS)])
     )
     protocol = _run(dataset, float(percent), int(n_secondary), 0)  # its sizes: no fit
+    known = _shipped_curves(dataset).get((float(percent), int(n_secondary), math.inf, 0))
+    depth = known["height"] if known else protocol.depth  # the estimators load for a fit
     at = frame[frame["epsilon"] == float(epsilon)].groupby("method")["accuracy"].mean()
     read = all((float(percent), int(n_secondary), e, 0) in _shipped_curves(dataset)
                for e in [*epsilons, math.inf])
     title = alt.Title(
         f"{dataset}: {protocol.n_labeled} labeled (private) rows, {protocol.n_public} public "
-        f"unlabeled rows, height {protocol.depth}, {N_PRIMARY} primary + {int(n_secondary)} "
+        f"unlabeled rows, height {depth}, {N_PRIMARY} primary + {int(n_secondary)} "
         "secondary trees",
         subtitle=[
             f"test accuracy at ε = {epsilon:.3g} (mean of {REPEATS} runs): "
@@ -361,6 +363,8 @@ def height_leak_table(
     dataset: str = "mushroom", sizes: Sequence[int] | None = None
 ) -> pd.DataFrame:
     """RDT#'s height rule on the private size: neighbouring sizes, different heights."""
+    from dpviz.trees.rdt_sharp import RDTSharpClassifier
+
     data = _dataset(dataset)
     k, b = len(data.domain), mean_values(dataset)
     if sizes is None:
@@ -384,6 +388,8 @@ def private_centres(dataset: str = "votes", n_rows: int = 100, seed: int = 0) ->
 
     One row per centre of one tree: ``private_row`` and ``is_a_private_row`` (always True).
     """
+    from dpviz.trees.rdt_sharp import create_tree
+
     data = _dataset(dataset)
     codes = data.domain.encode(data.X.iloc[:n_rows])
     tree = create_tree(data.domain, 3, codes, n_cells=10, rng=np.random.default_rng(seed))
@@ -520,6 +526,8 @@ def pseudo_label_law(totals: Sequence[int], rate: float, n_terms: int) -> np.nda
 
     ``P(L = k) = Σ_s P(S_k = s) Π_{j<k} P(S_j < s) Π_{j>k} P(S_j ≤ s)``.
     """
+    from dpviz.audit.exact_laws import discrete_laplace_sum_law
+
     law = discrete_laplace_sum_law(int(n_terms), rate)
     support, pmf = law.support, law.pmf / law.pmf.sum()
     totals = np.asarray(totals, dtype=np.int64)
