@@ -1,3 +1,4 @@
+import asyncio
 from functools import partial
 
 import altair as alt
@@ -6,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import dpviz.ui.widgets as widgets_module
 from dpviz.data.uci import load
 from dpviz.experiments import holdout_accuracy
 from dpviz.trees.rdt import PrivateRDTClassifier
@@ -67,6 +69,23 @@ def test_a_move_that_resets_other_controls_runs_the_callback_once():
     assert calls[3:] == [{"dataset": "a", "depth": 3, "n_trees": 7}]
     depth.value = 3  # no change, no notification, no run
     assert len(calls) == 4
+
+
+def test_the_estimators_load_right_after_the_explorer_cell_in_a_kernel(monkeypatch):
+    # a first chart that reads shipped results needs no estimator; the first move that fits
+    # must not wait for their import (half a second): the kernel's loop imports them next
+    imported = []
+    monkeypatch.setattr(widgets_module, "_import_estimators", lambda: imported.append(True))
+
+    async def cell():
+        explorer(_counting([]), {"depth": depth_slider(3)})
+        assert imported == []  # not before the cell's chart is out
+        await asyncio.sleep(0)  # the kernel's loop runs what was scheduled
+        return list(imported)
+
+    assert asyncio.run(cell()) == [True]
+    explorer(_counting([]), {"depth": depth_slider(3)})  # no loop (a script): nothing
+    assert imported == [True]
 
 
 def test_sliders_ranges():

@@ -6,6 +6,7 @@ of values); :func:`explorer` re-runs it and replaces the chart whenever a contro
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -80,6 +81,27 @@ def choice_dropdown(
                             description=description, layout=_layout(DROPDOWN_MIN_WIDTH))
 
 
+def _import_estimators() -> None:
+    """Import what a fit needs: the estimators, with scikit-learn and SciPy (half a second)."""
+    import dpviz.trees.forest
+    import dpviz.trees.id3
+    import dpviz.trees.rdt
+    import dpviz.trees.rdt_sharp  # noqa: F401
+
+
+def _warm_up_soon() -> None:
+    """In a kernel, import the estimators once the cell has run and its chart is out.
+
+    A notebook's first chart reads shipped results without them; the first move that fits
+    does not wait for them.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # no kernel's event loop (a script, the tests): nothing to warm
+        return
+    loop.call_soon(_import_estimators)
+
+
 def explorer(
     callback: Callable[..., alt.TopLevelMixin],
     controls: dict[str, widgets.ValueWidget],
@@ -96,7 +118,8 @@ def explorer(
     While the callback runs the status says :data:`BUSY`, and it runs inside the chart's
     output area, so a progress bar it draws shows where the chart will appear and an
     exception replaces the chart. ``show_time`` reports how long the last update took.
-    Missing data on the first call raises (the cell says why: :mod:`dpviz.ui.kernel`).
+    Missing data on the first call raises (the cell says why: :mod:`dpviz.ui.kernel`). In a
+    kernel, the estimators are imported right after the cell (:func:`_warm_up_soon`).
     """
     output = widgets.Output()
     status = widgets.HTML()
@@ -135,5 +158,6 @@ def explorer(
     for w in controls.values():
         w.observe(refresh, names="value")
     refresh(first=True)
+    _warm_up_soon()
     row = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
     return widgets.VBox([row, status, output])
