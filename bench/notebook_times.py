@@ -31,10 +31,11 @@ DRAWN = """() => [...document.querySelectorAll('.vega-embed')].some(e => e.query
 
 
 def _env(work: Path) -> dict[str, str]:
-    """Full mode, and a new empty result cache."""
+    """Full mode, a new empty result cache, and this checkout's dpviz in the kernels (the
+    kernel runs in notebooks/, where an installed dpviz would come first)."""
     drop = ("DPVIZ_QUICK", "DPVIZ_RECOMPUTE", "DPVIZ_SAVE_RESULTS")
     return {k: v for k, v in os.environ.items() if k not in drop} | {
-        "DPVIZ_CACHE": tempfile.mkdtemp(prefix="cache-", dir=work)}
+        "DPVIZ_CACHE": tempfile.mkdtemp(prefix="cache-", dir=work), "PYTHONPATH": str(ROOT)}
 
 
 def run_all(notebook: Path, work: Path) -> dict:

@@ -200,8 +200,14 @@ def test_independent_assignment_changes_one_tree_and_equal_split_many(seed):
 # ---------------------------------------------------------------------------------- ranges
 def test_controls_ranges_are_the_documented_ones():
     controls = fi.fi_controls()
-    assert (controls["depth"].min, controls["depth"].max) == (0, fi.MAX_DEPTH)
-    assert (controls["n_trees"].min, controls["n_trees"].max) == (1, fi.MAX_TREES)
+    assert [v for _, v in controls["depth"].options] == list(fi.DEPTHS)
+    assert [v for _, v in controls["n_trees"].options] == list(fi.TREES)
+    assert (fi.DEPTHS[0], fi.DEPTHS[-1], fi.TREES[0], fi.TREES[-1]) == (0, fi.MAX_DEPTH, 1,
+                                                                       fi.MAX_TREES)
+    # the settings the notebook names are stops: depth 0 and 6 on SynthC, 1, 10 and 50 trees
+    assert {0, 6} <= set(fi.DEPTHS) and {1, 10, 50} <= set(fi.TREES)
+    with pytest.raises(InvalidParameterError, match="n_trees must be one of"):
+        fi.fi_controls(n_trees=7)
     assert 10 ** controls["epsilon"].min == pytest.approx(0.01)
     assert 10 ** controls["epsilon"].max == pytest.approx(10.0)
     assert list(controls["dataset"].options) == list(fi.EXPLORER_DATASETS)
@@ -222,3 +228,23 @@ def test_explorer_at_the_ends_of_the_ranges(depth, n_trees):
         assert f"depth {depth}, {n_trees} trees" in chart.layer[0].title.text
         specs.append(chart.to_dict())
     assert specs[0] != specs[1]  # the slider's ε is drawn: a move changes the chart
+
+
+def test_every_stop_ships_and_the_shipped_forests_are_the_live_ones():
+    for name in fi.EXPLORER_DATASETS:
+        table = fi._shipped_curves(name)
+        depths = {fi.explorer_depth(name, d) for d in fi.DEPTHS}
+        assert set(table) == {(d, t, e, r) for d in depths for t in fi.TREES
+                              for e in fi.EPSILON_GRID for r in range(fi.REPEATS)}
+    for mechanism in fi.LEAF_MECHANISMS:
+        shipped = fi.explorer_frame("Nursery", (0.01, 3.0), 6, 5, mechanism)
+        fresh = fi.explorer_frame("Nursery", (0.01, 3.0), 6, 5, mechanism, shipped=False)
+        pd.testing.assert_frame_equal(shipped, fresh, check_exact=True)
+    assert fi._shipped_references("Nursery")[6, 5] / fi.TEST_ROWS == fi.forest_accuracy(
+        "Nursery", math.inf, 6, 5, "rosnam", 0, False)
+    read = fi.fi_explorer_chart("Nursery", 3.0, 6, 5).layer[0].title.subtitle[-1]
+    assert read == "read from the shipped grid made by make results (fi.fi_curves)"
+    point = fi.fi_explorer_chart("Nursery", 0.2, 6, 5).layer[0].title.subtitle[-1]
+    assert point.endswith("the forests at ε = 0.2 fitted now")
+    assert fi.fi_explorer_chart("Nursery", 0.2, 7, 5).layer[0].title.subtitle[-1] == (
+        "every forest fitted now")

@@ -15,6 +15,7 @@ from dpviz.explore import fs
 from dpviz.trees.id3 import split_grid
 from dpviz.trees.id3_quality import sensitivity_infogain
 from dpviz.ui.tree_charts import tree_chart
+from dpviz.ui.widgets import explorer
 
 
 @pytest.fixture
@@ -203,6 +204,22 @@ def test_figure_helpers():
 def test_published_table1():
     text = fs.published_table1()
     assert text is None or "FS Table 1" in text
+
+
+def test_a_data_set_switch_redraws_once():
+    calls = []
+
+    def callback(**values):
+        calls.append(values)
+        return alt.Chart(pd.DataFrame({"x": [1]})).mark_point()
+
+    controls = fs.fs_controls()
+    explorer(callback, controls)
+    for name in ("nursery", "adult", "fs-single-split"):  # it was 2 runs per switch
+        del calls[:]
+        controls["dataset"].value = name
+        assert [(c["dataset"], c["depth"]) for c in calls] == [
+            (name, fs_runs.DEFAULT_DEPTH[name])]
 
 
 def test_controls():

@@ -92,10 +92,14 @@ def test_controls_reset_depth_and_trees_once(short_curve):
     controls = jpw.jpw_controls()
     assert controls["epsilon"].value == 1.0 and controls["depth"].value == 4
     explorer(callback, controls)
-    controls["dataset"].value = "votes"
-    # every redraw after the change sees the new data set with its own defaults
-    assert all(c["depth"] == 8 and c["n_trees"] == 5 for c in calls[1:]) and len(calls) > 1
-    assert calls[1]["dataset"] == "votes"
+    # one move, one redraw (it was 3 for Votes: depth, trees, then the picker itself), and it
+    # sees the new data set with its own defaults
+    for name in ("votes", "mushroom", "nursery"):
+        del calls[:]
+        controls["dataset"].value = name
+        assert calls == [{"dataset": name, "epsilon": 1.0, **jpw.explorer_defaults(name)}]
+    controls["depth"].value = 2
+    assert len(calls) == 2 and calls[-1]["depth"] == 2
 
 
 def _fake_accuracy():
@@ -203,6 +207,28 @@ def test_explorer_at_the_ends_of_the_ranges(short_curve, dataset):
             chart = jpw.jpw_explorer_chart(dataset, epsilon, depth, n_trees)
             summary = _data(chart, 0)
             assert summary["mean"].between(0, 1).all() and (summary["runs"] == jpw.REPEATS).all()
-            assert f"height {depth}, {n_trees} trees" in chart.layer[0].title.subtitle
+            assert f"height {depth}, {n_trees} trees" in chart.layer[0].title.subtitle[0]
             specs.append(json.dumps(chart.to_dict(), sort_keys=True))
     assert len(set(specs)) == len(specs)  # every move changes the chart
+
+
+@pytest.mark.parametrize(("dataset", "depth", "n_trees"), [("votes", 3, 5), ("mushroom", 10, 10),
+                                                           ("nursery", 1, 7)])
+def test_the_shipped_curves_are_the_live_fits(dataset, depth, n_trees):
+    shipped = jpw._points(dataset, (0.05, 5.0, math.inf), depth, n_trees)
+    assert (depth, n_trees, 0.05, 0) in jpw._shipped_curves(dataset)  # read, not fitted
+    fitted = jpw._points(dataset, (0.05, 5.0, math.inf), depth, n_trees, shipped=False)
+    pd.testing.assert_frame_equal(shipped, fitted, check_exact=True)
+    chart = jpw.jpw_explorer_chart(dataset, 0.3, depth, n_trees)
+    assert chart.layer[0].title.subtitle[1] == (  # the chart says what it read
+        "curve read from the shipped grid made by make results (jpw.jpw_curves); "
+        "the point at ε = 0.3 fitted now")
+
+
+def test_every_slider_setting_ships():
+    for dataset in jpw.JPW_DATASETS:
+        table = jpw._shipped_curves(dataset)
+        grid = jpw._slider_grid(dataset)
+        assert {(d, t) for d, t, _, _ in table} == {
+            (d, t) for d in grid["depths"] for t in grid["trees"]}
+        assert len(table) == len(grid["depths"]) * jpw.MAX_TREES * 8 * jpw.REPEATS

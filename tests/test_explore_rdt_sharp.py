@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from dpviz import keyed
@@ -177,15 +178,34 @@ def test_explorer_title_speaks_of_accuracy_like_its_axis():
 
 def test_controls_ranges_are_the_documented_ones():
     controls = rs.rdt_sharp_controls()
-    assert (controls["percent"].min, controls["percent"].max) == (1, rs.MAX_PERCENT)
-    assert (controls["n_secondary"].min, controls["n_secondary"].max) == (0, rs.MAX_SECONDARY)
-    assert 10 ** controls["epsilon"].min == pytest.approx(0.05)
-    assert 10 ** controls["epsilon"].max == pytest.approx(5.0)
+    values = {name: [v for _, v in w.options] for name, w in controls.items() if name != "dataset"}
+    assert values == {"epsilon": list(rs.EPSILON_GRID), "percent": list(rs.PERCENTS),
+                      "n_secondary": list(rs.SECONDARIES)}
+    assert (rs.PERCENTS[0], rs.PERCENTS[-1], rs.SECONDARIES[0]) == (1, rs.MAX_PERCENT, 0)
     assert list(controls["dataset"].options) == list(rs.EXPLORER_DATASETS)
     assert {name: w.value for name, w in controls.items()} == {
         "dataset": "nursery", "epsilon": 0.5, "percent": 20, "n_secondary": 20}
-    # every data set's protocol fraction is within the labeled-% slider's range
-    assert max(rs.DEFAULT_PERCENT.values()) <= rs.MAX_PERCENT
+    # every data set's protocol fraction, and the settings the notebook names, are stops
+    assert set(rs.DEFAULT_PERCENT.values()) | {10, 40} <= set(rs.PERCENTS)
+    assert {rs.PREDICTION_SETTING["percent"], 2} <= set(rs.PERCENTS)
+    assert rs.PREDICTION_SETTING["epsilon"] in rs.EPSILON_GRID
+    with pytest.raises(InvalidParameterError, match="percent must be one of"):
+        rs.rdt_sharp_controls(percent=7)
+
+
+def test_every_stop_ships_and_the_shipped_runs_are_the_live_ones():
+    for dataset in rs.EXPLORER_DATASETS:
+        table = rs._shipped_curves(dataset)
+        assert set(table) == {(p, t, e, r) for p in rs.PERCENTS for t in rs.SECONDARIES
+                              for e in (*rs.EPSILON_GRID, math.inf) for r in range(rs.REPEATS)}
+    shipped = rs.explorer_frame("votes", (0.05, 2.0, math.inf), 15, 5)
+    fresh = rs.explorer_frame("votes", (0.05, 2.0, math.inf), 15, 5, shipped=False)
+    pd.testing.assert_frame_equal(shipped, fresh, check_exact=True)
+    chart = rs.rdt_sharp_explorer_chart("votes", 2.0, 15, 5)
+    assert chart.layer[0].title.subtitle[1].endswith(
+        "read from the shipped grid made by make results (rdt_sharp.rdt_sharp_curves)")
+    live = rs.rdt_sharp_explorer_chart("votes", 2.0, 16, 5)  # not a stop: run now
+    assert live.layer[0].title.subtitle[1].endswith("run now")
 
 
 @pytest.mark.parametrize(("percent", "n_secondary"), [(1, 0), (rs.MAX_PERCENT, rs.MAX_SECONDARY)])

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from dpviz.audit.engine import audit
+from dpviz.audit.exact_laws import false_alarm_bound, power_lower_bound
 from dpviz.explore import fs as fx
-from dpviz.ui.exercise_kinds import false_alarm_bound, power_lower_bound
 from dpviz.ui.exercises import EXERCISES, check, coverage
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "03_private_id3.ipynb"

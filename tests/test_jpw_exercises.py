@@ -15,10 +15,14 @@ import pytest
 
 from dpviz import mechanisms
 from dpviz.audit.engine import audit
-from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_law
+from dpviz.audit.exact_laws import (
+    DiscreteLaw,
+    discrete_laplace_law,
+    false_alarm_bound,
+    power_lower_bound,
+)
 from dpviz.explore import jpw
 from dpviz.explore import jpw as ex
-from dpviz.ui.exercise_kinds import false_alarm_bound, power_lower_bound
 from dpviz.ui.exercises import EXERCISES, check, coverage
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "02_private_random_trees.ipynb"

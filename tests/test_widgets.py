@@ -1,3 +1,4 @@
+import asyncio
 from functools import partial
 
 import altair as alt
@@ -6,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import dpviz.ui.widgets as widgets_module
 from dpviz.data.uci import load
 from dpviz.experiments import holdout_accuracy
 from dpviz.trees.rdt import PrivateRDTClassifier
@@ -37,6 +39,53 @@ def test_explorer_calls_back_on_every_change():
     eps.value = 0.1
     assert calls[-2:] == [(1.0, 5), (pytest.approx(0.1), 5)]
     assert "updated in" in panel.children[1].value
+
+
+def _counting(calls):
+    def callback(**values):
+        calls.append(values)
+        return alt.Chart(pd.DataFrame({"x": [1]})).mark_point().encode(x="x:Q")
+    return callback
+
+
+def test_a_move_that_resets_other_controls_runs_the_callback_once():
+    # a picker whose observer resets two sliders (registered before the explorer's, as the
+    # explore modules' controls do): one move, one run, with every value set
+    picker, depth, trees = choice_dropdown(["a", "b"]), depth_slider(3), trees_slider(10)
+    defaults = {"a": (3, 10), "b": (6, 5)}
+
+    def reset(change):
+        with depth.hold_trait_notifications(), trees.hold_trait_notifications():
+            depth.value, trees.value = defaults[change["new"]]
+
+    picker.observe(reset, names="value")
+    calls = []
+    explorer(_counting(calls), {"dataset": picker, "depth": depth, "n_trees": trees})
+    picker.value = "b"
+    assert calls[1:] == [{"dataset": "b", "depth": 6, "n_trees": 5}]  # was 3 runs
+    picker.value = "a"
+    assert calls[2:] == [{"dataset": "a", "depth": 3, "n_trees": 10}]
+    trees.value = 7  # a plain move: one run
+    assert calls[3:] == [{"dataset": "a", "depth": 3, "n_trees": 7}]
+    depth.value = 3  # no change, no notification, no run
+    assert len(calls) == 4
+
+
+def test_the_estimators_load_right_after_the_explorer_cell_in_a_kernel(monkeypatch):
+    # a first chart that reads shipped results needs no estimator; the first move that fits
+    # must not wait for their import (half a second): the kernel's loop imports them next
+    imported = []
+    monkeypatch.setattr(widgets_module, "_import_estimators", lambda: imported.append(True))
+
+    async def cell():
+        explorer(_counting([]), {"depth": depth_slider(3)})
+        assert imported == []  # not before the cell's chart is out
+        await asyncio.sleep(0)  # the kernel's loop runs what was scheduled
+        return list(imported)
+
+    assert asyncio.run(cell()) == [True]
+    explorer(_counting([]), {"depth": depth_slider(3)})  # no loop (a script): nothing
+    assert imported == [True]
 
 
 def test_sliders_ranges():

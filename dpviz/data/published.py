@@ -13,7 +13,8 @@ import pandas as pd
 
 __all__ = [
     "CITATIONS", "FI_FIG4", "FI_FIG5", "FI_FIG6", "FI_FIG7", "FI_TABLE1", "FI_TABLE2", "FI_TABLE3",
-    "FI_TABLE6", "FS_TABLE1", "FS_TABLE1_ALGORITHMS", "JPW_TABLE1", "RDT_SHARP_LABELED_FRACTION",
+    "FI_TABLE6", "FS_TABLE1", "FS_TABLE1_ALGORITHMS", "JPW_DATASETS", "JPW_TABLE1",
+    "RDT_SHARP_LABELED_FRACTION",
     "RDT_SHARP_TABLE2", "SYNTH", "URLS",
 ]
 
@@ -29,6 +30,7 @@ URLS: dict[str, str] = _JSON["urls"]
 SYNTH: tuple[str, ...] = tuple(_JSON["SYNTH"])  # the FI synthetic data sets, in order
 FS_TABLE1_ALGORITHMS: tuple[str, ...] = tuple(_JSON["FS_TABLE1_ALGORITHMS"])
 RDT_SHARP_LABELED_FRACTION: dict[str, float] = _JSON["RDT_SHARP_LABELED_FRACTION"]
+JPW_DATASETS: dict[str, int] = _JSON["JPW_DATASETS"]  # JPW's data sets and their trees
 FI_TABLE1, FI_TABLE2, FI_TABLE3, FI_TABLE6 = map(_table, ("FI_TABLE1", "FI_TABLE2", "FI_TABLE3",
                                                           "FI_TABLE6"))
 FI_FIG4, FI_FIG5, FI_FIG6, FI_FIG7 = map(_table, ("FI_FIG4", "FI_FIG5", "FI_FIG6", "FI_FIG7"))

@@ -17,7 +17,6 @@ from importlib.resources import files
 
 import numpy as np
 import pandas as pd
-from sklearn.datasets import make_classification
 
 from dpviz.data.published import CITATIONS, FI_TABLE1, URLS
 from dpviz.data.uci import Dataset
@@ -400,6 +399,8 @@ def fi_synth(name: str, *, n_rows: int = 30_000, bound: float | str = "typical",
         seed = int(seed)
     elif seed is not None:  # a Generator, a larger seed; a negative one is refused
         seed = int(check_random_state(seed).integers(0, 2**32 - 1))
+
+    from sklearn.datasets import make_classification  # scikit-learn: only FI's sets need it
 
     n_informative, n_random, depth = _FI[key]
     kwargs = {"n_features": n_informative + n_random, "n_informative": n_informative,

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,10 +21,9 @@ from dpviz.data.synthetic import fs_numeric_split_data, fs_single_split_data
 from dpviz.data.uci import load
 from dpviz.domain import Attribute, Categorical, Domain, Encoded, Numeric
 from dpviz.errors import InvalidParameterError
-from dpviz.experiments import reproduce_fs
 from dpviz.experiments.runner import cache, curve, remember, stratified_split
 from dpviz.experiments.shipped import ShippedResultError, ShippedResultIntegrityError, result
-from dpviz.trees import id3
+from dpviz.trees import id3_split_point as split_points
 from dpviz.trees.id3_quality import get_criterion
 from dpviz.validation import check_epsilon, check_int, check_option
 
@@ -136,6 +135,8 @@ def fit_one(
 ) -> tuple[Any, float, float]:
     """Fit seed ``run`` on the explorer's rows: ``(model, accuracy, unclassified share)``."""
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
+    from dpviz.experiments import reproduce_fs  # the estimators: imported with the first fit
+
     model = reproduce_fs.fs_estimator(criterion, epsilon, depth, domain=data.domain,
                          size_bound=data.size_bound, random_state=int(run), prune=prune)
     model.fit(Encoded(data.X_train, data.domain), data.domain.decode_labels(data.y_train))
@@ -286,7 +287,7 @@ def split_choice_table(
         data = fs_single_split_data(
             check_int(n, "sizes", minimum=1), p_noise=p_noise, n_test=0, random_state=random_state,
         )
-        truth = data.domain.index(reproduce_fs.split_attribute(data))
+        truth = data.domain.index(_split_attribute(data))
         codes = data.domain.encode(data.X)
         labels = data.domain.encode_labels(data.y)
         counts = np.zeros((codes.shape[1], 2, 2))  # τ_jc of every attribute
@@ -322,10 +323,10 @@ def split_point_frame(
     frames = []
     for criterion in ("infogain", "gini", "max"):
         crit = get_criterion(criterion)
-        starts, ends, scores = id3.split_point_ranges(
+        starts, ends, scores = split_points.split_point_ranges(
             values, labels, 2, attribute.low, attribute.high, crit
         )
-        p = id3.split_point_probabilities(
+        p = split_points.split_point_probabilities(
             starts, ends, scores, epsilon=eps, sensitivity=crit.sensitivity(size_bound)
         )
         length = ends - starts
@@ -338,22 +339,22 @@ def split_point_frame(
 
 def split_point_grid_frame(
     n: int = 2000, *, budget: float = 0.1, size_bound: int = 5000, p_noise: float = 0.1,
-    n_cells: int = id3.DEFAULT_SPLIT_CELLS, random_state: int = 0,
+    n_cells: int = split_points.DEFAULT_SPLIT_CELLS, random_state: int = 0,
 ) -> pd.DataFrame:
     """The estimators' grid mechanism in :func:`split_point_frame`'s setting."""
     attribute, values, labels, eps = _split_point_setting(n, budget, p_noise, random_state)
     n_cells = check_int(n_cells, "n_cells", minimum=2)
-    grid = id3.split_grid(attribute.low, attribute.high, n_cells)
+    grid = split_points.split_grid(attribute.low, attribute.high, n_cells)
     frames = []
     for criterion in ("infogain", "gini", "max"):
         crit = get_criterion(criterion)
-        indices, p = id3.split_point_grid_probabilities(
+        indices, p = split_points.split_point_grid_probabilities(
             values, labels, 2, grid, 0, n_cells,
             criterion=crit, sensitivity=crit.sensitivity(size_bound), epsilon=eps,
         )
         frames.append(pd.DataFrame({
             "criterion": criterion, "index": indices, "threshold": grid[indices],
-            "score": id3.grid_split_qualities(values, labels, 2, grid, 0, n_cells, crit),
+            "score": split_points.grid_split_qualities(values, labels, 2, grid, 0, n_cells, crit),
             "probability": p,
         }))
     frame = pd.concat(frames, ignore_index=True)
@@ -368,7 +369,7 @@ def _split_point_setting(
     data = fs_numeric_split_data(
         check_int(n, "n", minimum=1), p_noise=p_noise, n_test=0, random_state=random_state
     )
-    name = reproduce_fs.split_attribute(data)
+    name = _split_attribute(data)
     assert name is not None
     attribute = data.domain[name]
     assert isinstance(attribute, Numeric)
@@ -409,10 +410,20 @@ def split_point_mass(frame: pd.DataFrame, low: float = 30.0, high: float = 40.0)
     return pd.Series(mass, name=f"P({low:g} <= split point <= {high:g})")
 
 
-_fs_table1 = cache(reproduce_fs.fs_table1)
-_fs_fig4 = cache(reproduce_fs.fs_fig4)
-_fs_fig5 = cache(reproduce_fs.fs_fig5)
-_jpw_table1 = cache(reproduce_fs.jpw_table1)
+def _split_attribute(data: Any) -> str | None:
+    from dpviz.experiments.reproduce_fs import split_attribute
+
+    return split_attribute(data)
+
+
+@remember()
+def _cached(name: str) -> Callable[..., pd.DataFrame]:
+    """:func:`cache` of the reproduction ``name`` of :mod:`.reproduce_fs` (imported when run)."""
+    from dpviz.experiments import reproduce_fs
+
+    return cache(getattr(reproduce_fs, name))
+
+
 _PRIVATE = tuple(a for a in FS_TABLE1_ALGORITHMS if a != "ID3")
 
 
@@ -422,10 +433,10 @@ def table1_runs(
 ) -> pd.DataFrame:
     """FS Table 1 (cached), ``runs`` runs per size, ``id3_runs`` for the slow ID3 column."""
     sizes = tuple(sizes)
-    private = _fs_table1(
+    private = _cached("fs_table1")(
         sizes, runs=check_int(runs, "runs", minimum=1), algorithms=_PRIVATE, progress=progress
     )
-    id3 = _fs_table1(
+    id3 = _cached("fs_table1")(
         sizes, runs=check_int(id3_runs, "id3_runs", minimum=1), algorithms=("ID3",),
         progress=progress,
     )
@@ -434,12 +445,12 @@ def table1_runs(
 
 def fig4_runs(sizes: Sequence[int], runs: int, *, progress: bool = False) -> pd.DataFrame:
     """FS Fig. 4 (numeric split at 35, B = 0.1) at ``sizes`` with ``runs`` runs (cached)."""
-    return _fs_fig4(sizes=tuple(sizes), runs=runs, progress=progress)
+    return _cached("fs_fig4")(sizes=tuple(sizes), runs=runs, progress=progress)
 
 
 def fig5_runs(sizes: Sequence[int], runs: int, *, progress: bool = False) -> pd.DataFrame:
     """FS Fig. 5 (numeric vs ten bins, B = 0.2, no noise) at ``sizes`` (cached)."""
-    return _fs_fig5(sizes=tuple(sizes), runs=runs, progress=progress)
+    return _cached("fs_fig5")(sizes=tuple(sizes), runs=runs, progress=progress)
 
 
 def jpw_runs(
@@ -447,7 +458,7 @@ def jpw_runs(
     progress: bool = False,
 ) -> pd.DataFrame:
     """JPW Table I (:func:`~.reproduce_fs.jpw_table1`, ε' = 1), ``runs`` splits (cached)."""
-    return _jpw_table1(tuple(datasets), runs=runs, progress=progress)
+    return _cached("jpw_table1")(tuple(datasets), runs=runs, progress=progress)
 
 
 def stopping_table(
@@ -455,6 +466,8 @@ def stopping_table(
     depth: int = 3, criterion: str = "max", run: int = 0,
 ) -> pd.DataFrame:
     """FS's stopping rule: a node needs N_T ≥ t|C|√2/ε rows to split (Adult: t = 41), per B."""
+    from dpviz.trees.id3 import SQRT2
+
     data = explorer_data(check_dataset(dataset), check_criterion(criterion))
     t = int(max(a.n_values if isinstance(a, Categorical) else 2 for a in data.domain))
     majority = 100 * np.bincount(data.y_test).max() / len(data.y_test)
@@ -463,7 +476,7 @@ def stopping_table(
         model, accuracy, _ = fit_one(dataset, criterion, budget, depth, run)
         rows.append({
             "budget": float(budget), "epsilon": model.epsilon_, "t": t,
-            "rows_needed": t * data.domain.n_classes * id3.SQRT2 / model.epsilon_,
+            "rows_needed": t * data.domain.n_classes * SQRT2 / model.epsilon_,
             "training_rows": len(data.y_train), "depth": model.tree_.depth,
             "leaves": model.tree_.n_leaves, "accuracy": 100 * accuracy, "majority": majority,
         })

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import train_test_split
 
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.comparison import load_dataset, n_test_rows
 from dpviz.experiments.registry import jpw_n_trees
-from dpviz.experiments.reproduce_jpw import UpdateExperiment
 from dpviz.experiments.runner import cache, holdout_accuracy
-from dpviz.trees.id3 import DiffPID3Classifier
 from dpviz.validation import check_epsilon, check_int
+
+if TYPE_CHECKING:  # the estimators and scikit-learn load when a pitfall runs
+    from dpviz.experiments.reproduce_jpw import UpdateExperiment
 
 
 @cache
@@ -28,6 +28,8 @@ def budget_pitfall(
     ``update`` costs ε; ``union`` (a fresh model of D1 ∪ D2 after a release of D1) claims ε but
     costs 2ε; ``union_half`` (both at ε/2) is the fair comparison. Accuracy ``mean``, ``std``.
     """
+    from dpviz.experiments.reproduce_jpw import UpdateExperiment
+
     data = load_dataset(dataset)
     eps = check_epsilon(epsilon)
     arms: list[UpdateExperiment] = []
@@ -63,6 +65,10 @@ def tuning_pitfall(
     ``n_tuning`` rows is scored on them (``tuning``) and on the rest (``fresh``). ``attrs``:
     ``configs``, ``epsilon``, ``budgets`` (K·ε), ``spent``, ``test_accuracy``.
     """
+    from sklearn.model_selection import train_test_split
+
+    from dpviz.trees.id3 import DiffPID3Classifier
+
     data = load_dataset(dataset)
     eps = check_epsilon(epsilon)
     n_test = n_test_rows(data)

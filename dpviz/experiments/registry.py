@@ -17,17 +17,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.dummy import DummyClassifier
-from sklearn.ensemble import RandomForestClassifier
-from sklearn.tree import DecisionTreeClassifier
 
 from dpviz.data.uci import Dataset
 from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
-from dpviz.trees.forest import DPRandomForestClassifier
-from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
-from dpviz.trees.privatree import PrivaTreeClassifier
-from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.validation import check_epsilon
 
 
@@ -191,40 +184,80 @@ def public_bounds(domain: Domain) -> dict[int, tuple[float, float]]:
 Factory = Callable[[float, Dataset, int], Any]
 
 
-def _private(cls: type, **params: Any) -> Factory:
-    """The factory of ``cls(epsilon, **params)`` on the data's public domain."""
-    return lambda eps, data, seed: cls(eps, domain=data.domain, random_state=seed, **params)
+def _estimators() -> dict[str, type]:
+    """The estimators by class name, imported when the first is made.
+
+    They (and scikit-learn) load with the first fit, not with the registry: notebook 07's
+    first chart reads shipped grids.
+    """
+    from dpviz.trees.forest import DPRandomForestClassifier
+    from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
+    from dpviz.trees.privatree import PrivaTreeClassifier
+    from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
+
+    return {cls.__name__: cls for cls in (
+        DPRandomForestClassifier, DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier,
+        PrivaTreeClassifier, PrivateRDTClassifier, RandomDecisionTreeClassifier)}
 
 
-def _infogain(epsilon: float, data: Dataset, random_state: int) -> DiffPID3Classifier:
+def _private(name: str, **params: Any) -> Factory:
+    """The factory of the estimator ``name(epsilon, **params)`` on the data's public domain."""
+    return lambda eps, data, seed: _estimators()[name](eps, domain=data.domain,
+                                                       random_state=seed, **params)
+
+
+def _private_rdt(epsilon: float, data: Dataset, random_state: int) -> Any:
+    """Private-RDT with JPW's number of trees for the data set."""
+    return _estimators()["PrivateRDTClassifier"](
+        epsilon, n_trees=jpw_n_trees(data), domain=data.domain, random_state=random_state)
+
+
+def _infogain(epsilon: float, data: Dataset, random_state: int) -> Any:
     """DiffPID3-InfoGain, whose sensitivity needs the public size bound (the data set's rows)."""
-    return DiffPID3Classifier(epsilon, max_depth=5, criterion="infogain", size_bound=data.n_rows,
-                              domain=data.domain, random_state=random_state)
+    return _estimators()["DiffPID3Classifier"](
+        epsilon, max_depth=5, criterion="infogain", size_bound=data.n_rows, domain=data.domain,
+        random_state=random_state)
+
+
+def _rdt(epsilon: float, data: Dataset, random_state: int) -> Any:
+    """Fan et al.'s non-private random trees, as many as Private-RDT's."""
+    return _estimators()["RandomDecisionTreeClassifier"](
+        n_trees=jpw_n_trees(data), domain=data.domain, random_state=random_state)
+
+
+def _sklearn_tree(epsilon: float, data: Dataset, random_state: int) -> OneHotModel:
+    from sklearn.tree import DecisionTreeClassifier
+
+    return OneHotModel(DecisionTreeClassifier(random_state=random_state), data)
+
+
+def _sklearn_forest(epsilon: float, data: Dataset, random_state: int) -> OneHotModel:
+    from sklearn.ensemble import RandomForestClassifier
+
+    return OneHotModel(RandomForestClassifier(50, random_state=random_state), data)
+
+
+def _majority(epsilon: float, data: Dataset, random_state: int) -> Any:
+    from sklearn.dummy import DummyClassifier
+
+    return DummyClassifier(strategy="most_frequent")
 
 
 #: Name → factory, for every name of :data:`ALGORITHMS`, :data:`TODAY` and :data:`REFERENCES`.
 FACTORIES: dict[str, Factory] = {
-    "Private-RDT": lambda eps, data, seed: PrivateRDTClassifier(
-        eps, n_trees=jpw_n_trees(data), domain=data.domain, random_state=seed
-    ),
-    "DP forest": _private(DPRandomForestClassifier),
-    "SuLQ-ID3": _private(SuLQID3Classifier, max_depth=5),
-    "DiffPID3-Max": _private(DiffPID3Classifier, max_depth=5, criterion="max"),
-    "DiffPID3-Gini": _private(DiffPID3Classifier, max_depth=5, criterion="gini"),
+    "Private-RDT": _private_rdt,
+    "DP forest": _private("DPRandomForestClassifier"),
+    "SuLQ-ID3": _private("SuLQID3Classifier", max_depth=5),
+    "DiffPID3-Max": _private("DiffPID3Classifier", max_depth=5, criterion="max"),
+    "DiffPID3-Gini": _private("DiffPID3Classifier", max_depth=5, criterion="gini"),
     "DiffPID3-InfoGain": _infogain,
-    "DiffPC4.5": _private(DiffPC45Classifier, max_depth=5),
-    "PrivaTree": _private(PrivaTreeClassifier),
+    "DiffPC4.5": _private("DiffPC45Classifier", max_depth=5),
+    "PrivaTree": _private("PrivaTreeClassifier"),
     "DP-EBM (δ = 1e-6)": DPEBMModel,
-    "RDT (non-private)": lambda eps, data, seed: RandomDecisionTreeClassifier(
-        n_trees=jpw_n_trees(data), domain=data.domain, random_state=seed
-    ),
-    "sklearn tree": lambda eps, data, seed: OneHotModel(
-        DecisionTreeClassifier(random_state=seed), data
-    ),
-    "sklearn forest": lambda eps, data, seed: OneHotModel(
-        RandomForestClassifier(50, random_state=seed), data
-    ),
-    "majority class": lambda eps, data, seed: DummyClassifier(strategy="most_frequent"),
+    "RDT (non-private)": _rdt,
+    "sklearn tree": _sklearn_tree,
+    "sklearn forest": _sklearn_forest,
+    "majority class": _majority,
 }
 
 

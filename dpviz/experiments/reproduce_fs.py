@@ -14,12 +14,10 @@ import math
 import re
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import StratifiedKFold, train_test_split
-from sklearn.tree import DecisionTreeClassifier
 from tqdm.auto import tqdm
 
 from dpviz.data.published import FS_TABLE1, FS_TABLE1_ALGORITHMS, JPW_TABLE1
@@ -27,8 +25,11 @@ from dpviz.data.synthetic import fs_numeric_split_data, fs_random_tree_data, fs_
 from dpviz.data.uci import Dataset, load
 from dpviz.domain import Domain, Encoded
 from dpviz.errors import InvalidParameterError
-from dpviz.trees.id3 import DiffPID3Classifier, SuLQID3Classifier
 from dpviz.validation import check_epsilon, check_int
+
+if TYPE_CHECKING:  # the estimators and scikit-learn load with the first fit: the notebooks'
+    # setup cells and first charts read this module's tables only
+    from dpviz.trees.id3 import DiffPID3Classifier, SuLQID3Classifier
 
 #: JPW Table I: the private ID3's depth cap per data set (Mushroom's noisy tree grows
 #: geometrically beyond depth 5 without FS's stopping rule).
@@ -118,6 +119,8 @@ def fs_estimator(
     size_bound: int | None = None, random_state: int, prune: bool = False,
 ) -> DiffPID3Classifier | SuLQID3Classifier:
     """DiffPID3 with ``criterion`` (DiffPC4.5 on numeric data), or SuLQ-ID3 for ``"sulq"``."""
+    from dpviz.trees.id3 import DiffPID3Classifier, SuLQID3Classifier
+
     if criterion == "sulq":
         return SuLQID3Classifier(epsilon, depth, domain=domain, random_state=random_state)
     return DiffPID3Classifier(epsilon, depth, criterion=criterion, size_bound=size_bound,
@@ -212,6 +215,8 @@ def fs_fig4(
     progress: bool = False,
 ) -> pd.DataFrame:
     """FS Fig. 4 (§5.1.1): DiffPC4.5 and J48-like trees on a numeric split at 35 on [0, 100]."""
+    from sklearn.tree import DecisionTreeClassifier
+
     budget = check_epsilon(budget, "budget")
 
     def fits(n: int, run: int, seed: Callable[..., int]) -> Iterator[dict]:
@@ -342,6 +347,8 @@ def fs_fig8(
 
     One row per (budget, criterion, repeat, fold); FS ran 10 repeats.
     """
+    from sklearn.model_selection import StratifiedKFold
+
     budgets = [check_epsilon(b, "budgets") for b in budgets]
     n_splits = check_int(n_splits, "n_splits", minimum=2)
     repeats = check_int(repeats, "repeats", minimum=1)
@@ -384,6 +391,10 @@ def jpw_table1(
 
     A test row in a leaf of noisy count ≤ 0 is unclassified, and counted wrong.
     """
+    from sklearn.model_selection import train_test_split
+
+    from dpviz.trees.id3 import SuLQID3Classifier
+
     epsilon = check_epsilon(epsilon, "epsilon")
     runs = check_int(runs, "runs", minimum=1)
     depths = dict(JPW_MAX_DEPTH if max_depth is None else max_depth)

@@ -16,13 +16,11 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from tqdm.auto import tqdm
 
+from dpviz.data.published import JPW_DATASETS  # JPW's data sets, 10 trees (Votes: 5)
 from dpviz.data.uci import load
 from dpviz.experiments.runner import cache, summarize, sweep
 from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.validation import check_option
-
-#: JPW's UCI data sets and their ensemble sizes (§VI: 5 trees for Votes, 10 otherwise).
-JPW_DATASETS = {"nursery": 10, "mushroom": 10, "votes": 5}
 
 
 def make_private_rdt(random_state: int, domain: Any, **params: Any) -> PrivateRDTClassifier:

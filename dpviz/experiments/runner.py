@@ -17,19 +17,19 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pandas as pd
-from joblib import Memory
-from sklearn.model_selection import StratifiedKFold, train_test_split
 from tqdm.auto import tqdm
 
 from dpviz import __version__
 from dpviz.data.uci import Dataset
 from dpviz.errors import CacheUnavailableWarning
-from dpviz.experiments import fast
 from dpviz.validation import check_int
+
+if TYPE_CHECKING:
+    from dpviz.experiments.fast import Located
 
 EstimatorFactory = Callable[..., Any]
 F = TypeVar("F", bound=Callable[..., Any])
@@ -82,6 +82,8 @@ def cache(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
         if not _writable(folder):
             return function(*args, **kwargs)
         if folder not in memoized:
+            from joblib import Memory  # a cached run's: not for reading a shipped result
+
             memoized[folder] = Memory(folder, verbose=0).cache(function, ignore=ignore)
         return memoized[folder](*args, **kwargs)
 
@@ -131,8 +133,10 @@ def remember(maxsize: int | None = None) -> Callable[[F], F]:
     return decorate
 
 
-def located(key: Hashable, model: Any, codes: np.ndarray) -> fast.Located:
+def located(key: Hashable, model: Any, codes: np.ndarray) -> Located:
     """:func:`fast.locate` of ``codes``, remembered under ``key`` (what fixes the trees, not ε)."""
+    from dpviz.experiments import fast  # the estimators: imported with the first fit
+
     return recall("located", key, lambda: fast.locate(model, codes), maxsize=16)
 
 
@@ -170,6 +174,8 @@ def sweep(
 
     ``make_estimator(random_state=..., **setting)``; ``n_repeats`` × stratified ``n_folds``-fold.
     """
+    from sklearn.model_selection import StratifiedKFold  # half a second: only when a sweep runs
+
     n_folds = check_int(n_folds, "n_folds", minimum=2)
     n_repeats = check_int(n_repeats, "n_repeats", minimum=1)
     settings = [dict(zip(grid, v, strict=True)) for v in itertools.product(*grid.values())]
@@ -244,6 +250,8 @@ def holdout_split(dataset: Dataset, test_size: float, seed: int) -> tuple:
 
 def stratified_split(X: Any, y: Any, test_size: float, seed: int) -> list:
     """``train_test_split`` stratified by ``y`` (unstratified when a class is too small)."""
+    from sklearn.model_selection import train_test_split  # half a second: only when a split runs
+
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", _STRATIFY_WARNING, UserWarning)
         try:

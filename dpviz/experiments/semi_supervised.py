@@ -7,10 +7,11 @@ fractions.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -20,10 +21,12 @@ from dpviz.data.synthetic import boolean_tree_data
 from dpviz.data.uci import Dataset, load
 from dpviz.domain import Domain, Encoded
 from dpviz.errors import InvalidParameterError
-from dpviz.experiments import fast
-from dpviz.trees.rdt import PrivateRDTClassifier
-from dpviz.trees.rdt_sharp import RDTSharpClassifier, height
 from dpviz.validation import check_int
+
+if TYPE_CHECKING:  # the estimators (and scikit-learn) load with the first fit
+    from dpviz.experiments.fast import Located
+    from dpviz.trees.rdt import PrivateRDTClassifier
+    from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
 #: The data sets of RDT# §V: three UCI sets and the Boolean-tree synthetic set.
 DATASETS = ("mushroom", "nursery", "votes", "synthetic")
@@ -118,6 +121,9 @@ def fit_method(
     ``max_depth`` is Private-RDT's: ``"rdt_sharp"`` (RDT#'s height for ``len(labeled)``) or
     ``None`` (k/2); only ``"private_rdt_all"`` reads the public rows' labels.
     """
+    from dpviz.trees.rdt import PrivateRDTClassifier
+    from dpviz.trees.rdt_sharp import RDTSharpClassifier, height
+
     method = _method_key(method)
     n_labeled = len(labeled)
     if method == "rdt_sharp":
@@ -183,14 +189,32 @@ class ProtocolRun:
         self.data, self.fraction, self.seed = data, fraction, seed
         self.n_secondary, self.n_unlabeled = n_secondary, n_unlabeled
         self.split = protocol_split(data.n_rows, fraction, seed, n_unlabeled)
-        self.codes = data.domain.encode(data.X)
-        self.labels = data.domain.encode_labels(data.y)
         self.n_labeled, self.n_public = len(self.split.labeled), len(self.split.public)
-        self.test_labels = self.labels[self.split.test]
-        self.depth = height(data.domain, self.n_labeled)
         self._base: RDTSharpClassifier | None = None
-        self._test_cells: fast.Located | None = None
-        self._rdt_test_leaves: dict[str, fast.Located] = {}  # per Private-RDT method: its trees
+        self._test_cells: Located | None = None
+        self._rdt_test_leaves: dict[str, Located] = {}  # per Private-RDT method: its trees
+
+    @functools.cached_property
+    def depth(self) -> int:
+        """The trees' height: RDT#'s rule on the labeled rows (public: the fraction's)."""
+        from dpviz.trees.rdt_sharp import height
+
+        return height(self.data.domain, self.n_labeled)
+
+    @functools.cached_property
+    def codes(self) -> np.ndarray:
+        """Every row of the data set encoded (on first use: the sizes above need none)."""
+        return self.data.domain.encode(self.data.X)
+
+    @functools.cached_property
+    def labels(self) -> np.ndarray:
+        """Every row's class code."""
+        return self.data.domain.encode_labels(self.data.y)
+
+    @functools.cached_property
+    def test_labels(self) -> np.ndarray:
+        """The test rows' class codes."""
+        return self.labels[self.split.test]
 
     def fit_seed_of(self, method: str) -> int:
         """The method's seed: :func:`fit_seed` of the split's :func:`split_key` and the method.
@@ -202,6 +226,8 @@ class ProtocolRun:
 
     def rdt_sharp(self, epsilon: float) -> RDTSharpClassifier:
         """RDT# fitted at ``epsilon`` (the first call fits; later ones refit, sharing noise)."""
+        from dpviz.experiments import fast
+
         labeled = self.split.labeled
         if self._base is None:
             self._base = fit_method(
@@ -217,6 +243,8 @@ class ProtocolRun:
 
     def predictions(self, method: str, epsilon: float) -> np.ndarray:
         """Class codes the method fitted at ``epsilon`` gives the test rows."""
+        from dpviz.experiments import fast
+
         method = _method_key(method)
         if method == "rdt_sharp":
             return fast.predict_located(self.rdt_sharp(epsilon), self._test_cells)

@@ -18,7 +18,7 @@ import os
 import platform
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -228,6 +228,25 @@ def result(
     frame = _verified_csv(path, meta)
     frame.attrs["provenance"] = meta
     return frame
+
+
+def shipped_rows(
+    function: Callable[..., pd.DataFrame], /, *args: Any, keys: Sequence[str], **kwargs: Any
+) -> dict[tuple, dict[str, Any]]:
+    """The rows of ``function(*args, **kwargs)``'s shipped result by their ``keys`` columns.
+
+    Each row's other columns as a dict, under the tuple of its ``keys`` values; empty when no
+    file ships for these arguments (the caller computes). An altered file raises.
+    """
+    try:
+        frame = result(function, *args, recompute=False, **kwargs)
+    except ShippedResultIntegrityError:
+        raise  # an altered file is a fault to show, not a file that is absent
+    except ShippedResultError:
+        return {}
+    values = [c for c in frame.columns if c not in keys]
+    return {tuple(r[k] for k in keys): {c: r[c] for c in values}
+            for r in frame.to_dict("records")}
 
 
 def stamp(folder: Path | None = None) -> list[Path]:

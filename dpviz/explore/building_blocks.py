@@ -9,21 +9,23 @@ import functools
 import math
 import warnings
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import altair as alt
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from dpviz import mechanisms
-from dpviz.audit.engine import AuditResult, Event, audit
-from dpviz.audit.exact_laws import ContinuousLaw, DiscreteLaw, discrete_laplace_law
 from dpviz.data.uci import load
 from dpviz.errors import BudgetExceededError, InvalidParameterError, NotProvenPrivateWarning
 from dpviz.privacy import PrivateTable
 from dpviz.ui.exercises import EPSILON, PROBABILITY, Exercise, Implementation, register
 from dpviz.ui.plots import ledger_chart, noisy_counts_chart
 from dpviz.validation import check_epsilon, check_option
+
+if TYPE_CHECKING:  # the audit and SciPy load when used: the explorers' first charts need neither
+    from dpviz.audit.engine import AuditResult
+    from dpviz.audit.exact_laws import ContinuousLaw, DiscreteLaw
 
 #: The two count mechanisms of the noise explorer, by their names in dpviz.mechanisms.
 COUNT_MECHANISMS = ("discrete_laplace", "laplace")
@@ -80,6 +82,8 @@ def noise_frame(epsilon: float, mechanism: str = "discrete_laplace", *, count: i
         samples = mechanisms.discrete_laplace(count, epsilon=eps, rng=seed, size=n_samples)
         edges = np.append(starts, starts[-1] + width).astype(float) - 0.5
     else:
+        from scipy import stats
+
         edges = count + np.linspace(-half, half, _BINS + 1)
         exact = np.diff(stats.laplace.cdf(edges - count, scale=1.0 / eps))
         samples = mechanisms.laplace(float(count), epsilon=eps, rng=seed, size=n_samples)
@@ -188,6 +192,8 @@ def selection_chart(
 
 def exact_checks() -> pd.DataFrame:
     """The building blocks' exact probabilities beside the numbers papers print (or NaN)."""
+    from scipy import stats
+
     eps = 1.0
     dl_zero = float(mechanisms.discrete_laplace_pmf(0, epsilon=eps))
     dl_tail = 1.0 - float(np.sum(mechanisms.discrete_laplace_pmf(np.arange(-2, 3), epsilon=eps)))
@@ -319,6 +325,8 @@ def overlap_audit(epsilon: float = 1.0, *, counts: tuple[int, int] = (20, 30),
 
     The event "both answers above D's counts" has exact ratio e^{2ε} (overlap) or e^ε.
     """
+    from dpviz.audit.engine import Event, audit
+
     eps = check_epsilon(epsilon)
 
     def release(counts: tuple[int, int], n: int, rng: np.random.Generator) -> np.ndarray:
@@ -344,6 +352,10 @@ def overlap_audit(epsilon: float = 1.0, *, counts: tuple[int, int] = (20, 30),
 # ε-DP release of the number `value` (a float), its noise drawn from `rng`.
 def laplace_law(value: float, sensitivity: float, epsilon: float) -> ContinuousLaw:
     """Exact law of the Laplace mechanism: ``value`` + Lap(Δ/ε) (exercise 01.1)."""
+    from scipy import stats
+
+    from dpviz.audit.exact_laws import ContinuousLaw
+
     scale = sensitivity / epsilon
     return ContinuousLaw(functools.partial(stats.laplace.cdf, loc=value, scale=scale))
 
@@ -368,6 +380,8 @@ LAPLACE = Implementation(
 # `count` plus discrete Laplace noise at ε, drawn with rng.geometric.
 def geometric_law(count: int, epsilon: float) -> DiscreteLaw:
     """Exact law of the geometric mechanism: ``count`` + discrete Laplace at ε (exercise 01.2)."""
+    from dpviz.audit.exact_laws import discrete_laplace_law
+
     return discrete_laplace_law(count, epsilon)
 
 

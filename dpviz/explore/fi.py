@@ -14,6 +14,7 @@ from typing import Any
 import altair as alt
 import numpy as np
 import pandas as pd
+from tqdm.auto import tqdm
 
 from dpviz import mechanisms
 from dpviz.audit.exact_laws import LEAF_LABEL_MECHANISMS as LEAF_MECHANISMS
@@ -33,7 +34,7 @@ from dpviz.experiments.reproduce_fi import (
     fig6_depths,
 )
 from dpviz.experiments.runner import curve, encoded_split, located, remember
-from dpviz.experiments.shipped import result
+from dpviz.experiments.shipped import result, shipped_rows
 from dpviz.explore import settings
 from dpviz.mechanisms import report_noisy_max_probabilities
 from dpviz.trees.forest import DPRandomForestClassifier
@@ -47,16 +48,18 @@ from dpviz.ui.exercises import (
     register,
 )
 from dpviz.ui.plots import accuracy_chart
-from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
+from dpviz.ui.widgets import choice_dropdown, epsilon_slider, selection_slider
 from dpviz.validation import check_epsilon, check_option
 
 #: ε values of the explorer's cached curve (the slider's ε is added to them).
 EPSILON_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
-#: Largest depth of the slider (0: FI's depth, at most 15). With :data:`MAX_TREES` every move
-#: refits the curve in under a second on 2 cores (``bench/slider_extremes.py``).
-MAX_DEPTH = 15
-#: Most trees of the slider (FI use 100: the reproduction of Fig. 7 covers 1 to 300).
-MAX_TREES = 50
+#: Stops of the depth slider (0: FI's depth for the data set) and of the trees slider (FI use
+#: 100: the reproduction of Fig. 7 covers 1 to 300). The curve at every stop ships
+#: (:func:`fi_curves`): a depth at 15 and 50 trees took 0.8 s of fits a move.
+DEPTHS = (0, 2, 4, 6, 8, 10, 12, 15)
+TREES = (1, 2, 5, 10, 20, 50)
+#: Largest depth and most trees of the sliders.
+MAX_DEPTH, MAX_TREES = max(DEPTHS), max(TREES)
 #: Leaf mechanisms, as ``DPRandomForestClassifier(leaf_mechanism=...)`` names them.
 _MECHANISM_TITLES = {
     "rosnam": "Report One-Sided Noisy Arg-Max (addendum; ε-DP)",
@@ -89,32 +92,48 @@ def explorer_depth(name: str, depth: int = 0) -> int:
 
 def explorer_frame(
     dataset: str, epsilons: Sequence[float], depth: int, n_trees: int, mechanism: str = "rosnam",
-    repeats: int | Sequence[int] = REPEATS, disjoint: bool = True,
+    repeats: int | Sequence[int] = REPEATS, disjoint: bool = True, shipped: bool = True,
 ) -> pd.DataFrame:
     """Test accuracy of one FI forest per (ε, seed) on the explorer's split, one row each.
 
     :func:`~dpviz.experiments.holdout_accuracy`'s numbers through the runner's ``curve``: the
     missing ε fitted on rows encoded once, the test rows routed once per tree structure.
+    ``shipped``: each forest :func:`fi_curves` ships is read (the same number), the others
+    fitted and remembered; else every one is fitted afresh (what ships).
     """
+    depth, n_trees = int(depth), int(n_trees)
+    table = _shipped_curves(dataset) if shipped and disjoint else {}
+
+    def evaluate(seed: int, epsilons: list[float]) -> list[list[dict]]:
+        known = {eps: row[mechanism] for eps in epsilons
+                 if (row := table.get((depth, n_trees, eps, seed)))}
+        missing = [eps for eps in epsilons if eps not in known]
+        correct = known | dict(zip(missing, _fitted(dataset, missing, depth, n_trees, mechanism,
+                                                     seed, disjoint), strict=True))
+        # correct / rows: np.mean(predicted == truth) bit for bit (an exact sum, one division)
+        return [[{"epsilon": eps, "repeat": seed, "accuracy": correct[eps] / TEST_ROWS}]
+                for eps in epsilons]
+
+    key = ("fi", dataset, depth, n_trees, mechanism, bool(disjoint)) if shipped else None
+    return curve(evaluate, epsilons, repeats, key=key)
+
+
+def _fitted(dataset: str, epsilons: list[float], depth: int, n_trees: int, mechanism: str,
+            seed: int, disjoint: bool) -> list[int]:
+    """Test rows predicted right by forest ``seed`` at each ε (fitted now)."""
+    if not epsilons:
+        return []
     data = explorer_dataset(dataset)
     train, train_labels, test, test_labels = encoded_split(data, TEST_ROWS, 0)
     rows, y = Encoded(train, data.domain), data.domain.decode_labels(train_labels)
-    depth, n_trees = int(depth), int(n_trees)
-
-    def evaluate(seed: int, epsilons: list[float]) -> list[list[dict]]:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotProvenPrivateWarning)  # said in the chart's title
-            forests = [DPRandomForestClassifier(
-                eps, n_trees=n_trees, max_depth=depth, leaf_mechanism=mechanism,
-                disjoint=disjoint, domain=data.domain, random_state=seed,
-            ).fit(rows, y) for eps in epsilons]
-        leaves = located(("fi", dataset, depth, n_trees, seed), forests[0], test)
-        return [[{"epsilon": eps, "repeat": seed,
-                  "accuracy": float(np.mean(fast.predict_located(forest, leaves) == test_labels))}]
-                for eps, forest in zip(epsilons, forests, strict=True)]
-
-    key = ("fi", dataset, depth, n_trees, mechanism, bool(disjoint))
-    return curve(evaluate, epsilons, repeats, key=key)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotProvenPrivateWarning)  # said in the chart's title
+        forests = [DPRandomForestClassifier(
+            eps, n_trees=n_trees, max_depth=depth, leaf_mechanism=mechanism,
+            disjoint=disjoint, domain=data.domain, random_state=seed,
+        ).fit(rows, y) for eps in epsilons]
+    leaves = located(("fi", dataset, depth, n_trees, seed), forests[0], test)
+    return [int(np.sum(fast.predict_located(forest, leaves) == test_labels)) for forest in forests]
 
 
 def forest_accuracy(
@@ -128,14 +147,73 @@ def forest_accuracy(
 
 def non_private_accuracy(dataset: str, depth: int, n_trees: int) -> float:
     """FI's non-private forest (§2.4): ε = ∞ (exact majority labels), all rows in every tree."""
+    known = _shipped_references(dataset).get((int(depth), int(n_trees)))
+    if known is not None:
+        return known / TEST_ROWS
     return forest_accuracy(dataset, math.inf, depth, n_trees, "rosnam", 0, False)
+
+
+def fi_curves(
+    dataset: str, *, depths: Sequence[int] = DEPTHS, trees: Sequence[int] = TREES,
+    epsilons: Sequence[float] = EPSILON_GRID, progress: bool = False,
+) -> pd.DataFrame:
+    """The explorer's curves at every stop of its sliders, fitted afresh: what ships.
+
+    One row per (depth, trees, ε, seed): each leaf mechanism's test rows predicted right
+    (``rosnam``, ``exponential``, ``smooth_sensitivity``; its accuracy is that over
+    :data:`TEST_ROWS`), and ``non_private``, the non-private forest's of that depth and
+    number of trees (the same on every row of a setting). Depth 0 is stored as FI's depth.
+    """
+    settings = [(d, int(t)) for d in sorted({explorer_depth(dataset, d) for d in depths})
+                for t in trees]
+    rows = []
+    for d, t in tqdm(settings, disable=not progress, desc=f"FI forest curves, {dataset}"):
+        reference = _correct(forest_accuracy(dataset, math.inf, d, t, "rosnam", 0, False))
+        frames = {m: explorer_frame(dataset, epsilons, d, t, m, shipped=False)
+                  for m in LEAF_MECHANISMS}
+        for k, record in enumerate(frames[LEAF_MECHANISMS[0]].to_dict("records")):
+            rows.append({"depth": d, "n_trees": t, "epsilon": record["epsilon"],
+                         "repeat": record["repeat"],
+                         **{m: _correct(f["accuracy"].iloc[k]) for m, f in frames.items()},
+                         "non_private": reference})
+    return pd.DataFrame(rows)
+
+
+def _correct(accuracy: float) -> int:
+    """The test rows predicted right, from an accuracy over :data:`TEST_ROWS` (checked exact)."""
+    correct = round(accuracy * TEST_ROWS)
+    assert correct / TEST_ROWS == accuracy
+    return correct
+
+
+@remember()
+def _shipped_curves(dataset: str) -> dict[tuple, dict]:
+    """The shipped forests of :func:`fi_curves` by (depth, trees, ε, seed); empty if none."""
+    return shipped_rows(fi_curves, check_option(dataset, EXPLORER_DATASETS, "dataset"),
+                        keys=("depth", "n_trees", "epsilon", "repeat"))
+
+
+@remember()
+def _shipped_references(dataset: str) -> dict[tuple[int, int], int]:
+    """The shipped non-private forests by (depth, trees): test rows predicted right."""
+    return {(d, t): row["non_private"] for (d, t, _, _), row in _shipped_curves(dataset).items()}
+
+
+def explorer_curves() -> None:
+    """The explorer's shipped curves: every data set and stop of its sliders."""
+    for dataset in EXPLORER_DATASETS:
+        result(fi_curves, dataset, progress=True)
 
 
 def fi_explorer_chart(
     dataset: str = "SynthA", epsilon: float = 1.0, depth: int = 0, n_trees: int = 100,
     mechanism: str = "rosnam",
 ) -> alt.LayerChart:
-    """Explorer callback: the FI forest's accuracy against ε, the non-private forest dashed."""
+    """Explorer callback: the FI forest's accuracy against ε, the non-private forest dashed.
+
+    At the sliders' stops the curve and the non-private forest are read from the shipped grid
+    (:func:`fi_curves`), the point at the slider's ε fitted (read when on the grid).
+    """
     check_option(mechanism, LEAF_MECHANISMS, "mechanism")
     d = explorer_depth(dataset, depth)
     n_trees = int(n_trees)
@@ -149,6 +227,7 @@ def fi_explorer_chart(
             f"accuracy at ε = {epsilon:.3g}: "
             f"{frame.loc[frame['epsilon'] == float(epsilon), 'accuracy'].mean():.3f} "
             f"(mean of {REPEATS} forests); dashed: non-private forest",
+            _source(dataset, d, n_trees, float(epsilon)),
         ],
     )
     return accuracy_chart(
@@ -157,16 +236,33 @@ def fi_explorer_chart(
     )
 
 
+def _source(dataset: str, depth: int, n_trees: int, eps: float) -> str:
+    """Where the chart's numbers come from: the shipped grid, forests fitted now, or both."""
+    shipped = _shipped_curves(dataset)
+    if (depth, n_trees, EPSILON_GRID[0], 0) not in shipped:
+        return "every forest fitted now"
+    read = "read from the shipped grid made by make results (fi.fi_curves)"
+    return read if (depth, n_trees, eps, 0) in shipped else (
+        f"curve {read}; the forests at ε = {eps:.3g} fitted now")
+
+
+def _stops(values: Sequence[int], value: int, name: str) -> list[tuple[str, int]]:
+    """A slider's (label, value) stops; ``value`` must be one of them."""
+    if value not in values:
+        raise InvalidParameterError(f"{name} must be one of {list(values)}, got {value!r}")
+    return [(str(v), v) for v in values]
+
+
 def fi_controls(
     dataset: str = "SynthA", epsilon: float = 1.0, depth: int = 0, n_trees: int = MAX_TREES,
     mechanism: str = "rosnam",
 ) -> dict[str, Any]:
-    """The explorer's widgets: ranges in which every move stays under a second."""
+    """The explorer's widgets: depth and trees on the stops whose curves ship."""
     return {
         "dataset": choice_dropdown(EXPLORER_DATASETS, dataset),
         "epsilon": epsilon_slider(epsilon, low=0.01, high=10.0),
-        "depth": int_slider(depth, 0, MAX_DEPTH, "depth"),
-        "n_trees": trees_slider(n_trees, high=MAX_TREES),
+        "depth": selection_slider(_stops(DEPTHS, depth, "depth"), depth, "depth"),
+        "n_trees": selection_slider(_stops(TREES, n_trees, "n_trees"), n_trees, "trees"),
         "mechanism": choice_dropdown(LEAF_MECHANISMS, mechanism, "leaf label"),
     }
 
@@ -241,7 +337,7 @@ def table3() -> pd.DataFrame:
 
 
 #: The notebook's shipped reproductions (``make results`` recomputes them).
-SHIPPED = (figure4, figure5, figure6, figure7, table3)
+SHIPPED = (figure4, figure5, figure6, figure7, table3, explorer_curves)
 
 
 def side_by_side(frame: pd.DataFrame, settings: Sequence[str] | None = None) -> pd.DataFrame:

@@ -7,26 +7,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import altair as alt
 import numpy as np
 import pandas as pd
+from tqdm.auto import tqdm
 
 from dpviz import mechanisms
-from dpviz.audit import targets as audit_targets
-from dpviz.audit.engine import AuditResult, audit
-from dpviz.audit.exact_laws import DiscreteLaw, discrete_laplace_sum_law
-from dpviz.data.published import JPW_TABLE1
+from dpviz.data.published import JPW_DATASETS, JPW_TABLE1
 from dpviz.data.uci import Dataset, load
 from dpviz.domain import Encoded
-from dpviz.experiments import fast
-from dpviz.experiments.reproduce_jpw import JPW_DATASETS, jpw_accuracy, jpw_update
 from dpviz.experiments.runner import curve, encoded_split, located, remember
-from dpviz.experiments.shipped import result
+from dpviz.experiments.shipped import result, shipped_rows
 from dpviz.explore import settings
 from dpviz.trees.random_tree import RandomTree, fan_depth
-from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
 from dpviz.ui.exercises import (
     PERCENT,
     Argument,
@@ -40,10 +35,17 @@ from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
 from dpviz.validation import check_epsilon, check_int, check_option
 
+if TYPE_CHECKING:  # the estimators, the audit and SciPy load when a fit or an audit runs: a
+    # move that reads the shipped curves needs none of them
+    from dpviz.audit.engine import AuditResult
+    from dpviz.audit.exact_laws import DiscreteLaw
+
 #: ε values of the explorer's curve (ε = ∞ is the reference line).
 EXPLORER_EPSILONS = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 #: Fits per point of the explorer (the band is their spread).
 REPEATS = 3
+#: The explorer's hold-out share (one stratified split, seed 0).
+TEST_SIZE = 0.25
 #: Largest height of the depth slider per data set: with :data:`MAX_TREES`, every move refits
 #: the curve in under a second on 2 cores (``bench/slider_extremes.py``; Nursery took 2.5 s
 #: at height 8). Nursery and Mushroom stop at JPW's k/2.
@@ -63,24 +65,48 @@ def explorer_defaults(dataset: str) -> dict[str, int]:
     return {"depth": fan_depth(len(_data(dataset).domain)), "n_trees": JPW_DATASETS[dataset]}
 
 
-def _points(dataset: str, epsilons: Sequence[float], depth: int, n_trees: int) -> pd.DataFrame:
-    """Hold-out accuracy of :data:`REPEATS` Private-RDT fits per ε through the runner's curve."""
-    data = _data(dataset)
-    train, labels, test, truth = encoded_split(data, 0.25, 0)
-    rows, y = Encoded(train, data.domain), data.domain.decode_labels(labels)
+def _points(
+    dataset: str, epsilons: Sequence[float], depth: int, n_trees: int, shipped: bool = True,
+) -> pd.DataFrame:
+    """Hold-out accuracy of :data:`REPEATS` Private-RDT fits per ε through the runner's curve.
+
+    ``shipped``: each fit :func:`jpw_curves` ships is read (the same number), the others fitted
+    and remembered; else every one is fitted afresh (what ships).
+    """
+    table = _shipped_curves(dataset) if shipped else {}
+    n_test = _test_rows(dataset)
 
     def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
         out = []
         for eps in epsilons:
-            model = PrivateRDTClassifier(eps, max_depth=depth, n_trees=n_trees, domain=data.domain,
-                                         random_state=run).fit(rows, y)
-            leaves = located(("jpw", dataset, depth, n_trees, run), model, test)
-            accuracy = float(np.mean(fast.predict_located(model, leaves) == truth))
+            known = table.get((depth, n_trees, eps, run))
+            correct = known["correct"] if known else _fitted(dataset, eps, depth, n_trees, run)
+            # correct / rows: np.mean(predicted == truth) bit for bit (an exact sum, one division)
             out.append([{"epsilon": eps, "max_depth": depth, "n_trees": n_trees, "repeat": run,
-                         "accuracy": accuracy}])
+                         "accuracy": correct / n_test}])
         return out
 
-    return curve(evaluate, epsilons, REPEATS, key=("jpw", dataset, depth, n_trees))
+    key = ("jpw", dataset, depth, n_trees) if shipped else None
+    return curve(evaluate, epsilons, REPEATS, key=key)
+
+
+def _fitted(dataset: str, eps: float, depth: int, n_trees: int, run: int) -> int:
+    """Test rows predicted right by Private-RDT fit ``run`` at ``eps`` (fitted now)."""
+    from dpviz.experiments import fast
+    from dpviz.trees.rdt import PrivateRDTClassifier
+
+    data = _data(dataset)
+    train, labels, test, truth = encoded_split(data, TEST_SIZE, 0)
+    model = PrivateRDTClassifier(eps, max_depth=depth, n_trees=n_trees, domain=data.domain,
+                                 random_state=run).fit(Encoded(train, data.domain),
+                                                       data.domain.decode_labels(labels))
+    leaves = located(("jpw", dataset, depth, n_trees, run), model, test)
+    return int(np.sum(fast.predict_located(model, leaves) == truth))
+
+
+def _test_rows(dataset: str) -> int:
+    """The hold-out rows of the explorer's split: train_test_split's ⌈TEST_SIZE · n⌉."""
+    return math.ceil(TEST_SIZE * _data(dataset).n_rows)
 
 
 def _settings(dataset: str, depth: int | None, n_trees: int | None) -> tuple[int, int]:
@@ -98,11 +124,56 @@ def explorer_curve(
     return _points(dataset, (*EXPLORER_EPSILONS, math.inf), depth, n_trees)
 
 
+def jpw_curves(
+    dataset: str, *, depths: Sequence[int], trees: Sequence[int],
+    epsilons: Sequence[float] = (*EXPLORER_EPSILONS, math.inf), progress: bool = False,
+) -> pd.DataFrame:
+    """The explorer's curve at every (height, trees), fitted afresh: what ships.
+
+    One row per fit: ``depth``, ``n_trees``, ``epsilon``, ``repeat`` and ``correct``, the test
+    rows it predicts right (its accuracy is ``correct`` over the test rows).
+    """
+    settings = [(int(d), int(t)) for d in depths for t in trees]
+    frames = [
+        _points(dataset, epsilons, d, t, shipped=False).assign(depth=d)
+        for d, t in tqdm(settings, disable=not progress, desc=f"Private-RDT curves, {dataset}")
+    ]
+    frame = pd.concat(frames, ignore_index=True)
+    n_test = _test_rows(dataset)
+    assert n_test == len(encoded_split(_data(dataset), TEST_SIZE, 0)[3])
+    frame["correct"] = (frame["accuracy"] * n_test).round().astype(int)
+    assert (frame["correct"] / n_test == frame["accuracy"]).all()
+    return frame[["depth", "n_trees", "epsilon", "repeat", "correct"]]
+
+
+def _slider_grid(dataset: str) -> dict[str, tuple[int, ...]]:
+    """Every height and number of trees the explorer's sliders offer on ``dataset``."""
+    return {"depths": tuple(range(1, depth_range(dataset) + 1)),
+            "trees": tuple(range(1, MAX_TREES + 1))}
+
+
+@remember()
+def _shipped_curves(dataset: str) -> dict[tuple, dict]:
+    """The shipped fits of :func:`jpw_curves` by (height, trees, ε, repeat); empty if none."""
+    return shipped_rows(jpw_curves, dataset, keys=("depth", "n_trees", "epsilon", "repeat"),
+                        **_slider_grid(dataset))
+
+
+def explorer_curves() -> None:
+    """The explorer's shipped curves: every data set, height and number of trees of its sliders."""
+    for dataset in JPW_DATASETS:
+        result(jpw_curves, dataset, progress=True, **_slider_grid(dataset))
+
+
 def jpw_explorer_chart(
     dataset: str = "nursery", epsilon: float = 1.0, depth: int | None = None,
     n_trees: int | None = None,
 ) -> alt.LayerChart:
-    """Explorer callback: Private-RDT's hold-out accuracy against ε, ε = ∞ dashed."""
+    """Explorer callback: Private-RDT's hold-out accuracy against ε, ε = ∞ dashed.
+
+    The curve is read from the shipped grid (:func:`jpw_curves`) at the sliders' settings,
+    fitted otherwise; the point at the slider's ε is fitted (read when on the curve's grid).
+    """
     eps = check_epsilon(epsilon)
     depth, n_trees = _settings(dataset, depth, n_trees)
     curve = explorer_curve(dataset, depth, n_trees)
@@ -114,10 +185,21 @@ def jpw_explorer_chart(
     accuracy = float(point["accuracy"].mean())
     title = alt.Title(
         f"Private-RDT on {dataset}: {accuracy:.1%} at ε = {eps:.3g}",
-        subtitle=f"height {depth}, {n_trees} trees (ε/{n_trees} per tree); "
-        f"dashed: ε = ∞, {reference:.1%}; band: {REPEATS} fits on one 75/25 split",
+        subtitle=[f"height {depth}, {n_trees} trees (ε/{n_trees} per tree); "
+                  f"dashed: ε = ∞, {reference:.1%}; band: {REPEATS} fits on one 75/25 split",
+                  _source(dataset, depth, n_trees, eps)],
     )
     return accuracy_chart(finite, reference=reference, highlight=eps, title=title)
+
+
+def _source(dataset: str, depth: int, n_trees: int, eps: float) -> str:
+    """Where the chart's numbers come from: the shipped grid, fits made now, or both."""
+    shipped = _shipped_curves(dataset)
+    if (depth, n_trees, math.inf, 0) not in shipped:
+        return "every point fitted now"
+    read = "read from the shipped grid made by make results (jpw.jpw_curves)"
+    return read if (depth, n_trees, eps, 0) in shipped else (
+        f"curve {read}; the point at ε = {eps:.3g} fitted now")
 
 
 def depth_range(dataset: str) -> int:
@@ -206,18 +288,22 @@ def accuracy_reproduction() -> pd.DataFrame:
 
     Recomputed under ``DPVIZ_RECOMPUTE=1`` (with ``DPVIZ_QUICK=1``: 2 × 3-fold).
     """
+    from dpviz.experiments.reproduce_jpw import jpw_accuracy
+
     return result(jpw_accuracy, epsilons=(0.5, 0.75, 1.0, math.inf),
                   **reproduction_settings()["accuracy"])
 
 
 def update_reproduction() -> pd.DataFrame:
     """JPW Fig. 13–14: the update against Private-RDT on the union (3 × 10-fold), as shipped."""
+    from dpviz.experiments.reproduce_jpw import jpw_update
+
     chosen = reproduction_settings()
     return result(jpw_update, chosen["update_datasets"], **chosen["update"])
 
 
 #: The notebook's shipped reproductions (``make results`` recomputes them).
-SHIPPED = (accuracy_reproduction, update_reproduction)
+SHIPPED = (accuracy_reproduction, update_reproduction, explorer_curves)
 
 
 def _with_eps_labels(results: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -315,6 +401,9 @@ def pruning_demo(seed: int = 0) -> pd.DataFrame:
     D and D′ are JPW Fig. 3 in miniature (:func:`~dpviz.audit.targets.pruned_tree_problem`):
     the pruned tree's structure tells them apart; Private-RDT always releases all four leaves.
     """
+    from dpviz.audit import targets as audit_targets
+    from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
+
     domain, D, D_prime = audit_targets.pruned_tree_problem()
     rows = []
     for name, (X, y) in (("D", D), ("D′", D_prime)):
@@ -333,6 +422,9 @@ def pruning_demo(seed: int = 0) -> pd.DataFrame:
 
 def pruning_audit(n_samples: int = 200, seed: int = 0) -> AuditResult:
     """Audit the pruned RDT's leaf count on D, D′ at ε = 1: "3 leaves" never happens under D."""
+    from dpviz.audit import targets as audit_targets
+    from dpviz.audit.engine import audit
+
     domain, D, D_prime = audit_targets.pruned_tree_problem()
     return audit(
         audit_targets.pruned_tree_leaves(domain), D, D_prime, epsilon=1.0, n_samples=n_samples,
@@ -343,6 +435,9 @@ def pruning_audit(n_samples: int = 200, seed: int = 0) -> AuditResult:
 
 def private_leaf_audit(epsilon: float = 1.0, n_samples: int = 50_000, seed: int = 0) -> AuditResult:
     """Audit Private-RDT's noisy counts of the leaf (a=1, b=1): (0, 0) under D, (0, 1) under D′."""
+    from dpviz.audit import targets as audit_targets
+    from dpviz.audit.engine import audit
+
     return audit(
         audit_targets.leaf_vector(epsilon), np.array([0, 0]), np.array([0, 1]), epsilon=epsilon,
         n_samples=n_samples, seed=seed, exact_epsilon=epsilon,
@@ -452,6 +547,8 @@ def summed_count_law(counts: Sequence[int], epsilon: float) -> DiscreteLaw:
 
     What Fig. 2's ``Classify`` sums for one class over the N trees of a Private-RDT ensemble.
     """
+    from dpviz.audit.exact_laws import discrete_laplace_sum_law
+
     n = len(counts)
     return discrete_laplace_sum_law(n, check_epsilon(epsilon) / n, int(sum(counts)))
 
@@ -480,6 +577,8 @@ def recount_sum_law(data: tuple[int, int], epsilon: float = 1.0) -> DiscreteLaw:
 
     R1 = c1 + noise (the first release), R2 = c1 + c2 + fresh noise (JPW §V-B, option 2).
     """
+    from dpviz.audit.exact_laws import discrete_laplace_sum_law
+
     c1, c2 = (int(c) for c in data)
     return discrete_laplace_sum_law(2, check_epsilon(epsilon), 2 * c1 + c2)
 

@@ -13,9 +13,9 @@ from typing import Any
 import altair as alt
 import numpy as np
 import pandas as pd
+from tqdm.auto import tqdm
 
 from dpviz import mechanisms
-from dpviz.audit.exact_laws import discrete_laplace_sum_law
 from dpviz.data.uci import Dataset
 from dpviz.domain import Categorical
 from dpviz.errors import InvalidParameterError
@@ -30,10 +30,9 @@ from dpviz.experiments.reproduce_rdt_sharp import (
 )
 from dpviz.experiments.runner import curve, remember
 from dpviz.experiments.semi_supervised import METHODS, N_PRIMARY, ProtocolRun
-from dpviz.experiments.shipped import result
+from dpviz.experiments.shipped import result, shipped_rows
 from dpviz.explore import settings
 from dpviz.trees.random_tree import rdt_sharp_depth
-from dpviz.trees.rdt_sharp import RDTSharpClassifier, create_tree
 from dpviz.ui.exercises import (
     FRACTION,
     Argument,
@@ -44,22 +43,23 @@ from dpviz.ui.exercises import (
     register,
 )
 from dpviz.ui.plots import accuracy_chart
-from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider
+from dpviz.ui.widgets import choice_dropdown, selection_slider
 from dpviz.validation import check_option
 
 EXPLORER_DATASETS = semi_supervised.DATASETS
 #: The explorer's labeled % per data set: where the protocol's mean error crosses 0.3
 #: (Private-RDT at ε = 0.5, 200 runs; notebook 04). Synthetic never does: 10%.
 DEFAULT_PERCENT = {"mushroom": 2, "nursery": 30, "votes": 30, "synthetic": 10}
-#: ε values of the explorer's cached curve (the slider's ε is added to them).
+#: ε values of the explorer's curve and of its ε slider (every curve at them ships).
 EPSILON_GRID = (0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 #: Runs (splits and seeds) per point of the explorer's curve.
 REPEATS = 3
-#: Most secondary trees t of the slider (RDT# §V: 200): with :data:`MAX_PERCENT`, every move
-#: stays under a second on 2 cores (``bench/slider_extremes.py``; t = 200 took 2.1 s).
-MAX_SECONDARY = 50
-#: Largest labeled % of the slider (the protocol's crossing points are at 2-30 %).
-MAX_PERCENT = 50
+#: Stops of the labeled-% slider (the protocol's crossing points are at 2-30 %).
+PERCENTS = (1, 2, 3, 5, 10, 15, 20, 30, 40, 50)
+#: Stops of the secondary-trees slider t (RDT# §V: 200; little changes beyond a few dozen).
+SECONDARIES = (0, 5, 10, 20, 50)
+#: Largest labeled % and most secondary trees of the sliders.
+MAX_PERCENT, MAX_SECONDARY = max(PERCENTS), max(SECONDARIES)
 _SHOWN = ("rdt_sharp", "private_rdt")
 
 
@@ -82,18 +82,71 @@ def _run(name: str, percent: float, n_secondary: int, run: int) -> ProtocolRun:
 
 def explorer_frame(
     dataset: str, epsilons: Sequence[float], percent: float, n_secondary: int,
-    repeats: int | Sequence[int] = REPEATS,
+    repeats: int | Sequence[int] = REPEATS, shipped: bool = True,
 ) -> pd.DataFrame:
-    """One row per (ε, run, method) of the protocol at ``percent``% labeled (runner's curve)."""
+    """One row per (ε, run, method) of the protocol at ``percent``% labeled (runner's curve).
+
+    ``shipped``: each run :func:`rdt_sharp_curves` ships is read (the same numbers), the others
+    run and remembered; else every one is run afresh (what ships).
+    """
     percent, n_secondary = float(percent), int(n_secondary)
+    table = _shipped_curves(dataset) if shipped else {}
+    n_test = _dataset(dataset).n_rows // 10  # protocol_split's test rows
+
+    def errors(run: int, eps: float) -> list[float]:
+        known = table.get((percent, n_secondary, eps, run))
+        if known:  # wrong / n_test: np.mean(predicted != truth) bit for bit
+            return [known[method] / n_test for method in _SHOWN]
+        protocol = _run(dataset, percent, n_secondary, run)
+        return [protocol.error(method, eps) for method in _SHOWN]
 
     def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
-        protocol = _run(dataset, percent, n_secondary, run)
-        return [[{"epsilon": eps, "method": METHODS[method], "repeat": run,
-                  "error": (error := protocol.error(method, eps)), "accuracy": 1.0 - error}
-                 for method in _SHOWN] for eps in epsilons]
+        return [[{"epsilon": eps, "method": METHODS[method], "repeat": run, "error": error,
+                  "accuracy": 1.0 - error}
+                 for method, error in zip(_SHOWN, errors(run, eps), strict=True)]
+                for eps in epsilons]
 
-    return curve(evaluate, epsilons, repeats, key=("rdt#", dataset, percent, n_secondary))
+    key = ("rdt#", dataset, percent, n_secondary) if shipped else None
+    return curve(evaluate, epsilons, repeats, key=key)
+
+
+def rdt_sharp_curves(
+    dataset: str, *, percents: Sequence[float] = PERCENTS,
+    secondaries: Sequence[int] = SECONDARIES,
+    epsilons: Sequence[float] = (*EPSILON_GRID, math.inf), progress: bool = False,
+) -> pd.DataFrame:
+    """The explorer's curves at every stop of its sliders, run afresh: what ships.
+
+    One row per (labeled %, t, ε, run): each method's test rows predicted wrong (``rdt_sharp``,
+    ``private_rdt``; its error is that over the test rows, ``n_rows // 10``), and the trees'
+    ``height`` (RDT#'s rule on the labeled rows: public; the chart's title reads it).
+    """
+    n_test = _dataset(dataset).n_rows // 10
+    settings = [(p, int(t)) for p in percents for t in secondaries]
+    rows = []
+    for p, t in tqdm(settings, disable=not progress, desc=f"RDT# curves, {dataset}"):
+        frame = explorer_frame(dataset, epsilons, p, t, shipped=False)
+        wide = frame.pivot_table(index=["epsilon", "repeat"], columns="method", values="error",
+                                 sort=False)
+        for (eps, run), errors in wide.iterrows():
+            wrong = {m: round(errors[METHODS[m]] * n_test) for m in _SHOWN}
+            assert all(wrong[m] / n_test == errors[METHODS[m]] for m in _SHOWN)
+            rows.append({"percent": p, "n_secondary": t, "epsilon": eps, "repeat": run, **wrong,
+                         "height": _run(dataset, float(p), t, int(run)).depth})
+    return pd.DataFrame(rows)
+
+
+@remember()
+def _shipped_curves(dataset: str) -> dict[tuple, dict]:
+    """The shipped runs of :func:`rdt_sharp_curves` by (labeled %, t, ε, run); empty if none."""
+    return shipped_rows(rdt_sharp_curves, dataset,
+                        keys=("percent", "n_secondary", "epsilon", "repeat"))
+
+
+def explorer_curves() -> None:
+    """The explorer's shipped curves: every data set and stop of its sliders."""
+    for dataset in EXPLORER_DATASETS:
+        result(rdt_sharp_curves, dataset, progress=True)
 
 
 def run_errors(
@@ -106,7 +159,11 @@ def run_errors(
 def rdt_sharp_explorer_chart(
     dataset: str = "nursery", epsilon: float = 0.5, percent: int = 20, n_secondary: int = 20,
 ) -> alt.LayerChart:
-    """Explorer callback: RDT# and labeled-only Private-RDT against ε."""
+    """Explorer callback: RDT# and labeled-only Private-RDT against ε.
+
+    At the sliders' stops every number is read from the shipped grid (:func:`rdt_sharp_curves`);
+    elsewhere the protocol runs now.
+    """
     if not 0 < percent < 90:
         raise InvalidParameterError(f"percent must be in (0, 90), got {percent!r}")
     epsilons = sorted({*EPSILON_GRID, float(epsilon)})
@@ -115,27 +172,40 @@ def rdt_sharp_explorer_chart(
         np.mean([1 - run_errors(dataset, float(percent), int(n_secondary), r, math.inf)[0]
                  for r in range(REPEATS)])
     )
-    protocol = _run(dataset, float(percent), int(n_secondary), 0)
+    protocol = _run(dataset, float(percent), int(n_secondary), 0)  # its sizes: no fit
+    known = _shipped_curves(dataset).get((float(percent), int(n_secondary), math.inf, 0))
+    depth = known["height"] if known else protocol.depth  # the estimators load for a fit
     at = frame[frame["epsilon"] == float(epsilon)].groupby("method")["accuracy"].mean()
+    read = all((float(percent), int(n_secondary), e, 0) in _shipped_curves(dataset)
+               for e in [*epsilons, math.inf])
     title = alt.Title(
         f"{dataset}: {protocol.n_labeled} labeled (private) rows, {protocol.n_public} public "
-        f"unlabeled rows, height {protocol.depth}, {N_PRIMARY} primary + {int(n_secondary)} "
+        f"unlabeled rows, height {depth}, {N_PRIMARY} primary + {int(n_secondary)} "
         "secondary trees",
         subtitle=[
             f"test accuracy at ε = {epsilon:.3g} (mean of {REPEATS} runs): "
             f"RDT# {at[METHODS['rdt_sharp']]:.3f}, "
             f"Private-RDT on the labeled rows {at[METHODS['private_rdt']]:.3f}",
-            "dashed: RDT# at ε = ∞ (exact counts of the labeled rows)",
+            "dashed: RDT# at ε = ∞ (exact counts of the labeled rows); "
+            + ("read from the shipped grid made by make results (rdt_sharp.rdt_sharp_curves)"
+               if read else "run now"),
         ],
     )
     return accuracy_chart(frame, x="epsilon", color="method", reference=reference,
                           highlight=float(epsilon), title=title)
 
 
+def _stops(values: Sequence[float], value: float, name: str) -> list[tuple[str, float]]:
+    """A slider's (label, value) stops; ``value`` must be one of them."""
+    if value not in values:
+        raise InvalidParameterError(f"{name} must be one of {list(values)}, got {value!r}")
+    return [(f"{v:g}", v) for v in values]
+
+
 def rdt_sharp_controls(
     dataset: str = "nursery", epsilon: float = 0.5, percent: int = 20, n_secondary: int = 20
 ) -> dict[str, Any]:
-    """The explorer's widgets: ranges in which every move stays under a second.
+    """The explorer's widgets: sliders over the stops whose curves ship (a move reads).
 
     It opens where the paper's headline shows: Nursery at the paper's 20% labeled, ε = 0.5,
     where RDT# beats labeled-only Private-RDT in every one of 12 runs (accuracy 0.80 against
@@ -143,9 +213,10 @@ def rdt_sharp_controls(
     """
     return {
         "dataset": choice_dropdown(EXPLORER_DATASETS, dataset),
-        "epsilon": epsilon_slider(epsilon, low=0.05, high=5.0),
-        "percent": int_slider(percent, 1, MAX_PERCENT, "labeled %"),
-        "n_secondary": int_slider(n_secondary, 0, MAX_SECONDARY, "secondary"),
+        "epsilon": selection_slider(_stops(EPSILON_GRID, epsilon, "epsilon"), epsilon, "ε"),
+        "percent": selection_slider(_stops(PERCENTS, percent, "percent"), percent, "labeled %"),
+        "n_secondary": selection_slider(_stops(SECONDARIES, n_secondary, "n_secondary"),
+                                        n_secondary, "secondary"),
     }
 
 
@@ -239,7 +310,7 @@ def reproduce_all() -> None:
 
 
 #: The notebook's shipped reproductions (``make results`` recomputes them).
-SHIPPED = (reproduce_all,)
+SHIPPED = (reproduce_all, explorer_curves)
 
 
 def error_chart(frame: pd.DataFrame, *, width: int = 200) -> alt.FacetChart:
@@ -292,6 +363,8 @@ def height_leak_table(
     dataset: str = "mushroom", sizes: Sequence[int] | None = None
 ) -> pd.DataFrame:
     """RDT#'s height rule on the private size: neighbouring sizes, different heights."""
+    from dpviz.trees.rdt_sharp import RDTSharpClassifier
+
     data = _dataset(dataset)
     k, b = len(data.domain), mean_values(dataset)
     if sizes is None:
@@ -315,6 +388,8 @@ def private_centres(dataset: str = "votes", n_rows: int = 100, seed: int = 0) ->
 
     One row per centre of one tree: ``private_row`` and ``is_a_private_row`` (always True).
     """
+    from dpviz.trees.rdt_sharp import create_tree
+
     data = _dataset(dataset)
     codes = data.domain.encode(data.X.iloc[:n_rows])
     tree = create_tree(data.domain, 3, codes, n_cells=10, rng=np.random.default_rng(seed))
@@ -451,6 +526,8 @@ def pseudo_label_law(totals: Sequence[int], rate: float, n_terms: int) -> np.nda
 
     ``P(L = k) = Σ_s P(S_k = s) Π_{j<k} P(S_j < s) Π_{j>k} P(S_j ≤ s)``.
     """
+    from dpviz.audit.exact_laws import discrete_laplace_sum_law
+
     law = discrete_laplace_sum_law(int(n_terms), rate)
     support, pmf = law.support, law.pmf / law.pmf.sum()
     totals = np.asarray(totals, dtype=np.int64)

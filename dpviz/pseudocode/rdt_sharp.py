@@ -14,7 +14,6 @@ import numpy as np
 from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.pseudocode.jpw import lap
-from dpviz.trees.rdt_sharp import region_distance
 
 __all__ = [
     "Leaf", "Node", "add_instance", "add_labeled", "add_noise", "classify", "create_tree",
@@ -67,6 +66,8 @@ def leaf_of(r: Node | Leaf, x: np.ndarray) -> Leaf:
 
 def nearest_center(leaf: Leaf, x: np.ndarray, domain: Domain) -> int:
     """"The region center in r closest to x" (ties: the first centre; see ``region_distance``)."""
+    from dpviz.trees.rdt_sharp import region_distance  # the estimator's (with scikit-learn)
+
     if not leaf.centers:
         return 0  # the implicit centre of a leaf without public rows
     distances = [float(region_distance(x, c, domain)) for c in leaf.centers]

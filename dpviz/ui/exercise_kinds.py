@@ -15,21 +15,17 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from dpviz.audit.engine import AuditResult, Mechanism, audit
-from dpviz.audit.exact_laws import (
-    MAX_SHOWN,
-    LawLike,
-    false_alarm_bound,
-    pmf,
-    power_lower_bound,
-    sampling_findings,
-)
 from dpviz.errors import InvalidParameterError
 from dpviz.validation import check_int, check_positive, is_real
+
+if TYPE_CHECKING:
+    from dpviz.audit.engine import AuditResult, Mechanism
+    from dpviz.audit.exact_laws import LawLike
 
 __all__ = [
     "EPSILON", "FRACTION", "PERCENT", "POINTS", "PROBABILITY", "RNG_HINT", "TIME_BUDGET",
@@ -47,6 +43,20 @@ clock: Callable[[], float] = time.perf_counter
 #: The hint of an answer that draws from anything but the generator it is given.
 RNG_HINT = "your function must draw only from the rng it is given"
 
+
+
+def _engine() -> ModuleType:
+    """:mod:`dpviz.audit.engine`, imported when a check runs (SciPy: no first chart waits)."""
+    from dpviz.audit import engine
+
+    return engine
+
+
+def _laws() -> ModuleType:
+    """:mod:`dpviz.audit.exact_laws`, imported when a check runs."""
+    from dpviz.audit import exact_laws
+
+    return exact_laws
 
 # ----------------------------------------------------------------------------- ranges
 @dataclass(frozen=True)
@@ -167,7 +177,7 @@ class _SamplingTest:
             raise AssertionError(
                 f"Exercise {key}: stopped after {self.time_budget:g} s with {watch.done:,} of "
                 f"the {total:,} draws done.\nHint: {_FASTER}") from None
-        found = sampling_findings(outputs, laws, n_samples=self.n_samples,
+        found = _laws().sampling_findings(outputs, laws, n_samples=self.n_samples,
                                   false_alarm=self.false_alarm, max_cells=self.max_cells,
                                   names=names)
         if found:
@@ -191,8 +201,9 @@ _FASTER = ("make one draw faster: draw with the generator's own methods (rng.cho
 
 
 def _refuse(key: str, findings: list[str], hint: str, what: str) -> AssertionError:
-    shown = findings[:MAX_SHOWN]
-    more = f"\n  (and {len(findings) - MAX_SHOWN} more)" if len(findings) > MAX_SHOWN else ""
+    most = _laws().MAX_SHOWN
+    shown = findings[:most]
+    more = f"\n  (and {len(findings) - most} more)" if len(findings) > most else ""
     return AssertionError(
         f"Exercise {key}: {what}\n  " + "\n  ".join(shown) + more + f"\nHint: {hint}"
     )
@@ -377,12 +388,12 @@ class Implementation(_SamplingTest):
 
     def false_alarm_bound(self) -> float:
         """Union bound on the probability that a correct sampler is refused."""
-        return false_alarm_bound(self.laws(), n_samples=self.n_samples,
+        return _laws().false_alarm_bound(self.laws(), n_samples=self.n_samples,
                                  false_alarm=self.false_alarm, max_cells=self.max_cells)
 
     def power(self, wrong: Callable[..., LawLike]) -> float:
         """Lower bound on the probability that a sampler with law ``wrong(**case)`` is refused."""
-        return power_lower_bound(self.laws(), [_call(wrong, c) for c in self.cases],
+        return _laws().power_lower_bound(self.laws(), [_call(wrong, c) for c in self.cases],
                                  n_samples=self.n_samples, false_alarm=self.false_alarm,
                                  max_cells=self.max_cells)
 
@@ -434,6 +445,7 @@ class Implementation(_SamplingTest):
         return value
 
     def _compare(self, function: Callable[..., Any], case: Any, law: LawLike) -> list[str]:
+        pmf = _laws().pmf
         where, exact = _case_name(case), pmf(law)
         try:
             got = pmf(_call(function, case), atol=max(1e-9, self.tolerance * len(exact)))
@@ -562,14 +574,14 @@ class AuditTask(_SamplingTest):
     def worked_answer(self) -> tuple[Any, ...]:
         """``(mechanism, D, D_prime, result)`` (without a relation: ``(mechanism, result)``)."""
         mechanism, D, D_prime = _solution(self)
-        result = audit(mechanism, D, D_prime, epsilon=self.epsilon,
+        result = _engine().audit(mechanism, D, D_prime, epsilon=self.epsilon,
                        n_samples=max(20_000, self.min_samples))
         return (mechanism, D, D_prime, result) if self.relation else (mechanism, result)
 
     def verify(self, mechanism: Any, result: Any, key: str, D: Any = None,
                D_prime: Any = None) -> str:
         """The confirmation, or AssertionError on a wrong mechanism or an inconsistent audit."""
-        if not isinstance(result, AuditResult):
+        if not isinstance(result, _engine().AuditResult):
             raise AssertionError(f"Exercise {key}: pass the AuditResult that "
                                  f"dpviz.audit.engine.audit returned, got {type(result).__name__}")
         if self.relation is not None:
@@ -592,7 +604,7 @@ class AuditTask(_SamplingTest):
             problems.append(f"your audit's confidence is {1 - result.alpha:.0%}; use at least "
                             f"{1 - self.max_alpha:.0%} (alpha={self.max_alpha:g})")
         if self.relation is not None and not problems:
-            result = audit(mechanism, D, D_prime, epsilon=result.epsilon,
+            result = _engine().audit(mechanism, D, D_prime, epsilon=result.epsilon,
                            n_samples=result.n_samples, alpha=result.alpha,
                            neighbours=f"{D!r} vs {D_prime!r}"[:120])
         problems += self._verdict_problems(result)
@@ -654,7 +666,7 @@ class BreakTask(_SamplingTest):
     def verify(self, mechanism: Mechanism, key: str) -> tuple[str, AuditResult]:
         """Check the law, then audit: the confirmation and the audit's result."""
         _check_law(self, mechanism, key)
-        result = audit(mechanism, self.D, self.D_prime, epsilon=self.epsilon,
+        result = _engine().audit(mechanism, self.D, self.D_prime, epsilon=self.epsilon,
                        n_samples=self.audit_samples, seed=self.seed,
                        neighbours=f"{self.D!r} vs {self.D_prime!r}"[:120])
         if not result.reject:

@@ -14,11 +14,10 @@ import dataclasses
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from dpviz.audit.engine import AuditResult
 from dpviz.errors import InvalidParameterError
 from dpviz.ui.exercise_kinds import (
     EPSILON,
@@ -34,6 +33,9 @@ from dpviz.ui.exercise_kinds import (
     Range,
     Step,
 )
+
+if TYPE_CHECKING:
+    from dpviz.audit.engine import AuditResult
 
 __all__ = [
     "EPSILON", "EXERCISES", "FRACTION", "PERCENT", "POINTS", "PROBABILITY", "Argument",

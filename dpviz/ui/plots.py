@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 from altair.vegalite.v5.display import VEGALITE_MIME_TYPE
 
-from dpviz.audit.engine import clopper_pearson
 from dpviz.errors import InvalidParameterError
 
 if TYPE_CHECKING:
@@ -158,6 +157,8 @@ def privacy_loss_chart(
     result: AuditResult, *, exact: pd.DataFrame | None = None, width: int = 460
 ) -> alt.Chart:
     """The loss log P[M(D) ∈ E] / P[M(D′) ∈ E] of every event, a 95% band, ±ε, ``exact``'s line."""
+    from dpviz.audit.engine import clopper_pearson  # SciPy: not for the charts that need none
+
     table = result.selection
     n = max(int(result.n_samples - result.p.n), 1)  # selection samples per neighbour
     a_low, a_high = clopper_pearson(table["count_D"].to_numpy(), n, result.alpha / 2)

@@ -6,6 +6,7 @@ of values); :func:`explorer` re-runs it and replaces the chart whenever a contro
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -80,6 +81,27 @@ def choice_dropdown(
                             description=description, layout=_layout(DROPDOWN_MIN_WIDTH))
 
 
+def _import_estimators() -> None:
+    """Import what a fit needs: the estimators, with scikit-learn and SciPy (half a second)."""
+    import dpviz.trees.forest
+    import dpviz.trees.id3
+    import dpviz.trees.rdt
+    import dpviz.trees.rdt_sharp  # noqa: F401
+
+
+def _warm_up_soon() -> None:
+    """In a kernel, import the estimators once the cell has run and its chart is out.
+
+    A notebook's first chart reads shipped results without them; the first move that fits
+    does not wait for them.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # no kernel's event loop (a script, the tests): nothing to warm
+        return
+    loop.call_soon(_import_estimators)
+
+
 def explorer(
     callback: Callable[..., alt.TopLevelMixin],
     controls: dict[str, widgets.ValueWidget],
@@ -88,21 +110,32 @@ def explorer(
 ) -> widgets.VBox:
     """Controls (a wrapping row), a status line and ``callback(**values)``'s chart, kept current.
 
+    One move, one run of the callback: a control whose observer resets others (a data-set
+    picker setting the depth to the data set's default; registered before the explorer's, so
+    build the controls first) holds their notifications while it sets them
+    (``hold_trait_notifications``); the first notification after the reset runs the callback
+    with every value set, the others find the values drawn and return.
     While the callback runs the status says :data:`BUSY`, and it runs inside the chart's
     output area, so a progress bar it draws shows where the chart will appear and an
     exception replaces the chart. ``show_time`` reports how long the last update took.
-    Missing data on the first call raises (the cell says why: :mod:`dpviz.ui.kernel`).
+    Missing data on the first call raises (the cell says why: :mod:`dpviz.ui.kernel`). In a
+    kernel, the estimators are imported right after the cell (:func:`_warm_up_soon`).
     """
     output = widgets.Output()
     status = widgets.HTML()
+    drawn: list[dict[str, Any]] = []  # the values of the last run of the callback
 
     def refresh(_: Any = None, *, first: bool = False) -> None:
+        values = {name: w.value for name, w in controls.items()}
+        if drawn and drawn[-1] == values:
+            return  # one move, several notifications: a reset of other controls, then its own
+        drawn[:] = [values]
         start = time.perf_counter()
         status.value = BUSY
         chart = missing = None
         with output:  # in a kernel, an exception is shown here (and not raised)
             try:
-                chart = callback(**{name: w.value for name, w in controls.items()})
+                chart = callback(**values)
             except DataUnavailableError as error:
                 missing = error
         if missing is not None and first:
@@ -125,5 +158,6 @@ def explorer(
     for w in controls.values():
         w.observe(refresh, names="value")
     refresh(first=True)
+    _warm_up_soon()
     row = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
     return widgets.VBox([row, status, output])
