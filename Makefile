@@ -100,7 +100,7 @@ results: $(STAMP)
 # its section of docs/benchmarks.md with the machine and the load average; fs_table1 rewrites
 # docs/fs_table1.md. About 45 minutes on 2 cores. `BENCH_QUICK=1 make bench`: small sizes, to check
 # that every script runs (it writes too: `git checkout docs/` after).
-BENCHMARKS := forest_peer forest_scaling release_speed audit_speed scale explorers slider_extremes \
+BENCHMARKS := forest_peer forest_scaling release_speed audit_speed scale slider_extremes \
 	notebook_times fs_table1
 bench: $(STAMP)
 	for b in $(BENCHMARKS); do $(BIN)/python -m bench.$$b || exit 1; done

@@ -137,10 +137,10 @@ def delta(a: dict, b: dict, eps: float) -> tuple[str, list[float]]:
     return f"{statistics.fmean(per_seed):+.1f} ± {se:.1f}", per_seed
 
 
-def accuracy_row(label: str, v: dict) -> list:
-    """Depths, accuracies and their difference of ``v`` ({library: worker result})."""
+def accuracy_row(label: str, v: dict, eps: float | None = None) -> list:
+    """Depths, accuracies and their difference at ``eps`` (default: the first run's) of ``v``."""
     a, b = v["dpviz"], v["diffprivlib"]
-    eps = a["runs"][0]["epsilon"]
+    eps = a["runs"][0]["epsilon"] if eps is None else eps
     mean_se, per_seed = delta(a, b, eps)
     return [label, a["runs"][0]["depth"], b["runs"][0]["depth"],
             *(f"{statistics.fmean(values(x, eps, 'accuracy')):.3f}" for x in (a, b)),
@@ -167,9 +167,9 @@ def render(s: dict, res: dict, variants: list, clipped: float) -> list[str]:
     cold = "; ".join(f"{name} {seconds(statistics.median(r['cold_predict_s']))}, "
                      f"{seconds(max(r['cold_predict_s']))}" for name, r in res.items())
     peer = theirs["versions"]
-    a2 = [("ε = 1, public bounds, each library's default depth (= the table above)",
-           {"dpviz": ours, "diffprivlib": theirs})] if 1.0 in s["epsilons"] else []
-    a2_rows = [accuracy_row(label, v) for label, v in a2 + variants]
+    a2 = [accuracy_row("ε = 1, public bounds, each library's default depth (= the table above)",
+                       {"dpviz": ours, "diffprivlib": theirs}, 1.0)] if 1.0 in s["epsilons"] else []
+    a2_rows = a2 + [accuracy_row(label, v) for label, v in variants]
     return [
         f"Settings: {s['rows']:,} rows ({first['n_train']:,} train, {first['n_test']:,} test), "
         f"{N_FEATURES} features, {s['n_trees']} trees, data seeds {s['seeds']} × "
