@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "UNIFORM_BITS", "child_keys", "derive", "new_secret_key", "secret_uniforms", "siphash24",
-    "siphash_lanes", "splitmix64", "stream_key", "uniforms", "uniforms_from_bits", "use_kernel",
+    "UNIFORM_BITS", "child_key", "child_keys", "derive", "new_secret_key", "secret_uniforms",
+    "siphash24", "siphash_lanes", "splitmix64", "stream_key", "uniform", "uniforms",
+    "uniforms_from_bits", "use_kernel",
 ]
 
 #: Bits of randomness in every uniform: ``(k + 1/2) / 2**52`` is exact in float64.
@@ -75,9 +76,14 @@ def child_keys(parent_keys: np.ndarray, child_index: np.ndarray) -> np.ndarray:
     """Keys of the children ``child_index`` of nodes ``parent_keys`` (elementwise)."""
     p, c = np.asarray(parent_keys, dtype=np.uint64), np.asarray(child_index, dtype=np.uint64)
     if p.ndim == 1 and p.shape == c.shape and len(p) <= _FEW_KEYS:
-        return np.array([_mix_int(_mix_int(k + _G) + (i + 1) * _G + _G)
-                         for k, i in zip(p.tolist(), c.tolist(), strict=True)], dtype=np.uint64)
+        return np.array([child_key(k, i) for k, i in zip(p.tolist(), c.tolist(), strict=True)],
+                        dtype=np.uint64)
     return splitmix64(splitmix64(p) + (c + np.uint64(1)) * _GOLDEN)
+
+
+def child_key(key: int, index: int) -> int:
+    """:func:`child_keys` of one parent key and child index, on Python ints (a few keys)."""
+    return _mix_int(_mix_int(key + _G) + (index + 1) * _G + _G)
 
 
 def uniforms_from_bits(bits: np.ndarray) -> np.ndarray:
@@ -93,12 +99,16 @@ def uniforms(keys: np.ndarray, stream: int, n: int | None = None) -> np.ndarray:
     keys = _keys(keys)
     if n is None and keys.ndim == 1 and len(keys) <= _FEW_KEYS:
         s = stream_key(stream)
-        return np.array([((_mix_int(_mix_int((k ^ s) + _G) + _G) >> 12) + 0.5) * 2.0**-52
-                         for k in keys.tolist()])
+        return np.array([uniform(k, s) for k in keys.tolist()])
     base = derive(keys, stream)
     if n is not None:
         base = child_keys(base[..., None], np.arange(n, dtype=np.uint64))
     return uniforms_from_bits(_mix64(base + _GOLDEN))
+
+
+def uniform(key: int, keyed_stream: int) -> float:
+    """:func:`uniforms` of one key on Python ints; ``keyed_stream`` is :func:`stream_key`'s."""
+    return ((_mix_int(_mix_int((key ^ keyed_stream) + _G) + _G) >> 12) + 0.5) * 2.0**-52
 
 
 # ------------------------------------------------------------------------- SipHash-2-4

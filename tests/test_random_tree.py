@@ -254,6 +254,42 @@ def test_forest_leaves_are_forest_route_leaves_with_either_engine(mixed_domain, 
     assert 2 <= sum(whole) < len(whole)  # both: leaves materialized, and levels left lazy
 
 
+@pytest.mark.parametrize("kind", ["categorical", "mixed", "numeric"])
+def test_a_few_items_route_on_python_ints_to_the_same_leaves_in_the_same_order(
+        kind, mixed_domain, monkeypatch):
+    domain = {"categorical": Domain([Categorical(f"a{j}", ("0", "1", "2")[:2 + j % 2])
+                                     for j in range(3)], [0, 1]),
+              "mixed": mixed_domain,
+              "numeric": Domain([Numeric("x", 0, 10), Numeric("z", -1, 1)], [0, 1])}[kind]
+    rng = np.random.default_rng(7)
+    cases = []
+    for depth in (0, 1, 2, 3, 5, 8):
+        for _ in range(15):
+            m, n = int(rng.integers(1, 6)), int(rng.integers(1, 30))
+            trees = [RandomTree(domain, depth, int(k)) for k in rng.integers(0, 2**63, m)]
+            codes = np.column_stack([
+                rng.integers(-1, len(a.values), n) if isinstance(a, Categorical)  # -1: unknown
+                else rng.uniform(a.low, a.high, n) for a in domain]).astype(float)
+            items = int(rng.integers(1, 24))
+            cases.append((trees, codes, rng.integers(0, m, items), rng.integers(0, n, items)))
+    routings = [forest_route(*case) for case in cases]  # numpy's route, level by level
+    expected = [(r.level_keys[-1], r.level_index[-1]) for r in routings]
+
+    def numpy_route(*args, **kwargs):
+        raise AssertionError("a few items must not take numpy's route")
+
+    monkeypatch.setattr(RandomTree, "_route", numpy_route)
+    few = 0
+    for (trees, codes, tree_of, row_of), (leaves, index) in zip(cases, expected, strict=True):
+        if len(tree_of) * trees[0].depth > random_tree.FEW_VISITS:
+            continue
+        few += 1
+        got_leaves, got_index = forest_leaves(trees, codes, tree_of, row_of)
+        np.testing.assert_array_equal(got_leaves, leaves)
+        np.testing.assert_array_equal(got_index, index)
+    assert few >= 80
+
+
 def test_forest_top_materializes_whole_levels_within_the_budget(mixed_domain):
     trees = [RandomTree(mixed_domain, 4, key) for key in range(3)]
     top, keys, offsets = forest_top(trees, 10**6)

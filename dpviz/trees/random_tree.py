@@ -206,6 +206,9 @@ class RandomTree:
         # used-attribute lists (_used_after) in 2 bytes when they fit: half the memory traffic
         self._used_dtype = np.int16 if len(self._arity) + MAX_DEPTH < 2**15 - 1 else np.int32
         self._low, self._high = domain.bounds[:, 0], domain.bounds[:, 1]
+        # the same as Python lists, for a few items routed on Python ints (_route_few)
+        self._lists = (self._categorical.tolist(), self._arity.tolist(), self._low.tolist(),
+                       self._high.tolist())
 
     def _attributes(self, keys: np.ndarray, used: np.ndarray | None) -> np.ndarray:
         """The attribute each node tests (−1: none left), uniform over those still available."""
@@ -346,6 +349,71 @@ class RandomTree:
             level_keys.append(keys)
             level_index.append(node)
         return Routing(level_keys, level_index)
+
+    def _route_few(self, roots: np.ndarray, codes: np.ndarray, tree_of: np.ndarray,
+                   row_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_route`'s leaves and each item's index, for a few items, on Python ints.
+
+        Node by node: a node is (key, categorical attributes used on its path ascending, its
+        path's numeric ranges); a level's nodes in the order of (parent, child), as _route's.
+        """
+        nodes = [(key, (), {}) for key in roots.tolist()]
+        rows, at, row_of = codes.tolist(), tree_of.tolist(), row_of.tolist()
+        streams = tuple(keyed.stream_key(s) for s in (ATTRIBUTE_STREAM, SPLIT_STREAM,
+                                                       UNKNOWN_STREAM))
+        for _ in range(self.depth):
+            splits = [self._split_of(node, streams) for node in nodes]
+            slots = [(n, self._child_of(nodes[n][0], splits[n], rows[r], streams))
+                     for n, r in zip(at, row_of, strict=True)]
+            order = sorted(set(slots))
+            rank = {slot: i for i, slot in enumerate(order)}
+            at = [rank[slot] for slot in slots]
+            nodes = [self._child_node(nodes[n], splits[n], c) for n, c in order]
+        return (np.array([node[0] for node in nodes], dtype=np.uint64),
+                np.array(at, dtype=np.int64))
+
+    def _split_of(self, node: tuple, streams: tuple) -> tuple[int, float]:
+        """One node's attribute (−1: none left) and threshold: :meth:`_level_splits`'s."""
+        key, used, ranges = node
+        categorical, _, low, high = self._lists
+        n_available = len(categorical) - len(used)
+        if n_available == 0:
+            return -1, 0.0
+        a = math.floor(keyed.uniform(key, streams[0]) * n_available)
+        if not self._any_categorical and a == n_available:  # (as _attributes; never happens)
+            a = 0
+        for u in used:  # the pick-th attribute not used
+            if u > a:
+                break
+            a += 1
+        if categorical[a]:
+            return a, 0.0
+        lo, hi = ranges.get(a, (low[a], high[a]))
+        return a, lo + keyed.uniform(key, streams[1]) * (hi - lo)
+
+    def _child_of(self, key: int, split: tuple[int, float], row: list, streams: tuple) -> int:
+        """The child one row takes at a node (an unknown code: the node's keyed child)."""
+        a, threshold = split
+        if a < 0:
+            return 0
+        categorical, arity, _, _ = self._lists
+        if not categorical[a]:
+            return int(row[a] > threshold)
+        if row[a] == UNKNOWN_CODE:
+            return math.floor(keyed.uniform(key, streams[2]) * arity[a])
+        return int(row[a])
+
+    def _child_node(self, node: tuple, split: tuple[int, float], c: int) -> tuple:
+        """Child c of a node: its key, used attributes and ranges (none left: the node itself)."""
+        key, used, ranges = node
+        a, threshold = split
+        if a < 0:
+            return node
+        if self._lists[0][a]:
+            return keyed.child_key(key, c), tuple(sorted((*used, a))), ranges
+        lo, hi = ranges.get(a, (self._lists[2][a], self._lists[3][a]))
+        side = (threshold, hi) if c else (lo, threshold)  # child 1 took x > t, child 0 x <= t
+        return keyed.child_key(key, c), used, {**ranges, a: side}
 
     def _children(
         self, state: tuple, attribute: np.ndarray, threshold: np.ndarray, parent: np.ndarray,
@@ -551,6 +619,8 @@ def forest_leaves(
     row_of = (np.arange(len(tree_of)) if row_of is None
               else np.ascontiguousarray(row_of, dtype=np.int64))
     visits = len(tree_of) * first.depth
+    if visits <= FEW_VISITS:  # the same leaves and order, without numpy's cost per level
+        return first._route_few(roots, codes, tree_of, row_of)
     if len(roots) * 2**first.depth <= min(4 * len(tree_of), GROWN_LEAVES) and (
             grown := _grown(first, roots, visits)) is not None:  # compiled: every level
         top, leaves = grown
@@ -696,6 +766,9 @@ ENGINES = ("auto", "numba", "numpy")
 #: From this many node visits (items × levels) on, ``"auto"`` uses the compiled kernel: below,
 #: numpy takes under ~25 ms, less than loading numba (0.3–1 s, 130 MB, once per process).
 COMPILED_MIN_VISITS = 2_000_000
+#: Up to this many node visits, :func:`forest_leaves` routes on Python ints, node by node: numpy
+#: costs ~40 us a level however few the items (docs/benchmarks.md, the audit section).
+FEW_VISITS = 192
 #: A compiled call splits its items over threads only when each thread gets at least this many
 #: node visits (about 25 ms of work alone): below, starting the threads and waiting for a second
 #: core (on a shared machine, a classroom server) cost more than they save (docs/benchmarks.md).
