@@ -455,7 +455,7 @@ class RandomTree:
         """:meth:`leaf_keys` grouped: leaves (uint64, some maybe unreached), each row's index."""
         codes = np.asarray(codes, dtype=np.float64)
         n = codes.shape[0]
-        if n * self.depth >= COMPILED_MIN_VISITS:  # the same keys (forest_leaves), faster
+        if not FEW_VISITS < n * self.depth < COMPILED_MIN_VISITS:  # the same keys, faster
             return forest_leaves([self], codes, np.zeros(n, dtype=np.int64), distinct=False)
         routing = self.route(codes)
         return routing.level_keys[-1], routing.level_index[-1]
