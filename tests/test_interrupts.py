@@ -137,7 +137,7 @@ GENERIC = ["PrivateTable._charge#1", "PrivateTable._charge#2", "PrivateTable._re
 RDT_FIT = [*GENERIC, "Domain.encode#1", "PrivateTable.noisy_leaf_counts#3",
            "rdt.route_leaves#1", "PrivateTable.close#1"]
 RDT_FIT_ENCODED = [p for p in RDT_FIT if not p.startswith("Domain")]
-FOREST_FIT = ["PrivateTable._charge#1", "PrivateTable._read#1", "forest.forest_leaf_keys#1",
+FOREST_FIT = ["PrivateTable._charge#1", "PrivateTable._read#1", "forest.forest_leaves#1",
               "PrivateTable.close#1"]
 SHARP_FIT = [*GENERIC, "PrivateTable.noisy_leaf_counts#3", "rdt_sharp.classify#1",
              "rdt_sharp._exact_release#2"]

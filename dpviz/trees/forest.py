@@ -22,7 +22,7 @@ from dpviz.trees.random_tree import (
     check_depth,
     check_trees_memory,
     fletcher_islam_depth,
-    forest_leaf_keys,
+    forest_leaves,
     forest_top,
     leaves_bound,
     random_trees,
@@ -50,13 +50,14 @@ def get_majority_labels(
     tau = len(trees)
     if disjoint:
 
-        def route(codes: np.ndarray) -> np.ndarray:
-            return forest_leaf_keys(trees, codes, rng.integers(0, tau, size=codes.shape[0]))
+        def route(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # grouped leaf keys
+            return forest_leaves(trees, codes, rng.integers(0, tau, size=codes.shape[0]),
+                                 distinct=False)
 
         queries = [(route, epsilon,
                     f"leaf labels of {tau} trees (disjoint rows: parallel composition)")]
     else:
-        queries = [(tree.leaf_keys, epsilon / tau, f"tree {i + 1} leaf labels")
+        queries = [(tree.leaf_groups, epsilon / tau, f"tree {i + 1} leaf labels")
                    for i, tree in enumerate(trees)]
     return [table.noisy_leaf_labels(query, epsilon=eps, mechanism=mechanism, label=label)
             for query, eps, label in queries]
