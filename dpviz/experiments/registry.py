@@ -20,7 +20,7 @@ import pandas as pd
 
 from dpviz.data.uci import Dataset
 from dpviz.domain import Domain
-from dpviz.errors import InvalidParameterError
+from dpviz.errors import InvalidParameterError, PrivacyLeakWarning
 from dpviz.validation import check_epsilon
 
 
@@ -133,6 +133,43 @@ DP_EBM_DELTA = TODAY["DP-EBM (δ = 1e-6)"].delta
 NOISELESS_EPSILON = 1e12
 
 
+#: What the fitted DP-EBM keeps of interpret's fitted attributes: what ``predict`` and
+#: ``predict_proba`` read (interpret-core 0.7.8: the noisy ``bins_``, ``term_scores_`` and
+#: ``intercept_``; ``classes_`` the codes present in the labels, the domain's two whenever both
+#: occur; the rest fixed by the parameters) …
+DP_EBM_PREDICTS_WITH = frozenset({
+    "has_fitted_", "feature_names_in_", "feature_types_in_", "link_", "link_param_", "bins_",
+    "intercept_", "term_scores_", "term_features_", "classes_"})
+#: … and what the public parameters fix (ε, δ, the bounds, the rounds, the attributes).
+DP_EBM_PUBLIC = frozenset({
+    "n_features_in_", "term_names_", "feature_bounds_", "noise_scale_binning_",
+    "noise_scale_boosting_", "best_iteration_"})
+
+#: The warning of pickling or copying a DP-EBM fitted at finite ε (its wrapper keeps the seed).
+DP_EBM_SEED_MESSAGE = (
+    "this fitted DP-EBM keeps its random_state, the seed of interpret's noise: with it and "
+    "interpret's code every noise draw can be regenerated and subtracted, so sharing the "
+    "object is not covered by interpret's (ε, δ) claim. Share predictions (docs/privacy.md "
+    "§8.2.7)."
+)
+
+
+def scrub_dp_ebm(model: Any) -> None:
+    """Delete what a fitted DP-EBM computed from the rows and predict does not read, and its seed.
+
+    Kept: :data:`DP_EBM_PREDICTS_WITH`, :data:`DP_EBM_PUBLIC` and the parameters. Removed
+    (interpret-core 0.7.8): ``bag_weights_`` (the exact row count n), ``bin_weights_`` (the
+    noisy bin counts; n/31 exactly where no noisy bin reaches interpret's threshold),
+    ``bagged_scores_``, ``bagged_intercept_`` (copies of the noisy scores: one bag) and
+    ``standard_deviations_``; any attribute another interpret adds goes too. ``random_state``
+    becomes None (the fitted object does not read it).
+    """
+    parameters = set(model.get_params(deep=False))
+    for name in set(vars(model)) - parameters - DP_EBM_PREDICTS_WITH - DP_EBM_PUBLIC:
+        delattr(model, name)
+    model.random_state = None
+
+
 class DPEBMModel:
     """interpret's DP-EBM (Nori et al. 2021) on the public domain; two classes only.
 
@@ -142,6 +179,10 @@ class DPEBMModel:
     domain (interpret's own categorical bins are the values present in the rows). ``epsilon =
     inf``: the same algorithm with negligible noise, the non-private reference (no claim).
     Builds interpret's estimator here: interpret is imported by the first DP-EBM only.
+
+    After a fit interpret's object keeps no exact count and no seed (:func:`scrub_dp_ebm`);
+    the wrapper keeps the seed for refits, and pickling or copying it fitted at finite ε warns
+    (:class:`~dpviz.errors.PrivacyLeakWarning`).
     """
 
     def __init__(self, epsilon: float, data: Dataset, random_state: int,
@@ -153,25 +194,42 @@ class DPEBMModel:
         from interpret.privacy import DPExplainableBoostingClassifier  # 70 MB: only when used
 
         noiseless = math.isinf(epsilon)
-        self.domain = data.domain
-        self.model = DPExplainableBoostingClassifier(
+        self.domain, self.epsilon, self.random_state = data.domain, epsilon, random_state
+        self._model = DPExplainableBoostingClassifier(
             feature_names=list(self.domain.names),
             feature_types=["continuous"] * len(self.domain),
             privacy_bounds=public_bounds(self.domain),
             epsilon=NOISELESS_EPSILON if noiseless else epsilon, delta=delta,
             composition="classic" if noiseless else "gdp", random_state=random_state, n_jobs=1)
 
+    @property
+    def model(self) -> Any:
+        """The interpret estimator: its parameters; fitted, only what :func:`scrub_dp_ebm` keeps."""
+        return self._model
+
     def fit(self, X: pd.DataFrame, y: pd.Series) -> DPEBMModel:
-        """Fit on the domain's codes (a seeded evaluation: interpret's seed warning silenced)."""
+        """Fit on the domain's codes, then scrub interpret's object (:func:`scrub_dp_ebm`).
+
+        A seeded evaluation: interpret's seed warning is silenced.
+        """
         codes, labels = self.domain.encode(X), self.domain.encode_labels(y)
+        self._model.set_params(random_state=self.random_state)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "Privacy violation: using a fixed random_state")
-            self.model.fit(codes, labels)
+            self._model.fit(codes, labels)
+        scrub_dp_ebm(self._model)
         return self
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """The class labels predicted on the domain's codes of ``X``."""
-        return self.domain.decode_labels(self.model.predict(self.domain.encode(X)))
+        return self.domain.decode_labels(self._model.predict(self.domain.encode(X)))
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickling (or copying) a DP-EBM fitted at finite ε with a seed warns."""
+        if (getattr(self._model, "has_fitted_", False) and math.isfinite(self.epsilon)
+                and self.random_state is not None):
+            warnings.warn(DP_EBM_SEED_MESSAGE, PrivacyLeakWarning, stacklevel=2)
+        return dict(vars(self))
 
 
 def public_bounds(domain: Domain) -> dict[int, tuple[float, float]]:
