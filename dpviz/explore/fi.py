@@ -6,6 +6,7 @@ budget-split lessons.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Sequence
@@ -462,6 +463,19 @@ def assignment_changes(n_rows: int = 6000, n_trees: int = 100, seed: int = 0) ->
     return pd.DataFrame(rows)
 
 
+@functools.lru_cache(maxsize=4096)
+def _two_class_label_law(zeros: int, ones: int, eps: float) -> np.ndarray:
+    """ROSNAM's exact law at ε on the class counts (zeros, ones), read-only.
+
+    The very call the split laws below made once per term (tens of thousands of times for
+    :func:`split_loss_table` over 30 rows, each computing Gauss-Legendre nodes again), now made
+    once per counts and ε: the same floats, so every law built from them is unchanged.
+    """
+    p = report_noisy_max_probabilities(np.array([zeros, ones]), epsilon=eps)
+    p.setflags(write=False)
+    return p
+
+
 def _mirrored(law: dict[int, float]) -> dict[int, float]:
     """The law of ``2·label₁ + label₂`` with the two trees swapped."""
     return {2 * (o % 2) + o // 2: p for o, p in law.items()}
@@ -484,8 +498,8 @@ def independent_split_law(rows: Sequence[int], epsilon: float = 1.0) -> dict[int
     for a in range(zeros + 1):  # the first tree's rows of class 0 and class 1
         for b in range(ones + 1):
             weight = math.comb(zeros, a) * math.comb(ones, b) / 2 ** len(labels)
-            p1 = report_noisy_max_probabilities(np.array([a, b]), epsilon=eps)
-            p2 = report_noisy_max_probabilities(np.array([zeros - a, ones - b]), epsilon=eps)
+            p1 = _two_class_label_law(a, b, eps)
+            p2 = _two_class_label_law(zeros - a, ones - b, eps)
             law += weight * np.outer(p1, p2).ravel()
     return {k: float(p) for k, p in enumerate(law)}
 
@@ -504,13 +518,24 @@ def split_loss_table(epsilon: float = 1.0, max_rows: int = 11) -> pd.DataFrame:
     }
     rows = []
     for scheme, law in laws.items():
+        # Each law depends on the rows only through their class counts (a random split does not
+        # look at the order), so it is computed once per counts: D′ = D + one row has the
+        # counts of a later D, which the loop met or will meet again (about 3x fewer laws).
+        known: dict[tuple[int, int], dict[int, float]] = {}
+
+        def law_of(data: tuple[int, ...], law: Any = law, known: dict = known) -> dict[int, float]:
+            counts = (data.count(0), data.count(1))
+            if counts not in known:
+                known[counts] = law(data, epsilon)
+            return known[counts]
+
         worst = (0.0, (), ())
         for n in range(max_rows + 1):
             for ones in range(n + 1):
                 d = (0,) * (n - ones) + (1,) * ones
-                p = law(d, epsilon)
+                p = law_of(d)
                 for added in (0, 1):
-                    q = law((*d, added), epsilon)
+                    q = law_of((*d, added))
                     loss = max(abs(math.log(p[o] / q[o])) for o in p)
                     if loss > worst[0] + 1e-12:
                         worst = (loss, d, (*d, added))
@@ -688,10 +713,8 @@ def equal_split_law(rows: Sequence[int], epsilon: float = 1.0) -> dict[int, floa
     size = (n + 1) // 2  # the first part: a uniformly random subset of this many rows
     for k in range(max(0, size - (n - ones)), min(size, ones) + 1):  # its rows of class 1
         weight = math.comb(ones, k) * math.comb(n - ones, size - k) / math.comb(n, size)
-        first = np.array([size - k, k])
-        second = np.array([n - ones, ones]) - first
-        p1 = report_noisy_max_probabilities(first, epsilon=eps)
-        p2 = report_noisy_max_probabilities(second, epsilon=eps)
+        p1 = _two_class_label_law(size - k, k, eps)  # the first part's counts
+        p2 = _two_class_label_law(n - ones - (size - k), ones - k, eps)  # the second's
         law += weight * np.outer(p1, p2).ravel()
     return {k: float(p) for k, p in enumerate(law)}
 
