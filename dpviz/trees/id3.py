@@ -174,8 +174,10 @@ def stopping_rule(
     if math.isinf(epsilon):
         return _exact_stop(table)
     if stopping == "id3":
+        node.stop_below = 0.0
         return ("no rows: N_T <= 0 (ID3 rule)" if node.noisy_count <= 0 else None), None
     t = max(_branching(table.domain, a) for a in attributes)  # line 7
+    node.stop_below = SQRT2 / epsilon * t * table.domain.n_classes
     if node.noisy_count / (t * table.domain.n_classes) < SQRT2 / epsilon:
         return "too few rows: N_T/(t|C|) < √2/ε", None
     return None, None

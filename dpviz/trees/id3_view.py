@@ -35,6 +35,7 @@ class ID3Node:
     ``condition`` is the test on the edge from the parent (``"(root)"``); ``noisy_count`` N_T;
     ``threshold`` a numeric split point (``x <= threshold`` to child 0); ``class_counts`` a leaf's
     noisy N_c and ``label`` their arg-max; ``split_points`` the numeric candidates drawn here;
+    ``stop_below`` the noisy count below which FS's rule (line 9) made it a leaf (public);
     ``pruned``, ``corrected_count`` and ``corrected_class_counts`` come from FS Alg. 3.
     """
 
@@ -48,6 +49,7 @@ class ID3Node:
     class_counts: np.ndarray | None = None
     label: int | None = None
     stop: str = ""
+    stop_below: float = math.nan
     split_points: dict[str, float] = field(default_factory=dict)
     pruned: bool = False
     corrected_count: float | None = None

@@ -37,10 +37,10 @@ from dpviz.trees.random_tree import UNKNOWN_STREAM
 from dpviz.validation import check_epsilon, check_int
 
 __all__ = [
-    "DEFAULT_BINS", "LEAF_SUCCESS", "MAX_LEAF_SHARE", "SPLITTERS", "PrivaNode", "PrivaTree",
+    "DEFAULT_BINS", "LEAF_SUCCESS", "MAX_LEAF_SHARE", "SPLITTERS", "Plan", "PrivaNode", "PrivaTree",
     "PrivaTreeClassifier", "Scope", "Split", "bin_edges", "budget", "candidate_splits",
     "choose_split_exponential", "choose_split_histogram", "histogram_splits", "leaf_label",
-    "leaf_share", "privatree", "weighted_gini", "worst_expected_error",
+    "leaf_share", "plan", "privatree", "weighted_gini", "worst_expected_error",
 ]
 
 #: The authors' defaults: 10 bins per numeric attribute, a leaf label right with
@@ -332,22 +332,36 @@ class PrivaNode:
             yield from child.walk()
 
 
-def privatree(
-    table: PrivateTable, depth: int, epsilon: float, *, splitter: str = "histogram",
-    n_bins: int = DEFAULT_BINS, share: float | None = None, n_public: int | None = None,
-) -> PrivaNode:
-    """PrivaTree on ``table``: ``depth`` levels of splits at (ε − ε_leaf)/d, leaves at ε_leaf."""
-    domain = table.domain
-    scope = Scope.of(domain, n_bins)
+@dataclass(frozen=True)
+class Plan:
+    """What a PrivaTree fit settles before it reads a row, all public: bins, depth, ε shares."""
+
+    n_bins: int
+    edges: dict[str, np.ndarray]  # each numeric attribute's public bin edges
+    levels: int  # the tree's depth: max_depth, or fewer when no candidate would be left
+    eps_level: float  # ε of each level's split queries (the level's nodes in parallel)
+    eps_leaf: float  # ε of each leaf label
+
+
+def plan(
+    domain: Domain, depth: int, epsilon: float, *, n_bins: int = DEFAULT_BINS,
+    share: float | None = None, n_public: int | None = None,
+) -> Plan:
+    """The bins, depth and ε shares of a PrivaTree fit, from public values only."""
     edges = {a.name: bin_edges(a.low, a.high, n_bins) for a in domain
              if not a.is_categorical}  # type: ignore[union-attr]
-    levels = min(depth, scope.capacity())
+    levels = min(depth, Scope.of(domain, n_bins).capacity())
     if share is None:
         share = leaf_share(levels, domain.n_classes, n_public)
-    eps_level, eps_leaf = budget(epsilon, levels, share)
+    return Plan(n_bins, edges, levels, *budget(epsilon, levels, share))
+
+
+def privatree(table: PrivateTable, settings: Plan, *, splitter: str = "histogram") -> PrivaNode:
+    """PrivaTree on ``table``: ``settings.levels`` levels of splits, then a label per leaf."""
     choose = choose_split_histogram if splitter == "histogram" else choose_split_exponential
-    root = PrivaNode(0, "(root)", eps_level)
-    return _grow(table, root, scope, edges, levels, eps_level, eps_leaf, choose)
+    root = PrivaNode(0, "(root)", settings.eps_level)
+    return _grow(table, root, Scope.of(table.domain, settings.n_bins), settings.edges,
+                 settings.levels, settings.eps_level, settings.eps_leaf, choose)
 
 
 def _grow(
@@ -532,6 +546,8 @@ class PrivaTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         this object, interrupted ones too: ``privacy_record``.
     eps_level_, eps_leaf_ : float
         ε of each level's split queries (together) and of each leaf label.
+    plan_ : Plan
+        The bins, depth and ε shares, settled from public values before any row is read.
     """
 
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)
@@ -577,22 +593,18 @@ class PrivaTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _fit_tree(self, X: Any, y: Any) -> Any:
         codes, labels, domain = self._fit_inputs(X, y)
         epsilon = self._epsilon()
-        scope = Scope.of(domain, self.n_bins)
-        levels = min(self.max_depth, scope.capacity())
-        share = self.leaf_share
-        if share is None:
-            share = leaf_share(levels, domain.n_classes, self.n_public)
-        eps_level, eps_leaf = budget(epsilon, levels, share)
-        self._check_shares(eps_level, eps_leaf, len(scope.active(domain)))
+        self.plan_ = settings = plan(domain, self.max_depth, epsilon, n_bins=self.n_bins,
+                                     share=self.leaf_share, n_public=self.n_public)
+        self._check_shares(settings.eps_level, settings.eps_leaf,
+                           len(Scope.of(domain, self.n_bins).active(domain)))
         rng = self._rng()
         self._unknown_key_ = int(rng.integers(0, 2**63 - 1))  # public routing key, drawn first
         table = open_table(self, codes, labels, domain=domain, epsilon=epsilon, rng=rng)
-        root = privatree(table, self.max_depth, epsilon, splitter=self.splitter,
-                         n_bins=self.n_bins, share=share)
+        root = privatree(table, settings, splitter=self.splitter)
         self.ledger_: Ledger = table.ledger
-        self.eps_level_, self.eps_leaf_ = eps_level, eps_leaf
+        self.eps_level_, self.eps_leaf_ = settings.eps_level, settings.eps_leaf
         self.tree_ = PrivaTree(root, domain, splitter=self.splitter, budget=epsilon,
-                               eps_level=eps_level, eps_leaf=eps_leaf)
+                               eps_level=settings.eps_level, eps_leaf=settings.eps_leaf)
         self._flat_ = _flatten(root, domain)
         return self
 
