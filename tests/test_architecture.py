@@ -12,7 +12,8 @@
   modules, and no ``obj._x`` on anything but ``self``/``cls`` unless ``_x`` is defined
   in the same module (the module's own classes comparing two of their instances). One
   exception, :data:`INSTRUMENTS`: the release invariants hook the privacy layer's internals
-  (its charges, reads and draws) while they watch a fit, as a debugger would.
+  (its charges, reads and draws) while they watch a fit, as a debugger would; the suite's
+  planted bugs read a table's rows without a charge, as the faulty code they stand for does.
 * No import cycles, counting function-level imports (which would only hide a cycle)
   and ignoring ``if TYPE_CHECKING:`` blocks (not executed).
 * ``dpviz/explore`` holds under 25 % of the package's lines; no function in ``dpviz``
@@ -312,7 +313,8 @@ def private_reads(source: str) -> list[str]:
 
 #: Modules that instrument another's internals to audit them, and the names they hook.
 INSTRUMENTS = {"dpviz.audit.invariants": {
-    "_LeafRelease", "_charge", "_read", "_getframe", "_values", "_codes", "_labels"}}
+    "_LeafRelease", "_charge", "_read", "_getframe", "_values", "_visited", "_codes",
+    "_labels"}, "dpviz.audit.suite": {"_read"}}
 
 
 def test_no_module_reads_another_modules_private_names():

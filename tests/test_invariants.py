@@ -23,7 +23,7 @@ from dpviz.audit import suite
 from dpviz.audit.invariants import SETTINGS, empirical_sensitivity, public_settings, watch
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import NotProvenPrivateWarning, PrivacyLeakWarning
-from dpviz.leaf_release import NoisyLeafLabels
+from dpviz.leaf_release import NoisyLeafLabels, _LeafRelease
 from dpviz.privacy import PrivateTable
 from dpviz.trees import id3, privatree
 from dpviz.trees.forest import DPRandomForestClassifier
@@ -93,6 +93,13 @@ def fit(name, model, X, y):
         return model.fit(X, y)
 
 
+def _probe(domain):
+    """Rows to predict: every row of the categorical domain, or 12 of the mixed one."""
+    if domain is CATEGORICAL:
+        return np.array([[a, b, c] for a in "01" for b in "01" for c in "01"], dtype=object)
+    return _mixed_rows(12, np.random.default_rng(8))[0]
+
+
 def _public_rows(domain):
     return PUBLIC if domain is CATEGORICAL else _mixed_rows(6, np.random.default_rng(9))[0]
 
@@ -148,7 +155,7 @@ def test_every_draw_matches_its_charge_and_reads_follow_them(name, problem):
         model = ESTIMATORS[name](domain, seed)
         with watch() as w:
             fit(name, model, X, y)
-            model.predict(X[:3])  # the lazy noise of leaves no row reached, on demand
+            model.predict(_probe(domain))  # the lazy noise of leaves no row reached
         assert w.violations == [], w.violations
         assert w.queries, "the watch saw no query"
         assert model.privacy_record.spent == pytest.approx(w.spent)
@@ -264,7 +271,7 @@ def _watched(name, problem="canary alone", **patches):
     model = ESTIMATORS[name](domain, 1)
     with mock.patch.multiple(**patches) if patches else contextlib.nullcontext(), watch() as w:
         fit(name, model, X, y)
-        model.predict(X[:3])
+        model.predict(_probe(domain))
     return w.violations
 
 
@@ -436,3 +443,23 @@ def test_empirical_sensitivity_finds_gini_above_one_on_a_pure_side():
     worst, _ = empirical_sensitivity(quality, codes, labels, domain)
     assert worst == pytest.approx(1 + 9 / 11)
     assert worst <= 2.0 and not math.isclose(worst, 1.0)
+
+
+_CALL = _LeafRelease.__call__
+
+
+def _unvisited_leaves_get_class_0(self, leaf_keys):
+    """A leaf no row reached released as class 0 (no keyed noise)."""
+    keys = np.asarray(leaf_keys, dtype=np.uint64)
+    out = np.zeros(len(keys), dtype=np.int64)
+    hit = np.isin(keys, self._visited)
+    if hit.any():
+        out[hit] = _CALL(self, keys[hit])
+    return out
+
+
+def test_a_leaf_released_without_noise_is_seen():
+    assert _watched("forest", "canary alone") == []
+    found = _watched("forest", "canary alone", target=_LeafRelease,
+                     __call__=_unvisited_leaves_get_class_0)
+    assert any("without noise" in v for v in found), found

@@ -25,7 +25,7 @@ from dpviz.validation import check_epsilon, check_int, check_positive, check_pro
 
 __all__ = [
     "BATCH_SIZE", "AuditResult", "Event", "Interval", "audit", "audits_frame", "audits_from_frame",
-    "auto_events", "bound_vs_samples", "clopper_pearson", "estimator_mechanism",
+    "auto_events", "bound_vs_samples", "clopper_pearson", "estimator_mechanism", "joint_events",
     "laplace_lattice_events", "laplace_lattice_member", "leaf_count_neighbours", "per_seed",
     "search_neighbours", "uniform_lattice_events"
 ]
@@ -251,6 +251,30 @@ def auto_events(
     return events
 
 
+def joint_events(a: np.ndarray, b: np.ndarray, *, max_columns: int = 10) -> list[Event]:
+    """:func:`auto_events` of the pairwise differences and sums of the outputs' coordinates.
+
+    A release is joined as an attacker joins it: two counts that share their noise have an
+    exact difference, and a label read beside the tree's shape tells more than each alone.
+    The first ``max_columns`` coordinates of outputs (n, d); none for d < 2.
+    """
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.ndim != 2 or a.shape[1] < 2:
+        return []
+    d = min(a.shape[1], max_columns)
+    events: list[Event] = []
+    for i in range(d):
+        for j in range(i + 1, d):
+            for sign, op in ((-1.0, "−"), (1.0, "+")):
+                def joined(x: np.ndarray, i: int = i, j: int = j, sign: float = sign) -> Any:
+                    x = np.asarray(x, dtype=np.float64)
+                    return x[:, i] + sign * x[:, j]
+
+                events += [Event(f"[{i}] {op} [{j}]: {e.name}", lambda x, e=e, f=joined: e(f(x)))
+                           for e in auto_events(joined(a), joined(b), n_quantiles=9)]
+    return events
+
+
 def laplace_lattice_member(values: np.ndarray, *, center: float, scale: float) -> np.ndarray:
     """Whether each value is an output ``fl(center + noise)`` of dpviz's Laplace sampler."""
     scale = check_positive(scale, "scale")
@@ -381,10 +405,16 @@ def _batches(n: int) -> list[int]:
 
 
 def _candidates(
-    events: str | Sequence[Event], extra_events: Sequence[Event], a: np.ndarray, b: np.ndarray
+    events: str | Sequence[Event], extra_events: Sequence[Event], a: np.ndarray, b: np.ndarray,
+    joint: bool = False,
 ) -> list[Event]:
-    """The candidate events: ``events`` (or :func:`auto_events` of ``a`` and ``b``) + extras."""
+    """The candidate events: ``events`` or "auto" ones, plus ``extra_events``.
+
+    "auto": :func:`auto_events` of ``a`` and ``b``, and with ``joint`` :func:`joint_events`.
+    """
     candidates = auto_events(a, b) if isinstance(events, str) else list(events)
+    if joint and isinstance(events, str):
+        candidates += joint_events(a, b)
     candidates += list(extra_events)
     if not candidates:
         raise InvalidParameterError("no candidate events")
@@ -394,7 +424,7 @@ def _candidates(
 def _select_and_count(
     mechanism: Mechanism, pair: tuple[Any, Any], events: str | Sequence[Event],
     extra_events: Sequence[Event], n_samples: int, n_sel: int, alpha: float,
-    rng: np.random.Generator,
+    rng: np.random.Generator, joint: bool = False,
 ) -> tuple[Event, str, pd.DataFrame, int, int]:
     """Choose the event on the first ``n_sel`` samples; count it on the others.
 
@@ -416,7 +446,7 @@ def _select_and_count(
 
         selection, estimation = batches(n_sel), batches(n_samples - n_sel)
     a, b = next(selection)
-    candidates = _candidates(events, extra_events, a, b)
+    candidates = _candidates(events, extra_events, a, b, joint)
     ka, kb = _counts(candidates, a), _counts(candidates, b)
     for a, b in selection:
         ka, kb = ka + _counts(candidates, a), kb + _counts(candidates, b)
@@ -440,6 +470,7 @@ def audit(
     exact_epsilon: float | None = None,
     neighbours: str | None = None,
     extra_events: Sequence[Event] = (),
+    joint: bool = False,
 ) -> AuditResult:
     """Audit ``mechanism`` on neighbours ``D``, ``D_prime`` against the claimed ``epsilon``.
 
@@ -448,7 +479,8 @@ def audit(
     ``events``: candidates ("auto": :func:`auto_events` of the selection samples), plus
     ``extra_events``; ``selection_fraction`` of the ``n_samples`` per neighbour choose the
     event; ``alpha`` = 1 − confidence (α/2 each side); ``exact_epsilon``, the true loss
-    when known, is reported with the result.
+    when known, is reported with the result; ``joint``: "auto" events also of coordinates
+    joined in pairs (:func:`joint_events`).
     """
     start = time.perf_counter()
     if D_prime is None:
@@ -468,7 +500,7 @@ def audit(
     n_sel = max(int(n_samples * fraction), 10)
     n_est = n_samples - n_sel
     event, direction, table, ka, kb = _select_and_count(
-        mechanism, (D, D_prime), events, extra_events, n_samples, n_sel, alpha, rng
+        mechanism, (D, D_prime), events, extra_events, n_samples, n_sel, alpha, rng, joint
     )
     (a_low, a_high), (b_low, b_high), forward, backward = _bounds(ka, kb, n_est, alpha)
     p = Interval(ka / n_est, float(a_low), float(a_high), ka, n_est)

@@ -108,6 +108,7 @@ class Watch:
         self._draw: list[np.ndarray] | None = None  # fresh uniforms drawn by the sampler running
         self._fresh: list[np.ndarray] = []  # the fresh uniforms of the current query
         self._lazy = 0  # inside a leaf release's on-demand noise
+        self._lazy_draws: list[Draw] = []  # the draws of that noise
         self._charged: set[int] = set()  # tables charged whose rows were not read yet
         self._keys: list[np.ndarray] = []
 
@@ -259,7 +260,9 @@ class _Hooks:
             w.flag(f"{name}: released numbers share uniforms (a draw of the wrong shape)")
         if w._query is not None:
             w._query.draws.append(draw)
-        elif not draw.lazy:
+        elif draw.lazy:
+            w._lazy_draws.append(draw)
+        else:
             w.flag(f"{name} drew noise outside any charged query")
 
     def fresh_uniforms(self, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
@@ -319,12 +322,22 @@ class _Hooks:
         return wrapped
 
     def lazily(self, release: Any, leaf_keys: np.ndarray) -> np.ndarray:
-        """A leaf release's values: the keyed noise of unvisited leaves is drawn on demand."""
-        self.w._lazy += 1
+        """A leaf release's values: each leaf no row reached gets its keyed noise on demand."""
+        w = self.w
+        w._lazy += 1
+        start = len(w._lazy_draws)
         try:
-            return self.call(release, leaf_keys)
+            out = self.call(release, leaf_keys)
         finally:
-            self.w._lazy -= 1
+            w._lazy -= 1
+        if math.isfinite(release.epsilon):
+            missed = ~np.isin(np.asarray(leaf_keys, dtype=np.uint64), release._visited)
+            need = int(missed.sum()) * int(np.prod(release._values.shape[1:]))
+            drawn = sum(d.released for d in w._lazy_draws[start:])
+            if drawn != need:
+                w.flag(f"a leaf release gave {int(missed.sum())} leaves no row reached "
+                       f"{drawn} noisy numbers, not {need} (a leaf released without noise)")
+        return out
 
     def rows(self, name: str) -> property:
         """The table's ``_codes`` / ``_labels``: read by ``_read`` only (invariant 4)."""

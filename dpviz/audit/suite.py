@@ -45,6 +45,8 @@ from dpviz.domain import Categorical, Domain, Encoded, Numeric
 from dpviz.errors import NotProvenPrivateWarning, PrivacyLeakWarning
 from dpviz.privacy import PrivateTable
 from dpviz.trees import forest as forest_module
+from dpviz.trees import id3 as id3_module
+from dpviz.trees import privatree as privatree_module
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.id3 import (
     DEFAULT_SPLIT_CELLS,
@@ -754,6 +756,108 @@ def _privatree_targets() -> Builds:
     }
 
 
+# ------------------------------------------------------------------------------- boundaries
+# Targets at the edges where a fault shows whatever its kind: a pure D, a leaf only the canary
+# reaches (empty under D), a node at FS's stopping threshold, RDT# without public rows. Each
+# releases the tree's shape beside its values, read joined (``joint_events``).
+
+_LEAF_LABEL = privatree_module.leaf_label
+
+
+def _empty_leaf_unqueried(table: PrivateTable, epsilon: float) -> int:
+    """Planted bug (PrivaTree's ``leaf_label``): a leaf no row reaches gets class 0, unqueried.
+
+    It reads the leaf's rows, without a charge, to see that it holds none.
+    """
+    if len(table._read()[1]) == 0:
+        return 0
+    return _LEAF_LABEL(table, epsilon)
+
+
+_STOPPING_RULE = id3_module.stopping_rule
+
+
+def _stop_on_exact_count(table: PrivateTable, node: Any, attributes: Any, depth: Any,
+                         epsilon: float, *, stopping: str = "fs") -> Any:
+    """Planted bug (FS ``stopping_rule``): line 9 reads the node's exact count, not N_T."""
+    noisy, node.noisy_count = node.noisy_count, float(len(table._read()[0]))
+    try:
+        return _STOPPING_RULE(table, node, attributes, depth, epsilon, stopping=stopping)
+    finally:
+        node.noisy_count = noisy
+
+
+_FIT_SHARP = RDTSharpClassifier.fit
+
+
+def _structure_from_private_rows(self: RDTSharpClassifier, X: Any, y: Any,
+                                 X_public: Any = None) -> Any:
+    """Planted bug (``RDTSharpClassifier.fit``): no public rows? The private rows instead.
+
+    They then place the centres: the structure.
+    """
+    return _FIT_SHARP(self, X, y, X if X_public is None else X_public)
+
+
+def _tree_shape(m: PrivaTreeClassifier, canary: np.ndarray) -> np.ndarray:
+    """The tree's shape and labels, then the canary's label.
+
+    Each node of the full depth-2 tree, pre-order (NaN where none grew): its split's attribute
+    (−1 at a leaf) and a leaf's label.
+    """
+    nodes = [(-1.0 if n.split is None else float(n.split.index),
+              -1.0 if n.label is None else float(n.label)) for n in m.tree_.nodes()]
+    shape = np.full((7, 2), np.nan)
+    shape[:len(nodes)] = nodes[:7]
+    return np.append(shape.ravel(), float(m.predict(canary)[0] == "y"))
+
+
+def pure_problem() -> Problem:
+    """D: six rows of class n at 000 (pure); the canary 111 (y), alone in its leaf."""
+    domain, X, _, canary = categorical_problem()
+    return domain, X, ["n"] * 6, canary
+
+
+def stop_problem() -> Problem:
+    """22 rows, N_T/(t|C|) just below √2/ε at the root (ε = 1/4: 22.63 rows); the canary 23rd."""
+    domain = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(3)], ["n", "y"])
+    X = np.array([["0", "0", "1"], ["1", "1", "0"]] * 11, dtype=object)
+    return domain, X, ["n", "y"] * 11, np.array([["1", "1", "1"]], dtype=object)
+
+
+def _boundary_targets() -> Builds:
+    def pure_tree() -> Target:
+        return _canary_target(PrivaTreeClassifier, _tree_shape, problem=pure_problem, label="y",
+                              first=True, epsilon=EPS, max_depth=2)
+
+    def at_stop(cls: type) -> Target:
+        def out(m: Any, canary: np.ndarray) -> np.ndarray:
+            root = m.tree_.root
+            attribute = -1 if root.attribute is None else m.domain.index(root.attribute)
+            return np.array([attribute, root.noisy_count])
+
+        return _canary_target(cls, out, problem=stop_problem, epsilon=EPS, max_depth=1)
+
+    def no_public() -> Target:
+        def out(m: RDTSharpClassifier, canary: np.ndarray) -> np.ndarray:
+            t = m.primary_[0]
+            return np.concatenate([m.released_counts(canary)[0, 0], [len(t.centres)]])
+
+        return _canary_target(RDTSharpClassifier, out, fit=lambda m, X, y: m.fit(X, y),
+                              epsilon=EPS, n_primary=1, n_secondary=2, max_depth=3)
+
+    stop = "dpviz.trees.id3.stopping_rule"
+    return {
+        "privatree-pure": planted(pure_tree, "dpviz.trees.privatree.leaf_label",
+                                  _empty_leaf_unqueried),
+        "diffpid3-stop": planted(partial(at_stop, DiffPID3Classifier), stop,
+                                 _stop_on_exact_count),
+        "sulq-stop": planted(partial(at_stop, SuLQID3Classifier), stop, _stop_on_exact_count),
+        "sharp-no-public": planted(no_public, "dpviz.trees.rdt_sharp.RDTSharpClassifier.fit",
+                                   _structure_from_private_rows),
+    }
+
+
 def _pruned_tree() -> Target:
     domain, D, D_prime = targets.pruned_tree_problem()
     return Target(targets.pruned_tree_leaves(domain), D, D_prime)
@@ -870,7 +974,7 @@ def cases() -> list[Case]:
     """Every case of the suite, in the order of the claims table (the rows of claims.csv)."""
     builds = {**_mechanism_targets(), **_rdt_targets(), **_update_targets(), **_forest_targets(),
               **_rdt_sharp_targets(), **_fs_targets(), **_privatree_targets(),
-              **_split_point_targets(), **_side_by_side_targets()}
+              **_boundary_targets(), **_split_point_targets(), **_side_by_side_targets()}
     text = files("dpviz.audit").joinpath("claims.csv").read_text(encoding="utf-8")
     out = []
     for row in csv.DictReader(text.splitlines()):
@@ -896,7 +1000,8 @@ def run_case(case: Case, n_samples: int | None = None, seed: int = 0, *,
     """Audit one case (or its planted bug: same neighbours, events, size and seed).
 
     ``n_samples`` per neighbour (default the case's); the claim is the target's own
-    (``claimed()``, read from its ledger) when it has one, else the row's ε.
+    (``claimed()``, read from its ledger) when it has one, else the row's ε. A whole
+    estimator's release is also read joined: its coordinates in pairs (``joint_events``).
     """
     if bug and case.bug is None:
         raise ValueError(f"{case.name} has no planted bug")
@@ -905,7 +1010,7 @@ def run_case(case: Case, n_samples: int | None = None, seed: int = 0, *,
     return audit(target.mechanism, target.D, target.D_prime, epsilon=epsilon,
                  n_samples=case.samples if n_samples is None else n_samples, seed=seed,
                  extra_events=target.events, neighbours=case.neighbours,
-                 exact_epsilon=target.exact_epsilon)
+                 exact_epsilon=target.exact_epsilon, joint=case.whole)
 
 
 def smallest_size(case: Case, seeds: Sequence[int] = range(5),
