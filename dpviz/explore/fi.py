@@ -6,10 +6,9 @@ budget-split lessons.
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import altair as alt
@@ -463,17 +462,28 @@ def assignment_changes(n_rows: int = 6000, n_trees: int = 100, seed: int = 0) ->
     return pd.DataFrame(rows)
 
 
-@functools.lru_cache(maxsize=4096)
-def _two_class_label_law(zeros: int, ones: int, eps: float) -> np.ndarray:
-    """ROSNAM's exact law at ε on the class counts (zeros, ones), read-only.
+#: ROSNAM's exact law on two class counts: ``laws(zeros, ones)`` (see :func:`_label_laws`).
+LabelLaws = Callable[[int, int], np.ndarray]
 
-    The very call the split laws below made once per term (tens of thousands of times for
-    :func:`split_loss_table` over 30 rows, each computing Gauss-Legendre nodes again), now made
-    once per counts and ε: the same floats, so every law built from them is unchanged.
+
+def _label_laws(eps: float) -> LabelLaws:
+    """ROSNAM's exact law at ε as a function of the class counts (zeros, ones), each computed once.
+
+    The split laws below need it for the same few counts over and over (tens of thousands of
+    times for :func:`split_loss_table` over 30 rows, each call computing Gauss-Legendre nodes
+    again); this makes the very same call once per counts, for as long as the function lives
+    (one law or one table): the same floats, so every law built from them is unchanged.
     """
-    p = report_noisy_max_probabilities(np.array([zeros, ones]), epsilon=eps)
-    p.setflags(write=False)
-    return p
+    known: dict[tuple[int, int], np.ndarray] = {}
+
+    def laws(zeros: int, ones: int) -> np.ndarray:
+        if (zeros, ones) not in known:
+            p = report_noisy_max_probabilities(np.array([zeros, ones]), epsilon=eps)
+            p.setflags(write=False)
+            known[zeros, ones] = p
+        return known[zeros, ones]
+
+    return laws
 
 
 def _mirrored(law: dict[int, float]) -> dict[int, float]:
@@ -484,7 +494,12 @@ def _mirrored(law: dict[int, float]) -> dict[int, float]:
 def random_leftover_law(rows: Sequence[int], epsilon: float = 1.0) -> dict[int, float]:
     """FI's equal split over two one-leaf trees, an odd row out going to a random tree."""
     law = equal_split_law(rows, epsilon)
-    if len(rows) % 2 == 0:
+    return _random_leftover(len(rows), law)
+
+
+def _random_leftover(n: int, law: dict[int, float]) -> dict[int, float]:
+    """:func:`random_leftover_law` of ``n`` rows from their :func:`equal_split_law` ``law``."""
+    if n % 2 == 0:
         return law
     swapped = _mirrored(law)
     return {o: (law[o] + swapped[o]) / 2 for o in law}
@@ -493,13 +508,18 @@ def random_leftover_law(rows: Sequence[int], epsilon: float = 1.0) -> dict[int, 
 def independent_split_law(rows: Sequence[int], epsilon: float = 1.0) -> dict[int, float]:
     """The split of dpviz's forest over two one-leaf trees: each row draws its tree, 1/2 each."""
     eps = check_epsilon(epsilon)
+    return _independent_split(rows, _label_laws(eps))
+
+
+def _independent_split(rows: Sequence[int], laws: LabelLaws) -> dict[int, float]:
+    """:func:`independent_split_law` with ROSNAM's laws ``laws`` (at the caller's ε)."""
     labels = [int(r) for r in rows]
     zeros, ones, law = labels.count(0), labels.count(1), np.zeros(4)
     for a in range(zeros + 1):  # the first tree's rows of class 0 and class 1
         for b in range(ones + 1):
             weight = math.comb(zeros, a) * math.comb(ones, b) / 2 ** len(labels)
-            p1 = _two_class_label_law(a, b, eps)
-            p2 = _two_class_label_law(zeros - a, ones - b, eps)
+            p1 = laws(a, b)
+            p2 = laws(zeros - a, ones - b)
             law += weight * np.outer(p1, p2).ravel()
     return {k: float(p) for k, p in enumerate(law)}
 
@@ -511,31 +531,31 @@ def split_loss_table(epsilon: float = 1.0, max_rows: int = 11) -> pd.DataFrame:
     released by ROSNAM at ε; D holds class-0 and class-1 rows (their order does not matter),
     D′ = D plus one row of either class.
     """
-    laws = {
-        "each row draws its tree (dpviz)": independent_split_law,
-        "equal halves, an odd row to a random tree": random_leftover_law,
-        "equal halves, an odd row to the first tree (np.array_split)": equal_split_law,
+    laws = _label_laws(check_epsilon(epsilon))  # one ROSNAM law per class counts, shared
+    schemes = {
+        "each row draws its tree (dpviz)": lambda d: _independent_split(d, laws),
+        "equal halves, an odd row to a random tree":
+            lambda d: _random_leftover(len(d), _equal_split_of(d, laws)),
+        "equal halves, an odd row to the first tree (np.array_split)":
+            lambda d: _equal_split_of(d, laws),
     }
     rows = []
-    for scheme, law in laws.items():
+    for scheme, law in schemes.items():
         # Each law depends on the rows only through their class counts (a random split does not
         # look at the order), so it is computed once per counts: D′ = D + one row has the
         # counts of a later D, which the loop met or will meet again (about 3x fewer laws).
         known: dict[tuple[int, int], dict[int, float]] = {}
-
-        def law_of(data: tuple[int, ...], law: Any = law, known: dict = known) -> dict[int, float]:
-            counts = (data.count(0), data.count(1))
-            if counts not in known:
-                known[counts] = law(data, epsilon)
-            return known[counts]
-
         worst = (0.0, (), ())
         for n in range(max_rows + 1):
             for ones in range(n + 1):
                 d = (0,) * (n - ones) + (1,) * ones
-                p = law_of(d)
+                for data in (d, (*d, 0), (*d, 1)):
+                    counts = (data.count(0), data.count(1))
+                    if counts not in known:
+                        known[counts] = law(data)
+                p = known[n - ones, ones]
                 for added in (0, 1):
-                    q = law_of((*d, added))
+                    q = known[n - ones + 1 - added, ones + added]
                     loss = max(abs(math.log(p[o] / q[o])) for o in p)
                     if loss > worst[0] + 1e-12:
                         worst = (loss, d, (*d, added))
@@ -709,12 +729,17 @@ def equal_split_law(rows: Sequence[int], epsilon: float = 1.0) -> dict[int, floa
     labels = [int(r) for r in rows]
     if any(r not in (0, 1) for r in labels):
         raise InvalidParameterError(f"rows must be class labels 0 or 1, got {tuple(rows)!r}")
+    return _equal_split_of(labels, _label_laws(eps))
+
+
+def _equal_split_of(labels: Sequence[int], laws: LabelLaws) -> dict[int, float]:
+    """:func:`equal_split_law` of class labels 0/1 (checked by the caller), ``laws`` at its ε."""
     n, ones, law = len(labels), sum(labels), np.zeros(4)
     size = (n + 1) // 2  # the first part: a uniformly random subset of this many rows
     for k in range(max(0, size - (n - ones)), min(size, ones) + 1):  # its rows of class 1
         weight = math.comb(ones, k) * math.comb(n - ones, size - k) / math.comb(n, size)
-        p1 = _two_class_label_law(size - k, k, eps)  # the first part's counts
-        p2 = _two_class_label_law(n - ones - (size - k), ones - k, eps)  # the second's
+        p1 = laws(size - k, k)  # the first part's class counts
+        p2 = laws(n - ones - (size - k), ones - k)  # the second part's
         law += weight * np.outer(p1, p2).ravel()
     return {k: float(p) for k, p in enumerate(law)}
 
