@@ -69,7 +69,10 @@ def test_every_claim_has_a_planted_bug_or_says_why_not():
                  # the realistic kinds: faults of the shipped code's own shape
                  "equal split as printed", "round robin", "observed range",
                  "shared by all visited leaves", "copy of one generator state",
-                 "restarts the fit's generators", "ledger forgets"):
+                 "restarts the fit's generators", "ledger forgets",
+                 # at the boundaries: an empty leaf, FS's stop, no public rows
+                 "without a query", "read from the exact count",
+                 "private rows used for the structure"):
         assert kind in bugs, kind
 
 
@@ -133,6 +136,34 @@ def test_each_realistic_bug_is_the_one_fault_it_names():
     rng = np.random.default_rng(0)
     assert np.bincount(audit_suite._deal_equally(rng, 7, 3)).tolist() == [3, 2, 2]
     assert audit_suite._deal_by_position(rng, 5, 2).tolist() == [0, 1, 0, 1, 0]
+    _the_boundary_bugs_are_the_faults_they_name()
+
+
+def _the_boundary_bugs_are_the_faults_they_name():
+    from dpviz.trees.id3 import DiffPID3Classifier
+    from dpviz.trees.privatree import PrivaTreeClassifier
+    from dpviz.trees.rdt_sharp import RDTSharpClassifier
+
+    domain, X, y, canary = audit_suite.pure_problem()
+    _, stop_X, stop_y, stop_canary = audit_suite.stop_problem()
+    for bugged in (False, True):
+        def patch(path, replacement, bugged=bugged):
+            return mock.patch(path, replacement) if bugged else nullcontext()
+
+        with patch("dpviz.trees.privatree.leaf_label", audit_suite._empty_leaf_unqueried):
+            tree = PrivaTreeClassifier(max_depth=2, domain=domain, random_state=1).fit(X, y)
+        labels = tree.ledger_.summary().set_index("label")["queries"].get("leaf label", 0)
+        assert (labels < tree.tree_.n_leaves) == bugged  # empty leaves labelled unqueried
+        with patch("dpviz.trees.id3.stopping_rule", audit_suite._stop_on_exact_count):
+            splits = [DiffPID3Classifier(max_depth=1, domain=domain, random_state=s).fit(
+                *data).tree_.root.is_split for s in range(8) for data in (
+                    (stop_X, stop_y), audit_suite.with_row(stop_X, stop_y, stop_canary, "n"))]
+        assert (splits == [False, True] * 8) == bugged  # 22 rows never split, 23 always
+        with patch("dpviz.trees.rdt_sharp.RDTSharpClassifier.fit",
+                   audit_suite._structure_from_private_rows):
+            sharp = RDTSharpClassifier(n_primary=1, n_secondary=0, max_depth=3, domain=domain,
+                                       random_state=0).fit(X, y)
+        assert (len(sharp.primary_[0].centres) > 0) == bugged  # centres from the private rows
 
 
 def test_every_exported_estimator_and_family_is_covered():
@@ -152,7 +183,10 @@ def test_every_exported_estimator_and_family_is_covered():
                    "nested labelled sets", "own seeds",
                    # what the realistic bugs move: the order, other leaves, the range, the ledger
                    "the canary first", "every leaf holding a row", "outside D's range",
-                   "ε read from ledger_", "the rows' split"):
+                   "ε read from ledger_", "the rows' split",
+                   # the boundaries (with the releases read joined)
+                   "on a pure D", "the canary alone in its leaf", "stopping threshold",
+                   "no public rows"):
         assert needed in options, needed
 
 
