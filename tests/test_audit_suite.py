@@ -144,7 +144,7 @@ def _the_boundary_bugs_are_the_faults_they_name():
     from dpviz.trees.privatree import PrivaTreeClassifier
     from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
-    domain, X, y, canary = audit_suite.pure_problem()
+    domain, X, y, _ = audit_suite.pure_problem()
     _, stop_X, stop_y, stop_canary = audit_suite.stop_problem()
     for bugged in (False, True):
         def patch(path, replacement, bugged=bugged):
