@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from dpviz.domain import Encoded
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.comparison import load_dataset, n_test_rows
 from dpviz.experiments.registry import jpw_n_trees
@@ -81,15 +82,20 @@ def tuning_pitfall(
     train = rng.choice(len(X_pool), size=min(check_int(n, "n", minimum=2), len(X_pool)),
                        replace=False)
     truth = y_test.to_numpy()
+    # The K configurations read the same rows: encoded once for all (the same codes each fit and
+    # prediction would make; the same models and answers, without K encodings of each).
+    rows_train, y_train = Encoded(data.domain.encode(X_pool.iloc[train]), data.domain), \
+        y_pool.iloc[train]
+    rows_test = Encoded(data.domain.encode(X_test), data.domain)
     correct, names, spent = [], [], 0.0
     for k, (criterion, depth) in enumerate((c, d) for c in criteria for d in depths):
         model = DiffPID3Classifier(
             eps, max_depth=check_int(depth, "depths", minimum=1), criterion=criterion,
             size_bound=data.n_rows if criterion == "infogain" else None, domain=data.domain,
             random_state=seed + k,
-        ).fit(X_pool.iloc[train], y_pool.iloc[train])
+        ).fit(rows_train, y_train)
         spent += model.ledger_.spent
-        correct.append(model.predict(X_test) == truth)
+        correct.append(model.predict(rows_test) == truth)
         names.append(f"{criterion}, depth {depth}")
     hits = np.asarray(correct, dtype=float)  # (configs, test rows)
     rows = []
