@@ -7,7 +7,6 @@ tests/test_estimators_sklearn.py; the pseudocode twin in tests/test_pseudocode_p
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import pickle
 import warnings
@@ -142,21 +141,25 @@ def _histogram_law(exact: np.ndarray, epsilon: float, radius: int) -> float:
 
     ``exact``: (3 bins, 2 classes) counts; each cell gets discrete Laplace noise at ε, clipped
     at 0; the Gini arg-min, ties split evenly. Noise beyond ``radius`` is dropped (its mass
-    is bounded by the caller).
+    is bounded by the caller). The split reads only the clipped cells, so each cell's noise
+    values that clip to the same count (every k <= -c clips to 0) are summed into one: the
+    same finite sum as over all (2·radius + 1)^6 noise vectors, grouped (at radius 8, 891,000
+    histograms instead of 24 million noise vectors).
     """
     k = np.arange(-radius, radius + 1)
     pmf = mechanisms.discrete_laplace_pmf(k, epsilon=epsilon)
-    noise = np.array(list(itertools.product(range(len(k)), repeat=3)))
-    total = 0.0
-    for first in itertools.product(range(len(k)), repeat=3):  # classes 0, then 1, per bin
-        idx = np.column_stack([np.full((len(noise), 3), first), noise])
-        weight = np.prod(pmf[idx], axis=1)
-        h = np.maximum(exact.T.ravel()[None, :] + k[idx], 0).reshape(-1, 2, 3)
-        h = h.transpose(0, 2, 1).astype(float)  # (combo, bin, class)
-        g0 = weighted_gini(h[:, 0], h[:, 1] + h[:, 2])
-        g1 = weighted_gini(h[:, 0] + h[:, 1], h[:, 2])
-        total += weight @ np.where(g0 < g1, 1.0, np.where(g0 == g1, 0.5, 0.0))
-    return float(total)
+    values, masses = [], []
+    for c in exact.T.ravel():  # classes 0, then 1, per bin
+        clipped, where = np.unique(np.maximum(c + k, 0), return_inverse=True)
+        values.append(clipped)
+        masses.append(np.bincount(where.ravel(), weights=pmf, minlength=len(clipped)))
+    cells = np.meshgrid(*values, indexing="ij")
+    weight = functools.reduce(np.multiply.outer, masses).ravel()
+    h = np.stack([cell.ravel() for cell in cells], axis=1).reshape(-1, 2, 3)
+    h = h.transpose(0, 2, 1).astype(float)  # (histogram, bin, class)
+    g0 = weighted_gini(h[:, 0], h[:, 1] + h[:, 2])
+    g1 = weighted_gini(h[:, 0] + h[:, 1], h[:, 2])
+    return float(weight @ np.where(g0 < g1, 1.0, np.where(g0 == g1, 0.5, 0.0)))
 
 
 def test_the_histogram_split_has_its_exact_law():
