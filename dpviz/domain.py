@@ -121,6 +121,32 @@ def _frame_column(X: pd.DataFrame, name: str) -> np.ndarray:
     return values.to_numpy() if isinstance(values, ExtensionArray) else np.asarray(values)
 
 
+def _numpy_numeric_block(X: pd.DataFrame, names: list[str]) -> np.ndarray | None:
+    """``X[names].to_numpy(dtype=np.float64)`` when every column is a numpy bool, int or float one.
+
+    Read through pandas' column accessor and cast column by column, as ``to_numpy`` casts
+    them: the same floats without building the sub-frame ``X[names]`` (~150 us, most of a tiny
+    fit's encoding). None for any other column (objects, dates, nullable or categorical
+    dtypes) or without the accessor: those take the general route.
+    """
+    column_array = getattr(X, "_get_column_array", None)  # (pandas' own accessor, private)
+    if column_array is None:
+        return None
+    columns = []
+    for name in names:
+        loc = X.columns.get_loc(name)
+        if not isinstance(loc, int | np.integer):
+            return None
+        values = column_array(loc)
+        if type(values) is not np.ndarray or values.dtype.kind not in "biuf":
+            return None
+        columns.append(values)
+    block = np.empty((len(X), len(columns)), dtype=np.float64)
+    for i, values in enumerate(columns):
+        block[:, i] = values
+    return block
+
+
 def _is_missing(value: object) -> bool:
     """None, NaN, pd.NA or NaT (what ``pd.isna`` calls missing in a column)."""
     return value is None or value is pd.NA or value is pd.NaT or (
@@ -434,6 +460,9 @@ class Domain:
         if not len(numeric):
             return None
         if isinstance(X, pd.DataFrame):
+            block = _numpy_numeric_block(X, [self.names[j] for j in numeric])
+            if block is not None:
+                return block
             frame = X[[self.names[j] for j in numeric]]
             for name, dtype in frame.dtypes.items():
                 if dtype.kind in "mMO":  # dates, durations, periods, objects

@@ -240,3 +240,24 @@ def test_a_frame_is_read_as_its_columns_are_whatever_pandas_offers(monkeypatch):
             domain.encode(bad_missing)
         with pytest.raises(UnknownCategoryError, match="'s'"):
             domain.encode(bad_unknown)
+
+
+def test_numpy_numeric_columns_are_cast_as_to_numpy_casts_them(monkeypatch):
+    """A frame's numpy bool, int and float columns are read column by column (no sub-frame):
+    the same float64 bits as ``X[names].to_numpy(dtype=float64)``, the general route taken
+    without pandas' accessor, also for a large uint64, float16 and out-of-bounds values."""
+    names = ("i8", "u64", "f16", "f32", "b", "f64")
+    domain = Domain([Numeric(n, -1e30, 1e30) for n in names] + [Categorical("c", ("p", "q"))],
+                    ["a", "b"])
+    X = pd.DataFrame({"i8": np.array([-7, 3, 0], dtype=np.int8),
+                      "u64": np.array([2**63 + 12345, 1, 0], dtype=np.uint64),
+                      "f16": np.array([0.1, -2.5, 7.0], dtype=np.float16),
+                      "f32": np.array([1 / 3, 1e-8, -0.7], dtype=np.float32),
+                      "b": [True, False, True], "f64": [0.1, 2e30, -3e30], "c": ["q", "p", "q"]})
+    fast = domain.encode(X[["c", *names[::-1]]])
+    assert fast[0, 1] == float(np.uint64(2**63 + 12345)) and fast[1, 5] == 1e30
+    monkeypatch.delattr(pd.DataFrame, "_get_column_array")
+    general = domain.encode(X)
+    assert fast.tobytes() == general.tobytes()
+    np.testing.assert_array_equal(general[:, :6], np.clip(
+        X[list(names)].to_numpy(dtype=np.float64), -1e30, 1e30))
