@@ -184,9 +184,11 @@ class ProtocolRun:
 
     def __init__(
         self, data: Dataset, fraction: float, seed: int, *, n_secondary: int = 200,
-        n_unlabeled: int | None = None,
+        n_unlabeled: int | None = None, encoded: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
         self.data, self.fraction, self.seed = data, fraction, seed
+        if encoded is not None:  # (codes, labels) of every row, shared by the runs on ``data``
+            self.codes, self.labels = encoded
         self.n_secondary, self.n_unlabeled = n_secondary, n_unlabeled
         self.split = protocol_split(data.n_rows, fraction, seed, n_unlabeled)
         self.n_labeled, self.n_public = len(self.split.labeled), len(self.split.public)
@@ -283,9 +285,13 @@ def protocol_runs(
     data = rdt_sharp_dataset(dataset) if isinstance(dataset, str) else dataset
     settings = [(f, u, r) for f in fractions for u in unlabeled for r in range(n_runs)]
     rows: list[dict] = []
+    encoded = None  # every row encoded once for all the runs (each run's first ε reads them)
     for fraction, n_unlabeled, run in tqdm(settings, disable=not progress, desc=data.name):
         protocol = ProtocolRun(
-            data, fraction, seed + run, n_secondary=n_secondary, n_unlabeled=n_unlabeled
+            data, fraction, seed + run, n_secondary=n_secondary, n_unlabeled=n_unlabeled,
+            encoded=encoded,
         )
         rows += protocol.rows(epsilons, methods)
+        if encoded is None and "codes" in vars(protocol):
+            encoded = (protocol.codes, protocol.labels)
     return pd.DataFrame(rows)
