@@ -595,7 +595,11 @@ def _rdt_sharp_targets() -> Builds:
                       dtype=object)
 
     def sharp(epsilon: float, output: Callable[[Any, np.ndarray], np.ndarray] | None = None,
-              label: str = "n", **kw: Any) -> Target:
+              label: str = "n", n_secondary: int = 0, **kw: Any) -> Target:
+        """The primary tree's counts (secondary trees only where the release reads them).
+
+        The secondary trees post-process the public rows' pseudo-labels: the predictions.
+        """
         def fit(model: RDTSharpClassifier, X_: Any, y_: Any) -> RDTSharpClassifier:
             return model.fit(X_, y_, public)
 
@@ -603,7 +607,7 @@ def _rdt_sharp_targets() -> Builds:
         return _canary_target(RDTSharpClassifier,
                               output or (lambda m, c: m.released_counts(c)[0, 0]), label=label,
                               fit=fit, events=events, epsilon=epsilon, n_primary=1,
-                              n_secondary=2, **kw)
+                              n_secondary=n_secondary, **kw)
 
     def wide() -> Problem:
         """The height rule needs k/2 >= 2 to tell one row from two: six binary attributes."""
@@ -619,13 +623,13 @@ def _rdt_sharp_targets() -> Builds:
 
         return _canary_target(RDTSharpClassifier, lambda m, c: np.array([m.depth_]),
                               problem=wide, label="y", fit=fit, epsilon=EPS, n_primary=1,
-                              n_secondary=2)
+                              n_secondary=0)
 
     def labels(epsilon: float) -> Target:
         # a canary of class y: its empty cell's exact counts (0, 0) give class n (ties: the
         # lowest class), its own row gives y
         return sharp(epsilon, lambda m, c: np.append(m.pseudo_labels_, m.predict(c) == "n"),
-                     label="y", max_depth=3)
+                     label="y", max_depth=3, n_secondary=2)
 
     return {
         "sharp": _at(sharp, max_depth=3),
@@ -844,7 +848,7 @@ def _boundary_targets() -> Builds:
             return np.concatenate([m.released_counts(canary)[0, 0], [len(t.centres)]])
 
         return _canary_target(RDTSharpClassifier, out, fit=lambda m, X, y: m.fit(X, y),
-                              epsilon=EPS, n_primary=1, n_secondary=2, max_depth=3)
+                              epsilon=EPS, n_primary=1, n_secondary=0, max_depth=3)
 
     stop = "dpviz.trees.id3.stopping_rule"
     return {
@@ -946,7 +950,7 @@ def _side_by_side_targets() -> Builds:
         public = np.array([["0", "0", "0"], ["1", "1", "1"]], dtype=object)
 
         def model(seed: int, epsilon: float) -> RDTSharpClassifier:
-            return RDTSharpClassifier(epsilon, n_primary=1, n_secondary=2, max_depth=3,
+            return RDTSharpClassifier(epsilon, n_primary=1, n_secondary=0, max_depth=3,
                                       domain=domain, random_state=seed)
 
         def pair(data: Any, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
