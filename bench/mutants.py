@@ -4,19 +4,23 @@ mutmut 3.8.1 (pinned in requirements.txt) mutates the functions listed in
 bench/mutation/functions.txt, and nothing else, and runs each mutant against the tests of the
 privacy suite that call its function (bench/mutation: every claims-table row and planted bug
 at test size, and tests/test_invariants.py once it exists), in a process forked per mutant.
-The results go into docs/privacy.md between the ``mutants`` markers: killed / survived /
-equivalent / timeout / skipped per function, the score, and every survivor with its triage
-(bench/mutation/triage.csv; a survivor not triaged there is "open").
+A run continues the stored results (an interrupted run resumes; a mutant with a result is not
+run again) as long as dpviz, the tests and the list are those they were computed on
+(:func:`fingerprint`); otherwise it starts afresh. The results go into docs/privacy.md
+between the ``mutants`` markers: killed / survived / equivalent / timeout / skipped per
+function, the score, and every survivor with its triage (bench/mutation/triage.csv; a
+survivor not triaged there is "open").
 
 Usage (from the repository root)::
 
-    python -m bench.mutants                  # every function, from scratch; writes the docs
+    python -m bench.mutants                  # every function; writes the docs
     python -m bench.mutants --only 'dpviz.mechanisms.*' --only '*PrivateTable._charge'
-                                             # those functions only (keeps earlier results)
+                                             # those functions only
+    python -m bench.mutants --fresh          # forget the stored results first
     python -m bench.mutants --report         # rewrite the docs from the stored results
     python -m bench.mutants --check          # exit 1 if a survivor is open (stored results)
 
-Run it this way, never as a bare ``mutmut run``: bench/mutants.py hooks three steps of mutmut
+Run it this way, never as a bare ``mutmut run``: bench/mutants.py hooks four steps of mutmut
 (pinned, so the hooks are checked against one version; :func:`_drive`):
 
 * generation: mutants only inside the listed functions (mutmut would mutate every function
@@ -26,8 +30,12 @@ Run it this way, never as a bare ``mutmut run``: bench/mutants.py hooks three st
   reported as skipped, "not executed"); mutmut's own ``mutate_only_covered_lines`` would drop
   such mutants before numbering them, so the names in triage.csv would move whenever the
   suite's coverage did;
-* the clean run of the selected tests is skipped when this invocation just ran the whole
-  suite unmutated for mutmut's per-test map (the same tests, which must pass there too).
+* the mutants that already have a result are not run again (mutmut reruns every mutant it is
+  given by name): the results in the work folder are all for the same code and tests; nor
+  are those triage.csv calls equivalent (for the change they still make);
+* no clean run of the selected tests before the mutants: mutmut's stats run (its per-test
+  map) ran the whole suite unmutated on the same code, and stops the run if a test fails
+  (a change of dpviz, the tests or the list empties the work folder: :func:`fingerprint`).
 
 mutmut's work folder is ``mutants/`` (ignored by git): its copy of dpviz with every mutant,
 its per-test map (``mutmut-stats.json``) and each mutant's exit code (``*.meta``). Inspect one
@@ -198,28 +206,37 @@ def _drive(patterns: list[str], max_children: int) -> None:
         kept = [(m, key, result) for m, key, result in mutants
                 if line_of.get(key) in covered.get(str(m.path), ())]
         print(f"    {len(kept)} of {len(mutants)} mutants on lines the suite executes")
+        done = [key for _, key, result in kept if result is not None]
+        kept = [(m, key, result) for m, key, result in kept if result is None]
+        print(f"    {len(done)} of them have a result on this code and tests already, kept")
+        equivalent = _triaged_equivalent([key for _, key, _ in kept], by_path)
+        kept = [(m, key, result) for m, key, result in kept if key not in equivalent]
+        print(f"    {len(equivalent)} of them triaged equivalent, not run again")
         return kept, by_path
 
     mutmut_main.collect_source_file_mutation_data = executed_mutants
 
-    # 3. no second clean run right after the stats run (the same tests, unmutated)
-    stats_run = mutmut_main.run_stats_collection
-    fresh: list[bool] = []
-
-    def run_stats_collection(runner: Any, tests: Any = None) -> None:
-        stats_run(runner, tests)
-        if not tests:
-            fresh.append(True)
-
-    mutmut_main.run_stats_collection = run_stats_collection
-    clean_run = ForkRunner.run_clean_tests
-
+    # 3. no clean run: the stats run ran the same tests unmutated, and passed (mutmut stops
+    # otherwise), on the same code (run() empties the work folder when the fingerprint moves)
     def run_clean_tests(self: ForkRunner, tests: Any) -> int:
-        return 0 if fresh else clean_run(self, tests)
+        return 0
 
     ForkRunner.run_clean_tests = run_clean_tests  # type: ignore[method-assign]
 
     mutmut_main._run(patterns, max_children)
+
+
+def _triaged_equivalent(names: list[str], by_path: dict[str, Any]) -> set[str]:
+    """Those of ``names`` that triage.csv calls equivalent, for the change they still make.
+
+    An equivalent mutant cannot be killed: it is not run again (reported as a survivor).
+    """
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+
+    triage = read_triage()
+    path_of = {key: str(m.path) for m in by_path.values() for key in m.exit_code_by_key}
+    return {n for n in names if n in triage and triage[n].verdict == "equivalent"
+            and triage[n].diff == one_line_diff(get_diff_for_mutant(n, path=path_of[n]))}
 
 
 def _measure_coverage(runner: Any, files: list[str]) -> dict[str, list[int]]:
@@ -270,7 +287,8 @@ def run(functions: list[Function], *, fresh: bool, max_children: int) -> float:
     runs.append({"date": time.strftime("%Y-%m-%d %H:%M"), "seconds": round(seconds),
                  "functions": [f.full for f in functions], "cores": os.cpu_count(),
                  "children": max_children, "machine": _machine(),
-                 "load": [round(x, 2) for x in os.getloadavg()]})
+                 "load": [round(x, 2) for x in os.getloadavg()],
+                 "invariants": (ROOT / "tests" / "test_invariants.py").exists()})
     RUNS.write_text(json.dumps(runs, indent=1), encoding="utf-8")
     return seconds
 
@@ -289,7 +307,7 @@ class Mutant:
     name: str
     function: Function
     status: str  # killed, survived, timeout, skipped, not run, or mutmut's other statuses
-    diff: str
+    diff: str  # a survivor's (one line), else empty
     seconds: float | None
 
 
@@ -301,8 +319,11 @@ def one_line_diff(diff: str) -> str:
     return f"{' ⏎ '.join(old)} → {' ⏎ '.join(new)}"
 
 
-def results(functions: list[Function]) -> list[Mutant]:
-    """Every stored mutant of ``functions`` (mutmut's ``*.meta``) with its status and diff."""
+def results(functions: list[Function], triage: dict[str, Triage]) -> list[Mutant]:
+    """Every stored mutant of ``functions`` (mutmut's ``*.meta``) with its status and diff.
+
+    A mutant not run because triage.csv calls it equivalent (:func:`_drive`) is a survivor.
+    """
     from mutmut.mutation.diff_apply import get_diff_for_mutant
     from mutmut.stats import status_by_exit_code
 
@@ -323,7 +344,13 @@ def results(functions: list[Function]) -> list[Mutant]:
                     status = "not run" if line_of.get(name) in executed else "not executed"
                 else:
                     status = status_by_exit_code[code]
-                diff = one_line_diff(get_diff_for_mutant(name, path=path))
+                # the diff of a survivor only (libcst parses two functions a mutant: ~20 ms)
+                triaged = status == "not run" and name in triage
+                diff = (one_line_diff(get_diff_for_mutant(name, path=path))
+                        if status == "survived" or triaged else "")
+                if triaged and triage_of(Mutant(name, function, status, diff, None),
+                                         triage).verdict == "equivalent":
+                    status = "survived"  # not run again: triaged equivalent (_drive)
                 out.append(Mutant(name, function, status, diff,
                                   meta["durations_by_key"].get(name)))
     return sorted(out, key=lambda m: (m.function.path, m.function.name,
@@ -405,30 +432,40 @@ def markdown(functions: list[Function], mutants: list[Mutant], triage: dict[str,
     """The generated block of docs/privacy.md."""
     by_function = {f: [m for m in mutants if m.function == f] for f in functions}
     total = counts(mutants, triage)
-    ran = [f for f, ms in by_function.items() if any(m.status != "not run" for m in ms)]
+    ran = [f for f, ms in by_function.items() if all(m.status != "not run" for m in ms)]
     if runs:
         last = runs[-1]
         seconds = sum(r["seconds"] for r in runs)
+        load = max(r.get("load", [0.0])[0] for r in runs)
         when = (f"{last['machine']}, {last['cores']} cores ({last['children']} mutants at a "
                 f"time), {_duration(seconds)}" + (f" over {len(runs)} runs" if len(runs) > 1
-                                                  else ""))
+                                                  else "")
+                + (f" (load average up to {load:.1f} at their ends: other work shared the "
+                   "cores)" if load > last["cores"] / 2 else ""))
     else:
         when = "no run stored"
     partial = len(ran) < len(functions)
+    with_invariants = {r.get("invariants", False) for r in runs}
+    invariants = {frozenset({True}): " and tests/test_invariants.py",
+                  frozenset({False}): " (tests/test_invariants.py did not exist yet)"}.get(
+        frozenset(with_invariants), " and, in some of the runs, tests/test_invariants.py")
+    some = [f for f, ms in by_function.items() if f not in ran
+            and any(m.status not in ("not run", *SKIPPED) for m in ms)]
     lines = [
         START, "",
         f"Produced by `make mutants` ({TOOL} {VERSION}) on {when}"
-        + (f"; **partial: {len(ran)} of the {len(functions)} listed functions run** "
-           "(`python -m bench.mutants --only`)" if partial else "") + ". "
+        + (f"; **partial: {len(ran)} of the {len(functions)} listed functions run"
+           + (f", {len(some)} in part" if some else "") + "** (`python -m bench.mutants "
+           "--only`, or a run stopped before its end)" if partial else "") + ". "
         "Each mutant runs the tests of the privacy suite that call its function (mutmut's "
         "per-test map): every claims-table row and every planted bug at test size "
-        "(bench/mutation/test_privacy_suite.py), and tests/test_invariants.py once it exists; "
-        "the first failure kills it. *Skipped*: on a line the suite never executes (not run: "
+        f"(bench/mutation/test_privacy_suite.py){invariants}; the first failure kills it. "
+        "*Skipped*: on a line the suite never executes (not run: "
         "nothing in the suite could kill it). *Score*: killed / (all − equivalent) among the "
         "mutants run, a timeout counting as killed. Survivors are triaged in "
-        "bench/mutation/triage.csv (equivalent: no release can differ; target: a new target "
-        "kills it; open: not yet triaged); `python -m bench.mutants --check` fails while one "
-        "is open.", "",
+        "bench/mutation/triage.csv (equivalent: no release can differ, and it is not run "
+        "again while its change stays the same; target: a new target kills it; open: not yet "
+        "triaged); `python -m bench.mutants --check` fails while one is open.", "",
         f"**Score: {_pct(score(total))}** ({total['killed'] + total['timeout']} killed of "
         f"{total['killed'] + total['timeout'] + total['survived']} non-equivalent mutants run; "
         f"{total['equivalent']} equivalent, {total['skipped']} skipped"
@@ -438,12 +475,13 @@ def markdown(functions: list[Function], mutants: list[Mutant], triage: dict[str,
     ]
     for f in functions:
         c = counts(by_function[f], triage)
-        if f not in ran:
+        if f not in ran and f not in some:
             lines.append(f"| `{f.path}` {f.name} | {c['all']} | not run | | | | | |")
             continue
         lines.append(f"| `{f.path}` {f.name} | {c['all']} | {c['killed']} | {c['survived']} | "
                      f"{c['equivalent']} | {c['timeout']} | {c['skipped']} | "
-                     f"{_pct(score(c))} |")
+                     f"{_pct(score(c))}" + (f" ({c['not run']} not run yet)" if c["not run"]
+                                            else "") + " |")
     lines.append(f"| **total** | {total['all']} | {total['killed']} | {total['survived']} | "
                  f"{total['equivalent']} | {total['timeout']} | {total['skipped']} | "
                  f"{_pct(score(total))} |")
@@ -487,6 +525,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="rewrite the docs from the stored results, run nothing")
     parser.add_argument("--check", action="store_true",
                         help="exit 1 if a stored survivor is open (not triaged)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="empty the work folder first (else a run continues the stored "
+                             "results, which are kept while dpviz, the tests and the list "
+                             "stay the same)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="mutants at a time (default: the cores)")
     parser.add_argument("--drive", type=int, help=argparse.SUPPRESS)
@@ -504,10 +546,10 @@ def main(argv: list[str] | None = None) -> int:
     check_only = args.check and not (args.report or args.only)
     if not (args.report or check_only):
         chosen = select(functions, args.only) if args.only else functions
-        seconds = run(chosen, fresh=not args.only, max_children=args.jobs)
+        seconds = run(chosen, fresh=args.fresh, max_children=args.jobs)
         print(f"mutmut ran {len(chosen)} functions in {_duration(seconds)}")
     triage = read_triage()
-    mutants = results(functions)
+    mutants = results(functions, triage)
     if not check_only:
         runs = json.loads(RUNS.read_text()) if RUNS.exists() else []
         write_docs(markdown(functions, mutants, triage, runs))
