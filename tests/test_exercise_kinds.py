@@ -117,10 +117,19 @@ EM_SAMPLER = Implementation(
 )
 
 
+#: em_sampler's cumulative weights per (utilities, ε, factor): the checks draw each case tens of
+#: thousands of times, and the same floats serve every draw (the same draws, a third the time).
+_EM_CUMULATIVE: dict[tuple, np.ndarray] = {}
+
+
 def em_sampler(utilities, epsilon, rng, *, factor=0.5):
     """A student's exponential mechanism (factor 1/2 is right; 1 spends 2ε)."""
-    w = np.exp(factor * epsilon * np.asarray(utilities, float))
-    return int(np.searchsorted(np.cumsum(w / w.sum()), rng.random() * (1 - 1e-15)))
+    u = np.asarray(utilities, float)
+    key = (tuple(u.tolist()), epsilon, factor)
+    if key not in _EM_CUMULATIVE:
+        w = np.exp(factor * epsilon * u)
+        _EM_CUMULATIVE[key] = np.cumsum(w / w.sum())
+    return int(np.searchsorted(_EM_CUMULATIVE[key], rng.random() * (1 - 1e-15)))
 
 
 # ------------------------------------------------------------------ worked example 3: audits
