@@ -119,9 +119,10 @@ audit: $(STAMP)
 # Measured with the claims rows only, on this 2-core machine under load 5-7 from other work:
 # 25 min before the first mutant (the suite once under coverage, once for mutmut's per-test map;
 # the suite alone: 3.6 min at low load), then a killed mutant 0.3 s (median) and a survivor
-# every test that reaches its function: 20 s (a sampler) to the whole suite (11 min loaded:
-# PrivateTable._charge, records.atomic, the uniforms). Survivors dominate: extrapolated from the
-# first 73 mutants (30% survive), ~40 h at that load, ~13 h at low load; ~4 h if 10% survive.
+# every test that reaches its function: 20 s (a sampler) to the whole suite (PrivateTable._charge,
+# records.atomic, the uniforms: 14-18 min each at that load). Survivors dominate: extrapolated
+# from the first 104 mutants (mechanisms.py in part, _charge: 33% survive), ~39 h at that load,
+# ~12 h at low load; ~4 h if 10% survive.
 # Resumable: a run keeps the results stored for the same code and tests (mutants/), and skips
 # mutants triaged equivalent, so reruns pay for open survivors only (--fresh: start over).
 # `python -m bench.mutants --only 'dpviz.mechanisms.*'`: a subset; `--check`: fail on an open survivor.

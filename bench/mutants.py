@@ -288,9 +288,23 @@ def run(functions: list[Function], *, fresh: bool, max_children: int) -> float:
                  "functions": [f.full for f in functions], "cores": os.cpu_count(),
                  "children": max_children, "machine": _machine(),
                  "load": [round(x, 2) for x in os.getloadavg()],
-                 "invariants": (ROOT / "tests" / "test_invariants.py").exists()})
+                 "invariants": (ROOT / "tests" / "test_invariants.py").exists(),
+                 "code": _code_version()})
     RUNS.write_text(json.dumps(runs, indent=1), encoding="utf-8")
     return seconds
+
+
+def _code_version() -> str | None:
+    """The commit the run mutated (``+`` local changes to dpviz or the tests), if git knows."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout.strip()
+        changed = subprocess.run(["git", "status", "--porcelain", "--", "dpviz", "tests",
+                                  "bench/mutation"], cwd=ROOT, check=True,
+                                 capture_output=True, text=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + (" + local changes" if changed else "")
 
 
 def _machine() -> str:
@@ -443,17 +457,19 @@ def markdown(functions: list[Function], mutants: list[Mutant], triage: dict[str,
                 + (f" (load average up to {load:.1f} at their ends: other work shared the "
                    "cores)" if load > last["cores"] / 2 else ""))
     else:
-        when = "no run stored"
+        when = "no stored run (`make mutants` has not run here yet)"
     partial = len(ran) < len(functions)
     with_invariants = {r.get("invariants", False) for r in runs}
-    invariants = {frozenset({True}): " and tests/test_invariants.py",
-                  frozenset({False}): " (tests/test_invariants.py did not exist yet)"}.get(
-        frozenset(with_invariants), " and, in some of the runs, tests/test_invariants.py")
+    invariants = {frozenset({False}): " (tests/test_invariants.py did not exist yet)",
+                  frozenset({True, False}): " and, in some of the runs, tests/test_invariants.py"
+                  }.get(frozenset(with_invariants), " and tests/test_invariants.py")
+    codes = sorted({r["code"] for r in runs if r.get("code")})
     some = [f for f, ms in by_function.items() if f not in ran
             and any(m.status not in ("not run", *SKIPPED) for m in ms)]
     lines = [
         START, "",
         f"Produced by `make mutants` ({TOOL} {VERSION}) on {when}"
+        + (f", code {', '.join(codes)}" if codes else "")
         + (f"; **partial: {len(ran)} of the {len(functions)} listed functions run"
            + (f", {len(some)} in part" if some else "") + "** (`python -m bench.mutants "
            "--only`, or a run stopped before its end)" if partial else "") + ". "
