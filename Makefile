@@ -115,7 +115,8 @@ audit: $(STAMP)
 # functions of bench/mutation/functions.txt (4,091 mutants, 3,511 on lines the claims rows
 # execute) and runs each against the claims rows, planted bugs and invariants that call its
 # function; writes killed / survived / equivalent / timeout / skipped and every survivor's triage
-# (bench/mutation/triage.csv) into docs/privacy.md §7.1. Runtime on 2 cores: NOT an hour.
+# (bench/mutation/triage.csv) into docs/privacy.md ("The suite's mutation score", between the
+# mutants markers). Runtime on 2 cores: NOT an hour.
 # Measured with the claims rows only, on this 2-core machine under load 5-7 from other work:
 # 25 min before the first mutant (the suite once under coverage, once for mutmut's per-test map;
 # the suite alone: 3.6 min at low load), then a killed mutant 0.3 s (median) and a survivor
