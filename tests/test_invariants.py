@@ -262,10 +262,13 @@ def _other(domain, label):
 
 @pytest.mark.parametrize("name", [n for n in ESTIMATORS if n not in ("forest-smooth",)])
 def test_what_a_fit_settles_is_the_same_at_n_and_n_plus_one_rows(name):
-    """``public_settings()`` the same on every data set (n and n + 1 rows at several sizes, a
-    pure D and its neighbour with a row of another class), and the trace of public query
-    parameters at n and n + 1 (at ε = 2,000 and wide margins no private decision turns on
-    the extra row, but the choice among tied grid points of a numeric attribute)."""
+    """``public_settings()`` the same on every data set, and the public trace at n and n + 1.
+
+    The data sets: n and n + 1 rows at several sizes, a pure D and its neighbour with a row of
+    another class, one row and two. The trace of public query parameters at n and n + 1: at
+    ε = 2,000 and wide margins no private decision turns on the extra row, but the choice among
+    tied grid points of a numeric attribute.
+    """
     domains = [CATEGORICAL] if name in CATEGORICAL_ONLY else [CATEGORICAL, MIXED]
     for domain in domains:
         settings = []
@@ -276,6 +279,8 @@ def test_what_a_fit_settles_is_the_same_at_n_and_n_plus_one_rows(name):
             assert trace == next_trace or domain is MIXED, (name, n)
             settings += [at_n, at_next]
         settings += [_settings(name, domain, rows)[0] for rows in _one_class(domain, SIZES[0])]
+        X, y = _robust(domain, 3)  # fewer rows than trees, classes, cells
+        settings += [_settings(name, domain, (X[:k], y[:k]))[0] for k in (1, 2)]
         assert all(s == settings[0] for s in settings), (name, domain.names)
 
 
