@@ -24,11 +24,14 @@ def main() -> int:
     results = audit_suite.run_suite(args.whole, args.mechanism, processes=os.cpu_count() or 1)
     table = audit_suite.claims_table(results)
     minutes = (time.perf_counter() - start) / 60
+    load = os.getloadavg()[0]
     header = (
         f"Produced by `make audit` on {audit_suite.machine_line()}, {os.cpu_count()} cores, "
-        f"{minutes:.1f} min: at least {args.whole:,} fits per neighbour for whole estimators "
+        f"{minutes:.1f} min (load {load:.1f} at the end): at least {args.whole:,} fits per neighbour for whole estimators "
         f"(more where a row's own size is larger), {args.mechanism:,} samples per neighbour "
-        "for shipped components; 20% of the samples choose the event, the rest estimate it; "
+        "for shipped components; 20% of the samples choose the event, the rest estimate it "
+        "(a whole estimator's release also read joined: events on every pairwise difference "
+        "and sum of its numbers); "
         "one-sided Clopper–Pearson bounds, 95% confidence. Each claim's planted bug is "
         "audited the same way (same neighbours, events, samples and seed); *power* gives the "
         "bound at which it is caught. Where a row says \"ε read from ledger_\", the claimed ε "
