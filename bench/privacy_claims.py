@@ -27,7 +27,8 @@ def main() -> int:
     load = os.getloadavg()[0]
     header = (
         f"Produced by `make audit` on {audit_suite.machine_line()}, {os.cpu_count()} cores, "
-        f"{minutes:.1f} min (load {load:.1f} at the end): at least {args.whole:,} fits per neighbour for whole estimators "
+        f"{minutes:.1f} min (load {load:.1f} at the end): at least {args.whole:,} fits per "
+        "neighbour for whole estimators "
         f"(more where a row's own size is larger), {args.mechanism:,} samples per neighbour "
         "for shipped components; 20% of the samples choose the event, the rest estimate it "
         "(a whole estimator's release also read joined: events on every pairwise difference "
