@@ -9,6 +9,9 @@ exact power bound. Fixed seeds throughout.
 
 import dataclasses
 import math
+import multiprocessing
+import os
+import time
 
 import numpy as np
 import pytest
@@ -443,15 +446,16 @@ def _taking(clock, seconds_per_draw, after=0):
 
 def test_a_slow_sampler_is_refused_from_its_probe_draws(fake_clock):
     sampler, calls = _taking(fake_clock, 0.002)  # 2 ms per draw: 60,000 draws take 120 s
-    with pytest.raises(AssertionError, match=r"takes about 2 ms per draw, so the check's 60,000 "
-                                             r"draws would take about 120 s; it allows 30 s"):
+    with pytest.raises(AssertionError, match=r"takes about 2 ms of CPU per draw, so the check's "
+                                             r"60,000 draws would take about 120 s; it allows "
+                                             r"30 s"):
         check_implementation("T.3", sampler)
     assert calls[0] == 2 * 3 * exercise_kinds.PROBE_DRAWS  # stopped before the long run
 
 
 def test_a_very_slow_sampler_is_stopped_within_its_probe(fake_clock):
     sampler, calls = _taking(fake_clock, 1.0)  # 1 s per draw
-    with pytest.raises(AssertionError, match=r"takes about 1 s per draw.*allows 30 s"):
+    with pytest.raises(AssertionError, match=r"takes about 1 s of CPU per draw.*allows 30 s"):
         check_implementation("T.3", sampler)
     assert calls[0] == 16  # the probes may take half the budget
 
@@ -459,7 +463,7 @@ def test_a_very_slow_sampler_is_stopped_within_its_probe(fake_clock):
 def test_a_sampler_slow_past_the_probes_is_stopped_at_the_budget(fake_clock):
     # 2⁻¹⁰ s per draw once the probes are done (exact in binary: 30 s after 30,720 draws)
     sampler, _ = _taking(fake_clock, 2**-10, after=2 * 3 * exercise_kinds.PROBE_DRAWS)
-    with pytest.raises(AssertionError, match=r"stopped after 30 s with 30,721 of the 60,000 "
+    with pytest.raises(AssertionError, match=r"stopped after 30 s of CPU with 30,721 of the 60,000 "
                                              r"draws done") as err:
         check_implementation("T.3", sampler)
     assert "Hint: make one draw faster" in str(err.value)
@@ -482,12 +486,56 @@ def test_the_time_budget_is_a_setting(fake_clock):
         check("T.3t", sampler)
 
 
+def test_an_answer_that_sleeps_is_stopped_by_the_wall_clock(monkeypatch, fake_clock):
+    """No CPU used, but the wall clock runs: stopped at WALL_FACTOR × the budget."""
+    wall = FakeClock()
+    monkeypatch.setattr(exercise_kinds, "wall_clock", wall)
+
+    def sleeper(utilities, epsilon, rng):
+        wall.now += 1.0  # a blocking call: a second a draw, no CPU
+        return em_sampler(utilities, epsilon, rng)
+
+    with pytest.raises(AssertionError, match=r"takes about 0 ms of CPU per draw|stopped after"):
+        check_implementation("T.3", sleeper)
+    assert wall.now <= exercise_kinds.WALL_FACTOR * exercise_kinds.TIME_BUDGET / 2 + 1
+
+
+def _spin(seconds):
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def test_a_correct_answer_is_accepted_while_other_processes_keep_the_cores_busy():
+    """A class on one server: every core busy with other work, the check takes longer on the
+    wall clock than its budget, and the correct answer still passes (the budget is CPU time)."""
+    spec = dataclasses.replace(EM_SAMPLER, n_samples=4_000)
+    register({"T.3q": spec})
+    start = time.process_time()
+    check("T.3q", em_sampler)  # quiet: its CPU time
+    cpu = time.process_time() - start
+    register({"T.3b": dataclasses.replace(spec, time_budget=2 * cpu + 0.05)})
+    context = multiprocessing.get_context("fork")
+    busy = [context.Process(target=_spin, args=(20.0,), daemon=True)
+            for _ in range(3 * (os.cpu_count() or 1))]
+    for p in busy:
+        p.start()
+    try:
+        start = time.perf_counter()
+        check("T.3b", em_sampler)  # accepted: it prints "correct!"
+        wall = time.perf_counter() - start
+    finally:
+        for p in busy:
+            p.kill()
+    assert wall > 2 * cpu + 0.05, (wall, cpu)  # a wall-clock budget would have refused it
+
+
 def test_a_slow_mechanism_is_refused_from_its_probe_call(fake_clock):
     def slow(count, n, rng):
         fake_clock.now += 0.01 * n  # 10 ms per release
         return mechanisms.laplace(np.full(n, float(count)), epsilon=2.0, rng=rng)
 
-    with pytest.raises(AssertionError, match=r"your mechanism takes about 10 ms per draw"):
+    with pytest.raises(AssertionError, match=r"your mechanism takes about 10 ms of CPU per draw"):
         check_break("T.5", slow)
 
 

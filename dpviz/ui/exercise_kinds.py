@@ -32,14 +32,20 @@ __all__ = [
     "Argument", "AuditTask", "BreakTask", "Implementation", "Prediction", "Range", "Step"
 ]
 
-#: Seconds a sampling check may spend on the student's draws; a slower answer is stopped.
+#: Seconds of CPU a sampling check may spend on the student's draws; a slower answer is
+#: stopped. CPU time, not the wall clock: on a server shared by a class, a correct answer is
+#: not refused because the other kernels keep the cores busy.
 TIME_BUDGET = 30.0
 #: A check projected to take longer than this many seconds says so before it draws.
 NOTICE_AFTER = 5.0
 #: Draws per case of the probe runs, timed and compared across generators.
 PROBE_DRAWS = 50
-#: The clock of the time budget, in seconds (tests put a clock of their own here).
-clock: Callable[[], float] = time.perf_counter
+#: The clock of the time budget: the kernel's CPU seconds (tests put a clock of their own here).
+clock: Callable[[], float] = time.process_time
+#: The wall clock of the backstop, for an answer that sleeps or blocks (it uses no CPU).
+wall_clock: Callable[[], float] = time.perf_counter
+#: The backstop: a check stops after this many times its budget of wall-clock seconds.
+WALL_FACTOR = 10.0
 #: The hint of an answer that draws from anything but the generator it is given.
 RNG_HINT = "your function must draw only from the rng it is given"
 
@@ -89,17 +95,22 @@ class _Late(Exception):  # noqa: N818 - internal signal, never seen by a student
 
 
 class _Watch:
-    """Seconds and draws since it started; ``tick`` raises :class:`_Late` past ``limit``."""
+    """CPU seconds and draws since it started; ``tick`` raises :class:`_Late` past ``limit``.
+
+    Or past :data:`WALL_FACTOR` × ``limit`` seconds of the wall clock (an answer that sleeps).
+    """
 
     def __init__(self, limit: float) -> None:
         self.start, self.limit, self.done = clock(), limit, 0
+        self.wall_start = wall_clock()
 
     def seconds(self) -> float:
         return clock() - self.start
 
     def tick(self, draws: int = 1) -> None:
         self.done += draws
-        if self.seconds() > self.limit:
+        if (self.seconds() > self.limit
+                or wall_clock() - self.wall_start > WALL_FACTOR * self.limit):
             raise _Late
 
 
@@ -175,8 +186,8 @@ class _SamplingTest:
             outputs = run(self.n_samples, watch)
         except _Late:
             raise AssertionError(
-                f"Exercise {key}: stopped after {self.time_budget:g} s with {watch.done:,} of "
-                f"the {total:,} draws done.\nHint: {_FASTER}") from None
+                f"Exercise {key}: stopped after {self.time_budget:g} s of CPU with "
+                f"{watch.done:,} of the {total:,} draws done.\nHint: {_FASTER}") from None
         found = _laws().sampling_findings(outputs, laws, n_samples=self.n_samples,
                                   false_alarm=self.false_alarm, max_cells=self.max_cells,
                                   names=names)
@@ -190,7 +201,7 @@ class _SamplingTest:
     def _slow(self, key: str, noun: str, per_draw: float, total: int) -> AssertionError:
         each = f"{per_draw:.2g} s" if per_draw >= 0.1 else f"{1e3 * per_draw:.2g} ms"
         return AssertionError(
-            f"Exercise {key}: your {noun} takes about {each} per draw, so the check's "
+            f"Exercise {key}: your {noun} takes about {each} of CPU per draw, so the check's "
             f"{total:,} draws would take about {per_draw * total:,.0f} s; it allows "
             f"{self.time_budget:g} s.\nHint: {_FASTER}")
 
