@@ -1,12 +1,15 @@
 """The privacy suite, one test per row of the claims table and one per planted bug.
 
 The rows and bugs of tests/test_audit_suite.py's ``test_case``, asserted the same way at the
-same size and seed (each row at ``Case.samples``, whole estimators at no fewer than 1,000 fits
-per neighbour; seed 0), without its process pool: mutmut maps each test to the functions it
-calls (its per-test coverage, recorded in this process), so that a mutant runs only the rows
-that reach its function, and a forked pool would hide those calls from it. A row and its bug
-are two tests: a bug's target may not call what its row calls (a plant replaces a step).
-Ids: the rows' ids in dpviz/audit/claims.csv.
+same seed (0), but each row at its own size, ``Case.samples`` (claims.csv ``samples``: for a
+whole estimator, twice the smallest size at which its planted bug is caught at five seeds),
+where ``make test`` runs whole estimators at no fewer than 1,000 fits per neighbour: a
+survivor re-runs every row that reaches its function, 2-5 times cheaper at the rows' own sizes
+(at which each planted bug is still caught: ``test_planted_bug``). No process pool: mutmut maps
+each test to the functions it calls (its per-test coverage, recorded in this process), so that
+a mutant runs only the rows that reach its function, and a forked pool would hide those calls
+from it. A row and its bug are two tests: a bug's target may not call what its row calls (a
+plant replaces a step). Ids: the rows' ids in dpviz/audit/claims.csv.
 """
 
 from __future__ import annotations
@@ -18,9 +21,6 @@ import pytest
 
 from dpviz.audit import suite as audit_suite
 
-#: tests/test_audit_suite.py's ``run_suite(n_whole=1_000)``.
-N_WHOLE = 1_000
-
 CASES = audit_suite.cases()
 _IDS = [row["id"] for row in csv.DictReader(
     files("dpviz.audit").joinpath("claims.csv").read_text(encoding="utf-8").splitlines())]
@@ -29,8 +29,8 @@ BUGGED = [(i, c) for i, c in zip(_IDS, CASES, strict=True) if c.bug is not None]
 
 
 def size(case: audit_suite.Case) -> int:
-    """The samples per neighbour ``run_suite(n_whole=N_WHOLE)`` gives the case."""
-    return max(N_WHOLE, case.samples) if case.whole else case.samples
+    """The row's own samples per neighbour (claims.csv), not ``make test``'s floor of 1,000."""
+    return case.samples
 
 
 @pytest.mark.parametrize("case", CASES, ids=_IDS)
