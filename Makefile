@@ -130,5 +130,18 @@ audit: $(STAMP)
 mutants: $(STAMP)
 	$(BIN)/python -m bench.mutants
 
+# JupyterHub for a lab or a small class on this machine (issue 44): each student a system account
+# (home 0700) that their server runs as, a password each sets at first login, each landing in
+# 00_start_here of their own copy of the workbook (build/student/ where it exists, else
+# notebooks/), servers idle for an hour stopped. Needs root, and node >= 20 for the proxy
+# (configurable-http-proxy, pinned in hub/package.json, installed by npm ci on first use).
+# HUB_IP=0.0.0.0 serves the room; the class list is hub/students.txt, one user name a line.
+# docs/instructor.md ("Past one server") has the rest; tests/test_hub.py is its smoke test.
+HUB_IP ?= 127.0.0.1
+HUB_PORT ?= 8000
+.PHONY: hub
+hub: $(STAMP)
+	@HUB_IP=$(HUB_IP) HUB_PORT=$(HUB_PORT) $(BIN)/python hub/launch.py
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .dpviz_cache
