@@ -23,7 +23,7 @@ VOILA_FLAGS := --no-browser --Voila.ip=$(VOILA_IP) --VoilaConfiguration.progress
 	--VoilaExecutor.error_on_timeout=ename=CellTimeoutError \
 	--VoilaExecutor.error_on_timeout=evalue=no_kernel_reply_within_120s
 
-.PHONY: setup lab voila test data unit notebooks notebooks-portable lint strip results bench audit mutants clean
+.PHONY: setup lab voila room test data unit notebooks notebooks-portable lint strip results bench audit mutants clean
 
 setup: $(STAMP)
 
@@ -49,6 +49,25 @@ lab: $(STAMP)
 voila: $(STAMP)
 	@echo "Serving $(NB) with Voilà (idle kernels of closed pages culled after 5 minutes)."
 	$(BIN)/voila $(NB) $(VOILA_FLAGS)
+
+# Voilà for a class that opens one notebook at once (issue 44): NB and VOILA_IP as for `make voila`.
+# POOL kernels (default 30) run the notebook before anyone asks (Voilà's pre-heated kernels), so
+# a page handed one shows at once; start it before class and wait for the line "room ready: ..."
+# (about 3 minutes for 30 on 2 cores). Once ready, the pool is refilled one kernel at a time.
+# Pre-heating turns Voilà's progressive rendering off: a page past the pool (or a reload once it
+# is empty) waits for the whole notebook. At most CAP kernels (default 60, pool included, about
+# 0.25 GB each) are alive at once (dpviz/ui/room.py): at the cap a new page takes the place of a
+# kernel whose page was closed 30 s before, or else reads "This room is full" (HTTP 503) at once.
+# Culling and the cell timeout as for `make voila`; one thread per kernel unless OMP_NUM_THREADS
+# is set. (One token per flag, no spaces: bench/room.py and tests/test_room.py split `make -n room`.)
+POOL ?= 30
+CAP ?= 60
+ROOM_FLAGS := $(filter-out --VoilaConfiguration.progressive_rendering=True,$(VOILA_FLAGS)) \
+	--VoilaConfiguration.preheat_kernel=True --VoilaConfiguration.default_pool_size=$(POOL) \
+	--RoomKernelManager.cap=$(CAP)
+room: $(STAMP)
+	@echo "Serving $(NB) to a room: $(POOL) kernels pre-heated, at most $(CAP); wait for 'room ready'."
+	OMP_NUM_THREADS=$(or $(OMP_NUM_THREADS),1) $(BIN)/python -m dpviz.ui.room $(NB) $(ROOM_FLAGS)
 
 test: data lint unit notebooks notebooks-portable
 
