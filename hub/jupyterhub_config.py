@@ -8,6 +8,7 @@ workbook (hub/singleuser.py copies it into ~/dpviz-workbook); servers idle for a
 stopped (jupyterhub-idle-culler). Settings come from the environment, which hub/launch.py fills:
 
 HUB_IP, HUB_PORT         where students connect (127.0.0.1:8000; HUB_IP=0.0.0.0 for a room)
+HUB_SSL_CERT, HUB_SSL_KEY  a certificate and its key: HTTPS instead of HTTP
 HUB_STATE                the hub's database, cookie secret and password hashes (hub/state, 0700)
 HUB_STUDENTS             the class list: one user name a line, # comments (hub/students.txt)
 HUB_ADMIN                the instructor's user name ("instructor"; empty: no admin)
@@ -74,7 +75,12 @@ c.FirstUseAuthenticator.dbm_path = str(STATE / "passwords.dbm")
 
 # Where students connect, and the hub's own files
 ip = os.environ.get("HUB_IP", "127.0.0.1")
-c.JupyterHub.bind_url = f"http://{ip}:{os.environ.get('HUB_PORT', '8000')}/"
+# HTTPS when given a certificate and its key (a room's network: else passwords cross it in clear)
+if os.environ.get("HUB_SSL_CERT"):
+    c.JupyterHub.ssl_cert = os.environ["HUB_SSL_CERT"]
+    c.JupyterHub.ssl_key = os.environ["HUB_SSL_KEY"]
+scheme = "https" if os.environ.get("HUB_SSL_CERT") else "http"
+c.JupyterHub.bind_url = f"{scheme}://{ip}:{os.environ.get('HUB_PORT', '8000')}/"
 c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{os.environ.get('HUB_API_PORT', '8081')}"
 c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")

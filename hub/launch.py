@@ -8,9 +8,9 @@ starts JupyterHub with hub/jupyterhub_config.py and, once it answers, prints its
 add students. `--prepare` stops after the checks and the install (exit 0, or 3 and one line).
 
 The settings (see hub/jupyterhub_config.py) come from the environment: HUB_IP, HUB_PORT,
-HUB_STATE, HUB_STUDENTS, HUB_ADMIN, HUB_IDLE_TIMEOUT, HUB_LOG_LEVEL, HUB_API_PORT,
-HUB_PROXY_API_PORT. This module's helpers are shared with the config and hub/singleuser.py, so
-it imports only the standard library at the top.
+HUB_SSL_CERT, HUB_SSL_KEY, HUB_STATE, HUB_STUDENTS, HUB_ADMIN, HUB_IDLE_TIMEOUT, HUB_LOG_LEVEL,
+HUB_API_PORT, HUB_PROXY_API_PORT. This module's helpers are shared with the config and
+hub/singleuser.py, so it imports only the standard library at the top.
 """
 
 from __future__ import annotations
@@ -156,6 +156,8 @@ def students_python() -> Path:
     that every account can run (/usr/local/bin or /usr/bin); extension modules keep their ABI
     across a minor version's releases.
     """
+    if sys.prefix == sys.base_prefix:
+        raise HubError("run hub/launch.py with the project's .venv/bin/python (make hub does)")
     venv = Path(sys.prefix)
     own = venv / "bin" / "python"
     try:
@@ -227,6 +229,9 @@ def prepare() -> dict[str, str]:
     python = students_python()
     check_readable_by_students(python)
     check_data()
+    tls = [setting("HUB_SSL_CERT", ""), setting("HUB_SSL_KEY", "")]
+    if any(tls) and not all(map(os.path.isfile, tls)):
+        raise HubError("HTTPS needs both HUB_SSL_CERT and HUB_SSL_KEY, each an existing file")
     state = Path(setting("HUB_STATE", str(HUB / "state"))).resolve()
     state.mkdir(mode=0o700, parents=True, exist_ok=True)
     state.chmod(0o700)  # the database, the cookie secret and the password hashes
@@ -243,11 +248,12 @@ def prepare() -> dict[str, str]:
 def banner(env: dict[str, str]) -> str:
     """What to open, and how to add students."""
     ip, port = env.get("HUB_IP", "127.0.0.1"), env.get("HUB_PORT", "8000")
+    scheme = "https" if env.get("HUB_SSL_CERT") else "http"
     if ip in ("0.0.0.0", "", "::"):
-        url = f"http://{socket.gethostname()}:{port}/ (or this machine's address)"
-        base = f"http://127.0.0.1:{port}"
+        url = f"{scheme}://{socket.gethostname()}:{port}/ (or this machine's address)"
+        base = f"{scheme}://127.0.0.1:{port}"
     else:
-        url = base = f"http://{ip}:{port}"
+        url = base = f"{scheme}://{ip}:{port}"
         url += "/"
     students = Path(env["HUB_STUDENTS"])
     names = class_list(students)
