@@ -84,8 +84,8 @@ def setting(name: str, default: str) -> str:
 def check_root() -> None:
     """The hub creates accounts and starts servers as them: only root can."""
     if os.geteuid() != 0:
-        raise HubError("make hub needs root: it creates a system account for each student and "
-                       "runs each student's server as that account (run: sudo make hub)")
+        raise HubError("needs root: it creates a system account for each student and runs "
+                       "each student's server as that account (run: sudo make hub)")
 
 
 def ensure_proxy() -> Path:
