@@ -133,6 +133,14 @@ def _ok(task: asyncio.Future) -> bool:
     return task.done() and not task.cancelled() and task.exception() is None
 
 
+def _usable(entry: asyncio.Future) -> bool:
+    """A pool entry whose kernel has started and whose run of the notebook has not failed."""
+    if not _ok(entry):
+        return False
+    render = entry.result()["task"]
+    return not render.done() or _ok(render)
+
+
 class _Later:
     """An awaitable that makes its coroutine when awaited.
 
@@ -163,6 +171,8 @@ class RoomKernelManager(LoggingConfigurable):
                              "pool once the room is ready (0: no refill).")
     tend_every = Float(10.0, config=True, help="Seconds between two checks of the pool "
                        "(refill within the cap).")
+    wait_for_room = Float(5.0, config=True, help="At the cap, seconds a page waits for a "
+                          "place to free before it is told that the room is full.")
 
     def __init__(self, **kwargs: Any) -> None:
         self._reserved: set[str] = set()  # ids of kernels being started for a page
@@ -171,7 +181,7 @@ class RoomKernelManager(LoggingConfigurable):
         self._given: dict[str, float] = {}  # kernel id -> when it was handed to a page
         self._closed: dict[str, float] = {}  # kernel id -> when its last page left
         self._connected: set[str] = set()  # kernels a page has connected to
-        self._evicting: set[str] = set()
+        self._stopping: set[str] = set()  # kernels being shut down: leaving
         self._ready = False
         self._closing = False
         super().__init__(**kwargs)  # Voilà's: fills the pool
@@ -201,14 +211,14 @@ class RoomKernelManager(LoggingConfigurable):
         A pool kernel counts twice for the second or so while it starts: the count errs
         towards the cap.
         """
-        alive = set(self._kernels) | set(self._pending_kernels) | self._reserved
+        alive = (set(self._kernels) | set(self._pending_kernels) | self._reserved) - self._stopping
         return len(alive) + sum(1 for t in self._pool_tasks() if not t.done())
 
     def _kernel_states(self) -> list[KernelState]:
         now, utc_now, pooled = time.monotonic(), dt.datetime.now(dt.UTC), self._pooled_ids()
         states = []
         for kernel_id, kernel in list(self._kernels.items()):
-            if kernel_id in self._evicting or kernel_id in self._reserved:
+            if kernel_id in self._stopping or kernel_id in self._reserved:
                 continue
             activity = getattr(kernel, "last_activity", None)
             given, closed = self._given.get(kernel_id), self._closed.get(kernel_id)
@@ -228,26 +238,28 @@ class RoomKernelManager(LoggingConfigurable):
         found = evictable(self._kernel_states(), after=self.evict_after)
         if not found:
             return False
-        kernel_id = found[0]
-        self._evicting.add(kernel_id)
         self.log.warning("Room at its cap of %d kernels: shutting down kernel %s, whose page "
-                         "left, to make room", self.cap, kernel_id)
-        try:
-            await self.shutdown_kernel(kernel_id)
-        finally:
-            self._evicting.discard(kernel_id)
+                         "left, to make room", self.cap, found[0])
+        await self.shutdown_kernel(found[0])
         return True
 
     # --- a page -------------------------------------------------------------------------
 
     async def start_kernel(self, *args: Any, kernel_id: str | None = None, **kwargs: Any) -> str:
-        """A kernel for a page that found no pre-heated one: within the cap, or HTTP 503."""
+        """A kernel for a page that found no pre-heated one: within the cap, or HTTP 503.
+
+        At the cap the page takes the place of a pool entry that has not started, or of a
+        kernel whose page left (:func:`evictable`); failing both it waits ``wait_for_room``
+        seconds at most (a reloading page's old kernel is shut down by the old page's
+        ``beforeunload`` beacon, which may arrive just after the new request), then is refused.
+        """
         from tornado.web import HTTPError
 
         if kernel_id is not None and kernel_id in self:
             return await super().start_kernel(*args, kernel_id=kernel_id, **kwargs)
         kernel_id = kernel_id or self.new_kernel_id()
         self._reserved.add(kernel_id)
+        deadline = time.monotonic() + self.wait_for_room
         try:
             while self.used() > self.cap:
                 waiting = [t for pool in self._pools.values() for t in pool
@@ -257,7 +269,11 @@ class RoomKernelManager(LoggingConfigurable):
                     for pool in self._pools.values():
                         if waiting[-1] in pool:
                             pool.remove(waiting[-1])
-                elif not await self._evict_one():
+                elif await self._evict_one():
+                    continue
+                elif time.monotonic() < deadline:
+                    await asyncio.sleep(0.25)
+                else:
                     self.log.warning("Room full (%d kernels): a page was refused", self.cap)
                     raise HTTPError(503, reason=full_message(self.cap))
             started = await super().start_kernel(*args, kernel_id=kernel_id, **kwargs)
@@ -271,14 +287,14 @@ class RoomKernelManager(LoggingConfigurable):
 
         A pool entry still waiting to start would make its page wait behind the pool.
         """
-        return sum(1 for t in self._pools.get(notebook_name, ()) if _ok(t))
+        return sum(1 for t in self._pools.get(notebook_name, ()) if _usable(t))
 
     async def get_rendered_notebook(self, notebook_name: str,
                                     extra_kernel_env_variables: dict | None = None,
                                     **kwargs: Any) -> Any:
         """Voilà's, handing out the most advanced kernel of the pool first."""
         def rank(task: asyncio.Task) -> int:
-            if not _ok(task):
+            if not _usable(task):
                 return 2
             return 0 if task.result()["task"].done() else 1  # 0: the notebook has run
 
@@ -301,11 +317,17 @@ class RoomKernelManager(LoggingConfigurable):
             self._closed[kernel_id] = time.monotonic()
 
     async def shutdown_kernel(self, kernel_id: str, *args: Any, **kwargs: Any) -> Any:
-        """Voilà's, forgetting the kernel's times."""
-        for times in (self._given, self._closed):
-            times.pop(kernel_id, None)
-        self._connected.discard(kernel_id)
-        return await super().shutdown_kernel(kernel_id, *args, **kwargs)
+        """Voilà's (also called by a page's ``beforeunload`` beacon), forgetting the kernel."""
+        if kernel_id in self._stopping:
+            return None  # already on its way out
+        self._stopping.add(kernel_id)
+        try:
+            return await super().shutdown_kernel(kernel_id, *args, **kwargs)
+        finally:
+            self._stopping.discard(kernel_id)
+            for times in (self._given, self._closed):
+                times.pop(kernel_id, None)
+            self._connected.discard(kernel_id)
 
     async def shutdown_all(self, *args: Any, **kwargs: Any) -> None:
         """Voilà's, after cancelling the pool entries that have not started."""
@@ -368,8 +390,16 @@ class RoomKernelManager(LoggingConfigurable):
         self._heating -= 1
 
     async def _refill(self, notebook_name: str) -> None:
-        """Top the pool up, shutting down kernels of closed pages if the cap is reached."""
+        """Top the pool up, shutting down kernels of closed pages if the cap is reached.
+
+        A pool kernel whose run of the notebook failed (a server error) is shut down first.
+        """
         pool = self._pools.get(notebook_name, [])
+        for entry in [t for t in pool if _ok(t) and not _usable(t)]:
+            pool.remove(entry)
+            self.log.warning("Room: a pool kernel failed to run %s; replacing it",
+                             notebook_name)
+            await self.shutdown_kernel(entry.result()["kernel_id"])
         target, _ = self._pool_target(notebook_name)
         short = target - len([t for t in pool if not t.done() or _ok(t)])
         if short <= 0 or self.refill_at_once <= 0:
