@@ -1,4 +1,5 @@
-"""Opening a notebook (section notebook-times): Run All, and Voilà's first chart and whole page.
+"""Opening a notebook (section notebook-times): Run All, and Voilà's first chart and whole page;
+and what a page costs the server (section cold-kernel, ``--cold``).
 
 Each notebook in full mode from an empty result cache (shipped results read). Run All: ``jupyter
 nbconvert --execute``, its wall time and slowest cell (execution timestamps). Voilà: a server with
@@ -6,7 +7,19 @@ nbconvert --execute``, its wall time and slowest cell (execution timestamps). Vo
 by playwright), timed from the request to the first Vega chart drawn with marks, and to the last
 cell's result (Voilà's execution messages on its websocket).
 
+``--cold``: each notebook in a fresh ipykernel started as Voilà starts one (nbclient, the
+notebook's kernel spec, its folder as the working directory), every cell run in order; the kernel
+process's CPU seconds (user + system, its waited-for children included, from /proc through
+psutil) when it is ready, after each cell (once it is idle: work a cell leaves on the kernel's
+loop counts) and its peak resident set (VmHWM). The kernels read dpviz's bytecode, as a server's
+do (compiled first; PYTHONDONTWRITEBYTECODE is dropped for them). CPU time, not wall time: other
+work on the machine changes it much less. Each notebook ``--repeat`` times (median reported);
+``--cells N`` prints each notebook's N costliest cells, ``--json FILE`` saves every cell's CPU.
+``--against REV``: the same with revision REV's dpviz and notebooks (``git archive``), kernels
+of the two taking turns, so that both see the same load: before and after a change.
+
     python -m bench.notebook_times [--quick] [--only 05] [--no-voila]
+    python -m bench.notebook_times --cold [--against REV] [--only 05] [--repeat 3] [--cells 8]
 """
 
 from __future__ import annotations
@@ -14,13 +27,16 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from bench.common import ROOT, Run, cli, seconds, table
 
@@ -103,13 +119,148 @@ def voila(notebook: Path, work: Path, browser: object) -> dict:
         server.wait(timeout=30)
 
 
+def _kernel_cpu(process: Any) -> float:
+    """The kernel's CPU seconds so far: user + system, with its waited-for children's."""
+    t = process.cpu_times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _kernel_memory_mb(pid: int) -> tuple[float, float]:
+    """The kernel's resident set now and its peak (VmRSS, VmHWM), MiB."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    found = {k: int(re.search(rf"^{k}:\s*(\d+)", status, re.M).group(1)) / 1024
+             for k in ("VmRSS", "VmHWM")}
+    return found["VmRSS"], found["VmHWM"]
+
+
+def _settled(process: Any, window: float = 0.15, limit: float = 30.0) -> float:
+    """The kernel's CPU seconds once it has used none for ``window`` s (work it does on its loop
+    after a cell's reply, e.g. deferred imports, is counted), at most ``limit`` s later."""
+    start, last = time.perf_counter(), _kernel_cpu(process)
+    while time.perf_counter() - start < limit:
+        time.sleep(window)
+        now = _kernel_cpu(process)
+        if now - last < 0.005:
+            return now
+        last = now
+    return last
+
+
+def cold_kernel(notebook: Path, work: Path, root: Path = ROOT) -> dict:
+    """Run All in a fresh kernel as Voilà does, with ``root``'s dpviz: CPU at ready, per cell,
+    in all; peak RSS."""
+    import nbformat
+    import psutil
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(notebook, as_version=4)
+    env = {k: v for k, v in _env(work).items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env |= {"PYTHONPATH": str(root), "DPVIZ_DATA": env.get("DPVIZ_DATA", str(ROOT / "data"))}
+    client = NotebookClient(nb, timeout=1800, kernel_name=nb.metadata.kernelspec.name,
+                            resources={"metadata": {"path": str(notebook.parent)}})
+    cells: list[dict] = []
+    with client.setup_kernel(env=env):
+        pid = client.km.provisioner.pid
+        process = psutil.Process(pid)
+        ready = before = _settled(process)
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type != "code":
+                continue
+            client.execute_cell(cell, index)
+            after = _settled(process)
+            first = next((line for line in cell.source.splitlines()
+                          if line.strip() and not line.startswith("#")), "")
+            cells.append({"index": index, "cpu": after - before, "source": first[:60]})
+            before = after
+        rss, peak = _kernel_memory_mb(pid)
+    return {"start": ready, "cells": cells, "cpu": before, "rss_mb": rss, "peak_mb": peak,
+            "load": os.getloadavg()[0]}
+
+
+def _checkouts(against: str, tmp: Path) -> dict[str, Path]:
+    """This checkout, and revision ``against`` exported beside it (``git archive``)."""
+    roots = {"now": ROOT}
+    if against:
+        before = tmp / "before"
+        before.mkdir()
+        archive = subprocess.run(["git", "archive", against], cwd=ROOT, check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(before)], input=archive, check=True)
+        roots = {"before": before} | roots
+    # a server's kernels read dpviz's bytecode (Python writes it on first import, unless
+    # PYTHONDONTWRITEBYTECODE is set, as on some machines: compiling costs each kernel ~0.2 s)
+    for root in roots.values():
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "dpviz")],
+                       check=True)
+    return roots
+
+
+def cold_main(args: Any, run: Run, notebooks: list[Path]) -> None:
+    """The cold-kernel section: per notebook, the median of ``args.repeat`` fresh kernels (with
+    ``--against REV``, as many with that revision's dpviz and notebooks, interleaved)."""
+    rows: dict[str, dict[str, list[dict]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        roots = _checkouts(args.against, Path(tmp))
+        for nb in notebooks:
+            rows[nb.name] = {label: [] for label in roots}
+            for i in range(args.repeat):  # alternate which goes first: drifting load is shared
+                for label, root in (list if i % 2 == 0 else reversed)(list(roots.items())):
+                    r = cold_kernel(root / "notebooks" / nb.name, Path(tmp), root)
+                    rows[nb.name][label].append(r)
+                    print(f"{nb.name} ({label}): start {r['start']:.2f} s, all {r['cpu']:.2f} s "
+                          f"of CPU, peak {r['peak_mb']:.0f} MB, load {r['load']:.1f}", flush=True)
+            for label, runs in rows[nb.name].items():
+                for c in sorted(_median_run(runs)["cells"], key=lambda c: -c["cpu"])[:args.cells]:
+                    print(f"    {label:6s} cell {c['index']:3d} {c['cpu']:6.2f} s  {c['source']}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    run.write("cold-kernel", _cold_table(rows, args.against))
+
+
+def _median_run(runs: list[dict]) -> dict:
+    return sorted(runs, key=lambda r: r["cpu"])[len(runs) // 2]
+
+
+def _cold_table(rows: dict[str, dict[str, list[dict]]], against: str) -> list[str]:
+    def cpu(runs: list[dict]) -> str:
+        start = statistics.median(r["start"] for r in runs)
+        cells = statistics.median(r["cpu"] - r["start"] for r in runs)
+        return f"**{statistics.median(r['cpu'] for r in runs):.2f} s** ({start:.2f} + {cells:.2f})"
+
+    def peak(runs: list[dict]) -> str:
+        return f"{statistics.median(r['peak_mb'] for r in runs):.0f} MB"
+
+    def costliest(runs: list[dict]) -> str:
+        top = sorted(_median_run(runs)["cells"], key=lambda c: -c["cpu"])[:2]
+        return ", ".join(f"{c['cpu']:.2f} s (cell {c['index']})" for c in top)
+
+    def load(runs: list[dict]) -> str:
+        low, high = min(r["load"] for r in runs), max(r["load"] for r in runs)
+        return f"{low:.1f}" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}–{high:.1f}"
+
+    before = [f"before ({against}): CPU (start + cells)", "before: peak RSS"] if against else []
+    return table(
+        ["notebook", *before, "CPU (start + cells)", "peak RSS", "costliest cells",
+         "1-min load"],
+        [[name, *([cpu(r["before"]), peak(r["before"])] if against else []), cpu(r["now"]),
+          peak(r["now"]), costliest(r["now"]), load([x for v in r.values() for x in v])]
+         for name, r in rows.items()])
+
+
 def main() -> None:
     args = cli(__doc__, only={"default": "", "help": "notebook name prefix, e.g. 05"},
-               no_voila={"action": "store_true", "help": "Run All only"})
+               no_voila={"action": "store_true", "help": "Run All only"},
+               cold={"action": "store_true", "help": "a fresh kernel's CPU seconds and memory"},
+               repeat={"type": int, "default": 3, "help": "--cold: kernels per notebook"},
+               cells={"type": int, "default": 0, "help": "--cold: print the N costliest cells"},
+               json={"default": "", "help": "--cold: save every cell's CPU seconds here"},
+               against={"default": "", "help": "--cold: also a git revision, interleaved"})
     args.print |= bool(args.only)
     run = Run(args)
     only = args.only or ("00" if args.quick else "")
     notebooks = sorted((ROOT / "notebooks").glob(f"{only}*.ipynb"))
+    if args.cold:
+        return cold_main(args, run, notebooks)
     rows: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for nb in notebooks:

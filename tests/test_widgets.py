@@ -19,6 +19,7 @@ from dpviz.ui.widgets import (
     depth_slider,
     epsilon_slider,
     explorer,
+    fits_on_move,
     int_slider,
     selection_slider,
     trees_slider,
@@ -73,19 +74,35 @@ def test_a_move_that_resets_other_controls_runs_the_callback_once():
 
 def test_the_estimators_load_right_after_the_explorer_cell_in_a_kernel(monkeypatch):
     # a first chart that reads shipped results needs no estimator; the first move that fits
-    # must not wait for their import (half a second): the kernel's loop imports them next
+    # must not wait for their import (a second of CPU): the kernel's loop imports the modules
+    # the callback declares next, and a callback that declares none costs no page that import
     imported = []
-    monkeypatch.setattr(widgets_module, "_import_estimators", lambda: imported.append(True))
+    monkeypatch.setattr(widgets_module, "_import_estimators", imported.append)
+    fitting = fits_on_move("dpviz.trees.rdt")(_counting([]))
 
-    async def cell():
-        explorer(_counting([]), {"depth": depth_slider(3)})
+    async def cell(callback):
+        explorer(callback, {"depth": depth_slider(3)})
         assert imported == []  # not before the cell's chart is out
         await asyncio.sleep(0)  # the kernel's loop runs what was scheduled
         return list(imported)
 
-    assert asyncio.run(cell()) == [True]
-    explorer(_counting([]), {"depth": depth_slider(3)})  # no loop (a script): nothing
-    assert imported == [True]
+    assert asyncio.run(cell(fitting)) == [("dpviz.trees.rdt",)]
+    imported.clear()
+    assert asyncio.run(cell(_counting([]))) == []  # it never fits: nothing imported
+    explorer(fitting, {"depth": depth_slider(3)})  # no loop (a script): nothing
+    assert imported == []
+
+
+def test_the_explorers_that_fit_declare_their_estimators():
+    from dpviz.explore import compare, fi, fs, jpw, rdt_sharp
+
+    declared = {f.__name__: getattr(f, widgets_module.WARM_UP, ()) for f in (
+        jpw.jpw_explorer_chart, fs.fs_explorer_chart, fs.fs_tree_chart, fi.fi_explorer_chart,
+        rdt_sharp.rdt_sharp_explorer_chart, compare.compare_explorer_chart)}
+    assert all(declared[name] for name in ("jpw_explorer_chart", "fs_explorer_chart",
+                                           "fs_tree_chart", "fi_explorer_chart")), declared
+    # their sliders stop at the shipped settings: a move reads, it never fits
+    assert declared["rdt_sharp_explorer_chart"] == declared["compare_explorer_chart"] == ()
 
 
 def test_sliders_ranges():

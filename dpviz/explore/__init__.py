@@ -8,18 +8,29 @@ reproductions' settings (``REPRODUCTION_SETTINGS``: ``"full"``, the shipped runs
 ``make results``). The notebooks hold no run-mode flags: the environment decides, through
 :func:`settings`: every notebook reads the shipped results, made with the full settings; a
 reproduction recomputed (``DPVIZ_RECOMPUTE=1``) under ``DPVIZ_QUICK=1`` runs the quick ones.
+A table that a notebook computes in a second or less ships too (:func:`ships`), so that opening a
+page costs the server little: the notebook's own call reads it, any other call runs.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import pkgutil
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from dpviz.experiments.shipped import recompute_requested
+from dpviz.experiments.shipped import (
+    ShippedResultError,
+    ShippedResultIntegrityError,
+    recompute_requested,
+    result,
+)
 
-__all__ = ["load_all", "quick", "run_shipped", "settings"]
+__all__ = ["load_all", "quick", "run_shipped", "settings", "ships"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def quick() -> bool:
@@ -36,6 +47,27 @@ def settings(table: dict[str, dict[str, Any]], quick_run: bool | None = None) ->
     if quick_run is None:
         quick_run = quick() and recompute_requested()
     return dict(table["quick" if quick_run else "full"])
+
+
+def ships(function: F) -> F:
+    """Decorator: a table-making function whose notebook call reads a shipped result.
+
+    A call whose arguments are those of its shipped file (``dpviz/results/{name}-....csv``,
+    made by ``make results`` from the module's ``SHIPPED``) reads the file (its SHA-256
+    checked) instead of running: the same frame, without the work each page of a class would
+    repeat. Any other call (an exercise's, a student's) runs ``function``, as does every call
+    under ``DPVIZ_RECOMPUTE=1`` (which ``make results`` saves). An altered file raises.
+    """
+    @functools.wraps(function)
+    def read_or_run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return result(read_or_run, *args, **kwargs)  # recomputing runs ``function``
+        except ShippedResultIntegrityError:
+            raise
+        except ShippedResultError:  # no file for these arguments: run
+            return function(*args, **kwargs)
+
+    return read_or_run  # type: ignore[return-value]
 
 
 def load_all() -> None:

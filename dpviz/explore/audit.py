@@ -48,7 +48,7 @@ from dpviz.data.published import FI_TABLE6
 from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.shipped import result
-from dpviz.explore import settings
+from dpviz.explore import settings, ships
 from dpviz.explore.fi import fi_table6
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.rdt import PrivateRDTClassifier
@@ -178,6 +178,7 @@ def results_frame(results: dict[str, AuditResult],
     return pd.DataFrame(rows)
 
 
+@ships  # the notebook's call reads its shipped result
 def audit_table(epsilon: float = 1.0, n_samples: int = 100_000, seed: int = 0,
                 names: Sequence[str] = SETUPS) -> pd.DataFrame:
     """Every setup audited at the same claimed ε and N (:func:`results_frame`, with ``exact ε``)."""
@@ -186,6 +187,7 @@ def audit_table(epsilon: float = 1.0, n_samples: int = 100_000, seed: int = 0,
     return results_frame(results, {n: s.exact_epsilon for n, s in setups.items()})
 
 
+@ships  # the notebook's call reads its shipped result
 def bound_growth(epsilon: float = 0.5,
                  sizes: Sequence[int] = (1_000, 3_000, 10_000, 30_000, 100_000),
                  names: Sequence[str] = (
@@ -225,6 +227,7 @@ def _smooth_grid(epsilon: float) -> tuple[int, ...]:
     return tuple(int(m) for m in np.unique(np.round(np.linspace(1, 8, 15) / epsilon)))
 
 
+@ships  # the notebook's call reads its shipped result
 def smooth_sensitivity_story(epsilons: Sequence[float] = (1.0, 0.5, 0.1), *,
                              n_search: int = 10_000, n_samples: int = 100_000,
                              seed: int = 0) -> pd.DataFrame:
@@ -438,8 +441,10 @@ def _story_call(name: str) -> Callable[[], dict[str, AuditResult]]:
     return call
 
 
-#: The notebook's shipped reproductions (``make results`` recomputes them).
-SHIPPED = tuple(_story_call(name) for name in STORIES)
+#: The notebook's shipped reproductions (``make results`` recomputes them), and its tables
+#: (:func:`dpviz.explore.ships`) at the notebook's arguments (here their defaults).
+SHIPPED = (*(_story_call(name) for name in STORIES), audit_table, smooth_sensitivity_story,
+           bound_growth)
 
 
 # ====================================================================== exercises 06.1–06.4

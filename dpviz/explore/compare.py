@@ -204,7 +204,8 @@ def _explorer_summary(dataset: str, epsilons: tuple, sizes: tuple, repeats: int)
 def _grid_key(dataset: str) -> tuple[str, tuple, tuple, int]:
     """(data set, ε, n, repeats) of :func:`grid`, the data set's name validated."""
     g, key = grid(), str(dataset).strip().lower()
-    comparison.load_dataset(key)  # validates the name
+    if key not in comparison.DATASETS:  # the grid is read, not the rows: no need to load them
+        comparison.load_dataset(dataset)  # raises: not a data set's name
     return key, tuple(g["epsilons"]), tuple(g["sizes"]), int(g["repeats"])
 
 
@@ -247,6 +248,57 @@ def rdt_sharp_comparison() -> pd.DataFrame:
                   n_secondary=s["rdt_sharp_secondary"])
 
 
+#: §6's tuning pitfall: 15 DiffPID3 configurations at ε = 1 on 1,000 Nursery rows, chosen on 200
+#: of the test rows (200 splits); the appendix repeats it over 40 draws.
+TUNING = {"epsilon": 1.0, "n": 1000, "n_tuning": 200, "splits": 200}
+
+
+def tuning_configurations(
+    dataset: str = "nursery", *, epsilon: float = 1.0, n: int = 1000, n_tuning: int = 200,
+    splits: int = 200,
+) -> pd.DataFrame:
+    """:func:`pitfalls.tuning_pitfall`'s ``attrs`` as a frame (what ships beside its splits).
+
+    One row per configuration, in its order: its name and its accuracy on all the test rows,
+    with the ε of each fit and the ε the fits' ledgers spent in all.
+    """
+    attrs = pitfalls.tuning_pitfall(dataset, epsilon=epsilon, n=n, n_tuning=n_tuning,
+                                    splits=splits).attrs
+    return pd.DataFrame({"configuration": list(attrs["test_accuracy"]),
+                         "test_accuracy": list(attrs["test_accuracy"].values()),
+                         "epsilon": attrs["epsilon"], "spent": attrs["spent"]})
+
+
+def tuning_pitfall(dataset: str = "nursery", **params: Any) -> pd.DataFrame:
+    """:func:`pitfalls.tuning_pitfall` (:data:`TUNING` by default) as shipped.
+
+    Its splits, and its ``attrs`` (``configs``, ``epsilon``, ``budgets``, ``spent``,
+    ``test_accuracy``) rebuilt from its shipped configurations (:func:`tuning_configurations`).
+    Under ``DPVIZ_RECOMPUTE=1`` both are run again.
+    """
+    params = {**TUNING, **params}
+    frame = result(pitfalls.tuning_pitfall, dataset, **params)
+    configs = result(tuning_configurations, dataset, **params)
+    epsilon = float(configs["epsilon"].iloc[0])
+    frame.attrs.update(
+        configs=len(configs), epsilon=epsilon, budgets=len(configs) * epsilon,
+        spent=float(configs["spent"].iloc[0]),
+        test_accuracy={str(name): float(accuracy) for name, accuracy in
+                       zip(configs["configuration"], configs["test_accuracy"], strict=True)})
+    return frame
+
+
+def tuning_optimism(dataset: str = "nursery", *, draws: int = 40, **params: Any) -> pd.DataFrame:
+    """:func:`pitfalls.tuning_optimism` (:data:`TUNING` by default, 40 draws) as shipped."""
+    return result(pitfalls.tuning_optimism, dataset, draws=draws, **{**TUNING, **params})
+
+
+def tuning_pitfalls() -> None:
+    """§6's tuning pitfall and the appendix's 40 draws of it (what ships)."""
+    tuning_pitfall()
+    tuning_optimism()
+
+
 def explorer_frames() -> None:
     """The explorer's grid of every data set it offers (the papers' learners)."""
     for dataset in EXPLORER_DATASETS:
@@ -260,7 +312,7 @@ def today_frames() -> None:
 
 
 #: The notebook's shipped reproductions (``make results`` recomputes them).
-SHIPPED = (explorer_frames, today_frames, budget_pitfall, rdt_sharp_comparison)
+SHIPPED = (explorer_frames, today_frames, budget_pitfall, rdt_sharp_comparison, tuning_pitfalls)
 
 
 def _selection(algorithms: Sequence[str] | None) -> list[str]:

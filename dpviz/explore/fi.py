@@ -48,7 +48,7 @@ from dpviz.ui.exercises import (
     register,
 )
 from dpviz.ui.plots import accuracy_chart
-from dpviz.ui.widgets import choice_dropdown, epsilon_slider, selection_slider
+from dpviz.ui.widgets import choice_dropdown, epsilon_slider, fits_on_move, selection_slider
 from dpviz.validation import check_epsilon, check_option
 
 #: ε values of the explorer's cached curve (the slider's ε is added to them).
@@ -205,6 +205,7 @@ def explorer_curves() -> None:
         result(fi_curves, dataset, progress=True)
 
 
+@fits_on_move("dpviz.trees.forest", "dpviz.experiments.fast")  # an ε off the shipped grid
 def fi_explorer_chart(
     dataset: str = "SynthA", epsilon: float = 1.0, depth: int = 0, n_trees: int = 100,
     mechanism: str = "rosnam",

@@ -33,7 +33,13 @@ from dpviz.ui.exercises import (
 )
 from dpviz.ui.plots import accuracy_chart
 from dpviz.ui.tree_charts import ledger_level_chart, tree_chart
-from dpviz.ui.widgets import choice_dropdown, depth_slider, epsilon_slider, int_slider
+from dpviz.ui.widgets import (
+    choice_dropdown,
+    depth_slider,
+    epsilon_slider,
+    fits_on_move,
+    int_slider,
+)
 from dpviz.validation import check_epsilon, check_int
 
 #: Largest depth of the explorers' slider: every curve up to it ships, so a move only reads.
@@ -56,6 +62,7 @@ def _budget_line(dataset: str, criterion: str, epsilon: float, depth: int) -> st
     )
 
 
+@fits_on_move("dpviz.trees.id3", "dpviz.experiments.reproduce_fs")  # a point off the grid
 def fs_explorer_chart(
     dataset: str = "fs-single-split", epsilon: float = 0.1, depth: int | None = None,
     criterion: str = "max",
@@ -107,6 +114,7 @@ def fs_controls(
     }
 
 
+@fits_on_move("dpviz.trees.id3", "dpviz.experiments.reproduce_fs")  # every view fits
 def fs_tree_chart(
     dataset: str = "fs-single-split", epsilon: float = 0.1, depth: int | None = None,
     criterion: str = "max", run: int = 0,

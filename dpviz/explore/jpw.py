@@ -32,7 +32,13 @@ from dpviz.ui.exercises import (
     register,
 )
 from dpviz.ui.plots import accuracy_chart
-from dpviz.ui.widgets import choice_dropdown, epsilon_slider, int_slider, trees_slider
+from dpviz.ui.widgets import (
+    choice_dropdown,
+    epsilon_slider,
+    fits_on_move,
+    int_slider,
+    trees_slider,
+)
 from dpviz.validation import check_epsilon, check_int, check_option
 
 if TYPE_CHECKING:  # the estimators, the audit and SciPy load when a fit or an audit runs: a
@@ -165,6 +171,7 @@ def explorer_curves() -> None:
         result(jpw_curves, dataset, progress=True, **_slider_grid(dataset))
 
 
+@fits_on_move("dpviz.trees.rdt", "dpviz.experiments.fast")  # a point off the shipped grid
 def jpw_explorer_chart(
     dataset: str = "nursery", epsilon: float = 1.0, depth: int | None = None,
     n_trees: int | None = None,

@@ -31,7 +31,7 @@ from dpviz.experiments.reproduce_rdt_sharp import (
 from dpviz.experiments.runner import curve, remember
 from dpviz.experiments.semi_supervised import METHODS, N_PRIMARY, ProtocolRun
 from dpviz.experiments.shipped import result, shipped_rows
-from dpviz.explore import settings
+from dpviz.explore import settings, ships
 from dpviz.trees.random_tree import rdt_sharp_depth
 from dpviz.ui.exercises import (
     FRACTION,
@@ -309,8 +309,15 @@ def reproduce_all() -> None:
     fig11_reproduction(fractions)
 
 
-#: The notebook's shipped reproductions (``make results`` recomputes them).
-SHIPPED = (reproduce_all, explorer_curves)
+def lesson_tables() -> None:
+    """The lessons' tables at the notebook's arguments (:func:`dpviz.explore.ships`)."""
+    overpaying_table("mushroom", 2, epsilon=0.5, n_secondary=20, runs=5)
+    height_leak_table("mushroom")
+    pseudo_label_table("mushroom", 2, epsilons=(0.05, 0.2, 0.5, 2.0), n_secondary=20, runs=5)
+
+
+#: The notebook's shipped reproductions and tables (``make results`` recomputes them).
+SHIPPED = (reproduce_all, explorer_curves, lesson_tables)
 
 
 def error_chart(frame: pd.DataFrame, *, width: int = 200) -> alt.FacetChart:
@@ -341,6 +348,7 @@ def error_chart(frame: pd.DataFrame, *, width: int = 200) -> alt.FacetChart:
 
 
 # ---------------------------------------------------------------------------------- lessons
+@ships  # the notebook's call reads its shipped result
 def overpaying_table(
     dataset: str = "mushroom", percent: float = 2, epsilon: float = 0.5, n_secondary: int = 20,
     runs: int = 5,
@@ -359,6 +367,7 @@ def overpaying_table(
     return pd.DataFrame(rows)
 
 
+@ships  # the notebook's call reads its shipped result
 def height_leak_table(
     dataset: str = "mushroom", sizes: Sequence[int] | None = None
 ) -> pd.DataFrame:
@@ -399,6 +408,7 @@ def private_centres(dataset: str = "votes", n_rows: int = 100, seed: int = 0) ->
                          "is_a_private_row": matches.any(axis=1)})
 
 
+@ships  # the notebook's call reads its shipped result
 def pseudo_label_table(
     dataset: str = "nursery", percent: float = 25,
     epsilons: Sequence[float] = (0.05, 0.2, 0.5, 2.0), n_secondary: int = 20, runs: int = 3,

@@ -7,16 +7,19 @@ of values); :func:`explorer` re-runs it and replaces the chart whenever a contro
 from __future__ import annotations
 
 import asyncio
+import importlib
 import math
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import altair as alt
 import ipywidgets as widgets
 from IPython.display import display
 
 from dpviz.errors import DataUnavailableError
+
+C = TypeVar("C", bound=Callable[..., Any])
 
 #: Smallest width of a slider (pixels): squeezed to ~30 px by a row of controls, a 20 px
 #: drag of the log ε slider spanned a decade.
@@ -29,7 +32,8 @@ FAILED = "<small>not updated: see the error below</small>"
 
 __all__ = [
     "BUSY", "DROPDOWN_MIN_WIDTH", "FAILED", "SLIDER_MIN_WIDTH", "choice_dropdown", "depth_slider",
-    "epsilon_slider", "explorer", "int_slider", "selection_slider", "trees_slider",
+    "epsilon_slider", "explorer", "fits_on_move", "int_slider", "selection_slider",
+    "trees_slider",
 ]
 
 
@@ -81,25 +85,44 @@ def choice_dropdown(
                             description=description, layout=_layout(DROPDOWN_MIN_WIDTH))
 
 
-def _import_estimators() -> None:
-    """Import what a fit needs: the estimators, with scikit-learn and SciPy (half a second)."""
-    import dpviz.trees.forest
-    import dpviz.trees.id3
-    import dpviz.trees.rdt
-    import dpviz.trees.rdt_sharp  # noqa: F401
+#: The attribute :func:`fits_on_move` sets on a callback: the modules a move may import.
+WARM_UP = "dpviz_warm_up"
 
 
-def _warm_up_soon() -> None:
-    """In a kernel, import the estimators once the cell has run and its chart is out.
+def fits_on_move(*modules: str) -> Callable[[C], C]:
+    """Declare that a move of an explorer callback may fit an estimator defined in ``modules``.
+
+    A fit imports the estimator's module, with scikit-learn and SciPy: about a second of CPU.
+    In a kernel :func:`explorer` imports the declared modules right after its cell
+    (:func:`_warm_up_soon`), so that the first move that fits does not wait for them. A callback
+    that declares none (it draws without fitting, or reads shipped results only) spares every
+    page that import.
+    """
+    def declare(callback: C) -> C:
+        setattr(callback, WARM_UP, modules)
+        return callback
+
+    return declare
+
+
+def _import_estimators(modules: Sequence[str]) -> None:
+    """Import what a fit needs: the estimators' ``modules``, with scikit-learn and SciPy."""
+    for module in modules:
+        importlib.import_module(module)
+
+
+def _warm_up_soon(modules: Sequence[str]) -> None:
+    """In a kernel, import ``modules`` once the cell has run and its chart is out.
 
     A notebook's first chart reads shipped results without them; the first move that fits
-    does not wait for them.
+    does not wait for them. Nothing to do without ``modules``.
     """
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # no kernel's event loop (a script, the tests): nothing to warm
         return
-    loop.call_soon(_import_estimators)
+    if modules:
+        loop.call_soon(_import_estimators, modules)
 
 
 def explorer(
@@ -119,7 +142,8 @@ def explorer(
     output area, so a progress bar it draws shows where the chart will appear and an
     exception replaces the chart. ``show_time`` reports how long the last update took.
     Missing data on the first call raises (the cell says why: :mod:`dpviz.ui.kernel`). In a
-    kernel, the estimators are imported right after the cell (:func:`_warm_up_soon`).
+    kernel, the modules a move may fit with (:func:`fits_on_move`) are imported right after
+    the cell (:func:`_warm_up_soon`).
     """
     output = widgets.Output()
     status = widgets.HTML()
@@ -158,6 +182,6 @@ def explorer(
     for w in controls.values():
         w.observe(refresh, names="value")
     refresh(first=True)
-    _warm_up_soon()
+    _warm_up_soon(getattr(callback, WARM_UP, ()))
     row = widgets.HBox(list(controls.values()), layout=widgets.Layout(flex_flow="row wrap"))
     return widgets.VBox([row, status, output])
