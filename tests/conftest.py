@@ -1,6 +1,31 @@
 import os
 
-# Unit tests never read or write the on-disk result cache of dpviz.experiments.
+#: The DPVIZ_* variables a test run keeps: where the UCI files are (DPVIZ_DATA), and the browser
+#: test's inputs and outputs (the notebooks it checks, where its screenshot goes).
+KEPT = frozenset({"DPVIZ_DATA", "DPVIZ_BROWSER_NOTEBOOKS", "DPVIZ_SCREENSHOTS"})
+#: The thread caps of numba, OpenMP and the BLAS libraries: unset, the machine's defaults.
+THREAD_VARIABLES = ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                    "OPENBLAS_NUM_THREADS", "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+
+
+def isolated(environ: dict) -> list[str]:
+    """Remove from ``environ`` the switches a test's outcome must not depend on; their names.
+
+    Every DPVIZ_* switch but :data:`KEPT` (DPVIZ_RECOMPUTE, DPVIZ_QUICK, DPVIZ_ENGINE,
+    DPVIZ_SAVE_RESULTS, DPVIZ_CACHE ...), every TQDM_* default (TQDM_DISABLE hides the bars the
+    progress tests read) and the thread caps of :data:`THREAD_VARIABLES`.
+    """
+    names = [name for name in environ
+             if (name.startswith("DPVIZ_") and name not in KEPT) or name.startswith("TQDM_")
+             or name in THREAD_VARIABLES]
+    for name in names:
+        del environ[name]
+    return names
+
+
+# At import, before dpviz, numba or tqdm read them: the suite runs the same whatever the
+# environment sets. Unit tests never read or write the on-disk result cache of dpviz.experiments.
+isolated(os.environ)
 os.environ["DPVIZ_CACHE"] = "off"
 
 
