@@ -459,12 +459,14 @@ SHIPPED = (*(_story_call(name) for name in STORIES), audit_table, smooth_sensiti
 EXERCISE_1_EPSILON = 0.5
 
 
+# --- answer: start (the worked answer: cut from the students' copy)
 def first_leaf_past_twice(epsilon: float = EXERCISE_1_EPSILON) -> int:
     """The smallest j with smooth_sensitivity_loss((j, 0), (j + 1, 0), ε) > 2ε."""
     j = 0
     while smooth_sensitivity_loss((j, 0), (j + 1, 0), epsilon) <= 2 * epsilon:
         j += 1
     return j
+# --- answer: end
 
 
 TWICE_FAILS = Exercise(
@@ -482,11 +484,13 @@ TWICE_FAILS = Exercise(
 EXERCISE_2_N = 1_600
 
 
+# --- answer: start (the worked answer: cut from the students' copy)
 def impossible_output_bound(n_estimation: int, alpha: float = 0.05) -> float:
     """The audit's bound for an output seen 0 of n times under D and n of n under D′ (~log n)."""
     low, _ = clopper_pearson(n_estimation, n_estimation, alpha / 2)
     _, high = clopper_pearson(0, n_estimation, alpha / 2)
     return float(np.log(low) - np.log(high))
+# --- answer: end
 
 
 IMPOSSIBLE_OUTPUT = Exercise(
@@ -503,8 +507,10 @@ def half_sensitivity_laplace_law(count: Any) -> ContinuousLaw:
     return ContinuousLaw(lambda x: float(stats.laplace.cdf(x, loc=float(count), scale=0.5)))
 
 
+# --- answer: start (the worked answer: cut from the students' copy)
 def _half_sensitivity_count(count: Any, n: int, rng: np.random.Generator) -> np.ndarray:
     return count + rng.laplace(0.0, 0.5 / 1.0, size=n)  # scale Δ/ε with Δ read as 1/2
+# --- answer: end
 
 
 HALF_SENSITIVITY = BreakTask(
@@ -523,10 +529,12 @@ def unsplit_average_law(count: Any) -> DiscreteLaw:
     return targets.averaged_count_law(int(count), 1.0, 5)
 
 
+# --- answer: start (the worked answer: cut from the students' copy)
 def _forgot_split(count: Any, n: int, rng: np.random.Generator) -> np.ndarray:
     p = -math.expm1(-1.0)  # each of the 5 answers at the whole ε = 1
     answers = count + rng.geometric(p, size=(n, 5)) - rng.geometric(p, size=(n, 5))
     return answers.mean(axis=1)
+# --- answer: end
 
 
 UNSPLIT_AVERAGE = BreakTask(

@@ -360,9 +360,11 @@ def laplace_law(value: float, sensitivity: float, epsilon: float) -> ContinuousL
     return ContinuousLaw(functools.partial(stats.laplace.cdf, loc=value, scale=scale))
 
 
+# --- answer: start (the worked answer: cut from the students' copy)
 def _laplace_mech(value: float, sensitivity: float, epsilon: float,
                   rng: np.random.Generator) -> float:
     return value + rng.laplace(0.0, sensitivity / epsilon)
+# --- answer: end
 
 
 LAPLACE = Implementation(
@@ -385,9 +387,11 @@ def geometric_law(count: int, epsilon: float) -> DiscreteLaw:
     return discrete_laplace_law(count, epsilon)
 
 
+# --- answer: start (the worked answer: cut from the students' copy)
 def _geometric_mech(count: int, epsilon: float, rng: np.random.Generator) -> int:
     p = -math.expm1(-epsilon)
     return count + int(rng.geometric(p)) - int(rng.geometric(p))
+# --- answer: end
 
 
 GEOMETRIC = Implementation(
@@ -409,11 +413,13 @@ def exponential_law(utilities: Sequence[float], epsilon: float, sensitivity: flo
                                                 sensitivity=sensitivity)
 
 
+# --- answer: start (the worked answer: cut from the students' copy)
 def _exponential_mech(utilities: Sequence[float], epsilon: float, sensitivity: float,
                       rng: np.random.Generator) -> int:
     u = np.asarray(utilities, float)
     w = np.exp(epsilon * (u - u.max()) / (2 * sensitivity))
     return int(rng.choice(len(u), p=w / w.sum()))
+# --- answer: end
 
 
 EXPONENTIAL = Implementation(
@@ -434,9 +440,11 @@ def noisy_max_law(counts: Sequence[int], epsilon: float) -> np.ndarray:
     return mechanisms.report_noisy_max_probabilities(np.asarray(counts, float), epsilon=epsilon)
 
 
+# --- answer: start (the worked answer: cut from the students' copy)
 def _report_noisy_max(counts: Sequence[int], epsilon: float, rng: np.random.Generator) -> int:
     c = np.asarray(counts, float)
     return int(np.argmax(c + rng.exponential(1.0 / epsilon, size=len(c))))
+# --- answer: end
 
 
 NOISY_MAX = Implementation(
@@ -453,7 +461,10 @@ MECHANISM_EXERCISES = {"01.1": LAPLACE, "01.2": GEOMETRIC, "01.3": EXPONENTIAL,
                        "01.4": NOISY_MAX}
 
 # --- 01.5 · At what ε does the discrete Laplace mechanism release a count exactly (noise 0)
-# half of the time? tanh(ε/2) = 1/2: ε = ln 3.
+# half of the time?
+# --- answer: start (cut from the students' copy)
+# tanh(ε/2) = 1/2: ε = ln 3.
+# --- answer: end
 NOISE_ZERO_HALF = Exercise(
     answer=math.log(3.0), tolerance=0.001, bounds=EPSILON,
     hint="the probability of noise 0 is the pmf at 0 (section 1); set it to one half and solve "
@@ -469,9 +480,11 @@ NOISY_MAX_MAJORITY = Exercise(
 )
 
 # --- 01.7 · Three counts on Nursery: health = recommended at ε = 0.4, health = priority at
-# ε = 0.3, finance = convenient at ε = 0.25. The ε of the three answers? The two health groups
-# are disjoint (parallel: max), a row of either may also be in the finance group (sequential):
-# 0.4 + 0.25.
+# ε = 0.3, finance = convenient at ε = 0.25. The ε of the three answers?
+# --- answer: start (cut from the students' copy)
+# The two health groups are disjoint (parallel: max), a row of either may also be in the
+# finance group (sequential): 0.4 + 0.25.
+# --- answer: end
 OVERLAP_COMPOSITION = Exercise(
     answer=0.65, tolerance=1e-9, bounds=EPSILON,
     hint="which of the three answers can one row change together? Answers over disjoint groups "

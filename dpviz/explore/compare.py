@@ -619,7 +619,10 @@ TUNING_ARGUMENT = Argument(
 
 
 # --- 07.4 · Tuning on 15 disjoint parts of the training rows, each configuration at ε = 1,
-# chosen with public data: what ε does a single row pay? (Parallel composition: 1.)
+# chosen with public data: what ε does a single row pay?
+# --- answer: start (cut from the students' copy)
+# (Parallel composition: 1.)
+# --- answer: end
 DISJOINT_TUNING = Exercise(
     answer=1.0, tolerance=1e-9, bounds=EPSILON,
     hint="count how many of the 15 fits read any one row, then apply the composition rule for "

@@ -679,9 +679,11 @@ def leaf_label_law(counts: Sequence[int], epsilon: float) -> dict[int, float]:
     return {c: float(q) for c, q in enumerate(p)}
 
 
+# --- answer: start (the worked answer: cut from the students' copy)
 def _rosnam_label(counts: Sequence[int], epsilon: float, rng: np.random.Generator) -> int:
     counts = np.asarray(counts, dtype=float)  # one-sided Exp(1/ε) noise per count, arg-max
     return int(np.argmax(counts + rng.exponential(1 / epsilon, size=len(counts))))
+# --- answer: end
 
 
 ROSNAM_LABEL = Implementation(
@@ -697,12 +699,14 @@ ROSNAM_LABEL = Implementation(
 
 # --- 05.3 · The same law by permute-and-flip: flip_label(counts, epsilon, rng), classes
 # visited in a random order, class c accepted with probability p_c (1 for a largest count).
+# --- answer: start (the worked answer: cut from the students' copy)
 def _flip_label(counts: Sequence[int], epsilon: float, rng: np.random.Generator) -> int:
     counts = np.asarray(counts, dtype=float)  # accept c with probability exp(ε·(f_c − max f))
     for c in rng.permutation(len(counts)):
         if rng.random() < math.exp(epsilon * (counts[c] - counts.max())):
             return int(c)
     raise AssertionError("a class with the largest count is always accepted")
+# --- answer: end
 
 
 PERMUTE_AND_FLIP = Implementation(
@@ -756,6 +760,7 @@ def equal_split_loss(rows: Sequence[int], rows_prime: Sequence[int],
 #: data sets of up to 20 rows in ``tests/test_fi_exercises.py``).
 EQUAL_SPLIT_MAX_LOSS = equal_split_loss((1, 1, 1), (1, 1, 1, 0))
 
+# --- answer: start (the worked answer: cut from the students' copy)
 def _equal_split(data: Sequence[int], n: int, rng: np.random.Generator) -> np.ndarray:
     rows = np.asarray(data, dtype=np.int64)
     shuffled = rng.permuted(np.tile(rows, (n, 1)), axis=1)
@@ -766,6 +771,7 @@ def _equal_split(data: Sequence[int], n: int, rng: np.random.Generator) -> np.nd
         labels.append(np.asarray(mechanisms.report_noisy_max(counts, epsilon=1.0, rng=rng))
                       .reshape(n))
     return 2 * labels[0] + labels[1]
+# --- answer: end
 
 
 EQUAL_SPLIT_AUDIT = AuditTask(

@@ -404,6 +404,7 @@ def split_probabilities(counts: Sequence[Any], epsilon: float, criterion: str) -
     return exponential_probabilities(scores, epsilon=epsilon, sensitivity=crit.sensitivity(None))
 
 
+# --- answer: start (the worked answer: cut from the students' copy)
 def _split_probabilities(counts: Sequence[Any], epsilon: float, criterion: str) -> np.ndarray:
     c = np.asarray(counts, dtype=float)
     if criterion == "max":
@@ -414,6 +415,7 @@ def _split_probabilities(counts: Sequence[Any], epsilon: float, criterion: str) 
         q, sensitivity = -(tau_j - purity).sum(axis=1), 2.0
     w = np.exp(epsilon * (q - q.max()) / (2 * sensitivity))
     return w / w.sum()
+# --- answer: end
 
 
 _NODE = (((27, 3), (4, 26)), ((16, 14), (15, 15)), ((20, 12), (11, 17)))
@@ -462,12 +464,14 @@ def root_split_law(rows: Sequence[Sequence[int]]) -> dict[int, float]:
     return {i: float(x) for i, x in enumerate(p)}
 
 
+# --- answer: start (the worked answer: cut from the students' copy)
 def _root_split(data: Sequence[Sequence[int]], n: int, rng: np.random.Generator) -> np.ndarray:
     rows = np.asarray(data)
     q = np.array([sum(max(np.sum((rows[:, a] == v) & (rows[:, -1] == c)) for c in (0, 1))
                       for v in (0, 1)) for a in range(rows.shape[1] - 1)], dtype=float)
     w = np.exp(ROOT_SPLIT_EPSILON * (q - q.max()) / 2)  # q_Max has sensitivity 1
     return rng.choice(len(q), size=n, p=w / w.sum())
+# --- answer: end
 
 
 ROOT_SPLIT = AuditTask(

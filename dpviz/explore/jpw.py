@@ -560,9 +560,11 @@ def summed_count_law(counts: Sequence[int], epsilon: float) -> DiscreteLaw:
     return discrete_laplace_sum_law(n, check_epsilon(epsilon) / n, int(sum(counts)))
 
 
+# --- answer: start (the worked answer: cut from the students' copy)
 def _summed_count(counts: Sequence[int], epsilon: float, rng: np.random.Generator) -> int:
     per_tree = epsilon / len(counts)  # each tree's leaf released at ε/N, empty leaves too
     return int(mechanisms.discrete_laplace(np.asarray(counts), epsilon=per_tree, rng=rng).sum())
+# --- answer: end
 
 
 SUMMED_COUNT = Implementation(
@@ -590,11 +592,13 @@ def recount_sum_law(data: tuple[int, int], epsilon: float = 1.0) -> DiscreteLaw:
     return discrete_laplace_sum_law(2, check_epsilon(epsilon), 2 * c1 + c2)
 
 
+# --- answer: start (the worked answer: cut from the students' copy)
 def _recount_mechanism(data: tuple[int, int], n: int, rng: np.random.Generator) -> np.ndarray:
     c1, c2 = data
     first = mechanisms.discrete_laplace(np.full(n, c1), epsilon=1.0, rng=rng)
     second = mechanisms.discrete_laplace(np.full(n, c1 + c2), epsilon=1.0, rng=rng)
     return first + second
+# --- answer: end
 
 
 RECOUNT_AUDIT = AuditTask(

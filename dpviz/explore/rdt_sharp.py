@@ -562,11 +562,13 @@ def _pseudo_label_exact(counts: Sequence[Sequence[int]], epsilon: float) -> np.n
     return pseudo_label_law(counts.sum(axis=0), epsilon / p, p)
 
 
+# --- answer: start (the worked answer: cut from the students' copy)
 def _pseudo_label(counts: Sequence[Sequence[int]], epsilon: float,
                   rng: np.random.Generator) -> int:
     counts = np.asarray(counts)  # AddNoise at ε/p on every counter, Classify's arg-max
     noisy = mechanisms.discrete_laplace(counts, epsilon=epsilon / len(counts), rng=rng)
     return int(np.argmax(noisy.sum(axis=0)))
+# --- answer: end
 
 
 PSEUDO_LABEL = Implementation(
@@ -588,8 +590,10 @@ def centre_law(rows: Sequence[int]) -> dict[int, float]:
     return {value: k / len(rows) for value, k in seen.items()}
 
 
+# --- answer: start (the worked answer: cut from the students' copy)
 def _centre_mechanism(data: Sequence[int], n: int, rng: np.random.Generator) -> np.ndarray:
     return rng.choice(np.asarray(data), size=n)
+# --- answer: end
 
 
 PRIVATE_CENTRE_AUDIT = AuditTask(

@@ -230,6 +230,7 @@ def check_prediction(exercise: str, answer: float | None, *, reveal: bool = Fals
         print(spec.verify(answer, exercise, reveal=reveal))
 
 
+# --- answer: start (the instructor's key: cut from the students' copy)
 def solution(exercise: str) -> Any:
     """The instructor's key: a worked answer to ``exercise`` that ``check`` accepts.
 
@@ -238,6 +239,7 @@ def solution(exercise: str) -> Any:
     ``(mechanism, D, D_prime, audit_result)`` for an audit (its audit is run here).
     """
     return _spec(exercise).worked_answer()
+# --- answer: end
 
 
 def coverage() -> dict[str, dict[str, int]]:

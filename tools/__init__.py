@@ -1,0 +1,1 @@
+"""Instructor tooling: the students' copy (student.py) and graded assignments (assignment.py)."""
