@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy.special import betaincinv
 
 from dpviz import mechanisms
 from dpviz.errors import InvalidParameterError
@@ -105,8 +105,8 @@ def clopper_pearson(count: int | np.ndarray, n: int, alpha: float) -> tuple[Any,
     alpha = _check_alpha(alpha)
     k = _check_counts(count, n)
     with np.errstate(invalid="ignore"):
-        lower = np.where(k > 0, stats.beta.ppf(alpha, k, n - k + 1), 0.0)
-        upper = np.where(k < n, stats.beta.ppf(1 - alpha, k + 1, n - k), 1.0)
+        lower = np.where(k > 0, betaincinv(k, n - k + 1, alpha), 0.0)
+        upper = np.where(k < n, betaincinv(k + 1, n - k, 1 - alpha), 1.0)
     return lower, upper
 
 

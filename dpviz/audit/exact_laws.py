@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from dpviz import mechanisms
 from dpviz.audit.engine import clopper_pearson
@@ -68,6 +67,13 @@ class ContinuousLaw(Law):
             return 0.0
         below = float(self.cdf(float(value)))
         return below if op == "≤" else 1.0 - below
+
+
+def laplace_cdf(x: Any, loc: float, scale: float) -> Any:
+    """P(Lap(loc, scale) ≤ x), elementwise (bit for bit ``scipy.stats.laplace.cdf``)."""
+    z = (np.asarray(x, dtype=float) - loc) / scale
+    below, above = 0.5 * np.exp(np.minimum(z, 0.0)), 1.0 - 0.5 * np.exp(-np.maximum(z, 0.0))
+    return np.where(z < 0, below, above)
 
 
 @dataclass(frozen=True)
@@ -275,12 +281,19 @@ class LawCells:
         return counts, unexpected
 
 
-def _group_ordered(law: dict[Any, float], max_cells: int) -> LawCells:
-    """Consecutive outcomes of a numeric law grouped into about ``max_cells`` cells."""
+def _group_ordered(law: dict[Any, float], max_cells: int, tail: float = 0.0) -> LawCells:
+    """Consecutive outcomes of a numeric law grouped into about ``max_cells`` cells.
+
+    With ``tail`` > 0, the outcomes of each tail that hold at most ``tail`` of the mass in all
+    (counted from the end) get a cell of their own, when there are such outcomes.
+    """
     outcomes = sorted(law)
     p = np.array([law[o] for o in outcomes])
     mid = np.cumsum(p) - p / 2
-    group = np.minimum((mid * max_cells).astype(int), max_cells - 1)
+    group = np.minimum((mid * max_cells).astype(int), max_cells - 1) + 1
+    if tail > 0:
+        group[np.cumsum(p) <= tail] = 0
+        group[np.cumsum(p[::-1])[::-1] <= tail] = max_cells + 1
     _, first, cell = np.unique(group, return_index=True, return_inverse=True)
     last = np.append(first[1:], len(outcomes)) - 1
     names = tuple(
@@ -324,29 +337,34 @@ def _interval_masses(cdf: Callable[[float], float], edges: np.ndarray) -> np.nda
     return np.diff(np.array([0.0, *(float(cdf(e)) for e in edges), 1.0])).clip(0.0, 1.0)
 
 
-def law_cells(law: LawLike, max_cells: int = 30) -> LawCells:
+def law_cells(law: LawLike, max_cells: int = 30, tail: float = 0.0) -> LawCells:
     """Cut ``law`` into the cells the sampling test counts.
 
     One cell per outcome (beyond ``max_cells`` numeric outcomes: about ``max_cells`` runs of
-    similar mass); ``max_cells`` intervals of equal mass for a :class:`ContinuousLaw`.
+    similar mass); ``max_cells`` intervals of equal mass for a :class:`ContinuousLaw`. With
+    ``tail`` (a probability below 1/(4·``max_cells``); else ignored), a numeric law's outermost
+    ``tail`` of mass on each side is a cell of its own too: a sampler whose draws never reach
+    that far (noise truncated or clipped, its scale capped) leaves it empty.
     """
     max_cells = check_int(max_cells, "max_cells", minimum=2)
+    tail = float(tail) if 0 < tail <= 1 / (4 * max_cells) else 0.0
     if isinstance(law, ContinuousLaw):
-        edges = np.unique([_quantile(law.cdf, j / max_cells) for j in range(1, max_cells)])
+        levels = [j / max_cells for j in range(1, max_cells)] + ([tail, 1 - tail] if tail else [])
+        edges = np.unique([_quantile(law.cdf, q) for q in levels])
         names = tuple(_interval_words(a, b) for a, b in
                       zip([-math.inf, *edges], [*edges, math.inf], strict=True))
         return LawCells(names, _interval_masses(law.cdf, edges), edges=edges)
     law = pmf(law)
     if len(law) > max_cells and all(is_real(o) for o in law):
-        return _group_ordered(law, max_cells)
+        return _group_ordered(law, max_cells, tail)
     return LawCells(tuple(f"the output {o!r}" for o in law), np.array(list(law.values())),
                     cell_of={o: i for i, o in enumerate(law)})
 
 
-def _cells_and_level(laws: Sequence[LawLike], max_cells: int,
-                     false_alarm: float) -> tuple[list[LawCells], float]:
+def _cells_and_level(laws: Sequence[LawLike], max_cells: int, false_alarm: float,
+                     tail: float = 0.0) -> tuple[list[LawCells], float]:
     """The cells of each law, and each cell's level: ``false_alarm`` / cells with 0 < p < 1."""
-    cells = [law_cells(law, max_cells) for law in laws]
+    cells = [law_cells(law, max_cells, tail) for law in laws]
     m = sum(int(((c.probs > 0) & (c.probs < 1)).sum()) for c in cells)
     return cells, false_alarm / max(m, 1)
 
@@ -357,24 +375,29 @@ def _region(n: int, p: float, level: float) -> tuple[int, int]:
         return 0, 0
     if p >= 1.0:
         return n, n
+    from scipy import stats  # here: scipy.stats costs a page that never tests a histogram 0.6 s
+
     return int(stats.binom.ppf(level / 2, n, p)), int(stats.binom.isf(level / 2, n, p))
 
 
 def _refusal(n: int, p: float, q: float, level: float) -> float:
     """Probability that a count of Binomial(n, q) falls outside the region of p."""
+    from scipy import stats
+
     lo, hi = _region(n, p, level)
     return float(stats.binom.cdf(lo - 1, n, q) + stats.binom.sf(hi, n, q))
 
 
 def sampling_findings(outputs: Sequence[Any], laws: Sequence[LawLike], *, n_samples: int,
                       false_alarm: float = 1e-6, max_cells: int = 30,
-                      names: Sequence[str] | None = None) -> list[str]:
+                      names: Sequence[str] | None = None, tail: float = 0.0) -> list[str]:
     """What is wrong, in words, with draws ``outputs[i]`` (``n_samples`` each) of ``laws[i]``.
 
     Each cell count is tested against its Binomial law at level ``false_alarm`` / (number
     of cells), so a correct sampler gets a finding with probability at most ``false_alarm``.
+    ``tail``: the tail cells of :func:`law_cells`.
     """
-    cells, level = _cells_and_level(laws, max_cells, false_alarm)
+    cells, level = _cells_and_level(laws, max_cells, false_alarm, tail)
     found = []
     for i, (c, out) in enumerate(zip(cells, outputs, strict=True)):
         where = names[i] if names is not None else f"case {i + 1}"
@@ -427,20 +450,21 @@ def _cell_masses(cells: LawCells, law: LawLike) -> tuple[np.ndarray, float]:
 
 
 def false_alarm_bound(laws: Sequence[LawLike], *, n_samples: int, false_alarm: float = 1e-6,
-                      max_cells: int = 30) -> float:
+                      max_cells: int = 30, tail: float = 0.0) -> float:
     """Union bound on the probability that a sampler with exactly these laws is refused."""
-    cells, level = _cells_and_level(laws, max_cells, false_alarm)
+    cells, level = _cells_and_level(laws, max_cells, false_alarm, tail)
     return float(sum(_refusal(n_samples, float(p), float(p), level)
                      for c in cells for p in c.probs if 0 < p < 1))
 
 
 def power_lower_bound(laws: Sequence[LawLike], alternatives: Sequence[LawLike], *,
-                      n_samples: int, false_alarm: float = 1e-6, max_cells: int = 30) -> float:
+                      n_samples: int, false_alarm: float = 1e-6, max_cells: int = 30,
+                      tail: float = 0.0) -> float:
     """A lower bound on the probability that a sampler with laws ``alternatives`` is refused.
 
     Each (independent) case is refused at least as often as by its most telling cell.
     """
-    cells, level = _cells_and_level(laws, max_cells, false_alarm)
+    cells, level = _cells_and_level(laws, max_cells, false_alarm, tail)
     accepted = 1.0
     for c, alt in zip(cells, alternatives, strict=True):
         masses, outside = _cell_masses(c, alt)

@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from dpviz import mechanisms
 from dpviz.audit.engine import (
@@ -41,6 +40,7 @@ from dpviz.audit.exact_laws import (
     discrete_laplace_sum_law,
     event_probability,
     label_law,
+    laplace_cdf,
     pair_epsilon,
 )
 from dpviz.domain import Categorical, Domain, Numeric
@@ -358,7 +358,7 @@ def _count(mechanism: Mechanism, eps: float, law_of: Callable[[int], Law],
 
 
 def _laplace_law(scale: float) -> Callable[[int], Law]:
-    return lambda count: ContinuousLaw(stats.laplace(loc=count, scale=scale).cdf)
+    return lambda count: ContinuousLaw(partial(laplace_cdf, loc=count, scale=scale))
 
 
 def _averaged(eps: float, each: float) -> AuditSetup:

@@ -14,7 +14,6 @@ import altair as alt
 import ipywidgets as widgets
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from dpviz.audit import targets
 from dpviz.audit.engine import (
@@ -32,6 +31,7 @@ from dpviz.audit.exact_laws import (
     ContinuousLaw,
     DiscreteLaw,
     exact_event_losses,
+    laplace_cdf,
     smooth_sensitivity_loss,
 )
 from dpviz.audit.suite import categorical_problem, rdt_leaf_target
@@ -504,7 +504,7 @@ IMPOSSIBLE_OUTPUT = Exercise(
 # Laplace releases calibrated to a sensitivity of one half at the claimed ε = 1.
 def half_sensitivity_laplace_law(count: Any) -> ContinuousLaw:
     """Exercise 06.3's broken release: Laplace of scale 0.5 (sensitivity read as 1/2, ε = 1)."""
-    return ContinuousLaw(lambda x: float(stats.laplace.cdf(x, loc=float(count), scale=0.5)))
+    return ContinuousLaw(lambda x: float(laplace_cdf(x, loc=float(count), scale=0.5)))
 
 
 # --- answer: start (the worked answer: cut from the students' copy)
