@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
+from dpviz import provenance
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import (
     DataIntegrityError,
@@ -475,17 +476,22 @@ def _locate(name: str, folder: Path, download: bool) -> list[Path]:
 #: content (never on a modification time). Only checked files are stored; never mutate them.
 _CACHE_SIZE = 16
 _T = TypeVar("_T")
-_FRAMES: OrderedDict[tuple[str, str], pd.DataFrame] = OrderedDict()
-_DATASETS: OrderedDict[tuple[object, ...], Dataset] = OrderedDict()
+_FRAMES: OrderedDict[tuple[str, str], tuple[pd.DataFrame, Any]] = OrderedDict()
+_DATASETS: OrderedDict[tuple[object, ...], tuple[Dataset, Any]] = OrderedDict()
 
 
-def _remember(cache: OrderedDict[Any, _T], key: tuple[object, ...], make: Callable[[], _T]) -> _T:
-    if key not in cache:
-        cache[key] = make()
+def _remember(cache: OrderedDict[Any, tuple[_T, Any]], key: tuple[object, ...],
+              make: Callable[[], _T]) -> _T:
+    """``make()``, kept under ``key`` with what it ran (a recording running is told it)."""
+    if key not in cache or not provenance.known(cache[key][1]):
+        with provenance.watched() as seen:
+            cache[key] = (make(), seen)
         while len(cache) > _CACHE_SIZE:
             cache.popitem(last=False)
     cache.move_to_end(key)
-    return cache[key]
+    value, seen = cache[key]
+    provenance.replay(seen)
+    return value
 
 
 def _check_options(name: str, options: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
@@ -526,6 +532,8 @@ def load(
                     download)
     contents = {path: _read_bytes(path) for path in paths}
     digests = {path: hashlib.sha256(data).hexdigest() for path, data in contents.items()}
+    for path, digest in digests.items():
+        provenance.note_data(path.name, digest)
 
     def build() -> Dataset:
         frames = {path.name: _remember(_FRAMES, (path.name, digests[path]),

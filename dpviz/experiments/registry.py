@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from dpviz import provenance
 from dpviz.data.uci import Dataset
 from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError, PrivacyLeakWarning
@@ -324,4 +325,5 @@ def make_estimator(algorithm: str, epsilon: float, data: Dataset, random_state: 
     factory = FACTORIES.get(algorithm)
     if factory is None:
         raise InvalidParameterError(f"unknown algorithm {algorithm!r}; known: {list(FACTORIES)}")
+    provenance.note_factory(algorithm, factory)
     return factory(epsilon, data, random_state)

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from dpviz import __version__
-from dpviz.data.uci import Dataset
+from dpviz import provenance
+from dpviz.data.uci import Dataset, data_dir
 from dpviz.errors import CacheUnavailableWarning
 from dpviz.validation import check_int
 
@@ -35,6 +35,8 @@ EstimatorFactory = Callable[..., Any]
 F = TypeVar("F", bound=Callable[..., Any])
 _BYPASSED = contextvars.ContextVar("dpviz_cache_bypassed", default=False)
 _PROJECT = Path(__file__).resolve().parents[2]
+#: The cache's folder under ``$DPVIZ_CACHE``: entries hold a result and the record of what it ran.
+CACHE_FORMAT = "recorded"
 _STRATIFY_WARNING = "The least populated class"  # Nursery's "recommend" has 2 rows
 
 
@@ -64,12 +66,65 @@ def _writable(folder: Path) -> bool:
     return _WRITABLE[folder]
 
 
-def cache(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
-    """Memoize a reproduction on disk (:class:`joblib.Memory`, one folder per dpviz version).
+def changes(record: provenance.Record) -> list[str]:
+    """What differs now from a result's record (:func:`dpviz.provenance.changes`): [] if nothing.
 
+    Data files are looked for where :func:`~dpviz.data.uci.data_dir` says; factories in the
+    registry as it is now.
+    """
+    from dpviz.experiments.registry import FACTORIES
+
+    return provenance.changes(record, data_folder=data_dir(), factories=FACTORIES)
+
+
+class _NotRecordable(Exception):  # noqa: N818 (a result carried past joblib's store, not a fault)
+    """A result whose computation ran code that cannot be recorded: returned, never stored."""
+
+    def __init__(self, frame: Any) -> None:
+        super().__init__("not recordable")
+        self.frame = frame
+
+
+def _recorded(function: Callable[..., Any]) -> Callable[..., tuple[Any, provenance.Record]]:
+    """``function`` returning its result and the record of what it ran (what the cache stores).
+
+    Raises :class:`_NotRecordable` (carrying the result) when that cannot be recorded.
+    """
+    @functools.wraps(function)
+    def run_and_record(*args: Any, **kwargs: Any) -> tuple[Any, provenance.Record]:
+        with provenance.recording() as watch:
+            frame = function(*args, **kwargs)
+        record = provenance.record(watch)
+        if record is None:
+            raise _NotRecordable(frame)
+        return frame, record
+
+    return run_and_record
+
+
+def _read_or_run(memoized: Any, args: tuple, kwargs: dict) -> Any:
+    """The cached result if what it ran is unchanged, else a fresh run that replaces it."""
+    try:
+        frame, record = memoized(*args, **kwargs)
+        if changes(record):
+            frame, record = memoized.call(*args, **kwargs)[0]
+    except _NotRecordable as carried:
+        return carried.frame
+    provenance.replay(record)  # a recording around this call learns what the result ran
+    return frame
+
+
+def cache(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
+    """Memoize a reproduction on disk (:class:`joblib.Memory`), checked against its code.
+
+    Each entry holds the result and the record of what it ran (:mod:`dpviz.provenance`: the
+    digests of the modules it executed, without docstrings and comments, the data files it
+    read, the library versions, the factories it called); a read whose record differs from
+    the code, data and libraries now runs the function again and replaces the entry. A run
+    that executed code that cannot be recorded (a notebook cell's) is not stored.
     The folder: ``$DPVIZ_CACHE`` or ``.dpviz_cache`` in the project. Bypassed under
     ``DPVIZ_CACHE=off``, :func:`cache_bypassed` or an unwritable folder (one warning).
-    ``progress`` is not part of the key; after changing an algorithm, ``make clean``.
+    ``progress`` is not part of the key.
     """
     ignore = ["progress"] if "progress" in inspect.signature(function).parameters else []
     memoized: dict[Path, Callable[..., pd.DataFrame]] = {}
@@ -78,14 +133,15 @@ def cache(function: Callable[..., pd.DataFrame]) -> Callable[..., pd.DataFrame]:
     def wrapper(*args: Any, **kwargs: Any) -> pd.DataFrame:
         if _BYPASSED.get() or os.environ.get("DPVIZ_CACHE", "").lower() == "off":
             return function(*args, **kwargs)
-        folder = Path(os.environ.get("DPVIZ_CACHE", _PROJECT / ".dpviz_cache")) / __version__
+        folder = Path(os.environ.get("DPVIZ_CACHE", _PROJECT / ".dpviz_cache")) / CACHE_FORMAT
         if not _writable(folder):
             return function(*args, **kwargs)
         if folder not in memoized:
             from joblib import Memory  # a cached run's: not for reading a shipped result
 
-            memoized[folder] = Memory(folder, verbose=0).cache(function, ignore=ignore)
-        return memoized[folder](*args, **kwargs)
+            memoized[folder] = Memory(folder, verbose=0).cache(_recorded(function),
+                                                               ignore=ignore)
+        return _read_or_run(memoized[folder], args, kwargs)
 
     return wrapper
 
@@ -106,15 +162,28 @@ _MEMORY: dict[str, OrderedDict] = {}
 
 
 def recall(kind: str, key: Hashable, compute: Callable[[], Any], maxsize: int | None = None) -> Any:
-    """``compute()``, remembered in memory under ``(kind, key)``; ``kind`` keeps ``maxsize``."""
+    """``compute()``, remembered in memory under ``(kind, key)``; ``kind`` keeps ``maxsize``.
+
+    Remembered with what it ran when a recording runs (:mod:`dpviz.provenance`), which is told
+    it again at each later use (else a cached result's record would miss it).
+    """
     store = _MEMORY.setdefault(kind, OrderedDict())
-    if key in store:
+    if key in store and provenance.known(store[key][1]):
         store.move_to_end(key)
-        return store[key]
-    value = store[key] = compute()
+    else:
+        with provenance.watched() as seen:
+            _keep(store, key, (compute(), seen), maxsize)
+    value, seen = store[key]
+    provenance.replay(seen)
+    return value
+
+
+def _keep(store: OrderedDict, key: Hashable, entry: Any, maxsize: int | None) -> None:
+    """Put ``entry`` last in ``store``, the oldest entries out beyond ``maxsize``."""
+    store[key] = entry
+    store.move_to_end(key)
     if maxsize is not None and len(store) > maxsize:
         store.popitem(last=False)
-    return value
 
 
 def remember(maxsize: int | None = None) -> Callable[[F], F]:
@@ -155,12 +224,18 @@ def curve(
     store = _MEMORY.setdefault("curve", OrderedDict()) if key is not None else {}
     points: dict[tuple[int, float], list[dict]] = {}
     for run in runs:
-        missing = [e for e in dict.fromkeys(eps) if (key, run, e) not in store]
-        for e, records in zip(missing, evaluate(run, missing) if missing else [], strict=True):
+        missing = [e for e in dict.fromkeys(eps)
+                   if (key, run, e) not in store or not provenance.known(store[key, run, e][1])]
+        with provenance.watched() as seen:
+            evaluated = evaluate(run, missing) if missing else []
+        for e, records in zip(missing, evaluated, strict=True):
             points[run, e] = records
             if key is not None:
-                recall("curve", (key, run, e), lambda r=records: r, maxsize=65536)
-        points.update({(run, e): store[key, run, e] for e in eps if (run, e) not in points})
+                _keep(store, (key, run, e), (records, seen), maxsize=65536)
+        for e in eps:
+            if (run, e) not in points:
+                points[run, e], earlier = store[key, run, e]
+                provenance.replay(earlier)
     return pd.DataFrame([record for e in eps for run in runs for record in points[run, e]])
 
 

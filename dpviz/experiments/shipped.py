@@ -1,13 +1,17 @@
 """Results shipped with the workbook: reproductions that take minutes, read from small files.
 
 Each shipped call is a tidy CSV in ``dpviz/results/`` beside a JSON saying how it was made,
-with the SHA-256 of the CSV's bytes. ``make results`` sets ``DPVIZ_SAVE_RESULTS=1`` to rewrite
-the files. The files hold summary statistics only.
+with the SHA-256 of the CSV's bytes and the record of what it ran (``ran``: the digests of the
+modules it executed, the data files it read, the library versions, :mod:`dpviz.provenance`).
+``make results`` sets ``DPVIZ_SAVE_RESULTS=1`` to rewrite the files (``ONLY=fi``: one
+notebook module's); ``python -m dpviz.experiments.shipped --stale`` names the files whose
+record no longer matches the code. The files hold summary statistics only.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import hashlib
 import inspect
@@ -24,13 +28,14 @@ from typing import Any
 
 import pandas as pd
 
-from dpviz import __version__
+from dpviz import __version__, provenance
 from dpviz.errors import DPVizError
-from dpviz.experiments.runner import cache_bypassed
+from dpviz.experiments.runner import cache_bypassed, changes
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 PACKAGE = Path(__file__).resolve().parents[1]
 DIGEST_KEY = "csv_sha256"
+RAN_KEY = "ran"
 _FIX = ("regenerate the shipped files (make results) or recompute it in the notebook "
         "(start Jupyter with DPVIZ_RECOMPUTE=1 in the environment)")
 
@@ -173,8 +178,9 @@ def _recompute(function: Callable[..., pd.DataFrame], args: tuple, kwargs: dict)
     run = getattr(function, "__wrapped__", function)
     if "progress" in inspect.signature(run).parameters:
         kwargs = {**kwargs, "progress": True}
+    saving = os.environ.get("DPVIZ_SAVE_RESULTS", "").strip() == "1"
     start = time.perf_counter()
-    with cache_bypassed():
+    with cache_bypassed(), provenance.recording() if saving else contextlib.nullcontext() as seen:
         frame = run(*args, **kwargs)
     seconds = time.perf_counter() - start
     if not isinstance(frame, pd.DataFrame):
@@ -183,7 +189,14 @@ def _recompute(function: Callable[..., pd.DataFrame], args: tuple, kwargs: dict)
         )
     frame = frame.reset_index(drop=True)
     frame.attrs["provenance"] = {"recomputed": True, "seconds": round(seconds, 1)}
-    if os.environ.get("DPVIZ_SAVE_RESULTS", "").strip() == "1":
+    if saving:
+        ran = provenance.record(seen)
+        if ran is None:
+            raise ShippedResultError(
+                f"{function.__name__} ran code that cannot be recorded (typed in a notebook "
+                "cell or at a prompt, or a factory holding values that cannot be pickled): "
+                "it cannot ship"
+            )
         meta = {
             "function": f"{run.__module__}.{run.__qualname__}",
             "arguments": _arguments(function, args, kwargs),
@@ -195,6 +208,7 @@ def _recompute(function: Callable[..., pd.DataFrame], args: tuple, kwargs: dict)
             "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
                        f"Python {platform.python_version()}",
             "command": "make results",
+            RAN_KEY: ran,
         }
         frame.attrs["provenance"] = _save(result_path(function, *args), frame, meta)
     return frame
@@ -274,19 +288,59 @@ def stamp(folder: Path | None = None) -> list[Path]:
     return [meta_path for meta_path, _ in pending]
 
 
-def main(argv: list[str] | None = None) -> None:
-    """``python -m dpviz.experiments.shipped --stamp``: see :func:`stamp`."""
+def stale(folder: Path | None = None) -> dict[str, list[str]]:
+    """Each shipped result whose record differs from the code now: its CSV's name, what changed.
+
+    A file without a record (made before results recorded what they ran) is stale: nothing
+    says which code made it.
+    """
+    folder = RESULTS if folder is None else folder
+    found = {}
+    for meta_path in sorted(folder.glob("*.json")):
+        meta = _read_meta(meta_path.with_suffix(".csv"))
+        record = meta.get(RAN_KEY)
+        if record is None:
+            why = [f"no record of what it ran (made at {meta.get('code_version', '?')})"]
+        else:
+            why = changes(record)
+        if why:
+            found[meta_path.with_suffix(".csv").name] = why
+    return found
+
+
+def _print_stale(folder: Path) -> int:
+    """Print the stale shipped files of ``folder`` and what changed; 1 if any, else 0."""
+    found = stale(folder)
+    total = len(list(folder.glob("*.json")))
+    for name, why in found.items():
+        print(f"{name}: {'; '.join(why)}")
+    print(f"{len(found)} of {total} shipped result(s) in {folder} stale" if found else
+          f"all {total} shipped result(s) in {folder} match the code")
+    return 1 if found else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m dpviz.experiments.shipped --stamp`` (:func:`stamp`) or ``--stale``."""
     parser = argparse.ArgumentParser(
         prog="python -m dpviz.experiments.shipped",
-        description="Record each shipped CSV's SHA-256 in its JSON (dpviz/results/).",
+        description="Check the shipped results of dpviz/results/ (or --folder).",
     )
-    parser.add_argument("--stamp", action="store_true", required=True,
-                        help="add the digest to every JSON that has none")
-    parser.parse_args(argv)
-    stamped = stamp()
-    print(f"stamped {len(stamped)} file(s) in {RESULTS}" +
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument("--stamp", action="store_true",
+                        help="add the CSV's SHA-256 to every JSON that has none")
+    action.add_argument("--stale", action="store_true",
+                        help="list the files whose record of what they ran differs from the "
+                             "code, data and libraries now, with what changed (exit 1 if any)")
+    parser.add_argument("--folder", type=Path, default=None, help="another results folder")
+    options = parser.parse_args(argv)
+    folder = RESULTS if options.folder is None else options.folder
+    if options.stale:
+        return _print_stale(folder)
+    stamped = stamp(folder)
+    print(f"stamped {len(stamped)} file(s) in {folder}" +
           "".join(f"\n  {path.name}" for path in stamped))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -21,6 +21,7 @@ import pkgutil
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from dpviz.errors import InvalidParameterError
 from dpviz.experiments.shipped import (
     ShippedResultError,
     ShippedResultIntegrityError,
@@ -28,7 +29,7 @@ from dpviz.experiments.shipped import (
     result,
 )
 
-__all__ = ["load_all", "quick", "run_shipped", "settings", "ships"]
+__all__ = ["load_all", "quick", "run_shipped", "settings", "shipping_modules", "ships"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -76,14 +77,30 @@ def load_all() -> None:
         importlib.import_module(f"{__name__}.{module.name}")
 
 
-def run_shipped() -> None:
-    """Call every notebook's shipped reproductions (each module's ``SHIPPED``), in order.
+def shipping_modules() -> dict[str, tuple]:
+    """The notebook modules that ship results, by name (``fi``, ``fs`` ...): their ``SHIPPED``."""
+    found = {}
+    for module in pkgutil.iter_modules(__path__):
+        shipped = getattr(importlib.import_module(f"{__name__}.{module.name}"), "SHIPPED", ())
+        if shipped:
+            found[module.name] = tuple(shipped)
+    return found
 
+
+def run_shipped(only: str = "") -> None:
+    """Call the notebooks' shipped reproductions (each module's ``SHIPPED``), in order.
+
+    ``only``: a module's name, or names with commas (``make results ONLY=fi``); all if empty.
     They read the shipped files; ``make results`` sets ``DPVIZ_RECOMPUTE=1`` and
     ``DPVIZ_SAVE_RESULTS=1``, so that each is recomputed with the full settings and rewritten.
     """
-    for module in pkgutil.iter_modules(__path__):
-        shipped = getattr(importlib.import_module(f"{__name__}.{module.name}"), "SHIPPED", ())
-        for reproduce in shipped:
-            print(f"{module.name}: {getattr(reproduce, '__name__', reproduce)}", flush=True)
+    modules = shipping_modules()
+    chosen = [name.strip() for name in only.split(",") if name.strip()] or list(modules)
+    if unknown := [name for name in chosen if name not in modules]:
+        raise InvalidParameterError(
+            f"ONLY={only}: {', '.join(unknown)} ships no results; the modules that do: "
+            f"{', '.join(modules)}")
+    for name in chosen:
+        for reproduce in modules[name]:
+            print(f"{name}: {getattr(reproduce, '__name__', reproduce)}", flush=True)
             reproduce()
