@@ -159,6 +159,7 @@ ROOT_SPLIT = AuditTask(
     min_bound=0.3,
     hint="draw the split with the exponential mechanism at ε = 1, sensitivity 1, from the "
          "utilities you are given",
+    allowed=("dpviz.mechanisms.",),  # the exercise is the audit: dpviz's samplers may be used
 )
 
 
@@ -173,6 +174,7 @@ BREAK_SCALE = BreakTask(
     exact=lambda c: laplace_law(c, 2.0),
     epsilon=1.0,
     hint="keep the Laplace noise, but with the scale of a mechanism that spends twice the ε",
+    allowed=("dpviz.mechanisms.",),
 )
 
 

@@ -49,18 +49,24 @@ def reference_mechanism(data, n, rng):
     return rng.choice(len(q), size=n, p=w / w.sum())
 
 
+def _q_max(data):
+    """q_Max of each attribute of binary rows, in numpy (an answer may not call dpviz's)."""
+    rows = np.asarray(data)
+    return np.array([sum(max(np.sum((rows[:, a] == v) & (rows[:, -1] == c)) for c in (0, 1))
+                         for v in (0, 1)) for a in range(rows.shape[1] - 1)], dtype=float)
+
+
 def _em_mechanism(rate):
     """The root split with weights exp(rate·q): rate 1/2 is right; others are wrong ε."""
     def mechanism(data, n, rng):
-        q = np.array([fx.row_counts(data)[a].max(axis=1).sum() for a in range(3)])
+        q = _q_max(data)
         w = np.exp(rate * (q - q.max()))
         return rng.choice(3, size=n, p=w / w.sum())
     return mechanism
 
 
 def _argmax_mechanism(data, n, rng):
-    q = fx.row_counts(data).max(axis=2).sum(axis=1)
-    return np.full(n, int(np.argmax(q)))
+    return np.full(n, int(np.argmax(_q_max(data))))
 
 
 # ------------------------------------------------------------------------ 03.1 privacy argument
@@ -121,6 +127,40 @@ def test_03_2_gini_sign_and_empty_values_matter():
             check("03.2", wrong)
 
 
+def _without_the_max(counts, epsilon, criterion):
+    q = _scores(counts, criterion)  # exp of the scores themselves: inf at thousands of rows
+    w = np.exp(epsilon * q / (2 * {"max": 1.0, "gini": 2.0}[criterion]))
+    return w / w.sum()
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the overflow is what is tested
+@pytest.mark.parametrize("wrong", [
+    _without_the_max,
+    lambda counts, epsilon, criterion: reference_split_probabilities(counts, max(epsilon, 0.1),
+                                                                     criterion),
+    lambda counts, epsilon, criterion: fx.split_probabilities(counts, epsilon, criterion),
+], ids=["no max subtracted", "ε clamped to 0.1", "dpviz's own"])
+def test_03_2_answers_not_right_at_the_edges_fail(wrong):
+    with pytest.raises(AssertionError, match="Hint"):
+        check("03.2", wrong)
+
+
+def test_03_2_dpvizs_own_probabilities_are_refused_as_such():
+    with pytest.raises(AssertionError, match=r"calls dpviz's dpviz\.explore\.fs\."
+                                             r"split_probabilities; this exercise asks you"):
+        check("03.2", fx.split_probabilities)
+
+
+def test_03_2_checks_drawn_cases_too(capsys, monkeypatch):
+    spec = EXERCISES["03.2"]
+    drawn = spec.drawn_cases()
+    assert len(drawn) == 3 and spec.all_cases()[len(spec.cases):] == drawn
+    monkeypatch.setenv("DPVIZ_CASE_SEED", "123")  # a grader's seed: other cases, same verdicts
+    assert spec.drawn_cases() != drawn
+    check("03.2", reference_split_probabilities)
+    assert "On 8 cases" in capsys.readouterr().out
+
+
 def test_03_2_exact_law_is_dpviz_exponential_mechanism():
     """The cases are not degenerate: every attribute has a real chance."""
     for case in fx.SPLIT_CASES:
@@ -147,6 +187,15 @@ def test_03_3_wrong_mechanisms_fail(good_audit):
     for wrong in (_argmax_mechanism, _em_mechanism(1.0), _em_mechanism(0.25)):
         with pytest.raises(AssertionError, match="output law"):
             check("03.3", (wrong, D, D_PRIME, good_audit))
+
+
+def test_03_3_a_mechanism_built_on_dpvizs_law_is_refused(good_audit):
+    def rigged(data, n, rng):
+        law = fx.root_split_law(data)
+        return rng.choice(list(law), size=n, p=list(law.values()))
+
+    with pytest.raises(AssertionError, match=r"calls dpviz's dpviz\.explore\.fs\.root_split_law"):
+        check("03.3", (rigged, D, D_PRIME, good_audit))
 
 
 def test_03_3_sampling_test_is_sound():

@@ -347,6 +347,20 @@ def overlap_audit(epsilon: float = 1.0, *, counts: tuple[int, int] = (20, 30),
 # One exercise in one place: the question (the notebook asks it in full), the check's cases and
 # settings, its hint, and the worked answer the instructor's key returns
 # (dpviz.ui.exercises.solution; never shown in the notebook). Registered at the end.
+#
+# The mechanism checks (01.1–01.4) hold at the edges: fixed cases at ε = 0.01 and at large
+# counts and utilities, one or two more cases drawn per check (ε from 0.01 to 10,
+# log-uniform), a tail cell at each end of a numeric law (exercise_kinds.TAIL_DRAWS). Refused,
+# each with probability above 1 − 10⁻⁶ (tests/test_building_blocks_exercises.py computes it):
+# ε clamped to ≥ 0.1 (or ≥ 0.5), the noise scale capped (at 10), noise truncated or clipped
+# within 5.5 scales of the value, an exponential mechanism that does not subtract the largest
+# utility before exp (utilities (1500, 1490) overflow), an answer that calls dpviz for it.
+
+
+def _log_uniform(rng: np.random.Generator, low: float, high: float) -> float:
+    """A number between ``low`` and ``high``, log-uniform, to 3 significant digits."""
+    return float(f"{math.exp(rng.uniform(math.log(low), math.log(high))):.3g}")
+
 
 # --- 01.1 · Write the Laplace mechanism: laplace_mech(value, sensitivity, epsilon, rng), one
 # ε-DP release of the number `value` (a float), its noise drawn from `rng`.
@@ -367,11 +381,18 @@ def _laplace_mech(value: float, sensitivity: float, epsilon: float,
 # --- answer: end
 
 
+def _laplace_case(rng: np.random.Generator) -> dict[str, float]:
+    """A drawn case of 01.1: any value, Δ from 0.5 to 5, ε from 0.01 to 10."""
+    return {"value": float(rng.integers(-10_000, 10_000)),
+            "sensitivity": float(rng.choice([0.5, 1.0, 2.0, 5.0])),
+            "epsilon": _log_uniform(rng, 0.01, 10.0)}
+
+
 LAPLACE = Implementation(
     cases=({"value": 100.0, "sensitivity": 1.0, "epsilon": 1.0},
-           {"value": 0.0, "sensitivity": 1.0, "epsilon": 0.1},
+           {"value": 0.0, "sensitivity": 1.0, "epsilon": 0.01},
            {"value": 5.0, "sensitivity": 2.0, "epsilon": 0.5}),
-    exact=laplace_law, sampler=True, output="number",
+    exact=laplace_law, sampler=True, output="number", draw_case=_laplace_case,
     hint="the noise must hide a change of Δ in the answer at privacy level ε: does it grow or "
          "shrink when Δ grows, and when ε grows? numpy's rng.laplace takes loc and scale",
     solution=_laplace_mech,
@@ -394,10 +415,15 @@ def _geometric_mech(count: int, epsilon: float, rng: np.random.Generator) -> int
 # --- answer: end
 
 
+def _geometric_case(rng: np.random.Generator) -> dict[str, float]:
+    """A drawn case of 01.2: a count up to 100,000, ε from 0.01 to 5."""
+    return {"count": int(rng.integers(0, 100_000)), "epsilon": _log_uniform(rng, 0.01, 5.0)}
+
+
 GEOMETRIC = Implementation(
     cases=({"count": 10, "epsilon": 1.0}, {"count": 0, "epsilon": 0.5},
-           {"count": 3, "epsilon": 2.0}),
-    exact=geometric_law, sampler=True, output="int",
+           {"count": 3, "epsilon": 2.0}, {"count": 1500, "epsilon": 0.01}),
+    exact=geometric_law, sampler=True, output="int", draw_case=_geometric_case,
     hint="return an integer whose chance falls by the factor e^(−ε) per step away from the "
          "count, on both sides; rounding Laplace noise does not give that law. What is the "
          "ratio P(k + 1)/P(k) of rng.geometric(p)?",
@@ -422,13 +448,26 @@ def _exponential_mech(utilities: Sequence[float], epsilon: float, sensitivity: f
 # --- answer: end
 
 
+def _selection_case(rng: np.random.Generator) -> dict[str, object]:
+    """A drawn case of 01.3: 2–5 utilities near a large one (up to 3,000), ε from 0.01 to 2."""
+    base = int(rng.integers(0, 3000))
+    k = int(rng.integers(2, 6))
+    return {"utilities": tuple(base + int(d) for d in rng.integers(0, 12, size=k)),
+            "epsilon": _log_uniform(rng, 0.01, 2.0),
+            "sensitivity": float(rng.choice([1.0, 2.0]))}
+
+
 EXPONENTIAL = Implementation(
     cases=({"utilities": (5, 10), "epsilon": 0.1, "sensitivity": 1.0},
            {"utilities": (10, 8, 5, 0), "epsilon": 0.5, "sensitivity": 1.0},
-           {"utilities": (3, 1, 2), "epsilon": 1.0, "sensitivity": 2.0}),
-    exact=exponential_law, sampler=True, output="int",
+           {"utilities": (3, 1, 2), "epsilon": 1.0, "sensitivity": 2.0},
+           {"utilities": (5, 10), "epsilon": 0.01, "sensitivity": 1.0},
+           {"utilities": (1500, 1490), "epsilon": 1.0, "sensitivity": 1.0}),
+    exact=exponential_law, sampler=True, output="int", draw_case=_selection_case, n_drawn=1,
     hint="compare your weights with the formula of §2 term by term (ε, Δ and the 2); return "
-         "the index of the chosen candidate (an int), drawn with rng",
+         "the index of the chosen candidate (an int), drawn with rng. With utilities like "
+         "(1500, 1490), exp overflows to inf: the weights may all be divided by the same number "
+         "first",
     solution=_exponential_mech,
 )
 
@@ -447,10 +486,19 @@ def _report_noisy_max(counts: Sequence[int], epsilon: float, rng: np.random.Gene
 # --- answer: end
 
 
+def _counts_case(rng: np.random.Generator) -> dict[str, object]:
+    """A drawn case of 01.4: 2–4 counts near a large one (up to 3,000), ε from 0.01 to 2."""
+    base = int(rng.integers(0, 3000))
+    k = int(rng.integers(2, 5))
+    return {"counts": tuple(base + int(d) for d in rng.integers(0, 12, size=k)),
+            "epsilon": _log_uniform(rng, 0.01, 2.0)}
+
+
 NOISY_MAX = Implementation(
     cases=({"counts": (5, 10), "epsilon": 0.1}, {"counts": (3, 7), "epsilon": 0.5},
-           {"counts": (2, 6, 5), "epsilon": 1.0}, {"counts": (0, 0, 0), "epsilon": 1.0}),
-    exact=noisy_max_law, sampler=True, output="int",
+           {"counts": (2, 6, 5), "epsilon": 1.0}, {"counts": (0, 0, 0), "epsilon": 1.0},
+           {"counts": (5, 10), "epsilon": 0.01}, {"counts": (1500, 1490), "epsilon": 0.5}),
+    exact=noisy_max_law, sampler=True, output="int", draw_case=_counts_case, n_drawn=1,
     hint="one fresh draw of noise per count, never negative, of the scale §2 gives; return the "
          "position of the largest noisy count (an int), not the count",
     solution=_report_noisy_max,

@@ -688,7 +688,8 @@ def _rosnam_label(counts: Sequence[int], epsilon: float, rng: np.random.Generato
 
 ROSNAM_LABEL = Implementation(
     cases=({"counts": (3, 7), "epsilon": 0.5}, {"counts": (5, 10), "epsilon": 0.1},
-           {"counts": (2, 6, 5), "epsilon": 1.0}, {"counts": (0, 0, 0), "epsilon": 1.0}),
+           {"counts": (2, 6, 5), "epsilon": 1.0}, {"counts": (0, 0, 0), "epsilon": 1.0},
+           {"counts": (5, 10), "epsilon": 0.01}, {"counts": (1500, 1490), "epsilon": 0.5}),
     exact=leaf_label_law, sampler=True, output="int", n_samples=10_000,
     hint="one independent noise draw per class, never negative; which scale may the noise have "
          "when every count can only grow by one (notebook 01 §0, docs/privacy.md §1)? Return "
@@ -777,6 +778,7 @@ def _equal_split(data: Sequence[int], n: int, rng: np.random.Generator) -> np.nd
 EQUAL_SPLIT_AUDIT = AuditTask(
     cases=((1,), (1, 0), (0, 0, 1), (1, 1, 0, 1, 0)), exact=equal_split_law, epsilon=1.0,
     violation=True, max_loss=EQUAL_SPLIT_MAX_LOSS, n_samples=10_000, relation="rows",
+    allowed=("dpviz.mechanisms.report_noisy_max",),
     hint="reread the recipe: shuffle with rng.permutation, cut with np.array_split(rows, 2) (the "
          "first tree takes the extra row), one ROSNAM label at ε = 1 per tree from its part's "
          "class counts (np.bincount(part, minlength=2)); return the n values 2·label₁ + label₂ "

@@ -418,19 +418,39 @@ def _split_probabilities(counts: Sequence[Any], epsilon: float, criterion: str) 
 # --- answer: end
 
 
+def _node_case(rng: np.random.Generator) -> dict[str, object]:
+    """A drawn case of 03.2: 3 attributes, 2–3 values, 2–3 classes, 30 to 3,000 rows, ε 0.01–2."""
+    values, classes = int(rng.integers(2, 4)), int(rng.integers(2, 4))
+    per_class = rng.multinomial(int(rng.choice([30, 300, 3000])), np.full(classes, 1 / classes))
+    counts = [[[0] * classes for _ in range(values)] for _ in range(3)]
+    for a in range(3):  # every attribute splits the node's same rows among its values
+        for c, n in enumerate(per_class):
+            for j, k in enumerate(rng.multinomial(int(n), rng.dirichlet(np.ones(values)))):
+                counts[a][j][c] = int(k)
+    return {"counts": tuple(tuple(tuple(row) for row in a) for a in counts),
+            "epsilon": float(f"{np.exp(rng.uniform(np.log(0.01), np.log(2.0))):.3g}"),
+            "criterion": str(rng.choice(["max", "gini"]))}
+
+
 _NODE = (((27, 3), (4, 26)), ((16, 14), (15, 15)), ((20, 12), (11, 17)))
+#: A node of 3,010 rows whose Max scores (2995, 2993, 2991) overflow exp at ε = 1 unless the
+#: largest is subtracted first.
+_LARGE_NODE = (((1500, 10), (5, 1495)), ((1499, 11), (6, 1494)), ((1498, 12), (7, 1493)))
 SPLIT_SELECTION = Implementation(
     cases=({"counts": _NODE, "epsilon": 0.2, "criterion": "max"},
            {"counts": _NODE, "epsilon": 0.2, "criterion": "gini"},
            {"counts": (((12, 0, 1), (2, 9, 1), (0, 1, 8)),
                        ((10, 6, 5), (4, 4, 5), (0, 0, 0)),
                        ((7, 1, 0), (7, 9, 10), (0, 0, 0))),
-            "epsilon": 1.0, "criterion": "gini"}),
-    exact=split_probabilities,
+            "epsilon": 1.0, "criterion": "gini"},
+           {"counts": _NODE, "epsilon": 0.01, "criterion": "max"},
+           {"counts": _LARGE_NODE, "epsilon": 1.0, "criterion": "max"}),
+    exact=split_probabilities, draw_case=_node_case, n_drawn=3,
     hint="score each attribute from its own table of counts (Max: rows its split would classify "
          "right; Gini: minus the weighted impurity, a value without rows adds 0), then weight "
          "the scores as the exponential mechanism does for the score's sensitivity (section 2) "
-         "and normalise",
+         "and normalise; on a node of thousands of rows exp overflows to inf unless all the "
+         "scores are first lowered by the same amount",
     solution=_split_probabilities,
 )
 #: The nodes of exercise 03.2: counts τ_jc (attributes, values, classes); a value no row
@@ -479,7 +499,7 @@ ROOT_SPLIT = AuditTask(
            ((0, 0, 1, 0), (1, 0, 0, 0), (1, 0, 1, 0), (0, 1, 1, 1), (1, 1, 0, 1), (0, 1, 0, 1),
             (1, 1, 1, 0))),
     exact=root_split_law, epsilon=ROOT_SPLIT_EPSILON, max_loss=ROOT_SPLIT_MAX_LOSS,
-    min_bound=0.15, relation="rows",
+    min_bound=0.15, relation="rows", allowed=("dpviz.mechanisms.",),
     hint="count τ_jc of every attribute from the rows, score each attribute with q_Max "
          "(sensitivity 1) and draw n attributes with the exponential mechanism at ε = 1; return "
          "an array of n attribute indices 0, 1, 2",

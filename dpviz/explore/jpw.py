@@ -567,10 +567,18 @@ def _summed_count(counts: Sequence[int], epsilon: float, rng: np.random.Generato
 # --- answer: end
 
 
+def _summed_count_case(rng: np.random.Generator) -> dict[str, object]:
+    """A drawn case of 02.2: 1–4 trees, counts up to 2,000, a total ε from 0.05 to 5."""
+    n = int(rng.integers(1, 5))
+    return {"counts": tuple(int(c) for c in rng.integers(0, 2000, size=n)),
+            "epsilon": float(f"{math.exp(rng.uniform(math.log(0.05), math.log(5.0))):.3g}")}
+
+
 SUMMED_COUNT = Implementation(
     cases=({"counts": (0, 0, 0, 0, 0), "epsilon": 1.0}, {"counts": (4, 0, 7), "epsilon": 0.5},
-           {"counts": (25,), "epsilon": 2.0}),
+           {"counts": (25,), "epsilon": 2.0}, {"counts": (1200, 800), "epsilon": 0.02}),
     exact=summed_count_law, sampler=True, output="int", n_samples=10_000,
+    draw_case=_summed_count_case, n_drawn=1, allowed=("dpviz.mechanisms.discrete_laplace",),
     hint="go back to Fig. 5 and the budget split of this notebook: how much ε does each tree "
          "get, and which leaves get noise? Each tree's noise is drawn independently; "
          "dpviz.mechanisms.discrete_laplace draws discrete Laplace noise",
@@ -601,9 +609,15 @@ def _recount_mechanism(data: tuple[int, int], n: int, rng: np.random.Generator) 
 # --- answer: end
 
 
+def _recount_case(rng: np.random.Generator) -> tuple[int, int]:
+    """A drawn case of 02.3: counts (c1, c2) up to 1,000."""
+    return (int(rng.integers(0, 1000)), int(rng.integers(0, 1000)))
+
+
 RECOUNT_AUDIT = AuditTask(
     cases=((5, 3), (0, 0)), exact=recount_sum_law, epsilon=1.0, violation=True, max_loss=2.0,
-    min_bound=1.0, relation="counts",
+    min_bound=1.0, relation="counts", draw_case=_recount_case,
+    allowed=("dpviz.mechanisms.discrete_laplace",),
     hint="reread the question: which count does each release add noise to, at which ε, and is "
          "the second release's noise drawn afresh? Return n draws of R1 + R2 as an array",
     solution=(_recount_mechanism, (5, 3), (6, 3)),

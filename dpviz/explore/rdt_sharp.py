@@ -575,6 +575,7 @@ PSEUDO_LABEL = Implementation(
     cases=({"counts": ((3, 1), (2, 0), (4, 2), (0, 0), (1, 1)), "epsilon": 0.5},
            {"counts": ((3, 2, 1), (1, 3, 2)), "epsilon": 2.0}),
     exact=_pseudo_label_exact, sampler=True, output="int",
+    allowed=("dpviz.mechanisms.discrete_laplace",),
     hint="every counter of every primary tree gets its own noise, at that tree's share of the "
          "budget; the pseudo-label compares the sums over the trees",
     solution=_pseudo_label,

@@ -10,12 +10,15 @@ the instructor's key. The registry is :mod:`dpviz.ui.exercises`.
 from __future__ import annotations
 
 import math
+import os
 import re
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from types import ModuleType
+from pathlib import Path
+from types import FrameType, ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -48,6 +51,15 @@ wall_clock: Callable[[], float] = time.perf_counter
 WALL_FACTOR = 10.0
 #: The hint of an answer that draws from anything but the generator it is given.
 RNG_HINT = "your function must draw only from the rng it is given"
+#: Draws a sampling check expects in each tail cell: the outermost TAIL_DRAWS / n_samples of a
+#: numeric law's mass on each side is a cell of its own (for 20,000 draws, 0.15 %: Laplace noise
+#: beyond 5.8 scales), so that noise truncated or clipped short of it is refused.
+TAIL_DRAWS = 30
+#: The environment variable that sets the seed of every check's drawn cases (a grader's own,
+#: kept outside the repository); without it each exercise draws from its ``seed``.
+CASE_SEED_VARIABLE = "DPVIZ_CASE_SEED"
+#: The folder of the dpviz package: an answer may not call into it (but what its spec allows).
+_DPVIZ = str(Path(__file__).resolve().parent.parent) + os.sep
 
 
 
@@ -100,9 +112,10 @@ class _Watch:
     Or past :data:`WALL_FACTOR` × ``limit`` seconds of the wall clock (an answer that sleeps).
     """
 
-    def __init__(self, limit: float) -> None:
+    def __init__(self, limit: float, calls: _Calls | None = None) -> None:
         self.start, self.limit, self.done = clock(), limit, 0
         self.wall_start = wall_clock()
+        self.calls = calls  # the profile of the answer's calls, when they are watched
 
     def seconds(self) -> float:
         return clock() - self.start
@@ -112,6 +125,71 @@ class _Watch:
         if (self.seconds() > self.limit
                 or wall_clock() - self.wall_start > WALL_FACTOR * self.limit):
             raise _Late
+
+
+class _Calls:
+    """A profile of one answer's calls (``sys.setprofile``): the first call into dpviz it makes.
+
+    A call into the dpviz package from code outside it (the answer's own, numpy's) is
+    recorded unless its name (``module.qualname``) starts with one of ``allowed`` or its code
+    is one of ``keys`` (the worked answers); calls that dpviz makes inside it are not looked at.
+    numpy, math, random and everything outside dpviz may be called freely.
+    """
+
+    def __init__(self, allowed: Sequence[str] = (), keys: Sequence[Any] = ()) -> None:
+        self.allowed = tuple(allowed)
+        self.keys = {getattr(k, "__code__", None) for k in keys} - {None}
+        self.found: str | None = None
+        self.depth = 0
+        self.inside: int | None = None  # the depth at which the current call into dpviz began
+
+    def run(self, f: Callable[..., Any], args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Any:
+        """``f(*args, **kwargs)`` under the profile (any profiler set before is put back)."""
+        previous, self.depth, self.inside = sys.getprofile(), 0, None
+        sys.setprofile(self._event)
+        try:
+            return f(*args, **kwargs)
+        finally:
+            sys.setprofile(previous)
+
+    def _event(self, frame: FrameType, event: str, arg: Any) -> None:
+        if event == "call":
+            self.depth += 1
+            if self.inside is None and frame.f_code.co_filename.startswith(_DPVIZ):
+                self.inside = self.depth
+                name = f"{frame.f_globals.get('__name__', '?')}.{frame.f_code.co_qualname}"
+                if frame.f_code not in self.keys and not name.startswith(self.allowed):
+                    self.found = self.found or name
+        elif event == "return":
+            if self.inside == self.depth:
+                self.inside = None
+            self.depth -= 1
+        elif event == "c_call" and self.inside is None:
+            module = getattr(arg, "__module__", None) or ""
+            if module == "dpviz" or module.startswith("dpviz."):
+                self.found = self.found or f"{module}.{getattr(arg, '__qualname__', arg)}"
+
+
+def _run_answer(f: Callable[..., Any], args: tuple[Any, ...], kwargs: Mapping[str, Any],
+                key: str, where: str, noun: str, hint: str, calls: _Calls | None = None) -> Any:
+    """``f(*args, **kwargs)``, watched by ``calls``; an exception it raises is a refusal."""
+    try:
+        return f(*args, **kwargs) if calls is None else calls.run(f, args, kwargs)
+    except _Late:
+        raise
+    except Exception as err:  # the student's code failed: say where, briefly
+        text = str(err).strip().splitlines()
+        raise AssertionError(
+            f"Exercise {key}: on {where}, your {noun} raised {type(err).__name__}"
+            f"{': ' + text[0][:200] if text else ''}.\nHint: {hint}") from None
+
+
+def _refuse_calls(key: str, noun: str, calls: _Calls, hint: str) -> AssertionError:
+    allowed = ", ".join(calls.allowed)
+    return AssertionError(
+        f"Exercise {key}: your {noun} calls dpviz's {calls.found}; this exercise asks you to "
+        f"write that part yourself (numpy, math and random are fine"
+        f"{'; from dpviz only ' + allowed if allowed else ''}).\nHint: {hint}")
 
 
 #: ``draw(case, rng, n, watch)``: n outputs for ``case`` drawn from ``rng``, ticking ``watch``.
@@ -134,8 +212,17 @@ class _SamplingTest:
 
     Before it, :data:`PROBE_DRAWS` draws per case are drawn twice from generators of one seed
     (they must agree: the answer draws only from its ``rng``) and timed: a check projected
-    past ``time_budget`` seconds is refused at once, and the draws are stopped there. After
-    it, generators of another seed must give other draws.
+    past ``time_budget`` seconds is refused at once, and the draws are stopped there. The first
+    probe also profiles the answer's calls: one into dpviz (but the functions named in
+    ``allowed``, prefixes of ``module.qualname``) is refused. After the test, generators of
+    another seed must give other draws.
+
+    Its cells: up to ``max_cells`` per case, and a tail cell at each end of a numeric law
+    holding ``tail_draws`` / ``n_samples`` of its mass (:data:`TAIL_DRAWS`; 0: none). A
+    sampler never reaching a tail cell is refused almost surely (its count is 0 where
+    ``tail_draws`` are expected; the cell's level is ``false_alarm`` / cells).
+    ``draw_case(rng)``, if given, draws ``n_drawn`` more cases per check, from a generator
+    seeded by ``seed`` (or by the environment's :data:`CASE_SEED_VARIABLE`).
     """
 
     n_samples: int = 20_000
@@ -143,14 +230,41 @@ class _SamplingTest:
     seed: int = 0
     max_cells: int = 30
     time_budget: float = TIME_BUDGET
+    tail_draws: int = TAIL_DRAWS
+    allowed: tuple[str, ...] = ()
+    draw_case: Callable[[np.random.Generator], Any] | None = None
+    n_drawn: int = 2
 
     def __post_init__(self) -> None:
         check_int(self.n_samples, "n_samples", minimum=100)
         check_int(self.seed, "seed", minimum=0)
         check_int(self.max_cells, "max_cells", minimum=2)
+        check_int(self.tail_draws, "tail_draws", minimum=0)
+        check_int(self.n_drawn, "n_drawn", minimum=0)
         check_positive(self.time_budget, "time_budget")
         if not (is_real(self.false_alarm) and 0 < self.false_alarm < 1):
             raise InvalidParameterError(f"false_alarm must be in (0, 1), got {self.false_alarm!r}")
+        allowed = (self.allowed,) if isinstance(self.allowed, str) else tuple(self.allowed)
+        object.__setattr__(self, "allowed", allowed)
+
+    @property
+    def tail(self) -> float:
+        """The mass of each tail cell: ``tail_draws`` / ``n_samples``."""
+        return self.tail_draws / self.n_samples
+
+    def drawn_cases(self) -> tuple[Any, ...]:
+        """The ``n_drawn`` cases ``draw_case`` draws for this check (none without it)."""
+        if self.draw_case is None or not self.n_drawn:
+            return ()
+        seed = os.environ.get(CASE_SEED_VARIABLE, "").strip()
+        rng = np.random.default_rng([int(seed) if seed.isdigit() else self.seed, 7919])
+        return tuple(self.draw_case(rng) for _ in range(self.n_drawn))
+
+    def calls(self) -> _Calls:
+        """A profile for the answer's calls: dpviz refused but ``allowed`` and the key."""
+        key = getattr(self, "solution", None)
+        key = key[0] if isinstance(key, tuple) else key
+        return _Calls(self.allowed, [key] if key is not None else [])
 
     def check_draws(self, draw: Draw, cases: Sequence[Any], laws: list[LawLike],
                     names: list[str], key: str, hint: str, what: str,
@@ -162,9 +276,12 @@ class _SamplingTest:
             return [draw(case, np.random.default_rng([self.seed, i, *other_seed]), n, watch)
                     for i, case in enumerate(cases)]
 
-        watch = _Watch(self.time_budget / 2)
+        watch = _Watch(self.time_budget / 2, self.calls())
         try:
             first = run(PROBE_DRAWS, watch)
+            calls, watch.calls = watch.calls, None
+            if calls is not None and calls.found:
+                raise _refuse_calls(key, noun, calls, hint)
             split = watch.seconds()
             again = run(PROBE_DRAWS, watch)
         except _Late:
@@ -190,7 +307,7 @@ class _SamplingTest:
                 f"{watch.done:,} of the {total:,} draws done.\nHint: {_FASTER}") from None
         found = _laws().sampling_findings(outputs, laws, n_samples=self.n_samples,
                                   false_alarm=self.false_alarm, max_cells=self.max_cells,
-                                  names=names)
+                                  names=names, tail=self.tail)
         if found:
             raise _refuse(key, found, hint, what)
         if _same_draws(first, run(PROBE_DRAWS, _Watch(math.inf), 1)):
@@ -323,11 +440,17 @@ class Argument:
 
 
 # ----------------------------------------------------------------------------- 2. implementations
+def _arguments(case: Any, *rng: np.random.Generator) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """(args, kwargs) of a case: ``(**case, rng=…)`` for a dict, ``(*case, …)`` for a tuple."""
+    if isinstance(case, Mapping):
+        return (), {**case, **({"rng": rng[0]} if rng else {})}
+    return (*case, *rng), {}
+
+
 def _call(f: Callable[..., Any], case: Any, *rng: np.random.Generator) -> Any:
     """``f(**case, rng=…)`` for a dict of keyword arguments, ``f(*case, …)`` for a tuple."""
-    if isinstance(case, Mapping):
-        return f(**case, **({"rng": rng[0]} if rng else {}))
-    return f(*case, *rng)
+    args, kwargs = _arguments(case, *rng)
+    return f(*args, **kwargs)
 
 
 def _case_name(case: Any) -> str:
@@ -365,9 +488,17 @@ class Implementation(_SamplingTest):
 
     ``sampler=False``: ``f(**case)`` returns the probabilities ({outcome: p} or an array over
     0 … k−1), each within ``tolerance``. ``sampler=True``: ``f(**case, rng=rng)`` returns one
-    draw; ``n_samples`` draws per case go through the sampling test. ``output`` (samplers):
-    ``"int"`` refuses a float, ``"number"`` anything but a real number, both take a scalar or
-    a one-element array alike; ``"any"`` takes every hashable outcome. ``solution``: a
+    draw; ``n_samples`` draws per case go through the sampling test. The cases are ``cases``
+    and those ``draw_case`` draws (:class:`_SamplingTest`); the function may not call dpviz
+    (but ``allowed``), an exception it raises is a refusal.
+
+    Resolution (the defaults: 20,000 draws, false alarm 10⁻⁶): a law whose draws never reach
+    the outermost 0.15 % of a numeric law on one side (:data:`TAIL_DRAWS` / ``n_samples``;
+    Laplace noise truncated or clipped within 5.5 scales, geometric noise within 5.5/ε steps)
+    is refused with probability above 1 − 10⁻⁶ (10,000 draws: 0.3 %, about 5 scales); the power
+    against any other wrong law is :meth:`power`. ``output`` (samplers): ``"int"`` refuses a
+    float, ``"number"`` anything but a real number, both take a scalar or a one-element array
+    alike; ``"any"`` takes every hashable outcome. ``solution``: a
     function the check accepts (the instructor's key).
     """
 
@@ -393,44 +524,66 @@ class Implementation(_SamplingTest):
         """A function this check accepts."""
         return _solution(self)
 
+    def all_cases(self) -> tuple[Any, ...]:
+        """The cases a check uses: ``cases``, then the drawn ones (:meth:`drawn_cases`)."""
+        return (*self.cases, *self.drawn_cases())
+
     def laws(self) -> list[LawLike]:
-        """The exact law of each case."""
-        return [_call(self.exact, case) for case in self.cases]
+        """The exact law of each case a check uses."""
+        return [_call(self.exact, case) for case in self.all_cases()]
 
     def false_alarm_bound(self) -> float:
         """Union bound on the probability that a correct sampler is refused."""
         return _laws().false_alarm_bound(self.laws(), n_samples=self.n_samples,
-                                 false_alarm=self.false_alarm, max_cells=self.max_cells)
+                                 false_alarm=self.false_alarm, max_cells=self.max_cells,
+                                 tail=self.tail)
 
     def power(self, wrong: Callable[..., LawLike]) -> float:
         """Lower bound on the probability that a sampler with law ``wrong(**case)`` is refused."""
-        return _laws().power_lower_bound(self.laws(), [_call(wrong, c) for c in self.cases],
+        return _laws().power_lower_bound(self.laws(), [_call(wrong, c) for c in self.all_cases()],
                                  n_samples=self.n_samples, false_alarm=self.false_alarm,
-                                 max_cells=self.max_cells)
+                                 max_cells=self.max_cells, tail=self.tail)
 
     def verify(self, function: Any, key: str) -> str:
         """The confirmation, or AssertionError saying which case and outcome are off."""
         if not callable(function):
             raise AssertionError(f"Exercise {key}: pass your function itself (no call), "
                                  f"got {function!r}")
+        cases = self.all_cases()
         if self.sampler:
             def draw(case: Any, rng: np.random.Generator, n: int, watch: _Watch) -> list[Any]:
-                out = []
+                out, where = [], _case_name(case)
+                args, kwargs = _arguments(case, rng)
                 for _ in range(n):
-                    out.append(self._one(_call(function, case, rng), key))
+                    value = _run_answer(function, args, kwargs, key, where, "function",
+                                        self.hint, watch.calls)
+                    out.append(self._one(value, key))
                     watch.tick()
                 return out
 
-            self.check_draws(draw, self.cases, self.laws(), [_case_name(c) for c in self.cases],
+            self.check_draws(draw, cases, self.laws(), [_case_name(c) for c in cases],
                              key, self.hint, "your sampler's draws do not follow the law asked for")
             how = f"{self.n_samples:,} draws per case match the exact law"
+            if self._tails_checked():
+                how += (f", down to its outermost {self.tail:.2%} on each side (noise cut "
+                        "short of it is refused)")
         else:
-            findings = [f for case, law in zip(self.cases, self.laws(), strict=True)
-                        for f in self._compare(function, case, law)]
+            calls = self.calls()
+            findings = [f for case, law in zip(cases, self.laws(), strict=True)
+                        for f in self._compare(function, case, law, key, calls)]
+            if calls.found:
+                raise _refuse_calls(key, "function", calls, self.hint)
             if findings:
                 raise _refuse(key, findings, self.hint, "your probabilities are not right")
             how = "your probabilities match the exact ones"
-        return f"Exercise {key}: correct! On {len(self.cases)} cases, {how}."
+        return f"Exercise {key}: correct! On {len(cases)} cases, {how}."
+
+    def _tails_checked(self) -> bool:
+        """True if a case's law has tail cells (numeric, more outcomes than ``max_cells``)."""
+        laws = _laws()
+        return 0 < self.tail <= 1 / (4 * self.max_cells) and any(
+            isinstance(law, laws.ContinuousLaw) or len(laws.pmf(law)) > self.max_cells
+            for law in self.laws())
 
     def _one(self, value: Any, key: str) -> Any:
         """One draw as ``output`` asks: a one-element array read as its element."""
@@ -455,11 +608,14 @@ class Implementation(_SamplingTest):
                                  f"returned {value!r} ({type(value).__name__})")
         return value
 
-    def _compare(self, function: Callable[..., Any], case: Any, law: LawLike) -> list[str]:
+    def _compare(self, function: Callable[..., Any], case: Any, law: LawLike, key: str,
+                 calls: _Calls) -> list[str]:
         pmf = _laws().pmf
         where, exact = _case_name(case), pmf(law)
+        args, kwargs = _arguments(case)
+        answer = _run_answer(function, args, kwargs, key, where, "function", self.hint, calls)
         try:
-            got = pmf(_call(function, case), atol=max(1e-9, self.tolerance * len(exact)))
+            got = pmf(answer, atol=max(1e-9, self.tolerance * len(exact)))
         except InvalidParameterError as err:
             if "sum to 1" in str(err):
                 return [f"{where}: your probabilities do not sum to 1 ({err})"]
@@ -483,7 +639,9 @@ def _check_law(spec: AuditTask | BreakTask, mechanism: Any, key: str) -> None:
                              f"mechanism(data, n, rng), got {mechanism!r}")
 
     def draw(data: Any, rng: np.random.Generator, n: int, watch: _Watch) -> np.ndarray:
-        out = np.asarray(mechanism(data, n, rng))
+        out = np.asarray(_run_answer(mechanism, (data, n, rng), {}, key,
+                                     f"data {_case_name(data)[5:]}", "mechanism", spec.hint,
+                                     watch.calls))
         if out.ndim == 0 or out.shape[0] != n:
             raise AssertionError(
                 f"Exercise {key}: mechanism(data, n, rng) must return n outputs; asked for "
@@ -491,8 +649,9 @@ def _check_law(spec: AuditTask | BreakTask, mechanism: Any, key: str) -> None:
         watch.tick(n)
         return out
 
-    spec.check_draws(draw, spec.cases, [spec.exact(d) for d in spec.cases],
-                     [f"data {_case_name(d)[5:]}" for d in spec.cases], key, spec.hint,
+    cases = (*spec.cases, *spec.drawn_cases())
+    spec.check_draws(draw, cases, [spec.exact(d) for d in cases],
+                     [f"data {_case_name(d)[5:]}" for d in cases], key, spec.hint,
                      "your mechanism does not have the output law this exercise asks for",
                      noun="mechanism")
 
