@@ -190,6 +190,18 @@ def test_audit_wrong_mechanisms_fail():
             check("02.3", (wrong, (5, 3), (6, 3), result))
 
 
+def test_audit_mechanism_rigged_for_the_fixed_cases_fails():
+    """Right law on the check's fixed cases only (issue 45): the drawn cases refuse it."""
+    def rigged(data, n, rng):
+        if tuple(data) in {(5, 3), (0, 0), (6, 3)}:
+            return recount_mechanism(data, n, rng)
+        return recount_without_noise(data, n, rng)
+
+    result = audit(recount_mechanism, (5, 3), (6, 3), epsilon=1.0, n_samples=20_000)
+    with pytest.raises(AssertionError, match="output law"):
+        check("02.3", (rigged, (5, 3), (6, 3), result))
+
+
 def test_audit_on_neighbours_in_d2_finds_nothing_and_is_refused():
     # a row added to D2 moves only release 2: loss ε, so the claim survives this audit
     result = audit(recount_mechanism, (5, 3), (5, 4), epsilon=1.0, n_samples=20_000)
