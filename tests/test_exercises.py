@@ -84,3 +84,45 @@ def test_no_notebook_shows_the_key():
     for path in sorted(NOTEBOOKS.glob("*.ipynb")):
         sources = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
         assert not any("solution(" in s or "worked_answer" in s for s in sources), path.name
+
+
+# ---------------------------------------------------------------- how a check speaks (issue 45)
+def test_a_wrong_answer_raises_but_shows_one_short_message_in_ipython(capsys):
+    """Run All and nbgrader still stop at a wrong answer; IPython shows its message and hint
+    only, not a traceback into dpviz."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    with pytest.raises(exercises.ExerciseError) as err:
+        check("00.1", 1.25)
+    assert isinstance(err.value, AssertionError)
+    lines = err.value._render_traceback_()
+    assert "Exercise 00.1" in lines[0] and any("Hint" in line for line in lines)
+    shell = InteractiveShell.instance()
+    try:
+        outcome = shell.run_cell('from dpviz.ui.exercises import check\ncheck("00.1", 1.25)')
+    finally:
+        InteractiveShell.clear_instance()
+    assert isinstance(outcome.error_in_exec, exercises.ExerciseError)
+    shown = capsys.readouterr()
+    text = shown.out + shown.err
+    assert "Hint" in text and "Traceback" not in text and "dpviz/ui" not in text
+    assert len(text.strip().splitlines()) <= 3
+
+
+@pytest.mark.parametrize("environ", [{"SERVER_SOFTWARE": "voila/0.5.8"},
+                                     {"VOILA_PREHEAT": "True"}], ids=["page", "pre-heated"])
+def test_in_voila_an_unanswered_check_says_what_to_do_in_lab(environ, monkeypatch, capsys):
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    check("00.1", None)
+    out = capsys.readouterr().out
+    assert "not answered yet" not in out
+    assert ("open this notebook in JupyterLab: there, replace None with your answer in the cell "
+            "above and run this cell") in out
+
+
+def test_in_lab_an_unanswered_check_prints_the_reminder(monkeypatch, capsys):
+    monkeypatch.delenv("SERVER_SOFTWARE", raising=False)
+    monkeypatch.delenv("VOILA_PREHEAT", raising=False)
+    check("00.1", None)
+    assert "not answered yet — replace None with your answer" in capsys.readouterr().out

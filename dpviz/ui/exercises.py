@@ -11,10 +11,11 @@ in the students' notebooks).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -33,13 +34,15 @@ from dpviz.ui.exercise_kinds import (
     Range,
     Step,
 )
+from dpviz.ui.kernel import in_app
 
 if TYPE_CHECKING:
     from dpviz.audit.engine import AuditResult
 
 __all__ = [
     "EPSILON", "EXERCISES", "FRACTION", "PERCENT", "POINTS", "PROBABILITY", "Argument",
-    "AuditTask", "BreakTask", "Exercise", "Implementation", "Prediction", "Range", "Step",
+    "AuditTask", "BreakTask", "Exercise", "ExerciseError", "Implementation", "Prediction",
+    "Range", "Step",
     "check", "check_argument", "check_audit", "check_break", "check_implementation",
     "check_prediction", "coverage", "register", "solution"
 ]
@@ -73,7 +76,8 @@ class Exercise:
         if problem:
             raise AssertionError(f"Exercise {key}: {problem}.")
         if not math.isclose(value, self.answer, rel_tol=0, abs_tol=self.tolerance):
-            raise AssertionError(f"Exercise {key}: {value!r} is not right. Hint: {self.hint}.")
+            raise AssertionError(f"Exercise {key}: {value!r} is not right. Hint: "
+                                 f"{self.hint.rstrip('.')}.")
         return f"Exercise {key}: correct!"
 
 
@@ -88,6 +92,35 @@ EXERCISES: dict[str, Spec] = {
         bounds=Range(0.0, 2.0, "what is left of a budget of 2"),
     ),
 }
+
+class ExerciseError(AssertionError):
+    """A wrong answer: raised, shown as its message and hint alone.
+
+    Run All and nbgrader stop at it; IPython shows it through ``_render_traceback_``, without
+    the traceback into dpviz.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        lines = str(self).splitlines() or [""]
+        return [f"\x1b[0;31m{lines[0]}\x1b[0m", *lines[1:]]
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _briefly(check_function: F) -> F:
+    """A check whose wrong answer raises :class:`ExerciseError` (one message, no traceback)."""
+    @functools.wraps(check_function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return check_function(*args, **kwargs)
+        except ExerciseError:
+            raise
+        except AssertionError as err:
+            raise ExerciseError(str(err)) from None
+
+    return checked  # type: ignore[return-value]
+
 
 #: What the student is asked to put in place of None, by kind.
 _REMINDER = {
@@ -145,13 +178,23 @@ def _spec(exercise: str, kinds: tuple[type, ...] | None = None) -> Spec:
 
 
 def _unanswered(exercise: str, spec: Spec, *answers: Any) -> bool:
-    """Print the reminder and return True if any of ``answers`` is None."""
+    """Print the reminder and return True if any of ``answers`` is None.
+
+    In an app (Voilà: the code is hidden, no cell can be typed in) the reminder says what to
+    do in JupyterLab instead.
+    """
     if any(a is None for a in answers):
-        print(f"Exercise {exercise}: not answered yet — {_REMINDER[spec.kind]}.")
+        if in_app():
+            print(f"Exercise {exercise}: to answer it, open this notebook in JupyterLab: there, "
+                  f"{_REMINDER[spec.kind]} in the cell above and run this cell (this page shows "
+                  "the notebook as an app, its code hidden).")
+        else:
+            print(f"Exercise {exercise}: not answered yet — {_REMINDER[spec.kind]}.")
         return True
     return False
 
 
+@_briefly
 def check(exercise: str, answer: Any, *, reveal: bool = False) -> None:
     """Check the answer to ``exercise`` (e.g. ``"00.1"``), whatever its kind.
 
@@ -192,16 +235,19 @@ def _check_one(exercise: str, answer: Any, kinds: tuple[type, ...] | None = None
         print(spec.verify(answer, exercise))
 
 
+@_briefly
 def check_argument(exercise: str, answers: str | list[str] | None) -> None:
     """Check the letters of a privacy argument, one per step (``"bca"`` or a list)."""
     _check_one(exercise, answers, (Argument,))
 
 
+@_briefly
 def check_implementation(exercise: str, function: Callable[..., Any] | None) -> None:
     """Check the student's function (or sampler) against the exact laws of the cases."""
     _check_one(exercise, function, (Implementation,))
 
 
+@_briefly
 def check_audit(exercise: str, mechanism: Callable[..., Any] | None,
                 result: AuditResult | None, D: Any = None, D_prime: Any = None) -> None:
     """Check the student's mechanism (its output law), their neighbours and their audit."""
@@ -210,6 +256,7 @@ def check_audit(exercise: str, mechanism: Callable[..., Any] | None,
         print(spec.verify(mechanism, result, exercise, D=D, D_prime=D_prime))
 
 
+@_briefly
 def check_break(exercise: str, mechanism: Callable[..., Any] | None) -> AuditResult | None:
     """Check the broken mechanism's law, then audit it; return the audit (None: unanswered)."""
     spec = _spec(exercise, (BreakTask,))
@@ -220,6 +267,7 @@ def check_break(exercise: str, mechanism: Callable[..., Any] | None) -> AuditRes
     return result
 
 
+@_briefly
 def check_prediction(exercise: str, answer: float | None, *, reveal: bool = False) -> None:
     """Compute the value live; show it once the prediction is close, or on ``reveal=True``.
 

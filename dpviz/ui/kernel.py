@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import html
+import os
 import sys
 from types import TracebackType
 from typing import Any
@@ -131,3 +132,15 @@ def install() -> None:
     shell = get_ipython()
     if shell is not None and getattr(shell, "kernel", None) is not None:
         shell.set_custom_exc((DataUnavailableError, NameError), _handler)
+
+
+def in_app(environ: Any = None) -> bool:
+    """True in a kernel that Voilà started (an app: code hidden, no cell a reader can type in).
+
+    Voilà sets ``SERVER_SOFTWARE=voila/<version>`` for a page's kernel and ``VOILA_PREHEAT``
+    for every kernel it starts, those of a pre-heated pool (``make room``) too; JupyterLab sets
+    neither.
+    """
+    env = os.environ if environ is None else environ
+    return (str(env.get("SERVER_SOFTWARE", "")).startswith("voila/")
+            or "VOILA_PREHEAT" in env)
