@@ -30,6 +30,9 @@ setup: $(STAMP)
 # The install removes rfc3987-syntax, jsonschema's optional IRI checker (pulled in by jupyter-events):
 # it builds a grammar for about 3 s whenever altair is imported, so every notebook would open 3 s
 # later. Nothing here checks IRIs, and jsonschema skips that format without it.
+# nbgrader (graded work: tools/assignment.py runs its command line) comes with JupyterLab and
+# server extensions (assignment lists, the formgrader) and notebook 7's lab extension: they are
+# disabled, so that JupyterLab, Voilà and the hub look and start as they did before it.
 
 $(STAMP): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "dpviz needs Python 3.11+, found " + sys.version.split()[0])'
@@ -37,6 +40,9 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip uninstall --quiet --yes rfc3987-syntax
+	rm -f $(VENV)/etc/jupyter/jupyter_server_config.d/nbgrader.json
+	$(BIN)/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader > /dev/null 2>&1
+	$(BIN)/jupyter labextension disable --level=sys_prefix @jupyter-notebook/lab-extension > /dev/null 2>&1
 	$(BIN)/python -m pip install --quiet --quiet --no-deps -e .  # -qq: setuptools warns on any editable install
 	@touch $(STAMP)
 
