@@ -159,3 +159,29 @@ def test_model_object_gives_the_canary_away_its_release_does_not():
     assert secret.reject, secret.summary()
     assert secret.event == "x = 2", secret.summary()
     assert not release.reject, release.summary()
+
+
+# ------------------------------------------------------------- the adversarial suite
+def test_suite_listing_is_the_suite_cases_without_building_their_targets():
+    """*The adversarial suite*'s listing reads ``au.suite_rows()`` (claims.csv), which imports no
+    estimator: the same families, roles and planted bugs as ``dpviz.audit.suite.cases()``."""
+    from dpviz.audit import suite
+
+    def facts(rows):
+        return [(c.family, c.estimator, c.option, c.role, c.bug is not None) for c in rows]
+
+    assert facts(au.suite_rows()) == facts(suite.cases())
+
+
+def test_the_audit_notebook_imports_no_estimator():
+    """Notebook 06's setup and listing load neither scikit-learn nor SciPy's statistics (about a
+    second of a page's CPU): its stories that train estimators are read from shipped results."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from dpviz.explore import audit as au; au.suite_rows();"
+            " au.audit_table(epsilon=1.0, n_samples=100_000);"
+            " au.addendum_table6(n_samples=100_000);"
+            " print(sorted(m for m in ('sklearn', 'scipy.stats') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -47,16 +47,12 @@ from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.leaf_release import NoisyLeafCounts, NoisyLeafLabels
 from dpviz.privacy import PrivateTable
-from dpviz.trees.forest import DPRandomForestClassifier, get_majority_labels
-from dpviz.trees.id3 import (
-    attribute_qualities,
-    categorical_splits,
-    choose_split_point_continuous,
-    private_split_point,
-)
 from dpviz.trees.id3_quality import get_criterion
 from dpviz.trees.random_tree import RandomTree
-from dpviz.trees.rdt import PrivateRDTClassifier, RandomDecisionTreeClassifier
+
+# The estimators' modules (dpviz.trees.forest, .id3, .rdt) load scikit-learn and SciPy, about a
+# second of CPU: each target that fits imports them when it is built, so that a page auditing
+# only the samplers (notebook 06) never pays for them.
 
 __all__ = [
     "BROKEN", "CORRECT", "COUNT", "COUNT_PRIME", "LEAF_GRID", "SETUPS", "THRESHOLD_RANGE",
@@ -143,6 +139,8 @@ def leaf_label(epsilon: float, mechanism: str = "rosnam") -> Mechanism:
 
 def pruned_tree_leaves(domain: Domain, *, max_depth: int = 2) -> Mechanism:
     """Leaves of Fan's pruned random tree (JPW Fig. 1, 3–4): NOT private. Data: ``(X, y)``."""
+    from dpviz.trees.rdt import RandomDecisionTreeClassifier
+
     return lambda data, n, rng: per_seed(lambda s: RandomDecisionTreeClassifier(
         n_trees=1, max_depth=max_depth, domain=domain, random_state=s,
     ).fit(*data).visited_leaves()[0], n, rng, 2**31 - 1)
@@ -173,6 +171,8 @@ def forest_reading_all_rows_with_full_epsilon(domain: Domain, canary: pd.DataFra
                                               *, epsilon: float, n_trees: int = 10,
                                               max_depth: int = 2) -> Mechanism:
     """WRONG: every tree reads every row at the full ε; votes for 1. Data: (codes, labels)."""
+    from dpviz.trees.forest import get_majority_labels
+
     canary_codes = domain.encode(canary)
 
     def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -194,6 +194,8 @@ def forest_reading_all_rows_with_full_epsilon(domain: Domain, canary: pd.DataFra
 def forest_votes(domain: Domain, canary: pd.DataFrame | np.ndarray, *, epsilon: float,
                  n_trees: int = 10, max_depth: int = 2) -> Mechanism:
     """The correct FI forest (disjoint rows, ROSNAM): votes for class 1 on the canary."""
+    from dpviz.trees.forest import DPRandomForestClassifier
+
     canary_codes = domain.encode(canary)
     return lambda data, n, rng: per_seed(lambda s: DPRandomForestClassifier(
         epsilon=epsilon, n_trees=n_trees, max_depth=max_depth, domain=domain, random_state=s,
@@ -203,6 +205,8 @@ def forest_votes(domain: Domain, canary: pd.DataFrame | np.ndarray, *, epsilon: 
 def diffpid3_split_choice(domain: Domain, *, criterion: str = "gini", epsilon: float = 1.0,
                           size_bound: int | None = None) -> Mechanism:
     """DiffPID3's split attribute (FS Alg. 2 line 14) as ``select`` draws it. Data: (codes, y)."""
+    from dpviz.trees.id3 import attribute_qualities, categorical_splits
+
     crit = get_criterion(criterion)
     sensitivity = crit.sensitivity(size_bound) if crit.needs_size_bound else crit.sensitivity()
     splits = categorical_splits(domain)
@@ -219,6 +223,8 @@ def diffpid3_split_choice(domain: Domain, *, criterion: str = "gini", epsilon: f
 def split_point_grid(domain: Domain, *, epsilon: float = 1.0, criterion: str = "max",
                      n_cells: int = 256) -> Mechanism:
     """FS §4.3's split point on DiffPC4.5's public grid. Data: ``(values, labels)``."""
+    from dpviz.trees.id3 import private_split_point
+
     name = domain.names[0]
     crit = get_criterion(criterion)
 
@@ -243,6 +249,8 @@ def split_point_continuous(low: float, high: float, *, epsilon: float = 1.0,
 
     Its doubles lie on a lattice fixed by the private ends. Data: ``(values, labels)``.
     """
+    from dpviz.trees.id3 import choose_split_point_continuous
+
     crit = get_criterion(criterion)
 
     def release(data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -278,6 +286,8 @@ def reused_noise_releases(epsilon: float = 1.0, *, same_noise: bool = True) -> M
 
 def fitted_object_visited_leaves(domain: Domain, *, max_depth: int = 3) -> Mechanism:
     """TEACHING TARGET — the fitted object's secret (leaves holding rows; ε = ∞). Data: (X, y)."""
+    from dpviz.trees.rdt import PrivateRDTClassifier
+
     return lambda data, n, rng: per_seed(lambda s: PrivateRDTClassifier(
         epsilon=1.0, n_trees=1, max_depth=max_depth, domain=domain, random_state=s,
     ).fit(*data).leaf_counts_[0].n_visited, n, rng)

@@ -5,10 +5,12 @@ The explorer audits the setups of :mod:`dpviz.audit.targets`. Fixed seeds throug
 
 from __future__ import annotations
 
+import csv
 import math
 import textwrap
 from collections.abc import Callable, Sequence
-from typing import Any
+from importlib.resources import files
+from typing import Any, NamedTuple
 
 import altair as alt
 import ipywidgets as widgets
@@ -34,7 +36,6 @@ from dpviz.audit.exact_laws import (
     laplace_cdf,
     smooth_sensitivity_loss,
 )
-from dpviz.audit.suite import categorical_problem, rdt_leaf_target
 from dpviz.audit.targets import (
     BROKEN,
     CORRECT,
@@ -49,9 +50,6 @@ from dpviz.domain import Categorical, Domain
 from dpviz.errors import InvalidParameterError
 from dpviz.experiments.shipped import result
 from dpviz.explore import settings, ships
-from dpviz.explore.fi import fi_table6
-from dpviz.trees.forest import DPRandomForestClassifier
-from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.ui.exercises import BreakTask, Exercise, Range, register
 from dpviz.ui.plots import audit_histogram_chart, privacy_loss_chart
 from dpviz.ui.widgets import SLIDER_MIN_WIDTH
@@ -63,7 +61,7 @@ __all__ = [
     "floating_point_audits", "half_sensitivity_laplace_law", "impossible_output_bound",
     "laplace_count_with_scale", "make_setup", "model_object_audits", "pruned_tree_audit",
     "results_frame", "reused_noise_audits", "run_audit", "samples_slider",
-    "smooth_sensitivity_loss", "smooth_sensitivity_story", "story", "story_results",
+    "smooth_sensitivity_loss", "smooth_sensitivity_story", "story", "story_results", "suite_rows",
     "threshold_lattice_audits", "tiny_problem", "unsplit_average_law", "verdict"
 ]
 
@@ -205,8 +203,11 @@ def bound_growth(epsilon: float = 0.5,
 
 
 # ------------------------------------------------------------------------------ story 1
+@ships  # the notebook's call reads its shipped result
 def addendum_table6(n_samples: int = 100_000, seed: int = 0) -> pd.DataFrame:
     """FI addendum Table 6 (notebook 05's ``fi_table6``) with sampled Pr(B), loss of f_B + 1."""
+    from dpviz.explore.fi import fi_table6  # notebook 05's module loads the FI forest
+
     eps, rng = 0.1, np.random.default_rng(seed)
     sampler = targets.smooth_sensitivity_leaf_label(eps)
     table, counts = fi_table6(eps), FI_TABLE6[["f_A", "f_B"]].to_numpy()
@@ -293,6 +294,9 @@ def budget_split_audits(n_samples: int = 150, n_trees: int = 10, max_depth: int 
 def estimator_audits(n_samples: int = 10_000, epsilon: float = 1.0,
                      seed: int = 0) -> dict[str, AuditResult]:
     """Whole estimators (Private-RDT, 3 trees; FI forest, 5 trees): the canary's prediction."""
+    from dpviz.trees.forest import DPRandomForestClassifier  # scikit-learn: when a story fits
+    from dpviz.trees.rdt import PrivateRDTClassifier
+
     domain = tiny_problem()[0]
     makers = {
         "Private-RDT (3 trees)": lambda s: PrivateRDTClassifier(
@@ -318,6 +322,8 @@ def _canary_audits(makers: dict, n_samples: int, epsilon: float,
 def estimator_power_audit(n_samples: int = 2_000, epsilon: float = 1.0,
                           seed: int = 0) -> AuditResult:
     """The same audit of an FI forest whose 5 trees all read every row at ε (5ε)."""
+    from dpviz.trees.forest import DPRandomForestClassifier  # scikit-learn: when a story fits
+
     domain = tiny_problem()[0]
     broken = {
         "FI forest, 5 trees reading every row at ε (5ε)": lambda s: DPRandomForestClassifier(
@@ -368,6 +374,8 @@ def reused_noise_audits(n_samples: int = 20_000, seed: int = 0) -> dict[str, Aud
 
 def model_object_audits(n_samples: int = 1_000, seed: int = 0) -> dict[str, AuditResult]:
     """The fitted Private-RDT object (its visited leaves) vs its release, on the same neighbours."""
+    from dpviz.audit.suite import categorical_problem, rdt_leaf_target  # every estimator
+
     release = rdt_leaf_target(1.0)
     return {
         "the object: number of visited leaves (a curator secret)": audit(
@@ -444,7 +452,29 @@ def _story_call(name: str) -> Callable[[], dict[str, AuditResult]]:
 #: The notebook's shipped reproductions (``make results`` recomputes them), and its tables
 #: (:func:`dpviz.explore.ships`) at the notebook's arguments (here their defaults).
 SHIPPED = (*(_story_call(name) for name in STORIES), audit_table, smooth_sensitivity_story,
-           bound_growth)
+           bound_growth, addendum_table6)
+
+
+class SuiteRow(NamedTuple):
+    """One release path × option of the audit suite, as ``claims.csv`` lists it."""
+
+    family: str
+    estimator: str
+    option: str
+    role: str
+    bug: str | None  # the planted bug's description; None without one
+
+
+def suite_rows() -> list[SuiteRow]:
+    """The audit suite's rows (:func:`dpviz.audit.suite.cases`, in its order) without their targets.
+
+    ``cases()`` builds every target, which imports every estimator (with scikit-learn and
+    SciPy, about a second); its rows come from this same table, and it refuses a table whose
+    bugs disagree with its targets (``make test`` runs it).
+    """
+    text = files("dpviz.audit").joinpath("claims.csv").read_text(encoding="utf-8")
+    return [SuiteRow(row["family"], row["estimator"], row["option"], row["role"],
+                     row["bug"] or None) for row in csv.DictReader(text.splitlines())]
 
 
 # ====================================================================== exercises 06.1–06.4
