@@ -1,4 +1,7 @@
 import os
+import sys
+
+import pytest
 
 #: The DPVIZ_* variables a test run keeps: where the UCI files are (DPVIZ_DATA), and the browser
 #: test's inputs and outputs (the notebooks it checks, where its screenshot goes).
@@ -27,6 +30,14 @@ def isolated(environ: dict) -> list[str]:
 # environment sets. Unit tests never read or write the on-disk result cache of dpviz.experiments.
 isolated(os.environ)
 os.environ["DPVIZ_CACHE"] = "off"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_exercise_answers():
+    """Each test answers the exercises as a fresh kernel does: no tries or reveals recorded."""
+    exercises = sys.modules.get("dpviz.ui.exercises")
+    if exercises is not None:
+        exercises.forget_answers()
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

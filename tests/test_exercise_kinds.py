@@ -690,8 +690,48 @@ def test_prediction_reveal_shows_the_value_when_asked(capsys):
     check("T.6", None, reveal=True)  # nothing predicted yet: the reminder only
     out = capsys.readouterr().out
     assert "not answered yet" in out and not _shown(value, out)
-    with pytest.raises(InvalidParameterError, match="reveal=True is for predictions"):
+    with pytest.raises(InvalidParameterError, match="reveal=True is for numbers and predictions"):
         check("T.2", lambda bit, epsilon: rr_exact(bit, epsilon), reveal=True)
+
+
+def test_prediction_records_the_first_answer_and_stops_narrowing_after_three_tries(capsys):
+    """A loop over a grid without reveal no longer finds the value (issue 45)."""
+    value = np.mean([mean_abs_noise(s) for s in range(5)])
+    for i, wrong in enumerate((1, 2, 1, 30)):  # 1 twice counts once: three distinct tries
+        with pytest.raises(AssertionError) as err:
+            check("T.6", wrong)
+        assert ("That was your last try" in str(err.value)) == (i == 3)
+    assert exercises.first_answers()["T.6"] == 1
+    for guess in np.arange(0.0, 40.0, 0.5):  # even the right value is not judged now
+        with pytest.raises(AssertionError, match="judges no more") as err:
+            check("T.6", guess)
+        assert not _shown(value, str(err.value)) and "first answer was 1" in str(err.value)
+    assert capsys.readouterr().out == ""
+    check("T.6", value, reveal=True)
+    out = capsys.readouterr().out
+    assert "the value, revealed" in out and f"{value:.4g} rows" in out
+    assert "your first prediction: 1 rows" in out
+    check("T.6", 3)  # revealed once, revealed from then on: shown, not judged
+    assert "revealed" in capsys.readouterr().out
+    exercises.forget_answers()
+    check("T.6", value)
+    assert "well predicted" in capsys.readouterr().out
+
+
+def test_number_records_the_first_answer_reveals_and_stops_after_three_tries(capsys):
+    for wrong in (0.1, 0.2, 0.3):
+        with pytest.raises(AssertionError, match="Hint"):
+            check("00.1", wrong)
+    with pytest.raises(AssertionError, match="judges no more"):
+        check("00.1", 0.5)  # right, but past the tries: not judged
+    with pytest.raises(AssertionError, match="cannot be right"):  # impossible: said, not counted
+        check("00.1", 7)
+    check("00.1", 0.5, reveal=True)
+    out = capsys.readouterr().out
+    assert "the answer, revealed: 0.5" in out and "is right (your first answer: 0.1)" in out
+    exercises.forget_answers()
+    check("00.1", 0.5)
+    assert "correct!" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("impossible", [105.7, -3, 100.01])

@@ -888,32 +888,47 @@ class Prediction:
         """The value the check computes."""
         return self.evaluate()[0]
 
-    def verify(self, answer: Any, key: str, reveal: bool = False) -> str:
-        """Compute the value and compare (AssertionError if too far and not ``reveal``).
-
-        The value is in the message only if the prediction is within the accepted distance
-        or ``reveal`` is true (then a wrong prediction is printed beside it, not raised).
-        """
+    def number(self, answer: Any, key: str) -> float:
+        """``answer`` as a number, or AssertionError: not a number, or outside ``bounds``."""
         if not is_real(answer) or not math.isfinite(answer):
             raise AssertionError(f"Exercise {key}: expected a number, got {answer!r}")
         problem = self.bounds.problem(float(answer), self.unit) if self.bounds else None
         if problem:
             raise AssertionError(f"Exercise {key}: {problem}.")
+        return float(answer)
+
+    def verify(self, answer: Any, key: str, reveal: bool = False, first: float | None = None,
+               last_try: bool = False) -> str:
+        """Compute the value and compare (AssertionError if too far and not ``reveal``).
+
+        The value is in the message only if the prediction is within the accepted distance
+        or ``reveal`` is true (then a wrong prediction is printed beside it, not raised, and
+        the message says the value was revealed). ``first``: the student's first prediction,
+        named beside a later one; ``last_try``: a wrong prediction's message says that the
+        check will not judge another one (:func:`dpviz.ui.exercises.check` counts the tries).
+        """
+        answer = self.number(answer, key)
         value, spread, accepted = self.evaluate()
         runs = (f" (mean of {len(self.seeds)} runs, run-to-run spread ±{spread:.3g})"
                 if len(self.seeds) > 1 else "")
-        seen = (f"you predicted {float(answer):.4g}{self.unit}; at this setting the value is "
+        earlier = (f" (your first prediction: {first:.4g}{self.unit})"
+                   if first is not None and first != answer else "")
+        seen = (f"you predicted {answer:.4g}{self.unit}{earlier}; at this setting the value is "
                 f"{value:.4g}{self.unit}{runs}")
-        off = abs(float(answer) - value)
+        off = abs(answer - value)
         if off <= accepted:
-            return (f"Exercise {key}: well predicted! {seen}, within ±{accepted:.3g}. Now move "
+            shown = "the value, revealed: " if reveal else "well predicted! "
+            return (f"Exercise {key}: {shown}{seen}, within ±{accepted:.3g}. Now move "
                     "the slider and see how it changes.")
         advice = (f"Hint: {self.hint}" if off > 2 * accepted
                   else "Close: within twice that distance.")
         if reveal:
-            return (f"Exercise {key}: {seen} — off by {off:.3g} (accepted ±{accepted:.3g}). "
-                    f"{advice} Now move the slider and see why.")
+            return (f"Exercise {key}: the value, revealed: {seen} — off by {off:.3g} (accepted "
+                    f"±{accepted:.3g}). {advice} Now move the slider and see why.")
+        then = (f"That was your last try: the check judges no more predictions; see the value: "
+                f"check({key!r}, answer, reveal=True)." if last_try else
+                f"Think again and predict once more, or see the value: check({key!r}, answer, "
+                "reveal=True).")
         raise AssertionError(
-            f"Exercise {key}: your prediction, {float(answer):.4g}{self.unit}, is not within "
-            f"±{accepted:.3g} of the value at this setting. {advice}\nThink again and predict "
-            f"once more, or see the value: check({key!r}, answer, reveal=True).")
+            f"Exercise {key}: your prediction, {answer:.4g}{self.unit}, is not within "
+            f"±{accepted:.3g} of the value at this setting. {advice}\n{then}")

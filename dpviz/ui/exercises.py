@@ -44,7 +44,7 @@ __all__ = [
     "AuditTask", "BreakTask", "Exercise", "ExerciseError", "Implementation", "Prediction",
     "Range", "Step",
     "check", "check_argument", "check_audit", "check_break", "check_implementation",
-    "check_prediction", "coverage", "register", "solution"
+    "check_prediction", "coverage", "first_answers", "forget_answers", "register", "solution"
 ]
 
 
@@ -66,8 +66,8 @@ class Exercise:
         """The answer."""
         return self.answer
 
-    def verify(self, answer: Any, key: str) -> str:
-        """The confirmation, or AssertionError with the hint."""
+    def number(self, answer: Any, key: str) -> float:
+        """``answer`` as a number, or AssertionError: not a number, or impossible (``bounds``)."""
         try:
             value = float(answer)
         except (TypeError, ValueError):
@@ -75,10 +75,28 @@ class Exercise:
         problem = self.bounds.problem(value) if self.bounds and math.isfinite(value) else None
         if problem:
             raise AssertionError(f"Exercise {key}: {problem}.")
-        if not math.isclose(value, self.answer, rel_tol=0, abs_tol=self.tolerance):
+        return value
+
+    def verify(self, answer: Any, key: str, reveal: bool = False, first: float | None = None,
+               last_try: bool = False) -> str:
+        """The confirmation, or AssertionError with the hint (``reveal``: the answer, shown).
+
+        ``first``: the student's first answer, named beside a later one; ``last_try``: a wrong
+        answer's message says that the check will judge no more (:func:`check` counts).
+        """
+        value = self.number(answer, key)
+        earlier = f" (your first answer: {first!r})" if first is not None and first != value else ""
+        right = math.isclose(value, self.answer, rel_tol=0, abs_tol=self.tolerance)
+        if reveal:
+            verdict = "right" if right else "not right"
+            return (f"Exercise {key}: the answer, revealed: {self.answer:.6g} (accepted within "
+                    f"±{self.tolerance:g}); yours, {value!r}, is {verdict}{earlier}.")
+        if not right:
+            then = (f"\nThat was your last try: the check judges no more answers; see the answer: "
+                    f"check({key!r}, answer, reveal=True)." if last_try else "")
             raise AssertionError(f"Exercise {key}: {value!r} is not right. Hint: "
-                                 f"{self.hint.rstrip('.')}.")
-        return f"Exercise {key}: correct!"
+                                 f"{self.hint.rstrip('.')}.{then}")
+        return f"Exercise {key}: correct!{earlier}"
 
 
 Spec = Exercise | Argument | Implementation | AuditTask | BreakTask | Prediction
@@ -194,21 +212,86 @@ def _unanswered(exercise: str, spec: Spec, *answers: Any) -> bool:
     return False
 
 
+#: Wrong tries (distinct numbers) after which a number's or a prediction's check judges no more
+#: answers: it stops narrowing them down (a loop over a grid would find the value), and
+#: ``reveal=True`` shows the value.
+MAX_TRIES = 3
+
+
+@dataclass
+class _Record:
+    """What a student answered to one number or prediction in this kernel."""
+
+    first: float | None = None
+    wrong: list[float] = dataclasses.field(default_factory=list)
+    revealed: bool = False
+    solved: bool = False  # a right answer showed the value: later tries narrow nothing
+
+
+_RECORDS: dict[str, _Record] = {}
+
+
+def first_answers() -> dict[str, float]:
+    """The first answer given to each number and prediction in this kernel, by exercise."""
+    return {key: r.first for key, r in sorted(_RECORDS.items()) if r.first is not None}
+
+
+def forget_answers() -> None:
+    """Forget every recorded answer, try and reveal (a fresh kernel's state; for tests)."""
+    _RECORDS.clear()
+
+
+def _check_value(exercise: str, answer: Any, reveal: bool) -> None:
+    """A number or a prediction: its first answer recorded, at most :data:`MAX_TRIES` wrong.
+
+    A wrong answer counts once (the same number again does not); a non-number or an impossible
+    one does not count. Past the tries, an answer is not judged (refused, saying so) until the
+    student reveals the value; once revealed, every check shows it, marked as revealed. Once
+    an answer was right (its message shows the value), the tries no longer count.
+    """
+    spec = _spec(exercise, (Exercise, Prediction))
+    if _unanswered(exercise, spec, answer):
+        return
+    value = spec.number(answer, exercise)
+    record = _RECORDS.setdefault(exercise, _Record())
+    if record.first is None:
+        record.first = value
+    if reveal or record.revealed:
+        record.revealed = True
+        print(spec.verify(value, exercise, reveal=True, first=record.first))
+        return
+    if len(record.wrong) >= MAX_TRIES and not record.solved:
+        raise AssertionError(
+            f"Exercise {exercise}: {MAX_TRIES} wrong answers already, so this check judges no "
+            f"more (it would narrow the value down); see it: check({exercise!r}, answer, "
+            f"reveal=True). Your first answer was {record.first:.6g}.")
+    last = not record.solved and len(record.wrong) + (value not in record.wrong) >= MAX_TRIES
+    try:
+        message = spec.verify(value, exercise, first=record.first, last_try=last)
+    except AssertionError:
+        if value not in record.wrong:
+            record.wrong.append(value)
+        raise
+    record.solved = True
+    print(message)
+
+
 @_briefly
 def check(exercise: str, answer: Any, *, reveal: bool = False) -> None:
     """Check the answer to ``exercise`` (e.g. ``"00.1"``), whatever its kind.
 
     ``answer`` is None (not answered yet), a number, letters such as ``"bca"``, a function,
     ``(mechanism, audit_result)`` or ``(mechanism, D, D_prime, audit_result)``, or a
-    mechanism, by kind. ``reveal=True`` (predictions only): show the value beside a
-    prediction that missed it.
+    mechanism, by kind. Numbers and predictions: the first answer is recorded
+    (:func:`first_answers`), and after :data:`MAX_TRIES` wrong ones the check judges no more;
+    ``reveal=True`` shows the value (marked as revealed from then on).
     """
     spec = _spec(exercise)
-    if reveal and not isinstance(spec, Prediction):
-        raise InvalidParameterError(f"reveal=True is for predictions; exercise {exercise!r} is "
-                                    f"of kind {spec.kind!r}")
-    if isinstance(spec, Prediction):
-        check_prediction(exercise, answer, reveal=reveal)
+    if reveal and not isinstance(spec, Exercise | Prediction):
+        raise InvalidParameterError(f"reveal=True is for numbers and predictions; exercise "
+                                    f"{exercise!r} is of kind {spec.kind!r}")
+    if isinstance(spec, Exercise | Prediction):
+        _check_value(exercise, answer, reveal)
     elif isinstance(spec, AuditTask):
         if answer is None:
             check_audit(exercise, None, None)
@@ -271,11 +354,11 @@ def check_break(exercise: str, mechanism: Callable[..., Any] | None) -> AuditRes
 def check_prediction(exercise: str, answer: float | None, *, reveal: bool = False) -> None:
     """Compute the value live; show it once the prediction is close, or on ``reveal=True``.
 
-    A prediction too far raises AssertionError with a hint and without the value.
+    A prediction too far raises AssertionError with a hint and without the value; the first
+    prediction is recorded, and after :data:`MAX_TRIES` wrong ones no more are judged.
     """
-    spec = _spec(exercise, (Prediction,))
-    if not _unanswered(exercise, spec, answer):
-        print(spec.verify(answer, exercise, reveal=reveal))
+    _spec(exercise, (Prediction,))
+    _check_value(exercise, answer, reveal)
 
 
 # --- answer: start (the instructor's key: cut from the students' copy)
