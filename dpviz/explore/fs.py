@@ -18,7 +18,7 @@ from dpviz.data.published import FS_TABLE1, FS_TABLE1_ALGORITHMS
 from dpviz.experiments import fs_runs
 from dpviz.experiments.reproduce_fs import jpw_table1_comparison, percent_summary
 from dpviz.experiments.shipped import result
-from dpviz.explore import settings
+from dpviz.explore import settings, ships
 from dpviz.mechanisms import exponential_probabilities
 from dpviz.pseudocode.fs import tau
 from dpviz.trees.id3_quality import get_criterion, q_max, sensitivity_max
@@ -296,9 +296,24 @@ def explorer_curves() -> None:
         fs_runs.shipped_curves(dataset, recompute=None)
 
 
-#: The notebook's shipped reproductions (``make results`` recomputes them).
+# ---------------------------------------------------------------------------------- lessons
+#: Tables the notebook computes in a second or less (:mod:`dpviz.experiments.fs_runs`'s): the
+#: notebook's own calls read them shipped (:func:`dpviz.explore.ships`), any other call runs.
+split_choice_table = ships(fs_runs.split_choice_table)
+stopping_table = ships(fs_runs.stopping_table)
+pruning_table = ships(fs_runs.pruning_table)
+
+
+def lesson_tables() -> None:
+    """The lessons' tables at the notebook's arguments (:func:`dpviz.explore.ships`)."""
+    split_choice_table()
+    stopping_table("adult", (0.5, 1.0, 2.0, 5.0, 10.0), depth=3, criterion="max")
+    pruning_table("nursery", 1.0, depth=5, criterion="max", runs=5)
+
+
+#: The notebook's shipped reproductions and tables (``make results`` recomputes them).
 SHIPPED = (table1_reproduction, fig4_reproduction, fig5_reproduction, jpw_table1_reproduction,
-           explorer_curves)
+           explorer_curves, lesson_tables)
 
 
 # ====================================================================== exercises 03.1–03.4
