@@ -17,8 +17,9 @@ what was watched into the result's record, four maps of digests:
 
 :func:`changes` recomputes the digests now and names what differs. What cannot be recorded
 (code typed at a prompt or in a notebook cell, a factory whose closure cannot be pickled)
-makes the record ``None``: such a result is not cached. While a recording runs, any other
-profiler of the thread (cProfile) is suspended.
+makes the record ``None``: such a result is not cached; so does another profiler running
+(cProfile, a debugger's), which a recording leaves alone. Code that runs only when its module
+is imported is not seen (its module is, as soon as one of its functions runs).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class Watch:
     data: dict[str, str] = field(default_factory=dict)
     factories: dict[str, str | None] = field(default_factory=dict)
     libraries: dict[str, str] = field(default_factory=dict)
+    blind: bool = False  # another profiler was running: the calls were not seen
 
     def merge(self, other: Watch) -> None:
         """Add what ``other`` saw."""
@@ -62,6 +64,7 @@ class Watch:
         self.data.update(other.data)
         self.factories.update(other.factories)
         self.libraries.update(other.libraries)
+        self.blind |= other.blind
 
 
 _LOCK = threading.RLock()
@@ -80,13 +83,23 @@ def _set_top() -> None:
     _add_file = _STACK[-1].files.add if _STACK else set().add
 
 
+def _other_profiler() -> bool:
+    """Whether another profiler (cProfile, a debugger's) runs in this thread or for new ones."""
+    return sys.getprofile() not in (None, _profile) or threading.getprofile() not in (
+        None, _profile)
+
+
 @contextlib.contextmanager
 def recording() -> Iterator[Watch]:
     """Within the block, watch the computation; the :class:`Watch` is filled as it runs.
 
-    Recordings nest: what an inner one sees, its outer ones see too.
+    Recordings nest: what an inner one sees, its outer ones see too. Under another profiler
+    nothing is watched (the watch is ``blind``, its record None): that profiler is left alone.
     """
-    watch = Watch()
+    watch = Watch(blind=_other_profiler())
+    if watch.blind:
+        yield watch
+        return
     with _LOCK:
         if not _STACK:
             threading.setprofile(_profile)
@@ -271,7 +284,7 @@ def _package_data(sources: set[Path]) -> set[Path]:
 def record(watch: Watch) -> Record | None:
     """The digests of what ``watch`` saw (module docstring); None if some of it cannot be."""
     sources, top_levels, unreadable = _classify(watch.files)
-    if unreadable or None in watch.factories.values():
+    if watch.blind or unreadable or None in watch.factories.values():
         return None
     code = {relative(p): source_digest(p) for p in sources | _package_data(sources)}
     libraries = {**_distributions(top_levels | {"numpy"}), **watch.libraries,

@@ -311,3 +311,17 @@ def test_every_notebook_module_with_shipped_results_is_a_group():
     from dpviz import explore
 
     assert {"fi", "fs", "jpw", "rdt_sharp", "audit", "compare"} <= set(explore.shipping_modules())
+
+
+def test_under_another_profiler_nothing_is_recorded_and_that_profiler_keeps_running():
+    import cProfile
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        with provenance.recording() as watch:
+            DiffPID3Classifier(1.0, max_depth=2)
+        still = sys.getprofile()
+    finally:
+        profiler.disable()
+    assert still is not None and provenance.record(watch) is None

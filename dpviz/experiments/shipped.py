@@ -194,8 +194,8 @@ def _recompute(function: Callable[..., pd.DataFrame], args: tuple, kwargs: dict)
         if ran is None:
             raise ShippedResultError(
                 f"{function.__name__} ran code that cannot be recorded (typed in a notebook "
-                "cell or at a prompt, or a factory holding values that cannot be pickled): "
-                "it cannot ship"
+                "cell or at a prompt, or a factory holding values that cannot be pickled), or "
+                "ran under another profiler: it cannot ship"
             )
         meta = {
             "function": f"{run.__module__}.{run.__qualname__}",
