@@ -31,11 +31,12 @@ def rosnam_label(counts, epsilon, rng):
 
 
 def permute_and_flip(counts, epsilon, rng):
-    """05.3: visit the classes in random order, accept c with probability exp(ε·(f_c − max f))."""
+    """05.3: visit the classes in random order, accept c with probability exp(ε·(f_c − max f));
+    return the label and how many classes were visited."""
     counts = np.asarray(counts, dtype=float)
-    for c in rng.permutation(len(counts)):
+    for visited, c in enumerate(rng.permutation(len(counts)), start=1):
         if rng.random() < math.exp(epsilon * (counts[c] - counts.max())):
-            return int(c)
+            return int(c), visited
     raise AssertionError("a class with the largest count is always accepted")
 
 
@@ -77,7 +78,7 @@ def fixed_order_flip(counts, epsilon, rng):  # permute-and-flip without the perm
     counts = np.asarray(counts, dtype=float)
     for c in range(len(counts)):
         if rng.random() < math.exp(epsilon * (counts[c] - counts.max())):
-            return c
+            return c, c + 1
     raise AssertionError
 
 
@@ -85,9 +86,18 @@ def fixed_order_law(counts, epsilon):
     p = np.exp(epsilon * (np.asarray(counts, float) - max(counts)))
     left, law = 1.0, {}
     for c, q in enumerate(p):
-        law[c] = left * q
+        law[(c, c + 1)] = left * q
         left *= 1 - q
-    return law
+    return {o: q for o, q in law.items() if q > 0}
+
+
+def rosnam_with_a_count(counts, epsilon, rng):  # 05.2's label, and a plausible-looking count
+    return rosnam_label(counts, epsilon, rng), int(rng.integers(1, len(counts) + 1))
+
+
+def rosnam_with_uniform_count_law(counts, epsilon):
+    label = fe.leaf_label_law(counts, epsilon)
+    return {(c, k): p / len(counts) for c, p in label.items() for k in range(1, len(counts) + 1)}
 
 
 def independent_split(data, n, rng):  # dpviz's assignment: each row picks its tree
@@ -136,7 +146,28 @@ def test_the_leaf_label_law_is_rosnam():
     assert fe.leaf_label_law((0, 0, 0), 1.0) == pytest.approx({0: 1 / 3, 1: 1 / 3, 2: 1 / 3})
 
 
-@pytest.mark.parametrize("spec", [fe.ROSNAM_LABEL, fe.PERMUTE_AND_FLIP])
+def test_sampler_checks_are_sound_for_permute_and_flip():
+    spec = fe.PERMUTE_AND_FLIP
+    assert spec.false_alarm_bound() <= 1e-6
+    assert spec.power(lambda counts, epsilon: fe.flip_law(counts, epsilon / 2)) > 0.999
+    assert spec.power(fixed_order_law) > 0.999
+    assert spec.power(rosnam_with_uniform_count_law) > 1 - 1e-6
+    assert spec.power(fe.leaf_label_law) == 1.0  # 05.2's answer: a label without its count
+
+
+def test_flip_law_is_rosnam_for_the_label():
+    """05.3 asks for what only permute-and-flip has; its label alone has ROSNAM's law."""
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        counts = tuple(int(c) for c in rng.integers(0, 12, size=int(rng.integers(1, 6))))
+        epsilon = float(rng.uniform(0.05, 2))
+        label = {}
+        for (c, _k), p in fe.flip_law(counts, epsilon).items():
+            label[c] = label.get(c, 0.0) + p
+        assert label == pytest.approx(fe.leaf_label_law(counts, epsilon), abs=1e-12)
+
+
+@pytest.mark.parametrize("spec", [fe.ROSNAM_LABEL])
 def test_sampler_checks_are_sound(spec):
     assert spec.false_alarm_bound() <= 1e-6
     assert spec.power(lambda counts, epsilon: fe.leaf_label_law(counts, epsilon / 2)) > 0.999
@@ -156,11 +187,28 @@ def test_rosnam_label(capsys):
         check("05.2", rosnam_label((3, 7), 0.5, np.random.default_rng(0)))
 
 
+def _rosnam_truncated(counts, epsilon, rng):  # noise capped at 3 scales: never 10 rows
+    counts = np.asarray(counts, dtype=float)
+    noise = np.minimum(rng.exponential(1 / epsilon, size=len(counts)), 3 / epsilon)
+    return int(np.argmax(counts + noise))
+
+
+@pytest.mark.parametrize("wrong", [
+    lambda counts, epsilon, rng: rosnam_label(counts, max(epsilon, 0.1), rng),
+    _rosnam_truncated,
+    lambda counts, epsilon, rng: int(report_noisy_max(np.asarray(counts), epsilon=epsilon,
+                                                      rng=rng)),
+], ids=["ε clamped to 0.1", "noise truncated", "dpviz's own"])
+def test_rosnam_label_at_the_edges(wrong):
+    with pytest.raises(AssertionError, match="Hint"):
+        check("05.2", wrong)
+
+
 def test_permute_and_flip(capsys):
     check("05.3", permute_and_flip)
     assert "correct" in capsys.readouterr().out
-    assert fe.PERMUTE_AND_FLIP.power(fixed_order_law) > 0.999
-    for wrong in (fixed_order_flip, half_epsilon, no_noise):
+    for wrong in (fixed_order_flip, rosnam_label, rosnam_with_a_count,
+                  lambda counts, epsilon, rng: permute_and_flip(counts, epsilon / 2, rng)):
         with pytest.raises(AssertionError, match="Hint"):
             check("05.3", wrong)
 

@@ -698,25 +698,52 @@ ROSNAM_LABEL = Implementation(
 )
 
 
-# --- 05.3 · The same law by permute-and-flip: flip_label(counts, epsilon, rng), classes
-# visited in a random order, class c accepted with probability p_c (1 for a largest count).
+# --- 05.3 · The same law by permute-and-flip: flip_label(counts, epsilon, rng) returns
+# (label, examined): classes visited in a random order, class c accepted with probability p_c
+# (1 for a largest count), `examined` the number of classes visited (coins flipped). The label
+# alone has ROSNAM's law (05.2's answer would pass on it); the pair is permute-and-flip's own.
+def flip_law(counts: Sequence[int], epsilon: float) -> dict[tuple[int, int], float]:
+    """Exact law of permute-and-flip's (label, classes examined) for ``counts`` at ``epsilon``.
+
+    p_c = exp(ε·(f_c − max f)). Class c is accepted at the k-th visit when it is k-th in the
+    (uniform) order, which has probability 1/n, and the k − 1 classes before it — a uniform
+    (k − 1)-subset S of the others — are all rejected: P(c, k) = p_c/n · mean over S of
+    Π_{j∈S} (1 − p_j). Summed over k, the label's law is ROSNAM's (:func:`leaf_label_law`).
+    """
+    import itertools
+
+    f = np.asarray(counts, dtype=float)
+    p = np.exp(check_epsilon(epsilon) * (f - f.max()))
+    n, law = len(f), {}
+    for c in range(n):
+        others = [1.0 - p[j] for j in range(n) if j != c]
+        for k in range(1, n + 1):
+            subsets = list(itertools.combinations(others, k - 1))
+            mass = p[c] / n * sum(math.prod(s) for s in subsets) / len(subsets)
+            if mass > 0:
+                law[(c, k)] = float(mass)
+    return law
+
+
 # --- answer: start (the worked answer: cut from the students' copy)
-def _flip_label(counts: Sequence[int], epsilon: float, rng: np.random.Generator) -> int:
+def _flip_label(counts: Sequence[int], epsilon: float,
+                rng: np.random.Generator) -> tuple[int, int]:
     counts = np.asarray(counts, dtype=float)  # accept c with probability exp(ε·(f_c − max f))
-    for c in rng.permutation(len(counts)):
+    for examined, c in enumerate(rng.permutation(len(counts)), start=1):
         if rng.random() < math.exp(epsilon * (counts[c] - counts.max())):
-            return int(c)
+            return int(c), examined
     raise AssertionError("a class with the largest count is always accepted")
 # --- answer: end
 
 
 PERMUTE_AND_FLIP = Implementation(
     cases=({"counts": (3, 7), "epsilon": 0.5}, {"counts": (2, 6, 5), "epsilon": 1.0},
-           {"counts": (0, 0, 0), "epsilon": 1.0}),
-    exact=leaf_label_law, sampler=True, output="int", n_samples=10_000,
-    hint="visit the classes in a fresh random order each draw; a class with the largest count "
-         "must always be accepted; the acceptance probability must fall by the same factor per "
-         "missing row as ROSNAM's odds do at this ε — compare both on counts (0, 1)",
+           {"counts": (0, 0, 0), "epsilon": 1.0}, {"counts": (4, 5, 5, 2), "epsilon": 0.5}),
+    exact=flip_law, sampler=True, n_samples=10_000,
+    hint="visit the classes in a fresh random order each draw, counting the visits; a class "
+         "with the largest count must always be accepted; the acceptance probability must fall "
+         "by the same factor per missing row as ROSNAM's odds do at this ε — compare both on "
+         "counts (0, 1). Return the pair (label, number of classes visited), both ints",
     solution=_flip_label,
 )
 
