@@ -145,19 +145,25 @@ def fit_one(
 
 
 def budget_split(dataset: str, criterion: str, epsilon: float, depth: int) -> dict[str, Any]:
-    """Where the budget of one node goes (FS Alg. 1/2, §4.3): ε per query and per split query."""
-    data = explorer_data(check_dataset(dataset), check_criterion(criterion))
+    """Where the budget of one node goes (FS Alg. 1/2, §4.3): ε per query and per split query.
+
+    Public facts only: the data set's attributes (SuLQ's binned ones are as many), never its
+    rows' split (a UCI set's is not made for this).
+    """
+    dataset, criterion = check_dataset(dataset), check_criterion(criterion)
+    public = explorer_data(dataset, "max") if dataset == "fs-single-split" else load(dataset)
+    domain = public.domain
     eps = check_epsilon(epsilon, "epsilon", allow_inf=True)
     d = check_int(depth, "depth", minimum=0)
-    k = len(data.domain)
-    n_numeric = int((~data.domain.categorical_mask).sum())
+    k = len(domain)
+    n_numeric = int((~domain.categorical_mask).sum())
     if criterion == "sulq":
         level = eps / (2 * (d + 1))
         return {"level": level, "split_queries": 2 * k, "split_epsilon": level / (2 * k),
                 "sensitivity": 1.0, "numeric": 0, "attributes": k}
     level = eps / ((2 + n_numeric) * d + 2)
     return {"level": level, "split_queries": 1 + n_numeric, "split_epsilon": level,
-            "sensitivity": get_criterion(criterion).sensitivity(data.size_bound),
+            "sensitivity": get_criterion(criterion).sensitivity(SIZE_BOUND[dataset]),
             "numeric": n_numeric, "attributes": k}
 
 
