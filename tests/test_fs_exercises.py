@@ -313,3 +313,13 @@ def test_notebook_gives_no_answer_away():
     outputs = [_text({"source": [], "outputs": c.get("outputs", [])}) for c in cells]
     assert not any("SuLQ" in o and "B = 2" in o for o in outputs)
     assert math.isfinite(fx.sulq_accuracy_at_b2())
+
+
+def test_03_3_neighbours_given_as_lists_are_neighbours(capsys):
+    """D′ written as a list of lists (issue 45) is the same data set as D′ of tuples."""
+    D_lists = [list(row) for row in D]
+    D_prime_lists = [*D_lists, [0, 0, 1, 0]]
+    result = audit(reference_mechanism, D_lists, D_prime_lists, epsilon=1.0, n_samples=20_000)
+    check("03.3", (reference_mechanism, D_lists, D_prime_lists, result))
+    check("03.3", (reference_mechanism, D, np.array(D_prime_lists), result))
+    assert capsys.readouterr().out.count("correct") == 2

@@ -662,13 +662,22 @@ _RELATIONS = ("rows", "counts")
 def _rows_changed(D: Any, D_prime: Any, relation: str) -> tuple[int, int]:
     """(rows D′ adds to D, rows it removes): ``rows`` compares multisets, ``counts`` tallies."""
     if relation == "rows":
-        before, after = Counter(D), Counter(D_prime)
+        before, after = Counter(map(_row, D)), Counter(map(_row, D_prime))
         return sum((after - before).values()), sum((before - after).values())
     if len(D) != len(D_prime):
         raise AssertionError(f"D and D′ must hold one count per group each, got {len(D)} "
                              f"and {len(D_prime)} counts")
     steps = [int(b) - int(a) for a, b in zip(D, D_prime, strict=True)]
     return sum(s for s in steps if s > 0), -sum(s for s in steps if s < 0)
+
+
+def _row(row: Any) -> Any:
+    """A row as a hashable value: a list or an array (of lists …) as a tuple."""
+    if isinstance(row, np.ndarray):
+        row = row.tolist()
+    if isinstance(row, list | tuple):
+        return tuple(_row(v) for v in row)
+    return row.item() if isinstance(row, np.generic) else row
 
 
 def _rows(k: int) -> str:
@@ -678,8 +687,9 @@ def _rows(k: int) -> str:
 def neighbour_problem(D: Any, D_prime: Any, relation: str) -> str | None:
     """Why ``D``, ``D_prime`` are not neighbours (add or remove one row), or None if they are.
 
-    ``relation``: ``"rows"`` (a tuple of rows, compared as multisets) or ``"counts"`` (a tuple
-    of counts, one per group of rows).
+    ``relation``: ``"rows"`` (a sequence of rows, compared as multisets; a row given as a list
+    or an array counts as the tuple of its values) or ``"counts"`` (a sequence of counts, one
+    per group of rows).
     """
     try:
         added, removed = _rows_changed(tuple(D), tuple(D_prime), relation)
