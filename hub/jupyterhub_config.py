@@ -28,7 +28,15 @@ from firstuseauthenticator import FirstUseAuthenticator
 from jupyterhub.auth import LocalAuthenticator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from launch import HUB, NAME_PATTERN, PROXY, WORKBOOK, class_list, first_regular_uid
+from launch import (
+    HUB,
+    NAME_PATTERN,
+    PROXY,
+    WORKBOOK,
+    class_list,
+    first_regular_uid,
+    workbook_library,
+)
 
 c = get_config()  # noqa: F821 (JupyterHub runs this file with get_config defined)
 
@@ -110,6 +118,9 @@ c.Spawner.environment = {
     "DPVIZ_CACHE": lambda spawner: str(Path(pwd.getpwnam(spawner.user.name).pw_dir)
                                        / ".dpviz_cache"),
 }
+# Served from the students' copy (make student): its dpviz, without the key, first on the path
+if workbook_library() is not None:
+    c.Spawner.environment["PYTHONPATH"] = str(workbook_library())
 
 
 def private_home(spawner) -> None:

@@ -76,6 +76,19 @@ def workbook_source() -> Path:
     return ROOT / "notebooks"
 
 
+def workbook_library() -> Path | None:
+    """The library the students' kernels import: the students' copy's, when it is served.
+
+    ``build/student/`` (``make student``) holds dpviz without the instructor's key; when the
+    notebooks come from there, the kernels import dpviz from there too (``PYTHONPATH``). None:
+    the checkout's dpviz, installed in the kernels' environment.
+    """
+    copy = ROOT / "build" / "student"
+    if (copy / "dpviz" / "__init__.py").is_file() and workbook_source().is_relative_to(copy):
+        return copy
+    return None
+
+
 def setting(name: str, default: str) -> str:
     """An environment setting (an empty value counts as given, e.g. HUB_ADMIN=)."""
     return os.environ.get(name, default)

@@ -357,7 +357,9 @@ def test_two_students_each_run_notebook_00_and_cannot_read_each_other(hub_state)
             assert probe["user"] == name and probe["home"] == home
             assert probe["home_mode"] == 0o700
             assert probe["cwd"] == f"{home}/{launch.WORKBOOK}"
-            assert probe["dpviz"] == str(ROOT / "dpviz" / "__init__.py")
+            # the students' copy's library when the hub serves it (make student), else ours
+            library = launch.workbook_library() or ROOT
+            assert probe["dpviz"] == str(library / "dpviz" / "__init__.py")
             assert probe["transport"] == "ipc"  # no kernel port on TCP for others to read
             assert probe["omp"] == "1" and probe["cache"] == f"{home}/.dpviz_cache"
             assert probe["other_home"] is False and probe["other_notebook"] is False, probe
