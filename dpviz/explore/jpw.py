@@ -20,7 +20,7 @@ from dpviz.data.uci import Dataset, load
 from dpviz.domain import Encoded
 from dpviz.experiments.runner import curve, encoded_split, located, remember
 from dpviz.experiments.shipped import result, shipped_rows
-from dpviz.explore import settings
+from dpviz.explore import settings, ships
 from dpviz.trees.random_tree import RandomTree, fan_depth
 from dpviz.ui.exercises import (
     PERCENT,
@@ -250,6 +250,7 @@ def private_id3_noise(epsilon: float = 1.0) -> pd.DataFrame:
     return table
 
 
+@ships  # the notebook's call reads its shipped result
 def leaf_vector_table(n_trees: int = 10, seed: int = 0) -> pd.DataFrame:
     """Size of a Private-RDT tree's leaf vector at height k/2, and each count's noise."""
     rng = np.random.default_rng(seed)
@@ -310,7 +311,13 @@ def update_reproduction() -> pd.DataFrame:
 
 
 #: The notebook's shipped reproductions (``make results`` recomputes them).
-SHIPPED = (accuracy_reproduction, update_reproduction, explorer_curves)
+def lesson_tables() -> None:
+    """The lessons' tables at the notebook's arguments (:func:`dpviz.explore.ships`)."""
+    leaf_vector_table(n_trees=10, seed=0)
+    pruning_audit_frame(n_samples=200, seed=0)
+
+
+SHIPPED = (accuracy_reproduction, update_reproduction, explorer_curves, lesson_tables)
 
 
 def _with_eps_labels(results: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
@@ -428,16 +435,31 @@ def pruning_demo(seed: int = 0) -> pd.DataFrame:
 
 
 def pruning_audit(n_samples: int = 200, seed: int = 0) -> AuditResult:
-    """Audit the pruned RDT's leaf count on D, D′ at ε = 1: "3 leaves" never happens under D."""
+    """Audit the pruned RDT's leaf count on D, D′ at ε = 1: "3 leaves" never happens under D.
+
+    The notebook's call reads its shipped audit (:func:`pruning_audit_frame`: a tree fitted
+    per sample), any other call runs it.
+    """
+    from dpviz.audit.engine import audits_from_frame
+
+    return audits_from_frame(pruning_audit_frame(n_samples, seed))[_PRUNING]
+
+
+_PRUNING = "pruned random tree"
+
+
+@ships  # the notebook's call reads its shipped result
+def pruning_audit_frame(n_samples: int = 200, seed: int = 0) -> pd.DataFrame:
+    """:func:`pruning_audit` run, as a frame (:func:`~dpviz.audit.engine.audits_frame`)."""
     from dpviz.audit import targets as audit_targets
-    from dpviz.audit.engine import audit
+    from dpviz.audit.engine import audit, audits_frame
 
     domain, D, D_prime = audit_targets.pruned_tree_problem()
-    return audit(
+    return audits_frame({_PRUNING: audit(
         audit_targets.pruned_tree_leaves(domain), D, D_prime, epsilon=1.0, n_samples=n_samples,
         seed=seed, exact_epsilon=math.inf,
         neighbours="JPW Fig. 3 in miniature: D′ = D plus the row (a=1, b=1, +)",
-    )
+    )})
 
 
 def private_leaf_audit(epsilon: float = 1.0, n_samples: int = 50_000, seed: int = 0) -> AuditResult:
@@ -470,7 +492,7 @@ UPDATE_ARGUMENT = Argument(
             options={
                 "a": "those of the first release, counted from D1",
                 "b": "those of the cleared copies, counted from D2",
-                "c": "both",
+                "c": "both, since the updated model adds the two together",
             },
             correct="b",
             why_wrong={
@@ -497,9 +519,9 @@ UPDATE_ARGUMENT = Argument(
             question="The updated model is the old noisy vector plus the copies' noisy vector. "
                      "What does computing this sum cost?",
             options={
-                "a": "nothing: it is computed from the two releases alone (post-processing)",
-                "b": "ε more, because the sum is a new release",
-                "c": "nothing, because the noise in the sum is larger",
+                "a": "nothing: it is post-processing of the two releases",
+                "b": "ε more, because the sum is a new release computed from the leaf counts",
+                "c": "nothing, because the noise in the sum is larger than in either release",
             },
             correct="a",
             why_wrong={
@@ -526,9 +548,9 @@ UPDATE_ARGUMENT = Argument(
             question="The rejected option \"recount\" clears the leaf vectors and counts D1 ∪ D2 "
                      "again at ε/N per tree. Why does its total become 2ε?",
             options={
-                "a": "D2 may be larger than D1",
-                "b": "the recount uses twice as many trees",
-                "c": "every row of D1 is read by both releases: on D1 they compose sequentially",
+                "a": "D2 may be larger than D1, and a larger batch needs more noise per row",
+                "b": "the recount uses twice as many trees, each charged ε/N on all of the rows",
+                "c": "each row of D1 is read by both releases, which compose sequentially on it",
             },
             correct="c",
             why_wrong={
