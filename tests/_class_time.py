@@ -5,11 +5,15 @@ A notebook's **core** is every cell before its first heading that names "Homewor
 
 * reading: the words of its markdown cells and of the markdown its cells display (an
   argument's steps) at :data:`WORDS_PER_MINUTE`;
-* running: :data:`PER_CELL` per visible code cell (run it, read the call and what it prints),
-  except explorers, :data:`PER_EXPLORER` each (read the chart, try the suggested moves), and
-  an exercise's own cells (the answer to fill in, the check), timed with the exercise;
-* exercises: by kind (the registered exercise's ``kind``), :data:`PER_EXERCISE` each; an
-  argument's steps are read on top (above).
+* a shown listing or table: each visible code cell is read with what it shows,
+  :data:`PER_LISTING` plus one minute per :data:`LINES_PER_MINUTE` lines (its source and the
+  text it prints or displays: a table's rows, a pseudocode listing's lines), and
+  :data:`PER_CHART` more for each chart it draws;
+* an explorer: :data:`PER_EXPLORER` plus :data:`PER_MOVE` for each move its text asks for
+  (the cell's ``dpviz.moves`` metadata, counted from the text beside it);
+* exercises: by kind (the registered exercise's ``kind``), :data:`PER_EXERCISE` each, the
+  exercise's own cells (the answer to fill in, the check) timed with it; an argument's steps
+  are read on top (above).
 
 ``python tests/_class_time.py`` prints the table for every notebook (docs/instructor.md quotes it).
 """
@@ -24,13 +28,14 @@ from pathlib import Path
 from typing import Any
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
-WORDS_PER_MINUTE = 120
-PER_CELL = 1.0
-PER_EXPLORER = 5.0
+WORDS_PER_MINUTE = 150
+PER_LISTING, LINES_PER_MINUTE, PER_CHART = 1.0, 15, 1.0
+PER_EXPLORER, PER_MOVE = 5.0, 1.5
 #: Minutes per exercise, by kind (dpviz.ui.exercises: number, prediction, argument,
 #: implementation, break = write a broken mechanism, audit = write a mechanism and audit it).
-PER_EXERCISE = {"number": 5.0, "prediction": 5.0, "argument": 5.0, "implementation": 15.0,
-                "break": 15.0, "audit": 20.0}
+PER_EXERCISE = {"number": 5.0, "prediction": 5.0, "argument": 5.0, "implementation": 20.0,
+                "break": 20.0, "audit": 25.0}
+CHART = "application/vnd.vegalite.v5+json"
 HOMEWORK = re.compile(r"^#+ .*\bhomework\b", re.I | re.M)
 APPENDIX = re.compile(r"^#+ .*\bappendix\b", re.I | re.M)
 CHECK_CALL = re.compile(r"""\bcheck\w*\(\s*["'](\d\d\.\d+)["']""")
@@ -54,6 +59,32 @@ def _displayed_markdown(cell: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else "".join(value)
+
+
+def shown_lines(cell: Mapping[str, Any]) -> int:
+    """Lines a code cell shows: its source, and each output's text (a chart: none)."""
+    lines = len(_source(cell).strip().splitlines())
+    for output in cell.get("outputs", []):
+        data = output.get("data", {})
+        if "text" in output:
+            lines += len(_text(output["text"]).strip().splitlines())
+        elif CHART not in data and "application/vnd.jupyter.widget-view+json" not in data:
+            lines += len(_text(data.get("text/plain", "")).strip().splitlines())
+    return lines
+
+
+def charts(cell: Mapping[str, Any]) -> int:
+    """Charts a code cell draws."""
+    return sum(CHART in output.get("data", {}) for output in cell.get("outputs", []))
+
+
+def moves(cell: Mapping[str, Any]) -> int:
+    """The moves an explorer's text asks for (its cell's ``dpviz.moves``; none stated: 0)."""
+    return int(cell.get("metadata", {}).get("dpviz", {}).get("moves", 0))
+
+
 def _hidden(cell: Mapping[str, Any]) -> bool:
     return bool(cell.get("metadata", {}).get("jupyter", {}).get("source_hidden"))
 
@@ -74,7 +105,7 @@ def parts(notebook: Mapping[str, Any]) -> dict[str, list[Mapping[str, Any]]]:
 
 def minutes(cells: list[Mapping[str, Any]], kinds: Mapping[str, str]) -> dict[str, float]:
     """The rubric's minutes for ``cells``; ``kinds``: exercise key → kind."""
-    words = explorers = code = 0
+    words, explorers, listings = 0, 0.0, 0.0
     exercises: dict[str, float] = {}
     for cell in cells:
         if cell.get("cell_type") == "markdown":
@@ -86,14 +117,15 @@ def minutes(cells: list[Mapping[str, Any]], kinds: Mapping[str, str]) -> dict[st
         if _hidden(cell):
             continue
         if "explorer(" in _source(cell):
-            explorers += 1
+            explorers += PER_EXPLORER + PER_MOVE * moves(cell)
         elif not EXERCISE_CELL.search(_source(cell)):
-            code += 1
+            listings += (PER_LISTING + shown_lines(cell) / LINES_PER_MINUTE
+                         + PER_CHART * charts(cell))
         for key in CHECK_CALL.findall(_source(cell)):
             exercises.setdefault(key, PER_EXERCISE[kinds[key]])
     reading = words / WORDS_PER_MINUTE
-    result = {"words": words, "reading": reading, "cells": code * PER_CELL,
-              "explorers": explorers * PER_EXPLORER, "exercises": sum(exercises.values()),
+    result = {"words": words, "reading": reading, "cells": listings,
+              "explorers": explorers, "exercises": sum(exercises.values()),
               "n_exercises": len(exercises)}
     result["total"] = reading + result["cells"] + result["explorers"] + result["exercises"]
     return result

@@ -127,7 +127,7 @@ def test_the_stated_class_time_is_the_rubrics_and_the_core_fits_a_class(path):
     minutes = class_time.notebook_minutes(path)
     core, homework = class_time.stated(path)
     first = nbformat.read(path, as_version=4).cells[0].source
-    assert "docs/instructor.md" in first and "120 words" in first, "the rubric in one line"
+    assert "docs/instructor.md" in first and "150 words" in first, "the rubric in one line"
     assert minutes["core"]["total"] <= MAX_CORE_MINUTES, (
         f"the core takes {minutes['core']['total']:.0f} minutes by the rubric: move exercises or "
         "sections into the homework")
@@ -158,23 +158,40 @@ def test_the_instructors_guide_gives_each_notebooks_timing_plan():
 
 
 def test_the_rubric_counts_what_it_says():
-    """The rubric on a small notebook: words at 120 a minute, a minute per code cell, 5 per
-    explorer, the exercises by kind (a check of an implementation: 15), the answer's own cells
-    not counted again, an argument's displayed steps read; the parts split at the headings."""
-    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
-    shown = nbformat.v4.new_output("display_data", data={"text/markdown": "step " * 60})
+    """The rubric on a small notebook: words at 150 a minute; a listing 1 minute plus 1 per 15
+    lines it shows (source and printed text), a chart 1 more; an explorer 5 plus 1.5 per move
+    its text asks for; the exercises by kind (an implementation: 20), the answer's own cells not
+    counted again, an argument's displayed steps read; the parts split at the headings."""
+    md, code, out = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell, nbformat.v4.new_output
+    shown = out("display_data", data={"text/markdown": "step " * 60})
+    printed = out("stream", name="stdout", text="row\n" * 29)
+    chart = out("execute_result", data={class_time.CHART: {}, "text/plain": "<Chart>"})
+    explorer_cell = code("explorer(f, {})")
+    explorer_cell.metadata["dpviz"] = {"moves": 4}
     nb = nbformat.v4.new_notebook(cells=[
-        md("word " * 240), code("x = 1"), code("explorer(f, {})"),
+        md("word " * 300), code("x = 1"), code("print(rows)", outputs=[printed]),
+        code("chart(x)", outputs=[chart]), explorer_cell,
         code("display(argument)", outputs=[shown]),
         code("answer = None  # your answer"), code('check("01.1", answer)'),
-        md("## Homework\n" + "word " * 118), code('check("01.5", a)'),
-        md("## Appendix\n" + "word " * 10), code("y = 2"),
+        md("## Homework\n" + "word " * 148), code('check("01.5", a)'),
+        md("## Appendix\n" + "word " * 13), code("y = 2"),
     ])
     kinds = {"01.1": "implementation", "01.5": "number"}
     m = {name: class_time.minutes(cells, kinds) for name, cells in class_time.parts(nb).items()}
-    assert m["core"]["total"] == pytest.approx(240 / 120 + 60 / 120 + 2 * 1 + 5 + 15)
-    assert m["homework"]["total"] == pytest.approx(120 / 120 + 5)
-    assert m["appendix"]["total"] == pytest.approx(12 / 120 + 1)
+    listings = (1 + 1 / 15) + (1 + 30 / 15) + (1 + 1 / 15 + 1) + (1 + 1 / 15)
+    assert m["core"]["total"] == pytest.approx(300 / 150 + 60 / 150 + listings + 5 + 4 * 1.5 + 20)
+    assert m["homework"]["total"] == pytest.approx(150 / 150 + 5)
+    assert m["appendix"]["total"] == pytest.approx(15 / 150 + 1 + 1 / 15)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_explorer_states_the_moves_its_text_asks_for(path):
+    """The rubric times an explorer by the moves its text asks for: each explorer cell says how
+    many (its ``dpviz.moves`` metadata, counted from the text beside it)."""
+    nb = nbformat.read(path, as_version=4)
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and "explorer(" in cell.source:
+            assert cell.metadata.get("dpviz", {}).get("moves", 0) >= 1, f"cell {i}: moves?"
 
 
 def test_students_write_at_least_three_mechanisms_in_01():
