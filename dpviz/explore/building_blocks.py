@@ -82,10 +82,10 @@ def noise_frame(epsilon: float, mechanism: str = "discrete_laplace", *, count: i
         samples = mechanisms.discrete_laplace(count, epsilon=eps, rng=seed, size=n_samples)
         edges = np.append(starts, starts[-1] + width).astype(float) - 0.5
     else:
-        from scipy import stats
+        from dpviz.audit.exact_laws import laplace_cdf  # scipy.stats' Laplace CDF, bit for bit
 
         edges = count + np.linspace(-half, half, _BINS + 1)
-        exact = np.diff(stats.laplace.cdf(edges - count, scale=1.0 / eps))
+        exact = np.diff(laplace_cdf(edges - count, 0.0, 1.0 / eps))
         samples = mechanisms.laplace(float(count), epsilon=eps, rng=seed, size=n_samples)
     centre = (edges[:-1] + edges[1:]) / 2
     sampled = np.histogram(samples, bins=edges)[0] / n_samples
@@ -192,7 +192,7 @@ def selection_chart(
 
 def exact_checks() -> pd.DataFrame:
     """The building blocks' exact probabilities beside the numbers papers print (or NaN)."""
-    from scipy import stats
+    from dpviz.audit.exact_laws import laplace_cdf  # scipy.stats' Laplace CDF, bit for bit
 
     eps = 1.0
     dl_zero = float(mechanisms.discrete_laplace_pmf(0, epsilon=eps))
@@ -203,7 +203,7 @@ def exact_checks() -> pd.DataFrame:
         ("Laplace", "ε = 0.01, Δ = 1", "std of the noise", noise_std(0.01, "laplace"), 141.0,
          "JPW §VI ('approximately 141')"),
         ("Laplace", "ε = 1, Δ = 1", "P(|noise| > 3) = e^(-3)",
-         1.0 - float(np.diff(stats.laplace.cdf([-3.0, 3.0]))[0]), math.nan,
+         1.0 - float(np.diff(laplace_cdf([-3.0, 3.0], 0.0, 1.0))[0]), math.nan,
          "Dwork et al. 2006"),
         ("discrete Laplace", "ε = 1, Δ = 1", "P(noise = 0) = tanh(ε/2)", dl_zero, math.nan,
          "Ghosh et al. 2009"),
@@ -366,12 +366,10 @@ def _log_uniform(rng: np.random.Generator, low: float, high: float) -> float:
 # ε-DP release of the number `value` (a float), its noise drawn from `rng`.
 def laplace_law(value: float, sensitivity: float, epsilon: float) -> ContinuousLaw:
     """Exact law of the Laplace mechanism: ``value`` + Lap(Δ/ε) (exercise 01.1)."""
-    from scipy import stats
-
-    from dpviz.audit.exact_laws import ContinuousLaw
+    from dpviz.audit.exact_laws import ContinuousLaw, laplace_cdf
 
     scale = sensitivity / epsilon
-    return ContinuousLaw(functools.partial(stats.laplace.cdf, loc=value, scale=scale))
+    return ContinuousLaw(functools.partial(laplace_cdf, loc=value, scale=scale))
 
 
 # --- answer: start (the worked answer: cut from the students' copy)
