@@ -79,6 +79,7 @@ def _profile(frame: Any, event: str, arg: Any) -> None:
 
 
 def _set_top() -> None:
+    """Point the profile function at the innermost recording (or at nothing)."""
     global _add_file
     _add_file = _STACK[-1].files.add if _STACK else set().add
 
@@ -295,6 +296,7 @@ def record(watch: Watch) -> Record | None:
 
 
 def _code_changes(code: Mapping[str, str]) -> list[str]:
+    """The recorded source files whose digest differs now (or that are gone)."""
     changed = []
     for name, digest in code.items():
         path = Path(name) if Path(name).is_absolute() else ROOT / name
@@ -306,6 +308,7 @@ def _code_changes(code: Mapping[str, str]) -> list[str]:
 
 
 def _data_changes(data: Mapping[str, str], folder: Path) -> list[str]:
+    """The recorded data files whose bytes in ``folder`` differ now (or that are not there)."""
     changed = []
     for name, digest in data.items():
         path = folder / name
@@ -317,6 +320,7 @@ def _data_changes(data: Mapping[str, str], folder: Path) -> list[str]:
 
 
 def _library_changes(libraries: Mapping[str, str]) -> list[str]:
+    """The recorded distributions (and Python) installed now at another version, as "a 1 -> 2"."""
     changed = []
     for name, version in libraries.items():
         if name == "python":
@@ -332,6 +336,7 @@ def _library_changes(libraries: Mapping[str, str]) -> list[str]:
 
 
 def _factory_changes(factories: Mapping[str, str], now: Mapping[str, Callable[..., Any]]) -> list:
+    """The recorded factories registered now with another closure (or no longer registered)."""
     return [f"factory {name!r}" for name, digest in factories.items()
             if name not in now or factory_digest(now[name]) != digest]
 
