@@ -395,7 +395,7 @@ def test_each_invariant_sees_its_planted_fault(name, problem, patches, seen):
 
 
 def test_the_n_comparison_sees_a_setting_computed_from_the_rows():
-    share = privatree.leaf_share
+    leaf = privatree.leaf_epsilon
     rows = _neighbours(CATEGORICAL, 400)
 
     def fits(patch):
@@ -403,10 +403,10 @@ def test_the_n_comparison_sees_a_setting_computed_from_the_rows():
         for X, y in rows:
             n = len(y)
 
-            def share_from_n(levels, n_classes, n_public, n=n):  # n from the rows
-                return share(levels, n_classes, n)
+            def leaf_from_n(epsilon, levels, n_classes, n_public, n=n):  # n from the rows
+                return leaf(epsilon, levels, n_classes, n)
 
-            planted = mock.patch.object(privatree, "leaf_share", share_from_n)
+            planted = mock.patch.object(privatree, "leaf_epsilon", leaf_from_n)
             with planted if patch else contextlib.nullcontext():
                 out.append(_settings("privatree-histogram", CATEGORICAL, (X, y)))
         return out

@@ -27,10 +27,11 @@ from dpviz.trees.privatree import (
     LABEL_LEAF,
     LABEL_SPLIT,
     PrivaTreeClassifier,
-    leaf_share,
+    leaf_epsilon,
     weighted_gini,
     worst_expected_error,
 )
+from dpviz.trees.privatree import plan as privatree_plan
 
 #: Each frequency test refuses a correct sampler with probability at most this.
 FALSE_ALARM = 1e-6
@@ -61,11 +62,31 @@ def test_worst_expected_error_is_one_over_e_for_two_classes():
         assert worst_expected_error(k) == pytest.approx(brute, rel=1e-6)
 
 
-def test_leaf_share_follows_corollary_4_from_a_public_size():
-    # the authors' example scale: depth 4, two classes, 36,000 rows: 16 / (e · 360)
-    assert leaf_share(4, 2, 36_000) == pytest.approx(16 / (math.e * 360), rel=1e-9)
-    assert leaf_share(4, 2, 100) == 0.5  # capped
-    assert leaf_share(4, 2, None) == 0.5  # no public size: the cap, never the private count
+def test_leaf_epsilon_is_corollary_4s_absolute_epsilon_from_a_public_size():
+    # ε_leaf = min(ε/2, 2^d·W(K)/(n·0.01)), W(2) = 1/e (Appendix, Corollary 4; the authors'
+    # __distribute_epsilon): an ε, not a share of ε
+    need = 16 / (math.e * 360)  # d = 4, K = 2, n = 36,000: 0.01635
+    assert leaf_epsilon(1.0, 4, 2, 36_000) == pytest.approx(need, rel=1e-9)
+    assert leaf_epsilon(0.1, 4, 2, 36_000) == pytest.approx(need, rel=1e-9)  # not 0.1·need
+    assert leaf_epsilon(0.01, 4, 2, 36_000) == 0.005  # the cap ε/2 (the share rule: 1.6e-4)
+    assert leaf_epsilon(1.0, 3, 2, 1000) == pytest.approx(8 / (math.e * 10), rel=1e-9)  # 0.294
+    assert leaf_epsilon(0.5, 3, 2, 1000) == 0.25  # capped: 0.294 > ε/2
+    assert leaf_epsilon(1.0, 4, 2, 100) == 0.5  # 16/e = 5.9: capped
+    assert leaf_epsilon(2.0, 4, 2, None) == 1.0  # no public size: ε/2, never the private count
+    assert leaf_epsilon(math.inf, 4, 2, 100) == math.inf
+    # three classes: W(3) from its maximisation, here on a fine grid
+    grid = np.linspace(1e-6, 1, 2_000_001)
+    w3 = (2 * np.log(1 / grid) * (1 - (1 - (1 - grid) ** 3) / (3 * grid))).max()
+    assert leaf_epsilon(1.0, 4, 3, 12_960) == pytest.approx(16 * w3 / 129.6, rel=1e-6)
+
+
+def test_the_plan_spends_the_rest_of_epsilon_on_the_levels():
+    domain = Domain([Numeric("x", 0.0, 1.0), Categorical("c", ("u", "v", "w"))], ["n", "y"])
+    settings = privatree_plan(domain, 4, 1.0, n_public=36_000)
+    assert settings.eps_leaf == pytest.approx(16 / (math.e * 360), rel=1e-9)
+    assert settings.eps_level == pytest.approx((1.0 - settings.eps_leaf) / 4, rel=1e-12)
+    given = privatree_plan(domain, 4, 0.2, share=0.25, n_public=36_000)  # a given share of ε
+    assert (given.eps_leaf, given.eps_level) == pytest.approx((0.05, 0.0375))
 
 
 @pytest.mark.parametrize("splitter", ["histogram", "exponential"])
@@ -78,7 +99,7 @@ def test_the_ledger_sums_to_epsilon_level_by_level(name, options, splitter):
                                                     np.asarray(data.y)[:3000])
     ledger = model.ledger_.to_frame()
     assert model.ledger_.spent == pytest.approx(0.7, rel=1e-12)
-    assert model.eps_leaf_ == pytest.approx(0.7 * leaf_share(3, data.domain.n_classes, 5000))
+    assert model.eps_leaf_ == pytest.approx(leaf_epsilon(0.7, 3, data.domain.n_classes, 5000))
     assert 3 * model.eps_level_ + model.eps_leaf_ == pytest.approx(0.7, rel=1e-12)
     kind = LABEL_HISTOGRAM if splitter == "histogram" else LABEL_SPLIT
     splits = ledger[ledger.label == kind]

@@ -1,11 +1,14 @@
-"""PrivaTree (Vos, Vos, Li, Erkin & Verwer, arXiv 2305.15394 v2, 2023), as plain Python.
+"""PrivaTree (Vos, Vos, Li, Erkin & Verwer, arXiv 2305.15394 v2), dpviz's variant, as plain Python.
 
-Read from the paper's abstract and Appendix (Corollary 4, the leaf budget) and the authors'
-code (github.com/tudelft-cda-lab/PrivaTree, ``privatree/privatree.py``: at 2aff7a0, the
-paper's version, the splits come from noisy histograms; at f2922ff, "Fix privacy leaks",
-from permute-and-flip over the split candidates and uniform bins from public bounds). The
-paper's main text was not available here; the names below are the code's (``max_bins``,
-``epsilon_leaf``, ``node_epsilon``, ``fit_recursive``, ``find_best_split``, ``create_leaf``).
+Read from the paper's Appendix (Corollary 4, the leaf budget; the appendix is in the authors'
+repository) and the authors' code (github.com/tudelft-cda-lab/PrivaTree,
+``privatree/privatree.py``: at 2aff7a0 the splits come from noisy histograms; at f2922ff, "Fix
+privacy leaks", the code behind the paper's tables, from permute-and-flip on 0.5 − Gini with a
+sensitivity read from a noisy node size, which has no proof of ε-DP, and uniform bins from
+given bounds). The histogram splitter below is the earlier method with each histogram charged
+its share, dpviz's proven variant, not the paper's published algorithm. The paper's main text
+was not available here; the names below are the code's (``max_bins``, ``epsilon_leaf``,
+``node_epsilon``, ``fit_recursive``, ``find_best_split``, ``create_leaf``).
 
 T is a :class:`~dpviz.privacy.PrivateTable`: the code sees noisy answers only, and asks the
 queries :mod:`dpviz.trees.privatree` asks, in the same order (tests/test_pseudocode_privatree.py
@@ -77,17 +80,19 @@ def distribute_epsilon(
     """The budget (``__distribute_epsilon``): ε_leaf for the labels, the rest over the levels.
 
     Appendix, Corollary 4: ε_leaf ≥ 2^d · max_p 2 log(1/p)(1 − (1 − (1−p)^K)/(Kp)) / (n · E_max)
-    with E_max = 1 − 0.99, capped at ε/2. dpviz: n is a public number (the authors use the
-    private row count) and the rule gives a share of ε, as the authors' ``min`` with ε/2 reads.
+    with E_max = 1 − 0.99; the code takes the smaller of that ε and ε/2 (an absolute ε, not a
+    share of ε). dpviz: n is a public number (the authors use the private row count); without
+    it, ε/2. ``epsilon_leaf`` given: the leaves' share of ε.
     """
-    if epsilon_leaf is None:
-        share = 0.5 if n is None else min(
-            0.5, 2**max_depth * worst_expected_error(n_classes) / (n * (1 - 0.99)))
-    else:
-        share = epsilon_leaf
     if max_depth == 0 or epsilon == math.inf:
         return epsilon, math.inf
-    leaf = epsilon * share
+    if epsilon_leaf is not None:
+        leaf = epsilon * epsilon_leaf
+    elif n is None:
+        leaf = epsilon * 0.5
+    else:
+        leaf = min(epsilon * 0.5,
+                   2**max_depth * worst_expected_error(n_classes) / (n * (1 - 0.99)))
     return leaf, (epsilon - leaf) / max_depth  # node_epsilon: one level's share
 
 

@@ -1,15 +1,20 @@
 """PrivaTree (Vos, Vos, Li, Erkin & Verwer, arXiv 2305.15394): a greedy Gini tree, privately.
 
-Every numeric attribute is cut into ``n_bins`` equal bins of its public range (the authors'
-``use_uniform_bins``), so the split candidates come from the Domain, never from the rows. Each
-level of the tree spends ``(ε − ε_leaf) / d``: a node chooses its binary split from noisy
-class histograms of its attributes' bins (``splitter="histogram"``, the paper's private
-histograms) or by one exponential-mechanism query over all its candidates
-(``splitter="exponential"``, the selection of the authors' later code with a global
-sensitivity); the nodes of a level hold disjoint rows (parallel composition). Every one of
-the 2^d leaves then gets its label by permute-and-flip (Report One-Sided Noisy Arg-Max) at
-ε_leaf, the share the paper's Appendix (Corollary 4) sizes. The rows are read only through a
-:class:`~dpviz.privacy.PrivateTable`. Twin in the paper's words: :mod:`dpviz.pseudocode.privatree`.
+dpviz's proven variant, not the algorithm behind the paper's tables: those came from the
+authors' final code (github.com/tudelft-cda-lab/PrivaTree at f2922ff, "Fix privacy leaks";
+c3d33ae adds the appendix), whose split is permute-and-flip on 0.5 − Gini with a sensitivity
+read from a noisy node size (no proven ε-DP). Every numeric attribute is cut into ``n_bins``
+equal bins of its public range (the authors' ``use_uniform_bins``), so the split candidates
+come from the Domain, never from the rows. Each level of the tree spends ``(ε − ε_leaf) / d``:
+a node chooses its binary split from noisy class histograms of its attributes' bins, each
+charged ε/F (``splitter="histogram"``, the default: the authors' earlier method, 2aff7a0,
+which charged each histogram the whole level's ε) or by one exponential-mechanism query over
+all its candidates (``splitter="exponential"``: the later code's single selection, with FS's
+Gini quality and its global sensitivity); the nodes of a level hold disjoint rows (parallel
+composition). Every one of the 2^d leaves then gets its label by permute-and-flip (Report
+One-Sided Noisy Arg-Max) at ε_leaf = min(ε/2, 2^d·W(K)/(n·0.01)), the paper's Appendix
+(Corollary 4), with n a public training size. The rows are read only through a
+:class:`~dpviz.privacy.PrivateTable`. Twin in the authors' words: :mod:`dpviz.pseudocode.privatree`.
 ε-DP in the rows (add/remove one); argument: docs/privacy.md §8.2.6.
 """
 
@@ -39,8 +44,8 @@ from dpviz.validation import check_epsilon, check_int
 __all__ = [
     "DEFAULT_BINS", "LEAF_SUCCESS", "MAX_LEAF_SHARE", "SPLITTERS", "Plan", "PrivaNode", "PrivaTree",
     "PrivaTreeClassifier", "Scope", "Split", "bin_edges", "budget", "candidate_splits",
-    "choose_split_exponential", "choose_split_histogram", "histogram_splits", "leaf_label",
-    "leaf_share", "plan", "privatree", "weighted_gini", "worst_expected_error",
+    "choose_split_exponential", "choose_split_histogram", "histogram_splits", "leaf_epsilon",
+    "leaf_label", "plan", "privatree", "weighted_gini", "worst_expected_error",
 ]
 
 #: The authors' defaults: 10 bins per numeric attribute, a leaf label right with
@@ -73,27 +78,30 @@ def worst_expected_error(n_classes: int) -> float:
     return float(-best.fun)
 
 
-def leaf_share(depth: int, n_classes: int, n_public: int | None) -> float:
-    """The paper's share of ε for the leaf labels (Appendix, Corollary 4), capped at 1/2.
+def leaf_epsilon(epsilon: float, depth: int, n_classes: int, n_public: int | None) -> float:
+    """ε_leaf = min(ε/2, 2^d·W(K) / (n·E_max)): the paper's leaf budget (Appendix, Corollary 4).
 
-    ε_leaf ≥ 2^d·W(K) / (n·E_max) keeps the expected share of rows a wrong leaf label costs
-    below E_max = 1 − ``LEAF_SUCCESS``. The authors divide by ε (a share of ε); ``n`` must be
-    public (``n_public``, never counted from the rows): without it, the cap.
+    An absolute ε, as the authors' code computes it (``__distribute_epsilon``: the smaller of
+    ``epsilon·max_leaf_epsilon_share`` and the required ε): with it, permute-and-flip's expected
+    share of rows a wrong leaf label costs stays below E_max = 1 − ``LEAF_SUCCESS`` (W(K):
+    :func:`worst_expected_error`). ``n`` must be public (``n_public``: a documented or declared
+    training size, never counted from the rows, where the authors read the private count);
+    without it, the cap ε/2. ``ε = inf``: inf.
     """
-    if n_public is None:
-        return MAX_LEAF_SHARE
+    cap = epsilon * MAX_LEAF_SHARE
+    if n_public is None or math.isinf(epsilon):
+        return cap
     need = 2.0**depth * worst_expected_error(n_classes) / (n_public * (1.0 - LEAF_SUCCESS))
-    return min(MAX_LEAF_SHARE, need)
+    return min(cap, need)
 
 
-def budget(epsilon: float, levels: int, share: float) -> tuple[float, float]:
-    """(ε of each level's split queries, ε of the leaf labels); no level: all ε to the leaves.
+def budget(epsilon: float, levels: int, leaf: float) -> tuple[float, float]:
+    """(ε of each level's split queries, ε of the leaf labels) for the leaves' ``leaf`` ≤ ε.
 
-    ``ε = inf`` (the non-private reference): every query exact.
+    No level: all ε to the leaves. ``ε = inf`` (the non-private reference): every query exact.
     """
     if levels == 0 or math.isinf(epsilon):
         return math.inf, epsilon
-    leaf = epsilon * share
     return (epsilon - leaf) / levels, leaf
 
 
@@ -347,13 +355,16 @@ def plan(
     domain: Domain, depth: int, epsilon: float, *, n_bins: int = DEFAULT_BINS,
     share: float | None = None, n_public: int | None = None,
 ) -> Plan:
-    """The bins, depth and ε shares of a PrivaTree fit, from public values only."""
+    """The bins, depth and ε shares of a PrivaTree fit, from public values only.
+
+    ``share``: the leaves' share of ε, given; by default ε_leaf is :func:`leaf_epsilon`'s.
+    """
     edges = {a.name: bin_edges(a.low, a.high, n_bins) for a in domain
              if not a.is_categorical}  # type: ignore[union-attr]
     levels = min(depth, Scope.of(domain, n_bins).capacity())
-    if share is None:
-        share = leaf_share(levels, domain.n_classes, n_public)
-    return Plan(n_bins, edges, levels, *budget(epsilon, levels, share))
+    leaf = (leaf_epsilon(epsilon, levels, domain.n_classes, n_public) if share is None
+            else epsilon * share)
+    return Plan(n_bins, edges, levels, *budget(epsilon, levels, leaf))
 
 
 def privatree(table: PrivateTable, settings: Plan, *, splitter: str = "histogram") -> PrivaNode:
@@ -501,8 +512,9 @@ class PrivaTree:
 
 # =============================================================================== estimator
 class PrivaTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
-    """PrivaTree (Vos et al. 2023): private histograms choose the splits, noisy leaf labels.
+    """PrivaTree (Vos et al.), dpviz's proven variant: noisy histograms choose the splits.
 
+    Not the authors' published split selection, which has no proof (docs/privacy.md §8.2.6).
     Binary splits on public candidates (``n_bins`` equal bins of each numeric attribute's
     public range; subsets of a categorical attribute's values), always grown to ``max_depth``
     (no data-dependent stopping); each level spends ``(ε − ε_leaf)/d`` (parallel over its
@@ -519,14 +531,16 @@ class PrivaTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         Equal bins of each numeric attribute's public range (the authors' ``max_bins``).
     splitter : {"histogram", "exponential"}, default "histogram"
         A node's split: least Gini on noisy histograms of its attributes, ε/F each (the
-        paper); or the exponential mechanism over its candidates with FS's Gini quality
-        (sensitivity 2; categorical candidates: one value against the rest).
+        authors' earlier method, each histogram charged its share); or the exponential
+        mechanism over its candidates with FS's Gini quality (sensitivity 2; categorical
+        candidates: one value against the rest).
     leaf_share : float, optional
-        The share of ε for the leaf labels, in (0, 1); default: the paper's rule from
-        ``n_public`` (Appendix, Corollary 4), at most 1/2.
+        The share of ε for the leaf labels, in (0, 1); default: the paper's rule
+        ε_leaf = min(ε/2, 2^d·W(K)/(n·0.01)) with n = ``n_public`` (Appendix, Corollary 4).
     n_public : int, optional
-        A public estimate of the number of training rows (documentation, never counted from
-        the rows) for the default leaf share; without it, the share is 1/2.
+        A public or declared number of training rows (documentation or the protocol's
+        size, never counted from the rows): the n of the default leaf rule; without it,
+        ε_leaf = ε/2.
     domain : Domain or None, default None
         Public schema; derived from the rows (PrivacyLeakWarning) if omitted.
     unknown : {"raise", "random"}, default "raise"
