@@ -22,10 +22,10 @@ pytest.importorskip(
 from dpviz.data.uci import Dataset
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import PrivacyLeakWarning
-from dpviz.experiments.registry import DPEBMModel
+from dpviz.experiments.registry import DPEBMModel, design
 
 DOMAIN = Domain([Categorical("colour", ("red", "green", "blue")),
-                 Categorical("member", ("no", "yes")), Numeric("age", 0.0, 100.0)],
+                 Categorical("member", ("no", "yes")), Numeric("age", 0.0, 120.0)],
                 ["no", "yes"])
 SEED = 3
 
@@ -61,15 +61,18 @@ def fit(n: int, epsilon: float = 1.0) -> DPEBMModel:
 
 def exact_counts(n: int) -> set[float]:
     """Every count interpret reads from the rows: n, n / 31 (its bin-merging threshold, stored
-    as a bin weight when no noisy bin reaches it), each value's or uniform bin's count per
-    attribute, each class's count."""
+    as a bin weight when no noisy bin reaches it), each uniform bin's count per attribute (a
+    numeric one; a categorical value's indicator column: the rows with and without it), each
+    class's count."""
     X, y = rows(n)
     codes = DOMAIN.encode(X)
     counts = {n, n / 31, *pd.Series(y).value_counts().tolist()}
     for j, attribute in enumerate(DOMAIN):
-        low, high = (-0.5, attribute.n_values - 0.5) if attribute.is_categorical else (
-            attribute.low, attribute.high)
-        histogram, _ = np.histogram(codes[:, j], bins=62, range=(low, high))
+        if attribute.is_categorical:
+            held = np.bincount(codes[:, j].astype(np.int64), minlength=attribute.n_values)
+            counts |= set(held[held > 0].tolist()) | set((n - held[held < n]).tolist())
+            continue
+        histogram, _ = np.histogram(codes[:, j], bins=62, range=(attribute.low, attribute.high))
         counts |= set(histogram[histogram > 0].tolist())
     return counts
 
@@ -157,10 +160,10 @@ def test_predictions_are_those_of_interprets_unscrubbed_fit(two_fits):
         **{**model.model.get_params(deep=False), "random_state": SEED})
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "Privacy violation: using a fixed random_state")
-        raw.fit(DOMAIN.encode(X), DOMAIN.encode_labels(y))
+        raw.fit(design(DOMAIN, DOMAIN.encode(X)), DOMAIN.encode_labels(y))
     assert raw.bag_weights_.tolist() == [157.0]  # what the scrub removes
     test, _ = rows(400)
-    codes = DOMAIN.encode(test)
+    codes = design(DOMAIN, DOMAIN.encode(test))
     assert np.array_equal(model.model.predict_proba(codes), raw.predict_proba(codes))
     assert np.array_equal(model.predict(test), DOMAIN.decode_labels(raw.predict(codes)))
     assert same(model.model.term_scores_, raw.term_scores_)

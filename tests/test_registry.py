@@ -85,6 +85,11 @@ def test_privatree_runs_with_its_defaults():
     assert isinstance(model, PrivaTreeClassifier) and model.random_state == 2
     assert (model.epsilon, model.max_depth, model.n_bins, model.splitter, model.n_public) == (
         0.5, defaults.max_depth, defaults.n_bins, defaults.splitter, defaults.n_public)
+    # the protocol's public training size sets the n of the paper's leaf rule
+    sized = registry.make_estimator("PrivaTree", 0.5, load("adult"), random_state=2, n_train=300)
+    assert sized.n_public == 300
+    others = registry.make_estimator("DiffPID3-Max", 0.5, load("adult"), n_train=300)
+    assert "n_public" not in others.get_params()
 
 
 def test_dp_ebm_gets_the_public_bounds_and_refuses_before_reading_rows():
@@ -93,11 +98,12 @@ def test_dp_ebm_gets_the_public_bounds_and_refuses_before_reading_rows():
     ebm = model.model
     assert (ebm.epsilon, ebm.delta, ebm.composition, ebm.random_state, ebm.n_jobs) == (
         0.5, 1e-6, "gdp", 7, 1)
-    assert ebm.feature_types == ["continuous"] * len(adult.domain)
-    for j, attribute in enumerate(adult.domain):
-        expected = ((-0.5, attribute.n_values - 0.5) if attribute.is_categorical
-                    else (attribute.low, attribute.high))
-        assert ebm.privacy_bounds[j] == expected
+    # one indicator in [0, 1] per categorical value (one-hot), a number in its bounds
+    expected = [bound for a in adult.domain for bound in (
+        [(0.0, 1.0)] * a.n_values if a.is_categorical else [(a.low, a.high)])]
+    assert ebm.feature_types == ["continuous"] * len(expected)
+    assert [ebm.privacy_bounds[j] for j in range(len(expected))] == expected
+    assert ebm.feature_names[:3] == ["age", "workclass=Private", "workclass=Self-emp-not-inc"]
     assert registry.make_estimator(DP_EBM, math.inf, adult).model.epsilon == 1e12  # no noise
     with pytest.raises(InvalidParameterError, match="two classes"):
         registry.make_estimator(DP_EBM, 1.0, load("nursery"))
@@ -106,13 +112,14 @@ def test_dp_ebm_gets_the_public_bounds_and_refuses_before_reading_rows():
 
 
 def test_dp_ebm_bins_come_from_the_domain_not_from_the_rows():
-    """The fitted model stores the domain's ranges (categories as codes), whatever values the
-    rows hold: rows where an attribute takes one value only store the same ranges (interpret
-    left to itself stores the rows' own smallest and largest values)."""
+    """The fitted model stores the domain's ranges (each value's indicator in [0, 1]), whatever
+    values the rows hold: rows where an attribute takes one value only store the same ranges
+    (interpret left to itself stores the rows' own smallest and largest values)."""
     data = load("votes")
     X, y = data.X.iloc[:200], data.y.iloc[:200]
     model = registry.make_estimator(DP_EBM, 1.0, data, random_state=0).fit(X, y)
-    assert model.model.feature_bounds_.tolist() == [[-0.5, 1.5]] * len(data.domain)
+    width = sum(a.n_values for a in data.domain)
+    assert model.model.feature_bounds_.tolist() == [[0.0, 1.0]] * width
     first = X.columns[0]
     one_value = X[X[first] == X[first].iloc[0]]  # the first attribute's other value never occurs
     again = registry.make_estimator(DP_EBM, 1.0, data, random_state=0).fit(

@@ -85,10 +85,10 @@ def _evaluate(data: Dataset, algorithm: str, n: int, epsilons: list[float], repe
     truth = y_test.to_numpy()
 
     def accuracy(eps: float, run: int) -> float:
-        rows = np.random.default_rng([seed + run, 7]).choice(
-            len(X_train), size=min(n, len(X_train)), replace=False
-        )
-        model = make_estimator(algorithm, eps, data, seed + run)
+        size = min(n, len(X_train))  # public: the protocol's n and the documented rows
+        rows = np.random.default_rng([seed + run, 7]).choice(len(X_train), size=size,
+                                                             replace=False)
+        model = make_estimator(algorithm, eps, data, seed + run, n_train=size)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. sklearn's one-hot "unknown categories"
             model.fit(X_train.iloc[rows], y_train.iloc[rows])

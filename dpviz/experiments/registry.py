@@ -171,15 +171,67 @@ def scrub_dp_ebm(model: Any) -> None:
     model.random_state = None
 
 
+@dataclass(frozen=True)
+class DesignColumn:
+    """One column of DP-EBM's design: an attribute, and the value it indicates (None: numeric).
+
+    ``low``, ``high``: the column's public bounds, the attribute's (numeric) or [0, 1] (an
+    indicator).
+    """
+
+    attribute: str
+    value: Any
+    low: float
+    high: float
+
+    @property
+    def name(self) -> str:
+        """``attribute`` or ``attribute=value``."""
+        return self.attribute if self.value is None else f"{self.attribute}={self.value}"
+
+
+def design_columns(domain: Domain) -> list[DesignColumn]:
+    """DP-EBM's columns, from the public domain only (never from the rows).
+
+    A numeric attribute as it is, in its bounds; a categorical one as one indicator per value,
+    in [0, 1].
+    """
+    columns = []
+    for a in domain:
+        if not a.is_categorical:
+            columns.append(DesignColumn(a.name, None, a.low, a.high))  # type: ignore[union-attr]
+            continue
+        columns += [DesignColumn(a.name, v, 0.0, 1.0) for v in a.values]
+    return columns
+
+
+def design(domain: Domain, codes: np.ndarray) -> np.ndarray:
+    """The rows' design for DP-EBM: numbers as they are, each categorical value's indicator.
+
+    An unknown category (code −1) indicates no value. Reads the rows only to encode them.
+    """
+    blocks = []
+    for j, a in enumerate(domain):
+        column = codes[:, j]
+        if not a.is_categorical:
+            blocks.append(column[:, None].astype(float))
+            continue
+        values = np.arange(a.n_values)
+        blocks.append((column.astype(np.int64)[:, None] == values[None, :]).astype(float))
+    return np.hstack(blocks)
+
+
 class DPEBMModel:
     """interpret's DP-EBM (Nori et al. 2021) on the public domain; two classes only.
 
     (ε, δ)-DP as interpret claims it, Gaussian noise (third-party: dpviz does not audit it;
-    docs/privacy.md §8.2.7). Every attribute goes in as ``"continuous"`` with public bounds, a
-    categorical one as its code in [−0.5, K − 0.5], so that every histogram bin comes from the
-    domain (interpret's own categorical bins are the values present in the rows). ``epsilon =
-    inf``: the same algorithm with negligible noise, the non-private reference (no claim).
-    Builds interpret's estimator here: interpret is imported by the first DP-EBM only.
+    docs/privacy.md §8.2.7). Every column goes in as ``"continuous"`` with public bounds
+    (:func:`design_columns`): a numeric attribute in its domain bounds, a categorical one as
+    one indicator column per value in [0, 1] (one-hot), so
+    that every histogram bin comes from the domain (interpret's own categorical bins are the
+    values present in the rows). ``epsilon = inf``: the same algorithm with negligible noise,
+    the non-private reference (no claim). Builds interpret's estimator here: interpret is
+    imported by the first DP-EBM only.
 
     After a fit interpret's object keeps no exact count and no seed (:func:`scrub_dp_ebm`);
     the wrapper keeps the seed for refits, and pickling or copying it fitted at finite ε warns
@@ -196,9 +248,10 @@ class DPEBMModel:
 
         noiseless = math.isinf(epsilon)
         self.domain, self.epsilon, self.random_state = data.domain, epsilon, random_state
+        columns = design_columns(self.domain)
         self._model = DPExplainableBoostingClassifier(
-            feature_names=list(self.domain.names),
-            feature_types=["continuous"] * len(self.domain),
+            feature_names=[c.name for c in columns],
+            feature_types=["continuous"] * len(columns),
             privacy_bounds=public_bounds(self.domain),
             epsilon=NOISELESS_EPSILON if noiseless else epsilon, delta=delta,
             composition="classic" if noiseless else "gdp", random_state=random_state, n_jobs=1)
@@ -209,7 +262,7 @@ class DPEBMModel:
         return self._model
 
     def fit(self, X: pd.DataFrame, y: pd.Series) -> DPEBMModel:
-        """Fit on the domain's codes, then scrub interpret's object (:func:`scrub_dp_ebm`).
+        """Fit on the rows' :func:`design`, then scrub interpret's object (:func:`scrub_dp_ebm`).
 
         A seeded evaluation: interpret's seed warning is silenced.
         """
@@ -217,13 +270,14 @@ class DPEBMModel:
         self._model.set_params(random_state=self.random_state)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", "Privacy violation: using a fixed random_state")
-            self._model.fit(codes, labels)
+            self._model.fit(design(self.domain, codes), labels)
         scrub_dp_ebm(self._model)
         return self
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
-        """The class labels predicted on the domain's codes of ``X``."""
-        return self.domain.decode_labels(self._model.predict(self.domain.encode(X)))
+        """The class labels predicted on the :func:`design` of ``X``."""
+        return self.domain.decode_labels(
+            self._model.predict(design(self.domain, self.domain.encode(X))))
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickling (or copying) a DP-EBM fitted at finite ε with a seed warns."""
@@ -234,9 +288,8 @@ class DPEBMModel:
 
 
 def public_bounds(domain: Domain) -> dict[int, tuple[float, float]]:
-    """Each attribute's public range: its bounds, or [−0.5, K − 0.5] around codes 0 … K − 1."""
-    return {j: (-0.5, a.n_values - 0.5) if a.is_categorical else (a.low, a.high)
-            for j, a in enumerate(domain)}
+    """Each design column's public range (:func:`design_columns`): its bounds, or [0, 1]."""
+    return {j: (c.low, c.high) for j, c in enumerate(design_columns(domain))}
 
 
 #: ``factory(epsilon, data, random_state)`` → an unfitted estimator (``fit(X, y)``, ``predict(X)``).
@@ -320,10 +373,20 @@ FACTORIES: dict[str, Factory] = {
 }
 
 
-def make_estimator(algorithm: str, epsilon: float, data: Dataset, random_state: int = 0) -> Any:
-    """An unfitted ``algorithm`` at ``epsilon`` (``math.inf``: no noise) on ``data``'s domain."""
+def make_estimator(
+    algorithm: str, epsilon: float, data: Dataset, random_state: int = 0, *,
+    n_train: int | None = None,
+) -> Any:
+    """An unfitted ``algorithm`` at ``epsilon`` (``math.inf``: no noise) on ``data``'s domain.
+
+    ``n_train``: the protocol's number of training rows, public (chosen before any row is
+    read), for an estimator whose settings use a public size (PrivaTree's ``n_public``).
+    """
     factory = FACTORIES.get(algorithm)
     if factory is None:
         raise InvalidParameterError(f"unknown algorithm {algorithm!r}; known: {list(FACTORIES)}")
     provenance.note_factory(algorithm, factory)
-    return factory(epsilon, data, random_state)
+    model = factory(epsilon, data, random_state)
+    if n_train is not None and "n_public" in getattr(model, "get_params", dict)():
+        model.set_params(n_public=int(n_train))
+    return model
