@@ -225,18 +225,42 @@ def test_argument_right(capsys):
     assert out.count("correct!") == 3 and "parallel composition" in out
 
 
-def test_argument_wrong_names_the_steps_and_explains_without_the_answer():
-    with pytest.raises(AssertionError) as err:
-        check_argument("T.1", "acb")
-    msg = str(err.value)
-    assert "step 1" in msg and "each row lies in exactly one half" in msg
-    assert "step 2" not in msg and "step 3" not in msg
-    assert "only the count of the half" not in msg and "(b)" not in msg
-    with pytest.raises(AssertionError) as err:
-        check_argument("T.1", "bba")
-    msg = str(err.value)
-    assert "step 2" in msg and "step 3" in msg and "step 1" not in msg
-    assert "exactly 1" not in msg and "parallel composition" not in msg
+def test_argument_wrong_names_no_step_and_no_reason():
+    """Per-step feedback gave the letters away by elimination (issue 45): a wrong answer is
+    refused as a whole, the reasons come once the answer is right or revealed."""
+    for wrong in ("acb", "bba"):
+        with pytest.raises(AssertionError, match="not yet: at least one step is wrong") as err:
+            check_argument("T.1", wrong)
+        msg = str(err.value)
+        assert not any(f"step {i}:" in msg or f"step {i} —" in msg for i in (1, 2, 3))
+        for step in PARALLEL.steps:
+            assert not any(why in msg for why in step.why_wrong.values())
+        assert "reveal=True" in msg
+
+
+def test_argument_right_shows_every_reason(capsys):
+    check_argument("T.1", "bcb")
+    out = capsys.readouterr().out
+    assert "correct!" in out and "Why the other options fail" in out
+    for step in PARALLEL.steps:
+        assert all(why in out for why in step.why_wrong.values())
+
+
+def test_argument_stops_after_three_tries_and_reveals(capsys):
+    for i, wrong in enumerate(("acb", "aab", "acb", "cab")):
+        with pytest.raises(AssertionError) as err:
+            check("T.1", wrong)
+        assert ("That was your last try" in str(err.value)) == (i == 3)
+    for letters in ("bcb", "abc", "bca"):  # no longer judged, the right letters neither
+        with pytest.raises(AssertionError, match="judges no more") as err:
+            check("T.1", letters)
+        assert "first answer was 'acb'" in str(err.value)
+    assert capsys.readouterr().out == ""
+    check("T.1", "bca", reveal=True)
+    out = capsys.readouterr().out
+    assert "the answer, revealed: 'bcb'; yours, 'bca', is wrong in 1 steps" in out
+    assert "(your first answer: 'acb')" in out and "step 3: (b) is right (yours: (a))" in out
+    assert exercises.first_answers()["T.1"] == "acb"
 
 
 def test_argument_malformed_answers():
@@ -690,7 +714,7 @@ def test_prediction_reveal_shows_the_value_when_asked(capsys):
     check("T.6", None, reveal=True)  # nothing predicted yet: the reminder only
     out = capsys.readouterr().out
     assert "not answered yet" in out and not _shown(value, out)
-    with pytest.raises(InvalidParameterError, match="reveal=True is for numbers and predictions"):
+    with pytest.raises(InvalidParameterError, match="reveal=True is for numbers, predictions"):
         check("T.2", lambda bit, epsilon: rr_exact(bit, epsilon), reveal=True)
 
 

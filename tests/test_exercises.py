@@ -126,3 +126,17 @@ def test_in_lab_an_unanswered_check_prints_the_reminder(monkeypatch, capsys):
     monkeypatch.delenv("VOILA_PREHEAT", raising=False)
     check("00.1", None)
     assert "not answered yet — replace None with your answer" in capsys.readouterr().out
+
+
+ARGUMENTS = [key for key in KEYS if EXERCISES[key].kind == "argument"]
+
+
+@pytest.mark.parametrize("key", ARGUMENTS)
+def test_an_arguments_right_option_is_not_given_away_by_its_length(key):
+    """The right option was the longest in 19 of 24 steps (issue 45): now it is the longest, or
+    the shortest, in at most a third of an argument's steps (rounded up)."""
+    steps = EXERCISES[key].steps
+    lengths = [(len(s.options[s.correct]), [len(t) for t in s.options.values()]) for s in steps]
+    limit = math.ceil(len(steps) / 3)
+    assert sum(right == max(all_) for right, all_ in lengths) <= limit
+    assert sum(right == min(all_) for right, all_ in lengths) <= limit

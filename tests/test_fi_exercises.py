@@ -132,10 +132,9 @@ def test_all_registered_and_unanswered_only_prints(capsys):
 def test_argument(capsys):
     check("05.1", ARGUMENT_ANSWER)
     assert "correct" in capsys.readouterr().out
-    with pytest.raises(AssertionError, match="step 4"):
-        check("05.1", "bcaab")
-    with pytest.raises(AssertionError, match="step 5"):
-        check("05.1", "bcaca")  # "one bad pairing proves it is not private"
+    for wrong in ("bcaab", "bcaca"):  # "one bad pairing proves it is not private"
+        with pytest.raises(AssertionError, match="not yet"):
+            check("05.1", wrong)
     text = fe.SPLIT_ARGUMENT.text()
     assert ARGUMENT_ANSWER not in text
 

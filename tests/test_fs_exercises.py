@@ -73,13 +73,9 @@ def _argmax_mechanism(data, n, rng):
 def test_03_1_argument(capsys):
     check("03.1", "bbcd")
     assert "correct" in capsys.readouterr().out
-    with pytest.raises(AssertionError, match="step 4") as err:
-        check("03.1", "bbcb")  # (d+1)(2+n)ε: leaves charged as inner nodes
-    assert "step 1" not in str(err.value)
-    with pytest.raises(AssertionError, match="step 1"):
-        check("03.1", "abcd")
-    with pytest.raises(AssertionError, match="step 3"):
-        check("03.1", "bbad")
+    for wrong in ("bbcb", "abcd", "bbad"):  # leaves charged as inner nodes; nodes; partitions
+        with pytest.raises(AssertionError, match="not yet"):
+            check("03.1", wrong)
     text = EXERCISES["03.1"].text()
     assert "Step 4" in text and "bbcd" not in text
 

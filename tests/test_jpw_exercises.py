@@ -98,11 +98,14 @@ def test_argument_right_answer_passes(capsys):
 
 
 @pytest.mark.parametrize("wrong", ["cbabc", "babbc", "bbbbc", "bbaac", "bbaba", "abcaa"])
-def test_argument_wrong_answers_name_the_wrong_steps(wrong):
+def test_argument_wrong_answers_are_refused_without_naming_a_step(wrong, capsys):
     with pytest.raises(AssertionError, match="not yet") as err:
         check("02.1", wrong)
+    assert not any(f"step {i}:" in str(err.value) for i in range(1, 6))
+    check("02.1", wrong, reveal=True)  # revealed: the wrong steps are marked, with reasons
+    out = capsys.readouterr().out
     for i, (mine, right) in enumerate(zip(wrong, ARGUMENT_ANSWER, strict=True), 1):
-        assert (f"step {i} —" in str(err.value)) == (mine != right)
+        assert (f"step {i}: ({right}) is right (yours: ({mine}))" in out) == (mine != right)
 
 
 def test_argument_text_shows_options_not_answer():

@@ -50,9 +50,8 @@ def test_argument(capsys):
     assert "correct" in capsys.readouterr().out
     # the usual slips: parallel composition across trees, paying for the secondary trees, and
     # believing noise on the counters protects the centres
-    for wrong, step in (("bbab", "step 2"), ("bcbb", "step 3"), ("bcaa", "step 4"),
-                        ("acab", "step 1")):
-        with pytest.raises(AssertionError, match=step):
+    for wrong in ("bbab", "bcbb", "bcaa", "acab"):
+        with pytest.raises(AssertionError, match="not yet"):
             check("04.1", wrong)
 
 

@@ -588,7 +588,7 @@ TUNING_ARGUMENT = Argument(
                      "it?",
             options={
                 "a": "a query on private rows with no privacy guarantee",
-                "b": "post-processing, free",
+                "b": "post-processing of the 15 released models, so it is free",
                 "c": "a query at ε = 1",
             },
             correct="a",
@@ -631,7 +631,8 @@ DISJOINT_TUNING = Exercise(
 
 
 # --- 07.5 · A privacy argument: why the registry gives DP-EBM the domain's bounds and each
-# category as its code, rather than letting interpret read them from the rows. One letter a step.
+# category as an indicator column, rather than letting interpret read them from the rows. One
+# letter a step.
 BINS_ARGUMENT = Argument(
     claim="A private histogram is private only if its bins are public: DP-EBM must take its "
           "ranges and its categories from the domain, never from the training rows.",
@@ -658,7 +659,8 @@ BINS_ARGUMENT = Argument(
             options={
                 "a": "may get a bin when that person is in the rows, and never when they are "
                      "not",
-                "b": "is hidden like any count, by the noise on its count",
+                "b": "is hidden like any count, by the noise on its count, whichever threshold "
+                     "interpret uses",
                 "c": "is always merged with the other rare values",
             },
             correct="a",
@@ -672,10 +674,12 @@ BINS_ARGUMENT = Argument(
         Step(
             question="What does the registry do instead?",
             options={
-                "a": "it drops the rare values before fitting",
-                "b": "it passes the domain's bounds, and each category as its code in the public "
-                     "range [−0.5, K − 0.5], so every bin exists whatever the rows hold",
-                "c": "it raises δ until the rare values are covered",
+                "a": "it drops the rare values before fitting, so that no bin can ever hold a "
+                     "single person's value",
+                "b": "it passes the domain's bounds, and each category as an indicator column "
+                     "in [0, 1]",
+                "c": "it raises δ until the rare values are covered by the (ε, δ) guarantee of "
+                     "the Gaussian noise",
             },
             correct="b",
             why_wrong={

@@ -598,9 +598,10 @@ SPLIT_ARGUMENT = Argument(
             options={
                 "a": "all leaves of all trees are released at ε, and the τ trees compose to τε, "
                      "which the forest divides by τ",
-                "b": "the trees are drawn from the public domain",
-                "c": "one leaf of tree t has counts that differ by one row; its label is ROSNAM "
-                     "at ε; every other leaf has the same counts and independent noise",
+                "b": "the trees are drawn from the public domain, so the release of a tree's "
+                     "leaves never depends on who is in D",
+                "c": "one leaf of tree t differs by one row and its ROSNAM label is ε-DP; all "
+                     "of the other leaves are unchanged",
             },
             correct="c",
             why_wrong={
@@ -631,10 +632,12 @@ SPLIT_ARGUMENT = Argument(
             question="Equal split: shuffle, cut into τ parts of equal size. Keep every old row's "
                      "place in the shuffle and insert r. What happens to the parts?",
             options={
-                "a": "only r's part changes",
-                "b": "nothing, since the rows are shuffled anyway",
-                "c": "each part after r's place hands one row on to the next: up to τ parts "
-                     "differ, so the premise of parallel composition fails for this pairing",
+                "a": "only r's part changes: the other parts keep their rows, since every old row "
+                     "keeps its place",
+                "b": "nothing, since the rows are shuffled anyway and every part is still a "
+                     "uniform sample of the rows",
+                "c": "the cut points move: each part after r's place passes a row on, so up to "
+                     "τ of the parts differ",
             },
             correct="c",
             why_wrong={
@@ -646,11 +649,12 @@ SPLIT_ARGUMENT = Argument(
         Step(
             question="So what would a proof for the equal split need?",
             options={
-                "a": "nothing: one bad pairing shows that the equal split is not private",
-                "b": "a coupling: pair each split of D′ with a split of D, with the right "
-                     "probabilities, so that paired splits differ in few parts; bound each pair "
-                     "and average — the ε it yields need not be the claimed one",
-                "c": "nothing: disjoint parts are always parallel composition",
+                "a": "nothing more: one bad pairing already proves that the equal split is not "
+                     "private, whatever the other pairings of splits do",
+                "b": "a coupling: pair the splits of D and D′ so that paired splits differ in "
+                     "few parts, then average — maybe at a larger ε",
+                "c": "nothing: disjoint parts are always parallel composition, whichever way the "
+                     "rows were dealt into them",
             },
             correct="b",
             why_wrong={

@@ -334,7 +334,7 @@ SPLIT_BUDGET_ARGUMENT = Argument(
                      "node cost?",
             options={
                 "a": "ε: the queries read the same rows, so the rows pay once",
-                "b": "(2 + n)·ε: the queries compose sequentially",
+                "b": "(2 + n)·ε: the n + 2 queries compose sequentially",
                 "c": "2ε: the split points are post-processing of N_T",
             },
             correct="b",
@@ -349,9 +349,9 @@ SPLIT_BUDGET_ARGUMENT = Argument(
             question="The nodes of one level split the rows by the values (or thresholds) chosen "
                      "above them. What do all the nodes of that level cost together?",
             options={
-                "a": "the sum of the nodes' costs",
+                "a": "the sum of the nodes' costs, node after node",
                 "b": "one node's cost: each row reaches exactly one node of the level",
-                "c": "nothing: Partition is free",
+                "c": "nothing: Partition is free, and the nodes only split what it returned",
             },
             correct="b",
             why_wrong={

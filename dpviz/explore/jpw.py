@@ -521,7 +521,7 @@ UPDATE_ARGUMENT = Argument(
             options={
                 "a": "nothing: it is post-processing of the two releases",
                 "b": "ε more, because the sum is a new release computed from the leaf counts",
-                "c": "nothing, because the noise in the sum is larger than in either release",
+                "c": "nothing, because the noise in the sum is larger",
             },
             correct="a",
             why_wrong={
@@ -550,7 +550,7 @@ UPDATE_ARGUMENT = Argument(
             options={
                 "a": "D2 may be larger than D1, and a larger batch needs more noise per row",
                 "b": "the recount uses twice as many trees, each charged ε/N on all of the rows",
-                "c": "each row of D1 is read by both releases, which compose sequentially on it",
+                "c": "each row of D1 is read by both releases, which then compose sequentially",
             },
             correct="c",
             why_wrong={

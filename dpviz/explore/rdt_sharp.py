@@ -452,8 +452,7 @@ RDT_SHARP_ARGUMENT = Argument(
                      "primary tree?",
             options={
                 "a": "its test attributes and its centres, which are chosen after the data is seen",
-                "b": "one class counter of one centre (the closest centre in the leaf the row "
-                     "reaches), by 1",
+                "b": "one class counter of one centre: the closest one in the row's leaf, by 1",
                 "c": "nothing: a row is only counted once it has a pseudo-label",
             },
             correct="b",
@@ -468,10 +467,9 @@ RDT_SHARP_ARGUMENT = Argument(
             question="Each primary tree adds noise at ε/p to every counter. What do the p primary "
                      "trees' releases cost together?",
             options={
-                "a": "ε/p: the trees read the same rows, so they share one cost",
-                "b": "ε/p, by parallel composition: a row falls in one cell per tree",
-                "c": "ε: the p releases of ε/p each read the same rows, and sequential "
-                     "composition adds their costs",
+                "a": "ε/p: the trees read the same rows, so they share one cost between them",
+                "b": "ε/p, by parallel composition: a row falls in one cell per tree, never two",
+                "c": "ε: the p releases of ε/p each read the same rows, so their costs add up",
             },
             correct="c",
             why_wrong={
@@ -506,10 +504,9 @@ RDT_SHARP_ARGUMENT = Argument(
                      "Why can no amount of noise on the counters make it ε-DP?",
             options={
                 "a": "it can: noise of scale p/ε covers the centres too, since a row has "
-                     "sensitivity 1",
-                "b": "the released trees contain private rows verbatim: a centre equal to a row "
-                     "that only one neighbour holds has positive probability on that neighbour "
-                     "and probability 0 on the other, a ratio no finite ε bounds",
+                     "sensitivity 1 and the centres are drawn at random",
+                "b": "a centre copies a private row: one that only D′ holds has probability 0 "
+                     "under D, a ratio no ε bounds",
                 "c": "the counters of centres taken from private rows would need ε/(p + t) each",
             },
             correct="b",

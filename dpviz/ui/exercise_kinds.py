@@ -422,17 +422,49 @@ class Argument:
                                      f"options {', '.join(step.options)}")
         return letters
 
-    def verify(self, answers: Any, key: str) -> str:
-        """The confirmation, or AssertionError naming each wrong step with its explanation."""
-        letters = self._letters(answers, key)
-        wrong = [
-            f"step {i} — ({letter}) is not right: {step.why_wrong[letter]}"
-            for i, (step, letter) in enumerate(zip(self.steps, letters, strict=True), 1)
-            if letter != step.correct
-        ]
-        if wrong:
-            raise AssertionError(f"Exercise {key}: not yet.\n  " + "\n  ".join(wrong))
-        return f"Exercise {key}: correct! {self.conclusion}".rstrip()
+    def number(self, answers: Any, key: str) -> str:
+        """The letters of ``answers`` as one string (AssertionError if malformed)."""
+        return "".join(self._letters(answers, key))
+
+    def reasons(self, letters: str | None = None) -> str:
+        """Every step's right option and why each other option fails (``letters``: marked)."""
+        lines = []
+        for i, step in enumerate(self.steps, 1):
+            mine = (f" (yours: ({letters[i - 1]}))" if letters and letters[i - 1] != step.correct
+                    else "")
+            lines.append(f"  step {i}: ({step.correct}) is right{mine}.")
+            lines += [f"    ({letter}) {why}" for letter, why in step.why_wrong.items()]
+        return "\n".join(lines)
+
+    def verify(self, answers: Any, key: str, reveal: bool = False, first: str | None = None,
+               last_try: bool = False) -> str:
+        """The confirmation with every option's reason, or AssertionError without them.
+
+        A wrong answer is refused without saying which step is wrong (that would give the
+        letters away by elimination); the reasons are shown once the whole answer is right,
+        or when the student asks (``reveal``: the right letters, marked as revealed).
+        ``first``: the student's first letters, named beside later ones; ``last_try``: the
+        refusal says that the check will judge no more (:func:`dpviz.ui.exercises.check`).
+        """
+        letters = self.number(answers, key)
+        right = "".join(step.correct for step in self.steps)
+        earlier = f" (your first answer: {first!r})" if first and first != letters else ""
+        if reveal:
+            verdict = ("right" if letters == right else
+                       f"wrong in {sum(a != b for a, b in zip(letters, right, strict=True))} "
+                       "steps")
+            return (f"Exercise {key}: the answer, revealed: {right!r}; yours, {letters!r}, is "
+                    f"{verdict}{earlier}. {self.conclusion}\n{self.reasons(letters)}").rstrip()
+        if letters != right:
+            then = (f"That was your last try: the check judges no more answers; see the answer "
+                    f"and every reason: check({key!r}, answer, reveal=True)." if last_try else
+                    f"Or see the answer and every reason: check({key!r}, answer, reveal=True).")
+            raise AssertionError(
+                f"Exercise {key}: not yet: at least one step is wrong. The check does not say "
+                "which (that would give the letters away): reread the claim and each step; the "
+                f"reason for every option is shown once your whole answer is right.\n{then}")
+        return (f"Exercise {key}: correct!{earlier} {self.conclusion}\nWhy the other options "
+                f"fail:\n{self.reasons()}")
 
     def worked_answer(self) -> tuple[str, ...]:
         """The right letter of each step."""

@@ -222,8 +222,8 @@ MAX_TRIES = 3
 class _Record:
     """What a student answered to one number or prediction in this kernel."""
 
-    first: float | None = None
-    wrong: list[float] = dataclasses.field(default_factory=list)
+    first: Any = None  # a number, or an argument's letters
+    wrong: list[Any] = dataclasses.field(default_factory=list)
     revealed: bool = False
     solved: bool = False  # a right answer showed the value: later tries narrow nothing
 
@@ -231,8 +231,8 @@ class _Record:
 _RECORDS: dict[str, _Record] = {}
 
 
-def first_answers() -> dict[str, float]:
-    """The first answer given to each number and prediction in this kernel, by exercise."""
+def first_answers() -> dict[str, Any]:
+    """The first answer given to each number, prediction and argument in this kernel."""
     return {key: r.first for key, r in sorted(_RECORDS.items()) if r.first is not None}
 
 
@@ -242,14 +242,14 @@ def forget_answers() -> None:
 
 
 def _check_value(exercise: str, answer: Any, reveal: bool) -> None:
-    """A number or a prediction: its first answer recorded, at most :data:`MAX_TRIES` wrong.
+    """A number, a prediction or an argument: its first answer recorded, :data:`MAX_TRIES` wrong.
 
     A wrong answer counts once (the same number again does not); a non-number or an impossible
     one does not count. Past the tries, an answer is not judged (refused, saying so) until the
     student reveals the value; once revealed, every check shows it, marked as revealed. Once
     an answer was right (its message shows the value), the tries no longer count.
     """
-    spec = _spec(exercise, (Exercise, Prediction))
+    spec = _spec(exercise, (Exercise, Prediction, Argument))
     if _unanswered(exercise, spec, answer):
         return
     value = spec.number(answer, exercise)
@@ -264,7 +264,7 @@ def _check_value(exercise: str, answer: Any, reveal: bool) -> None:
         raise AssertionError(
             f"Exercise {exercise}: {MAX_TRIES} wrong answers already, so this check judges no "
             f"more (it would narrow the value down); see it: check({exercise!r}, answer, "
-            f"reveal=True). Your first answer was {record.first:.6g}.")
+            f"reveal=True). Your first answer was {_shown(record.first)}.")
     last = not record.solved and len(record.wrong) + (value not in record.wrong) >= MAX_TRIES
     try:
         message = spec.verify(value, exercise, first=record.first, last_try=last)
@@ -276,21 +276,27 @@ def _check_value(exercise: str, answer: Any, reveal: bool) -> None:
     print(message)
 
 
+def _shown(answer: Any) -> str:
+    """A recorded answer as a message shows it: a number to 6 digits, letters quoted."""
+    return f"{answer:.6g}" if isinstance(answer, float) else repr(answer)
+
+
 @_briefly
 def check(exercise: str, answer: Any, *, reveal: bool = False) -> None:
     """Check the answer to ``exercise`` (e.g. ``"00.1"``), whatever its kind.
 
     ``answer`` is None (not answered yet), a number, letters such as ``"bca"``, a function,
     ``(mechanism, audit_result)`` or ``(mechanism, D, D_prime, audit_result)``, or a
-    mechanism, by kind. Numbers and predictions: the first answer is recorded
+    mechanism, by kind. Numbers, predictions and arguments: the first answer is recorded
     (:func:`first_answers`), and after :data:`MAX_TRIES` wrong ones the check judges no more;
-    ``reveal=True`` shows the value (marked as revealed from then on).
+    ``reveal=True`` shows the value, or the letters with every option's reason (marked as
+    revealed from then on).
     """
     spec = _spec(exercise)
-    if reveal and not isinstance(spec, Exercise | Prediction):
-        raise InvalidParameterError(f"reveal=True is for numbers and predictions; exercise "
-                                    f"{exercise!r} is of kind {spec.kind!r}")
-    if isinstance(spec, Exercise | Prediction):
+    if reveal and not isinstance(spec, Exercise | Prediction | Argument):
+        raise InvalidParameterError(f"reveal=True is for numbers, predictions and arguments; "
+                                    f"exercise {exercise!r} is of kind {spec.kind!r}")
+    if isinstance(spec, Exercise | Prediction | Argument):
         _check_value(exercise, answer, reveal)
     elif isinstance(spec, AuditTask):
         if answer is None:
@@ -319,9 +325,15 @@ def _check_one(exercise: str, answer: Any, kinds: tuple[type, ...] | None = None
 
 
 @_briefly
-def check_argument(exercise: str, answers: str | list[str] | None) -> None:
-    """Check the letters of a privacy argument, one per step (``"bca"`` or a list)."""
-    _check_one(exercise, answers, (Argument,))
+def check_argument(exercise: str, answers: str | list[str] | None, *,
+                   reveal: bool = False) -> None:
+    """Check the letters of a privacy argument, one per step (``"bca"`` or a list).
+
+    A wrong answer is refused without naming the wrong steps; every option's reason is shown
+    once the whole answer is right, or revealed (``reveal=True``).
+    """
+    _spec(exercise, (Argument,))
+    _check_value(exercise, answers, reveal)
 
 
 @_briefly
