@@ -535,6 +535,18 @@ def test_07_small_budgets_belong_to_privatree():
         assert 2.5 <= ratios[dataset] <= 10, ratios
 
 
+def test_07_below_that_privatree_is_under_the_majority_class():
+    """Section 7: "PrivaTree is under the majority class on Nursery up to ε = 0.05 and on Votes
+    at ε = 0.01" (and above it from the next ε of the grid)."""
+    rows = today_07()
+    for dataset, last in (("nursery", 0.05), ("votes", 0.01)):
+        here = rows[rows["dataset"] == dataset]
+        floor = here.loc[here["learner"] == pareto.MAJORITY, "mean"].iloc[0]
+        tree = here[here["learner"] == "PrivaTree"].set_index("epsilon")["mean"]
+        under = tree[tree < floor].index
+        assert list(under) == [e for e in cmp.grid()["epsilons"] if e <= last], (dataset, tree)
+
+
 def test_07_papers_trees_lead_above_02_on_nursery_and_mushroom_and_none_clears_adults_floor():
     """Section 7: "Above ε = 0.2 the papers' trees lead on Nursery and Mushroom" (the best of the
     papers' learners is above both of today's at every ε of the grid from 0.5, mostly an FS tree);
