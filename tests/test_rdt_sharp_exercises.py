@@ -91,7 +91,12 @@ def _noise_on_the_sums(counts, epsilon, rng):
     return int(np.argmax(noisy))
 
 
-@pytest.mark.parametrize("wrong", [_no_noise, _budget_not_split, _noise_on_the_sums])
+def _clamped_epsilon(counts, epsilon, rng):  # "ε below 0.5 is not worth it": not DP at 0.05
+    return pseudo_label(counts, max(epsilon, 0.5), rng)
+
+
+@pytest.mark.parametrize("wrong", [_no_noise, _budget_not_split, _noise_on_the_sums,
+                                   _clamped_epsilon])
 def test_implementation_wrong_samplers_fail(wrong):
     with pytest.raises(AssertionError, match="Hint"):
         check("04.2", wrong)

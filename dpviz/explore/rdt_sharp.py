@@ -568,10 +568,21 @@ def _pseudo_label(counts: Sequence[Sequence[int]], epsilon: float,
 # --- answer: end
 
 
+def _pseudo_label_case(rng: np.random.Generator) -> dict[str, object]:
+    """A drawn case of 04.2: 1–3 primary trees, 2–3 classes, counts up to 1,000, ε 0.2–5."""
+    trees, classes, base = int(rng.integers(1, 4)), int(rng.integers(2, 4)), rng.integers(1000)
+    counts = tuple(tuple(int(base + c) for c in rng.integers(0, 8, size=classes))
+                   for _ in range(trees))
+    return {"counts": counts,
+            "epsilon": float(f"{np.exp(rng.uniform(np.log(0.2), np.log(5.0))):.3g}")}
+
+
 PSEUDO_LABEL = Implementation(
     cases=({"counts": ((3, 1), (2, 0), (4, 2), (0, 0), (1, 1)), "epsilon": 0.5},
-           {"counts": ((3, 2, 1), (1, 3, 2)), "epsilon": 2.0}),
-    exact=_pseudo_label_exact, sampler=True, output="int",
+           {"counts": ((3, 2, 1), (1, 3, 2)), "epsilon": 2.0},
+           {"counts": ((1500, 1490), (1495, 1497)), "epsilon": 0.05}),
+    exact=_pseudo_label_exact, sampler=True, output="int", draw_case=_pseudo_label_case,
+    n_drawn=1, n_samples=12_000,
     allowed=("dpviz.mechanisms.discrete_laplace",),
     hint="every counter of every primary tree gets its own noise, at that tree's share of the "
          "budget; the pseudo-label compares the sums over the trees",

@@ -597,8 +597,8 @@ class Implementation(_SamplingTest):
                              key, self.hint, "your sampler's draws do not follow the law asked for")
             how = f"{self.n_samples:,} draws per case match the exact law"
             if self._tails_checked():
-                how += (f", down to its outermost {self.tail:.2%} on each side (noise cut "
-                        "short of it is refused)")
+                how += (f", down to its outermost {100 * self.tail:.2g} % on each side (noise "
+                        "cut short of it is refused)")
         else:
             calls = self.calls()
             findings = [f for case, law in zip(cases, self.laws(), strict=True)
