@@ -25,9 +25,13 @@ from dpviz.trees.id3_quality import q_gini
 from dpviz.trees.privatree import (
     LABEL_HISTOGRAM,
     LABEL_LEAF,
+    LABEL_SIZE,
     LABEL_SPLIT,
     PrivaTreeClassifier,
+    Scope,
     leaf_epsilon,
+    ordered_splits,
+    published_sensitivity,
     weighted_gini,
     worst_expected_error,
 )
@@ -199,6 +203,58 @@ def test_the_histogram_split_has_its_exact_law():
     doubled = _histogram_law(exact, 2 * eps_level, 4)
     assert p < doubled and binom.cdf(binom.isf(FALSE_ALARM / 2, n, p), n, doubled) < 1e-9
     assert not _binomial_ok(n, n, p)
+
+
+def test_the_published_sensitivity_is_a_gini_after_one_row():
+    # n rows of one class and one of another: Gini 1 − (n/(n+1))² − (1/(n+1))² = 2n/(n+1)²
+    assert published_sensitivity(1) == 0.5
+    assert published_sensitivity(2) == pytest.approx(4 / 9)
+    assert published_sensitivity(8) == pytest.approx(16 / 81)
+    assert weighted_gini(np.array([[8.0, 1.0]]), np.zeros((1, 2)))[0] == pytest.approx(16 / 81)
+
+
+def test_the_published_split_has_its_law_and_warns():
+    # the exponential test's rows: candidates x <= 1/3 (Gini 0) and x <= 2/3 (Gini 1/3); ε = 2,
+    # half to the leaves: a noisy size at 0.5 (discrete Laplace, at least 1), then
+    # permute-and-flip at 0.5 on 0.5 − Gini with the sensitivity of the noisy size
+    domain, X, y = _one_numeric([(0.1, 0)] * 4 + [(0.5, 1)] * 2 + [(0.9, 1)] * 2)
+    k = np.arange(-400, 401)
+    sizes = np.maximum(8 + k, 1)
+    first = np.array([mechanisms.report_noisy_max_probabilities(
+        [0.5, 0.5 - 1 / 3], epsilon=0.5, sensitivity=published_sensitivity(m),
+        monotone=False)[0] for m in sizes])
+    p = float(mechanisms.discrete_laplace_pmf(k, epsilon=0.5) @ first)
+    assert 0.55 < p < 0.8
+    n = 2000
+    with pytest.warns(dpviz.NotProvenPrivateWarning, match="no proof"):
+        _split_frequency("published", domain, X, y, 2.0, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dpviz.NotProvenPrivateWarning)
+        hits = _split_frequency("published", domain, X, y, 2.0, n)
+    assert _binomial_ok(hits, n, p)
+    assert not _binomial_ok(n, n, p)  # power: the exact arg-max is refused
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # ε = ∞: no noise, no claim to warn about
+        exact = PrivaTreeClassifier(math.inf, 1, n_bins=3, splitter="published",
+                                    domain=domain, random_state=0).fit(X, y)
+    assert exact.tree_.root.split.threshold == pytest.approx(1 / 3)
+
+
+def test_the_published_splitter_spends_half_a_level_on_each_nodes_size():
+    data = _data("votes")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dpviz.NotProvenPrivateWarning)
+        model = PrivaTreeClassifier(0.7, 3, splitter="published", domain=data.domain,
+                                    n_public=300, random_state=1).fit(data.X, data.y)
+    ledger = model.ledger_.to_frame()
+    assert model.ledger_.spent == pytest.approx(0.7, rel=1e-12)
+    for label in (LABEL_SIZE, LABEL_SPLIT):
+        asked = ledger[ledger.label == label]
+        assert len(asked) == 7 and (asked.epsilon == model.eps_level_ / 2).all()
+    # the authors' categorical candidates: the values in code order, every prefix left
+    domain = Domain([Categorical("c", ("u", "v", "w"))], [0, 1])
+    scope = Scope.of(domain, 10)
+    assert [s.left for s in ordered_splits(domain, scope, {})] == [(0,), (0, 1)]
 
 
 def test_the_leaf_label_is_permute_and_flip():

@@ -31,7 +31,7 @@ from dpviz.validation import check_random_state
 
 __all__ = [
     "Leaf", "Node", "classify", "create_leaf", "distribute_epsilon", "find_best_split",
-    "fit_recursive", "private_table", "privatree", "uniform_bins",
+    "fit_recursive", "private_table", "privatree", "published_split", "uniform_bins",
 ]
 
 
@@ -126,6 +126,8 @@ def fit_recursive(
         return create_leaf(T, eps_leaf)
     if splitter == "histogram":
         feature, threshold, categories = find_best_split(T, scope, bins, features, node_epsilon)
+    elif splitter == "published":
+        feature, threshold, categories = published_split(T, scope, bins, features, node_epsilon)
     else:
         feature, threshold, categories = select_split(T, scope, bins, features, node_epsilon)
     if threshold is not None:
@@ -266,6 +268,44 @@ def select_split(
         return out
 
     return T.select(candidates, quality, sensitivity=2.0, epsilon=node_epsilon, label="split")
+
+
+def published_split(
+    T: PrivateTable, scope: dict[int, list[int]], bins: dict[int, list[float]],
+    features: list[int], node_epsilon: float,
+) -> tuple[int, float | None, list[int] | None]:
+    """``__find_best_split`` of f2922ff, the code behind the paper's tables: NO claim of DP.
+
+    ``n = GeometricTruncated(node_epsilon / 2, lower=1).randomise(len(X))``, then
+    ``PermuteAndFlip(node_epsilon / 2, sensitivity=1 - (n/(n+1))**2 - (1/(n+1))**2)`` on
+    ``0.5 - gini`` of every candidate. The sensitivity comes from a noisy n: too small when n
+    overstates the node's rows (docs/privacy.md §8.2.6). dpviz: the two-sided geometric
+    (discrete Laplace) count, clamped at 1; permute-and-flip sampled as Report Noisy Max with
+    exponential noise (the same law); only the node's own bins and values (the authors' code
+    also offers splits that send every row one way).
+    """
+    candidates: list[tuple[int, float | None, list[int] | None]] = []
+    for j in features:
+        if j in bins:
+            candidates += [(j, bins[j][b - 1], None) for b in scope[j][1:]]
+        else:  # bin_order = arange: the values in code order, every prefix to the left
+            candidates += [(j, None, scope[j][: p + 1]) for p in range(len(scope[j]) - 1)]
+    n = max(T.noisy_count(epsilon=node_epsilon / 2, label="node size"), 1.0)
+    sensitivity = 1 - (n / (n + 1)) ** 2 - (1 / (n + 1)) ** 2
+    K = T.domain.n_classes
+
+    def utility(rows: np.ndarray, y: np.ndarray) -> list[float]:
+        out = []
+        for j, threshold, categories in candidates:
+            left, right = [0.0] * K, [0.0] * K
+            for x, label in zip(rows[:, j], y, strict=True):
+                goes_right = x > threshold if threshold is not None else x not in categories
+                (right if goes_right else left)[int(label)] += 1
+            out.append(0.5 - gini(left, right))
+        return out
+
+    return T.select(candidates, utility, sensitivity=sensitivity, epsilon=node_epsilon / 2,
+                    mechanism="report_noisy_max", monotone=False, label="split")
 
 
 def classify(tree: Leaf | Node, x: np.ndarray) -> int:

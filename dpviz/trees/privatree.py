@@ -4,24 +4,26 @@ dpviz's proven variant, not the algorithm behind the paper's tables: those came 
 authors' final code (github.com/tudelft-cda-lab/PrivaTree at f2922ff, "Fix privacy leaks";
 c3d33ae adds the appendix), whose split is permute-and-flip on 0.5 − Gini with a sensitivity
 read from a noisy node size (no proven ε-DP). Every numeric attribute is cut into ``n_bins``
-equal bins of its public range (the authors' ``use_uniform_bins``), so the split candidates
-come from the Domain, never from the rows. Each level of the tree spends ``(ε − ε_leaf) / d``:
-a node chooses its binary split from noisy class histograms of its attributes' bins, each
-charged ε/F (``splitter="histogram"``, the default: the authors' earlier method, 2aff7a0,
-which charged each histogram the whole level's ε) or by one exponential-mechanism query over
-all its candidates (``splitter="exponential"``: the later code's single selection, with FS's
-Gini quality and its global sensitivity); the nodes of a level hold disjoint rows (parallel
-composition). Every one of the 2^d leaves then gets its label by permute-and-flip (Report
-One-Sided Noisy Arg-Max) at ε_leaf = min(ε/2, 2^d·W(K)/(n·0.01)), the paper's Appendix
-(Corollary 4), with n a public training size. The rows are read only through a
-:class:`~dpviz.privacy.PrivateTable`. Twin in the authors' words: :mod:`dpviz.pseudocode.privatree`.
-ε-DP in the rows (add/remove one); argument: docs/privacy.md §8.2.6.
+equal bins of its public range (the authors' ``use_uniform_bins``), so the split candidates come
+from the Domain, never from the rows. Each level of the tree spends ``(ε − ε_leaf) / d``: a node
+chooses its binary split from noisy class histograms of its attributes' bins, each charged ε/F
+(``splitter="histogram"``, the default: the authors' earlier method, 2aff7a0, which charged each
+histogram the whole level's ε) or by one exponential-mechanism query over all its candidates
+(``splitter="exponential"``: the later code's single selection, with FS's Gini quality and its
+global sensitivity), or (``splitter="published"``, no claim) as the authors' final code does;
+the nodes of a level hold disjoint rows (parallel composition). Every one of the 2^d leaves then
+gets its label by permute-and-flip (Report One-Sided Noisy Arg-Max) at ε_leaf = min(ε/2,
+2^d·W(K)/(n·0.01)), the paper's Appendix (Corollary 4), with n a public training size. The rows
+are read only through a :class:`~dpviz.privacy.PrivateTable`. Twin in the authors' words:
+:mod:`dpviz.pseudocode.privatree`. ε-DP in the rows (add/remove one) with ``"histogram"`` or
+``"exponential"``; no claim with ``"published"``; argument: docs/privacy.md §8.2.6.
 """
 
 from __future__ import annotations
 
 import html
 import math
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +35,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from dpviz import keyed, mechanisms
 from dpviz.domain import Domain
-from dpviz.errors import InvalidParameterError
+from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.privacy import Ledger, PrivateTable
 from dpviz.records import atomic, open_table
 from dpviz.trees._base import DPEstimatorMixin, check_fitted
@@ -44,8 +46,9 @@ from dpviz.validation import check_epsilon, check_int
 __all__ = [
     "DEFAULT_BINS", "LEAF_SUCCESS", "MAX_LEAF_SHARE", "SPLITTERS", "Plan", "PrivaNode", "PrivaTree",
     "PrivaTreeClassifier", "Scope", "Split", "bin_edges", "budget", "candidate_splits",
-    "choose_split_exponential", "choose_split_histogram", "histogram_splits", "leaf_epsilon",
-    "leaf_label", "plan", "privatree", "weighted_gini", "worst_expected_error",
+    "choose_split_exponential", "choose_split_histogram", "choose_split_published",
+    "histogram_splits", "leaf_epsilon", "leaf_label", "ordered_splits", "plan", "privatree",
+    "published_sensitivity", "weighted_gini", "worst_expected_error",
 ]
 
 #: The authors' defaults: 10 bins per numeric attribute, a leaf label right with
@@ -53,12 +56,22 @@ __all__ = [
 DEFAULT_BINS = 10
 LEAF_SUCCESS = 0.99
 MAX_LEAF_SHARE = 0.5
-SPLITTERS = ("histogram", "exponential")
+SPLITTERS = ("histogram", "exponential", "published")
 
 #: Ledger labels of the query kinds.
 LABEL_HISTOGRAM = "split histogram"
 LABEL_SPLIT = "split"
 LABEL_LEAF = "leaf label"
+LABEL_SIZE = "node size"
+
+#: The warning of the published splitter (no claim).
+PUBLISHED_MESSAGE = (
+    "splitter='published' is the split selection of the authors' code behind the paper's "
+    "tables (f2922ff): permute-and-flip on 0.5 - Gini with a sensitivity computed from a noisy "
+    "node size, which is too small whenever the noisy size overstates the true one. It has no "
+    "proof of differential privacy (docs/privacy.md §8.2.6); it is kept to compare with the "
+    "published numbers. Use splitter='histogram' or 'exponential' for a claim."
+)
 
 
 # =============================================================================== budget
@@ -311,6 +324,62 @@ def choose_split_exponential(
     return chosen
 
 
+def published_sensitivity(n: float) -> float:
+    """1 − (n/(n+1))² − (1/(n+1))² = 2n/(n+1)²: the authors' bound on a Gini's change at size n.
+
+    The Gini of n rows of one class after one row of another is added; the authors compute it
+    from a noisy n (:func:`choose_split_published`).
+    """
+    return 1.0 - (n / (n + 1.0)) ** 2 - (1.0 / (n + 1.0)) ** 2
+
+
+def ordered_splits(domain: Domain, scope: Scope, edges: dict[str, np.ndarray]) -> list[Split]:
+    """The authors' candidates in the node's scope (``bin_order = arange``).
+
+    Each inner bin edge; a categorical attribute's values in code order, every prefix to the
+    left. dpviz: only the node's own bins and values (the authors' code also offers splits
+    that send every row one way).
+    """
+    out: list[Split] = []
+    for name in scope.active(domain):
+        j = domain.index(name)
+        if name in scope.bins:
+            a, b = scope.bins[name]
+            out += [Split(name, j, threshold=float(edges[name][k])) for k in range(a + 1, b)]
+        else:
+            values = scope.values[name]
+            out += [Split(name, j, left=tuple(values[: p + 1])) for p in range(len(values) - 1)]
+    return out
+
+
+def choose_split_published(
+    table: PrivateTable, scope: Scope, edges: dict[str, np.ndarray], epsilon: float
+) -> Split:
+    """The authors' published split (f2922ff ``__find_best_split``): no claim.
+
+    A noisy node size ñ (two-sided geometric at ε/2, at least 1: their truncated geometric),
+    then permute-and-flip at ε/2 on 0.5 − weighted Gini over :func:`ordered_splits` with the
+    sensitivity :func:`published_sensitivity` (ñ): too small whenever ñ overstates the node's
+    rows, so no ε-DP follows (docs/privacy.md §8.2.6). Permute-and-flip is sampled as Report
+    Noisy Max with exponential noise, which has its law.
+    """
+    splits = ordered_splits(table.domain, scope, edges)
+    size = max(table.noisy_count(epsilon=epsilon / 2, label=LABEL_SIZE), 1.0)
+    k = table.domain.n_classes
+
+    def utility(codes: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        sides = np.stack([
+            np.bincount(s.goes_right(codes) * k + labels, minlength=2 * k).reshape(2, k)
+            for s in splits]).astype(np.float64)
+        return 0.5 - weighted_gini(sides[:, 0], sides[:, 1])
+
+    chosen = table.select(splits, utility, sensitivity=published_sensitivity(size),
+                          epsilon=epsilon / 2, mechanism="report_noisy_max", monotone=False,
+                          label=LABEL_SPLIT)
+    assert isinstance(chosen, Split)
+    return chosen
+
+
 def leaf_label(table: PrivateTable, epsilon: float) -> int:
     """The leaf's label by permute-and-flip on its class counts (monotone, Δ = 1): ε-DP."""
     k = table.domain.n_classes
@@ -369,7 +438,8 @@ def plan(
 
 def privatree(table: PrivateTable, settings: Plan, *, splitter: str = "histogram") -> PrivaNode:
     """PrivaTree on ``table``: ``settings.levels`` levels of splits, then a label per leaf."""
-    choose = choose_split_histogram if splitter == "histogram" else choose_split_exponential
+    choose = {"histogram": choose_split_histogram, "exponential": choose_split_exponential,
+              "published": choose_split_published}[splitter]
     root = PrivaNode(0, "(root)", settings.eps_level)
     return _grow(table, root, Scope.of(table.domain, settings.n_bins), settings.edges,
                  settings.levels, settings.eps_level, settings.eps_leaf, choose)
@@ -518,7 +588,8 @@ class PrivaTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
     Binary splits on public candidates (``n_bins`` equal bins of each numeric attribute's
     public range; subsets of a categorical attribute's values), always grown to ``max_depth``
     (no data-dependent stopping); each level spends ``(ε − ε_leaf)/d`` (parallel over its
-    nodes), each leaf's label permute-and-flip at ε_leaf. ε-DP in the rows (add/remove one);
+    nodes), each leaf's label permute-and-flip at ε_leaf. ε-DP in the rows (add/remove one)
+    with ``"histogram"`` or ``"exponential"``; no claim with ``"published"`` (warns);
     argument: docs/privacy.md §8.2.6. Twin: :func:`dpviz.pseudocode.privatree.privatree`.
 
     Parameters
@@ -529,11 +600,13 @@ class PrivaTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         The tree's depth d (public; the paper's experiments use 4).
     n_bins : int, default 10
         Equal bins of each numeric attribute's public range (the authors' ``max_bins``).
-    splitter : {"histogram", "exponential"}, default "histogram"
+    splitter : {"histogram", "exponential", "published"}, default "histogram"
         A node's split: least Gini on noisy histograms of its attributes, ε/F each (the
         authors' earlier method, each histogram charged its share); or the exponential
         mechanism over its candidates with FS's Gini quality (sensitivity 2; categorical
-        candidates: one value against the rest).
+        candidates: one value against the rest); or the authors' published selection
+        (permute-and-flip on 0.5 − Gini, its sensitivity from a noisy node size: not proven
+        private, warns ``NotProvenPrivateWarning``).
     leaf_share : float, optional
         The share of ε for the leaf labels, in (0, 1); default: the paper's rule
         ε_leaf = min(ε/2, 2^d·W(K)/(n·0.01)) with n = ``n_public`` (Appendix, Corollary 4).
@@ -602,6 +675,8 @@ class PrivaTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``X``: a DataFrame, an array, or :class:`~dpviz.domain.Encoded` rows of the domain.
         """
         self._check_params()
+        if self.splitter == "published" and math.isfinite(self._epsilon()):
+            warnings.warn(PUBLISHED_MESSAGE, NotProvenPrivateWarning, stacklevel=2)
         return atomic(self, "fit", lambda work: work._fit_tree(X, y))
 
     def _fit_tree(self, X: Any, y: Any) -> Any:
@@ -628,6 +703,8 @@ class PrivaTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
         if self.splitter == "histogram" and n_active and math.isfinite(eps_level):
             shares.append((eps_level / n_active, f"for each of the {n_active} attribute "
                                                  "histograms of a level"))
+        if self.splitter == "published" and n_active and math.isfinite(eps_level):
+            shares.append((eps_level / 2, "for each node's size and for its split"))
         for share, how in shares:
             try:
                 mechanisms.check_noise_rate(share, 1.0, what="the ε of one query")
