@@ -117,15 +117,12 @@ def _leaf_release(release_class: Any, epsilon: float, mechanism: str) -> Mechani
         # n independent samples: leaf key i holds ``counts`` (class c repeated c times)
         counts = np.asarray(counts)
         labels = np.repeat(np.arange(len(counts)), np.asarray(counts, dtype=np.int64))
-        leaves = np.arange(n, dtype=np.uint64)
-        # the rows' keys grouped (the leaves, each row's index into them), as the estimators
-        # pass them: the same release as the n·len(labels) keys, without hashing them
-        keys = (leaves, np.repeat(np.arange(n, dtype=np.int64), len(labels)))
+        keys = np.repeat(np.arange(n, dtype=np.uint64), len(labels))
         # noise="laplace" warns: it is audited on purpose
         with warnings.catch_warnings(action="ignore", category=NotProvenPrivateWarning):
             released = release_class.release(keys, np.tile(labels, n), len(counts),
                                              epsilon=epsilon, mechanism=mechanism, rng=rng)
-        return released(leaves)
+        return released(np.arange(n, dtype=np.uint64))
 
     return release
 
