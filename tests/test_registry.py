@@ -5,7 +5,7 @@ import pytest
 from sklearn.dummy import DummyClassifier
 
 from dpviz.data.uci import load
-from dpviz.errors import InvalidParameterError
+from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.experiments import registry
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.id3 import DiffPC45Classifier, DiffPID3Classifier, SuLQID3Classifier
@@ -18,16 +18,17 @@ DP_EBM = "DP-EBM (δ = 1e-6)"
 def test_algorithm_table_lists_everything():
     table = registry.algorithm_table()
     assert list(table["algorithm"]) == [*registry.PRIVATE, *registry.RECENT,
-                                        *registry.REFERENCES]
+                                        *registry.REFERENCES, *registry.NO_CLAIM]
     claims = table.set_index("algorithm")["privacy"]
     assert (claims[list(registry.PRIVATE)] == "ε-DP").all()
     assert claims["PrivaTree"] == "ε-DP" and claims[DP_EBM] == "(ε, δ = 1e-6)-DP"
     assert (claims[list(registry.REFERENCES)] == "none").all()
+    assert (claims[list(registry.NO_CLAIM)] == "none").all()
 
 
 def test_every_algorithm_has_a_factory():
     assert set(registry.FACTORIES) == {*registry.ALGORITHMS, *registry.TODAY,
-                                       *registry.REFERENCES}
+                                       *registry.REFERENCES, *registry.NO_CLAIM}
     data = load("votes")
     for name in registry.FACTORIES:
         model = registry.make_estimator(name, 1.0, data, random_state=3)
@@ -90,6 +91,26 @@ def test_privatree_runs_with_its_defaults():
     assert sized.n_public == 300
     others = registry.make_estimator("DiffPID3-Max", 0.5, load("adult"), n_train=300)
     assert "n_public" not in others.get_params()
+
+
+def test_privatree_as_published_is_named_apart_and_warns():
+    """The authors' published split: a no-claim entry, outside 07's grids, that warns."""
+    name = "PrivaTree as published (no claim)"
+    assert name in registry.NO_CLAIM and name not in {*registry.ALGORITHMS, *registry.TODAY}
+    votes = load("votes")
+    model = registry.make_estimator(name, 1.0, votes, random_state=0, n_train=300)
+    assert isinstance(model, PrivaTreeClassifier)
+    assert (model.splitter, model.n_public) == ("published", 300)
+    with pytest.warns(NotProvenPrivateWarning, match="no proof"):
+        model.fit(votes.X.iloc[:300], votes.y.iloc[:300])
+    with pytest.raises(InvalidParameterError, match="unknown algorithm"):
+        comparison_jobs(name)
+
+
+def comparison_jobs(name: str) -> object:
+    from dpviz.experiments.comparison import _jobs
+
+    return _jobs(["votes"], [name], [1.0], [100], references=False)
 
 
 def test_dp_ebm_gets_the_public_bounds_and_refuses_before_reading_rows():
