@@ -125,6 +125,17 @@ def _open(front_end: str, notebook: str, browser, lab_url: str, voila_url: str) 
     return page, watch, finish_voila(page, watch)
 
 
+def exercise_problems(page) -> list[str]:
+    """In Voilà no cell can be typed in: an exercise says what to do in JupyterLab instead."""
+    text = "\n".join(page.locator(".jp-OutputArea-output").all_inner_texts())  # not the prose
+    found = []
+    if "not answered yet" in text:
+        found.append("an exercise says 'not answered yet' in Voilà, where no answer can be typed")
+    if "open this notebook in JupyterLab" not in text:
+        found.append("no exercise says what to do in JupyterLab")
+    return found
+
+
 def test_every_notebook_is_checked():
     """The browser cases cover the workbook's notebooks (all 8), in both front-ends."""
     if "DPVIZ_BROWSER_NOTEBOOKS" not in os.environ:
@@ -139,7 +150,7 @@ def test_notebook_in_the_browser(front_end, notebook, browser, lab_url, voila_ur
     page, watch, problems = _open(front_end, notebook, browser, lab_url, voila_url)
     try:
         if front_end == "voila":
-            problems += explorer_position_problems(page)
+            problems += explorer_position_problems(page) + exercise_problems(page)
         problems += output_problems(page)
         problems += overflow_problems(page)
         n_charts, problems_charts = chart_problems(page)
