@@ -462,9 +462,11 @@ def test_the_zero_to_jupyterhub_files_agree_with_make_hub():
     assert values["cull"]["enabled"] is True and values["cull"]["timeout"] == 3600
     assert "HUB_IDLE_TIMEOUT', '3600'" in local
     assert single["storage"]["homeMountPath"] == "/home/jovyan"
-    # the sizing is a marked placeholder until the room benchmark's table exists
-    text = (HUB / "z2jh" / "config.yaml").read_text()
-    assert "PLACEHOLDER (issue 44, item 3)" in text and "docs/instructor.md" in text
+    # the sizing is the guide's: 1 / (students per core) of a core and GB per student
+    guide = (ROOT / "docs" / "instructor.md").read_text()
+    per_core = int(re.search(r"\| students per core \| \*\*(\d+)\*\*", guide)[1])
+    assert single["cpu"]["guarantee"] == pytest.approx(1 / per_core, abs=0.005)
+    assert "PLACEHOLDER" not in (HUB / "z2jh" / "config.yaml").read_text() + guide
     # the image: the workbook's pins (JupyterHub 5, the chart 4.4.0's major version) and dpviz
     assert (ROOT / "binder" / "requirements.txt").read_text().splitlines()[-1] == (
         "-r ../requirements.txt")
