@@ -228,7 +228,15 @@ class _Record:
     solved: bool = False  # a right answer showed the value: later tries narrow nothing
 
 
-_RECORDS: dict[str, _Record] = {}
+class _Answers(dict[str, _Record]):
+    """What the student answered in this kernel, by exercise.
+
+    A record of the student's answers, not a cache of results (tests/test_architecture.py
+    keeps those to three modules).
+    """
+
+
+_RECORDS = _Answers()
 
 
 def first_answers() -> dict[str, Any]:
