@@ -203,9 +203,19 @@ def test_rosnam_label_at_the_edges(wrong):
         check("05.2", wrong)
 
 
+def permute_and_flip_by_choice(counts, epsilon, rng):
+    """05.3 another way: the order from rng.choice without replacement, the coins as a list."""
+    counts = np.asarray(counts, dtype=float)
+    order = rng.choice(len(counts), size=len(counts), replace=False)
+    heads = [rng.random() < math.exp(epsilon * (counts[c] - counts.max())) for c in order]
+    first = heads.index(True)
+    return [int(order[first]), first + 1]  # a list is read as the pair
+
+
 def test_permute_and_flip(capsys):
     check("05.3", permute_and_flip)
-    assert "correct" in capsys.readouterr().out
+    check("05.3", permute_and_flip_by_choice)
+    assert capsys.readouterr().out.count("correct") == 2
     for wrong in (fixed_order_flip, rosnam_label, rosnam_with_a_count,
                   lambda counts, epsilon, rng: permute_and_flip(counts, epsilon / 2, rng)):
         with pytest.raises(AssertionError, match="Hint"):

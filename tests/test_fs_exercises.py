@@ -141,6 +141,26 @@ def test_03_2_answers_not_right_at_the_edges_fail(wrong):
         check("03.2", wrong)
 
 
+def _by_softmax(counts, epsilon, criterion):
+    from scipy.special import softmax
+
+    sensitivity = {"max": 1.0, "gini": 2.0}[criterion]
+    return softmax(epsilon * _scores(counts, criterion) / (2 * sensitivity))
+
+
+def _by_logsumexp(counts, epsilon, criterion):
+    from scipy.special import logsumexp
+
+    z = epsilon * _scores(counts, criterion) / (2 * {"max": 1.0, "gini": 2.0}[criterion])
+    return {a: float(np.exp(v - logsumexp(z))) for a, v in enumerate(z)}  # a dict works too
+
+
+@pytest.mark.parametrize("right", [_by_softmax, _by_logsumexp], ids=["softmax", "logsumexp"])
+def test_03_2_right_answers_of_other_forms_pass(right, capsys):
+    check("03.2", right)
+    assert "correct" in capsys.readouterr().out
+
+
 def test_03_2_dpvizs_own_probabilities_are_refused_as_such():
     with pytest.raises(AssertionError, match=r"calls dpviz's dpviz\.explore\.fs\."
                                              r"split_probabilities; this exercise asks you"):
