@@ -259,12 +259,15 @@ def _get(url: str) -> tuple[int, str, float]:
 
 
 def test_a_room_of_two_serves_two_pages_and_refuses_the_third(tmp_path):
-    """A one-cell notebook, POOL=1, CAP=2, as `make room` serves it: the ready line, a page from
-    the pool, a second page, and a third one refused at once; no kernel left after."""
+    """A two-cell notebook, POOL=1, CAP=2, as `make room` serves it: the ready line, a page from
+    the pool, a second page, and a third one refused at once; no kernel left after. Its exercise
+    cell says, in a pre-heated page too, what to do in JupyterLab (issue 44 item 4)."""
     import nbformat
 
     notebook = tmp_path / "tiny.ipynb"
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('in the room')")])
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("print('in the room')"),
+        nbformat.v4.new_code_cell("from dpviz.ui.exercises import check\ncheck('00.1', None)")])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     nbformat.write(nb, notebook)
@@ -291,6 +294,8 @@ def test_a_room_of_two_serves_two_pages_and_refuses_the_third(tmp_path):
         first, second, third = _get(url), _get(url), _get(url)
         assert first[0] == 200 and "in the room" in first[1]
         assert second[0] == 200 and "in the room" in second[1]
+        for page in (first[1], second[1]):  # pre-heated, then a kernel of its own
+            assert "open this notebook in JupyterLab" in page and "not answered yet" not in page
         assert third[0] == 503 and "This room is full: all 2 places are taken" in third[1]
         assert third[2] < 4.0  # after waiting 1 s for a place
         kernels = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True,
