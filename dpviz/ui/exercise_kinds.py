@@ -144,13 +144,18 @@ class _Calls:
         self.inside: int | None = None  # the depth at which the current call into dpviz began
 
     def run(self, f: Callable[..., Any], args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Any:
-        """``f(*args, **kwargs)`` under the profile (any profiler set before is put back)."""
-        previous, self.depth, self.inside = sys.getprofile(), 0, None
+        """``f(*args, **kwargs)`` under the profile.
+
+        Not watched while another profiler runs (cProfile, a debugger's): it is left alone.
+        """
+        if sys.getprofile() is not None:
+            return f(*args, **kwargs)
+        self.depth, self.inside = 0, None
         sys.setprofile(self._event)
         try:
             return f(*args, **kwargs)
         finally:
-            sys.setprofile(previous)
+            sys.setprofile(None)
 
     def _event(self, frame: FrameType, event: str, arg: Any) -> None:
         if event == "call":
