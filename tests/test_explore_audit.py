@@ -12,6 +12,7 @@ from dpviz.audit import exact_laws, targets
 from dpviz.audit.engine import audit
 from dpviz.errors import InvalidParameterError
 from dpviz.explore import audit as au
+from dpviz.explore import fi
 from dpviz.ui.exercises import EXERCISES, check
 from dpviz.ui.widgets import SLIDER_MIN_WIDTH
 
@@ -199,22 +200,24 @@ def test_floating_point_audit_bound_is_cpu_tolerant():
 
 # ---------------------------------------------------------------- exercises
 def test_exercise_06_1_is_the_first_leaf_past_twice(capsys):
-    def loss(j):  # the exact loss between (j, 0) and (j + 1, 0) at ε = 0.5, from the mechanism
-        p = mechanisms.smooth_sensitivity_label_probabilities(np.array([j, 0]), epsilon=0.5)
-        q = mechanisms.smooth_sensitivity_label_probabilities(np.array([j + 1, 0]), epsilon=0.5)
+    def loss(j):  # the exact loss between (j, 0) and (j + 1, 0) at ε = 0.4, from the mechanism
+        p = mechanisms.smooth_sensitivity_label_probabilities(np.array([j, 0]), epsilon=0.4)
+        q = mechanisms.smooth_sensitivity_label_probabilities(np.array([j + 1, 0]), epsilon=0.4)
         return max(abs(math.log(p[0] / q[0])), abs(math.log(p[1] / q[1])))
 
-    first = next(j for j in range(100) if loss(j) > 2 * 0.5)
-    assert EXERCISES["06.1"].answer == first == 4
-    assert loss(3) < 0.6 < 1.09 < loss(4)  # not a rounding matter
+    first = next(j for j in range(100) if loss(j) > 2 * 0.4)
+    assert EXERCISES["06.1"].answer == first == 6
+    assert loss(5) < 0.65 < 1.0 < loss(6)  # not a rounding matter
     check("06.1", first)
     assert "correct" in capsys.readouterr().out
-    for wrong in (3, 5, 1.0, loss(4)):  # one off either way; the threshold; the loss itself
+    for wrong in (5, 7, 0.8, loss(6)):  # one off either way; the threshold; the loss itself
         with pytest.raises(AssertionError, match="Hint"):
             check("06.1", wrong)
     with pytest.raises(AssertionError, match="cannot be right: a number of rows"):
         check("06.1", -1)
-    assert "4" not in EXERCISES["06.1"].hint
+    assert "6" not in EXERCISES["06.1"].hint
+    # not readable off notebook 05's table of the same losses (ε = 0.1, 0.5 and 1)
+    assert 0.4 not in fi.smooth_sensitivity_loss_table()["epsilon"].unique()
 
 
 def test_exercise_06_2_is_the_bound_of_an_impossible_output(capsys):

@@ -534,8 +534,8 @@ NOISY_MAX_MAJORITY = Exercise(
 OVERLAP_COMPOSITION = Exercise(
     answer=0.65, tolerance=1e-9, bounds=EPSILON,
     hint="which of the three answers can one row change together? Answers over disjoint groups "
-         "compose in parallel, answers that may read the same row sequentially; the pair of "
-         "§5 is a start",
+         "compose in parallel, answers that may read the same row sequentially; the two audits "
+         "of §4 (overlapping and disjoint groups) are a start",
 )
 
 register({
