@@ -474,9 +474,17 @@ def _check_query(w: Watch, q: Query, kind: str, args: tuple, kw: dict, out: Any)
 
 # ------------------------------------------------------------------------------- settings
 def _random_trees(model: Any) -> dict[str, Any]:
-    """Private-RDT, Fan's RDT and the FI forest: the height and the structures (their keys)."""
+    """Private-RDT, Fan's RDT and the FI forest: the height, the structures and their bounds.
+
+    A structure is its tree's key and depth, and the numeric bounds its thresholds are drawn in
+    (the domain's, never the rows' range).
+    """
+    def bounds(t: Any) -> list:
+        return np.asarray(getattr(t.domain, "bounds", [])).tolist()
+
     releases = [*getattr(model, "leaf_counts_", []), *getattr(model, "leaf_labels_", [])]
-    return {"height": model.depth_, "trees": [(int(t.key), t.depth) for t in model.trees_],
+    return {"height": model.depth_,
+            "trees": [(int(t.key), t.depth, bounds(t)) for t in model.trees_],
             "ε per release": [getattr(r, "epsilon", None) for r in releases]}
 
 
