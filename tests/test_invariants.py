@@ -36,6 +36,9 @@ from dpviz.trees.rdt_sharp import RDTSharpClassifier
 CATEGORICAL = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(3)], ["n", "y"])
 MIXED = Domain([Categorical("a", ("p", "q", "r")), Numeric("x", 0.0, 1.0),
                 Categorical("b", ("0", "1"))], ["n", "y", "z"])
+#: Twelve binary attributes: a default height (Fan's k/2 = 6) deeper than log2 of the small
+#: row counts compared, so that a height rule of n shows.
+WIDE = Domain([Categorical(f"w{j}", ("0", "1")) for j in range(12)], ["n", "y"])
 PUBLIC = np.array([["0", "0", "0"], ["1", "1", "1"], ["0", "1", "0"], ["1", "0", "1"]],
                   dtype=object)
 
@@ -66,6 +69,8 @@ def _priva(**kw):
 ESTIMATORS = {
     "rdt": _rdt(n_trees=1), "rdt-3-trees": _rdt(n_trees=3), "rdt-clip": _rdt(clip_negative=True),
     "rdt-laplace": _rdt(noise="laplace"),
+    # the default height (Fan's k/2, capped by the domain alone): a rule of n would show here
+    "rdt-default-height": lambda d, s: PrivateRDTClassifier(n_trees=1, domain=d, random_state=s),
     "forest": _forest(n_trees=1), "forest-disjoint": _forest(n_trees=3),
     "forest-shared": _forest(n_trees=3, disjoint=False),
     "forest-exponential": _forest(n_trees=2, leaf_mechanism="exponential"),
@@ -220,8 +225,8 @@ def _robust(domain, n):
     """n rows whose every private decision has a wide margin, the last a copy of the first
     (the rows at n + 1 are those at n and one more)."""
     rng = np.random.default_rng(11)
-    if domain is CATEGORICAL:
-        X = rng.choice(["0", "1"], (n, 3)).astype(object)
+    if domain is CATEGORICAL or domain is WIDE:
+        X = rng.choice(["0", "1"], (n, len(domain))).astype(object)
         y = np.where(X[:, 1] == "1", "y", "n")
     else:
         X, _ = _mixed_rows(n, rng)
@@ -270,6 +275,8 @@ def test_what_a_fit_settles_is_the_same_at_n_and_n_plus_one_rows(name):
     tied grid points of a numeric attribute.
     """
     domains = [CATEGORICAL] if name in CATEGORICAL_ONLY else [CATEGORICAL, MIXED]
+    if name == "rdt-default-height":
+        domains.append(WIDE)
     for domain in domains:
         settings = []
         for n in SIZES:
