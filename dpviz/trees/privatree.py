@@ -24,7 +24,7 @@ from __future__ import annotations
 import html
 import math
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -289,6 +289,13 @@ def choose_split_histogram(
 
 def candidate_splits(domain: Domain, scope: Scope, edges: dict[str, np.ndarray]) -> list[Split]:
     """Every public candidate of a node: each inner bin edge, each value against the rest."""
+    return _scope_splits(domain, scope, edges,
+                         lambda values: [(v,) for v in values[: 1 if len(values) == 2 else None]])
+
+
+def _scope_splits(domain: Domain, scope: Scope, edges: dict[str, np.ndarray],
+                  lefts: Callable[[Sequence[Any]], list[tuple]]) -> list[Split]:
+    """Each inner bin edge of the node's scope, and a categorical attribute's ``lefts(values)``."""
     out: list[Split] = []
     for name in scope.active(domain):
         j = domain.index(name)
@@ -296,8 +303,7 @@ def candidate_splits(domain: Domain, scope: Scope, edges: dict[str, np.ndarray])
             a, b = scope.bins[name]
             out += [Split(name, j, threshold=float(edges[name][k])) for k in range(a + 1, b)]
         else:
-            values = scope.values[name]
-            out += [Split(name, j, left=(v,)) for v in values[: 1 if len(values) == 2 else None]]
+            out += [Split(name, j, left=left) for left in lefts(scope.values[name])]
     return out
 
 
@@ -340,16 +346,8 @@ def ordered_splits(domain: Domain, scope: Scope, edges: dict[str, np.ndarray]) -
     left. dpviz: only the node's own bins and values (the authors' code also offers splits
     that send every row one way).
     """
-    out: list[Split] = []
-    for name in scope.active(domain):
-        j = domain.index(name)
-        if name in scope.bins:
-            a, b = scope.bins[name]
-            out += [Split(name, j, threshold=float(edges[name][k])) for k in range(a + 1, b)]
-        else:
-            values = scope.values[name]
-            out += [Split(name, j, left=tuple(values[: p + 1])) for p in range(len(values) - 1)]
-    return out
+    return _scope_splits(domain, scope, edges,
+                         lambda values: [tuple(values[: p + 1]) for p in range(len(values) - 1)])
 
 
 def choose_split_published(
