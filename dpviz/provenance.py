@@ -48,7 +48,7 @@ _THIS = Path(__file__).resolve()
 Record = dict[str, dict[str, str]]
 
 
-@dataclass
+@dataclass(eq=False)  # a recording is itself: two that saw the same must not be confused
 class Watch:
     """What a recording saw: source files that ran, data files read, factories called."""
 

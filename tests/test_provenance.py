@@ -325,3 +325,16 @@ def test_under_another_profiler_nothing_is_recorded_and_that_profiler_keeps_runn
     finally:
         profiler.disable()
     assert still is not None and provenance.record(watch) is None
+
+
+def test_nested_recordings_that_saw_the_same_are_told_apart():
+    """A recording is itself, not its contents: the stack removes an ending recording by
+    identity (with value equality an inner recording that had seen what its outer one had
+    removed the outer one: RDT#'s pseudo_label_table could not be remade, 'list.remove(x): x
+    not in list')."""
+    assert provenance.Watch() != provenance.Watch()
+    with provenance.recording() as outer:
+        with provenance.recording():
+            pass
+        assert provenance._STACK[-1] is outer
+    assert not provenance.active()
