@@ -1,4 +1,7 @@
-"""Data: the UCI loaders (uci), the papers' generators (synthetic) and numbers (published)."""
+"""Data: the UCI loaders (uci), the papers' generators (synthetic) and numbers (published).
+
+Which data sets there are, their ids and display names: :mod:`dpviz.data.catalogue`.
+"""
 
 from dpviz.data.uci import Dataset, load
 

@@ -11,6 +11,8 @@ from importlib.resources import files
 
 import pandas as pd
 
+from dpviz.data import catalogue
+
 __all__ = [
     "CITATIONS", "FI_FIG4", "FI_FIG5", "FI_FIG6", "FI_FIG7", "FI_TABLE1", "FI_TABLE2", "FI_TABLE3",
     "FI_TABLE6", "FS_TABLE1", "FS_TABLE1_ALGORITHMS", "JPW_DATASETS", "JPW_TABLE1",
@@ -27,7 +29,7 @@ def _table(name: str) -> pd.DataFrame:
 
 CITATIONS: dict[str, str] = _JSON["citations"]  # the papers, by short name
 URLS: dict[str, str] = _JSON["urls"]
-SYNTH: tuple[str, ...] = tuple(_JSON["SYNTH"])  # the FI synthetic data sets, in order
+SYNTH: tuple[str, ...] = catalogue.names("fi-synth")  # the FI synthetic data sets, in order
 FS_TABLE1_ALGORITHMS: tuple[str, ...] = tuple(_JSON["FS_TABLE1_ALGORITHMS"])
 RDT_SHARP_LABELED_FRACTION: dict[str, float] = _JSON["RDT_SHARP_LABELED_FRACTION"]
 JPW_DATASETS: dict[str, int] = _JSON["JPW_DATASETS"]  # JPW's data sets and their trees

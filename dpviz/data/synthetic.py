@@ -383,12 +383,14 @@ def fi_synth(name: str, *, n_rows: int = 30_000, bound: float | str = "typical",
     """FI's synthetic data set Synth``name`` (§2.4, Table 1) from ``make_classification``.
 
     FI's counts (:data:`FI_SYNTH_SETTINGS`), ``n_redundant=0``, ``n_repeated=0``; ``name`` is
-    ``"A"`` to ``"G"`` (any case, ``"SynthA"`` too). Features are clipped to a public ``[-B,
+    ``"A"`` to ``"G"`` or a catalogue spelling, any case (``"SynthA"``, ``"synth-a"``,
+    ``"fi-synth-a"``, :mod:`dpviz.data.catalogue`). Features are clipped to a public ``[-B,
     B]``: ``bound="typical"``, ``B = ceil(2 sqrt(n_informative / 3 + class_sep²))`` (clips a
     few per cent); ``"wide"``, ``B = ceil(class_sep + 4 sqrt(n_informative))`` (almost never
     clips, but random splits fall mostly in empty tails); or a number.
     """
-    key = name.strip().upper().removeprefix("SYNTH").strip(" -_") if isinstance(name, str) else ""
+    key = (name.strip().upper().removeprefix("FI-").removeprefix("SYNTH").strip(" -_")
+           if isinstance(name, str) else "")
     if key not in _FI:
         raise InvalidParameterError(
             f"name must be one of {list(_FI)} (FI Table 1: Synth A-G), got {name!r}"

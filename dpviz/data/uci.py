@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from dpviz import provenance
+from dpviz.data import catalogue
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import (
     DataIntegrityError,
@@ -298,8 +299,8 @@ _BUILD: dict[str, Callable[..., Dataset]] = {
 
 
 def available() -> list[str]:
-    """Names accepted by :func:`load`: ``["nursery", "mushroom", "votes", "adult"]``."""
-    return list(UCI)
+    """Ids of :func:`load`'s data sets (catalogue's ``"uci"``): nursery, mushroom, votes, adult."""
+    return list(catalogue.ids("uci"))
 
 
 def data_dir() -> Path:
@@ -342,11 +343,13 @@ def _unavailable(
 
 
 def _known(name: object) -> str:
-    if (key := str(name).strip().lower()) not in UCI:
-        raise UnknownDatasetError(
-            f"unknown data set {name!r}; the known data sets are {', '.join(available())}"
-        )
-    return key
+    """The id of a UCI data set from any catalogue spelling (``"Nursery"``, ``"votes"``)."""
+    with contextlib.suppress(InvalidParameterError):
+        if (key := catalogue.dataset_id(str(name))) in UCI:
+            return key
+    raise UnknownDatasetError(
+        f"unknown data set {name!r}; the known data sets are {', '.join(available())}"
+    )
 
 
 def ensure_files(names: Sequence[str] | None = None, *, download: bool = True) -> Path:
@@ -517,10 +520,11 @@ def load(
 ) -> Dataset:
     """Load one of the papers' UCI data sets (a fresh copy) with its documented public domain.
 
-    ``name``: one of :func:`available` (any case); a raw file missing from ``data_dir``
-    (default :func:`data_dir`) is downloaded unless ``download=False``. Options (``uci.json``):
-    ``mushroom``: ``missing="drop_attribute"`` (default, as JPW and RDT#) or ``"drop_rows"``
-    (as FI); ``adult``: ``split="merged"`` (default, as FS) or ``"original"`` (with ``.test``).
+    ``name``: one of :func:`available` (any case, or its catalogue name, ``"Nursery"``); a
+    raw file missing from ``data_dir`` (default :func:`data_dir`) is downloaded unless
+    ``download=False``. Options (``uci.json``): ``mushroom``: ``missing="drop_attribute"``
+    (default, as JPW and RDT#) or ``"drop_rows"`` (as FI); ``adult``: ``split="merged"``
+    (default, as FS) or ``"original"`` (with ``.test``).
 
     Missing values as in the papers: Votes takes each bill's majority vote, which reads the
     data outside the privacy analysis; Mushroom drops the attribute (or rows); Adult drops the

@@ -16,6 +16,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from dpviz import mechanisms
+from dpviz.data import catalogue
 from dpviz.data.published import FS_TABLE1, FS_TABLE1_ALGORITHMS
 from dpviz.data.synthetic import fs_numeric_split_data, fs_single_split_data
 from dpviz.data.uci import load
@@ -27,7 +28,7 @@ from dpviz.trees import id3_split_point as split_points
 from dpviz.trees.id3_quality import get_criterion
 from dpviz.validation import check_epsilon, check_int, check_option
 
-EXPLORER_DATASETS = ("fs-single-split", "nursery", "adult")
+EXPLORER_DATASETS = catalogue.dataset_ids("fs-single-split", "nursery", "adult")
 #: Criteria of the explorers: DiffPID3's three quality functions and the SuLQ-based ID3.
 CRITERIA = ("infogain", "gini", "max", "sulq")
 #: Names of the algorithms, as FS Table 1 writes them (DiffPC4.5 when numeric attributes).
@@ -460,7 +461,7 @@ def fig5_runs(sizes: Sequence[int], runs: int, *, progress: bool = False) -> pd.
 
 
 def jpw_runs(
-    runs: int, *, datasets: Sequence[str] = ("nursery", "votes", "mushroom"),
+    runs: int, *, datasets: Sequence[str] = catalogue.dataset_ids("nursery", "votes", "mushroom"),
     progress: bool = False,
 ) -> pd.DataFrame:
     """JPW Table I (:func:`~.reproduce_fs.jpw_table1`, ε' = 1), ``runs`` splits (cached)."""

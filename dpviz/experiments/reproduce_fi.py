@@ -16,6 +16,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from dpviz import mechanisms
+from dpviz.data import catalogue
 from dpviz.data.published import FI_FIG4, FI_FIG5, FI_FIG6, FI_FIG7, FI_TABLE2, FI_TABLE3, SYNTH
 from dpviz.data.synthetic import fi_synth
 from dpviz.data.uci import Dataset, load
@@ -23,6 +24,9 @@ from dpviz.errors import NotProvenPrivateWarning
 from dpviz.experiments.runner import cache, summarize, sweep
 from dpviz.trees.forest import DPRandomForestClassifier
 from dpviz.trees.random_tree import FI_TABLE4, RandomTree, expected_untested, fletcher_islam_depth
+
+#: FI Table 3's data sets, as FI names them: SynthA-G, Adult, Mushroom, Nursery.
+TABLE3_DATASETS = (*SYNTH, *catalogue.display_names("adult", "mushroom", "nursery"))
 
 
 def fi_table2() -> pd.DataFrame:
@@ -45,15 +49,17 @@ def fi_table4() -> pd.DataFrame:
 
 def fi_dataset(name: str, *, n_rows: int | None = None, random_state: int = 0) -> Dataset:
     """FI's data sets as in FI Table 3; ``n_rows`` keeps the first rows of a shuffle."""
-    if name.startswith("Synth"):
-        data = fi_synth(name[-1], n_rows=n_rows or 30_000, random_state=random_state)
-    elif name == "Mushroom":
+    key = catalogue.dataset_id(name)
+    synthetic = catalogue.source(key) == "fi-synth"
+    if synthetic:
+        data = fi_synth(key, n_rows=n_rows or 30_000, random_state=random_state)
+    elif key == "mushroom":
         data = load("mushroom", missing="drop_rows")
-    elif name == "Adult":
+    elif key == "adult":
         data = load("adult", split="original")
     else:
-        data = load(name.lower())
-    if n_rows is not None and n_rows < data.n_rows and not name.startswith("Synth"):
+        data = load(key)
+    if n_rows is not None and n_rows < data.n_rows and not synthetic:
         idx = np.random.default_rng(random_state).permutation(data.n_rows)[:n_rows]
         data = Dataset(data.name, data.X.iloc[idx].reset_index(drop=True),
                        data.y.iloc[idx].reset_index(drop=True), data.domain, data.citation,
@@ -94,7 +100,7 @@ def _empty_leaf_shares(
 
 @cache
 def fi_table3(
-    datasets: Sequence[str] = (*SYNTH, "Adult", "Mushroom", "Nursery"), *, n_runs: int = 10,
+    datasets: Sequence[str] = TABLE3_DATASETS, *, n_runs: int = 10,
     n_walks: int = 20_000, seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
     """FI Table 3: % of empty leaves with 1 tree and with 30 trees on disjoint data.

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from dpviz.data import catalogue
 from dpviz.data.published import FS_TABLE1, FS_TABLE1_ALGORITHMS, JPW_TABLE1
 from dpviz.data.synthetic import fs_numeric_split_data, fs_random_tree_data, fs_single_split_data
 from dpviz.data.uci import Dataset, load
@@ -383,9 +384,9 @@ def fs_fig8(
 
 # =============================================================================== JPW Table I
 def jpw_table1(
-    datasets: Sequence[str] = ("nursery", "votes", "mushroom"), *, epsilon: float = 1.0,
-    max_depth: dict[str, int] | None = None, runs: int = 3, test_size: float = 1 / 3,
-    random_state: int = 0, progress: bool = False,
+    datasets: Sequence[str] = catalogue.dataset_ids("nursery", "votes", "mushroom"), *,
+    epsilon: float = 1.0, max_depth: dict[str, int] | None = None, runs: int = 3,
+    test_size: float = 1 / 3, random_state: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
     """JPW Table I: the SuLQ-based ID3 at ε' = 1 with ID3's and with FS's stopping rule.
 

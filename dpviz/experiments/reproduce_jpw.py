@@ -16,6 +16,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from tqdm.auto import tqdm
 
+from dpviz.data import catalogue
 from dpviz.data.published import JPW_DATASETS  # JPW's data sets, 10 trees (Votes: 5)
 from dpviz.data.uci import load
 from dpviz.experiments.runner import cache, summarize, sweep
@@ -102,7 +103,7 @@ class UpdateExperiment(ClassifierMixin, BaseEstimator):
 
 @cache
 def jpw_update(
-    datasets: Sequence[str] = ("nursery", "mushroom"), *,
+    datasets: Sequence[str] = catalogue.dataset_ids("nursery", "mushroom"), *,
     epsilons: Sequence[float] = (0.5, 0.75, 1.0), n_runs: int = 10, n_folds: int = 10,
     seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from dpviz.data import catalogue
 from dpviz.data.synthetic import boolean_tree_data
 from dpviz.data.uci import Dataset, load
 from dpviz.domain import Domain, Encoded
@@ -29,7 +30,7 @@ if TYPE_CHECKING:  # the estimators (and scikit-learn) load with the first fit
     from dpviz.trees.rdt_sharp import RDTSharpClassifier
 
 #: The data sets of RDT# §V: three UCI sets and the Boolean-tree synthetic set.
-DATASETS = ("mushroom", "nursery", "votes", "synthetic")
+DATASETS = catalogue.dataset_ids("mushroom", "nursery", "votes", "synthetic")
 #: Method keys and their display names.
 METHODS = {
     "rdt_sharp": "RDT#", "private_rdt": "Private-RDT, labeled rows",

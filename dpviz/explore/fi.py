@@ -19,12 +19,14 @@ from tqdm.auto import tqdm
 from dpviz import mechanisms
 from dpviz.audit.exact_laws import LEAF_LABEL_MECHANISMS as LEAF_MECHANISMS
 from dpviz.audit.exact_laws import leaf_label_loss
+from dpviz.data import catalogue
 from dpviz.data.published import FI_TABLE6, SYNTH
 from dpviz.data.uci import Dataset
 from dpviz.domain import Encoded
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.experiments import fast
 from dpviz.experiments.reproduce_fi import (
+    TABLE3_DATASETS,
     fi_dataset,
     fi_figure4,
     fi_figure5,
@@ -69,7 +71,7 @@ _MECHANISM_TITLES = {
 
 
 # ---------------------------------------------------------------------------------- explorer
-EXPLORER_DATASETS = (*SYNTH, "Nursery", "Mushroom", "Adult")
+EXPLORER_DATASETS = (*SYNTH, *catalogue.display_names("nursery", "mushroom", "adult"))
 #: Rows used by the explorer (synthetic sets and Adult are subsampled for speed; None = all).
 EXPLORER_ROWS = {**dict.fromkeys(SYNTH, 6000), "Nursery": None, "Mushroom": None, "Adult": 6000}
 #: Rows of the explorer's fixed test split (the rest trains the forest).
@@ -269,15 +271,15 @@ def fi_controls(
 
 
 # ---------------------------------------------------------------------------------- reproductions
-_SYNTH_ALL = ("SynthA", "SynthB", "SynthC", "SynthD", "SynthE", "SynthF", "SynthG")
 #: What the reproductions of FI Fig. 4–7 and Table 3 run: full (shipped) and a quick version.
 REPRODUCTION_SETTINGS = {
-    "quick": {"datasets": ("SynthA", "SynthF"), "fig7_datasets": ("SynthA",), "n_rows": 6000,
-              "n_folds": 2, "n_repeats": 1, "table3_datasets": ("SynthA", "SynthF", "Nursery"),
+    "quick": {"datasets": catalogue.display_names("SynthA", "SynthF"),
+              "fig7_datasets": catalogue.display_names("SynthA"), "n_rows": 6000, "n_folds": 2,
+              "n_repeats": 1,
+              "table3_datasets": catalogue.display_names("SynthA", "SynthF", "Nursery"),
               "table3_runs": 3},
-    "full": {"datasets": _SYNTH_ALL, "fig7_datasets": _SYNTH_ALL, "n_rows": None, "n_folds": 5,
-             "n_repeats": 2, "table3_datasets": (*_SYNTH_ALL, "Adult", "Mushroom", "Nursery"),
-             "table3_runs": 10},
+    "full": {"datasets": SYNTH, "fig7_datasets": SYNTH, "n_rows": None, "n_folds": 5,
+             "n_repeats": 2, "table3_datasets": TABLE3_DATASETS, "table3_runs": 10},
 }
 
 

@@ -16,6 +16,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from dpviz import mechanisms
+from dpviz.data import catalogue
 from dpviz.data.uci import Dataset
 from dpviz.domain import Categorical
 from dpviz.errors import InvalidParameterError
@@ -250,7 +251,7 @@ def describe_settings(settings: dict | None = None) -> str:
 
 
 #: The data sets of the paper's §V, in its order.
-PAPER_DATASETS = ("mushroom", "nursery", "votes")
+PAPER_DATASETS = catalogue.dataset_ids("mushroom", "nursery", "votes")
 
 
 # Read from the shipped results; recomputed under DPVIZ_RECOMPUTE=1 (with DPVIZ_QUICK=1: fewer
