@@ -1,7 +1,8 @@
-"""The comparison of every learner on one hold-out split, over a grid of ε and sizes n.
+"""The comparison of every learner over repeated random splits, on a grid of ε and sizes n.
 
-FS (KDD 2010, §1, Fig. 2): accuracy, privacy ε and data size n trade off. Each repeat fits
-every learner on the same ``n`` rows (paired; seeds: docs/privacy.md §8.3).
+FS (KDD 2010, §1, Fig. 2): accuracy, privacy ε and data size n trade off. Each repeat draws
+its own test rows and fits every learner on the same ``n`` training rows (paired; seeds:
+docs/privacy.md §8.3); :func:`summary` gives each point's mean with a 95 % interval.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from dpviz.data import catalogue
 from dpviz.data.synthetic import fi_synth
 from dpviz.data.uci import Dataset, load
 from dpviz.errors import InvalidParameterError
@@ -26,13 +28,14 @@ from dpviz.experiments.registry import (
     TODAY,
     applicable,
     make_estimator,
+    registered,
 )
 from dpviz.experiments.runner import cache, curve, holdout_accuracy, holdout_split, remember
 from dpviz.experiments.semi_supervised import METHODS, SemiSupervisedArm
 from dpviz.validation import check_epsilon, check_int
 
 #: Data sets the comparison knows: the UCI sets of the papers and FI's synthetic SynthA-G.
-DATASETS = ("nursery", "mushroom", "votes", "adult", *(f"synth-{c}" for c in "abcdefg"))
+DATASETS = catalogue.ids("uci", "fi-synth")
 
 #: ε grid of the comparison (a 1-2-5 series: evenly spaced on a log axis).
 EPSILONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
@@ -40,7 +43,7 @@ EPSILONS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0)
 #: Training sizes n (each data set keeps those its training part can supply).
 SIZES = (100, 300, 1000, 3000, 10000)
 
-#: Test rows held out once per data set (at most a quarter of the rows).
+#: Test rows held out in each run (at most a quarter of the rows).
 TEST_ROWS = 1000
 
 
@@ -77,33 +80,57 @@ def nearest(value: float, options: Sequence[float]) -> float:
 # ---------------------------------------------------------------------------------- runs
 def _evaluate(data: Dataset, algorithm: str, n: int, epsilons: list[float], repeats: int,
               seed: int) -> pd.DataFrame:
-    """The runner's :func:`curve` of one (algorithm, n) on :func:`holdout_split`.
+    """The runner's :func:`curve` of one (algorithm, n) over ``repeats`` random splits.
 
-    Run ``r`` fits on ``n`` training rows drawn by ``seed + r`` alone (paired across learners).
+    Run ``r`` holds out its own test rows (:func:`holdout_split` by ``seed + r``) and fits on
+    ``n`` of the remaining rows drawn by ``seed + r`` alone: every learner sees the same split
+    and training rows in run ``r`` (paired), and the runs are independent repetitions.
     """
-    X_train, X_test, y_train, y_test = holdout_split(data, n_test_rows(data), seed)
-    truth = y_test.to_numpy()
-
-    def accuracy(eps: float, run: int) -> float:
+    def split(run: int) -> tuple:
+        X_train, X_test, y_train, y_test = _split(data, seed + run)
         size = min(n, len(X_train))  # public: the protocol's n and the documented rows
         rows = np.random.default_rng([seed + run, 7]).choice(len(X_train), size=size,
                                                              replace=False)
-        model = make_estimator(algorithm, eps, data, seed + run, n_train=size)
+        return X_train.iloc[rows], y_train.iloc[rows], X_test, y_test.to_numpy()
+
+    def accuracy(eps: float, run: int, rows: tuple) -> float:
+        X, y, X_test, truth = rows
+        model = make_estimator(algorithm, eps, data, seed + run, n_train=len(X))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. sklearn's one-hot "unknown categories"
-            model.fit(X_train.iloc[rows], y_train.iloc[rows])
+            model.fit(X, y)
             return float(np.mean(model.predict(X_test) == truth))
 
     def evaluate(run: int, epsilons: list[float]) -> list[list[dict]]:
+        rows = split(run)
         return [[{"algorithm": algorithm, "epsilon": eps, "n": n, "repeat": run,
-                  "accuracy": accuracy(eps, run)}] for eps in epsilons]
+                  "accuracy": accuracy(eps, run, rows)}] for eps in epsilons]
 
     return curve(evaluate, epsilons, repeats)
 
 
+@remember(maxsize=8)  # one (algorithm, n)'s runs: Adult's splits are large
+def _split(data: Dataset, seed: int) -> tuple:
+    """:func:`holdout_split` of ``data`` by ``seed``, :func:`n_test_rows` held out (kept)."""
+    return holdout_split(data, n_test_rows(data), seed)
+
+
+def _references(references: bool | Sequence[str]) -> list[str]:
+    """The references a comparison runs: ``True`` the built-in ones, or those named."""
+    if references is True:
+        return [r for r in REFERENCES if r not in registered()]
+    chosen = [] if references is False else [references] if isinstance(
+        references, str) else list(references)
+    for name in chosen:
+        if name not in REFERENCES:
+            raise InvalidParameterError(
+                f"unknown reference {name!r}; known: {list(REFERENCES)}")
+    return chosen
+
+
 def _jobs(
     datasets: Sequence[str], algorithms: Sequence[str], epsilons: Sequence[float],
-    sizes: Sequence[int], references: bool,
+    sizes: Sequence[int], references: bool | Sequence[str],
 ) -> list[tuple[Dataset, str, int, list[float]]]:
     """Every (data set, algorithm, n, εs) of the comparison, ε = ∞ and the references included."""
     eps = [check_epsilon(e, "epsilons") for e in epsilons]
@@ -119,8 +146,7 @@ def _jobs(
         algs = [a for a in algorithms if applicable(a, data)]
         for n in _sizes(data, sizes):
             jobs += [(data, a, n, [*eps, math.inf]) for a in algs]
-            if references:
-                jobs += [(data, r, n, [math.inf]) for r in REFERENCES]
+            jobs += [(data, r, n, [math.inf]) for r in _references(references)]
     return jobs
 
 
@@ -132,12 +158,16 @@ def compare(
 ) -> pd.DataFrame:
     """Hold-out accuracy of every algorithm at every (ε, n), with the non-private references.
 
-    Repeat ``r`` draws ``n`` training rows and fits with seed ``seed + r``; private algorithms
+    Repeat ``r`` holds out its own test rows and draws ``n`` training rows from the rest, both
+    by ``seed + r``, and fits with seed ``seed + r`` (:func:`_evaluate`); private algorithms
     (the papers' and :data:`~dpviz.experiments.registry.TODAY`'s) also run at ε = ∞
-    (``private`` False there and for the references).
+    (``private`` False there and for the references). ``references``: ``True`` the built-in
+    non-private references, ``False`` none, or the names of those to run.
     """
     repeats = check_int(repeats, "repeats", minimum=1)
     jobs = _jobs(datasets, algorithms, epsilons, sizes, references)
+    if not jobs:
+        raise InvalidParameterError("nothing to compare: no algorithm or reference applies")
     frames = []
     for data, algorithm, n, eps in tqdm(jobs, disable=not progress, desc="compare", leave=False):
         frames.append(_evaluate(data, algorithm, n, eps, repeats, seed).assign(dataset=data.name))
@@ -151,7 +181,7 @@ def compare_today(
     dataset: str = "nursery", epsilons: Sequence[float] = EPSILONS,
     sizes: Sequence[int] = SIZES, repeats: int = 3, *, seed: int = 0, progress: bool = False,
 ) -> pd.DataFrame:
-    """Today's reference points on ``dataset``: :func:`compare` of :data:`RECENT`, no references.
+    """Today's built-in reference points on ``dataset``: :func:`compare` of :data:`RECENT`.
 
     The same test rows, training rows and seeds as :func:`compare` with the same arguments, so
     its rows pair with the papers' learners'; a learner the domain rules out is left out.
@@ -160,36 +190,65 @@ def compare_today(
                    progress=progress)
 
 
+#: The confidence of :func:`summary`'s interval of the mean.
+CONFIDENCE = 0.95
+
+
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Mean, 10th and 90th percentile and runs per (dataset, algorithm, ε, n), vectorised."""
+    """Mean, sd, a 95 % interval of the mean and runs per (dataset, algorithm, ε, n).
+
+    ``low``, ``high``: mean ∓ t·sd/√k, Student's t at ``k − 1`` degrees of freedom for the
+    ``k`` runs that have an accuracy (NaN skipped; NaN with fewer than two runs). The runs are
+    independent repeated splits (:func:`compare`), so the interval is over splits and seeds.
+    """
     keys = ["dataset", "algorithm", "private", "epsilon", "n"]
     grouped = frame.groupby(keys, sort=False)["accuracy"]
-    out = grouped.agg(mean="mean", runs="size")
-    codes = grouped.ngroup().to_numpy()
-    values = frame["accuracy"].to_numpy(dtype=np.float64)
-    out.insert(1, "low", _quantiles(codes, values, len(out), 0.1))
-    out.insert(2, "high", _quantiles(codes, values, len(out), 0.9))
+    out = grouped.agg(mean="mean", sd="std", counted="count", runs="size")
+    counted = out.pop("counted").to_numpy()
+    critical = {int(k): t_critical(int(k) - 1) for k in np.unique(counted) if k > 1}
+    t = np.array([critical.get(int(k), math.nan) for k in counted])
+    half = t * out["sd"].to_numpy() / np.sqrt(np.maximum(counted, 1))
+    out.insert(2, "low", out["mean"] - half)
+    out.insert(3, "high", out["mean"] + half)
     return out.reset_index()
 
 
-def _quantiles(codes: np.ndarray, values: np.ndarray, n_groups: int, q: float) -> np.ndarray:
-    """``Series.quantile(q)`` per group (NaN skipped): numpy's "linear" method written out."""
-    kept = ~np.isnan(values)
-    codes, values = codes[kept], values[kept]
-    order = np.lexsort((values, codes))
-    codes, values = codes[order], values[order]
-    sizes = np.bincount(codes, minlength=n_groups)
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    out = np.full(n_groups, np.nan)
-    has = sizes > 0
-    h = (sizes[has] - 1) * q
-    low = np.floor(h).astype(np.int64)
-    t = h - low
-    a = values[starts[has] + low]
-    b = values[starts[has] + np.minimum(low + 1, sizes[has] - 1)]
-    diff = b - a
-    out[has] = np.where(t >= 0.5, b - diff * (1 - t), a + diff * t)
-    return out
+def _within(t: float, df: int) -> float:
+    """P(|T| < t) for Student's T with ``df`` (integer) degrees of freedom, in closed form.
+
+    Student's finite series in θ = atan(t/√df) (Abramowitz & Stegun 26.7.3-4).
+    """
+    theta = math.atan(t / math.sqrt(df))
+    c2, s = math.cos(theta) ** 2, math.sin(theta)
+    if df % 2 == 0:
+        term = total = 1.0
+        for k in range(2, df - 1, 2):
+            term *= c2 * (k - 1) / k
+            total += term
+        return s * total
+    if df == 1:
+        return 2 * theta / math.pi
+    term = total = math.cos(theta)
+    for k in range(3, df - 1, 2):
+        term *= c2 * (k - 1) / k
+        total += term
+    return 2 / math.pi * (theta + s * total)
+
+
+def t_critical(df: int, confidence: float = CONFIDENCE) -> float:
+    """The t with P(|T| < t) = ``confidence`` at ``df`` degrees of freedom (bisection).
+
+    scipy's ``t.ppf((1 + confidence) / 2, df)`` to 1e-13, without importing scipy (the
+    explorer's first chart).
+    """
+    df = check_int(df, "df", minimum=1)
+    low, high = 0.0, 1.0
+    while _within(high, df) < confidence:
+        high *= 2
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (middle, high) if _within(middle, df) < confidence else (low, middle)
+    return (low + high) / 2
 
 
 def reference_accuracy(frame: pd.DataFrame, dataset: str, n: int) -> pd.DataFrame:

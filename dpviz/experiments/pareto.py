@@ -139,6 +139,40 @@ def useful_from(frame: pd.DataFrame, *, margin: float = FLOOR_MARGIN) -> pd.Data
     return pd.DataFrame(rows)
 
 
+def best_of_runs(frame: pd.DataFrame, learners: Sequence[str], name: str) -> pd.DataFrame:
+    """The best of ``learners`` per (dataset, n, ε), chosen without the test rows it is scored on.
+
+    Run ``r``'s choice is the learner with the best mean accuracy over the *other* runs
+    (leave one run out; ties: the first of ``learners``), scored on run ``r``'s test rows; the
+    runs are independent splits (:func:`~dpviz.experiments.comparison.compare`), so no run's
+    accuracy selects itself. Rows of ``frame``'s kind, ``algorithm`` = ``name``, and ``chosen``
+    the learner each run took; NaN with fewer than two runs. Non-private: the choice reads the
+    other runs' test rows.
+    """
+    keys = ["dataset", "n", "epsilon"]
+    rows = frame[frame["algorithm"].isin(learners) & frame["private"]]
+    order = [a for a in learners if a in set(rows["algorithm"])]
+    out = []
+    for values, group in rows.groupby(keys, sort=True):
+        wide = group.pivot_table(index="repeat", columns="algorithm", values="accuracy",
+                                 aggfunc="first").reindex(columns=order)
+        scores = wide.to_numpy(dtype=float)
+        runs = np.isfinite(scores).sum(axis=0)
+        counted = runs - np.isfinite(scores)  # each learner's runs other than this one
+        with np.errstate(invalid="ignore", divide="ignore"):
+            others = (np.nansum(scores, axis=0) - np.nan_to_num(scores)) / counted
+        others[~np.isfinite(others)] = -np.inf
+        picks = others.argmax(axis=1)  # the first of the best: learners' order breaks ties
+        for run, pick in zip(wide.index, picks, strict=True):
+            chosen = np.isfinite(others[wide.index.get_loc(run)]).any()
+            out.append({**dict(zip(keys, values, strict=True)), "repeat": run,
+                        "algorithm": name, "private": True,
+                        "accuracy": scores[wide.index.get_loc(run), pick] if chosen else math.nan,
+                        "chosen": order[pick] if chosen else None})
+    columns = [*keys, "repeat", "algorithm", "private", "accuracy", "chosen"]
+    return pd.DataFrame(out, columns=columns)
+
+
 # ---------------------------------------------------------------------------------- claims
 def _mean_at(points: pd.DataFrame, algorithm: str) -> pd.Series:
     """``algorithm``'s mean accuracy, indexed by (n, ε)."""

@@ -1,9 +1,10 @@
 """The algorithm registry: every learner of the workbook by name, and how to build it.
 
-``algorithms.json`` says where each comes from; an entry of :data:`FACTORIES` extends it.
-Four kinds: the four papers' private learners, today's private reference points (PrivaTree,
-DP-EBM: what the field does since), the non-private references, and options with no privacy
-claim (PrivaTree as its authors published it), named apart.
+``algorithms.json`` says where each comes from; :func:`register` adds a learner that the
+comparison, the algorithm table, 07's charts and its explorer all show. Four kinds: the
+four papers' private learners, today's private reference points (PrivaTree, DP-EBM: what the
+field does since), the non-private references, and options with no privacy claim (PrivaTree
+as its authors published it), named apart.
 """
 
 from __future__ import annotations
@@ -63,9 +64,11 @@ ALGORITHMS: dict[str, Algorithm] = _learners("private")
 
 PRIVATE: tuple[str, ...] = tuple(ALGORITHMS)
 
-#: Today's private reference points: PrivaTree (dpviz's proven variant of Vos et al.) and DP-EBM.
+#: Today's private reference points: PrivaTree (dpviz's proven variant of Vos et al.) and DP-EBM,
+#: and any :func:`register` adds.
 TODAY: dict[str, Algorithm] = _learners("today")
 
+#: The built-in ones (their results ship: ``compare_today``); :func:`today` adds the registered.
 RECENT: tuple[str, ...] = tuple(TODAY)
 
 #: The non-private references (drawn as dashed rules).
@@ -381,6 +384,66 @@ FACTORIES: dict[str, Factory] = {
     "majority class": _majority,
     "PrivaTree as published (no claim)": _private("PrivaTreeClassifier", splitter="published"),
 }
+
+
+#: The kinds :func:`register` takes: the dict each goes into.
+KINDS = {"today": TODAY, "references": REFERENCES, "no_claim": NO_CLAIM}
+#: The learners dpviz defines (their results ship); :func:`registered` names the others.
+BUILT_IN = frozenset(FACTORIES)
+
+
+def registered() -> tuple[str, ...]:
+    """The names :func:`register` added, in order (their results are run, never shipped)."""
+    return tuple(name for name in FACTORIES if name not in BUILT_IN)
+
+
+def register(name: str, factory: Factory, *, kind: str = "today", paper: str = "",
+             dpviz: str = "", nominal_only: bool = False, binary_only: bool = False,
+             delta: float = 0.0, replace: bool = False) -> Algorithm:
+    """Add the learner ``name``: ``factory(epsilon, data, random_state)`` → an unfitted model.
+
+    ``kind``: "today" (a private learner of 07's comparison, drawn beside the papers'; its
+    factory must give an ε-DP, or with ``delta`` (ε, δ)-DP, model at every finite ε),
+    "references" (non-private, drawn as a dashed rule) or "no_claim". The comparison
+    (:func:`~dpviz.experiments.comparison.compare`), :func:`algorithm_table` and notebook 07's
+    table, charts and explorer see it at once, each in its own colour. Its results are
+    computed (and cached with the factory's code: a changed factory is recomputed), never
+    shipped. ``replace``: redefine a name added by ``register`` (a built-in cannot be).
+    """
+    if kind not in KINDS:
+        raise InvalidParameterError(f"kind must be one of {list(KINDS)}, got {kind!r}")
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidParameterError(f"name must be a non-empty string, got {name!r}")
+    if not callable(factory):
+        raise InvalidParameterError(f"factory must be callable, got {type(factory).__name__}")
+    if name in BUILT_IN:
+        raise InvalidParameterError(f"{name!r} is already a learner (built in)")
+    if name in FACTORIES and not replace:
+        raise InvalidParameterError(
+            f"{name!r} is already a learner; pass replace=True to redefine it")
+    for table in (ALGORITHMS, *KINDS.values()):
+        table.pop(name, None)
+    spec = Algorithm(name, paper or "registered with dpviz.experiments.registry.register",
+                     dpviz or getattr(factory, "__qualname__", type(factory).__name__),
+                     private=kind == "today", nominal_only=nominal_only,
+                     binary_only=binary_only, delta=float(delta))
+    KINDS[kind][name] = spec
+    FACTORIES[name] = factory
+    return spec
+
+
+def unregister(name: str) -> None:
+    """Remove a learner :func:`register` added (a built-in one cannot be removed)."""
+    if name not in registered():
+        raise InvalidParameterError(f"{name!r} was not added by register()")
+    del FACTORIES[name]
+    for table in KINDS.values():
+        table.pop(name, None)
+
+
+def today() -> tuple[str, ...]:
+    """Today's private learners, the built-in ones then those :func:`register` added."""
+    return tuple(TODAY)
 
 
 def make_estimator(

@@ -1,8 +1,9 @@
 """Notebook 07 (compare all): every learner on the same data, charts and exercises.
 
 The explorer reads a per-data-set grid computed once: the four papers' learners with the
-non-private references (:func:`explorer_frame`), and today's reference points beside them on
-the same rows (:func:`today_frame`).
+non-private references (:func:`explorer_frame`), today's reference points beside them on
+the same rows (:func:`today_frame`), and any learner added with
+:func:`dpviz.experiments.registry.register` (:func:`registered_frame`: computed, not shipped).
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 
+from dpviz.data import catalogue
 from dpviz.errors import InvalidParameterError
-from dpviz.experiments import comparison, pareto, pitfalls
+from dpviz.experiments import comparison, pareto, pitfalls, registry
 from dpviz.experiments.comparison import reference_accuracy  # by name: tests patch it here
-from dpviz.experiments.registry import ALGORITHMS, PRIVATE, RECENT, not_applicable
+from dpviz.experiments.registry import ALGORITHMS, PRIVATE, not_applicable
 from dpviz.experiments.runner import remember
 from dpviz.experiments.shipped import recompute_requested, result
 from dpviz.explore import quick, settings
@@ -33,12 +35,12 @@ from dpviz.ui.exercises import (
     Step,
     register,
 )
-from dpviz.ui.plots import accuracy_chart, log_axis
+from dpviz.ui.plots import accuracy_chart, colours, log_axis
 from dpviz.ui.widgets import choice_dropdown, selection_slider
 from dpviz.validation import check_epsilon, check_int
 
 #: Data sets offered by the explorer's picker (each one's grid ships: see :func:`explorer_frame`).
-EXPLORER_DATASETS = ("nursery", "mushroom", "votes", "adult", "synth-a")
+EXPLORER_DATASETS = (*catalogue.ids("uci"), *catalogue.dataset_ids("synth-a"))
 
 
 def grid() -> dict[str, Any]:
@@ -49,14 +51,19 @@ def grid() -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------- shared marks
-#: Every private learner the explorer shows: the four papers', then today's reference points.
-SHOWN = (*PRIVATE, *RECENT)
-#: One colour per algorithm in every chart (Vega-Lite's tableau10 order), grey for no winner.
-_PALETTE = alt.Scale(
-    domain=[*sorted(PRIVATE), *RECENT, pareto.NO_WINNER],
-    range=["#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2",
-           "#ff9da6", "#9d755d", "#dddddd"],
-)
+def shown() -> tuple[str, ...]:
+    """Every private learner the explorer shows: the four papers', then today's (registered too)."""
+    return (*PRIVATE, *registry.today())
+
+
+def palette() -> alt.Scale:
+    """One colour per private learner in every chart (:func:`colours`), grey for no winner.
+
+    The papers' learners by name, then today's in order: a learner added with ``register``
+    gets a colour of its own whatever their number.
+    """
+    names = [*sorted(PRIVATE), *registry.today()]
+    return alt.Scale(domain=[*names, pareto.NO_WINNER], range=[*colours(len(names)), "#dddddd"])
 #: Pixels kept between two reference labels (a 10 px font and some air).
 _LABEL_GAP_PX = 14
 #: Width and height of each panel of the explorer (pixels; the height is Vega-Lite's default).
@@ -78,7 +85,7 @@ def _log_x(field: str, values: Any, title: str) -> alt.X:
 def _dots(base: alt.Chart, x: alt.X, color: str, filled: str, tooltip: list[Any],
           size: int, **encodings: Any) -> alt.Chart:
     """Points at (``x``, mean accuracy) coloured by ``color``, filled where ``filled`` holds."""
-    hue = alt.Color(f"{color}:N", **({"scale": _PALETTE} if color == "algorithm" else {}))
+    hue = alt.Color(f"{color}:N", **({"scale": palette()} if color == "algorithm" else {}))
     return base.mark_point(size=size).encode(
         x=x, y=_ACCURACY_Y, color=hue, fill=alt.condition(filled, hue, alt.value("white")),
         tooltip=tooltip, **encodings)
@@ -190,15 +197,43 @@ def _today_frame(dataset: str, epsilons: tuple, sizes: tuple, repeats: int) -> p
 
 
 @remember()
-def _shown_frame(dataset: str, epsilons: tuple, sizes: tuple, repeats: int) -> pd.DataFrame:
-    """The papers' grid and today's, one frame (the explorer's)."""
-    key = (dataset, epsilons, sizes, repeats)
-    return pd.concat([_explorer_frame(*key), _today_frame(*key)], ignore_index=True)
+def _registered_frame(dataset: str, epsilons: tuple, sizes: tuple, repeats: int,
+                      names: tuple) -> pd.DataFrame:
+    """The learners ``register`` added (``names``), on the same grid, rows and seeds: run.
+
+    :func:`comparison.compare`'s on-disk cache keeps them, keyed on the factory's code.
+    """
+    frames = []
+    for name in names:
+        reference = name in registry.REFERENCES
+        frames.append(comparison.compare(
+            (dataset,), () if reference else (name,), epsilons, sizes, repeats,
+            references=(name,) if reference else False, progress=True))
+    return pd.concat(frames, ignore_index=True) if frames else _today_frame(
+        dataset, epsilons, sizes, repeats).iloc[:0]
+
+
+def _registered(dataset: str) -> tuple[str, ...]:
+    """The registered learners that run on ``dataset`` (kinds today and references)."""
+    data = comparison.load_dataset(dataset)
+    return tuple(name for name in registry.registered()
+                 if (name in registry.TODAY or name in registry.REFERENCES)
+                 and not_applicable(name, data) is None)
 
 
 @remember()
-def _explorer_summary(dataset: str, epsilons: tuple, sizes: tuple, repeats: int) -> pd.DataFrame:
-    return comparison.summary(_shown_frame(dataset, epsilons, sizes, repeats))
+def _shown_frame(dataset: str, epsilons: tuple, sizes: tuple, repeats: int,
+                 names: tuple = ()) -> pd.DataFrame:
+    """The papers' grid, today's and the registered learners' (``names``), one frame."""
+    key = (dataset, epsilons, sizes, repeats)
+    return pd.concat([_explorer_frame(*key), _today_frame(*key),
+                      _registered_frame(*key, names)], ignore_index=True)
+
+
+@remember()
+def _explorer_summary(dataset: str, epsilons: tuple, sizes: tuple, repeats: int,
+                      names: tuple = ()) -> pd.DataFrame:
+    return comparison.summary(_shown_frame(dataset, epsilons, sizes, repeats, names))
 
 
 def _grid_key(dataset: str) -> tuple[str, tuple, tuple, int]:
@@ -217,6 +252,18 @@ def explorer_frame(dataset: str = "nursery") -> pd.DataFrame:
 def today_frame(dataset: str = "nursery") -> pd.DataFrame:
     """Today's reference points on the same grid and rows (``compare_today``): shipped or run."""
     return _today_frame(*_grid_key(dataset))
+
+
+def registered_frame(dataset: str = "nursery") -> pd.DataFrame:
+    """The learners added with ``register`` on the same grid and rows: run (and cached)."""
+    key = _grid_key(dataset)
+    return _registered_frame(*key, _registered(key[0]))
+
+
+def shown_frame(dataset: str = "nursery") -> pd.DataFrame:
+    """Every learner of the explorer on ``dataset``'s grid: papers', today's, registered."""
+    key = _grid_key(dataset)
+    return _shown_frame(*key, _registered(key[0]))
 
 
 # ---------------------------------------------------------------------------------- reproductions
@@ -316,11 +363,12 @@ SHIPPED = (explorer_frames, today_frames, budget_pitfall, rdt_sharp_comparison, 
 
 
 def _selection(algorithms: Sequence[str] | None) -> list[str]:
+    every = shown()
     chosen = [algorithms] if isinstance(algorithms, str) else list(
-        SHOWN if algorithms is None else algorithms)
-    for name in (a for a in chosen if a not in SHOWN):
-        raise InvalidParameterError(f"unknown algorithm {name!r}; known: {list(SHOWN)}")
-    return [a for a in SHOWN if a in chosen]
+        every if algorithms is None else algorithms)
+    for name in (a for a in chosen if a not in every):
+        raise InvalidParameterError(f"unknown algorithm {name!r}; known: {list(every)}")
+    return [a for a in every if a in chosen]
 
 
 def _sitting_out(data: Any, chosen: Sequence[str]) -> list[str]:
@@ -336,10 +384,10 @@ def _explorer_left(at_eps: pd.DataFrame, at_inf: pd.DataFrame, refs: pd.DataFram
     best_text = ("no private algorithm selected" if best is None
                  else f"best private: {best['algorithm']} {best['mean']:.1%}")
     title = alt.Title(f"ε = {eps:g}, n = {size}{'' if size == n else f' (nearest to n = {n})'}: "
-                      f"{best_text}", subtitle="bar: 10th-90th percentile of the runs; ◇ the "
-                      "same algorithm at ε = ∞; dashed: non-private references")
+                      f"{best_text}", subtitle="bar: 95 % interval of the mean over the runs; ◇ "
+                      "the same algorithm at ε = ∞; dashed: non-private references")
     y = alt.Y("algorithm", type="nominal", sort=order, title=None)
-    color = alt.Color("algorithm", type="nominal", title="algorithm")
+    color = alt.Color("algorithm", type="nominal", title="algorithm", scale=palette())
     settings = [f"ε = {eps:g}", "ε = ∞"]
     points = pd.concat([at_eps.assign(setting=settings[0]), at_inf.assign(setting=settings[1])],
                        ignore_index=True)
@@ -369,7 +417,7 @@ def compare_explorer_chart(dataset: str = "nursery", epsilon: float = 1.0, n: in
     """Explorer callback: every algorithm at (data set, ε, n); below, against ε (ε in red)."""
     check_epsilon(epsilon)
     chosen = _selection(algorithms)
-    args = _grid_key(dataset)
+    args = (*_grid_key(dataset), _registered(dataset))
     frame, stats = _shown_frame(*args), _explorer_summary(*args)
     eps = comparison.nearest(epsilon, args[1])
     size = int(comparison.nearest(check_int(n, "n", minimum=1), sorted(stats["n"].unique())))
@@ -382,16 +430,18 @@ def compare_explorer_chart(dataset: str = "nursery", epsilon: float = 1.0, n: in
     if curve_rows.empty:  # nothing selected: an empty axis with the references
         curve_rows = pd.DataFrame({"epsilon": [eps], "accuracy": [math.nan], "algorithm": ["—"]})
     curves = accuracy_chart(curve_rows, x="epsilon", color="algorithm", highlight=eps,
-                            title=f"against ε at n = {size}", width=_PANEL_WIDTH)
+                            title=f"against ε at n = {size}", width=_PANEL_WIDTH,
+                            color_scale=palette())
     refs_right = _reference_layers(refs, curve_rows["accuracy"], _PANEL_HEIGHT, _PANEL_WIDTH)
     right = alt.LayerChart(layer=[*curves.layer, *refs_right])  # flat: nested layers copy slowly
     data = comparison.load_dataset(args[0])
     return alt.VConcatChart(  # one above the other: side by side they overflow 1000 px
         vconcat=[left, right],
         title=alt.Title(f"{data.name}: every algorithm at the same (ε, n)",
-                        subtitle=[f"hold-out accuracy on {comparison.n_test_rows(data)} test "
-                                  f"rows, {int(stats['runs'].max())} runs per point; DP-EBM is "
-                                  "(ε, δ)-DP, the others ε-DP", *_sitting_out(data, chosen)]),
+                        subtitle=[f"hold-out accuracy over {int(stats['runs'].max())} random "
+                                  f"splits ({comparison.n_test_rows(data)} test rows each); "
+                                  "DP-EBM is (ε, δ)-DP, the others ε-DP",
+                                  *_sitting_out(data, chosen)]),
     )
 
 
@@ -404,7 +454,7 @@ def compare_controls(dataset: str = "nursery", epsilon: float = 1.0, n: int = 10
             "n": selection_slider([(str(s), int(s)) for s in g["sizes"]],
                                   int(comparison.nearest(n, g["sizes"])), "n (log)"),
             "algorithms": widgets.SelectMultiple(  # 4 rows: the list scrolls
-                options=list(SHOWN), value=list(SHOWN), rows=4, description="show")}
+                options=list(shown()), value=list(shown()), rows=4, description="show")}
 
 
 # ---------------------------------------------------------------------------------- which when
@@ -419,7 +469,7 @@ def winner_chart(frame: pd.DataFrame, dataset: str, *, width: int = 460) -> alt.
     xy = {"x": alt.X("epsilon:O", title="ε", sort="ascending"),
           "y": alt.Y("n:O", title="training rows n", sort="descending")}
     cells = base.mark_rect().encode(
-        **xy, color=alt.Color("winner:N", scale=_PALETTE, title="best private"),
+        **xy, color=alt.Color("winner:N", scale=palette(), title="best private"),
         opacity=alt.condition("datum.clear", alt.value(1.0), alt.value(0.45)),
         tooltip=["n:O", alt.Tooltip("epsilon:O", title="ε"),
                  alt.Tooltip("algorithm:N", title="best"), alt.Tooltip("accuracy:Q", format=".3f"),
@@ -434,69 +484,112 @@ def winner_chart(frame: pd.DataFrame, dataset: str, *, width: int = 460) -> alt.
 
 
 # ---------------------------------------------------------------------------------- today
-#: The line of :func:`today_chart` for the best of the four papers' learners at each ε.
+#: The line of :func:`today_chart` for the best of the four papers' learners at each ε, chosen
+#: without the test rows it is scored on (:func:`pareto.best_of_runs`).
 BEST_OF_PAPERS = "best of the four papers"
-#: The lines of :func:`today_chart`, in order.
-TODAY_ORDER = (*RECENT, BEST_OF_PAPERS, pareto.MAJORITY)
+
+
+def today_order() -> tuple[str, ...]:
+    """The lines of :func:`today_chart`, in order: today's learners, the papers' best, the floor."""
+    return (*registry.today(), BEST_OF_PAPERS, pareto.MAJORITY)
+
+
+def _chosen(picks: pd.Series) -> str:
+    """The learner the runs chose most often: "DiffPID3-Max" or "DiffPID3-Max (3 of 5 runs)"."""
+    counts = picks.dropna().value_counts(sort=True)
+    if counts.empty:
+        return ""
+    top, times = counts.index[0], int(counts.iloc[0])
+    return top if times == len(picks) else f"{top} ({times} of {len(picks)} runs)"
 
 
 def _today_rows(dataset: str, n: int) -> pd.DataFrame:
-    """One data set at the size nearest ``n``: today's learners, the papers' best, the floor."""
-    seeds, today = explorer_frame(dataset), today_frame(dataset)
+    """One data set at the size nearest ``n``: today's learners, the papers' best, the floor.
+
+    Each with its mean over the runs and its 95 % interval (``low``, ``high``); the papers'
+    best is chosen per run on the other runs (``best``: the learner chosen most often).
+    """
+    seeds = explorer_frame(dataset)
     size = int(comparison.nearest(n, sorted(seeds["n"].unique())))
-    stats = comparison.summary(pd.concat([seeds, today], ignore_index=True))
-    stats = stats[(stats["n"] == size) & stats["private"]]
-    papers = stats[stats["algorithm"].isin(PRIVATE)].sort_values("mean", ascending=False)
-    best = papers.groupby("epsilon", sort=False).head(1).rename(columns={"algorithm": "best"})
-    majority = seeds[(seeds["n"] == size) & (seeds["algorithm"] == pareto.MAJORITY)]
-    floor = best.assign(mean=majority["accuracy"].mean(), best="", learner=pareto.MAJORITY)
-    today = stats[stats["algorithm"].isin(RECENT)].rename(columns={"algorithm": "learner"})
-    rows = pd.concat([today.assign(best=""), best.assign(learner=BEST_OF_PAPERS), floor],
-                     ignore_index=True)
-    order = {name: k for k, name in enumerate(TODAY_ORDER)}
-    rows = rows.sort_values(["learner", "epsilon"], key=lambda c: c.map(order) if
-                            c.name == "learner" else c, kind="stable", ignore_index=True)
-    return rows.assign(dataset=dataset, n=size)[["dataset", "n", "epsilon", "learner", "mean",
-                                                 "best"]]
+    seeds = seeds[seeds["n"] == size]
+    today = pd.concat([today_frame(dataset), registered_frame(dataset)], ignore_index=True)
+    today = today[(today["n"] == size) & today["private"]]
+    best = pareto.best_of_runs(seeds, PRIVATE, BEST_OF_PAPERS)
+    picks = best.groupby("epsilon")["chosen"].agg(_chosen).rename("best")
+    majority = seeds[seeds["algorithm"] == pareto.MAJORITY]
+    epsilons = sorted(best["epsilon"].unique())
+    floor = pd.concat([majority.assign(epsilon=e, private=True) for e in epsilons],
+                      ignore_index=True)
+    stats = comparison.summary(pd.concat([today, best.drop(columns="chosen"), floor],
+                                         ignore_index=True))
+    stats = stats.rename(columns={"algorithm": "learner"})
+    stats["best"] = np.where(stats["learner"] == BEST_OF_PAPERS,
+                             stats["epsilon"].map(picks).fillna(""), "")
+    order = {name: k for k, name in enumerate(today_order())}
+    stats = stats.sort_values(["learner", "epsilon"], key=lambda c: c.map(order) if
+                              c.name == "learner" else c, kind="stable", ignore_index=True)
+    return stats.assign(dataset=dataset, n=size)[
+        ["dataset", "n", "epsilon", "learner", "mean", "low", "high", "runs", "best"]]
 
 
 def today_summary(n: int = 1000) -> pd.DataFrame:
-    """Mean accuracy per data set and ε, at the size nearest ``n``, of today's learners.
+    """Mean accuracy and its 95 % interval per data set and ε, at the size nearest ``n``.
 
-    Beside them the best of the papers' learners at that ε (``best`` names it) and the majority
-    class (the floor), on every data set of the explorer.
+    Today's learners, beside them the best of the papers' learners at that ε (chosen on the
+    other runs; ``best`` names it) and the majority class (the floor), on every data set of
+    the explorer.
     """
     check_int(n, "n", minimum=1)
     return pd.concat([_today_rows(d, n) for d in EXPLORER_DATASETS], ignore_index=True)
 
 
 def today_table(n: int = 1000) -> pd.DataFrame:
-    """:func:`today_summary` as a table: a row per (data set, learner), a column per ε."""
-    table = today_summary(n).pivot(index=["dataset", "learner"], columns="epsilon",
-                                   values="mean")
-    return table.loc[[(d, name) for d in EXPLORER_DATASETS for name in TODAY_ORDER
+    """:func:`today_summary` as a table: a row per (data set, learner), a column per ε.
+
+    Each cell "mean [low, high]" (the 95 % interval of the mean, in %).
+    """
+    rows = today_summary(n)
+    cells = rows.assign(cell=[f"{100 * m:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
+                              for m, lo, hi in zip(rows["mean"], rows["low"], rows["high"],
+                                                   strict=True)])
+    table = cells.pivot(index=["dataset", "learner"], columns="epsilon", values="cell")
+    return table.loc[[(d, name) for d in EXPLORER_DATASETS for name in today_order()
                       if (d, name) in table.index]]
 
 
 def today_chart(n: int = 1000, *, width: int = 190) -> alt.FacetChart:
-    """Today's reference points against the best of the papers' learners, one panel a data set."""
+    """Today's reference points against the best of the papers' learners, one panel a data set.
+
+    Each line with its 95 % interval as a band.
+    """
     rows = today_summary(n)
     rows = rows.assign(panel=rows["dataset"] + ", n = " + rows["n"].astype(str))
-    order = list(TODAY_ORDER)
-    lines = alt.Chart(rows, width=width, height=170).mark_line(point=True).encode(
-        x=_log_x("epsilon", rows["epsilon"], "ε"), y=_ACCURACY_Y,
-        color=alt.Color("learner:N", sort=order, title=None, legend=alt.Legend(orient="bottom"),
-                        scale=alt.Scale(domain=order, range=["#ff9da6", "#9d755d", "black",
-                                                             "gray"])),
+    order = list(today_order())
+    learners = registry.today()
+    scale = alt.Scale(domain=order, range=[*palette().to_dict()["range"][len(PRIVATE):][
+        :len(learners)], "black", "gray"])
+    color = alt.Color("learner:N", sort=order, title=None, legend=alt.Legend(orient="bottom"),
+                      scale=scale)
+    base = alt.Chart(width=width, height=170)
+    x = _log_x("epsilon", rows["epsilon"], "ε")
+    band = base.mark_area(opacity=0.15).encode(x=x, y=alt.Y("low:Q", title="accuracy"),
+                                               y2="high:Q", color=color)
+    lines = base.mark_line(point=True).encode(
+        x=x, y=_ACCURACY_Y, color=color,
         strokeDash=alt.condition(f"datum.learner == '{pareto.MAJORITY}'", alt.value([4, 3]),
                                  alt.value([1, 0])),
         tooltip=["learner:N", "epsilon:Q", alt.Tooltip("mean:Q", format=".3f"),
+                 alt.Tooltip("low:Q", format=".3f", title="95 % low"),
+                 alt.Tooltip("high:Q", format=".3f", title="95 % high"),
                  alt.Tooltip("best:N", title="best paper learner")])
-    return lines.facet(facet=alt.Facet("panel:N", title=None, sort=list(dict.fromkeys(
-        rows["panel"]))), columns=3).properties(title=alt.Title(
+    return alt.layer(band, lines, data=rows).facet(
+        facet=alt.Facet("panel:N", title=None, sort=list(dict.fromkeys(rows["panel"]))),
+        columns=3).properties(title=alt.Title(
             "Today's reference points beside the four papers",
-            subtitle="mean accuracy over the runs; the papers' line takes the best of their 7 "
-            "learners at each ε; DP-EBM is (ε, δ = 1e-6)-DP and runs on two classes only"))
+            subtitle=["mean accuracy over the runs (random splits), band: its 95 % interval; "
+                      "DP-EBM is (ε, δ = 1e-6)-DP, two classes only",
+                      "the papers' line: in each run, the learner of the 7 best on the other "
+                      "runs (never chosen on the rows it is scored on)"]))
 
 
 # ---------------------------------------------------------------------------------- pitfalls

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from dpviz.privacy import Ledger
 
 __all__ = [
-    "PLACEHOLDER_PNG", "accuracy_chart", "audit_histogram_chart", "epsilon_bound_chart",
+    "PLACEHOLDER_PNG", "accuracy_chart", "audit_histogram_chart", "colours", "epsilon_bound_chart",
     "ledger_chart", "log_axis", "log_ticks", "noisy_counts_chart", "privacy_loss_chart",
     "render_chart",
 ]
@@ -36,6 +36,27 @@ PLACEHOLDER_PNG = (
 #: The Vega-Lite version of JupyterLab's (and Voilà's) renderer; every chart here is valid
 #: 5.6.1 (tests/test_vega_lite_version.py), and altair's newer schema makes the console warn.
 RENDERER_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.6.1.json"
+
+
+#: Vega's tableau10 without its grey, then tableau20's paler partners of the same hues.
+_CATEGORY = ("#4c78a8", "#f58518", "#e45756", "#72b7b2", "#54a24b", "#eeca3b", "#b279a2",
+             "#ff9da6", "#9d755d", "#9ecae9", "#ffbf79", "#ff9d98", "#88d27a", "#79706e",
+             "#d6a5c9", "#fcbfd2", "#d8b5a5", "#bcbd22")
+#: The golden angle (degrees): hue steps that never repeat a hue.
+_GOLDEN_ANGLE = 137.508
+
+
+def colours(k: int) -> list[str]:
+    """``k`` distinct colours for ``k`` categories: tableau10, its paler partners, then hues.
+
+    Past the 18 named ones, HSL hues a golden angle apart (lightness alternating 45 %/65 %):
+    a scale for any number of learners, the first ones as Vega-Lite draws them.
+    """
+    if k < 0:
+        raise InvalidParameterError(f"k must be at least 0, got {k!r}")
+    extra = [f"hsl({(i * _GOLDEN_ANGLE) % 360:.0f}, 60%, {45 + 20 * (i % 2)}%)"
+             for i in range(max(k - len(_CATEGORY), 0))]
+    return [*_CATEGORY, *extra][:k]
 
 
 def render_chart(spec: dict, **metadata: object) -> tuple[dict, dict]:
@@ -229,13 +250,14 @@ def accuracy_chart(
     frame: pd.DataFrame, *, x: str = "epsilon", color: str | None = None,
     reference: float | pd.DataFrame | None = None, highlight: float | None = None,
     log_x: bool = True, title: str = "Accuracy", width: int = 420, x_title: str | None = None,
-    band_opacity: float = 0.25,
+    band_opacity: float = 0.25, color_scale: alt.Scale | None = None,
 ) -> alt.Chart:
     """Mean accuracy against ``x``, a 10–90th percentile band over repeats, a reference line.
 
     ``frame`` has one row per run (``x``, ``accuracy``, and the ``color`` column that tells
     lines apart); ``reference``: the non-private accuracy, a number or a frame with
-    ``accuracy`` (and ``color``); ``highlight``: the slider's ``x``, marked by a rule.
+    ``accuracy`` (and ``color``); ``highlight``: the slider's ``x``, marked by a rule;
+    ``color_scale``: the colours of ``color``'s values (Vega-Lite's scheme by default).
     """
     keys = [x] + ([color] if color else [])
     summary = (
@@ -247,7 +269,8 @@ def accuracy_chart(
     scale = alt.Scale(type="log") if log_x else alt.Scale(zero=False)
     shown = [*summary[x]] + ([] if highlight is None else [highlight])
     axis = log_axis(shown) if log_x else alt.Axis(labelOverlap=True)
-    enc_color = alt.Color(f"{color}:N") if color else alt.ColorValue("steelblue")
+    enc_color = (alt.Color(f"{color}:N", **({"scale": color_scale} if color_scale else {}))
+                 if color else alt.ColorValue("steelblue"))
     base = alt.Chart(summary, title=title, width=width)
     band = base.mark_area(opacity=band_opacity).encode(
         x=alt.X(f"{x}:Q", scale=scale, axis=axis, title=x if x_title is None else x_title),
