@@ -56,7 +56,7 @@ def test_today_pairs_with_the_papers_learners_and_skips_dp_ebm_on_five_classes()
         today.reset_index(drop=True),
         joint[joint["algorithm"].isin(registry.RECENT)].reset_index(drop=True))
     nursery = comparison.compare_today("nursery", (1.0,), (100,), 1)
-    assert set(nursery["algorithm"]) == {"PrivaTree"}
+    assert set(nursery["algorithm"]) == {"PrivaTree (dpviz variant)"}
 
 
 def test_data_helpers():

@@ -21,7 +21,7 @@ def test_algorithm_table_lists_everything():
                                         *registry.REFERENCES, *registry.NO_CLAIM]
     claims = table.set_index("algorithm")["privacy"]
     assert (claims[list(registry.PRIVATE)] == "ε-DP").all()
-    assert claims["PrivaTree"] == "ε-DP" and claims[DP_EBM] == "(ε, δ = 1e-6)-DP"
+    assert claims["PrivaTree (dpviz variant)"] == "ε-DP" and claims[DP_EBM] == "(ε, δ = 1e-6)-DP"
     assert (claims[list(registry.REFERENCES)] == "none").all()
     assert (claims[list(registry.NO_CLAIM)] == "none").all()
 
@@ -77,17 +77,17 @@ def test_applicable_skips_sulq_on_numeric_data_and_dp_ebm_on_five_classes():
     assert registry.not_applicable(DP_EBM, load("nursery")) == "handles two classes only"
     for name in ("votes", "mushroom", "adult"):
         assert registry.applicable(DP_EBM, load(name))
-    assert registry.applicable("PrivaTree", load("nursery"))
+    assert registry.applicable("PrivaTree (dpviz variant)", load("nursery"))
 
 
 def test_privatree_runs_with_its_defaults():
-    model = registry.make_estimator("PrivaTree", 0.5, load("adult"), random_state=2)
+    model = registry.make_estimator("PrivaTree (dpviz variant)", 0.5, load("adult"), random_state=2)
     defaults = PrivaTreeClassifier()
     assert isinstance(model, PrivaTreeClassifier) and model.random_state == 2
     assert (model.epsilon, model.max_depth, model.n_bins, model.splitter, model.n_public) == (
         0.5, defaults.max_depth, defaults.n_bins, defaults.splitter, defaults.n_public)
     # the protocol's public training size sets the n of the paper's leaf rule
-    sized = registry.make_estimator("PrivaTree", 0.5, load("adult"), random_state=2, n_train=300)
+    sized = registry.make_estimator("PrivaTree (dpviz variant)", 0.5, load("adult"), random_state=2, n_train=300)
     assert sized.n_public == 300
     others = registry.make_estimator("DiffPID3-Max", 0.5, load("adult"), n_train=300)
     assert "n_public" not in others.get_params()

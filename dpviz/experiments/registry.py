@@ -376,7 +376,7 @@ FACTORIES: dict[str, Factory] = {
     "DiffPID3-Gini": _private("DiffPID3Classifier", max_depth=5, criterion="gini"),
     "DiffPID3-InfoGain": _infogain,
     "DiffPC4.5": _private("DiffPC45Classifier", max_depth=5),
-    "PrivaTree": _private("PrivaTreeClassifier"),
+    "PrivaTree (dpviz variant)": _private("PrivaTreeClassifier"),
     "DP-EBM (δ = 1e-6)": DPEBMModel,
     "RDT (non-private)": _rdt,
     "sklearn tree": _sklearn_tree,
