@@ -139,7 +139,8 @@ def test_today_chart_sets_todays_learners_beside_the_papers_best(tiny_grid):
     assert dict(rows.groupby("dataset")["n"].first()) == {
         "nursery": 300, "mushroom": 300, "votes": 300, "adult": 300, "synth-a": 300}
     nursery = rows[rows["dataset"] == "nursery"]
-    assert set(nursery["learner"]) == {"PrivaTree (dpviz variant)", cmp.BEST_OF_PAPERS, pareto.MAJORITY}
+    assert set(nursery["learner"]) == {"PrivaTree (dpviz variant)", cmp.BEST_OF_PAPERS,
+                                       pareto.MAJORITY}
     learners = {*registry.RECENT, cmp.BEST_OF_PAPERS, pareto.MAJORITY}
     assert set(rows.loc[rows["dataset"] == "votes", "learner"]) == learners
     assert (rows.groupby(["dataset", "learner"]).size() == len(TINY["epsilons"])).all()

@@ -87,7 +87,8 @@ def test_privatree_runs_with_its_defaults():
     assert (model.epsilon, model.max_depth, model.n_bins, model.splitter, model.n_public) == (
         0.5, defaults.max_depth, defaults.n_bins, defaults.splitter, defaults.n_public)
     # the protocol's public training size sets the n of the paper's leaf rule
-    sized = registry.make_estimator("PrivaTree (dpviz variant)", 0.5, load("adult"), random_state=2, n_train=300)
+    sized = registry.make_estimator("PrivaTree (dpviz variant)", 0.5, load("adult"),
+                                    random_state=2, n_train=300)
     assert sized.n_public == 300
     others = registry.make_estimator("DiffPID3-Max", 0.5, load("adult"), n_train=300)
     assert "n_public" not in others.get_params()
