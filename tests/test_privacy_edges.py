@@ -19,7 +19,10 @@ import pytest
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.privacy import PrivateTable
+from dpviz.trees import id3
+from dpviz.trees.id3 import SuLQID3Classifier
 from dpviz.trees.id3_quality import sensitivity_gini, sensitivity_infogain, sensitivity_max
+from dpviz.trees.id3_view import ID3Node
 
 BINARY = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(3)], ["n", "y"])
 MIXED = Domain([Categorical("a", ("p", "q", "r")), Numeric("x", 0.0, 1.0)], ["n", "y"])
@@ -80,5 +83,60 @@ def test_appended_batches_compose_in_parallel_and_only_from_a_batch():
     part = PrivateTable(X, y, domain=BINARY, epsilon=1.0, rng=0).partition("a0")[0]
     with pytest.raises(InvalidParameterError):
         part.append(BINARY.encode(X), BINARY.encode_labels(y))  # not a root or batch: refused
+
+
+# ------------------------------------------------------------------- SuLQ ID3 (FS Alg. 1)
+def _check_sulq_tree(root: ID3Node, ledger, budget: float, depth: int | None,
+                     stopping: str) -> None:
+    """The tree and ledger of FS Alg. 1: ε = B / (2(d+1)) per query of a node, the 2|𝒜|
+    attribute count queries at ε / (2|𝒜|) each, one count per node, one leaf query per leaf,
+    each attribute at most once on a path, the stopping rule asked for."""
+    eps = budget / (2 * (depth + 1)) if depth is not None else math.inf
+    n_attributes = len(BINARY)
+    assert (root.depth, root.condition) == (0, "(root)")
+    stack = [(root, (), ())]
+    while stack:
+        node, path, used = stack.pop()
+        here = [e for e in ledger.entries if e.path == path]
+        assert node.epsilon == eps
+        assert [e.epsilon for e in here if e.label == id3.LABEL_COUNT] == [eps]
+        if node.is_split:
+            assert node.attribute not in used
+            left = n_attributes - len(used)
+            scores = [e.epsilon for e in here
+                      if e.label in (id3.LABEL_VALUE_COUNTS, id3.LABEL_CELL_COUNTS)]
+            if math.isfinite(eps):
+                assert scores == pytest.approx([eps / (2 * left)] * (2 * left))
+                assert math.isnan(node.stop_below) or (node.stop_below == 0) == (stopping == "id3")
+            else:
+                assert len(scores) == 2 * left
+            for child, part in zip(node.children, BINARY[node.attribute].values, strict=True):
+                assert (child.depth, child.condition) == (node.depth + 1,
+                                                          f"{node.attribute} = {part}")
+                stack.append((child, (*path, child.condition), (*used, node.attribute)))
+        else:
+            assert node.stop and (node.stop != "no attribute left" or len(used) == n_attributes)
+            assert len([e for e in here if e.label == id3.LABEL_LEAF]) == 1
+
+
+@pytest.mark.parametrize(("budget", "depth", "stopping"), [
+    (1000.0, 2, "id3"), (1000.0, 2, "fs"), (math.inf, None, "fs"), (math.inf, 3, "id3")])
+def test_sulq_id3_ledger_and_tree_are_fs_algorithm_1(budget, depth, stopping):
+    X, y = _binary_rows()
+    model = SuLQID3Classifier(budget, max_depth=depth, stopping=stopping, domain=BINARY,
+                              random_state=0).fit(X, y)
+    root = model.tree_.root
+    assert root.is_split and any(c.is_split for c in root.children)  # the tree of a1 XOR a0
+    _check_sulq_tree(root, model.ledger_, budget, depth, stopping)
+
+
+def test_sulq_id3_functions_default_to_fs_stopping():
+    X, y = _binary_rows()
+    table = PrivateTable(X, y, domain=BINARY, epsilon=1000.0, rng=0)
+    root = id3.sulq_id3(table, ["a0", "a1", "a2"], 2, 1000.0)
+    assert root.stop_below > 0  # FS's rule: √2/ε·t·|C|, not ID3's 0
+    table = PrivateTable(X, y, domain=BINARY, epsilon=1000.0, rng=0)
+    node = ID3Node(depth=0, condition="(root)", epsilon=1000.0 / 6, noisy_count=math.nan)
+    assert id3.build_sulq_id3(table, ["a0", "a1", "a2"], 2, 1000.0 / 6, node).stop_below > 0
 
 
