@@ -19,10 +19,11 @@ import pytest
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.privacy import PrivateTable
-from dpviz.trees import id3
+from dpviz.trees import id3, privatree
 from dpviz.trees.id3 import SuLQID3Classifier
 from dpviz.trees.id3_quality import sensitivity_gini, sensitivity_infogain, sensitivity_max
 from dpviz.trees.id3_view import ID3Node
+from dpviz.trees.privatree import PrivaTreeClassifier
 
 BINARY = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(3)], ["n", "y"])
 MIXED = Domain([Categorical("a", ("p", "q", "r")), Numeric("x", 0.0, 1.0)], ["n", "y"])
@@ -140,3 +141,42 @@ def test_sulq_id3_functions_default_to_fs_stopping():
     assert id3.build_sulq_id3(table, ["a0", "a1", "a2"], 2, 1000.0 / 6, node).stop_below > 0
 
 
+# ------------------------------------------------------------------- PrivaTree
+@pytest.mark.parametrize(("splitter", "depth", "share", "n_public"), [
+    ("histogram", 2, 0.3, None), ("histogram", 2, None, 1000), ("exponential", 2, None, None),
+    ("histogram", 0, None, None)])
+def test_privatree_ledger_is_the_papers_budget_split(splitter, depth, share, n_public):
+    X, y = _mixed_rows()
+    eps = 1.0
+    model = PrivaTreeClassifier(eps, max_depth=depth, n_bins=4, splitter=splitter,
+                                leaf_share=share, n_public=n_public, domain=MIXED,
+                                random_state=0).fit(X, y)
+    if depth == 0:
+        leaf, level = eps, math.inf  # no level: all ε to the leaf
+    else:
+        leaf = (eps * share if share is not None
+                else privatree.leaf_epsilon(eps, depth, 2, n_public))
+        level = (eps - leaf) / depth
+    assert (model.eps_leaf_, model.eps_level_) == pytest.approx((leaf, level))
+    ledger = model.ledger_
+    labels = _entries(ledger, privatree.LABEL_LEAF)
+    assert [e.epsilon for e in labels] == pytest.approx([leaf] * len(labels))
+    assert {e.mechanism for e in labels} == {"report_noisy_max"}
+    split_label = {"histogram": privatree.LABEL_HISTOGRAM, "exponential": privatree.LABEL_SPLIT}
+    splits: dict[tuple, float] = {}
+    for e in _entries(ledger, split_label[splitter]):
+        splits[e.path] = splits.get(e.path, 0.0) + e.epsilon
+    assert all(s == pytest.approx(level) for s in splits.values())
+    assert ledger.spent == pytest.approx(eps)
+    stack = [(model.tree_.root, ())]
+    while stack:
+        node, path = stack.pop()
+        if node.split is None:
+            assert node.epsilon == pytest.approx(leaf) and len(node.children) == 0
+            assert len([e for e in labels if e.path == path]) == 1
+            continue
+        assert node.epsilon == pytest.approx(level) and path in splits
+        conditions = node.split.describe(MIXED)
+        for k, child in enumerate(node.children):
+            assert (child.depth, child.condition) == (node.depth + 1, conditions[k])
+            stack.append((child, (*path, f"part {k}")))
