@@ -19,7 +19,7 @@ import pytest
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.privacy import PrivateTable
-from dpviz.trees import id3, privatree
+from dpviz.trees import id3, privatree, rdt_sharp
 from dpviz.trees.id3 import SuLQID3Classifier
 from dpviz.trees.id3_quality import sensitivity_gini, sensitivity_infogain, sensitivity_max
 from dpviz.trees.id3_view import ID3Node
@@ -180,3 +180,17 @@ def test_privatree_ledger_is_the_papers_budget_split(splitter, depth, share, n_p
         for k, child in enumerate(node.children):
             assert (child.depth, child.condition) == (node.depth + 1, conditions[k])
             stack.append((child, (*path, f"part {k}")))
+
+
+# ------------------------------------------------------------------- RDT# height (public)
+#: Six categorical attributes of four values, six numeric ones (two sides each): b = 3.
+RDT_SHARP_MIXED = Domain([Categorical(f"c{j}", tuple("pqrs")) for j in range(6)]
+                         + [Numeric(f"x{j}", 0.0, 1.0) for j in range(6)], ["n", "y"])
+
+
+@pytest.mark.parametrize(("domain", "n", "expected"), [
+    (RDT_SHARP_MIXED, 100, 5),  # min(⌊12/2⌋, ⌊log_3 100⌋ + 1) = min(6, 5)
+    (RDT_SHARP_MIXED, 10, 3),  # min(6, ⌊log_3 10⌋ + 1) = 3
+    (Domain([Categorical(f"u{j}", ("one",)) for j in range(4)], ["n", "y"]), 100, 2)])  # b = 1
+def test_rdt_sharp_height_is_its_rule_on_the_public_count(domain, n, expected):
+    assert rdt_sharp.height(domain, n_labeled=n) == expected
