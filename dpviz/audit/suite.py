@@ -744,19 +744,22 @@ def _privatree_targets() -> Builds:
     on_own_grid = Event("[1] on the grid of D's range [0.1, 0.9]",
                         lambda o: np.isclose(np.asarray(o)[:, 1:2], own).any(axis=1))
 
-    def bins(from_rows: bool) -> Target:
+    def bins(from_rows: bool, splitter: str = "histogram") -> Target:
         def fit(model: PrivaTreeClassifier, X: Any, y: Any) -> PrivaTreeClassifier:
             if from_rows:  # the bug: bins over the rows' own range (Domain.from_data)
                 model.set_params(domain=None)
             return model.fit(X, y)
 
-        return tree(_range_problem, fit=fit, first=True, events=[on_own_grid], n_bins=10)
+        return tree(_range_problem, fit=fit, first=True, events=[on_own_grid], n_bins=10,
+                    splitter=splitter)
 
     return {
         "privatree-histogram": planted(tree, "dpviz.mechanisms.discrete_laplace", _no_noise),
         "privatree-exponential": planted(partial(tree, splitter="exponential"), _EM_PATH,
                                          _exact_argmax),
         "privatree-bounds": (partial(bins, False), partial(bins, True)),
+        # the authors' published variant as their experiments run it: no claim
+        "privatree-published": (partial(bins, True, "published"), None),
     }
 
 
