@@ -317,3 +317,12 @@ def test_make_results_recomputes_every_shipped_file(monkeypatch):
     monkeypatch.setattr(shipped, "result_path", recording)
     run_shipped()
     assert read == {p.with_suffix(".csv").name for p in SHIPPED}
+
+
+def test_no_shipped_result_is_stale():
+    """Every shipped file's record matches the code now (``--stale`` is clean on main, issue 46):
+    a change to what a result ran fails here until ``make results ONLY=…`` remakes it."""
+    from dpviz.experiments.shipped import stale
+
+    assert stale() == {}, "stale shipped results: run `python -m dpviz.experiments.shipped " \
+        "--stale` and remake them (docs/maintaining.md)"
