@@ -16,8 +16,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dpviz import mechanisms
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
+from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
 from dpviz.trees import id3, privatree, rdt_sharp
 from dpviz.trees.id3 import SuLQID3Classifier
@@ -194,3 +196,50 @@ RDT_SHARP_MIXED = Domain([Categorical(f"c{j}", tuple("pqrs")) for j in range(6)]
     (Domain([Categorical(f"u{j}", ("one",)) for j in range(4)], ["n", "y"]), 100, 2)])  # b = 1
 def test_rdt_sharp_height_is_its_rule_on_the_public_count(domain, n, expected):
     assert rdt_sharp.height(domain, n_labeled=n) == expected
+
+
+# ------------------------------------------------------------------- report noisy max
+@pytest.mark.parametrize(("utilities", "eps", "kwargs", "reference"), [
+    ([0.0, 3.0, 3.0, 3.0], 1.0, {}, {"sensitivity": 1.0, "monotone": True}),  # defaults: scale 1
+    ([0.0, 12.0, 12.0, 12.0], 0.5, {"sensitivity": 2.0, "monotone": False}, {})])  # 2Δ/ε = 8
+def test_report_noisy_max_draws_its_exact_distribution(utilities, eps, kwargs, reference):
+    """Exponential noise of scale Δ/ε (2Δ/ε if not monotone) *added*: with four candidates
+    (two are the same in distribution with the noise subtracted) the draws' frequencies are
+    report_noisy_max_probabilities' within five standard errors."""
+    u, n = np.array(utilities), 20_000
+    draws = mechanisms.report_noisy_max(u, epsilon=eps, rng=np.random.default_rng(0), size=n,
+                                        **kwargs)
+    p = mechanisms.report_noisy_max_probabilities(u, epsilon=eps, **kwargs, **reference)
+    freq = np.bincount(draws, minlength=len(u)) / n
+    assert np.all(np.abs(freq - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1e-3)
+
+
+@pytest.mark.parametrize(("epsilon", "sensitivity", "monotone", "refused"), [
+    (2.0**-21, 1.0, True, True), (1.0, 2.0**21, True, True), (1.5 * 2.0**-20, 1.0, False, True),
+    (2.0**-19, 1.0, True, False)])
+def test_report_noisy_max_refuses_a_noise_scale_above_2_to_the_20(epsilon, sensitivity,
+                                                                   monotone, refused):
+    """The sampler's rate ε/Δ (ε/(2Δ) if not monotone) must be at least 2**-20."""
+    def draw():
+        return mechanisms.report_noisy_max(np.zeros(3), epsilon=epsilon, sensitivity=sensitivity,
+                                           monotone=monotone, rng=np.random.default_rng(0))
+    if refused:
+        with pytest.raises(InvalidParameterError):
+            draw()
+    else:
+        assert draw() in (0, 1, 2)
+
+
+# ------------------------------------------------------------------- leaf labels
+def test_leaf_labels_are_int_codes_and_the_exponential_one_prefers_the_majority():
+    """An empty release's labels are int64 codes (a disjoint forest's tree may get no row);
+    FI 2017's 0/1 utility rewards the majority class (at ε = 50 it wins)."""
+    empty = NoisyLeafLabels.release(np.zeros(0, np.uint64), np.zeros(0, np.int64), 3,
+                                    epsilon=1.0, mechanism="rosnam", rng=np.random.default_rng(0))
+    labels = empty(np.array([1, 2, 3], np.uint64))
+    assert labels.dtype == np.int64 and set(labels) <= {0, 1, 2}
+    keys = np.array([5] * 6 + [9] * 6, np.uint64)
+    codes = np.array([0, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 0])
+    release = NoisyLeafLabels.release(keys, codes, 3, epsilon=50.0, mechanism="exponential",
+                                      rng=np.random.default_rng(0))
+    assert release(np.array([5, 9], np.uint64)).tolist() == [2, 1]
