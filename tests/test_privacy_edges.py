@@ -18,7 +18,7 @@ import pytest
 
 from dpviz import mechanisms
 from dpviz.domain import Categorical, Domain, Numeric
-from dpviz.errors import InvalidParameterError
+from dpviz.errors import BudgetExceededError, InvalidParameterError
 from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
 from dpviz.trees import id3, privatree, rdt_sharp
@@ -26,6 +26,7 @@ from dpviz.trees.id3 import SuLQID3Classifier
 from dpviz.trees.id3_quality import sensitivity_gini, sensitivity_infogain, sensitivity_max
 from dpviz.trees.id3_view import ID3Node
 from dpviz.trees.privatree import PrivaTreeClassifier
+from dpviz.trees.rdt import PrivateRDTClassifier
 
 BINARY = Domain([Categorical(f"a{j}", ("0", "1")) for j in range(3)], ["n", "y"])
 MIXED = Domain([Categorical("a", ("p", "q", "r")), Numeric("x", 0.0, 1.0)], ["n", "y"])
@@ -243,3 +244,77 @@ def test_leaf_labels_are_int_codes_and_the_exponential_one_prefers_the_majority(
     release = NoisyLeafLabels.release(keys, codes, 3, epsilon=50.0, mechanism="exponential",
                                       rng=np.random.default_rng(0))
     assert release(np.array([5, 9], np.uint64)).tolist() == [2, 1]
+
+
+# ------------------------------------------------------------------- Private-RDT update
+def _interrupt_third_leaf_release(monkeypatch: pytest.MonkeyPatch) -> None:
+    """KeyboardInterrupt on the third noisy_leaf_counts call: two of three trees answered."""
+    original, calls = PrivateTable.noisy_leaf_counts, [0]
+
+    def interrupted(*args, **kwargs):
+        calls[0] += 1
+        if calls[0] == 3:
+            raise KeyboardInterrupt
+        return original(*args, **kwargs)
+    monkeypatch.setattr(PrivateTable, "noisy_leaf_counts", interrupted)
+
+
+@pytest.mark.parametrize(("interrupted", "method", "epsilon", "refused"), [
+    (False, "jpw", 1.5, InvalidParameterError),  # a parallel batch above the budget
+    (False, "jpw", 1.0, None),
+    (False, "recount", 2.0, None),  # sequential: may spend more than the budget again
+    (True, "jpw", 1.0, BudgetExceededError),  # 2/3 carried + 1 > 1
+    (True, "jpw", 0.5, BudgetExceededError),  # 2/3 + 1/2 > 1
+    (True, "jpw", 1 / 3, None),  # 2/3 + 1/3 = 1 fits exactly
+    (True, "recount", 1.0, None)])  # reads D1 ∪ D2 again at a charge of its own
+def test_rdt_update_refuses_a_jpw_batch_over_its_budget_before_reading_a_row(
+        monkeypatch, interrupted, method, epsilon, refused):
+    """A JPW batch (parallel composition) is refused above ledger_.total, and with the ε that
+    interrupted updates charged on rows it may read again (JPW §V-B, docs/privacy.md §3)."""
+    X, y = _binary_rows(40)
+    X2, y2 = _binary_rows(20, seed=1)
+    model = PrivateRDTClassifier(1.0, n_trees=3, max_depth=2, domain=BINARY,
+                                 random_state=0).fit(X, y)
+    if interrupted:
+        with monkeypatch.context() as patch:
+            _interrupt_third_leaf_release(patch)
+            with pytest.raises(KeyboardInterrupt):
+                model.update(X2, y2)
+        assert model.ledger_.interrupted("update") == pytest.approx(2 / 3)
+    model.set_params(epsilon=epsilon)
+    spent = model.ledger_.spent
+    if refused is not None:
+        with pytest.raises(refused):
+            model.update(X2, y2, method=method, X_previous=X, y_previous=y)
+        assert model.ledger_.spent == spent
+    else:
+        model.update(X2, y2, method=method, X_previous=X, y_previous=y)
+        assert model.ledger_.spent == pytest.approx(
+            spent if method == "jpw" else spent + epsilon)
+
+
+def test_rdt_ledger_and_trees_across_updates():
+    """Each tree's leaf vector at ε/N, labelled by tree and batch; a recount keeps the trees
+    and charges D1's release first; a rebuild draws new ones; a JPW batch after a recount
+    appends to the recount's table (JPW §V-B)."""
+    X, y = _binary_rows(40)
+    X2, y2 = _binary_rows(20, seed=1)
+    model = PrivateRDTClassifier(0.75, n_trees=3, max_depth=2, domain=BINARY,
+                                 random_state=0).fit(X, y)
+
+    def last(k):
+        return [(e.label, e.epsilon) for e in model.ledger_.entries[-k:]]
+    vector = [f"tree {i} leaf vector" for i in (1, 2, 3)]
+    assert last(3) == [(v, pytest.approx(0.25)) for v in vector] and len(model.ledger_.entries) == 3
+    model.update(X2, y2)
+    assert last(3) == [(f"{v} (batch 2)", pytest.approx(0.25)) for v in vector]
+    trees = list(model.trees_)
+    model.update(X2, y2, method="recount", X_previous=X, y_previous=y)
+    assert [e.label for e in model.ledger_.entries[:1]] == ["earlier release on D1 (sequential)"]
+    assert last(3) == [(f"{v} (recount on D1 ∪ D2)", pytest.approx(0.25)) for v in vector]
+    assert all(a is b for a, b in zip(model.trees_, trees, strict=True))
+    model.update(X2, y2)
+    assert last(3) == [(f"{v} (batch 2)", pytest.approx(0.25)) for v in vector]
+    model.update(X2, y2, method="rebuild", X_previous=X, y_previous=y)
+    assert last(3) == [(f"{v} (rebuild on D1 ∪ D2)", pytest.approx(0.25)) for v in vector]
+    assert not any(a is b for a, b in zip(model.trees_, trees, strict=True))
