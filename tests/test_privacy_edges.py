@@ -318,3 +318,27 @@ def test_rdt_ledger_and_trees_across_updates():
     model.update(X2, y2, method="rebuild", X_previous=X, y_previous=y)
     assert last(3) == [(f"{v} (rebuild on D1 ∪ D2)", pytest.approx(0.25)) for v in vector]
     assert not any(a is b for a, b in zip(model.trees_, trees, strict=True))
+
+
+# ------------------------------------------------------------------- RDT# refit
+@pytest.mark.parametrize("interrupted", [False, True])
+def test_rdt_sharp_refit_is_recorded_in_the_objects_record_not_its_ledger(monkeypatch,
+                                                                          interrupted):
+    """A refit makes a new model: its queries (answered ones of an interrupted refit too) go
+    to the object's privacy_record as 'RDTSharpClassifier.refit', never into the fitted
+    model's ledger_ (docs/privacy.md §8.2.5)."""
+    X, y = _binary_rows(40)
+    model = rdt_sharp.RDTSharpClassifier(1.0, n_primary=3, n_secondary=2, max_depth=2,
+                                         domain=BINARY, random_state=0).fit(X, y)
+    entries, spent = list(model.ledger_.entries), model.ledger_.spent
+    calls = len(model.privacy_record.calls)
+    if interrupted:
+        _interrupt_third_leaf_release(monkeypatch)
+        with pytest.raises(KeyboardInterrupt):
+            model.refit(X, y, epsilon=0.6)
+    else:
+        model.refit(X, y, epsilon=0.6)
+    assert (model.ledger_.entries, model.ledger_.spent) == (entries, spent)
+    (call,) = model.privacy_record.calls[calls:]
+    assert (call.what, call.interrupted) == ("RDTSharpClassifier.refit", interrupted)
+    assert call.epsilon == pytest.approx(0.4 if interrupted else 0.6)  # 2 of 3 trees at 0.2
