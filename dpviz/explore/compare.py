@@ -214,7 +214,12 @@ def _registered_frame(dataset: str, epsilons: tuple, sizes: tuple, repeats: int,
 
 
 def _registered(dataset: str) -> tuple[str, ...]:
-    """The registered learners that run on ``dataset`` (kinds today and references)."""
+    """The registered learners that run on ``dataset`` (kinds today and references).
+
+    Without any, the rows are not loaded (the explorer reads shipped grids).
+    """
+    if not registry.registered():
+        return ()
     data = comparison.load_dataset(dataset)
     return tuple(name for name in registry.registered()
                  if (name in registry.TODAY or name in registry.REFERENCES)
@@ -258,12 +263,6 @@ def registered_frame(dataset: str = "nursery") -> pd.DataFrame:
     """The learners added with ``register`` on the same grid and rows: run (and cached)."""
     key = _grid_key(dataset)
     return _registered_frame(*key, _registered(key[0]))
-
-
-def shown_frame(dataset: str = "nursery") -> pd.DataFrame:
-    """Every learner of the explorer on ``dataset``'s grid: papers', today's, registered."""
-    key = _grid_key(dataset)
-    return _shown_frame(*key, _registered(key[0]))
 
 
 # ---------------------------------------------------------------------------------- reproductions
