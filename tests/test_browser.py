@@ -254,3 +254,49 @@ def test_voila_culls_the_kernels_of_closed_pages_but_not_of_open_ones(browser):
     finally:
         voila.terminate()
         voila.wait(timeout=30)
+
+
+def test_a_pre_heated_room_page_draws_and_its_sliders_redraw(browser, home, env):
+    """`make room` (POOL=1, CAP=2) on notebook 05, once it says "room ready": the page handed the
+    pre-heated kernel (whole, not progressive) has no error box or text, charts with marks,
+    explorers whose charts redraw when a slider moves, and exercises that read well in an app."""
+    words = subprocess.run(
+        ["make", "-s", "-n", "room", "POOL=1", "CAP=2", "NB=notebooks/05_dp_random_forest.ipynb"],
+        cwd=ROOT, capture_output=True, text=True, check=True).stdout.splitlines()[-1].split()
+    variable, command = words[0].split("=", 1), [str(ROOT / words[1]), *words[2:]]
+    port = free_port()
+    log = home / "room.log"
+    with log.open("w") as out:
+        room = subprocess.Popen([*command, f"--port={port}"], cwd=ROOT, stdout=out,
+                                stderr=subprocess.STDOUT, env={**env, variable[0]: variable[1]})
+    try:
+        deadline = time.monotonic() + 240
+        while "room ready" not in log.read_text():
+            assert room.poll() is None and time.monotonic() < deadline, (
+                f"the room did not get ready:\n{log.read_text()[-3000:]}")
+            time.sleep(0.5)
+        page = browser.new_page(viewport={"width": WINDOW_WIDTH, "height": 1000})
+        page.add_init_script(PAGE_HELPERS)
+        watch = Watch(page)
+        try:
+            page.goto(f"http://127.0.0.1:{port}/", timeout=120_000)
+            problems = finish_voila(page, watch)
+            config = page.evaluate(
+                "JSON.parse(document.getElementById('jupyter-config-data').textContent)")
+            problems += explorer_position_problems(page) + exercise_problems(page)
+            problems += output_problems(page) + overflow_problems(page)
+            n_charts, problems_charts = chart_problems(page)
+            n_explorers, problems_explorers = explorer_problems(page)
+            page.wait_for_timeout(500)
+            problems += problems_charts + problems_explorers + watch.problems
+            problems += [p for p in output_problems(page) if p not in problems]
+            shot = screenshot(page, "dpviz-room-05.png")
+        finally:
+            page.close()
+    finally:
+        room.terminate()
+        room.wait(timeout=30)
+    assert not config.get("progressiveRendering"), "a pre-heated page is served whole"
+    assert not problems, (f"05 from the room's pool ({n_charts} charts, {n_explorers} "
+                          f"explorers; screenshot {shot}; log {log}):\n- " + "\n- ".join(problems))
+    assert n_charts > 0 and n_explorers > 0
