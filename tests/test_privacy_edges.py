@@ -342,3 +342,80 @@ def test_rdt_sharp_refit_is_recorded_in_the_objects_record_not_its_ledger(monkey
     (call,) = model.privacy_record.calls[calls:]
     assert (call.what, call.interrupted) == ("RDTSharpClassifier.refit", interrupted)
     assert call.epsilon == pytest.approx(0.4 if interrupted else 0.6)  # 2 of 3 trees at 0.2
+
+
+# ------------------------------------------------- gaps found by triaging the survivors
+def test_secret_noise_keys_span_the_whole_uint64_range():
+    """A 128-bit key: two words drawn from all of [0, 2**64) (a narrowed range, such as
+    [0, 128), would let an adversary brute-force the key of the lazy leaf release)."""
+    from dpviz.keyed import new_secret_key
+
+    words = np.concatenate([new_secret_key(np.random.default_rng(s)) for s in range(8)])
+    assert words.dtype == np.uint64 and words.shape == (16,)
+    assert words.max() > np.uint64(2**62)  # all 16 below 2**62: probability 4**-16
+    assert len(set(words.tolist())) == 16
+
+
+@pytest.mark.parametrize(("epsilon", "sensitivity", "refused"), [
+    (1e-7, 1.0, True), (2.0**-20, 2.0, True), (1.0, 2.0**21, True), (2.0**-19, 2.0, False)])
+def test_discrete_laplace_refuses_a_noise_rate_below_2_to_the_20(epsilon, sensitivity, refused):
+    """ε/Δ below 2**-20 is refused: far below it the geometric draws overflow int64 and the
+    noise cancels, releasing the exact count."""
+    def draw():
+        return mechanisms.discrete_laplace(5, epsilon=epsilon, sensitivity=sensitivity,
+                                           rng=np.random.default_rng(0))
+    if refused:
+        with pytest.raises(InvalidParameterError):
+            draw()
+    else:
+        assert isinstance(int(draw()), int)
+
+
+def test_discrete_laplace_draws_its_exact_distribution_at_sensitivity_2():
+    """Δ = 2, ε = 1: P(K = k) = tanh(a/2)·e^(−a|k|) with a = ε/Δ = 1/2 (every caller in dpviz
+    has Δ = 1, where a rate of εΔ and of ε/Δ agree), within five standard errors."""
+    n, a = 20_000, 0.5
+    draws = mechanisms.discrete_laplace(np.zeros(n, dtype=np.int64), epsilon=1.0,
+                                        sensitivity=2.0, rng=np.random.default_rng(0))
+    k = np.arange(-6, 7)
+    p = math.tanh(a / 2) * np.exp(-a * np.abs(k))
+    freq = np.array([(draws == j).mean() for j in k])
+    assert np.all(np.abs(freq - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1e-3)
+
+
+@pytest.mark.parametrize(("monotone", "divisor"), [(True, 2.0), (False, 4.0)])
+def test_exponential_mechanism_at_sensitivity_2_draws_exp_eps_u_over_delta(monotone, divisor):
+    """Δ = 2, ε = 1: P(i) ∝ exp(ε·u_i/Δ) if monotone, exp(ε·u_i/(2Δ)) if not: the closed
+    form, not exponential_probabilities (which shares the sampler's rate)."""
+    u, n = np.array([0.0, 2.0, 4.0, 6.0]), 20_000
+    draws = mechanisms.exponential_mechanism(u, epsilon=1.0, sensitivity=2.0, monotone=monotone,
+                                             rng=np.random.default_rng(0), size=n)
+    p = np.exp(u / divisor) / np.exp(u / divisor).sum()
+    freq = np.bincount(draws, minlength=len(u)) / n
+    assert np.all(np.abs(freq - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1e-3)
+
+
+@pytest.mark.parametrize("first", [0.8, 0.5, 0.0])
+def test_a_query_past_the_remaining_budget_is_refused_before_it_is_recorded(first):
+    """A table of ε = 1: after ``first`` is spent, a query of 0.6 that would pass the total
+    raises BudgetExceededError and records nothing; one that fits (or reaches 1 exactly)
+    goes through; a query larger than the whole budget is refused at once."""
+    X = pd.DataFrame({"a": ["x", "y", "x", "y"]})
+    domain = Domain([Categorical("a", ["x", "y"])], classes=["0", "1"])
+    table = PrivateTable(X, pd.Series(["0", "1", "1", "0"]), domain=domain, epsilon=1.0,
+                         rng=np.random.default_rng(0))
+    if first:
+        table.noisy_count(epsilon=first)
+    if first + 0.6 > 1.0:
+        with pytest.raises(BudgetExceededError):
+            table.noisy_count(epsilon=0.6)
+        assert table.ledger.spent == pytest.approx(first) and len(table.ledger.entries) == 1
+    else:
+        with pytest.raises(BudgetExceededError):
+            table.noisy_count(epsilon=1.5)
+        table.noisy_count(epsilon=0.6)
+        assert table.ledger.spent == pytest.approx(first + 0.6)
+    table.noisy_count(epsilon=1.0 - table.ledger.spent)  # the rest, exactly
+    with pytest.raises(BudgetExceededError):
+        table.noisy_count(epsilon=0.01)
+    assert table.ledger.spent == pytest.approx(1.0)
