@@ -419,3 +419,130 @@ def test_a_query_past_the_remaining_budget_is_refused_before_it_is_recorded(firs
     with pytest.raises(BudgetExceededError):
         table.noisy_count(epsilon=0.01)
     assert table.ledger.spent == pytest.approx(1.0)
+
+
+# ----------------------------------- gaps found by triaging the survivors of 2026-12-02's run
+def test_an_interrupted_jpw_update_is_in_the_record_as_in_the_ledger(monkeypatch):
+    """Fit (ε = 1), a JPW batch (parallel: 0 more), then a batch interrupted after two of three
+    trees (2/3, charged in full): the object's record lists the three calls, each with the
+    model's own ledger, and sums to what that ledger spent (docs/privacy.md §3)."""
+    X, y = _binary_rows(40)
+    X2, y2 = _binary_rows(20, seed=1)
+    model = PrivateRDTClassifier(1.0, n_trees=3, max_depth=2, domain=BINARY,
+                                 random_state=0).fit(X, y)
+    model.update(X2, y2)
+    with monkeypatch.context() as patch:
+        _interrupt_third_leaf_release(patch)
+        with pytest.raises(KeyboardInterrupt):
+            model.update(X2, y2)
+    record = model.privacy_record
+    assert [(c.what, c.interrupted) for c in record.calls] == [
+        ("PrivateRDTClassifier.fit", False), ("PrivateRDTClassifier.update", False),
+        ("PrivateRDTClassifier.update", True)]
+    assert [c.epsilon for c in record.calls] == pytest.approx([1.0, 0.0, 2 / 3])
+    assert all(len(c.ledgers) == 1 and c.ledgers[0] is model.ledger_ for c in record.calls)
+    assert record.spent == pytest.approx(model.ledger_.spent) == pytest.approx(5 / 3)
+    assert len(record.ledgers) == 1 and record.ledgers[0] is model.ledger_
+    assert record.to_frame().status.tolist() == ["finished", "finished", "interrupted"]
+
+
+def test_an_interrupted_first_fit_is_recorded_and_a_retry_warns(monkeypatch):
+    """A first fit stopped after two of three trees: the interrupt itself reaches the caller,
+    the record holds one interrupted call of 2/3 whose ledger is the exception's, and a
+    second fit warns that the two losses add up (PrivacyLeakWarning) and records 2/3 + 1."""
+    from dpviz.errors import PrivacyLeakWarning
+
+    X, y = _binary_rows(40)
+    model = PrivateRDTClassifier(1.0, n_trees=3, max_depth=2, domain=BINARY, random_state=0)
+    with monkeypatch.context() as patch:
+        _interrupt_third_leaf_release(patch)
+        with pytest.raises(KeyboardInterrupt) as stopped:
+            model.fit(X, y)
+    (call,) = model.privacy_record.calls
+    assert (call.what, call.interrupted) == ("PrivateRDTClassifier.fit", True)
+    assert call.epsilon == pytest.approx(2 / 3)
+    ledgers = stopped.value.dpviz_ledgers
+    assert len(call.ledgers) == len(ledgers) == 1 and call.ledgers[0] is ledgers[0]
+    with pytest.warns(PrivacyLeakWarning, match="interrupted"):
+        model.fit(X, y)
+    assert model.privacy_record.spent == pytest.approx(2 / 3 + 1)
+    assert [c.interrupted for c in model.privacy_record.calls] == [True, False]
+
+
+def test_rows_that_reach_no_leaf_are_left_out_not_refused():
+    """A route may leave a row in no leaf (a key of -1): the release counts the others and
+    raises nothing (an exception after the read would tell that such a row exists)."""
+    domain = Domain([Categorical("a", ["x", "y"])], classes=["0", "1"])
+    table = PrivateTable(pd.DataFrame({"a": ["x", "y", "x"]}), pd.Series(["0", "1", "1"]),
+                         domain=domain, epsilon=math.inf, rng=np.random.default_rng(0))
+    release = table.noisy_leaf_counts(lambda codes: np.array([5, 5, -1]), epsilon=math.inf)
+    assert release(np.array([5], dtype=np.uint64)).tolist() == [[1, 1]]
+
+
+def test_leaf_releases_without_a_proof_warn():
+    """Float Laplace leaf counts and FI 2017's smooth-sensitivity labels carry no claim: each
+    release says so (NotProvenPrivateWarning), the float one naming Mironov's attack."""
+    from dpviz.errors import NotProvenPrivateWarning
+    from dpviz.leaf_release import NoisyLeafCounts
+
+    keys, labels = np.array([1, 1, 2], dtype=np.uint64), np.array([0, 1, 1])
+    with pytest.warns(NotProvenPrivateWarning, match="Mironov"):
+        NoisyLeafCounts.release(keys, labels, 2, epsilon=0.5, mechanism="laplace",
+                                rng=np.random.default_rng(0))
+    with pytest.warns(NotProvenPrivateWarning):
+        NoisyLeafLabels.release(keys, labels, 2, epsilon=0.5, mechanism="smooth_sensitivity",
+                                rng=np.random.default_rng(0))
+
+
+def test_a_progress_bar_changes_nothing_a_private_rdt_releases(monkeypatch):
+    """The bar shows from PROGRESS_MIN_VISITS node visits on, a threshold in the private row
+    count: a fit and an update with the bar shown release what they release without it
+    (a failure only with the bar would tell n above or below the threshold)."""
+    from dpviz.trees import speed
+
+    X, y = _binary_rows(40)
+    X2, y2 = _binary_rows(20, seed=1)
+
+    def released():
+        model = PrivateRDTClassifier(1.0, n_trees=3, max_depth=2, domain=BINARY,
+                                     random_state=0).fit(X, y)
+        model.update(X2, y2)
+        return model.released_counts(X), [(e.label, e.epsilon) for e in model.ledger_.entries]
+    quiet = released()
+    monkeypatch.setattr(speed, "PROGRESS_MIN_VISITS", 1)
+    shown = released()
+    assert np.array_equal(quiet[0], shown[0]) and quiet[1] == shown[1]
+
+
+def test_fi_forest_default_depth_is_fletcher_islams_rule():
+    """max_depth=None: FI's depth, 1 + min{d : E[X | d] < s/2} + ⌊r/2⌋ = 2 + 2 for one
+    continuous and four discrete attributes (public: the domain alone)."""
+    from dpviz.trees.forest import DPRandomForestClassifier
+
+    domain = Domain([*(Categorical(f"c{j}", ("0", "1")) for j in range(4)),
+                     Numeric("x", 0.0, 1.0)], ["n", "y"])
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({**{f"c{j}": rng.choice(["0", "1"], 30) for j in range(4)},
+                      "x": rng.uniform(0, 1, 30)})
+    y = np.where(X.x > 0.5, "y", "n")
+    model = DPRandomForestClassifier(epsilon=1.0, n_trees=2, domain=domain,
+                                     random_state=0).fit(X, y)
+    assert model.depth_ == 4
+
+
+@pytest.mark.parametrize("bad", [0.0, 1.0, 1.5, -0.5])
+def test_uniforms_outside_the_open_unit_interval_are_refused(bad):
+    """A caller's uniforms must lie in (0, 1): at 0 or 1 the inversion gives infinite noise."""
+    with pytest.raises(InvalidParameterError, match="open interval"):
+        mechanisms.discrete_laplace(5, epsilon=1.0, uniforms=[bad, 0.5])
+
+
+def test_diffp_id3_refuses_infogain_without_a_size_bound_before_a_query():
+    """Information gain's sensitivity needs a public bound N on the rows (FS App. A): without
+    one DiffP-ID3 refuses at finite ε, before any query (Δ = 1 would under-noise it)."""
+    X, y = _binary_rows(40)
+    table = PrivateTable(X, pd.Series(y), domain=BINARY, epsilon=1.0,
+                         rng=np.random.default_rng(0))
+    with pytest.raises(InvalidParameterError):
+        id3.diffp_id3(table, ["a0", "a1", "a2"], 2, 1.0, criterion="infogain")
+    assert table.ledger.entries == []
