@@ -150,7 +150,8 @@ bench: $(STAMP)
 
 # The adversarial audit suite and every claim's planted bug with many samples (about 45 minutes on
 # 2 cores); rewrites the privacy-claims table in docs/privacy.md. `make test` runs the same cases
-# and bugs with fewer samples.
+# and bugs with fewer samples. After a change to one estimator, `$(BIN)/python -m bench.privacy_claims
+# --only 'PrivaTreeClassifier [*] (claim)'` reruns its rows alone and splices them into the table.
 audit: $(STAMP)
 	$(BIN)/python -m bench.privacy_claims --out docs/privacy.md
 
