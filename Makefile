@@ -156,21 +156,16 @@ audit: $(STAMP)
 	$(BIN)/python -m bench.privacy_claims --out docs/privacy.md
 
 # The mutation score of the privacy suite (issue 43): mutmut 3.8.1 mutates the privacy-critical
-# functions of bench/mutation/functions.txt (4,091 mutants, 3,511 on lines the claims rows
-# execute) and runs each against the claims rows, planted bugs and invariants that call its
-# function; writes killed / survived / equivalent / timeout / skipped and every survivor's triage
-# (bench/mutation/triage.csv) into docs/privacy.md ("The suite's mutation score", between the
-# mutants markers). Runtime on 2 cores: NOT an hour.
-# Measured with the claims rows only, on this 2-core machine under load 5-7 from other work:
-# 25 min before the first mutant (the suite once under coverage, once for mutmut's per-test map;
-# the suite alone: 3.6 min at low load), then a killed mutant 0.3 s (median) and a survivor
-# every test that reaches its function: 20 s (a sampler) to the whole suite (PrivateTable._charge,
-# records.atomic, the uniforms: 14-18 min each at that load). Survivors dominate: extrapolated
-# from the first 104 mutants (mechanisms.py in part, _charge: 33% survive), ~39 h at that load,
-# ~12 h at low load; ~4 h if 10% survive.
-# Resumable: a run keeps the results stored for the same code and tests (mutants/), and skips
-# mutants triaged equivalent, so reruns pay for open survivors only (--fresh: start over).
-# `python -m bench.mutants --only 'dpviz.mechanisms.*'`: a subset; `--check`: fail on an open survivor.
+# functions of bench/mutation/functions.txt (2,667 mutants of 60 functions) and runs each against
+# the claims rows, planted bugs, invariants and edge tests that call its function; writes killed /
+# survived / equivalent / not reached and every survivor's triage (bench/mutation/triage.csv) into
+# docs/privacy.md ("The suite's mutation score", between the mutants markers). From an empty work
+# folder: 81 min on 2 cores at load <= 2 (2026-12-02), over 2 h when other work shares the cores;
+# survivors dominate (each runs every test that reaches its function: PrivateTable._charge's run
+# the whole suite). Resumable: a run keeps the results stored for the same code and tests
+# (mutants/) and skips mutants triaged equivalent; tests only added to tests/test_privacy_edges.py
+# rerun the survivors alone. `python -m bench.mutants --only 'dpviz.mechanisms.*'`: a subset;
+# `--check`: fail on an open survivor; `--report`: rewrite the docs from the stored results.
 mutants: $(STAMP)
 	$(BIN)/python -m bench.mutants
 

@@ -720,7 +720,9 @@ def markdown(functions: list[Function], mutants: list[Mutant], triage: dict[str,
                    "cores)" if load > last["cores"] / 2 else ""))
     else:
         when = "no stored run (`make mutants` has not run here yet)"
-    partial = len(ran) < len(functions)
+    # a function mutmut finds nothing to mutate in (a bare return of an attribute) is not "not run"
+    empty = [f for f, ms in by_function.items() if not ms] if runs else []
+    partial = len(ran) + len(empty) < len(functions)
     codes = list(dict.fromkeys(r["code"] for r in runs if r.get("code")))
     some = [f for f, ms in by_function.items() if f not in ran
             and any(m.status != NOT_RUN for m in ms)]
@@ -763,6 +765,10 @@ def markdown(functions: list[Function], mutants: list[Mutant], triage: dict[str,
     ]
     for f in functions:
         c = counts(by_function[f], triage)
+        if f in empty:
+            lines.append(f"| `{f.path}` {f.name} | 0 | no mutant (nothing to change) "
+                         "| | | | | | | |")
+            continue
         if f not in ran and f not in some:
             lines.append(f"| `{f.path}` {f.name} | {c['all']} | not run | | | | | | | |")
             continue
