@@ -63,6 +63,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import csv
 import fnmatch
 import hashlib
@@ -75,6 +76,7 @@ import sys
 import time
 import tokenize
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -353,7 +355,8 @@ def _drive(patterns: list[str], max_children: int) -> None:
 
     def store_lines_covered_by_tests() -> None:
         if not COVERAGE.exists():
-            lines = run_in_fork_with_result(_measure_coverage, PytestRunner(), files)
+            with _unmutated(files):
+                lines = run_in_fork_with_result(_measure_coverage, PytestRunner(), files)
             COVERAGE.write_text(json.dumps(lines), encoding="utf-8")
         covered.update({p: set(v) for p, v in
                         json.loads(COVERAGE.read_text(encoding="utf-8")).items()})
@@ -403,6 +406,24 @@ def _triaged_equivalent(names: list[str], by_path: dict[str, Any]) -> set[str]:
     path_of = {key: str(m.path) for m in by_path.values() for key in m.exit_code_by_key}
     return {n for n in names if n in triage and triage[n].verdict == "equivalent"
             and triage[n].diff == diff_of(n, path_of[n])}
+
+
+@contextlib.contextmanager
+def _unmutated(files: list[str]) -> Iterator[None]:
+    """The source files in the work folder, unmutated, while the coverage is measured.
+
+    A mutant's line is its line in the source; a rerun's work folder holds mutmut's mutated
+    files (every mutant's copy of its function, behind a trampoline), whose lines are not the
+    source's. The fingerprint makes the source the code these mutants were made from.
+    """
+    saved = {p: (WORK / p).read_bytes() for p in files if (WORK / p).exists()}
+    try:
+        for p in saved:
+            shutil.copyfile(ROOT / p, WORK / p)
+        yield
+    finally:
+        for p, text in saved.items():
+            (WORK / p).write_bytes(text)
 
 
 def _measure_coverage(runner: Any, files: list[str]) -> dict[str, list[int]]:
