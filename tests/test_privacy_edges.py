@@ -22,7 +22,7 @@ from dpviz.errors import BudgetExceededError, InvalidParameterError
 from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
 from dpviz.trees import id3, privatree, rdt_sharp
-from dpviz.trees.id3 import SuLQID3Classifier
+from dpviz.trees.id3 import DiffPID3Classifier, SuLQID3Classifier
 from dpviz.trees.id3_quality import sensitivity_gini, sensitivity_infogain, sensitivity_max
 from dpviz.trees.id3_view import ID3Node
 from dpviz.trees.privatree import PrivaTreeClassifier
@@ -535,6 +535,42 @@ def test_uniforms_outside_the_open_unit_interval_are_refused(bad):
     """A caller's uniforms must lie in (0, 1): at 0 or 1 the inversion gives infinite noise."""
     with pytest.raises(InvalidParameterError, match="open interval"):
         mechanisms.discrete_laplace(5, epsilon=1.0, uniforms=[bad, 0.5])
+
+
+def test_diffp_id3_at_infinite_epsilon_is_id3():
+    """ε = inf (the non-private reference): DiffP-ID3 takes the exact best split at every node,
+    so the label a1 XOR a0 is split below the root and fitted exactly, each count read once."""
+    X, y = _binary_rows()
+    model = DiffPID3Classifier(math.inf, max_depth=3, domain=BINARY, random_state=0).fit(X, y)
+    root = model.tree_.root
+    assert root.is_split and all(c.is_split for c in root.children)
+    assert model.score(X, y) == 1.0
+
+
+def test_float_laplace_counts_are_the_exact_counts_plus_laplace_noise():
+    """A table's float-Laplace counts (not proven private, opt-in): the exact counts plus
+    Laplace(1/ε) noise from the table's generator, one draw per count, charged once."""
+    from dpviz.errors import NotProvenPrivateWarning
+
+    X, y = _binary_rows(40)
+    eps, n_tables = 0.5, 400
+
+    def release(seed):
+        table = PrivateTable(X, pd.Series(y), domain=BINARY, epsilon=eps,
+                             rng=np.random.default_rng(seed))
+        with pytest.warns(NotProvenPrivateWarning, match="Mironov"):
+            counts = table.noisy_histogram("a0", epsilon=eps, mechanism="laplace")
+        assert [(e.epsilon, e.mechanism) for e in table.ledger.entries] == [(eps, "laplace")]
+        return counts
+
+    exact = pd.crosstab(X.a0, y).to_numpy()
+    noise = np.array([release(seed) for seed in range(n_tables)]) - exact
+    assert noise.dtype == np.float64 and np.all(noise != np.round(noise))
+    assert np.array_equal(release(7), release(7))  # the table's generator, not a fresh one
+    # Laplace(b), b = 1/ε = 2: over 1,600 draws the mean has sd 2√2/40 = 0.07, the mean |draw|
+    # (E = b) sd 2/40 = 0.05: 4 sd each
+    assert abs(noise.mean()) < 0.3 and abs(np.abs(noise).mean() - 1 / eps) < 0.2
+    assert abs(np.corrcoef(noise.reshape(n_tables, -1).T)[0, 1]) < 0.2  # independent draws
 
 
 def test_diffp_id3_refuses_infogain_without_a_size_bound_before_a_query():
