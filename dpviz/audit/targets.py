@@ -50,9 +50,8 @@ from dpviz.privacy import PrivateTable
 from dpviz.trees.id3_quality import get_criterion
 from dpviz.trees.random_tree import RandomTree
 
-# The estimators' modules (dpviz.trees.forest, .id3, .rdt) load scikit-learn and SciPy, about a
-# second of CPU: each target that fits imports them when it is built, so that a page auditing
-# only the samplers (notebook 06) never pays for them.
+# The estimators' modules (dpviz.trees.forest, .id3, .rdt): each target that fits imports them
+# when it is built, so that a page auditing only the samplers (notebook 06) never loads them.
 
 __all__ = [
     "BROKEN", "CORRECT", "COUNT", "COUNT_PRIME", "LEAF_GRID", "SETUPS", "THRESHOLD_RANGE",

@@ -13,13 +13,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
 from tqdm.auto import tqdm
 
 from dpviz.data import catalogue
 from dpviz.data.published import JPW_DATASETS  # JPW's data sets, 10 trees (Votes: 5)
 from dpviz.data.uci import load
 from dpviz.experiments.runner import cache, summarize, sweep
+from dpviz.trees._base import Classifier
 from dpviz.trees.rdt import PrivateRDTClassifier
 from dpviz.validation import check_option
 
@@ -56,7 +56,7 @@ def _sweeps(
     return summary
 
 
-class UpdateExperiment(ClassifierMixin, BaseEstimator):
+class UpdateExperiment(Classifier):
     """One arm of JPW's update experiment (§VI-B); ``fit`` splits the rows into halves D1, D2.
 
     ``"update"``: D1 at ε, then JPW's update with D2 at ε (total ε); ``"union_half"``: D1 at

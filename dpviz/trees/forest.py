@@ -9,13 +9,12 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
 
 from dpviz.domain import Domain
 from dpviz.leaf_release import NoisyLeafLabels
 from dpviz.privacy import PrivateTable
 from dpviz.records import atomic, open_table
-from dpviz.trees._base import DPEstimatorMixin, check_fitted
+from dpviz.trees._base import Classifier, DPEstimatorMixin, check_fitted
 from dpviz.trees.random_tree import (
     RandomTree,
     cap_depth,
@@ -94,7 +93,7 @@ def count_votes(labels: np.ndarray, n_classes: int) -> np.ndarray:
     return np.bincount(flat, minlength=n * n_classes).reshape(n, n_classes)
 
 
-class DPRandomForestClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+class DPRandomForestClassifier(DPEstimatorMixin, Classifier):
     """The FI differentially private random decision forest (FI 2017 Alg. 1-2, 2021 addendum).
 
     ε-DP in the rows (add/remove one) with ``"rosnam"`` or ``"exponential"``; no claim with

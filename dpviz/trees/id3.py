@@ -17,14 +17,13 @@ from typing import Any
 
 import numpy as np
 from scipy.special import betaincinv
-from sklearn.base import BaseEstimator, ClassifierMixin
 
 from dpviz import mechanisms
 from dpviz.domain import Categorical, Domain, Numeric
 from dpviz.errors import InvalidParameterError
 from dpviz.privacy import Ledger, PrivateTable
 from dpviz.records import atomic, open_table
-from dpviz.trees._base import DPEstimatorMixin, check_fitted, whole_numbers_as_nominal
+from dpviz.trees._base import Classifier, DPEstimatorMixin, check_fitted, whole_numbers_as_nominal
 from dpviz.trees.id3_quality import Criterion, get_criterion, sulq_information_gain
 from dpviz.trees.id3_split_point import (
     DEFAULT_SPLIT_CELLS,
@@ -482,7 +481,7 @@ def prune_c45(node: ID3Node, confidence: float = 0.25) -> float:
 
 
 # =============================================================================== estimators
-class _FSTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+class _FSTreeClassifier(DPEstimatorMixin, Classifier):
     """Shared fit/predict of the FS estimators (subclasses define ``_build``)."""
 
     _noisy_by_design = True  # scikit-learn's poor_score tag (see DPEstimatorMixin)

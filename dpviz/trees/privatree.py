@@ -31,14 +31,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize_scalar
-from sklearn.base import BaseEstimator, ClassifierMixin
 
 from dpviz import keyed, mechanisms
 from dpviz.domain import Domain
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
 from dpviz.privacy import Ledger, PrivateTable
 from dpviz.records import atomic, open_table
-from dpviz.trees._base import DPEstimatorMixin, check_fitted
+from dpviz.trees._base import Classifier, DPEstimatorMixin, check_fitted
 from dpviz.trees.id3_quality import q_gini, sensitivity_gini
 from dpviz.trees.random_tree import UNKNOWN_STREAM
 from dpviz.validation import check_epsilon, check_int
@@ -579,7 +578,7 @@ class PrivaTree:
 
 
 # =============================================================================== estimator
-class PrivaTreeClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+class PrivaTreeClassifier(DPEstimatorMixin, Classifier):
     """PrivaTree (Vos et al.), dpviz's proven variant: noisy histograms choose the splits.
 
     Not the authors' published split selection, which has no proof (docs/privacy.md §8.2.6).

@@ -10,14 +10,13 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from sklearn.base import BaseEstimator, ClassifierMixin
 
 from dpviz.domain import Domain
 from dpviz.errors import BudgetExceededError, InvalidParameterError
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.privacy import BUDGET_RTOL, PrivateTable
 from dpviz.records import atomic, open_table
-from dpviz.trees._base import DPEstimatorMixin, check_fitted
+from dpviz.trees._base import Classifier, DPEstimatorMixin, check_fitted
 from dpviz.trees.random_tree import (
     RandomTree,
     Routing,
@@ -100,7 +99,7 @@ class _LeafGroups:
         return leaves[offsets[j]:offsets[j + 1]], index[j] - offsets[j]
 
 
-class _RDTBase(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+class _RDTBase(DPEstimatorMixin, Classifier):
     """Shared parts: the depth rule, the trees and prediction by Classify."""
 
     def _depth(self, n_attributes: int) -> int:

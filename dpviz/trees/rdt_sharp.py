@@ -9,14 +9,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
 
 from dpviz import keyed
 from dpviz.domain import Categorical, Domain, Encoded
 from dpviz.errors import InvalidParameterError
 from dpviz.leaf_release import NoisyLeafCounts
 from dpviz.records import atomic, open_table
-from dpviz.trees._base import DPEstimatorMixin, check_fitted
+from dpviz.trees._base import Classifier, DPEstimatorMixin, check_fitted
 from dpviz.trees.random_tree import (
     RandomTree,
     cap_depth,
@@ -150,7 +149,7 @@ def create_tree(
     return CentredTree(tree, keys, centres, slots, public_leaves=keys[inverse])
 
 
-class RDTSharpClassifier(DPEstimatorMixin, ClassifierMixin, BaseEstimator):
+class RDTSharpClassifier(DPEstimatorMixin, Classifier):
     """RDT# Classifier (Fig. 5): private labeled rows plus public unlabeled rows.
 
     ε-DP in the private rows (add/remove one) with discrete Laplace: each of the p primary
