@@ -25,7 +25,8 @@ from dpviz.errors import InvalidParameterError
 from dpviz.validation import check_int, check_positive, check_probability, check_random_state
 
 __all__ = [
-    "FI_SYNTH_SETTINGS", "boolean_tree_data", "fi_synth", "fs_numeric_split_data",
+    "FI_SYNTH_SETTINGS", "boolean_tree_data", "fi_synth", "fi_synth_domain",
+    "fs_numeric_split_data",
     "fs_random_tree_data", "fs_single_split_data",
 ]
 
@@ -378,6 +379,26 @@ FI_SYNTH_SETTINGS: pd.DataFrame = pd.DataFrame(
 )
 
 
+def fi_synth_domain(name: str, *, bound: float | str = "typical") -> Domain:
+    """The public domain of :func:`fi_synth`'s data set, without generating its rows."""
+    key = _fi_key(name)
+    n_informative, n_random, _ = _FI[key]
+    b = _fi_bound(n_informative, bound)
+    return Domain([Numeric(f"x{j}", -b, b) for j in range(n_informative + n_random)], (0, 1),
+                  target="class")
+
+
+def _fi_key(name: str) -> str:
+    """"A" to "G" from any spelling of an FI synthetic set's name; refuses others."""
+    key = (name.strip().upper().removeprefix("FI-").removeprefix("SYNTH").strip(" -_")
+           if isinstance(name, str) else "")
+    if key not in _FI:
+        raise InvalidParameterError(
+            f"name must be one of {list(_FI)} (FI Table 1: Synth A-G), got {name!r}"
+        )
+    return key
+
+
 def fi_synth(name: str, *, n_rows: int = 30_000, bound: float | str = "typical",
              random_state: RandomState = None) -> Dataset:
     """FI's synthetic data set Synth``name`` (§2.4, Table 1) from ``make_classification``.
@@ -389,12 +410,7 @@ def fi_synth(name: str, *, n_rows: int = 30_000, bound: float | str = "typical",
     few per cent); ``"wide"``, ``B = ceil(class_sep + 4 sqrt(n_informative))`` (almost never
     clips, but random splits fall mostly in empty tails); or a number.
     """
-    key = (name.strip().upper().removeprefix("FI-").removeprefix("SYNTH").strip(" -_")
-           if isinstance(name, str) else "")
-    if key not in _FI:
-        raise InvalidParameterError(
-            f"name must be one of {list(_FI)} (FI Table 1: Synth A-G), got {name!r}"
-        )
+    key = _fi_key(name)
     n_rows = check_int(n_rows, "n_rows", minimum=1)
     seed = random_state
     if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and 0 <= seed < 2**32:
@@ -408,9 +424,8 @@ def fi_synth(name: str, *, n_rows: int = 30_000, bound: float | str = "typical",
     kwargs = {"n_features": n_informative + n_random, "n_informative": n_informative,
               "n_redundant": 0, "n_repeated": 0, "n_classes": 2}
     x, y = make_classification(n_samples=n_rows, random_state=seed, **kwargs)
+    domain = fi_synth_domain(key, bound=bound)
     bound = _fi_bound(n_informative, bound)
-    domain = Domain([Numeric(f"x{j}", -bound, bound) for j in range(n_informative + n_random)],
-                    (0, 1), target="class")
     call = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
     description = _TEXT["fi_synth"].format(key=key, n_rows=n_rows, n_informative=n_informative,
                                            n_random=n_random, call=call, bound=bound, depth=depth)

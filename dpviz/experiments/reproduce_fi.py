@@ -20,6 +20,7 @@ from dpviz.data import catalogue
 from dpviz.data.published import FI_FIG4, FI_FIG5, FI_FIG6, FI_FIG7, FI_TABLE2, FI_TABLE3, SYNTH
 from dpviz.data.synthetic import fi_synth
 from dpviz.data.uci import Dataset, load
+from dpviz.domain import Domain
 from dpviz.errors import NotProvenPrivateWarning
 from dpviz.experiments.runner import cache, summarize, sweep
 from dpviz.trees.forest import DPRandomForestClassifier
@@ -111,7 +112,7 @@ def fi_table3(
     rows = []
     for name in tqdm(datasets, disable=not progress, desc="FI Table 3"):
         data = fi_dataset(name, random_state=seed)
-        depth = fig6_depths(data)["theorem2"]
+        depth = fig6_depths(data.domain)["theorem2"]
         one = [s for _ in range(n_runs) for s in _empty_leaf_shares(data, 1, depth, rng, n_walks)]
         thirty = [np.mean(_empty_leaf_shares(data, 30, depth, rng, n_walks)) for _ in range(n_runs)]
         rows.append({"dataset": name, "rows": data.n_rows, "depth": depth,
@@ -185,10 +186,10 @@ def fi_figure5(
     )
 
 
-def fig6_depths(data: Dataset) -> dict[str, int]:
+def fig6_depths(domain: Domain) -> dict[str, int]:
     """FI Fig. 6's depths: m/2 (``half``), Theorem 2 + ⌊r/2⌋ (``theorem2``) and m (``full``)."""
-    m = len(data.domain)
-    n_discrete = int(data.domain.categorical_mask.sum())
+    m = len(domain)
+    n_discrete = int(domain.categorical_mask.sum())
     return {"half": max(m // 2, 1), "theorem2": fletcher_islam_depth(m - n_discrete, n_discrete),
             "full": m}
 
@@ -203,7 +204,7 @@ def fi_figure6(
         datasets,
         lambda data: [({"setting": setting, "depth": depth}, {"epsilon": epsilon,
                                                                 "max_depth": depth})
-                      for setting, depth in fig6_depths(data).items()],
+                      for setting, depth in fig6_depths(data.domain).items()],
         ["dataset", "setting", "depth"], FI_FIG6, ["dataset", "setting"], n_rows=n_rows,
         n_folds=n_folds, n_repeats=n_repeats, seed=seed, progress=progress,
     )

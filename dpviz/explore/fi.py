@@ -21,6 +21,7 @@ from dpviz.audit.exact_laws import LEAF_LABEL_MECHANISMS as LEAF_MECHANISMS
 from dpviz.audit.exact_laws import leaf_label_loss
 from dpviz.data import catalogue
 from dpviz.data.published import FI_TABLE6, SYNTH
+from dpviz.data.synthetic import fi_synth_domain
 from dpviz.data.uci import Dataset
 from dpviz.domain import Encoded
 from dpviz.errors import InvalidParameterError, NotProvenPrivateWarning
@@ -88,8 +89,24 @@ def explorer_dataset(name: str) -> Dataset:
 
 
 def explorer_depth(name: str, depth: int = 0) -> int:
-    """``depth``, or FI's depth (Theorem 2 + ⌊r/2⌋, :func:`fig6_depths`) when 0."""
-    return int(depth) if depth else fig6_depths(explorer_dataset(name))["theorem2"]
+    """``depth``, or FI's depth (Theorem 2 + ⌊r/2⌋, :func:`fig6_depths`) when 0.
+
+    From the data set's public domain: a synthetic set's rows are not generated for it.
+    """
+    if depth:
+        return int(depth)
+    domain = fi_synth_domain(name) if _synthetic(name) else explorer_dataset(name).domain
+    return fig6_depths(domain)["theorem2"]
+
+
+def explorer_rows(name: str) -> int:
+    """The rows of :func:`explorer_dataset` (a synthetic set's: without generating them)."""
+    return EXPLORER_ROWS[name] if _synthetic(name) else explorer_dataset(name).n_rows
+
+
+def _synthetic(name: str) -> bool:
+    check_option(name, EXPLORER_DATASETS, "dataset")
+    return catalogue.source(catalogue.dataset_id(name)) == "fi-synth"
 
 
 def explorer_frame(
@@ -222,9 +239,9 @@ def fi_explorer_chart(
     n_trees = int(n_trees)
     epsilons = sorted({*EPSILON_GRID, float(epsilon)})
     frame = explorer_frame(dataset, epsilons, d, n_trees, mechanism)
-    data = explorer_dataset(dataset)
     title = alt.Title(
-        f"{dataset}: {data.n_rows - TEST_ROWS} training rows, depth {d}, {n_trees} trees",
+        f"{dataset}: {explorer_rows(dataset) - TEST_ROWS} training rows, depth {d}, "
+        f"{n_trees} trees",
         subtitle=[
             f"leaf labels: {_MECHANISM_TITLES[mechanism]}",
             f"accuracy at ε = {epsilon:.3g}: "
