@@ -122,7 +122,7 @@ class Ledger:
         if by not in frame.columns:
             raise InvalidParameterError(f"by must be one of {list(frame.columns)}, got {by!r}")
         return (
-            frame.groupby(by, sort=False)
+            frame.groupby(by, sort=False, dropna=False)  # a query without a label counts too
             .agg(queries=("query", "size"), charged=("charged", "sum"))
             .reset_index()
         )

@@ -133,6 +133,16 @@ def test_ledger_content(domain, data):
     assert "<table" in t.ledger._repr_html_()
 
 
+def test_ledger_summary_counts_a_query_without_a_label(domain, data):
+    """A label of None is a group of its own: the summary's charges add up to what was spent."""
+    t = table(domain, data, epsilon=1.0)
+    t.noisy_count(epsilon=0.25, label="node size")
+    t.noisy_count(epsilon=0.5, label=None)
+    summary = t.ledger.summary()
+    assert summary["charged"].sum() == pytest.approx(t.ledger.spent) == pytest.approx(0.75)
+    assert summary["queries"].tolist() == [1, 1]
+
+
 def test_infinite_budget_gives_exact_answers(domain, data):
     t = table(domain, data, epsilon=math.inf)
     assert t.noisy_count(epsilon=math.inf) == 10
