@@ -577,6 +577,18 @@ def test_fi_synth_default_size_and_sklearn_call():
     assert 0.005 < (np.abs(x) > 4).mean() < 0.06
 
 
+@pytest.mark.parametrize("letter", list(FI_TABLE_1))
+def test_fi_synth_draws_what_sklearn_make_classification_draws(letter):
+    informative, useless, _ = FI_TABLE_1[letter]
+    for n, seed in [(501, 0), (30, 2**32 - 1), (7, 11)]:
+        mine = synthetic.make_classification(n, informative, useless, seed)
+        x, y = make_classification(
+            n_samples=n, n_features=informative + useless, n_informative=informative,
+            n_redundant=0, n_repeated=0, n_classes=2, random_state=seed,
+        )
+        assert mine[0].tobytes() == x.tobytes() and mine[1].tobytes() == y.tobytes()
+
+
 def test_fi_synth_name_is_case_insensitive():
     assert_same(fi_synth("g", n_rows=50, random_state=1), fi_synth("G", n_rows=50, random_state=1))
     assert_same(
