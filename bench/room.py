@@ -22,6 +22,7 @@ trees and this script, in cores. Every process this script starts is stopped at 
 a check with ``ps`` lists any left.
 
     python -m bench.room [--quick] [--print] [--sizes 1,10,30] [--only room|voila|past]
+                         [--section room-quiet]
 """
 
 from __future__ import annotations
@@ -649,6 +650,9 @@ def main() -> None:
                pause={"type": float, "default": 1.0, "help": "seconds between two moves"},
                nice={"type": int, "default": 10,
                      "help": "the browsers' niceness (0: compete with the server as equals)"},
+               section={"default": "room",
+                        "help": "the section of docs/benchmarks.md to write: a partial run "
+                                "(some sizes or cases) another one, so the full run's stays"},
                calm={"type": float, "default": 0.0,
                      "help": "before each case, wait up to 10 minutes for a 1-minute load "
                              "average below this (0: do not wait)"})
@@ -674,7 +678,7 @@ def main() -> None:
                 cases.append(case | {"kind": kind, "label": label,
                                      "load": (load, os.getloadavg()[0])})
     left = leftovers()
-    run.write("room", report(cases, preheats, args, left))
+    run.write(args.section, report(cases, preheats, args, left))
 
 
 def leftovers() -> list[str]:

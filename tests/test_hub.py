@@ -335,7 +335,10 @@ def test_two_students_each_run_notebook_00_and_cannot_read_each_other(hub_state)
             while not all(future.done() for future in futures):
                 started_by_hub.update(_descendants(hub.pid))
                 time.sleep(0.5)
-            results = [future.result() for future in futures]
+            try:
+                results = [future.result() for future in futures]
+            except Exception as error:  # the hub's log says why (it is deleted with the state)
+                pytest.fail(f"{error!r}\nthe hub's log (end):\n{log_path.read_text()[-6000:]}")
         started_by_hub.update(_descendants(hub.pid))
         # the first login claimed the password: another one is now refused (a new browser)
         assert Student(names[0], base).log_in(password=students[1].password) == 403
