@@ -24,6 +24,7 @@ workbook, and the Zero-to-JupyterHub configuration and image (hub/z2jh, binder/)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pwd
@@ -150,10 +151,14 @@ def _listening_ports(uid: int) -> dict[int, str]:
     ports = dict.fromkeys(sockets.values(), "?")
     for pid in _processes_of({uid}):
         try:
-            holding = {os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir()}
+            fds = list(Path(f"/proc/{pid}/fd").iterdir())
             command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
+        except OSError:  # the process is gone
             continue
+        holding = set()
+        for fd in fds:  # one closed while it is read (a busy server) does not hide the others
+            with contextlib.suppress(OSError):
+                holding.add(os.readlink(fd))
         for name in holding & sockets.keys():
             ports[sockets[name]] = command.strip()
     return ports
