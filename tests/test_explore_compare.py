@@ -393,6 +393,34 @@ def test_a_registered_learner_reaches_every_view(tiny_grid, monkeypatch):
     assert name not in cmp.shown() and name not in registry.FACTORIES
 
 
+def _tree_like(epsilon, data, seed):
+    """Another registered learner: an exact tree (not the constant guess)."""
+    return registry.make_estimator("sklearn tree", epsilon, data, seed)
+
+
+def test_a_replaced_learner_is_run_again_not_recalled(tiny_grid, monkeypatch):
+    """register(..., replace=True) changes what the views show (no result of the old factory)."""
+    name = "a learner replaced"
+    monkeypatch.setattr(cmp, "grid", lambda: dict(TINY))
+    monkeypatch.setattr(cmp, "EXPLORER_DATASETS", ("votes",))
+    registry.register(name, _majority_like)
+    try:
+        def shown():
+            rows = cmp.today_summary(1000)
+            return (cmp.registered_frame("votes")["accuracy"].tolist(),
+                    rows.loc[rows["learner"] == name, "mean"].tolist())
+
+        before = shown()
+        registry.register(name, _tree_like, replace=True)
+        after = shown()
+        fresh = comparison.compare(("votes",), (name,), TINY["epsilons"], TINY["sizes"],
+                                   TINY["repeats"], references=False)
+        assert after[0] == fresh["accuracy"].tolist() != before[0]
+        assert after[1] != before[1]
+    finally:
+        registry.unregister(name)
+
+
 def test_the_palette_holds_any_number_of_learners():
     from dpviz.ui.plots import colours
 

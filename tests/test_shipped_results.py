@@ -8,6 +8,7 @@ import importlib
 import inspect
 import json
 import math
+import pickle
 import shutil
 
 import pandas as pd
@@ -62,6 +63,9 @@ def test_saving_writes_a_csv_and_its_provenance_and_reading_gives_the_same_frame
     assert toy_sweep.calls == [True]  # read, not run
     pd.testing.assert_frame_equal(read, made, check_exact=True)  # bit for bit, ∞ and None included
     assert read.attrs["provenance"]["command"] == "make results"
+    derived = read[read["epsilon"] == 0.5].reset_index(drop=True)  # pandas copies attrs
+    assert derived.attrs["provenance"] is read.attrs["provenance"]  # shared, not deep-copied
+    assert pickle.loads(pickle.dumps(read)).attrs["provenance"] == read.attrs["provenance"]
 
 
 def test_a_call_with_other_arguments_than_the_shipped_file_is_refused(results_dir, monkeypatch):

@@ -429,7 +429,19 @@ def register(name: str, factory: Factory, *, kind: str = "today", paper: str = "
                      binary_only=binary_only, delta=float(delta))
     KINDS[kind][name] = spec
     FACTORIES[name] = factory
+    _changed()
     return spec
+
+
+#: How many times :func:`register` and :func:`unregister` changed the learners: the runner's
+#: in-process cache is emptied when it moves (a result remembered under a name may be another
+#: factory's).
+GENERATION = 0
+
+
+def _changed() -> None:
+    global GENERATION
+    GENERATION += 1
 
 
 def unregister(name: str) -> None:
@@ -439,6 +451,7 @@ def unregister(name: str) -> None:
     del FACTORIES[name]
     for table in KINDS.values():
         table.pop(name, None)
+    _changed()
 
 
 def today() -> tuple[str, ...]:

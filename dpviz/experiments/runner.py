@@ -12,6 +12,7 @@ import functools
 import inspect
 import itertools
 import os
+import sys
 import tempfile
 import warnings
 from collections import OrderedDict
@@ -159,6 +160,16 @@ def cache_bypassed() -> Iterator[None]:
 # ---------------------------------------------------------------------------------- in memory
 #: The in-process cache: one bounded store (oldest out first) per kind of value.
 _MEMORY: dict[str, OrderedDict] = {}
+_LEARNERS = [0]  # the registry's GENERATION the remembered values were computed under
+
+
+def _forget_if_learners_changed() -> None:
+    """Empty the in-process cache once a learner was registered, replaced or removed."""
+    registry = sys.modules.get("dpviz.experiments.registry")  # not imported: nothing registered
+    generation = 0 if registry is None else registry.GENERATION
+    if generation != _LEARNERS[0]:
+        _MEMORY.clear()
+        _LEARNERS[0] = generation
 
 
 def recall(kind: str, key: Hashable, compute: Callable[[], Any], maxsize: int | None = None) -> Any:
@@ -167,6 +178,7 @@ def recall(kind: str, key: Hashable, compute: Callable[[], Any], maxsize: int | 
     Remembered with what it ran when a recording runs (:mod:`dpviz.provenance`), which is told
     it again at each later use (else a cached result's record would miss it).
     """
+    _forget_if_learners_changed()
     store = _MEMORY.setdefault(kind, OrderedDict())
     if key in store and provenance.known(store[key][1]):
         store.move_to_end(key)
@@ -221,6 +233,7 @@ def curve(
     """
     eps = [float(e) for e in epsilons]
     runs = range(runs) if isinstance(runs, int) else runs
+    _forget_if_learners_changed()
     store = _MEMORY.setdefault("curve", OrderedDict()) if key is not None else {}
     points: dict[tuple[int, float], list[dict]] = {}
     for run in runs:

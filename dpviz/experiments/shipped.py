@@ -40,6 +40,18 @@ _FIX = ("regenerate the shipped files (make results) or recompute it in the note
         "(start Jupyter with DPVIZ_RECOMPUTE=1 in the environment)")
 
 
+class Provenance(dict):
+    """A result's provenance (``frame.attrs["provenance"]``), shared by the frames derived from it.
+
+    pandas deep-copies ``attrs`` into every frame an operation returns: with the record of
+    what a result ran, notebook 07's cells made half a million copies (a sixth of their CPU).
+    Provenance is read, never changed, so the derived frames share it.
+    """
+
+    def __deepcopy__(self, memo: dict) -> Provenance:
+        return self
+
+
 class ShippedResultError(DPVizError, LookupError):
     """A shipped result is missing, or was made with other arguments than the call asks for."""
 
@@ -188,7 +200,7 @@ def _recompute(function: Callable[..., pd.DataFrame], args: tuple, kwargs: dict)
             f"{function.__name__} returned {type(frame).__name__}, not a DataFrame"
         )
     frame = frame.reset_index(drop=True)
-    frame.attrs["provenance"] = {"recomputed": True, "seconds": round(seconds, 1)}
+    frame.attrs["provenance"] = Provenance(recomputed=True, seconds=round(seconds, 1))
     if saving:
         ran = provenance.record(seen)
         if ran is None:
@@ -210,7 +222,7 @@ def _recompute(function: Callable[..., pd.DataFrame], args: tuple, kwargs: dict)
             "command": "make results",
             RAN_KEY: ran,
         }
-        frame.attrs["provenance"] = _save(result_path(function, *args), frame, meta)
+        frame.attrs["provenance"] = Provenance(_save(result_path(function, *args), frame, meta))
     return frame
 
 
@@ -240,7 +252,7 @@ def result(
             f"{wanted}: {_FIX}"
         )
     frame = _verified_csv(path, meta)
-    frame.attrs["provenance"] = meta
+    frame.attrs["provenance"] = Provenance(meta)
     return frame
 
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import betaincinv
 
 from dpviz import mechanisms
 from dpviz.domain import Categorical, Domain, Numeric
@@ -453,6 +452,8 @@ def pessimistic_errors(n: float, errors: float, confidence: float = 0.25) -> flo
     errors = min(max(errors, 0.0), n)
     if n - errors <= 1e-12:
         return float(n)
+    from scipy.special import betaincinv  # here: only C4.5's pruning needs scipy (0.2 s)
+
     return float(n * betaincinv(errors + 1.0, n - errors, 1.0 - confidence))
 
 
