@@ -128,15 +128,20 @@ strip: $(STAMP)
 # The reproductions that take minutes ship as small files in dpviz/results/ (CSV + JSON with the code
 # version and the record of what each ran), which the notebooks read. This recomputes every one of
 # them with the full settings (each notebook module's SHIPPED calls: dpviz.explore.run_shipped; the
-# notebooks' explorer grids and curves included), past every cache, and rewrites the files; about an
-# hour on 2 cores. ONLY=fi (or fs, jpw, rdt_sharp, audit, compare: a module of dpviz/explore with a
-# SHIPPED; several with commas) remakes one group. `python -m dpviz.experiments.shipped --stale`
+# notebooks' explorer grids and curves included), past every cache, and rewrites the files: compare
+# (07) in one process and the other modules in another (one core each), about 35 minutes on 2 cores
+# (2026-12-03: compare about 33 min, the rest about 22). ONLY=fi (or fs, jpw, rdt_sharp, audit,
+# compare: a module of dpviz/explore with a SHIPPED; several with commas) remakes one group in one
+# process (ONLY="fi fs": two processes). `python -m dpviz.experiments.shipped --stale`
 # says which files a change of code made stale. Commit the files after. (DPVIZ_QUICK=0: a quick
 # recomputation must never be shipped.)
 ONLY ?=
+RESULT_GROUPS ?= compare fi,audit,rdt_sharp,jpw,fs
 results: $(STAMP)
-	DPVIZ_QUICK=0 DPVIZ_RECOMPUTE=1 DPVIZ_SAVE_RESULTS=1 DPVIZ_CACHE=off $(BIN)/python -c \
-		"from dpviz.explore import run_shipped; run_shipped('$(ONLY)')"
+	@pids=""; for group in $(or $(ONLY),$(RESULT_GROUPS)); do \
+		DPVIZ_QUICK=0 DPVIZ_RECOMPUTE=1 DPVIZ_SAVE_RESULTS=1 DPVIZ_CACHE=off $(BIN)/python -c \
+			"from dpviz.explore import run_shipped; run_shipped('$$group')" & pids="$$pids $$!"; \
+	done; status=0; for pid in $$pids; do wait $$pid || status=1; done; exit $$status
 
 # Benchmarks (not tests): each `python -m bench.NAME` (run from here) times dpviz, against diffprivlib
 # where there is a peer (in its own venv, bench/.venv-diffprivlib, created on first use), and rewrites
