@@ -59,10 +59,10 @@ voila: $(STAMP)
 # Voilà for a class that opens one notebook at once (issue 44): NB and VOILA_IP as for `make voila`.
 # POOL kernels (default 30) run the notebook before anyone asks (Voilà's pre-heated kernels), so
 # a page handed one shows at once; start it before class and wait for the line "room ready: ..."
-# (about 3 minutes for 30 on 2 cores). Once ready, the pool is refilled one kernel at a time.
+# (about a minute for 30 on 2 cores). Once ready, the pool is refilled one kernel at a time.
 # Pre-heating turns Voilà's progressive rendering off: a page past the pool (or a reload once it
 # is empty) waits for the whole notebook. At most CAP kernels (default 60, pool included, about
-# 0.25 GB each) are alive at once (dpviz/ui/room.py): at the cap a new page takes the place of a
+# 0.12-0.17 GB each) are alive at once (dpviz/ui/room.py): at the cap a new page takes the place of a
 # kernel whose page was closed 30 s before, or else reads "This room is full" (HTTP 503) at once.
 # Culling and the cell timeout as for `make voila`; one thread per kernel unless OMP_NUM_THREADS
 # is set. (One token per flag, no spaces: bench/room.py and tests/test_room.py split `make -n room`.)
