@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -301,16 +302,27 @@ def test_run_shipped_only_remakes_the_group_asked_for(monkeypatch, capsys):
         explore.run_shipped("fj")
 
 
-def test_make_results_passes_only_on():
-    run = subprocess.run(["make", "-n", "results", "ONLY=rdt_sharp"], cwd=ROOT,
+def _results_groups(*arguments: str) -> list[str]:
+    """The groups `make results` runs, one process each (from `make -n`)."""
+    run = subprocess.run(["make", "-n", "results", *arguments], cwd=ROOT,
                          capture_output=True, text=True, timeout=60, check=True)
-    assert "run_shipped('rdt_sharp')" in run.stdout
+    assert "run_shipped('$group')" in run.stdout
+    return re.search(r"for group in ([^;]*);", run.stdout)[1].split()
+
+
+def test_make_results_passes_only_on():
+    assert _results_groups("ONLY=rdt_sharp") == ["rdt_sharp"]
+    assert _results_groups("ONLY=fi,fs") == ["fi,fs"]
 
 
 def test_every_notebook_module_with_shipped_results_is_a_group():
     from dpviz import explore
 
-    assert {"fi", "fs", "jpw", "rdt_sharp", "audit", "compare"} <= set(explore.shipping_modules())
+    modules = set(explore.shipping_modules())
+    assert {"fi", "fs", "jpw", "rdt_sharp", "audit", "compare"} <= modules
+    groups = _results_groups()  # the default: every module, in two processes
+    assert len(groups) == 2
+    assert sorted(m for group in groups for m in group.split(",")) == sorted(modules)
 
 
 def test_under_another_profiler_nothing_is_recorded_and_that_profiler_keeps_running():
