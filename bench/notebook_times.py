@@ -18,7 +18,7 @@ work on the machine changes it much less. Each notebook ``--repeat`` times (medi
 ``--against REV``: the same with revision REV's dpviz and notebooks (``git archive``), kernels
 of the two taking turns, so that both see the same load: before and after a change.
 
-    python -m bench.notebook_times [--quick] [--only 05] [--no-voila]
+    python -m bench.notebook_times [--quick] [--only 05 | --only 04,05] [--no-voila]
     python -m bench.notebook_times --cold [--against REV] [--only 05] [--repeat 3] [--cells 8]
 """
 
@@ -248,7 +248,7 @@ def _cold_table(rows: dict[str, dict[str, list[dict]]], against: str) -> list[st
 
 
 def main() -> None:
-    args = cli(__doc__, only={"default": "", "help": "notebook name prefix, e.g. 05"},
+    args = cli(__doc__, only={"default": "", "help": "notebook name prefixes, e.g. 05 or 04,05"},
                no_voila={"action": "store_true", "help": "Run All only"},
                cold={"action": "store_true", "help": "a fresh kernel's CPU seconds and memory"},
                repeat={"type": int, "default": 3, "help": "--cold: kernels per notebook"},
@@ -258,7 +258,10 @@ def main() -> None:
     args.print |= bool(args.only)
     run = Run(args)
     only = args.only or ("00" if args.quick else "")
-    notebooks = sorted((ROOT / "notebooks").glob(f"{only}*.ipynb"))
+    notebooks = sorted({nb for prefix in only.split(",")
+                        for nb in (ROOT / "notebooks").glob(f"{prefix.strip()}*.ipynb")})
+    if not notebooks:
+        raise SystemExit(f"--only {only!r}: no notebook's name starts with it (e.g. 05 or 04,05)")
     if args.cold:
         return cold_main(args, run, notebooks)
     rows: dict[str, dict] = {}
