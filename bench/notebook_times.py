@@ -2,10 +2,13 @@
 and what a page costs the server (section cold-kernel, ``--cold``).
 
 Each notebook in full mode from an empty result cache (shipped results read). Run All: ``jupyter
-nbconvert --execute``, its wall time and slowest cell (execution timestamps). Voilà: a server with
-``make voila``'s progressive rendering, opened in headless chromium (``/usr/bin/chromium`` driven
-by playwright), timed from the request to the first Vega chart drawn with marks, and to the last
-cell's result (Voilà's execution messages on its websocket).
+nbconvert --execute``, its wall time and slowest cell (execution timestamps). Voilà: a fresh server
+started as ``make voila`` starts it (its command from ``make -n voila``), opened in headless
+chromium (``/usr/bin/chromium`` driven by playwright), timed from the request to the first Vega
+chart drawn with marks, and to the last cell's result (Voilà's execution messages on its
+websocket), looked for every 50 ms. ``--peer``: ``--repeat`` loads of each notebook from
+``make voila`` and as many from Voilà's own ``voila`` command with the same flags, taking turns
+(medians, and their ratio): what :mod:`dpviz.ui.serve` saves. ``--no-run-all``: Voilà only.
 
 ``--cold``: each notebook in a fresh ipykernel started as Voilà starts one (nbclient, the
 notebook's kernel spec, its folder as the working directory), every cell run in order; the kernel
@@ -19,6 +22,7 @@ work on the machine changes it much less. Each notebook ``--repeat`` times (medi
 of the two taking turns, so that both see the same load: before and after a change.
 
     python -m bench.notebook_times [--quick] [--only 05 | --only 04,05] [--no-voila]
+    python -m bench.notebook_times --no-run-all --peer [--repeat 3] [--only 05]
     python -m bench.notebook_times --cold [--against REV] [--only 05] [--repeat 3] [--cells 8]
 """
 
@@ -39,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import ROOT, Run, cli, seconds, table
+from bench.room import make_command
 
 BIN = Path(sys.executable).parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -73,15 +78,23 @@ def run_all(notebook: Path, work: Path) -> dict:
     return {"run_all": seconds, "slowest": cell_s(cells[slowest]), "cell": slowest}
 
 
-def voila(notebook: Path, work: Path, browser: object) -> dict:
+def voila_command(notebook: Path, *, plain: bool = False) -> list[str]:
+    """`make voila`'s command for ``notebook``; ``plain``: Voilà's own ``voila`` with its flags
+    (the peer that :mod:`dpviz.ui.serve` is measured against)."""
+    command, _ = make_command("voila", f"NB={notebook}")
+    if plain:
+        command = [str(BIN / "voila"), *command[command.index("dpviz.ui.serve") + 1:]]
+    return command
+
+
+def voila(notebook: Path, work: Path, browser: object, *, plain: bool = False) -> dict:
     """Seconds from the page request to the first chart drawn and to the last cell's result."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = subprocess.Popen(
-        [str(BIN / "voila"), str(notebook), "--no-browser", "--Voila.ip=127.0.0.1",
-         f"--port={port}", "--VoilaConfiguration.progressive_rendering=True"],
-        env=_env(work), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=notebook.parent)
+    command = voila_command(notebook, plain=plain)
+    server = subprocess.Popen([*command, f"--port={port}"], env=_env(work),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     try:
         page = browser.new_page(viewport={"width": 1200, "height": 1000})
         for _ in range(120):  # the server takes a few seconds to listen: not counted
@@ -106,7 +119,7 @@ def voila(notebook: Path, work: Path, browser: object) -> dict:
         start = time.perf_counter()
         page.goto(f"http://127.0.0.1:{port}/", timeout=600_000, wait_until="commit")
         while None in out.values() and time.perf_counter() - start < 600:
-            page.wait_for_timeout(200)  # lets playwright deliver the websocket frames
+            page.wait_for_timeout(50)  # lets playwright deliver the websocket frames
             try:
                 if out["first_chart"] is None and page.evaluate(DRAWN):
                     out["first_chart"] = time.perf_counter() - start
@@ -250,11 +263,14 @@ def _cold_table(rows: dict[str, dict[str, list[dict]]], against: str) -> list[st
 def main() -> None:
     args = cli(__doc__, only={"default": "", "help": "notebook name prefixes, e.g. 05 or 04,05"},
                no_voila={"action": "store_true", "help": "Run All only"},
+               no_run_all={"action": "store_true", "help": "Voilà only"},
                cold={"action": "store_true", "help": "a fresh kernel's CPU seconds and memory"},
-               repeat={"type": int, "default": 3, "help": "--cold: kernels per notebook"},
+               repeat={"type": int, "default": 3, "help": "kernels (--cold) or page loads (--peer) per notebook"},
                cells={"type": int, "default": 0, "help": "--cold: print the N costliest cells"},
                json={"default": "", "help": "--cold: save every cell's CPU seconds here"},
-               against={"default": "", "help": "--cold: also a git revision, interleaved"})
+               against={"default": "", "help": "--cold: also a git revision, interleaved"},
+               peer={"action": "store_true",
+                     "help": "Voilà: --repeat loads each of make voila and plain voila"})
     args.print |= bool(args.only)
     run = Run(args)
     only = args.only or ("00" if args.quick else "")
@@ -267,7 +283,8 @@ def main() -> None:
     rows: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for nb in notebooks:
-            rows[nb.name] = run_all(nb, Path(tmp))
+            rows[nb.name] = ({"run_all": None, "slowest": None, "cell": "-"} if args.no_run_all
+                             else run_all(nb, Path(tmp)))
             print(nb.name, rows[nb.name], flush=True)
         if not args.no_voila:
             from playwright.sync_api import sync_playwright
@@ -277,16 +294,47 @@ def main() -> None:
                     "--headless", "--no-sandbox", "--disable-gpu",
                     "--disable-background-networking", "--disable-component-update"])
                 for nb in notebooks:
-                    rows[nb.name] |= voila(nb, Path(tmp), browser)
+                    rows[nb.name] |= voila_loads(nb, Path(tmp), browser, args)
                     print(nb.name, rows[nb.name], flush=True)
                 browser.close()
-    run.write("notebook-times", table(
-        ["notebook", "Run All (full mode)", "slowest cell", "Voilà: first chart",
-         "Voilà: whole page"],
-        [[name, seconds(r["run_all"]), f"{seconds(r['slowest'])} (cell {r['cell']})",
-          seconds(r.get("first_chart")), seconds(r.get("whole_page"))]
-         for name, r in rows.items()]))
+    columns = ["notebook", "Run All (full mode)", "slowest cell", "Voilà: first chart",
+               "Voilà: whole page"]
+    if args.peer:
+        columns += ["plain Voilà: first chart", "whole page", "first chart: ratio"]
+    run.write("notebook-times", table(columns, [
+        [name, seconds(r["run_all"]), f"{seconds(r['slowest'])} (cell {r['cell']})",
+         *_voila_cells(r, args.peer)] for name, r in rows.items()]))
 
+
+def voila_loads(notebook: Path, work: Path, browser: object, args: Any) -> dict:
+    """One page load of ``make voila`` (``--peer``: ``--repeat`` of each, taking turns with
+    plain Voilà's, medians); what :func:`voila` measures."""
+    if not args.peer:
+        return voila(notebook, work, browser)
+    loads: dict[str, list[dict]] = {"make": [], "plain": []}
+    for i in range(args.repeat):  # alternate which goes first: drifting load is shared
+        for kind in (("make", "plain") if i % 2 == 0 else ("plain", "make")):
+            loads[kind].append(voila(notebook, work, browser, plain=kind == "plain"))
+
+    def median(kind: str, key: str) -> float | None:
+        found = [load[key] for load in loads[kind] if load[key] is not None]
+        return statistics.median(found) if found else None
+
+    return {"first_chart": median("make", "first_chart"),
+            "whole_page": median("make", "whole_page"),
+            "plain_first_chart": median("plain", "first_chart"),
+            "plain_whole_page": median("plain", "whole_page"),
+            "first_charts": [load["first_chart"] for load in loads["make"]],
+            "plain_first_charts": [load["first_chart"] for load in loads["plain"]]}
+
+
+def _voila_cells(r: dict, peer: bool) -> list[str]:
+    cells = [seconds(r.get("first_chart")), seconds(r.get("whole_page"))]
+    if peer:
+        ratio = (f"{r['first_chart'] / r['plain_first_chart']:.2f}"
+                 if r.get("first_chart") and r.get("plain_first_chart") else "-")
+        cells += [seconds(r.get("plain_first_chart")), seconds(r.get("plain_whole_page")), ratio]
+    return cells
 
 if __name__ == "__main__":
     main()

@@ -275,7 +275,7 @@ def lab_command(port: int, home: Path) -> list[str]:
 
 
 def make_voila_command() -> list[str]:
-    """`make voila`'s command line (``.venv/bin/voila <notebook> <flags>``), as make prints it."""
+    """`make voila`'s command line (``.venv/bin/python -m dpviz.ui.serve <notebook> <flags>``)."""
     line = subprocess.run(
         ["make", "-s", "-n", "voila", "NB=notebooks/00_start_here.ipynb"],
         cwd=ROOT, capture_output=True, text=True, check=True,
@@ -292,8 +292,8 @@ def voila_command(port: int) -> list[str]:
     idle and no page connected yet (voila-dashboards/voila#1428), and a kernel culled then
     shows as "Kernel died" on the page; the test must see what a classroom would.
     """
-    command = make_voila_command()
-    command[1] = str(NOTEBOOK_DIR)
+    command = [str(NOTEBOOK_DIR) if word.endswith(".ipynb") else word
+               for word in make_voila_command()]
     return [*command, f"--port={port}", "--show_tracebacks=True"]
 
 

@@ -23,8 +23,9 @@ Pre-heating turns Voilà's progressive rendering off: a page that gets no pre-he
 (past the pool, or a reload once the pool is empty) starts a kernel and waits for the whole
 notebook to run before anything shows.
 
-Run as ``python -m dpviz.ui.room NOTEBOOK [Voilà options]`` (``make room`` does); Voilà is
-imported by :func:`main` only: ``import dpviz`` and this module's import load no Voilà.
+Run as ``python -m dpviz.ui.room NOTEBOOK [Voilà options]`` (``make room`` does), served as
+:mod:`dpviz.ui.serve` serves ``make voila``; Voilà is imported by :func:`main` only:
+``import dpviz`` and this module's import load no Voilà.
 """
 
 from __future__ import annotations
@@ -491,22 +492,19 @@ def room_manager(base: type) -> type:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m dpviz.ui.room NOTEBOOK [Voilà options]``: Voilà with the room's manager."""
-    import voila.app
+    """``python -m dpviz.ui.room NOTEBOOK [Voilà options]``: Voilà with the room's manager.
 
-    made_by_voila = voila.app.voila_kernel_manager_factory
+    Served as :mod:`dpviz.ui.serve` serves ``make voila`` (templates kept, kernels warmed).
+    """
+    from dpviz.ui.serve import launch
 
-    def factory(base: type, preheat_kernel: bool, default_pool_size: int,
-                page_config_hook: Any = None) -> type:
+    def manager(made_by_voila: type, preheat_kernel: bool) -> type:
         if not preheat_kernel:
             sys.exit("dpviz.ui.room serves a room from pre-heated kernels: pass "
                      "--VoilaConfiguration.preheat_kernel=True (make room does)")
-        return room_manager(made_by_voila(base, preheat_kernel, default_pool_size,
-                                          page_config_hook=page_config_hook))
+        return room_manager(made_by_voila)
 
-    voila.app.voila_kernel_manager_factory = factory
-    voila.app.Voila.launch_instance(argv)
-
+    launch(sys.argv[1:] if argv is None else argv, manager)
 
 if __name__ == "__main__":
     main()
