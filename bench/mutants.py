@@ -415,15 +415,22 @@ def _unmutated(files: list[str]) -> Iterator[None]:
     A mutant's line is its line in the source; a rerun's work folder holds mutmut's mutated
     files (every mutant's copy of its function, behind a trampoline), whose lines are not the
     source's. The fingerprint makes the source the code these mutants were made from.
+
+    Each file gets its modification time back too: mutmut (which measures this before it
+    generates mutants) mutates a file whose copy is not newer than the source and keeps a copy
+    that is ("unmodified"). Restored without it, a fresh run's plain copies (made with the
+    source's time) looked newer, and the run of 2026-12-03 17:38 generated no mutant at all.
     """
-    saved = {p: (WORK / p).read_bytes() for p in files if (WORK / p).exists()}
+    saved = {p: ((WORK / p).read_bytes(), (WORK / p).stat()) for p in files
+             if (WORK / p).exists()}
     try:
         for p in saved:
             shutil.copyfile(ROOT / p, WORK / p)
         yield
     finally:
-        for p, text in saved.items():
+        for p, (text, stat) in saved.items():
             (WORK / p).write_bytes(text)
+            os.utime(WORK / p, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
 def _measure_coverage(runner: Any, files: list[str]) -> dict[str, list[int]]:
