@@ -337,76 +337,12 @@ def holdout_split(dataset: Dataset, test_size: float, seed: int) -> tuple:
 
 
 def stratified_split(X: Any, y: Any, test_size: float, seed: int) -> list:
-    """``[X_train, X_test, y_train, y_test]``, split as scikit-learn's stratified split.
+    """``train_test_split`` stratified by ``y`` (unstratified when a class is too small)."""
+    from sklearn.model_selection import train_test_split  # half a second: only when a split runs
 
-    The same rows in the same order as ``train_test_split(X, y, test_size=test_size,
-    random_state=seed, stratify=y)``.
-    Unstratified (scikit-learn's unstratified split) when a class has fewer than 2 rows or a
-    side has fewer rows than there are classes (Nursery's "recommend"). ``test_size``: a
-    fraction of the rows (rounded up) or a number of rows; ``seed``: an int. Written in numpy
-    as scikit-learn draws it (tests/test_split.py compares the two): importing scikit-learn
-    made a kernel's first slider move that fits about a second slower.
-    """
-    labels = np.asarray(y)
-    n_test = _test_rows(len(labels), test_size)
-    n_train = len(labels) - n_test
-    classes, codes, counts = np.unique(labels, return_inverse=True, return_counts=True)
-    rng = np.random.RandomState(seed)
-    if counts.min() < 2 or min(n_train, n_test) < len(classes):
-        order = rng.permutation(len(labels))
-        train, test = order[n_test:], order[:n_test]
-    else:
-        train, test = _stratified_rows(codes.reshape(-1), counts, n_train, n_test, rng)
-    return [part for a in (X, y) for part in (_rows(a, train), _rows(a, test))]
-
-
-def _test_rows(n: int, test_size: float) -> int:
-    """The test side's rows: a fraction of ``n`` rounded up, or a count (scikit-learn's rule)."""
-    kind = np.asarray(test_size).dtype.kind
-    if kind == "f" and 0 < test_size < 1:
-        return int(np.ceil(test_size * n))
-    if kind in "iu" and 0 < test_size < n:
-        return int(test_size)
-    raise ValueError(f"test_size={test_size!r}: a fraction in (0, 1) or a count in [1, {n})")
-
-
-def _stratified_rows(codes: np.ndarray, counts: np.ndarray, n_train: int, n_test: int,
-                     rng: np.random.RandomState) -> tuple[np.ndarray, np.ndarray]:
-    """Each class's rows shuffled, its quota to train, the next quota to test; both shuffled."""
-    members = np.split(np.argsort(codes, kind="stable"), np.cumsum(counts)[:-1])
-    to_train = _class_quotas(counts, n_train, rng)
-    to_test = _class_quotas(counts - to_train, n_test, rng)
-    train: list[int] = []
-    test: list[int] = []
-    for rows, k, t in zip(members, to_train, to_test, strict=True):
-        shuffled = rows.take(rng.permutation(len(rows)), mode="clip")
-        train.extend(shuffled[:k])
-        test.extend(shuffled[k:k + t])
-    return rng.permutation(train), rng.permutation(test)
-
-
-def _class_quotas(counts: np.ndarray, n_draws: int, rng: np.random.RandomState) -> np.ndarray:
-    """Rows per class: in proportion to ``counts``, floored, the rest to the largest remainders.
-
-    Ties broken at random: the approximate mode of the multivariate hypergeometric
-    (scikit-learn's ``_approximate_mode``).
-    """
-    share = counts / counts.sum() * n_draws
-    quotas = np.floor(share)
-    missing = int(n_draws - quotas.sum())
-    remainder = share - quotas
-    for value in np.sort(np.unique(remainder))[::-1] if missing > 0 else ():
-        (tied,) = np.where(remainder == value)
-        chosen = rng.choice(tied, size=min(len(tied), missing), replace=False)
-        quotas[chosen] += 1
-        missing -= len(chosen)
-        if missing == 0:
-            break
-    return quotas.astype(int)
-
-
-def _rows(a: Any, index: np.ndarray) -> Any:
-    """Rows ``index`` of a frame or series (its labels kept, as ``take``) or of an array."""
-    if isinstance(a, pd.DataFrame | pd.Series):
-        return a.take(index, axis=0)
-    return np.asarray(a)[index]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", _STRATIFY_WARNING, UserWarning)
+        try:
+            return train_test_split(X, y, test_size=test_size, random_state=seed, stratify=y)
+        except ValueError:  # a class too small to stratify (Nursery's "recommend")
+            return train_test_split(X, y, test_size=test_size, random_state=seed)

@@ -539,15 +539,20 @@ def today_summary(n: int = 1000) -> pd.DataFrame:
     the explorer.
     """
     check_int(n, "n", minimum=1)
-    return _today_summary(n, tuple(_grid_key(d) for d in EXPLORER_DATASETS)).copy()
+    return _today_summary(n, _learners()).copy()
+
+
+def _learners() -> tuple:
+    """What a summary is keyed on: the data sets' grids and today's learners.
+
+    (Registering a learner empties the in-process cache: a replaced factory is run again.)
+    """
+    return tuple(_grid_key(d) for d in EXPLORER_DATASETS), registry.today()
 
 
 @remember(maxsize=4)
-def _today_summary(n: int, grids: tuple) -> pd.DataFrame:
-    """:func:`today_summary` on the data sets' ``grids`` (07's table and chart read one summary).
-
-    Today's learners are not in the key: registering one empties the in-process cache.
-    """
+def _today_summary(n: int, learners: tuple) -> pd.DataFrame:
+    """:func:`today_summary` for ``learners`` (07's table and chart read one summary)."""
     return pd.concat([_today_rows(d, n) for d in EXPLORER_DATASETS], ignore_index=True)
 
 
