@@ -522,17 +522,21 @@ def run(functions: list[Function], *, fresh: bool, max_children: int) -> float:
     start = time.time()
     command = [sys.executable, "-m", "bench.mutants", "--drive", str(max_children),
                *(f.prefix + "*" for f in functions)]
-    done = subprocess.run(command, cwd=ROOT, env={**os.environ, **ENVIRONMENT}, check=False)
-    seconds = time.time() - start
-    if done.returncode != 0:
-        raise SystemExit(f"mutmut failed (exit {done.returncode})")
-    runs.append({"date": time.strftime("%Y-%m-%d %H:%M"), "seconds": round(seconds),
-                 "functions": [f.full for f in functions], "cores": os.cpu_count(),
-                 "children": max_children, "machine": _machine(),
-                 "load": [round(x, 2) for x in os.getloadavg()],
-                 "edges": EDGES.exists(), "survivors_again": forgotten,
-                 "code": _code_version()})
-    RUNS.write_text(json.dumps(runs, indent=1), encoding="utf-8")
+    returncode = None
+    try:  # an interrupted run is recorded too: the next one resumes it, the time is the sum
+        returncode = subprocess.run(command, cwd=ROOT, env={**os.environ, **ENVIRONMENT},
+                                    check=False).returncode
+    finally:
+        seconds = time.time() - start
+        runs.append({"date": time.strftime("%Y-%m-%d %H:%M"), "seconds": round(seconds),
+                     "functions": [f.full for f in functions], "cores": os.cpu_count(),
+                     "children": max_children, "machine": _machine(),
+                     "load": [round(x, 2) for x in os.getloadavg()],
+                     "edges": EDGES.exists(), "survivors_again": forgotten,
+                     "code": _code_version(), "interrupted": returncode != 0})
+        RUNS.write_text(json.dumps(runs, indent=1), encoding="utf-8")
+    if returncode != 0:
+        raise SystemExit(f"mutmut failed (exit {returncode})")
     return seconds
 
 
@@ -737,10 +741,12 @@ def markdown(functions: list[Function], mutants: list[Mutant], triage: dict[str,
         last = runs[-1]
         full = [r for r in runs if not r.get("survivors_again")]
         again = [r for r in runs if r.get("survivors_again")]
-        load = max(r.get("load", [0.0])[0] for r in runs)
+        load = max((r["load"][0] for r in runs if r.get("load")), default=0.0)
+        stopped = sum(bool(r.get("interrupted")) for r in full)
         when = (f"{last['machine']}, {last['cores']} cores ({last['children']} mutants at a "
                 f"time): {_duration(sum(r['seconds'] for r in full))}"
                 + (f" over {len(full)} runs" if len(full) > 1 else "")
+                + (f" ({stopped} stopped before its end and resumed)" if stopped else "")
                 + (f", then {_duration(sum(r['seconds'] for r in again))} to run the "
                    f"{again[0]['survivors_again']} survivors again with the tests added to "
                    "tests/test_privacy_edges.py" if again else "")
